@@ -1,0 +1,13 @@
+// include/gigasparse/gigasparse.hpp: umbrella header of the public API.
+#pragma once
+
+#include <gigasparse/config.hpp>
+#include <gigasparse/core/convert.hpp>
+#include <gigasparse/core/error.hpp>
+#include <gigasparse/core/matrix.hpp>
+#include <gigasparse/core/timer.hpp>
+#include <gigasparse/core/types.hpp>
+#include <gigasparse/cuda/device.hpp>
+#include <gigasparse/gen/generators.hpp>
+#include <gigasparse/io/matrix_market.hpp>
+#include <gigasparse/reference/kernels.hpp>
