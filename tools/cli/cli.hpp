@@ -9,7 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "common/json.hpp"
+
 namespace gigasparse::cli {
+
+using tools::Json;
+using tools::json_escape;
 
 // Exit codes (documented in docs/cli.md and `gigasparse --help`).
 enum ExitCode : int {
@@ -43,26 +48,6 @@ struct UsageError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// A JSON object written in insertion order. Numbers are printed with 17 significant digits.
-class Json {
-public:
-    Json& set(const std::string& key, const std::string& value);
-    Json& set(const std::string& key, const char* value);
-    Json& set(const std::string& key, double value);
-    Json& set(const std::string& key, std::int64_t value);
-    Json& set(const std::string& key, int value) { return set(key, static_cast<std::int64_t>(value)); }
-    Json& set(const std::string& key, bool value);
-    Json& set(const std::string& key, const Json& object);
-    Json& set(const std::string& key, const std::vector<double>& values);
-    Json& set(const std::string& key, const std::vector<std::int64_t>& values);
-    Json& set_raw(const std::string& key, const std::string& json_text);
-    std::string str() const;
-
-private:
-    std::vector<std::pair<std::string, std::string>> fields_;
-};
-
-std::string json_escape(const std::string& s);
 
 // A registered command. `run` returns an exit code; it throws UsageError for bad arguments and
 // lets gigasparse::Error propagate (mapped to exit codes by main).
