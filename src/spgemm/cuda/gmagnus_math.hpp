@@ -1,0 +1,285 @@
+// src/spgemm/cuda/gmagnus_math.hpp: gMAGNUS index arithmetic shared by the CUDA kernels and g++ unit tests.
+//
+// Everything here is a pure function of integers (no CUDA headers, no allocation), so the same code
+// decides parameters on the host, maps flattened indices inside the kernels, and drives the host
+// emulation of the whole pipeline in tests/spgemm_cuda_host/. Paper references are to gMAGNUS
+// (shared/seeds/000_8abcc2d981f553bd.txt): §III-B outer product (Alg. 4), §III-C multisplit
+// (Alg. 5), §III-D parameters, §III-E accumulation.
+#pragma once
+
+#include <cstdint>
+
+#ifdef __CUDACC__
+#define GIGASPARSE_HD __host__ __device__
+#else
+#define GIGASPARSE_HD
+#endif
+
+namespace gigasparse::cuda::gmagnus {
+
+using count_t = std::int64_t;  // 64-bit counts and offsets everywhere (Ĉ.nnz may pass 2^31)
+
+inline constexpr int max_levels = 8;          // enough for 2^63 columns with >= 2^8 chunks per level
+inline constexpr int hash_load_factor = 2;    // α of eq. (4)
+inline constexpr int warp_size = 32;
+inline constexpr int min_hash_log2 = 5;       // smallest hash table: 32 entries (bin 0)
+inline constexpr std::uint32_t hash_multiplier = 107;  // OpSparse's multiplicative hash
+
+// ---------------------------------------------------------------- small integer helpers
+GIGASPARSE_HD constexpr int floor_log2(count_t x) {  // x >= 1
+    int r = -1;
+    while (x > 0) {
+        x >>= 1;
+        ++r;
+    }
+    return r;
+}
+GIGASPARSE_HD constexpr int ceil_log2(count_t x) {  // x >= 1; ceil_log2(1) == 0
+    return x <= 1 ? 0 : floor_log2(x - 1) + 1;
+}
+GIGASPARSE_HD constexpr count_t floor_pow2(count_t x) { return x < 1 ? 0 : count_t(1) << floor_log2(x); }
+GIGASPARSE_HD constexpr count_t ceil_pow2(count_t x) { return count_t(1) << ceil_log2(x); }
+GIGASPARSE_HD constexpr count_t ceil_div(count_t a, count_t b) { return (a + b - 1) / b; }
+GIGASPARSE_HD constexpr count_t min_c(count_t a, count_t b) { return a < b ? a : b; }
+GIGASPARSE_HD constexpr count_t max_c(count_t a, count_t b) { return a > b ? a : b; }
+
+// ---------------------------------------------------------------- §III-D parameters
+// Sizes in bytes of the stored types (s_y in the paper).
+struct ElementSizes {
+    int col = 4;     // C.col (index type I)
+    int val = 8;     // C.val (value type V)
+    int rowptr = 8;  // Ĉ.rowPtr entries (offset_t)
+    int histo = 4;   // shared-memory histogram counters (32-bit: a group never holds 2^32 elements)
+};
+
+// Everything GetMagnusParams() decides, plus the launch shapes derived from it.
+struct Params {
+    count_t smem_bytes = 0;          // s_LM: usable shared memory per block (opt-in)
+    count_t hash_capacity = 0;       // largest power-of-two hash table (entries) that fits s_LM
+    count_t tau = 0;                 // heavy threshold τ = hash_capacity / α (max products of a hash-accumulated row)
+    count_t dense_columns = 0;       // n_denseNumeric floored to a power of two (values + 1-bit bitmap)
+    int span_log2 = 0;               // log2 of the padded column span of a row of C (ceil_pow2(C.n))
+    count_t chunks_required = 1;     // power of two: span / dense_columns (1: no multisplit needed)
+    count_t chunks_max = 1;          // power of two: most chunks one multisplit level handles (eq. 6)
+    int nlevels = 0;                 // multisplit levels (eq. 7); 0 when chunks_required == 1
+    int chunks_log2[max_levels] = {};  // v_chunks as log2 per level
+    count_t min_group_elems = 0;     // n_minGroupElems = s_LM / (2 (s_col + s_val))
+    int multisplit_threads = 256;
+    int outer_threads = 256;
+    count_t outer_group_elems = 0;   // flattened elements per outer-product block: s_LM / s_rowptr
+    count_t multisplit_group_elems[max_levels] = {};  // per level, multiple of multisplit_threads
+    count_t multisplit_group_rows[max_levels] = {};   // n_groupRows per level
+    ElementSizes sizes;
+};
+
+// n_groupRows: most rows (each with more than τ elements) that E consecutive elements can touch.
+GIGASPARSE_HD constexpr count_t group_rows_bound(count_t group_elems, count_t tau) {
+    return ceil_div(max_c(group_elems - 1, 0), max_c(tau, 1)) + 1;
+}
+
+// Shared-memory bytes of one multisplit block: warp-private histograms (+1 slot), global offsets,
+// and the column/value permute buffers (the three terms of eq. 5).
+GIGASPARSE_HD constexpr count_t multisplit_smem_bytes(count_t group_elems, count_t group_rows, count_t nchunks, int threads,
+                                                      const ElementSizes& s) {
+    const count_t warps = threads / warp_size;
+    const count_t slots = group_rows * nchunks;
+    return count_t(s.histo) * (slots * warps + 1) + count_t(s.rowptr) * slots + count_t(s.col + s.val) * group_elems;
+}
+
+// Largest multiple of `threads` whose multisplit block fits smem_bytes with nchunks chunks per row
+// (0 when not even one round fits).
+GIGASPARSE_HD constexpr count_t multisplit_group_elems_for(count_t smem_bytes, count_t nchunks, count_t tau, int threads,
+                                                           const ElementSizes& s) {
+    count_t lo = 0, hi = smem_bytes / (s.col + s.val) / threads;  // in units of `threads`
+    while (lo < hi) {
+        const count_t mid = (lo + hi + 1) / 2;
+        const count_t e = mid * threads;
+        if (multisplit_smem_bytes(e, group_rows_bound(e, tau), nchunks, threads, s) <= smem_bytes) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo * threads;
+}
+
+// GetMagnusParams(C.n, s_LM): ncols_c is the number of columns of C, smem_bytes the shared-memory
+// budget of one block (device opt-in maximum, or lower to force more levels in tests).
+GIGASPARSE_HD constexpr Params make_params(count_t ncols_c, count_t smem_bytes, ElementSizes s, int multisplit_threads = 256,
+                                           int outer_threads = 256) {
+    Params p;
+    p.sizes = s;
+    p.smem_bytes = smem_bytes;
+    p.multisplit_threads = multisplit_threads;
+    p.outer_threads = outer_threads;
+    p.hash_capacity = floor_pow2(smem_bytes / (s.col + s.val));
+    p.tau = max_c(p.hash_capacity / hash_load_factor, 1);
+    // Dense accumulator: one value and one bitmap bit per column (bitmap in 32-bit words).
+    p.dense_columns = floor_pow2((smem_bytes * 8) / (8 * count_t(s.val) + 1));
+    if (p.dense_columns < warp_size) p.dense_columns = warp_size;
+    p.span_log2 = ceil_log2(max_c(ncols_c, 1));
+    const int dense_log2 = floor_log2(p.dense_columns);
+    const int required_log2 = p.span_log2 > dense_log2 ? p.span_log2 - dense_log2 : 0;
+    p.chunks_required = count_t(1) << required_log2;
+    p.min_group_elems = smem_bytes / (2 * count_t(s.col + s.val));
+    const count_t group_rows = group_rows_bound(p.min_group_elems, p.tau);
+    const count_t warps = multisplit_threads / warp_size;
+    const count_t num = smem_bytes - p.min_group_elems * (s.col + s.val) - s.histo;
+    const count_t den = group_rows * warps * s.histo + s.rowptr;
+    p.chunks_max = floor_pow2(max_c(num / den, 2));
+    if (p.chunks_max < 2) p.chunks_max = 2;
+    const int max_log2 = floor_log2(p.chunks_max);
+    if (required_log2 == 0) {
+        p.nlevels = 0;
+    } else if (required_log2 <= max_log2) {
+        p.nlevels = 1;
+        p.chunks_log2[0] = required_log2;
+    } else {
+        p.nlevels = static_cast<int>(ceil_div(required_log2, max_log2));  // eq. (7)
+        if (p.nlevels > max_levels) p.nlevels = max_levels;                // unreachable for 64-bit spans
+        for (int l = 0; l + 1 < p.nlevels; ++l) p.chunks_log2[l] = max_log2;
+        p.chunks_log2[p.nlevels - 1] = required_log2 - (p.nlevels - 1) * max_log2;
+    }
+    for (int l = 0; l < p.nlevels; ++l) {
+        const count_t nchunks = count_t(1) << p.chunks_log2[l];
+        p.multisplit_group_elems[l] = multisplit_group_elems_for(smem_bytes, nchunks, p.tau, multisplit_threads, s);
+        p.multisplit_group_rows[l] = group_rows_bound(p.multisplit_group_elems[l], p.tau);
+    }
+    p.outer_group_elems = max_c((smem_bytes / s.rowptr) / outer_threads * outer_threads, outer_threads);
+    return p;
+}
+
+// Column span (log2) of one chunk after `levels_done` multisplit levels.
+GIGASPARSE_HD constexpr int chunk_span_log2(const Params& p, int levels_done) {
+    int r = p.span_log2;
+    for (int l = 0; l < levels_done; ++l) r -= p.chunks_log2[l];
+    return r < 0 ? 0 : r;
+}
+
+// True when the parameters are usable: every level fits at least one round of threads.
+GIGASPARSE_HD constexpr bool params_feasible(const Params& p) {
+    if (p.tau < 1 || p.hash_capacity < 2) return false;
+    for (int l = 0; l < p.nlevels; ++l)
+        if (p.multisplit_group_elems[l] < p.multisplit_threads) return false;
+    return chunk_span_log2(p, p.nlevels) <= floor_log2(p.dense_columns);
+}
+
+// ---------------------------------------------------------------- flattened partitions (§III-B)
+// Largest s in [0, n) with offsets[s] <= x, for monotone offsets[0..n] with offsets[0] == 0 and
+// x < offsets[n]: the slice (or row) that owns flattened element x. Skips empty slices.
+template <class Offset>
+GIGASPARSE_HD inline count_t find_owner(const Offset* offsets, count_t n, count_t x) {
+    count_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        const count_t mid = lo + (hi - lo + 1) / 2;
+        if (static_cast<count_t>(offsets[mid]) <= x) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+struct Range {
+    count_t begin = 0, end = 0;
+};
+
+// GroupRange(): elements [g * group_elems, min((g+1) * group_elems, total)) of the flattened space.
+GIGASPARSE_HD constexpr Range group_range(count_t group, count_t group_elems, count_t total) {
+    const count_t b = group * group_elems;
+    return {b, min_c(b + group_elems, total)};
+}
+
+// Which entry of column `slice` of Ã (entry_a) and of row `slice` of B̃ (entry_b) flattened element
+// i reads (eq. 3: division for A, modulo for B). b_row_nnz > 0 for every slice holding elements.
+struct ABEntry {
+    count_t a = 0, b = 0;
+};
+GIGASPARSE_HD constexpr ABEntry get_ab_entry(count_t i, count_t slice_offset, count_t b_row_nnz) {
+    const count_t local = i - slice_offset;
+    return {local / b_row_nnz, local % b_row_nnz};
+}
+
+// GetExcess(): elements of the B̃ row pass belonging to flattened A entry `a_entry_start` (its first
+// flattened index) that lie before (first) or after (last) the block's range [g.begin, g.end).
+struct Excess {
+    count_t first = 0, last = 0;
+};
+GIGASPARSE_HD constexpr Excess get_excess(count_t a_entry_start, count_t b_row_nnz, Range g) {
+    return {max_c(g.begin - a_entry_start, 0), max_c(a_entry_start + b_row_nnz - g.end, 0)};
+}
+
+// ---------------------------------------------------------------- multisplit chunk mapping (§III-C)
+// GetChunk(): chunk of a (chunk-local) column given the column span of the sub-chunks.
+GIGASPARSE_HD constexpr count_t chunk_of(count_t local_col, int sub_span_log2) { return local_col >> sub_span_log2; }
+GIGASPARSE_HD constexpr count_t col_in_chunk(count_t local_col, int sub_span_log2) {
+    return local_col & ((count_t(1) << sub_span_log2) - 1);
+}
+// Slot of (local row, chunk) in the block-local histogram, and in warp w's private copy.
+GIGASPARSE_HD constexpr count_t local_slot(count_t local_row, count_t chunk, int chunks_log2) {
+    return (local_row << chunks_log2) + chunk;
+}
+GIGASPARSE_HD constexpr count_t warp_slot(int warp, count_t slot, count_t slots_per_warp) { return count_t(warp) * slots_per_warp + slot; }
+// Global chunk id (before heavy-first reordering) of chunk c of input row r.
+GIGASPARSE_HD constexpr count_t global_chunk(count_t row, count_t chunk, int chunks_log2) { return (row << chunks_log2) + chunk; }
+
+// ---------------------------------------------------------------- accumulation bins (§III-E)
+// Hash bins: bin b holds rows/chunks whose products need a table of 2^(min_hash_log2 + b) entries.
+GIGASPARSE_HD constexpr int hash_bin(count_t products) {
+    const count_t want = max_c(products, 1) * hash_load_factor;
+    const int lg = ceil_log2(want);
+    return lg < min_hash_log2 ? 0 : lg - min_hash_log2;
+}
+GIGASPARSE_HD constexpr count_t hash_bin_capacity(int bin) { return count_t(1) << (min_hash_log2 + bin); }
+GIGASPARSE_HD constexpr int hash_bin_count(const Params& p) { return floor_log2(p.hash_capacity) - min_hash_log2 + 1; }
+// Threads of a block for a hash bin: half the table (a bitonic-sort step pairs two entries per thread),
+// between one warp and 1024.
+GIGASPARSE_HD constexpr int hash_bin_threads(int bin) {
+    const count_t t = hash_bin_capacity(bin) / 2;
+    return static_cast<int>(t < warp_size ? warp_size : (t > 1024 ? 1024 : t));
+}
+// Slot of a key in a power-of-two table and the next probe (linear probing).
+GIGASPARSE_HD constexpr std::uint32_t hash_slot(count_t key, count_t capacity) {
+    return static_cast<std::uint32_t>((static_cast<std::uint64_t>(key) * hash_multiplier) & static_cast<std::uint64_t>(capacity - 1));
+}
+GIGASPARSE_HD constexpr std::uint32_t next_probe(std::uint32_t slot, count_t capacity) {
+    return static_cast<std::uint32_t>((slot + 1) & static_cast<std::uint32_t>(capacity - 1));
+}
+
+// Accumulator kind of a row of C (level 0) or of a chunk: hash if products <= τ; dense when the
+// column span fits the dense accumulator; otherwise it must be split further (multisplit).
+enum class AccumKind : int { hash = 0, dense = 1, split = 2 };
+GIGASPARSE_HD constexpr AccumKind accum_kind(count_t products, int span_log2, const Params& p) {
+    if (products <= p.tau) return AccumKind::hash;
+    if ((count_t(1) << span_log2) <= p.dense_columns) return AccumKind::dense;
+    return AccumKind::split;
+}
+
+// ---------------------------------------------------------------- batching beyond device memory
+// End (exclusive) of the batch of heavy rows starting at `first`, given the inclusive prefix sum of
+// their intermediate sizes (prefix[r] = products of heavy rows 0..r) and a budget of elements.
+// Always takes at least one row, so a single row larger than the budget is its own batch.
+template <class Offset>
+GIGASPARSE_HD inline count_t batch_end(const Offset* prefix, count_t nheavy, count_t first, count_t budget) {
+    const count_t base = first == 0 ? 0 : static_cast<count_t>(prefix[first - 1]);
+    count_t lo = first + 1, hi = nheavy;  // answer in [first+1, nheavy]
+    while (lo < hi) {
+        const count_t mid = lo + (hi - lo + 1) / 2;
+        if (static_cast<count_t>(prefix[mid - 1]) - base <= budget) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+}  // namespace gigasparse::cuda::gmagnus
+
+namespace gigasparse::cuda::gmagnus {
+
+// ---------------------------------------------------------------- block-level helpers
+// The multisplit scan walks warp-private histograms slot-major (slot s of warp 0, 1, ..., then
+// slot s+1), while they are stored warp-major (warp w owns [w * slots, (w + 1) * slots)).
+GIGASPARSE_HD constexpr count_t scan_order_to_storage(count_t v, count_t warps, count_t slots) {
+    return (v % warps) * slots + v / warps;
+}
+
+// Bitonic sort network over n = 2^k keys: in step (k_size, j) element i is compared with
+// partner(i) = i ^ j when partner > i, ascending when (i & k_size) == 0.
+GIGASPARSE_HD constexpr count_t bitonic_partner(count_t i, count_t j) { return i ^ j; }
+GIGASPARSE_HD constexpr bool bitonic_ascending(count_t i, count_t k_size) { return (i & k_size) == 0; }
+
+}  // namespace gigasparse::cuda::gmagnus

@@ -1,0 +1,149 @@
+// tests/spgemm_cuda_host/test_gmagnus_math.cpp: hand-checked cases of the gMAGNUS parameter and index functions.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "spgemm/cuda/gmagnus_math.hpp"
+
+namespace gm = gigasparse::cuda::gmagnus;
+using gm::count_t;
+
+TEST(GmagnusMath, Log2AndPowers) {
+    EXPECT_EQ(gm::floor_log2(1), 0);
+    EXPECT_EQ(gm::floor_log2(1023), 9);
+    EXPECT_EQ(gm::ceil_log2(1), 0);
+    EXPECT_EQ(gm::ceil_log2(1025), 11);
+    EXPECT_EQ(gm::ceil_log2(count_t(1) << 40), 40);
+    EXPECT_EQ(gm::floor_pow2(1365), 1024);
+    EXPECT_EQ(gm::ceil_pow2(1000), 1024);
+    EXPECT_EQ(gm::ceil_div(10, 3), 4);
+}
+
+// H200-like budget (227 KiB opt-in), float values / int32 columns, C with 2^20 columns.
+TEST(GmagnusMath, ParamsH200Float) {
+    const gm::ElementSizes s{4, 4, 8, 4};
+    const count_t smem = 227 * 1024;
+    const gm::Params p = gm::make_params(count_t(1) << 20, smem, s);
+    EXPECT_EQ(p.hash_capacity, 16384);  // floor_pow2(232448 / 8 = 29056)
+    EXPECT_EQ(p.tau, 8192);
+    EXPECT_EQ(p.dense_columns, 32768);  // floor_pow2(232448*8/33 = 56351)
+    EXPECT_EQ(p.span_log2, 20);
+    EXPECT_EQ(p.chunks_required, 32);
+    EXPECT_EQ(p.min_group_elems, 232448 / 16);
+    // group rows = ceil((14527)/8192)+1 = 3; chunks_max = floor_pow2((232448 - 14528*8 - 4) / (3*8*4 + 8)) = floor_pow2(1117) = 1024
+    EXPECT_EQ(p.chunks_max, 1024);
+    EXPECT_EQ(p.nlevels, 1);
+    EXPECT_EQ(p.chunks_log2[0], 5);
+    EXPECT_EQ(gm::chunk_span_log2(p, 1), 15);
+    EXPECT_EQ(p.outer_group_elems, 232448 / 8 / 256 * 256);
+    EXPECT_TRUE(gm::params_feasible(p));
+    EXPECT_EQ(p.multisplit_group_elems[0] % 256, 0);
+    EXPECT_LE(gm::multisplit_smem_bytes(p.multisplit_group_elems[0], p.multisplit_group_rows[0], 32, 256, s), smem);
+    EXPECT_GT(gm::multisplit_smem_bytes(p.multisplit_group_elems[0] + 256, gm::group_rows_bound(p.multisplit_group_elems[0] + 256, p.tau), 32,
+                                        256, s),
+              smem);
+}
+
+TEST(GmagnusMath, NarrowMatrixNeedsNoMultisplit) {
+    const gm::Params p = gm::make_params(1000, 227 * 1024, {4, 8, 8, 4});
+    EXPECT_EQ(p.chunks_required, 1);
+    EXPECT_EQ(p.nlevels, 0);
+    EXPECT_TRUE(gm::params_feasible(p));
+}
+
+// A lowered budget forces several levels; the product of chunks per level is chunks_required.
+TEST(GmagnusMath, LowBudgetGivesSeveralLevels) {
+    for (count_t smem : {2048, 4096, 16384, 49152}) {
+        for (count_t ncols : {count_t(100000), count_t(1) << 24, count_t(3) << 30}) {
+            const gm::Params p = gm::make_params(ncols, smem, {8, 8, 8, 4}, 32, 32);
+            SCOPED_TRACE("smem " + std::to_string(smem) + " ncols " + std::to_string(ncols));
+            ASSERT_TRUE(gm::params_feasible(p));
+            int total = 0;
+            for (int l = 0; l < p.nlevels; ++l) {
+                EXPECT_GE(p.chunks_log2[l], 1);
+                EXPECT_LE(count_t(1) << p.chunks_log2[l], p.chunks_max);
+                total += p.chunks_log2[l];
+            }
+            EXPECT_EQ(count_t(1) << total, p.chunks_required);
+            EXPECT_EQ(count_t(1) << gm::chunk_span_log2(p, p.nlevels), std::min(p.dense_columns, count_t(1) << p.span_log2));
+            if (p.nlevels > 1) {
+                EXPECT_EQ(count_t(1) << p.chunks_log2[0], p.chunks_max);  // fullest level first (filter)
+            }
+        }
+    }
+    const gm::Params p = gm::make_params(count_t(1) << 24, 2048, {8, 8, 8, 4}, 32, 32);
+    EXPECT_GE(p.nlevels, 3);
+}
+
+TEST(GmagnusMath, FindOwnerSkipsEmptySlices) {
+    const std::vector<count_t> off{0, 0, 3, 3, 3, 7, 8};  // slices 0, 2, 3 empty
+    const count_t n = 6;
+    EXPECT_EQ(gm::find_owner(off.data(), n, 0), 1);
+    EXPECT_EQ(gm::find_owner(off.data(), n, 2), 1);
+    EXPECT_EQ(gm::find_owner(off.data(), n, 3), 4);
+    EXPECT_EQ(gm::find_owner(off.data(), n, 6), 4);
+    EXPECT_EQ(gm::find_owner(off.data(), n, 7), 5);
+    const std::vector<count_t> one{0, 5};
+    EXPECT_EQ(gm::find_owner(one.data(), 1, 4), 0);
+}
+
+// Figure 2 style: slice with 2 A entries and B row of 3, split by a block boundary at 4.
+TEST(GmagnusMath, AbEntriesAndExcess) {
+    // slice offset 0, nb = 3: elements 0..5; block 0 = [0,4), block 1 = [4,8)
+    EXPECT_EQ(gm::get_ab_entry(4, 0, 3).a, 1);
+    EXPECT_EQ(gm::get_ab_entry(4, 0, 3).b, 1);
+    const gm::Range b0{0, 4}, b1{4, 8};
+    // A entry 1 starts at flattened 3: block 0 reads 1 of its 3 B elements, block 1 the other 2
+    EXPECT_EQ(gm::get_excess(3, 3, b0).first, 0);
+    EXPECT_EQ(gm::get_excess(3, 3, b0).last, 2);
+    EXPECT_EQ(gm::get_excess(3, 3, b1).first, 1);
+    EXPECT_EQ(gm::get_excess(3, 3, b1).last, 0);
+    // entry wholly inside, and an entry longer than the block on both sides
+    EXPECT_EQ(gm::get_excess(0, 3, b0).first + gm::get_excess(0, 3, b0).last, 0);
+    const gm::Excess both = gm::get_excess(2, 10, gm::Range{4, 8});
+    EXPECT_EQ(both.first, 2);
+    EXPECT_EQ(both.last, 4);
+    EXPECT_EQ(gm::group_range(2, 4, 10).begin, 8);
+    EXPECT_EQ(gm::group_range(2, 4, 10).end, 10);
+}
+
+TEST(GmagnusMath, ChunkMappingAndSlots) {
+    EXPECT_EQ(gm::chunk_of(0b1011'0110, 4), 0b1011);
+    EXPECT_EQ(gm::col_in_chunk(0b1011'0110, 4), 0b0110);
+    EXPECT_EQ(gm::local_slot(2, 3, 3), 19);
+    EXPECT_EQ(gm::warp_slot(3, 5, 16), 53);
+    EXPECT_EQ(gm::global_chunk(7, 1, 2), 29);
+    // slot-major scan order over warp-major storage visits every slot once
+    const count_t warps = 4, slots = 6;
+    std::vector<int> seen(warps * slots, 0);
+    for (count_t v = 0; v < warps * slots; ++v) ++seen[gm::scan_order_to_storage(v, warps, slots)];
+    for (int x : seen) EXPECT_EQ(x, 1);
+    EXPECT_EQ(gm::scan_order_to_storage(1, warps, slots), slots);  // slot 0 of warp 1 follows slot 0 of warp 0
+    EXPECT_EQ(gm::group_rows_bound(1, 10), 1);
+    EXPECT_EQ(gm::group_rows_bound(21, 10), 3);
+}
+
+TEST(GmagnusMath, HashBinsAndKinds) {
+    EXPECT_EQ(gm::hash_bin(1), 0);
+    EXPECT_EQ(gm::hash_bin(16), 0);
+    EXPECT_EQ(gm::hash_bin(17), 1);
+    EXPECT_EQ(gm::hash_bin_capacity(gm::hash_bin(1000)), 2048);
+    EXPECT_EQ(gm::hash_bin_threads(0), 32);
+    EXPECT_EQ(gm::hash_bin_threads(10), 1024);
+    const gm::Params p = gm::make_params(count_t(1) << 20, 227 * 1024, {4, 4, 8, 4});
+    EXPECT_EQ(gm::hash_bin_capacity(gm::hash_bin(p.tau)), p.hash_capacity);
+    EXPECT_EQ(gm::hash_bin_count(p), 10);
+    EXPECT_EQ(gm::accum_kind(p.tau, 20, p), gm::AccumKind::hash);
+    EXPECT_EQ(gm::accum_kind(p.tau + 1, 20, p), gm::AccumKind::split);
+    EXPECT_EQ(gm::accum_kind(p.tau + 1, 15, p), gm::AccumKind::dense);
+    for (count_t key : {0, 1, 77, 1 << 30}) EXPECT_LT(gm::hash_slot(key, 64), 64u);
+    EXPECT_EQ(gm::next_probe(63, 64), 0u);
+}
+
+TEST(GmagnusMath, BatchesCoverRowsAndRespectBudget) {
+    const std::vector<count_t> prefix{5, 9, 30, 31, 40};  // sizes 5 4 21 1 9
+    EXPECT_EQ(gm::batch_end(prefix.data(), 5, 0, 10), 2);
+    EXPECT_EQ(gm::batch_end(prefix.data(), 5, 2, 10), 3);  // oversize row alone
+    EXPECT_EQ(gm::batch_end(prefix.data(), 5, 3, 10), 5);
+    EXPECT_EQ(gm::batch_end(prefix.data(), 5, 0, 1000), 5);
+}
