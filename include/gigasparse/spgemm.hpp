@@ -1,0 +1,123 @@
+// include/gigasparse/spgemm.hpp: sparse matrix-matrix product C = A·B (plan with symbolic/numeric phases, one-call multiply).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <gigasparse/core/matrix.hpp>
+
+namespace gigasparse {
+
+// Which implementation computes the product.
+//   reference: the sequential oracle (reference::spgemm);
+//   cpu:       MAGNUS with OpenMP (fine- and coarse-level reordering of the intermediate product);
+//   cuda:      reserved for gMAGNUS; throws NotSupported until the GPU backend lands.
+enum class SpgemmBackend { reference, cpu, cuda };
+
+// Row categories of MAGNUS, decided per row of C from its intermediate-product count and range.
+enum class SpgemmCategory : int { sort = 0, dense = 1, fine = 2, coarse = 3 };
+inline constexpr int spgemm_category_count = 4;
+
+const char* to_string(SpgemmBackend b);
+const char* to_string(SpgemmCategory c);
+// "reference" | "cpu" | "cuda"; throws InvalidArgument otherwise.
+SpgemmBackend parse_spgemm_backend(const std::string& name);
+
+// Options of the product. Every size has a run-time default; the overrides exist so that tests can
+// force every code path on small inputs (and so that users can tune for a machine).
+struct SpgemmOptions {
+    SpgemmBackend backend = SpgemmBackend::cpu;
+    int threads = 0;  // OpenMP threads; 0 = the OpenMP default (omp_get_max_threads)
+
+    // Cache model (0 = detected at run time from sysfs, then sysconf, then 1 MiB / 64 B).
+    std::int64_t l2_bytes = 0;
+    std::int64_t cache_line_bytes = 0;
+
+    // Category thresholds.
+    std::int64_t sort_threshold = 256;        // rows with fewer intermediate products are sorted (ESC)
+    std::int64_t chunk_sort_threshold = 256;  // inside the fine level: chunks below this are sorted, else dense
+    std::int64_t sort_merge_target = 32;      // neighbouring small chunks are merged up to this many elements
+    std::int64_t dense_max_fill = 32;         // dense category only if row range <= dense_max_fill * products
+
+    // Forcing (tests): every row with products goes to this category; and chunk sizes (powers of two,
+    // 0 = from the cache model). coarse_chunk_cols > 0 also makes the coarse level available.
+    std::optional<SpgemmCategory> force_category;
+    std::int64_t fine_chunk_cols = 0;
+    std::int64_t coarse_chunk_cols = 0;
+    std::int64_t coarse_batch_products = std::int64_t(1) << 22;  // products buffered per coarse batch
+
+    // Internal 32/64-bit switch: a row (or coarse batch) whose product count or chunk length reaches
+    // this uses 64-bit chunk-local columns and counters. Lower it in tests to exercise the wide path.
+    std::int64_t wide_threshold = std::int64_t(1) << 31;
+
+    // numeric() verifies that A and B have the pattern given to symbolic() (a 64-bit fingerprint).
+    bool check_pattern = true;
+};
+
+// Where the time went and what the planner decided.
+struct SpgemmStats {
+    SpgemmBackend backend = SpgemmBackend::cpu;
+    int threads = 1;
+    double setup_seconds = 0;     // validation, per-row counts, categories, chunk parameters
+    double symbolic_seconds = 0;  // exact nnz per row + row pointers
+    double numeric_seconds = 0;   // last numeric phase (allocation of C included)
+    double total_seconds() const { return setup_seconds + symbolic_seconds + numeric_seconds; }
+
+    offset_t products = 0;       // multiplications = size of the intermediate product (flops = 2*products)
+    offset_t max_row_products = 0;
+    offset_t nnz_c = 0;
+    std::array<std::int64_t, spgemm_category_count> category_rows{};
+    std::array<offset_t, spgemm_category_count> category_products{};
+    std::int64_t wide_rows = 0;  // rows processed with 64-bit chunk-local indices
+
+    // Cache model and chunk parameters (numeric phase; the symbolic phase uses 1 byte per column).
+    std::int64_t l2_bytes = 0, cache_line_bytes = 0;
+    std::int64_t ncols_pow2 = 0;
+    std::int64_t fine_chunk_cols = 0, fine_chunks = 0;
+    std::int64_t coarse_chunk_cols = 0, coarse_chunks = 0;  // 0 when the coarse level is not needed
+    std::int64_t symbolic_fine_chunk_cols = 0;
+    std::int64_t dense_max_cols = 0;
+    std::int64_t coarse_batches = 0;
+};
+
+// Two-phase product: symbolic(A, B) once (pattern of C), then numeric(A, B) as often as wanted with new
+// values in A and B (same patterns). Output rows are sorted with no duplicates; entries produced by the
+// product are kept even when they cancel to exactly zero (structural result, like reference::spgemm).
+// Input rows may be unsorted and may hold duplicate columns (they are summed).
+template <class V, class I>
+class SpgemmPlan {
+public:
+    explicit SpgemmPlan(SpgemmOptions options = {});
+    ~SpgemmPlan();
+    SpgemmPlan(SpgemmPlan&&) noexcept;
+    SpgemmPlan& operator=(SpgemmPlan&&) noexcept;
+    SpgemmPlan(const SpgemmPlan&) = delete;
+    SpgemmPlan& operator=(const SpgemmPlan&) = delete;
+
+    // Validates A and B (shapes, offsets, index ranges), plans, and computes the row pointers of C.
+    // Throws DimensionMismatch, InvalidStructure, NotSupported (cuda backend).
+    void symbolic(CsrView<V, I> a, CsrView<V, I> b);
+    // C = A·B with the current values. Throws PhaseError before symbolic() and InvalidArgument when A or
+    // B does not have the planned pattern. The second form reuses c's storage.
+    Csr<V, I> numeric(CsrView<V, I> a, CsrView<V, I> b);
+    void numeric(CsrView<V, I> a, CsrView<V, I> b, Csr<V, I>& c);
+
+    bool has_symbolic() const;
+    offset_t nnz() const;                 // nnz(C) after symbolic()
+    const SpgemmStats& stats() const;
+    const SpgemmOptions& options() const;
+
+    struct State;
+
+private:
+    std::unique_ptr<State> state_;
+};
+
+// One call: plan, symbolic, numeric. `stats`, when given, receives the plan's statistics.
+template <class V, class I>
+Csr<V, I> multiply(CsrView<V, I> a, CsrView<V, I> b, const SpgemmOptions& options = {}, SpgemmStats* stats = nullptr);
+
+}  // namespace gigasparse

@@ -1,0 +1,132 @@
+// src/spgemm/analysis.cpp: setup phase: per-row counts and ranges (OpenMP), categories, coarse batches.
+#include "spgemm/analysis.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include <gigasparse/core/error.hpp>
+
+namespace gigasparse::spgemm {
+namespace {
+
+void check_options(const SpgemmOptions& o) {
+    if (o.sort_threshold < 0 || o.chunk_sort_threshold < 1 || o.sort_merge_target < 1 || o.dense_max_fill < 0 ||
+        o.coarse_batch_products < 1 || o.wide_threshold < 1 || o.l2_bytes < 0 || o.cache_line_bytes < 0 || o.threads < 0)
+        throw InvalidArgument("spgemm: an option is out of range (thresholds must be positive, sizes non-negative)");
+}
+
+// Per row k of B: smallest and largest column (any order of the row's entries).
+template <class V, class I>
+void b_row_ranges(CsrView<V, I> b, std::vector<std::int64_t>& lo, std::vector<std::int64_t>& hi) {
+    lo.assign(static_cast<std::size_t>(b.nrows), std::numeric_limits<std::int64_t>::max());
+    hi.assign(static_cast<std::size_t>(b.nrows), -1);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t k = 0; k < b.nrows; ++k)
+        for (offset_t p = b.row_ptr[k]; p < b.row_ptr[k + 1]; ++p) {
+            lo[k] = std::min<std::int64_t>(lo[k], b.col_idx[p]);
+            hi[k] = std::max<std::int64_t>(hi[k], b.col_idx[p]);
+        }
+}
+
+// row_products[i] = sum over k in A(i,:) of nnz(B(k,:)); row range = union of the B rows' ranges.
+template <class V, class I>
+void row_counts(CsrView<V, I> a, CsrView<V, I> b, Analysis& an) {
+    std::vector<std::int64_t> blo, bhi;
+    b_row_ranges(b, blo, bhi);
+    an.row_products.assign(static_cast<std::size_t>(a.nrows), 0);
+    an.row_lo.assign(static_cast<std::size_t>(a.nrows), std::numeric_limits<std::int64_t>::max());
+    an.row_hi.assign(static_cast<std::size_t>(a.nrows), -1);
+#pragma omp parallel for schedule(dynamic, 256)
+    for (std::int64_t i = 0; i < a.nrows; ++i) {
+        offset_t n = 0;
+        std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = -1;
+        for (offset_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+            const std::int64_t k = a.col_idx[p];
+            n += b.row_ptr[k + 1] - b.row_ptr[k];
+            lo = std::min(lo, blo[k]);
+            hi = std::max(hi, bhi[k]);
+        }
+        an.row_products[i] = n;
+        an.row_lo[i] = lo;
+        an.row_hi[i] = hi;
+    }
+}
+
+// MAGNUS categories: sort below the threshold, dense when the row range fits L2 (and is not much
+// sparser than the products), fine when the fine level fits L2, coarse otherwise.
+SpgemmCategory categorize(const Analysis& an, std::int64_t i, const SpgemmOptions& o) {
+    const offset_t n = an.row_products[i];
+    if (n == 0) return SpgemmCategory::sort;
+    if (o.force_category) return *o.force_category;
+    if (n < o.sort_threshold) return SpgemmCategory::sort;
+    const std::int64_t range = an.row_hi[i] - an.row_lo[i] + 1;
+    if (range <= an.numeric.dense_max_cols && range <= o.dense_max_fill * n) return SpgemmCategory::dense;
+    return an.numeric.coarse ? SpgemmCategory::coarse : SpgemmCategory::fine;
+}
+
+// Coarse rows grouped into batches: at most coarse_batch_products buffered products (a longer row is
+// a batch alone) and an offsets table (rows x chunks) within half of L2.
+void make_batches(Analysis& an, const SpgemmOptions& o) {
+    const auto& rows = an.rows[static_cast<int>(SpgemmCategory::coarse)];
+    an.coarse_batches.assign(1, 0);
+    const std::int64_t table_rows = std::max<std::int64_t>(1, an.l2_bytes / 2 / (8 * (an.numeric.coarse_chunks + 1)));
+    offset_t sum = 0;
+    std::int64_t count = 0;
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        const offset_t n = an.row_products[rows[r]];
+        if (count > 0 && (sum + n > o.coarse_batch_products || count >= table_rows)) {
+            an.coarse_batches.push_back(static_cast<std::int64_t>(r));
+            sum = 0;
+            count = 0;
+        }
+        sum += n;
+        ++count;
+    }
+    if (count > 0) an.coarse_batches.push_back(static_cast<std::int64_t>(rows.size()));
+}
+
+}  // namespace
+
+template <class V, class I>
+void analyze(CsrView<V, I> a, CsrView<V, I> b, const SpgemmOptions& o, Analysis& an) {
+    check_options(o);
+    const CacheInfo cache = detect_cache();
+    an.nrows = a.nrows;
+    an.ncols = b.ncols;
+    an.l2_bytes = o.l2_bytes > 0 ? o.l2_bytes : cache.l2_bytes;
+    an.line_bytes = o.cache_line_bytes > 0 ? o.cache_line_bytes : cache.line_bytes;
+    an.sort_threshold = o.sort_threshold;
+    an.chunk_sort_threshold = o.chunk_sort_threshold;
+    an.sort_merge_target = o.sort_merge_target;
+    an.wide_threshold = o.wide_threshold;
+    const ChunkOverrides ov{o.fine_chunk_cols, o.coarse_chunk_cols};
+    an.numeric = chunk_params(b.ncols, an.l2_bytes, an.line_bytes, static_cast<std::int64_t>(sizeof(V)) + 1, ov);
+    an.symbolic = chunk_params(b.ncols, an.l2_bytes, an.line_bytes, 1, ov);
+    if (o.force_category == SpgemmCategory::coarse && !an.numeric.coarse)
+        throw InvalidArgument("spgemm: forcing the coarse category needs coarse_chunk_cols below the column count");
+    row_counts(a, b, an);
+    for (auto& r : an.rows) r.clear();
+    an.category_products = {};
+    an.products = 0;
+    an.max_row_products = 0;
+    an.wide_rows = 0;
+    for (std::int64_t i = 0; i < a.nrows; ++i) {
+        const int c = static_cast<int>(categorize(an, i, o));
+        const offset_t n = an.row_products[i];
+        an.rows[c].push_back(i);
+        an.category_products[c] += n;
+        an.products += n;
+        an.max_row_products = std::max(an.max_row_products, n);
+        if (n > 0 && use_wide(an, n, 0)) ++an.wide_rows;
+    }
+    make_batches(an, o);
+}
+
+#define GIGASPARSE_INSTANTIATE_ANALYZE(V, I) template void analyze(CsrView<V, I>, CsrView<V, I>, const SpgemmOptions&, Analysis&);
+GIGASPARSE_FOR_EACH_REAL_VALUE_INDEX(GIGASPARSE_INSTANTIATE_ANALYZE)
+#undef GIGASPARSE_INSTANTIATE_ANALYZE
+
+}  // namespace gigasparse::spgemm

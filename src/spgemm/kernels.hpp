@@ -1,0 +1,30 @@
+// src/spgemm/kernels.hpp: the kernel contract of SpGEMM: one overload per backend, tag first.
+// The front end (plan.cpp) validates, runs analyze() and allocates C; kernels only compute.
+#pragma once
+
+#include <span>
+
+#include <gigasparse/core/matrix.hpp>
+
+#include "spgemm/analysis.hpp"
+#include "spgemm/omp/workspace.hpp"
+
+namespace gigasparse::spgemm {
+
+struct ReferenceBackend {};
+struct OmpBackend {};
+
+// Symbolic: row_ptr (nrows+1 entries) receives the row pointers of C.
+template <class V, class I>
+void symbolic(OmpBackend, const Analysis& an, CsrView<V, I> a, CsrView<V, I> b, omp::Workspaces<V>& ws, int threads,
+              std::span<offset_t> row_ptr);
+// Numeric: c.row_ptr is set and c.col_idx / c.values are sized; fills them (rows sorted).
+template <class V, class I>
+void numeric(OmpBackend, const Analysis& an, CsrView<V, I> a, CsrView<V, I> b, omp::Workspaces<V>& ws, int threads, Csr<V, I>& c);
+
+template <class V, class I>
+void symbolic(ReferenceBackend, CsrView<V, I> a, CsrView<V, I> b, std::span<offset_t> row_ptr);
+template <class V, class I>
+void numeric(ReferenceBackend, CsrView<V, I> a, CsrView<V, I> b, Csr<V, I>& c);
+
+}  // namespace gigasparse::spgemm

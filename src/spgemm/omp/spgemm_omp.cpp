@@ -1,0 +1,149 @@
+// src/spgemm/omp/spgemm_omp.cpp: the OpenMP MAGNUS backend: per-category row kernels (sort, dense, fine,
+// coarse) run category by category with dynamic scheduling and no barrier between categories.
+#include <omp.h>
+
+#include <algorithm>
+
+#include "spgemm/kernels.hpp"
+#include "spgemm/omp/accumulators.hpp"
+#include "spgemm/omp/coarse_level.hpp"
+#include "spgemm/omp/fine_level.hpp"
+
+namespace gigasparse::spgemm::omp {
+namespace {
+
+// The intermediate products of row i of C: A(i,k) * B(k,j) for k in A(i,:), j in B(k,:).
+template <class V, class I>
+struct RowStream {
+    CsrView<V, I> a, b;
+    std::int64_t i;
+    template <class F>
+    void operator()(F&& f) const {
+        const I* bc = b.col_idx.data();
+        const V* bv = b.values.data();
+        for (offset_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+            const std::int64_t k = a.col_idx[p];
+            const V av = a.values[p];
+            for (offset_t q = b.row_ptr[k]; q < b.row_ptr[k + 1]; ++q) f(static_cast<std::int64_t>(bc[q]), av * bv[q]);
+        }
+    }
+};
+
+// Sort category: expand, sort, compress (ESC).
+template <bool Numeric, class V, class I>
+offset_t sort_row(const RowStream<V, I>& s, offset_t n, Workspace<V>& ws, I* oc, V* ov) {
+    std::int64_t t = 0;
+    if constexpr (Numeric) {
+        auto* p = ensure(ws.pairs, static_cast<std::size_t>(n));
+        s([&](std::int64_t c, V v) { p[t++] = {c, v}; });
+        return sort_accumulate(p, n, 0, oc, ov);
+    } else {
+        auto* k = ensure(ws.keys, static_cast<std::size_t>(n));
+        s([&](std::int64_t c, V) { k[t++] = c; });
+        return sort_count(k, n);
+    }
+}
+
+// Dense category: one dense accumulator over the row's column range [lo, hi].
+template <bool Numeric, class V, class I>
+offset_t dense_row(const RowStream<V, I>& s, std::int64_t lo, std::int64_t hi, Workspace<V>& ws, I* oc, V* ov) {
+    const std::int64_t len = hi - lo + 1;
+    std::uint8_t* flags = ensure(ws.flags, static_cast<std::size_t>(len));
+    if constexpr (Numeric) {
+        V* acc = ensure(ws.acc, static_cast<std::size_t>(len));
+        s([&](std::int64_t c, V v) { dense_add(acc, flags, c - lo, v); });
+        return dense_emit(acc, flags, len, lo, oc, ov);
+    } else {
+        offset_t n = 0;
+        s([&](std::int64_t c, V) { n += dense_mark(flags, c - lo); });
+        dense_clear(flags, len);
+        return n;
+    }
+}
+
+// Fine category: the fine level over the chunks the row's range touches; 64-bit local indices when wide.
+template <bool Numeric, class V, class I>
+offset_t fine_row(const RowStream<V, I>& s, const Analysis& an, const ChunkParams& P, Workspace<V>& ws, I* oc, V* ov) {
+    const std::int64_t i = s.i;
+    const offset_t n = an.row_products[i];
+    const FineRange r{an.row_lo[i] >> P.fine_shift, an.row_hi[i] >> P.fine_shift, P.fine_shift, 0};
+    if (use_wide(an, n, P.fine_chunk_cols)) return fine_level<Numeric, std::uint64_t>(s, n, r, an, ws, oc, ov);
+    return fine_level<Numeric, std::uint32_t>(s, n, r, an, ws, oc, ov);
+}
+
+template <bool Numeric, class V, class I>
+offset_t one_row(int category, CsrView<V, I> a, CsrView<V, I> b, std::int64_t i, const Analysis& an, Workspace<V>& ws, I* oc, V* ov) {
+    const RowStream<V, I> s{a, b, i};
+    const offset_t n = an.row_products[i];
+    if (n == 0) return 0;
+    if (category == 0) return sort_row<Numeric>(s, n, ws, oc, ov);
+    if (category == 1) return dense_row<Numeric>(s, an.row_lo[i], an.row_hi[i], ws, oc, ov);
+    return fine_row<Numeric>(s, an, Numeric ? an.numeric : an.symbolic, ws, oc, ov);
+}
+
+template <bool Numeric, class V, class I>
+void coarse_one_batch(CsrView<V, I> a, CsrView<V, I> b, const Analysis& an, std::int64_t bi, Workspace<V>& ws, offset_t* row_nnz,
+                      const offset_t* row_ptr, I* c_col, V* c_val) {
+    const auto& rows = an.rows[static_cast<int>(SpgemmCategory::coarse)];
+    const std::int64_t r0 = an.coarse_batches[bi], r1 = an.coarse_batches[bi + 1];
+    offset_t total = 0;
+    for (std::int64_t r = r0; r < r1; ++r) total += an.row_products[rows[r]];
+    if (use_wide(an, total, an.numeric.coarse_chunk_cols))
+        coarse_batch<Numeric, std::uint64_t>(a, b, an, rows.data() + r0, r1 - r0, ws, row_nnz, row_ptr, c_col, c_val);
+    else
+        coarse_batch<Numeric, std::uint32_t>(a, b, an, rows.data() + r0, r1 - r0, ws, row_nnz, row_ptr, c_col, c_val);
+}
+
+// Every category in one parallel region: coarse batches, then fine, dense and sort rows (heaviest first),
+// each an `omp for schedule(dynamic) nowait` so threads flow on without a barrier.
+template <bool Numeric, class V, class I>
+void run_phase(const Analysis& an, CsrView<V, I> a, CsrView<V, I> b, Workspaces<V>& wss, int threads, offset_t* row_nnz,
+               const offset_t* row_ptr, I* c_col, V* c_val) {
+    const std::int64_t nb = static_cast<std::int64_t>(an.coarse_batches.size()) - 1;
+    const std::int64_t schedule_chunk[3] = {64, 4, 1};
+    if (static_cast<int>(wss.size()) < threads) wss.resize(static_cast<std::size_t>(threads));
+#pragma omp parallel num_threads(threads)
+    {
+        Workspace<V>& ws = wss[static_cast<std::size_t>(omp_get_thread_num())];
+#pragma omp for schedule(dynamic, 1) nowait
+        for (std::int64_t bi = 0; bi < nb; ++bi) coarse_one_batch<Numeric>(a, b, an, bi, ws, row_nnz, row_ptr, c_col, c_val);
+        for (int cat = 2; cat >= 0; --cat) {
+            const auto& rows = an.rows[cat];
+            const auto nr = static_cast<std::int64_t>(rows.size());
+#pragma omp for schedule(dynamic, schedule_chunk[cat]) nowait
+            for (std::int64_t t = 0; t < nr; ++t) {
+                const std::int64_t i = rows[t];
+                I* oc = Numeric ? c_col + row_ptr[i] : nullptr;
+                V* ov = Numeric ? c_val + row_ptr[i] : nullptr;
+                const offset_t w = one_row<Numeric>(cat, a, b, i, an, ws, oc, ov);
+                if constexpr (!Numeric) row_nnz[i] = w;
+            }
+        }
+    }
+}
+
+}  // namespace
+}  // namespace gigasparse::spgemm::omp
+
+namespace gigasparse::spgemm {
+
+template <class V, class I>
+void symbolic(OmpBackend, const Analysis& an, CsrView<V, I> a, CsrView<V, I> b, omp::Workspaces<V>& ws, int threads,
+              std::span<offset_t> row_ptr) {
+    row_ptr[0] = 0;
+    omp::run_phase<false, V, I>(an, a, b, ws, threads, row_ptr.data() + 1, nullptr, nullptr, nullptr);
+    for (std::int64_t i = 0; i < an.nrows; ++i) row_ptr[i + 1] += row_ptr[i];
+}
+
+template <class V, class I>
+void numeric(OmpBackend, const Analysis& an, CsrView<V, I> a, CsrView<V, I> b, omp::Workspaces<V>& ws, int threads, Csr<V, I>& c) {
+    omp::run_phase<true, V, I>(an, a, b, ws, threads, nullptr, c.row_ptr.data(), c.col_idx.data(), c.values.data());
+}
+
+#define GIGASPARSE_INSTANTIATE_SPGEMM_OMP(V, I)                                                                                     \
+    template void symbolic(OmpBackend, const Analysis&, CsrView<V, I>, CsrView<V, I>, omp::Workspaces<V>&, int, std::span<offset_t>); \
+    template void numeric(OmpBackend, const Analysis&, CsrView<V, I>, CsrView<V, I>, omp::Workspaces<V>&, int, Csr<V, I>&);
+GIGASPARSE_FOR_EACH_REAL_VALUE_INDEX(GIGASPARSE_INSTANTIATE_SPGEMM_OMP)
+#undef GIGASPARSE_INSTANTIATE_SPGEMM_OMP
+
+}  // namespace gigasparse::spgemm

@@ -1,0 +1,66 @@
+// src/spgemm/omp/workspace.hpp: per-thread buffers of the OpenMP MAGNUS kernels, kept by the plan and reused.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include <gigasparse/core/types.hpp>
+
+namespace gigasparse::spgemm::omp {
+
+// Grows v to at least n elements (never shrinks: buffers are faulted in once, then reused).
+template <class T>
+T* ensure(std::vector<T>& v, std::size_t n) {
+    if (v.size() < n) v.resize(n);
+    return v.data();
+}
+
+// One entry of the batch's sub-matrix Â in column order (coarse level): A(row, k) = a.
+template <class V>
+struct CoarseEntry {
+    std::int64_t k;
+    std::int64_t row;  // local row in the batch
+    V a;
+};
+
+template <class V>
+struct Workspace {
+    // Dense accumulator: values and 1-byte flags (flags are all zero between uses).
+    std::vector<V> acc;
+    std::vector<std::uint8_t> flags;
+    // Fine level: chunk offsets, reordered chunk-local columns and values (32- or 64-bit columns).
+    std::vector<std::uint32_t> off32, col32;
+    std::vector<std::uint64_t> off64, col64;
+    std::vector<V> val;
+    // Sort accumulator: (key, value) pairs, keys alone for the symbolic phase.
+    std::vector<std::pair<std::int64_t, V>> pairs;
+    std::vector<std::int64_t> keys;
+    // Coarse level: Â in column order, offsets table (rows x coarse chunks), reordered products.
+    std::vector<CoarseEntry<V>> entries;
+    std::vector<offset_t> table;
+    std::vector<std::uint32_t> ccol32;
+    std::vector<std::uint64_t> ccol64;
+    std::vector<V> cval;
+
+    template <class L>
+    std::vector<L>& off() {
+        if constexpr (sizeof(L) == 4) return off32;
+        else return off64;
+    }
+    template <class L>
+    std::vector<L>& col() {
+        if constexpr (sizeof(L) == 4) return col32;
+        else return col64;
+    }
+    template <class L>
+    std::vector<L>& ccol() {
+        if constexpr (sizeof(L) == 4) return ccol32;
+        else return ccol64;
+    }
+};
+
+template <class V>
+using Workspaces = std::vector<Workspace<V>>;
+
+}  // namespace gigasparse::spgemm::omp

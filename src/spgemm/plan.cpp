@@ -1,0 +1,203 @@
+// src/spgemm/plan.cpp: the SpGEMM front end: validation, setup, phase order, pattern checks, stats, backends.
+#include <omp.h>
+
+#include <string>
+
+#include <gigasparse/core/convert.hpp>
+#include <gigasparse/core/error.hpp>
+#include <gigasparse/core/timer.hpp>
+#include <gigasparse/spgemm.hpp>
+
+#include "spgemm/analysis.hpp"
+#include "spgemm/kernels.hpp"
+
+namespace gigasparse {
+
+const char* to_string(SpgemmBackend b) {
+    switch (b) {
+        case SpgemmBackend::reference: return "reference";
+        case SpgemmBackend::cpu: return "cpu";
+        case SpgemmBackend::cuda: return "cuda";
+    }
+    return "unknown";
+}
+
+const char* to_string(SpgemmCategory c) {
+    switch (c) {
+        case SpgemmCategory::sort: return "sort";
+        case SpgemmCategory::dense: return "dense";
+        case SpgemmCategory::fine: return "fine";
+        case SpgemmCategory::coarse: return "coarse";
+    }
+    return "unknown";
+}
+
+SpgemmBackend parse_spgemm_backend(const std::string& name) {
+    if (name == "reference") return SpgemmBackend::reference;
+    if (name == "cpu" || name == "omp") return SpgemmBackend::cpu;
+    if (name == "cuda") return SpgemmBackend::cuda;
+    throw InvalidArgument("spgemm: unknown backend '" + name + "' (reference, cpu, cuda)");
+}
+
+namespace {
+
+// 64-bit fingerprint of a pattern (shape, row pointers, columns): numeric() checks A and B against it.
+template <class V, class I>
+std::uint64_t fingerprint(CsrView<V, I> m) {
+    std::uint64_t h = 0x9E3779B97F4A7C15ull ^ static_cast<std::uint64_t>(m.nrows) ^ (static_cast<std::uint64_t>(m.ncols) << 32);
+    auto mix = [&h](std::uint64_t x) { h = (h ^ x) * 0x100000001B3ull + (h >> 29); };
+    for (offset_t p : m.row_ptr) mix(static_cast<std::uint64_t>(p));
+    for (I c : m.col_idx) mix(static_cast<std::uint64_t>(c));
+    return h;
+}
+
+template <class V, class I>
+void check_operands(CsrView<V, I> a, CsrView<V, I> b) {
+    validate(a, ValidateOptions{.sorted = false});
+    validate(b, ValidateOptions{.sorted = false});
+    if (a.ncols != b.nrows)
+        throw DimensionMismatch("spgemm: A is " + std::to_string(a.nrows) + " x " + std::to_string(a.ncols) + " but B is " +
+                                std::to_string(b.nrows) + " x " + std::to_string(b.ncols));
+}
+
+void fill_plan_stats(const spgemm::Analysis& an, SpgemmStats& s) {
+    s.products = an.products;
+    s.max_row_products = an.max_row_products;
+    for (int c = 0; c < spgemm_category_count; ++c) {
+        s.category_rows[c] = static_cast<std::int64_t>(an.rows[c].size());
+        s.category_products[c] = an.category_products[c];
+    }
+    s.wide_rows = an.wide_rows;
+    s.l2_bytes = an.l2_bytes;
+    s.cache_line_bytes = an.line_bytes;
+    s.ncols_pow2 = an.numeric.ncols_pow2;
+    s.fine_chunk_cols = an.numeric.fine_chunk_cols;
+    s.fine_chunks = an.numeric.fine_chunks;
+    s.coarse_chunk_cols = an.numeric.coarse_chunk_cols;
+    s.coarse_chunks = an.numeric.coarse_chunks;
+    s.symbolic_fine_chunk_cols = an.symbolic.fine_chunk_cols;
+    s.dense_max_cols = an.numeric.dense_max_cols;
+    s.coarse_batches = static_cast<std::int64_t>(an.coarse_batches.size()) - 1;
+}
+
+}  // namespace
+
+template <class V, class I>
+struct SpgemmPlan<V, I>::State {
+    SpgemmOptions options;
+    SpgemmStats stats;
+    spgemm::Analysis analysis;
+    spgemm::omp::Workspaces<V> workspaces;
+    std::vector<offset_t> row_ptr;
+    std::int64_t nrows = 0, ncols = 0;
+    std::uint64_t fp_a = 0, fp_b = 0;
+    bool planned = false;
+    int threads = 1;
+};
+
+template <class V, class I>
+SpgemmPlan<V, I>::SpgemmPlan(SpgemmOptions options) : state_(std::make_unique<State>()) {
+    if (options.threads < 0) throw InvalidArgument("spgemm: threads must be >= 0");
+    state_->options = options;
+    state_->threads = options.threads > 0 ? options.threads : omp_get_max_threads();
+}
+
+template <class V, class I>
+SpgemmPlan<V, I>::~SpgemmPlan() = default;
+template <class V, class I>
+SpgemmPlan<V, I>::SpgemmPlan(SpgemmPlan&&) noexcept = default;
+template <class V, class I>
+SpgemmPlan<V, I>& SpgemmPlan<V, I>::operator=(SpgemmPlan&&) noexcept = default;
+
+template <class V, class I>
+void SpgemmPlan<V, I>::symbolic(CsrView<V, I> a, CsrView<V, I> b) {
+    State& s = *state_;
+    if (s.options.backend == SpgemmBackend::cuda)
+        throw NotSupported("spgemm: the cuda backend is not implemented yet (use backend cpu or reference)");
+    s.planned = false;
+    s.stats = SpgemmStats{};
+    s.stats.backend = s.options.backend;
+    s.stats.threads = s.options.backend == SpgemmBackend::cpu ? s.threads : 1;
+    Timer t;
+    check_operands(a, b);
+    s.nrows = a.nrows;
+    s.ncols = b.ncols;
+    if (s.options.check_pattern) {
+        s.fp_a = fingerprint(a);
+        s.fp_b = fingerprint(b);
+    }
+    s.row_ptr.assign(static_cast<std::size_t>(a.nrows + 1), 0);
+    spgemm::analyze(a, b, s.options, s.analysis);  // counts and categories are reported for every backend
+    fill_plan_stats(s.analysis, s.stats);
+    s.stats.setup_seconds = t.lap();
+    if (s.options.backend == SpgemmBackend::reference) spgemm::symbolic(spgemm::ReferenceBackend{}, a, b, std::span<offset_t>(s.row_ptr));
+    else spgemm::symbolic(spgemm::OmpBackend{}, s.analysis, a, b, s.workspaces, s.threads, std::span<offset_t>(s.row_ptr));
+    s.stats.symbolic_seconds = t.lap();
+    s.stats.nnz_c = s.row_ptr.back();
+    s.planned = true;
+}
+
+template <class V, class I>
+void SpgemmPlan<V, I>::numeric(CsrView<V, I> a, CsrView<V, I> b, Csr<V, I>& c) {
+    State& s = *state_;
+    if (!s.planned) throw PhaseError("spgemm: numeric() called before symbolic()");
+    Timer t;
+    if (a.nrows != s.nrows || b.ncols != s.ncols || a.ncols != b.nrows || a.values.size() != a.col_idx.size() ||
+        b.values.size() != b.col_idx.size())
+        throw InvalidArgument("spgemm: numeric() operands differ in shape from those given to symbolic()");
+    if (s.options.check_pattern && (fingerprint(a) != s.fp_a || fingerprint(b) != s.fp_b))
+        throw InvalidArgument("spgemm: numeric() operands do not have the pattern given to symbolic() (run symbolic() again)");
+    c.nrows = s.nrows;
+    c.ncols = s.ncols;
+    c.row_ptr = s.row_ptr;
+    c.col_idx.resize(static_cast<std::size_t>(s.row_ptr.back()));
+    c.values.resize(static_cast<std::size_t>(s.row_ptr.back()));
+    if (s.options.backend == SpgemmBackend::reference) spgemm::numeric(spgemm::ReferenceBackend{}, a, b, c);
+    else spgemm::numeric(spgemm::OmpBackend{}, s.analysis, a, b, s.workspaces, s.threads, c);
+    s.stats.numeric_seconds = t.seconds();
+}
+
+template <class V, class I>
+Csr<V, I> SpgemmPlan<V, I>::numeric(CsrView<V, I> a, CsrView<V, I> b) {
+    Csr<V, I> c;
+    numeric(a, b, c);
+    return c;
+}
+
+template <class V, class I>
+bool SpgemmPlan<V, I>::has_symbolic() const {
+    return state_->planned;
+}
+
+template <class V, class I>
+offset_t SpgemmPlan<V, I>::nnz() const {
+    if (!state_->planned) throw PhaseError("spgemm: nnz() called before symbolic()");
+    return state_->row_ptr.back();
+}
+
+template <class V, class I>
+const SpgemmStats& SpgemmPlan<V, I>::stats() const {
+    return state_->stats;
+}
+
+template <class V, class I>
+const SpgemmOptions& SpgemmPlan<V, I>::options() const {
+    return state_->options;
+}
+
+template <class V, class I>
+Csr<V, I> multiply(CsrView<V, I> a, CsrView<V, I> b, const SpgemmOptions& options, SpgemmStats* stats) {
+    SpgemmPlan<V, I> plan(options);
+    plan.symbolic(a, b);
+    Csr<V, I> c = plan.numeric(a, b);
+    if (stats) *stats = plan.stats();
+    return c;
+}
+
+#define GIGASPARSE_INSTANTIATE_SPGEMM_PLAN(V, I) \
+    template class SpgemmPlan<V, I>;             \
+    template Csr<V, I> multiply(CsrView<V, I>, CsrView<V, I>, const SpgemmOptions&, SpgemmStats*);
+GIGASPARSE_FOR_EACH_REAL_VALUE_INDEX(GIGASPARSE_INSTANTIATE_SPGEMM_PLAN)
+#undef GIGASPARSE_INSTANTIATE_SPGEMM_PLAN
+
+}  // namespace gigasparse
