@@ -1,0 +1,54 @@
+// include/gigasparse/direct/options.hpp: structures, views, orderings, status and options of the direct solver.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace gigasparse::direct {
+
+// Matrix class: selects the factorization (LLᴴ for spd/hpd, LDLᵀ/LDLᴴ for symmetric/hermitian, LU for general).
+enum class Structure { general, symmetric, hermitian, spd, hpd };
+
+// Which stored entries of the CSR input are read. For symmetric structures, `full` reads the lower
+// triangle (i >= j) and ignores the rest; `lower`/`upper` read that triangle. For `general` only
+// `full` is allowed.
+enum class MatrixView { full, lower, upper };
+
+// Fill-reducing ordering: auto chooses between amd and nd by ordering_cost (flops + level_weight × depth).
+enum class OrderingAlg { automatic, amd, nd, natural, user };
+
+// Numerical outcome of a phase (never thrown).
+enum class Status { success, not_positive_definite, zero_pivot, not_converged };
+
+const char* to_string(Structure s);
+const char* to_string(MatrixView v);
+const char* to_string(OrderingAlg a);
+const char* to_string(Status s);
+// Parse the spellings of to_string (and "auto", "metis" for nd); throw InvalidArgument otherwise.
+Structure parse_structure(std::string_view s);
+MatrixView parse_view(std::string_view s);
+OrderingAlg parse_ordering(std::string_view s);
+
+// Relaxed-amalgamation limits (seed §amalgamate): merged panels at most max_width columns; explicit
+// zeros of the whole factor at most zero_fraction · nnz(L); panels up to min_width merged eagerly.
+struct AmalgamationLimits {
+    std::int64_t max_width = 256;
+    double zero_fraction = 0.1;
+    std::int64_t min_width = 16;
+    bool enabled = true;
+};
+
+// Options of a DirectSolver; also settable by name through DirectSolver::set_option.
+struct DirectOptions {
+    OrderingAlg ordering = OrderingAlg::automatic;
+    AmalgamationLimits amalgamation{};
+    double level_weight = 1e8;          // flops charged per supernodal level in ordering_cost
+    std::int64_t refinement_steps = 2;  // maximum iterative-refinement steps in solve
+    double refinement_tolerance = 1e-15;  // stop when the normwise backward error is below
+    std::int64_t index_base = 0;        // 0 or 1: base of the CSR row offsets and column indices
+    std::int64_t threads = 0;           // 0: omp_get_max_threads()
+    std::int64_t subtree_factor = 4;    // parallel subtrees per thread (OpenMP task granularity)
+};
+
+}  // namespace gigasparse::direct

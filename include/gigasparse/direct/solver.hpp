@@ -1,0 +1,103 @@
+// include/gigasparse/direct/solver.hpp: DirectSolver — analyze → factorize → refactorize → solve.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <gigasparse/core/matrix.hpp>
+#include <gigasparse/core/types.hpp>
+#include <gigasparse/direct/options.hpp>
+#include <gigasparse/direct/symbolic.hpp>
+
+namespace gigasparse::direct {
+
+// Result of a solve: outcome, refinement steps taken, and the residual reached.
+struct SolveInfo {
+    Status status = Status::success;
+    std::int64_t refinement_steps = 0;
+    double backward_error = 0;     // max over rhs of ||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf)
+    double residual = 0;           // max over rhs of ||b - A x||_2 / ||b||_2
+};
+
+// Numeric storage of a factorization (host): supernodal panels and the contribution-block stacks.
+template <class V>
+struct NumericFactor {
+    std::vector<V> lx;                     // panels, layout Symbolic::lx_ptr
+    std::vector<std::vector<V>> stacks;    // one per subtree, the last one for the top nodes
+    std::vector<V> values;                 // copy of the input values (residuals of refinement)
+    std::vector<std::int64_t> info;        // per supernode: 0 or 1 + local failing column
+    std::vector<std::int64_t> cb_off;      // offset of each contribution block in its stack
+};
+
+// Sparse direct solver for one sparsity pattern. Phases: analyze (ordering + symbolic) →
+// factorize (numeric) → refactorize (new values, same pattern, no allocation) → solve.
+// Misuse throws (PhaseError, DimensionMismatch, InvalidArgument, InvalidStructure, NotSupported);
+// numerical failure is the returned Status (failing column in result("failing_column")).
+template <class V, class I>
+class DirectSolver {
+public:
+    explicit DirectSolver(Structure structure = Structure::spd, MatrixView view = MatrixView::full);
+
+    // Options by field or by name ("ordering", "refinement_steps", "refinement_tolerance",
+    // "amalgamation_max_width", "amalgamation_zero_fraction", "amalgamation_min_width",
+    // "amalgamation", "level_weight", "index_base", "threads", "subtree_factor").
+    DirectOptions& options() { return opt_; }
+    void set_option(std::string_view name, std::string_view value);
+    std::string get_option(std::string_view name) const;
+    // User ordering (perm[new] = old, base index_base); also sets ordering = user.
+    void set_user_permutation(std::span<const std::int64_t> perm);
+
+    // Phases. The CSR uses index_base for row_ptr and col_idx; duplicates are summed.
+    void analyze(CsrView<V, I> a);
+    Status factorize(CsrView<V, I> a);
+    // New values with the pattern of analyze; requires a previous factorize; allocates nothing.
+    Status refactorize(std::span<const V> values);
+    // X = A⁻¹ B for nrhs columns (column-major, leading dimension n), with iterative refinement.
+    SolveInfo solve(std::span<const V> b, std::span<V> x, std::int64_t nrhs = 1);
+    SolveInfo solve(const DenseMatrix<V>& b, DenseMatrix<V>& x);
+
+    // Solve parts on a column-major n x nrhs block, in place (x holds the right-hand side on entry).
+    void solve_permute(std::span<const V> b, std::span<V> y, std::int64_t nrhs) const;    // y = P b
+    void solve_forward(std::span<V> y, std::int64_t nrhs) const;                         // L z = y
+    void solve_diagonal(std::span<V> y, std::int64_t nrhs) const;                        // D w = z (identity for LLᴴ)
+    void solve_backward(std::span<V> y, std::int64_t nrhs) const;                        // Lᴴ v = w
+    void solve_unpermute(std::span<const V> y, std::span<V> x, std::int64_t nrhs) const;  // x = Pᵀ v
+
+    // Results by name: "n", "nnz_L", "flops", "supernodes", "levels", "column_levels",
+    // "memory_estimate" (bytes), "factor_bytes", "stack_bytes", "failing_column" (-1: none,
+    // else original 0-based column), "explicit_zeros", "ordering_cost", "factor_entries".
+    double result(std::string_view name) const;
+    std::string ordering_used() const;
+    std::span<const std::int64_t> permutation() const;  // perm[new] = old, 0-based
+    const Symbolic& symbolic() const;
+    const NumericFactor<V>& numeric() const;
+    // L in the permuted numbering as a CSR lower triangle (rows sorted; explicit zeros kept).
+    Csr<V, std::int64_t> factor_L() const;
+
+    bool analyzed() const { return analyzed_; }
+    bool factorized() const { return factorized_; }
+
+private:
+    Status run_numeric();
+    void check_rhs(std::size_t blen, std::size_t xlen, std::int64_t nrhs) const;
+    void residual(std::span<const V> b, std::span<const V> x, std::span<V> r, std::int64_t nrhs) const;
+
+    Structure structure_;
+    MatrixView view_;
+    DirectOptions opt_{};
+    std::vector<std::int64_t> user_perm_;
+    Symbolic sym_;
+    NumericFactor<V> num_;
+    std::vector<std::int64_t> a_row_ptr_;
+    std::vector<I> a_col_idx_;
+    std::vector<V> work_;  // refinement workspace
+    std::int64_t failing_column_ = -1;
+    double anorm_ = 0;  // ||A||_inf of the matrix read by the view
+    bool analyzed_ = false, allocated_ = false, factorized_ = false;
+};
+
+}  // namespace gigasparse::direct

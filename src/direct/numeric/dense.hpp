@@ -1,0 +1,76 @@
+// src/direct/numeric/dense.hpp: typed wrappers of the BLAS/LAPACK calls of the frontal kernels (OpenBLAS).
+#pragma once
+
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+
+#include <cblas.h>
+
+extern "C" {
+void spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info, std::size_t);
+void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info, std::size_t);
+void cpotrf_(const char* uplo, const int* n, void* a, const int* lda, int* info, std::size_t);
+void zpotrf_(const char* uplo, const int* n, void* a, const int* lda, int* info, std::size_t);
+}
+
+namespace gigasparse::direct::dense {
+
+using cf = std::complex<float>;
+using cd = std::complex<double>;
+
+// Lower Cholesky of the leading n x n block in place; returns LAPACK info (k > 0: not PD at k).
+inline int potrf(int n, float* a, int lda) { int info = 0; spotrf_("L", &n, a, &lda, &info, 1); return info; }
+inline int potrf(int n, double* a, int lda) { int info = 0; dpotrf_("L", &n, a, &lda, &info, 1); return info; }
+inline int potrf(int n, cf* a, int lda) { int info = 0; cpotrf_("L", &n, a, &lda, &info, 1); return info; }
+inline int potrf(int n, cd* a, int lda) { int info = 0; zpotrf_("L", &n, a, &lda, &info, 1); return info; }
+
+// B ← B L⁻ᴴ (side right) or B ← op(L)⁻¹ B (side left), L lower non-unit.
+inline void trsm(CBLAS_SIDE side, CBLAS_TRANSPOSE t, int m, int n, const float* a, int lda, float* b, int ldb) {
+    cblas_strsm(CblasColMajor, side, CblasLower, t == CblasConjTrans ? CblasTrans : t, CblasNonUnit, m, n, 1.0f, a, lda, b, ldb);
+}
+inline void trsm(CBLAS_SIDE side, CBLAS_TRANSPOSE t, int m, int n, const double* a, int lda, double* b, int ldb) {
+    cblas_dtrsm(CblasColMajor, side, CblasLower, t == CblasConjTrans ? CblasTrans : t, CblasNonUnit, m, n, 1.0, a, lda, b, ldb);
+}
+inline void trsm(CBLAS_SIDE side, CBLAS_TRANSPOSE t, int m, int n, const cf* a, int lda, cf* b, int ldb) {
+    const cf one(1);
+    cblas_ctrsm(CblasColMajor, side, CblasLower, t, CblasNonUnit, m, n, &one, a, lda, b, ldb);
+}
+inline void trsm(CBLAS_SIDE side, CBLAS_TRANSPOSE t, int m, int n, const cd* a, int lda, cd* b, int ldb) {
+    const cd one(1);
+    cblas_ztrsm(CblasColMajor, side, CblasLower, t, CblasNonUnit, m, n, &one, a, lda, b, ldb);
+}
+
+// C ← C - A Aᴴ on the lower triangle (n x n, k columns).
+inline void herk_minus(int n, int k, const float* a, int lda, float* c, int ldc) {
+    cblas_ssyrk(CblasColMajor, CblasLower, CblasNoTrans, n, k, -1.0f, a, lda, 1.0f, c, ldc);
+}
+inline void herk_minus(int n, int k, const double* a, int lda, double* c, int ldc) {
+    cblas_dsyrk(CblasColMajor, CblasLower, CblasNoTrans, n, k, -1.0, a, lda, 1.0, c, ldc);
+}
+inline void herk_minus(int n, int k, const cf* a, int lda, cf* c, int ldc) {
+    cblas_cherk(CblasColMajor, CblasLower, CblasNoTrans, n, k, -1.0f, a, lda, 1.0f, c, ldc);
+}
+inline void herk_minus(int n, int k, const cd* a, int lda, cd* c, int ldc) {
+    cblas_zherk(CblasColMajor, CblasLower, CblasNoTrans, n, k, -1.0, a, lda, 1.0, c, ldc);
+}
+
+// C ← alpha op(A) B + beta C (op: NoTrans or ConjTrans).
+inline void gemm(CBLAS_TRANSPOSE ta, int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb,
+                 float beta, float* c, int ldc) {
+    cblas_sgemm(CblasColMajor, ta == CblasConjTrans ? CblasTrans : ta, CblasNoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+inline void gemm(CBLAS_TRANSPOSE ta, int m, int n, int k, double alpha, const double* a, int lda, const double* b,
+                 int ldb, double beta, double* c, int ldc) {
+    cblas_dgemm(CblasColMajor, ta == CblasConjTrans ? CblasTrans : ta, CblasNoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+inline void gemm(CBLAS_TRANSPOSE ta, int m, int n, int k, cf alpha, const cf* a, int lda, const cf* b, int ldb, cf beta,
+                 cf* c, int ldc) {
+    cblas_cgemm(CblasColMajor, ta, CblasNoTrans, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
+}
+inline void gemm(CBLAS_TRANSPOSE ta, int m, int n, int k, cd alpha, const cd* a, int lda, const cd* b, int ldb, cd beta,
+                 cd* c, int ldc) {
+    cblas_zgemm(CblasColMajor, ta, CblasNoTrans, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
+}
+
+}  // namespace gigasparse::direct::dense

@@ -1,0 +1,30 @@
+// src/direct/numeric/numeric.hpp: numeric phases on the host — multifrontal Cholesky, sweeps, reference oracle.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include <gigasparse/direct/solver.hpp>
+
+namespace gigasparse::direct {
+
+// Sizes the panels, stacks and per-node arrays of a factor for `sym` (the only allocation).
+template <class V>
+void allocate_numeric(const Symbolic& sym, NumericFactor<V>& num);
+
+// Multifrontal LLᴴ of the values `a` (input entry order) into `num`. On failure returns
+// not_positive_definite and sets fail_col to the first failing column (final numbering).
+template <class V>
+Status cholesky_multifrontal(const Symbolic& sym, NumericFactor<V>& num, std::span<const V> a, idx& fail_col,
+                             int threads);
+
+// In-place sweeps on y (n x nrhs, column-major, ld n, final numbering); work holds max_cb x nrhs.
+template <class V>
+void forward_sweep(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx nrhs, V* work);
+template <class V>
+void backward_sweep(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx nrhs, V* work);
+
+// Largest contribution-block row count (solve workspace rows).
+idx max_update_rows(const Symbolic& sym);
+
+}  // namespace gigasparse::direct

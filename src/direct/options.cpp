@@ -1,0 +1,68 @@
+// src/direct/options.cpp: names of the direct-solver enums and their parsing.
+#include <gigasparse/core/error.hpp>
+#include <gigasparse/direct/options.hpp>
+
+namespace gigasparse::direct {
+
+const char* to_string(Structure s) {
+    switch (s) {
+        case Structure::general: return "general";
+        case Structure::symmetric: return "symmetric";
+        case Structure::hermitian: return "hermitian";
+        case Structure::spd: return "spd";
+        case Structure::hpd: return "hpd";
+    }
+    return "?";
+}
+const char* to_string(MatrixView v) {
+    switch (v) {
+        case MatrixView::full: return "full";
+        case MatrixView::lower: return "lower";
+        case MatrixView::upper: return "upper";
+    }
+    return "?";
+}
+const char* to_string(OrderingAlg a) {
+    switch (a) {
+        case OrderingAlg::automatic: return "auto";
+        case OrderingAlg::amd: return "amd";
+        case OrderingAlg::nd: return "nd";
+        case OrderingAlg::natural: return "natural";
+        case OrderingAlg::user: return "user";
+    }
+    return "?";
+}
+const char* to_string(Status s) {
+    switch (s) {
+        case Status::success: return "success";
+        case Status::not_positive_definite: return "not_positive_definite";
+        case Status::zero_pivot: return "zero_pivot";
+        case Status::not_converged: return "not_converged";
+    }
+    return "?";
+}
+
+Structure parse_structure(std::string_view s) {
+    if (s == "general" || s == "G") return Structure::general;
+    if (s == "symmetric" || s == "S") return Structure::symmetric;
+    if (s == "hermitian" || s == "H") return Structure::hermitian;
+    if (s == "spd" || s == "SPD") return Structure::spd;
+    if (s == "hpd" || s == "HPD") return Structure::hpd;
+    throw InvalidArgument("direct: unknown structure '" + std::string(s) + "' (general|symmetric|hermitian|spd|hpd)");
+}
+MatrixView parse_view(std::string_view s) {
+    if (s == "full" || s == "F") return MatrixView::full;
+    if (s == "lower" || s == "L") return MatrixView::lower;
+    if (s == "upper" || s == "U") return MatrixView::upper;
+    throw InvalidArgument("direct: unknown view '" + std::string(s) + "' (full|lower|upper)");
+}
+OrderingAlg parse_ordering(std::string_view s) {
+    if (s == "auto" || s == "default") return OrderingAlg::automatic;
+    if (s == "amd") return OrderingAlg::amd;
+    if (s == "nd" || s == "metis") return OrderingAlg::nd;
+    if (s == "natural") return OrderingAlg::natural;
+    if (s == "user") return OrderingAlg::user;
+    throw InvalidArgument("direct: unknown ordering '" + std::string(s) + "' (auto|amd|nd|natural|user)");
+}
+
+}  // namespace gigasparse::direct

@@ -1,0 +1,160 @@
+// src/direct/solver.cpp: DirectSolver front end — validation, phase order, options and results by name.
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+#include <omp.h>
+
+#include <gigasparse/core/convert.hpp>
+#include <gigasparse/core/error.hpp>
+#include <gigasparse/direct/solver.hpp>
+
+#include "direct/numeric/numeric.hpp"
+
+namespace gigasparse::direct {
+namespace {
+
+double to_double(std::string_view name, std::string_view v) {
+    std::string s(v);
+    char* end = nullptr;
+    double d = std::strtod(s.c_str(), &end);
+    if (s.empty() || end != s.c_str() + s.size())
+        throw InvalidArgument("direct: option " + std::string(name) + " expects a number, got '" + s + "'");
+    return d;
+}
+
+std::int64_t to_int(std::string_view name, std::string_view v) {
+    double d = to_double(name, v);
+    if (d != std::floor(d)) throw InvalidArgument("direct: option " + std::string(name) + " expects an integer");
+    return static_cast<std::int64_t>(d);
+}
+
+std::string num(double v) {
+    std::string s = std::to_string(v);
+    if (v == std::floor(v) && std::abs(v) < 1e15) s = std::to_string(static_cast<std::int64_t>(v));
+    return s;
+}
+
+}  // namespace
+
+template <class V, class I>
+DirectSolver<V, I>::DirectSolver(Structure structure, MatrixView view) : structure_(structure), view_(view) {
+    if (structure == Structure::general && view != MatrixView::full)
+        throw InvalidArgument("direct: a general matrix must be given with the full view");
+}
+
+template <class V, class I>
+void DirectSolver<V, I>::set_option(std::string_view name, std::string_view value) {
+    if (name == "ordering") opt_.ordering = parse_ordering(value);
+    else if (name == "refinement_steps") opt_.refinement_steps = to_int(name, value);
+    else if (name == "refinement_tolerance") opt_.refinement_tolerance = to_double(name, value);
+    else if (name == "amalgamation_max_width") opt_.amalgamation.max_width = to_int(name, value);
+    else if (name == "amalgamation_zero_fraction") opt_.amalgamation.zero_fraction = to_double(name, value);
+    else if (name == "amalgamation_min_width") opt_.amalgamation.min_width = to_int(name, value);
+    else if (name == "amalgamation") opt_.amalgamation.enabled = to_int(name, value) != 0;
+    else if (name == "level_weight") opt_.level_weight = to_double(name, value);
+    else if (name == "index_base") opt_.index_base = to_int(name, value);
+    else if (name == "threads") opt_.threads = to_int(name, value);
+    else if (name == "subtree_factor") opt_.subtree_factor = to_int(name, value);
+    else throw InvalidArgument("direct: unknown option '" + std::string(name) + "'");
+    if (opt_.index_base != 0 && opt_.index_base != 1) throw InvalidArgument("direct: index_base must be 0 or 1");
+    if (opt_.refinement_steps < 0 || opt_.threads < 0 || opt_.amalgamation.max_width < 1)
+        throw InvalidArgument("direct: option " + std::string(name) + " out of range");
+}
+
+template <class V, class I>
+std::string DirectSolver<V, I>::get_option(std::string_view name) const {
+    if (name == "ordering") return to_string(opt_.ordering);
+    if (name == "refinement_steps") return num(static_cast<double>(opt_.refinement_steps));
+    if (name == "refinement_tolerance") return std::to_string(opt_.refinement_tolerance);
+    if (name == "amalgamation_max_width") return num(static_cast<double>(opt_.amalgamation.max_width));
+    if (name == "amalgamation_zero_fraction") return std::to_string(opt_.amalgamation.zero_fraction);
+    if (name == "amalgamation_min_width") return num(static_cast<double>(opt_.amalgamation.min_width));
+    if (name == "amalgamation") return opt_.amalgamation.enabled ? "1" : "0";
+    if (name == "level_weight") return std::to_string(opt_.level_weight);
+    if (name == "index_base") return num(static_cast<double>(opt_.index_base));
+    if (name == "threads") return num(static_cast<double>(opt_.threads));
+    if (name == "subtree_factor") return num(static_cast<double>(opt_.subtree_factor));
+    throw InvalidArgument("direct: unknown option '" + std::string(name) + "'");
+}
+
+template <class V, class I>
+void DirectSolver<V, I>::set_user_permutation(std::span<const std::int64_t> perm) {
+    user_perm_.assign(perm.begin(), perm.end());
+    opt_.ordering = OrderingAlg::user;
+}
+
+template <class V, class I>
+void DirectSolver<V, I>::analyze(CsrView<V, I> a) {
+    if (a.nrows != a.ncols)
+        throw DimensionMismatch("direct: the matrix must be square (" + std::to_string(a.nrows) + " x " +
+                                std::to_string(a.ncols) + ")");
+    const idx base = opt_.index_base;
+    SymmetricPattern p = symmetric_pattern<I>(a.nrows, a.row_ptr, a.col_idx, structure_, view_, base);
+    std::vector<idx> user;
+    if (opt_.ordering == OrderingAlg::user) {
+        if (user_perm_.empty() && a.nrows > 0) throw InvalidArgument("direct: ordering 'user' without a permutation");
+        user = validate_user_permutation(user_perm_, a.nrows, base);
+    }
+    int threads = opt_.threads > 0 ? static_cast<int>(opt_.threads) : omp_get_max_threads();
+    analyzed_ = allocated_ = factorized_ = false;
+    sym_ = analyze_pattern(p, structure_, opt_, user, threads);
+    if (structure_ != Structure::general) build_assembly_map<I>(sym_, a.row_ptr, a.col_idx, view_, base);
+    a_row_ptr_.assign(a.row_ptr.begin(), a.row_ptr.end());
+    a_col_idx_.assign(a.col_idx.begin(), a.col_idx.begin() + (a.row_ptr[a.nrows] - base));
+    failing_column_ = -1;
+    analyzed_ = true;
+}
+
+template <class V, class I>
+Status DirectSolver<V, I>::factorize(CsrView<V, I> a) {
+    if (!analyzed_) throw PhaseError("direct: factorize before analyze");
+    if (a.nrows != sym_.n || a.ncols != sym_.n)
+        throw DimensionMismatch("direct: factorize with a matrix of another size than analyze");
+    if (!std::equal(a.row_ptr.begin(), a.row_ptr.end(), a_row_ptr_.begin(), a_row_ptr_.end()) ||
+        a.col_idx.size() < a_col_idx_.size() ||
+        !std::equal(a_col_idx_.begin(), a_col_idx_.end(), a.col_idx.begin()))
+        throw InvalidArgument("direct: factorize with another sparsity pattern than analyze (run analyze again)");
+    if (structure_ != Structure::spd && structure_ != Structure::hpd)
+        throw NotSupported(std::string("direct: numeric factorization of structure '") + to_string(structure_) +
+                           "' is not implemented yet (LDLᵀ/LU come later); analysis results are available");
+    if (a.values.size() < a_col_idx_.size()) throw DimensionMismatch("direct: fewer values than entries");
+    allocate_numeric(sym_, num_);
+    num_.values.assign(a.values.begin(), a.values.begin() + static_cast<std::ptrdiff_t>(a_col_idx_.size()));
+    work_.clear();
+    allocated_ = true;
+    return run_numeric();
+}
+
+template <class V, class I>
+Status DirectSolver<V, I>::refactorize(std::span<const V> values) {
+    if (!allocated_) throw PhaseError("direct: refactorize before factorize");
+    if (values.size() != num_.values.size())
+        throw DimensionMismatch("direct: refactorize expects " + std::to_string(num_.values.size()) + " values, got " +
+                                std::to_string(values.size()));
+    std::copy(values.begin(), values.end(), num_.values.begin());
+    return run_numeric();
+}
+
+template <class V, class I>
+Status DirectSolver<V, I>::run_numeric() {
+    int threads = opt_.threads > 0 ? static_cast<int>(opt_.threads) : omp_get_max_threads();
+    idx fail = -1;
+    Status st = cholesky_multifrontal<V>(sym_, num_, num_.values, fail, threads);
+    failing_column_ = fail == -1 ? -1 : sym_.perm[fail];
+    factorized_ = st == Status::success;
+    anorm_ = -1;  // recomputed by the next solve
+    return st;
+}
+
+template class DirectSolver<float, std::int32_t>;
+template class DirectSolver<float, std::int64_t>;
+template class DirectSolver<double, std::int32_t>;
+template class DirectSolver<double, std::int64_t>;
+template class DirectSolver<std::complex<float>, std::int32_t>;
+template class DirectSolver<std::complex<float>, std::int64_t>;
+template class DirectSolver<std::complex<double>, std::int32_t>;
+template class DirectSolver<std::complex<double>, std::int64_t>;
+
+}  // namespace gigasparse::direct

@@ -1,0 +1,93 @@
+// tests/direct/direct_test_utils.hpp: generators and brute-force oracles for the direct-solver tests.
+#pragma once
+
+#include <algorithm>
+#include <complex>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include <gigasparse/core/matrix.hpp>
+#include <gigasparse/direct/symbolic.hpp>
+
+namespace gigasparse::direct::test {
+
+// Random symmetric pattern with about `per_row` off-diagonal entries per row; values make the
+// matrix Hermitian and strictly diagonally dominant (so HPD): full storage, sorted rows.
+template <class V, class I>
+Csr<V, I> random_hpd(std::int64_t n, double per_row, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<std::int64_t> col(0, std::max<std::int64_t>(n - 1, 0));
+    std::uniform_real_distribution<double> val(-1.0, 1.0);
+    std::vector<std::vector<std::pair<std::int64_t, V>>> rows(static_cast<std::size_t>(n));
+    std::int64_t m = static_cast<std::int64_t>(per_row * static_cast<double>(n) / 2);
+    for (std::int64_t t = 0; t < m; ++t) {
+        std::int64_t i = col(rng), j = col(rng);
+        if (i == j) continue;
+        V v;
+        if constexpr (is_complex_v<V>) v = V(static_cast<real_t<V>>(val(rng)), static_cast<real_t<V>>(val(rng)));
+        else v = static_cast<V>(val(rng));
+        rows[i].push_back({j, v});
+        rows[j].push_back({i, conj_if_complex(v)});
+    }
+    Csr<V, I> a(n, n);
+    a.row_ptr.assign(static_cast<std::size_t>(n + 1), 0);
+    for (std::int64_t i = 0; i < n; ++i) {
+        auto& r = rows[i];
+        std::sort(r.begin(), r.end(), [](auto& x, auto& y) { return x.first < y.first; });
+        std::vector<std::pair<std::int64_t, V>> merged;
+        for (auto& e : r)
+            if (!merged.empty() && merged.back().first == e.first) merged.back().second += e.second;
+            else merged.push_back(e);
+        double sum = 0;
+        for (auto& e : merged) sum += std::abs(e.second);
+        merged.push_back({i, V(static_cast<real_t<V>>(sum + 1.0))});
+        std::sort(merged.begin(), merged.end(), [](auto& x, auto& y) { return x.first < y.first; });
+        for (auto& e : merged) {
+            a.col_idx.push_back(static_cast<I>(e.first));
+            a.values.push_back(e.second);
+        }
+        a.row_ptr[i + 1] = static_cast<offset_t>(a.col_idx.size());
+    }
+    return a;
+}
+
+// Dense boolean symbolic Cholesky of P A Pᵀ (pattern p already permuted): L(i, j) for i >= j.
+inline std::vector<std::vector<char>> brute_force_L(const SymmetricPattern& p) {
+    const idx n = p.n;
+    std::vector<std::vector<char>> l(static_cast<std::size_t>(n), std::vector<char>(static_cast<std::size_t>(n), 0));
+    for (idx j = 0; j < n; ++j) {
+        l[j][j] = 1;
+        for (idx q = p.col_ptr[j]; q < p.col_ptr[j + 1]; ++q) {
+            idx i = p.row_idx[q];
+            if (i > j) l[i][j] = 1;
+        }
+    }
+    for (idx k = 0; k < n; ++k)  // eliminating k connects all its later neighbours
+        for (idx i = k + 1; i < n; ++i)
+            if (l[i][k])
+                for (idx j = k + 1; j <= i; ++j)
+                    if (l[j][k]) l[i][j] = 1;
+    return l;
+}
+
+// Dense column-major reference Cholesky (the oracle): A = L Lᴴ, returns -1 or the failing column.
+template <class V>
+idx dense_cholesky(std::vector<V>& a, idx n) {
+    for (idx j = 0; j < n; ++j) {
+        double d = std::real(a[j + j * n]);
+        for (idx k = 0; k < j; ++k) d -= std::norm(a[j + k * n]);
+        if (!(d > 0)) return j;
+        const real_t<V> ljj = static_cast<real_t<V>>(std::sqrt(d));
+        a[j + j * n] = V(ljj);
+        for (idx i = j + 1; i < n; ++i) {
+            V s = a[i + j * n];
+            for (idx k = 0; k < j; ++k) s -= a[i + k * n] * conj_if_complex(a[j + k * n]);
+            a[i + j * n] = s / ljj;
+        }
+        for (idx i = 0; i < j; ++i) a[i + j * n] = V(0);
+    }
+    return -1;
+}
+
+}  // namespace gigasparse::direct::test
