@@ -1,0 +1,49 @@
+"""gigasparse: sparse linear algebra for giant, irregular systems, speaking scipy.sparse.
+
+    import gigasparse as gs
+    A = gs.generate.poisson2d(100)          # scipy.sparse.csr_array
+    C = gs.spgemm(A, A)                     # == A @ A, MAGNUS on all cores
+    B = gs.read_mtx("bcsstk08.mtx.gz")      # Matrix Market, .gz transparently
+
+Errors raised by the C++ library arrive as subclasses of gigasparse.Error that also derive from
+the matching built-in exception (ValueError, OSError, MemoryError, ...), with the C++ message.
+"""
+
+from __future__ import annotations
+
+from . import _gigasparse
+from . import generate, reference
+from ._gigasparse import (BackendError, DimensionMismatch, Error, InvalidArgument, InvalidStructure, IoError,
+                          NotSupported, OutOfMemory, ParseError, PhaseError)
+from .io import MtxInfo, mminfo, read_mtx, write_mtx
+from .spgemm import SpgemmPlan, spgemm
+
+__version__: str = _gigasparse.__version__
+#: True when the compiled core includes the CUDA backend (a GPU may still be absent at run time).
+with_cuda: bool = _gigasparse.with_cuda
+
+
+def cuda_device_count() -> int:
+    """Number of usable CUDA devices (0 without the CUDA backend or a GPU)."""
+    return _gigasparse.cuda_device_count()
+
+
+def validate(a: object, *, sorted: bool = True, finite: bool = False) -> None:
+    """Raises InvalidStructure naming the first row or entry of a CSR matrix that breaks the
+    invariants (monotone indptr, indices in range, sorted unique columns, finite values)."""
+    from ._sparse import VALUE_DTYPES, as_csr, parts, value_dtype
+    import scipy.sparse as _sp
+
+    m = a.tocsr() if _sp.issparse(a) and a.format != "csr" else a
+    if not _sp.issparse(m):
+        m = as_csr(m, "A")
+    elif m.dtype not in VALUE_DTYPES:
+        m = m.astype(value_dtype(m.dtype, "A"))
+    _gigasparse.validate(parts(m), sorted, finite)
+
+
+__all__ = [
+    "BackendError", "DimensionMismatch", "Error", "InvalidArgument", "InvalidStructure", "IoError", "MtxInfo",
+    "NotSupported", "OutOfMemory", "ParseError", "PhaseError", "cuda_device_count", "generate", "mminfo", "read_mtx",
+    "reference", "SpgemmPlan", "spgemm", "validate", "with_cuda", "write_mtx",
+]

@@ -1,0 +1,138 @@
+"""spgemm and SpgemmPlan against scipy on generated and shared matrices, every backend and code path."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import gigasparse as gs
+from conftest import assert_sparse_close, shared_matrix, small_shared, tol
+
+
+def rand(m, n, density, dtype=np.float64, seed=0):
+    return sp.random_array((m, n), density=density, format="csr", dtype=dtype, rng=np.random.default_rng(seed))
+
+
+@pytest.mark.parametrize("backend", ["auto", "cpu", "reference"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_random(backend, dtype, index_dtype):
+    a, b = rand(80, 120, 0.05, dtype, 1), rand(120, 60, 0.05, dtype, 2)
+    for m in (a, b):
+        m.indices, m.indptr = m.indices.astype(index_dtype), m.indptr.astype(index_dtype)
+    c = gs.spgemm(a, b, backend=backend)
+    assert isinstance(c, sp.csr_array) and c.dtype == dtype and c.has_canonical_format
+    assert_sparse_close(c, a @ b, tol(dtype))
+
+
+@pytest.mark.parametrize("category", ["sort", "dense", "fine", "coarse"])
+def test_every_category_path(category):
+    a = gs.generate.rmat(11, 8, seed=3)
+    opts = {"force_category": category, "fine_chunk_cols": 64}
+    if category == "coarse":
+        opts["coarse_chunk_cols"] = 512
+    c, stats = gs.spgemm(a, a, backend="cpu", return_stats=True, **opts)
+    assert_sparse_close(c, a @ a, 0)
+    assert stats["category_rows"][category] > 0
+    assert stats["nnz_c"] == c.nnz and stats["flops"] == 2 * stats["products"]
+
+
+@pytest.mark.parametrize("name", small_shared("graph", 60000)[:4] or ["Erdos971"])
+def test_shared_graphs_square(name):
+    a = gs.read_mtx(shared_matrix(name))
+    assert_sparse_close(gs.spgemm(a, a), a @ a, 1e-14)
+
+
+@pytest.mark.parametrize("name", (small_shared("unsym", 20000)[:2] or ["west0479"]))
+def test_shared_unsym_times_transpose(name):
+    a = gs.read_mtx(shared_matrix(name))
+    at = sp.csr_array(a.T)
+    assert_sparse_close(gs.spgemm(a, at), a @ at, 1e-13)
+
+
+def test_plan_reuse_with_new_values():
+    a = gs.generate.poisson3d(8)
+    b = gs.generate.erdos_renyi(512, 300, 4, seed=1)
+    plan = gs.SpgemmPlan(a, b)
+    assert plan.nnz == (a @ b).nnz
+    c1 = plan.numeric(a, b)
+    assert_sparse_close(c1, a @ b, 1e-14)
+    a2 = a.copy()
+    a2.data = np.random.default_rng(0).standard_normal(a.nnz)
+    c2 = plan(a2, b)
+    assert_sparse_close(c2, a2 @ b, 1e-13)
+    st = plan.stats
+    assert st["backend"] == "cpu" and st["symbolic_seconds"] >= 0
+    assert "nnz=" in repr(plan)
+
+
+def test_plan_errors():
+    a = gs.generate.poisson2d(6)
+    plan = gs.SpgemmPlan()
+    with pytest.raises(gs.PhaseError):
+        plan.numeric(a, a)
+    with pytest.raises(gs.PhaseError):
+        plan.nnz
+    plan.symbolic(a, a)
+    other = gs.generate.poisson2d(6, points=9)  # same shape, different pattern
+    with pytest.raises(gs.Error):
+        plan.numeric(other, other)
+    with pytest.raises(gs.DimensionMismatch):
+        plan.numeric(gs.generate.poisson2d(5), gs.generate.poisson2d(5))
+    with pytest.raises(gs.Error):
+        plan.numeric(a.astype(np.float32), a.astype(np.float32))  # other types than planned
+
+
+def test_mixed_and_converted_inputs():
+    a = gs.generate.poisson2d(5)
+    b = sp.coo_array(gs.generate.poisson2d(5).astype(np.float32))
+    c = gs.spgemm(a, b)  # float64 x float32 -> float64, COO converted
+    assert c.dtype == np.float64
+    assert_sparse_close(c, a @ b.tocsr(), 1e-14)
+    ci = gs.spgemm(sp.csr_array(np.eye(3, dtype=np.int64)), np.ones((3, 2)))
+    np.testing.assert_array_equal(ci.toarray(), np.ones((3, 2)))
+    m = gs.spgemm(sp.csr_matrix(a), a)
+    assert isinstance(m, sp.csr_matrix)
+    w = a.copy()
+    w.indices, w.indptr = w.indices.astype(np.int64), w.indptr.astype(np.int64)
+    assert_sparse_close(gs.spgemm(a, w), a @ a, 0)  # int32 x int64 indices
+
+
+def test_complex_auto_uses_reference_and_cpu_refuses():
+    a = rand(20, 20, 0.2, seed=4) * (1 + 2j)
+    assert_sparse_close(gs.spgemm(a, a), a @ a, 1e-13)
+    with pytest.raises(gs.NotSupported):
+        gs.spgemm(a, a, backend="cpu")
+    with pytest.raises(gs.NotSupported):
+        gs.SpgemmPlan(a, a)
+
+
+def test_bad_inputs():
+    a = gs.generate.poisson2d(4)
+    with pytest.raises(ValueError, match="not aligned"):
+        gs.spgemm(a, sp.csr_array((5, 5)))
+    with pytest.raises(gs.InvalidArgument):
+        gs.spgemm(a, a, backend="gpu9000")
+    with pytest.raises(gs.InvalidArgument, match="unknown option"):
+        gs.spgemm(a, a, tile_size=3)
+    with pytest.raises(TypeError):
+        gs.spgemm(a, [1, 2, 3])
+    with pytest.raises(ValueError):
+        gs.SpgemmPlan(a)
+    bad = a.copy()
+    bad.indices[3] = 99
+    with pytest.raises(gs.InvalidStructure):
+        gs.spgemm(bad, a, backend="cpu")
+
+
+def test_empty_and_nan():
+    z = sp.csr_array((0, 4))
+    c = gs.spgemm(z, sp.csr_array((4, 3)))
+    assert c.shape == (0, 3) and c.nnz == 0
+    e = gs.spgemm(sp.csr_array((3, 4)), sp.csr_array((4, 5)))
+    assert e.shape == (3, 5) and e.nnz == 0
+    a = gs.generate.poisson2d(3)
+    a.data[0] = np.nan  # IEEE semantics, like scipy: NaN propagates, no exception
+    c = gs.spgemm(a, a)
+    assert np.isnan(c.toarray()[0]).any()
