@@ -87,12 +87,12 @@ int log2_exact(std::int64_t pow2) {
 
 namespace {
 
-// sqrt(cols * s_denseAccum / s_chunkFine) rounded to the nearest power of two, within [1, cols].
+// sqrt(cols * s_denseAccum / s_chunkFine) rounded to the nearest power of two in log scale: the storage
+// a/n + b*n is symmetric in log2(n) around its optimum, so this is the best power of two. Within [1, cols].
 std::int64_t optimal_fine_chunks(std::int64_t cols, const ChunkParams& p) {
     const double n = std::sqrt(static_cast<double>(cols) * static_cast<double>(p.dense_accum_bytes) / static_cast<double>(p.chunk_bytes));
-    const auto lo = floor_pow2(static_cast<std::int64_t>(std::max(1.0, n)));
-    const std::int64_t chunks = (n >= 1.5 * static_cast<double>(lo)) ? 2 * lo : lo;
-    return std::clamp<std::int64_t>(chunks, 1, cols);
+    const int e = static_cast<int>(std::lround(std::log2(std::max(1.0, n))));
+    return std::clamp<std::int64_t>(std::int64_t(1) << std::min(e, 62), 1, cols);
 }
 
 void check_pow2(std::int64_t v, const char* what) {

@@ -1,0 +1,104 @@
+// tests/spgemm/test_spgemm_api.cpp: cheap API checks: hand-computed products, phase order, misuse, edge shapes.
+#include <gtest/gtest.h>
+
+#include <gigasparse/core/error.hpp>
+
+#include "spgemm_test_utils.hpp"
+
+namespace gigasparse::test {
+namespace {
+
+Csr<double, std::int32_t> make(std::int64_t m, std::int64_t n, std::vector<offset_t> rp, std::vector<std::int32_t> ci, std::vector<double> v) {
+    Csr<double, std::int32_t> a(m, n);
+    a.row_ptr = std::move(rp);
+    a.col_idx = std::move(ci);
+    a.values = std::move(v);
+    return a;
+}
+
+TEST(SpgemmApi, HandComputedProduct) {
+    // A = [1 2; 0 3], B = [4 0; 5 6]  ->  C = [14 12; 15 18]
+    const auto a = make(2, 2, {0, 2, 3}, {0, 1, 1}, {1, 2, 3});
+    const auto b = make(2, 2, {0, 1, 3}, {0, 0, 1}, {4, 5, 6});
+    for (auto backend : {SpgemmBackend::cpu, SpgemmBackend::reference}) {
+        SpgemmOptions o;
+        o.backend = backend;
+        const auto c = multiply<double, std::int32_t>(a, b, o);
+        EXPECT_EQ(c.row_ptr, (std::vector<offset_t>{0, 2, 4}));
+        EXPECT_EQ(c.col_idx, (std::vector<std::int32_t>{0, 1, 0, 1}));
+        EXPECT_EQ(c.values, (std::vector<double>{14, 12, 15, 18}));
+    }
+}
+
+TEST(SpgemmApi, CancellationZerosAreKept) {
+    // [1 1] * [1; -1] = [0]: the entry is structural and stays.
+    const auto a = make(1, 2, {0, 2}, {0, 1}, {1, 1});
+    const auto b = make(2, 1, {0, 1, 2}, {0, 0}, {1, -1});
+    const auto c = multiply<double, std::int32_t>(a, b);
+    ASSERT_EQ(c.nnz(), 1);
+    EXPECT_EQ(c.values[0], 0.0);
+}
+
+TEST(SpgemmApi, PhaseOrderAndMisuse) {
+    const auto a = make(2, 2, {0, 2, 3}, {0, 1, 1}, {1, 2, 3});
+    SpgemmPlan<double, std::int32_t> plan;
+    EXPECT_FALSE(plan.has_symbolic());
+    EXPECT_THROW(plan.numeric(a, a), PhaseError);
+    EXPECT_THROW(plan.nnz(), PhaseError);
+    plan.symbolic(a, a);
+    EXPECT_TRUE(plan.has_symbolic());
+    EXPECT_EQ(plan.nnz(), 3);
+    const auto other = make(2, 2, {0, 1, 3}, {0, 0, 1}, {4, 5, 6});  // same nnz, other pattern
+    EXPECT_THROW(plan.numeric(other, a), InvalidArgument);
+    const auto rect = make(2, 3, {0, 1, 1}, {2}, {1});
+    EXPECT_THROW(plan.symbolic(rect, rect), DimensionMismatch);
+    const auto bad = make(2, 2, {0, 1, 1}, {5}, {1});
+    EXPECT_THROW(plan.symbolic(bad, a), InvalidStructure);
+    SpgemmOptions cuda;
+    cuda.backend = SpgemmBackend::cuda;
+    SpgemmPlan<double, std::int32_t> gpu(cuda);
+    EXPECT_THROW(gpu.symbolic(a, a), NotSupported);
+    SpgemmOptions neg;
+    neg.sort_threshold = -1;
+    EXPECT_THROW((multiply<double, std::int32_t>(a, a, neg)), InvalidArgument);
+    EXPECT_EQ(parse_spgemm_backend("cpu"), SpgemmBackend::cpu);
+    EXPECT_THROW(parse_spgemm_backend("gpu2"), InvalidArgument);
+}
+
+TEST(SpgemmApi, EdgeShapes) {
+    using C = Csr<double, std::int32_t>;
+    const std::vector<std::pair<C, C>> cases = {
+        {C(0, 0), C(0, 0)},  {C(0, 12), random_csr<double, std::int32_t>(12, 5, 2, 1)},
+        {random_csr<double, std::int32_t>(10, 10, 3, 2), C(10, 0)}, {C(10, 10), C(10, 10)},
+        {C(7, 0), C(0, 9)},  {random_csr<double, std::int32_t>(10, 10, 3, 3), C(10, 10)},
+    };
+    for (const auto& [a, b] : cases) {
+        SCOPED_TRACE(std::to_string(a.nrows) + "x" + std::to_string(a.ncols) + " * " + std::to_string(b.nrows) + "x" + std::to_string(b.ncols));
+        expect_matches_reference(a, b, SpgemmOptions{});
+        const auto c = multiply<double, std::int32_t>(a, b);
+        EXPECT_EQ(c.nrows, a.nrows);
+        EXPECT_EQ(c.ncols, b.ncols);
+        EXPECT_EQ(static_cast<std::int64_t>(c.row_ptr.size()), a.nrows + 1);
+    }
+}
+
+TEST(SpgemmApi, StatsDescribeThePlan) {
+    const auto a = random_csr<double, std::int32_t>(200, 200, 20, 7);
+    SpgemmStats s;
+    multiply<double, std::int32_t>(a, a, {}, &s);
+    std::int64_t rows = 0;
+    offset_t products = 0;
+    for (int c = 0; c < spgemm_category_count; ++c) {
+        rows += s.category_rows[c];
+        products += s.category_products[c];
+    }
+    EXPECT_EQ(rows, 200);
+    EXPECT_EQ(products, s.products);
+    EXPECT_GT(s.l2_bytes, 0);
+    EXPECT_GE(s.fine_chunk_cols, 1);
+    EXPECT_EQ(s.ncols_pow2, 256);
+    EXPECT_GE(s.total_seconds(), 0.0);
+}
+
+}  // namespace
+}  // namespace gigasparse::test

@@ -1,0 +1,224 @@
+// tests/spgemm/test_spgemm_paths.cpp: every MAGNUS code path forced on small inputs: each category, the coarse
+// level (and its batching), chunk-sort/dense switch and merging, 64-bit local indices, thresholds and chunk
+// boundaries, thread counts 1 and 2, numeric reuse with new values.
+#include <omp.h>
+
+#include <gtest/gtest.h>
+
+#include <gigasparse/core/error.hpp>
+
+#include "spgemm_test_utils.hpp"
+
+namespace gigasparse::test {
+namespace {
+
+constexpr int cat(SpgemmCategory c) { return static_cast<int>(c); }
+
+template <class T>
+class SpgemmPaths : public ::testing::Test {};
+TYPED_TEST_SUITE(SpgemmPaths, SpgemmTypes);
+
+// Rows with many products over a wide column range, plus short and empty rows.
+template <class V, class I>
+std::pair<Csr<V, I>, Csr<V, I>> mixed_operands(std::uint64_t seed) {
+    return {power_law<V, I>(400, 900, 120, seed), random_csr<V, I>(900, 1500, 12, seed + 1, 0.1)};
+}
+
+TYPED_TEST(SpgemmPaths, EachCategoryForced) {
+    using V = typename TypeParam::V;
+    using I = typename TypeParam::I;
+    const auto [a, b] = mixed_operands<V, I>(3);
+    for (auto c : {SpgemmCategory::sort, SpgemmCategory::dense, SpgemmCategory::fine, SpgemmCategory::coarse}) {
+        SCOPED_TRACE(to_string(c));
+        SpgemmOptions o;
+        o.force_category = c;
+        if (c == SpgemmCategory::coarse) {
+            o.coarse_chunk_cols = 256;
+            o.fine_chunk_cols = 32;
+        }
+        const auto s = expect_matches_reference(a, b, o);
+        for (int k = 0; k < spgemm_category_count; ++k)
+            if (k != cat(c) && k != cat(SpgemmCategory::sort)) {
+                EXPECT_EQ(s.category_rows[k], 0);
+            }
+        EXPECT_EQ(s.category_products[cat(c)], s.products);
+    }
+}
+
+TYPED_TEST(SpgemmPaths, CoarseLevelWithBatches) {
+    using V = typename TypeParam::V;
+    using I = typename TypeParam::I;
+    const auto [a, b] = mixed_operands<V, I>(5);
+    for (std::int64_t batch : {std::int64_t(1), std::int64_t(3000), std::int64_t(1) << 22}) {
+        SCOPED_TRACE("batch products " + std::to_string(batch));
+        SpgemmOptions o;
+        o.coarse_chunk_cols = 512;  // 1500 columns -> 2048 -> 4 coarse chunks
+        o.fine_chunk_cols = 64;
+        o.coarse_batch_products = batch;
+        o.dense_max_fill = 0;  // no dense rows: everything above the sort threshold is coarse
+        const auto s = expect_matches_reference(a, b, o);
+        EXPECT_EQ(s.coarse_chunks, 4);
+        EXPECT_GT(s.category_rows[cat(SpgemmCategory::coarse)], 0);
+        EXPECT_GE(s.coarse_batches, 1);
+        if (batch == 1) {
+            EXPECT_EQ(s.coarse_batches, s.category_rows[cat(SpgemmCategory::coarse)]);
+        }
+    }
+}
+
+TYPED_TEST(SpgemmPaths, ChunkAccumulatorSwitchAndMerging) {
+    using V = typename TypeParam::V;
+    using I = typename TypeParam::I;
+    const auto [a, b] = mixed_operands<V, I>(7);
+    for (std::int64_t chunk_sort : {1, 2, 16, 256, 100000})
+        for (std::int64_t merge : {1, 32, 1000}) {
+            SCOPED_TRACE("chunk_sort_threshold " + std::to_string(chunk_sort) + " merge " + std::to_string(merge));
+            SpgemmOptions o;
+            o.force_category = SpgemmCategory::fine;
+            o.fine_chunk_cols = 64;
+            o.chunk_sort_threshold = chunk_sort;
+            o.sort_merge_target = merge;
+            expect_matches_reference(a, b, o);
+        }
+}
+
+TYPED_TEST(SpgemmPaths, WideLocalIndices) {
+    using V = typename TypeParam::V;
+    using I = typename TypeParam::I;
+    const auto [a, b] = mixed_operands<V, I>(9);
+    for (auto force : {SpgemmCategory::fine, SpgemmCategory::coarse}) {
+        SpgemmOptions o;
+        o.wide_threshold = 8;  // every row (and batch) with >= 8 products uses 64-bit chunk-local indices
+        o.force_category = force;
+        o.coarse_chunk_cols = force == SpgemmCategory::coarse ? 256 : 0;
+        const auto s = expect_matches_reference(a, b, o);
+        EXPECT_GT(s.wide_rows, 0);
+    }
+}
+
+// Row i of A hits one row of B with exactly len[i] entries: products at 255/256/257 around the sort threshold.
+TYPED_TEST(SpgemmPaths, SortThresholdBoundary) {
+    using V = typename TypeParam::V;
+    using I = typename TypeParam::I;
+    const std::vector<std::int64_t> lens = {1, 31, 32, 33, 255, 256, 257, 511, 512, 513, 1000};
+    const std::int64_t n = 1200;
+    Csr<V, I> b(static_cast<std::int64_t>(lens.size()), n);
+    std::mt19937_64 rng(17);
+    for (std::size_t r = 0; r < lens.size(); ++r) {
+        std::vector<std::int64_t> cols(n);
+        for (std::int64_t j = 0; j < n; ++j) cols[j] = j;
+        std::shuffle(cols.begin(), cols.end(), rng);
+        for (std::int64_t t = 0; t < lens[r]; ++t) {
+            b.col_idx.push_back(static_cast<I>(cols[t]));
+            b.values.push_back(static_cast<V>(t + 1));
+        }
+        b.row_ptr[r + 1] = static_cast<offset_t>(b.col_idx.size());
+    }
+    Csr<V, I> a(static_cast<std::int64_t>(lens.size()), b.nrows);
+    for (std::size_t r = 0; r < lens.size(); ++r) {
+        a.col_idx.push_back(static_cast<I>(r));
+        a.values.push_back(V(2));
+        a.row_ptr[r + 1] = static_cast<offset_t>(r + 1);
+    }
+    SpgemmOptions o;
+    o.dense_max_fill = 0;
+    const auto s = expect_matches_reference(a, b, o);
+    EXPECT_EQ(s.category_rows[cat(SpgemmCategory::sort)], 5);  // 1, 31, 32, 33, 255
+    o.fine_chunk_cols = 256;
+    o.chunk_sort_threshold = 256;
+    expect_matches_reference(a, b, o);
+}
+
+// Columns at every multiple of the chunk length (and one below), ncols not a power of two, last column hit.
+TYPED_TEST(SpgemmPaths, ChunkBoundaries) {
+    using V = typename TypeParam::V;
+    using I = typename TypeParam::I;
+    const std::int64_t n = 1000, len = 64;
+    Csr<V, I> b(4, n);
+    for (std::int64_t r = 0; r < 4; ++r) {
+        for (std::int64_t j = r % 2; j < n; j += len) {
+            if (j > 0 && r < 2) {
+                b.col_idx.push_back(static_cast<I>(j - 1));
+                b.values.push_back(V(1));
+            }
+            b.col_idx.push_back(static_cast<I>(j));
+            b.values.push_back(static_cast<V>(r + 1));
+        }
+        b.col_idx.push_back(static_cast<I>(n - 1 - r));
+        b.values.push_back(V(3));
+        b.row_ptr[r + 1] = static_cast<offset_t>(b.col_idx.size());
+    }
+    const auto a = random_csr<V, I>(300, 4, 3, 19);
+    for (auto force : {SpgemmCategory::fine, SpgemmCategory::coarse, SpgemmCategory::dense, SpgemmCategory::sort}) {
+        SpgemmOptions o;
+        o.force_category = force;
+        o.fine_chunk_cols = len;
+        o.coarse_chunk_cols = force == SpgemmCategory::coarse ? 4 * len : 0;
+        o.chunk_sort_threshold = 8;
+        expect_matches_reference(a, b, o);
+    }
+}
+
+TYPED_TEST(SpgemmPaths, ThreadCountsOneAndTwo) {
+    using V = typename TypeParam::V;
+    using I = typename TypeParam::I;
+    const auto [a, b] = mixed_operands<V, I>(23);
+    const int saved = omp_get_max_threads();
+    std::vector<Csr<V, I>> results;
+    for (int t : {1, 2}) {
+        omp_set_num_threads(t);
+        SpgemmOptions o;
+        const auto s = expect_matches_reference(a, b, o);
+        EXPECT_EQ(s.threads, t);
+        o.threads = 3 - t;  // the option overrides the OpenMP default
+        o.coarse_chunk_cols = 256;
+        EXPECT_EQ(expect_matches_reference(a, b, o).threads, 3 - t);
+        results.push_back(multiply<V, I>(a, b, o));
+    }
+    omp_set_num_threads(saved);
+    EXPECT_TRUE(same_csr(results[0], results[1]));  // deterministic: no order dependence on threads
+}
+
+TYPED_TEST(SpgemmPaths, NumericReuseWithNewValues) {
+    using V = typename TypeParam::V;
+    using I = typename TypeParam::I;
+    const auto [a, b] = mixed_operands<V, I>(29);
+    for (std::int64_t coarse : {std::int64_t(0), std::int64_t(256)}) {
+        SpgemmOptions o;
+        o.coarse_chunk_cols = coarse;
+        SpgemmPlan<V, I> plan(o);
+        plan.symbolic(a, b);
+        Csr<V, I> c;
+        for (std::uint64_t round = 0; round < 3; ++round) {
+            const auto a2 = revalue(a, 100 + round), b2 = revalue(b, 200 + round);
+            plan.numeric(a2, b2, c);  // reuses c's storage after the first round
+            EXPECT_TRUE(spgemm_near(reference::spgemm<V, I>(a2, b2), c));
+            EXPECT_EQ(c.nnz(), plan.nnz());
+        }
+        const auto b3 = random_csr<V, I>(900, 700, 20, 31);
+        plan.symbolic(a, b3);  // a new symbolic phase replans for another pattern
+        EXPECT_TRUE(spgemm_near(reference::spgemm<V, I>(a, b3), plan.numeric(a, b3)));
+        EXPECT_THROW(plan.numeric(a, b), InvalidArgument);
+    }
+}
+
+TEST(SpgemmPathsNonFinite, NanAndInfPropagate) {
+    Csr<double, std::int32_t> a(1, 2), b(2, 2);
+    a.row_ptr = {0, 2};
+    a.col_idx = {0, 1};
+    a.values = {std::numeric_limits<double>::quiet_NaN(), 1.0};
+    b.row_ptr = {0, 1, 2};
+    b.col_idx = {0, 1};
+    b.values = {1.0, std::numeric_limits<double>::infinity()};
+    for (auto force : {SpgemmCategory::sort, SpgemmCategory::dense, SpgemmCategory::fine}) {
+        SpgemmOptions o;
+        o.force_category = force;
+        const auto c = multiply<double, std::int32_t>(a, b, o);
+        ASSERT_EQ(c.nnz(), 2);
+        EXPECT_TRUE(std::isnan(c.values[0]));
+        EXPECT_TRUE(std::isinf(c.values[1]));
+    }
+}
+
+}  // namespace
+}  // namespace gigasparse::test
