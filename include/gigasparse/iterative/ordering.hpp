@@ -1,0 +1,48 @@
+// include/gigasparse/iterative/ordering.hpp: symmetric reorderings that shape data-dependent sweeps (natural, RCM, MC, ABMC, DC).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <gigasparse/core/matrix.hpp>
+
+namespace gigasparse::iterative {
+
+// natural: as given. rcm: reverse Cuthill–McKee. multicolor: greedy point coloring, colors in
+// sequence. abmc: algebraic block multicolor (BFS aggregates colored on the aggregate graph,
+// sequential inside an aggregate). dc: divide and conquer = recursive bisection with METIS
+// vertex separators; leaves are sequential subgraphs, separators come after both halves and are
+// either exact (natural order) or relaxed (multicolored) per recursion level. automatic: chosen by
+// a probe (see preconditioner.hpp), never passed to compute_ordering.
+enum class OrderingKind { natural, rcm, multicolor, abmc, dc, automatic };
+
+const char* to_string(OrderingKind k);
+// "natural", "rcm", "mc"/"multicolor", "abmc", "dc", "auto"; InvalidArgument otherwise.
+OrderingKind parse_ordering(const std::string& name);
+
+struct OrderingOptions {
+    OrderingKind kind = OrderingKind::natural;
+    std::int64_t abmc_block_rows = 64;  // rows per ABMC aggregate
+    int dc_levels = -1;                 // recursion depth; -1: log2(threads) + 3, at most what leaves of dc_min_leaf allow
+    int dc_relax_from_level = -1;       // separators at recursion level >= this are multicolored; -1: no level (all exact)
+    std::int64_t dc_min_leaf = 256;     // do not bisect subgraphs smaller than this
+    int threads = 0;                    // 0: omp_get_max_threads()
+};
+
+// A symmetric permutation plus the subgraphs a schedule must keep sequential.
+struct Ordering {
+    OrderingKind kind = OrderingKind::natural;
+    std::vector<std::int64_t> perm;       // perm[new] = old (empty: identity)
+    std::vector<std::int64_t> block_ptr;  // consecutive new indices [block_ptr[b], block_ptr[b+1]) form one
+                                          // sequential subgraph; empty: every row is its own subgraph
+    std::int64_t colors = 0;              // colors used (mc, abmc, relaxed dc separators)
+    std::int64_t separators = 0;          // dc: separator count
+    std::string description;              // one line: what was built
+};
+
+// The ordering of the undirected graph of A + Aᵀ (values ignored, diagonal ignored). A must be square.
+template <class V, class I>
+Ordering compute_ordering(CsrView<V, I> a, const OrderingOptions& options);
+
+}  // namespace gigasparse::iterative

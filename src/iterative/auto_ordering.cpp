@@ -1,0 +1,102 @@
+// src/iterative/auto_ordering.cpp: probe-based ordering choice: predicted time = iterations × (depth × level cost + bytes ÷ bandwidth) + setup.
+#include "iterative/auto_ordering.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include <gigasparse/core/convert.hpp>
+#include <gigasparse/core/timer.hpp>
+#include <gigasparse/iterative/krylov.hpp>
+
+namespace gigasparse::iterative {
+
+namespace {
+
+// Best of three wall times of fn.
+template <class F>
+double best_of_3(F&& fn) {
+    double best = std::numeric_limits<double>::infinity();
+    for (int r = 0; r < 3; ++r) {
+        Timer t;
+        fn();
+        best = std::min(best, t.seconds());
+    }
+    return best;
+}
+
+struct Probe {
+    OrderingKind kind;
+    double setup = 0, iter_time = 0, est_iters = 0, predicted = 0, level_cost = 0, stream_time = 0;
+    std::int64_t depth = 0;
+    bool ok = false;
+};
+
+std::string describe(const Probe& p) {
+    char buf[320];
+    std::snprintf(buf, sizeof buf, "%s: %s depth %lld, ~%.0f iters x %.3g ms/iter (= %lld levels x %.3g us + %.3g ms streaming) + setup %.3g ms = %.3g ms",
+                  to_string(p.kind), p.ok ? "" : "FAILED,", static_cast<long long>(p.depth), p.est_iters, p.iter_time * 1e3,
+                  static_cast<long long>(2 * p.depth), p.level_cost * 1e6, p.stream_time * 1e3, p.setup * 1e3, p.predicted * 1e3);
+    return buf;
+}
+
+}  // namespace
+
+template <class V, class I>
+OrderingOptions choose_ordering(CsrView<V, I> a, const PrecondOptions& options, std::string& reason) {
+    const Backend be = options.schedule.backend;
+    const bool symmetric = equal(a, transpose(a).view());
+    SolverOptions so;
+    so.method = symmetric ? Method::cg : Method::bicgstab;
+    so.maxit = std::max(options.probe_iterations, 1);
+    so.tol = options.probe_tol;
+    so.backend = be;
+    so.record_history = false;
+    const auto op = csr_operator(a, be);
+    std::vector<V> b(static_cast<std::size_t>(a.nrows), V(1)), x(b.size()), y(b.size());
+    // Streaming cost: one SpMV gives the achieved bandwidth; a sweep pair moves about the same bytes as two SpMVs.
+    const double bytes_spmv = double(a.nnz()) * (sizeof(V) + sizeof(I)) + 3.0 * double(a.nrows) * sizeof(V);
+    const double t_spmv = best_of_3([&] { op.apply(b, y); });
+    const double bandwidth = bytes_spmv / std::max(t_spmv, 1e-9);
+    std::vector<Probe> probes;
+    for (const OrderingKind k : {OrderingKind::natural, OrderingKind::rcm, OrderingKind::multicolor, OrderingKind::abmc, OrderingKind::dc}) {
+        PrecondOptions po = options;
+        po.ordering.kind = k;
+        Probe p{k};
+        Timer t;
+        const auto m = make_preconditioner(a, po);
+        p.setup = t.seconds();
+        p.depth = m->info().depth;
+        p.ok = m->info().status.ok;
+        if (p.ok) {
+            std::fill(x.begin(), x.end(), V(0));
+            const SolveResult r = solve<V>(op, b, x, m.get(), so);
+            const double rate = r.converged ? 0 : std::pow(std::max(r.residual, 1e-300), 1.0 / double(std::max<std::int64_t>(r.iterations, 1)));
+            p.est_iters = r.converged ? double(r.iterations) : (rate < 1 ? std::log(so.tol) / std::log(rate) : 1e12);
+            p.ok = r.reason == StopReason::converged || r.reason == StopReason::max_iterations;
+            const double t_apply = best_of_3([&] { m->apply(b, y); });
+            p.iter_time = (symmetric ? 1 : 2) * (t_spmv + t_apply);
+            p.stream_time = (symmetric ? 1 : 2) * 3 * bytes_spmv / bandwidth;
+            p.level_cost = std::max(0.0, (p.iter_time - p.stream_time) / double(std::max<std::int64_t>(2 * p.depth * (symmetric ? 1 : 2), 1)));
+            p.predicted = p.est_iters * p.iter_time + p.setup;
+        }
+        if (!p.ok) p.predicted = std::numeric_limits<double>::infinity();
+        probes.push_back(p);
+    }
+    const Probe* best = &probes[0];
+    for (const Probe& p : probes)
+        if (p.predicted < best->predicted) best = &p;
+    reason = std::string("chose ") + to_string(best->kind) + " (" + std::to_string(options.probe_iterations) + "-iteration " +
+             (symmetric ? "CG" : "BiCGStab") + " probes; predicted time = iterations x (levels x level cost + bytes / " +
+             std::to_string(static_cast<long long>(bandwidth / 1e6)) + " MB/s) + setup):";
+    for (const Probe& p : probes) reason += " [" + describe(p) + "]";
+    OrderingOptions out = options.ordering;
+    out.kind = best->kind;
+    return out;
+}
+
+#define GS_INST(V, I) template OrderingOptions choose_ordering<V, I>(CsrView<V, I>, const PrecondOptions&, std::string&);
+GIGASPARSE_FOR_EACH_REAL_VALUE_INDEX(GS_INST)
+#undef GS_INST
+
+}  // namespace gigasparse::iterative

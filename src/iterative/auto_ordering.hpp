@@ -1,0 +1,16 @@
+// src/iterative/auto_ordering.hpp: the probe-based choice of an ordering for a sweep preconditioner (internal).
+#pragma once
+
+#include <string>
+
+#include <gigasparse/iterative/preconditioner.hpp>
+
+namespace gigasparse::iterative {
+
+// Sets up the preconditioner under each candidate ordering, probes convergence with a few
+// Krylov iterations and times one iteration; returns the ordering with the least predicted time
+// to solution (setup + iterations × per-iteration time) and explains the choice in `reason`.
+template <class V, class I>
+OrderingOptions choose_ordering(CsrView<V, I> a, const PrecondOptions& options, std::string& reason);
+
+}  // namespace gigasparse::iterative
