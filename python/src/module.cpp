@@ -47,4 +47,5 @@ NB_MODULE(_gigasparse, m) {
     gp::register_gen(m);
     gp::register_reference(m);
     gp::register_spgemm(m);
+    gp::register_direct(m);
 }

@@ -1,0 +1,231 @@
+"""Sparse direct solver: multifrontal Cholesky (LDLᵀ/LDLᴴ and LU as the C++ pillar grows), with
+the phases of a cuDSS-class solver — analyze (ordering + symbolic), factorize, refactorize (new
+values, same pattern, no allocation), solve (with iterative refinement).
+
+    solver = DirectSolver(A, structure="spd", ordering="nd")
+    x = solver.solve(b)                  # analyzes and factorizes on first use
+    solver.nnz_L, solver.flops, solver.inertia, solver.memory_estimate
+    solver.refactorize(A2)               # same pattern, new values
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from . import _gigasparse as _core
+from ._sparse import as_csr, parts, value_dtype
+
+__all__ = ["DirectSolver", "cholesky", "factorized", "splu", "spsolve"]
+
+_STRUCTURES = {"spd": "spd", "hpd": "hpd", "sym": "symmetric", "symmetric": "symmetric", "herm": "hermitian",
+               "hermitian": "hermitian", "gen": "general", "general": "general"}
+
+
+class DirectSolver:
+    """Direct solver for one sparse matrix A (any scipy.sparse format; square).
+
+    structure: "spd" (LLᵀ), "hpd" (LLᴴ), "sym" (LDLᵀ), "herm" (LDLᴴ), "gen" (LU). Structures whose
+    numeric factorization the C++ library does not provide yet raise NotSupported at factorize();
+    their analysis (nnz_L, flops, ordering) still works.
+    view: which stored entries are read for symmetric structures: "full" (the lower triangle of a
+    full matrix), "lower" or "upper".
+    ordering: "auto" (AMD or nested dissection by a cost model), "amd", "nd" (METIS), "natural",
+    or a permutation array (perm[new] = old).
+    options: refinement_steps, refinement_tolerance, threads, amalgamation_max_width, ... (set_option).
+    """
+
+    def __init__(self, a: Any, structure: str = "spd", *, view: str = "full", ordering: Any = "auto",
+                 **options: Any) -> None:
+        if structure not in _STRUCTURES:
+            raise ValueError(f"DirectSolver: unknown structure {structure!r} (expected one of {sorted(_STRUCTURES)})")
+        self.structure = _STRUCTURES[structure]
+        a = as_csr(a, "A")
+        if a.shape[0] != a.shape[1]:
+            raise _core.DimensionMismatch(f"DirectSolver: the matrix must be square, got shape {a.shape}")
+        self._a = a
+        self.shape: tuple[int, int] = (int(a.shape[0]), int(a.shape[1]))
+        self.dtype = a.dtype
+        self._core = _core.DirectCore(self.structure, view, a.dtype.name, a.indices.dtype.name)
+        if isinstance(ordering, str):
+            self._core.set_option("ordering", ordering)
+        else:
+            perm = np.ascontiguousarray(ordering, dtype=np.int64)
+            if perm.ndim != 1 or perm.shape[0] != self.shape[0]:
+                raise ValueError(f"DirectSolver: a permutation of length {self.shape[0]} expected")
+            self._core.set_user_permutation(perm)
+        for name, value in options.items():
+            self._core.set_option(name, str(int(value) if isinstance(value, bool) else value))
+        self.status: str | None = None
+        self.last_solve: dict[str, Any] | None = None
+
+    # ---- phases ----
+    def analyze(self) -> "DirectSolver":
+        """Ordering and symbolic factorization of the pattern of A."""
+        self._core.analyze(parts(self._a))
+        return self
+
+    def factorize(self) -> str:
+        """Numeric factorization; returns the status ("success", "not_positive_definite", ...),
+        never raises for a numerical failure (see failing_column)."""
+        if not self._core.analyzed:
+            self.analyze()
+        self.status = self._core.factorize(parts(self._a))
+        return self.status
+
+    def refactorize(self, values: Any) -> str:
+        """New values with the pattern given at construction: a sparse matrix with exactly that
+        pattern, or the array of its values in CSR order (A.data). No allocation, no re-analysis."""
+        if hasattr(values, "tocsr") or hasattr(values, "format"):
+            m = as_csr(values, "A", self.dtype)
+            if m.shape != self.shape or m.nnz != self._a.nnz or not (
+                    np.array_equal(m.indptr, self._a.indptr) and np.array_equal(m.indices, self._a.indices)):
+                raise _core.InvalidArgument("refactorize: the matrix does not have the analyzed pattern")
+            vals = m.data
+        else:
+            vals = np.asarray(values)
+            if vals.dtype.kind == "c" and self.dtype.kind != "c":
+                raise TypeError("refactorize: complex values for a real solver")
+            vals = np.ascontiguousarray(vals, dtype=self.dtype)
+            if vals.ndim != 1:
+                raise ValueError("refactorize: values must be a 1-D array")
+        if not self._core.factorized and self.status is None:
+            raise _core.PhaseError("refactorize: call factorize() first")
+        self.status = self._core.refactorize(vals)
+        self._a = self._a.copy()
+        self._a.data = np.array(vals, copy=True)
+        return self.status
+
+    def solve(self, b: Any) -> np.ndarray:
+        """x = A⁻¹ b for b of shape (n,) or (n, k), with iterative refinement (last_solve holds
+        status, refinement_steps, backward_error, residual). Raises LinAlgError when the
+        factorization failed."""
+        if self.status is None:
+            self.factorize()
+        if self.status != "success":
+            raise np.linalg.LinAlgError(
+                f"DirectSolver.solve: factorization failed ({self.status} at column {self.failing_column})")
+        arr = np.asarray(b)
+        if arr.dtype.kind not in "biufc":
+            raise TypeError(f"solve: unsupported dtype {arr.dtype}")
+        if arr.dtype.kind == "c" and self.dtype.kind != "c":
+            raise TypeError("solve: b is complex but the matrix is real")
+        if arr.ndim not in (1, 2) or arr.shape[0] != self.shape[0]:
+            raise ValueError(f"solve: b has shape {arr.shape}, expected ({self.shape[0]},) or ({self.shape[0]}, k)")
+        nrhs = 1 if arr.ndim == 1 else arr.shape[1]
+        flat = np.ascontiguousarray(arr.astype(self.dtype, copy=False).reshape(-1, order="F"))
+        x, info = self._core.solve(flat, nrhs)
+        self.last_solve = info
+        return x if arr.ndim == 1 else x.reshape(arr.shape, order="F")
+
+    __call__ = solve
+
+    # ---- statistics ----
+    def _result(self, name: str) -> float:
+        if not self._core.analyzed:
+            self.analyze()
+        return self._core.result(name)
+
+    @property
+    def nnz_L(self) -> int:
+        """Entries of the factor L (diagonal included)."""
+        return int(self._result("nnz_L"))
+
+    @property
+    def flops(self) -> float:
+        """Factorization flop count of the analysis."""
+        return self._result("flops")
+
+    @property
+    def supernodes(self) -> int:
+        return int(self._result("supernodes"))
+
+    @property
+    def levels(self) -> int:
+        """Levels of the supernodal elimination tree (the parallel depth)."""
+        return int(self._result("levels"))
+
+    @property
+    def memory_estimate(self) -> int:
+        """Bytes the numeric phase needs (factor + contribution stacks)."""
+        return int(self._result("memory_estimate"))
+
+    @property
+    def failing_column(self) -> int:
+        """-1, or the original column where the factorization failed."""
+        return int(self._core.result("failing_column")) if self._core.analyzed else -1
+
+    @property
+    def ordering(self) -> str:
+        """The fill-reducing ordering used ("amd", "nd", ...)."""
+        if not self._core.analyzed:
+            self.analyze()
+        return self._core.ordering_used()
+
+    @property
+    def perm(self) -> np.ndarray:
+        """The permutation (perm[new] = old)."""
+        if not self._core.analyzed:
+            self.analyze()
+        return self._core.permutation()
+
+    @property
+    def inertia(self) -> tuple[int, int, int] | None:
+        """(positive, negative, zero) eigenvalue counts where the factorization defines them:
+        (n, 0, 0) after a successful Cholesky; None before factorize() or when not available."""
+        if self.status == "success" and self.structure in ("spd", "hpd"):
+            return (self.shape[0], 0, 0)
+        return None
+
+    def factor_L(self) -> Any:
+        """L of P A Pᵀ = L Lᴴ (permuted numbering) as a csr_array (lower triangle, explicit zeros kept)."""
+        from ._sparse import from_parts
+        return from_parts(self._core.factor_L())
+
+    def stats(self) -> dict[str, Any]:
+        """Every statistic of the C++ solver by name."""
+        names = ["n", "nnz_L", "flops", "supernodes", "levels", "column_levels", "memory_estimate", "factor_bytes",
+                 "stack_bytes", "failing_column", "explicit_zeros", "ordering_cost", "factor_entries"]
+        out: dict[str, Any] = {n: self._result(n) for n in names}
+        out["ordering"] = self.ordering
+        out["status"] = self.status
+        return out
+
+    def __repr__(self) -> str:
+        return (f"DirectSolver(shape={self.shape}, dtype={self.dtype}, structure={self.structure!r}, "
+                f"status={self.status!r})")
+
+
+def cholesky(a: Any, *, ordering: Any = "auto", **options: Any) -> DirectSolver:
+    """Factorizes a symmetric (Hermitian) positive definite matrix; raises LinAlgError when it is not."""
+    a = as_csr(a, "A")
+    solver = DirectSolver(a, "hpd" if a.dtype.kind == "c" else "spd", ordering=ordering, **options)
+    status = solver.factorize()
+    if status != "success":
+        raise np.linalg.LinAlgError(f"cholesky: {status} at column {solver.failing_column}")
+    return solver
+
+
+def factorized(a: Any, structure: str = "spd", **kwargs: Any) -> Callable[[Any], np.ndarray]:
+    """Like scipy.sparse.linalg.factorized: returns a function b -> A⁻¹ b (factorizes now)."""
+    solver = DirectSolver(a, structure, **kwargs)
+    status = solver.factorize()
+    if status != "success":
+        raise np.linalg.LinAlgError(f"factorized: {status} at column {solver.failing_column}")
+    return solver.solve
+
+
+def spsolve(a: Any, b: Any, structure: str = "spd", **kwargs: Any) -> np.ndarray:
+    """Like scipy.sparse.linalg.spsolve for the structures the direct solver supports."""
+    return DirectSolver(a, structure, **kwargs).solve(b)
+
+
+def splu(a: Any, *, ordering: Any = "auto", **options: Any) -> DirectSolver:
+    """Like scipy.sparse.linalg.splu: an LU factorization of a general square matrix (``.solve(b)``).
+    Raises NotSupported while the C++ library provides Cholesky only."""
+    solver = DirectSolver(a, "gen", ordering=ordering, **options)
+    status = solver.factorize()
+    if status != "success":
+        raise np.linalg.LinAlgError(f"splu: {status} at column {solver.failing_column}")
+    return solver

@@ -1,0 +1,190 @@
+// python/src/direct.cpp: the sparse direct solver (analyze → factorize → refactorize → solve), type-erased
+// over the value and index types of the matrix given at construction.
+#include <memory>
+#include <variant>
+
+#include <gigasparse/core/convert.hpp>
+#include <gigasparse/direct/solver.hpp>
+
+#include <nanobind/stl/string.h>
+
+#include "common.hpp"
+
+namespace gigasparse::python {
+
+namespace {
+
+template <class V, class I>
+using SolverPtr = std::unique_ptr<direct::DirectSolver<V, I>>;
+
+class Direct {
+public:
+    Direct(const std::string& structure, const std::string& view, const std::string& value, const std::string& index)
+        : value_(dtype_from_name(value)), index_(dtype_from_name(index)) {
+        const auto s = direct::parse_structure(structure);
+        const auto v = direct::parse_view(view);
+        dispatch(value_, index_, [&]<class V, class I>() {
+            solver_ = std::make_unique<direct::DirectSolver<V, I>>(s, v);
+            return nb::object();
+        });
+    }
+
+    void set_option(const std::string& name, const std::string& value) {
+        with([&](auto& s) { s.set_option(name, value); });
+    }
+    std::string get_option(const std::string& name) {
+        std::string r;
+        with([&](auto& s) { r = s.get_option(name); });
+        return r;
+    }
+    void set_user_permutation(const Array1& perm) {
+        auto p = as_span<std::int64_t>(perm, "perm");
+        with([&](auto& s) { s.set_user_permutation(p); });
+    }
+
+    void analyze(const CsrArg& a) {
+        typed([&]<class V, class I>(direct::DirectSolver<V, I>& s) {
+            auto in = csr_input<V, I>(a, "A");
+            nb::gil_scoped_release release;
+            check_structure(in.view, false);
+            s.analyze(in.view);
+        });
+    }
+
+    std::string factorize(const CsrArg& a) {
+        direct::Status st{};
+        typed([&]<class V, class I>(direct::DirectSolver<V, I>& s) {
+            auto in = csr_input<V, I>(a, "A");
+            nb::gil_scoped_release release;
+            check_structure(in.view, true);
+            st = s.factorize(in.view);
+        });
+        return direct::to_string(st);
+    }
+
+    std::string refactorize(const Array1& values) {
+        direct::Status st{};
+        typed([&]<class V, class I>(direct::DirectSolver<V, I>& s) {
+            auto v = as_span<V>(values, "values");
+            nb::gil_scoped_release release;
+            for (const V& x : v)
+                if (!std::isfinite(std::abs(x))) throw InvalidStructure("refactorize: the values contain NaN or Inf");
+            st = s.refactorize(v);
+        });
+        return direct::to_string(st);
+    }
+
+    // b is the column-major n x nrhs right-hand side, flattened; returns (x flattened, info dict).
+    nb::object solve(const Array1& b, std::int64_t nrhs) {
+        return dispatch(value_, index_, [&]<class V, class I>() {
+            auto& s = *std::get<SolverPtr<V, I>>(solver_);
+            auto bs = as_span<V>(b, "b");
+            std::vector<V> x(bs.size());
+            direct::SolveInfo info;
+            {
+                nb::gil_scoped_release release;
+                for (const V& v : bs)
+                    if (!std::isfinite(std::abs(v))) throw InvalidArgument("solve: b contains NaN or Inf");
+                info = s.solve(bs, std::span<V>(x), nrhs);
+            }
+            nb::dict d;
+            d["status"] = direct::to_string(info.status);
+            d["refinement_steps"] = info.refinement_steps;
+            d["backward_error"] = info.backward_error;
+            d["residual"] = info.residual;
+            return nb::object(nb::make_tuple(to_numpy(std::move(x)), d));
+        });
+    }
+
+    double result(const std::string& name) {
+        double r = 0;
+        with([&](auto& s) { r = s.result(name); });
+        return r;
+    }
+    std::string ordering_used() {
+        std::string r;
+        with([&](auto& s) { r = s.ordering_used(); });
+        return r;
+    }
+    nb::object permutation() {
+        std::vector<std::int64_t> p;
+        with([&](auto& s) {
+            auto q = s.permutation();
+            p.assign(q.begin(), q.end());
+        });
+        return to_numpy(std::move(p));
+    }
+    nb::object factor_l() {
+        return dispatch(value_, index_, [&]<class V, class I>() {
+            auto& s = *std::get<SolverPtr<V, I>>(solver_);
+            Csr<V, std::int64_t> l;
+            {
+                nb::gil_scoped_release release;
+                l = s.factor_L();
+            }
+            return csr_output(std::move(l));
+        });
+    }
+    bool analyzed() {
+        bool r = false;
+        with([&](auto& s) { r = s.analyzed(); });
+        return r;
+    }
+    bool factorized() {
+        bool r = false;
+        with([&](auto& s) { r = s.factorized(); });
+        return r;
+    }
+
+private:
+    // Calls f(solver) on the solver whatever its types.
+    template <class F>
+    void with(F&& f) {
+        std::visit([&](auto& p) { f(*p); }, solver_);
+    }
+    // Calls f.template operator()<V, I>(solver) with the solver's types.
+    template <class F>
+    void typed(F&& f) {
+        dispatch(value_, index_, [&]<class V, class I>() {
+            f.template operator()<V, I>(*std::get<SolverPtr<V, I>>(solver_));
+            return nb::object();
+        });
+    }
+    template <class V, class I>
+    static void check_structure(CsrView<V, I> a, bool finite) {
+        ValidateOptions o;
+        o.sorted = false;
+        o.finite = finite;
+        validate(a, o);
+    }
+
+    nb::dlpack::dtype value_, index_;
+    std::variant<SolverPtr<float, std::int32_t>, SolverPtr<float, std::int64_t>, SolverPtr<double, std::int32_t>,
+                 SolverPtr<double, std::int64_t>, SolverPtr<std::complex<float>, std::int32_t>,
+                 SolverPtr<std::complex<float>, std::int64_t>, SolverPtr<std::complex<double>, std::int32_t>,
+                 SolverPtr<std::complex<double>, std::int64_t>>
+        solver_;
+};
+
+}  // namespace
+
+void register_direct(nb::module_& m) {
+    nb::class_<Direct>(m, "DirectCore", "Type-erased gigasparse::direct::DirectSolver (use gigasparse.DirectSolver).")
+        .def(nb::init<const std::string&, const std::string&, const std::string&, const std::string&>(), nb::arg("structure"),
+             nb::arg("view"), nb::arg("dtype"), nb::arg("index_dtype"))
+        .def("set_option", &Direct::set_option, nb::arg("name"), nb::arg("value"))
+        .def("get_option", &Direct::get_option, nb::arg("name"))
+        .def("set_user_permutation", &Direct::set_user_permutation, nb::arg("perm"))
+        .def("analyze", &Direct::analyze, nb::arg("a"))
+        .def("factorize", &Direct::factorize, nb::arg("a"))
+        .def("refactorize", &Direct::refactorize, nb::arg("values"))
+        .def("solve", &Direct::solve, nb::arg("b"), nb::arg("nrhs"))
+        .def("result", &Direct::result, nb::arg("name"))
+        .def("ordering_used", &Direct::ordering_used)
+        .def("permutation", &Direct::permutation)
+        .def("factor_L", &Direct::factor_l)
+        .def_prop_ro("analyzed", &Direct::analyzed)
+        .def_prop_ro("factorized", &Direct::factorized);
+}
+
+}  // namespace gigasparse::python

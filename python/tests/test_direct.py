@@ -1,0 +1,179 @@
+"""DirectSolver and its shortcuts against scipy.sparse.linalg on generated and shared SPD matrices."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+import gigasparse as gs
+from conftest import shared_matrix, small_shared
+
+
+def rel_residual(a, x, b):
+    return np.linalg.norm(b - a @ x) / np.linalg.norm(b)
+
+
+@pytest.mark.parametrize("ordering", ["auto", "amd", "nd", "natural"])
+def test_poisson_matches_scipy(ordering, rng):
+    a = gs.generate.poisson2d(25)
+    b = rng.standard_normal(a.shape[0])
+    solver = gs.DirectSolver(a, "spd", ordering=ordering)
+    x = solver.solve(b)
+    np.testing.assert_allclose(x, spla.spsolve(sp.csc_array(a), b), rtol=1e-10, atol=1e-12)
+    assert solver.status == "success"
+    assert solver.last_solve["backward_error"] < 1e-14
+    assert solver.nnz_L >= (a.nnz + a.shape[0]) // 2  # at least the lower triangle
+    assert solver.flops > 0 and solver.supernodes > 0 and solver.levels > 0 and solver.memory_estimate > 0
+    assert solver.inertia == (a.shape[0], 0, 0)
+    if ordering != "auto":
+        assert solver.ordering == ordering
+    assert sorted(solver.perm) == list(range(a.shape[0]))
+
+
+def test_factor_reproduces_matrix():
+    a = gs.generate.poisson3d(5)
+    solver = gs.DirectSolver(a, "spd")
+    assert solver.factorize() == "success"
+    l = solver.factor_L().toarray()
+    p = solver.perm
+    pa = a.toarray()[np.ix_(p, p)]
+    np.testing.assert_allclose(l @ l.T, pa, atol=1e-12)
+    assert solver.factor_L().nnz == solver.nnz_L + solver.stats()["explicit_zeros"]  # amalgamation zeros kept
+
+
+@pytest.mark.parametrize("name", small_shared("spd", 25000)[:4] or ["bcsstk08"])
+def test_shared_spd(name, rng):
+    a = gs.read_mtx(shared_matrix(name))
+    b = rng.standard_normal(a.shape[0])
+    x = gs.DirectSolver(a).solve(b)
+    ref = spla.spsolve(sp.csc_array(a), b)
+    assert rel_residual(a, x, b) < 1e-8
+    np.testing.assert_allclose(a @ x, a @ ref, rtol=1e-6, atol=1e-8 * np.abs(b).max())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64, np.complex128])
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_dtypes_and_multiple_rhs(dtype, index_dtype, rng):
+    a = gs.generate.poisson2d(12, dtype=dtype, index_dtype=index_dtype)
+    structure = "hpd" if np.dtype(dtype).kind == "c" else "spd"
+    b = rng.standard_normal((a.shape[0], 3)).astype(dtype)
+    x = gs.DirectSolver(a, structure).solve(b)
+    assert x.shape == b.shape and x.dtype == dtype
+    ref = spla.spsolve(sp.csc_array(a.astype(np.complex128)), b.astype(np.complex128))
+    np.testing.assert_allclose(x, ref, rtol=1e-4 if np.dtype(dtype) in (np.float32, np.complex64) else 1e-10,
+                               atol=1e-5)
+
+
+def test_hermitian_complex(rng):
+    n = 40
+    m = sp.random_array((n, n), density=0.1, rng=rng) * (1 + 1j)
+    a = sp.csr_array(m @ m.conj().T + 10 * sp.eye_array(n))
+    b = rng.standard_normal(n) + 1j * rng.standard_normal(n)
+    x = gs.DirectSolver(a, "hpd").solve(b)
+    assert rel_residual(a, x, b) < 1e-12
+
+
+def test_refactorize_same_pattern(rng):
+    a = gs.generate.poisson2d(15)
+    b = rng.standard_normal(a.shape[0])
+    solver = gs.DirectSolver(a, "spd")
+    solver.factorize()
+    a2 = a.copy()
+    a2.data = a.data * 3.0
+    assert solver.refactorize(a2) == "success"
+    np.testing.assert_allclose(solver.solve(b), spla.spsolve(sp.csc_array(a2), b), rtol=1e-10)
+    assert solver.refactorize(a.data * 2.0) == "success"
+    np.testing.assert_allclose(solver(b), spla.spsolve(sp.csc_array(a * 2.0), b), rtol=1e-10)
+    with pytest.raises(gs.InvalidArgument):
+        solver.refactorize(gs.generate.poisson2d(15, points=9))
+    with pytest.raises(gs.DimensionMismatch):
+        solver.refactorize(np.ones(3))
+
+
+def test_not_positive_definite_is_a_status():
+    a = gs.generate.kkt(40, 10)  # indefinite
+    solver = gs.DirectSolver(a, "spd")
+    assert solver.factorize() == "not_positive_definite"
+    assert solver.failing_column >= 0
+    assert solver.inertia is None
+    with pytest.raises(np.linalg.LinAlgError, match="not_positive_definite"):
+        solver.solve(np.ones(50))
+    with pytest.raises(np.linalg.LinAlgError):
+        gs.cholesky(a)
+
+
+def test_shortcuts(rng):
+    a = gs.generate.poisson2d(10)
+    b = rng.standard_normal(100)
+    ref = spla.spsolve(sp.csc_array(a), b)
+    np.testing.assert_allclose(gs.factorized(a)(b), ref, rtol=1e-10)
+    np.testing.assert_allclose(gs.spsolve(a, b), ref, rtol=1e-10)
+    np.testing.assert_allclose(gs.cholesky(a).solve(b), ref, rtol=1e-10)
+
+
+@pytest.mark.parametrize("structure", ["sym", "herm", "gen"])
+def test_other_structures_solve_or_say_not_supported(structure, rng):
+    a = gs.generate.convection_diffusion(8, b=(5.0, 1.0)) if structure == "gen" else gs.generate.kkt(30, 10)
+    if structure == "herm":
+        a = a.astype(np.complex128)
+    b = rng.standard_normal(a.shape[0])
+    solver = gs.DirectSolver(a, structure)
+    assert solver.nnz_L > 0 and solver.flops > 0  # the analysis works for every structure
+    try:
+        x = solver.solve(b)
+    except gs.NotSupported as e:
+        assert "not implemented" in str(e)
+        return
+    np.testing.assert_allclose(x, spla.spsolve(sp.csc_array(a), b), rtol=1e-8)
+
+
+def test_splu_shortcut(rng):
+    a = gs.generate.convection_diffusion(8, b=(5.0, 1.0))
+    b = rng.standard_normal(a.shape[0])
+    try:
+        lu = gs.splu(a)
+    except gs.NotSupported:
+        return
+    np.testing.assert_allclose(lu.solve(b), spla.spsolve(sp.csc_array(a), b), rtol=1e-8)
+
+
+def test_user_ordering_and_options(rng):
+    a = gs.generate.poisson2d(8)
+    perm = rng.permutation(64)
+    solver = gs.DirectSolver(a, ordering=perm, refinement_steps=0, threads=1)
+    b = rng.standard_normal(64)
+    x = solver.solve(b)
+    assert solver.ordering == "user"
+    assert rel_residual(a, x, b) < 1e-12
+    assert solver.last_solve["refinement_steps"] == 0
+    st = solver.stats()
+    assert st["n"] == 64 and st["status"] == "success"
+
+
+def test_bad_inputs():
+    a = gs.generate.poisson2d(4)
+    with pytest.raises(gs.DimensionMismatch, match="square"):
+        gs.DirectSolver(sp.csr_array((3, 4)))
+    with pytest.raises(ValueError, match="structure"):
+        gs.DirectSolver(a, "triangular")
+    with pytest.raises(gs.InvalidArgument, match="ordering"):
+        gs.DirectSolver(a, ordering="best")
+    with pytest.raises(gs.InvalidArgument, match="unknown option"):
+        gs.DirectSolver(a, magic=1)
+    with pytest.raises(gs.InvalidArgument):
+        gs.DirectSolver(a, ordering=np.zeros(16, dtype=int)).analyze()  # not a permutation
+    solver = gs.DirectSolver(a)
+    with pytest.raises(ValueError, match="shape"):
+        solver.solve(np.ones(5))
+    with pytest.raises(TypeError, match="complex"):
+        solver.solve(np.ones(16) * 1j)
+    with pytest.raises(gs.InvalidArgument, match="NaN"):
+        solver.solve(np.full(16, np.nan))
+    bad = a.copy()
+    bad.data[3] = np.nan
+    with pytest.raises(gs.InvalidStructure):
+        gs.DirectSolver(bad).factorize()
+    with pytest.raises(gs.PhaseError):
+        gs.DirectSolver(a).refactorize(a.data)
