@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -106,6 +107,15 @@ std::string gunzip(const std::string& path, const std::string& z) {
 bool has_gz_suffix(const std::string& path) { return path.size() >= 3 && path.compare(path.size() - 3, 3, ".gz") == 0; }
 
 std::uint64_t physical_memory_bytes() {
+    // MemAvailable (Linux) when readable: what can be allocated now without swapping.
+    if (FILE* f = std::fopen("/proc/meminfo", "r")) {
+        char line[256];
+        unsigned long long kb = 0;
+        while (std::fgets(line, sizeof line, f))
+            if (std::sscanf(line, "MemAvailable: %llu kB", &kb) == 1) break;
+        std::fclose(f);
+        if (kb > 0) return static_cast<std::uint64_t>(kb) * 1024;
+    }
     const long pages = ::sysconf(_SC_PHYS_PAGES), size = ::sysconf(_SC_PAGE_SIZE);
     if (pages <= 0 || size <= 0) return std::uint64_t(1) << 40;
     return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(size);

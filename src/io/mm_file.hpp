@@ -16,7 +16,8 @@ std::string load_text(const std::string& path);
 // the size line (reading stops after the first line that is neither blank nor a comment).
 std::string load_header_text(const std::string& path);
 
-// Bytes of physical memory (an upper bound for any allocation the reader is willing to try).
+// Bytes of memory available now (MemAvailable, else physical memory): the reader refuses
+// declared sizes that need more.
 std::uint64_t physical_memory_bytes();
 
 // True when the name ends in ".gz".

@@ -139,7 +139,7 @@ void check_fits(const Cursor& c, long long size_line, const MmHeader& h, std::in
     if (bytes > memory)
         throw OutOfMemory(c.file() + ":" + std::to_string(size_line) + ": a " + std::to_string(h.nrows) + " x " + std::to_string(h.ncols) +
                           " matrix needs about " + std::to_string(static_cast<long long>(bytes / 1e9)) + " GB, more than the " +
-                          std::to_string(static_cast<long long>(memory / 1e9)) + " GB of memory of this machine");
+                          std::to_string(static_cast<long long>(memory / 1e9)) + " GB of memory available on this machine");
 }
 
 }  // namespace detail

@@ -184,9 +184,9 @@ Csr<V, I> parse_coordinate(Cursor& c, const Parsed& p) {
     const MmHeader& h = p.header;
     const std::size_t min_bytes = h.field == MmField::pattern ? 4 : h.field == MmField::complex ? 8 : 6;
     const double per_entry = 2.0 * (2 * sizeof(I) + sizeof(V));
+    check_entries_fit(c, p.size_line, h.nnz, min_bytes);
     detail::check_fits(c, p.size_line, h, std::numeric_limits<I>::max(), type_name<I>(),
                        8.0 * (static_cast<double>(h.nrows) + 1) + per_entry * static_cast<double>(h.nnz));
-    check_entries_fit(c, p.size_line, h.nnz, min_bytes);
     Triplets<V, I> t;
     t.row.reserve(static_cast<std::size_t>(h.nnz));
     t.col.reserve(static_cast<std::size_t>(h.nnz));

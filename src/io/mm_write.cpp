@@ -94,7 +94,9 @@ std::string banner(const char* format, const MmWriteOptions& o) {
     std::size_t start = 0;
     while (!o.comment.empty() && start <= o.comment.size()) {
         const std::size_t nl = std::min(o.comment.find('\n', start), o.comment.size());
-        s += "%" + o.comment.substr(start, nl - start) + "\n";
+        s.push_back('%');
+        s.append(o.comment, start, nl - start);
+        s.push_back('\n');
         start = nl + 1;
     }
     return s;

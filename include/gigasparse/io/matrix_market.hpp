@@ -66,7 +66,7 @@ struct MmWriteOptions {
     Symmetry symmetry = Symmetry::general;  // when not general, only the lower triangle is written (not checked)
     bool pattern = false;                   // write "pattern" (no values)
     int precision = 17;                     // significant digits for values (see above)
-    std::string comment;                    // optional comment lines (without leading %; '\n' separates lines)
+    std::string comment{};                  // optional comment lines (without leading %; '\n' separates lines)
     int compression_level = 1;              // zlib level 0..9 for names ending in .gz (1: fastest)
 };
 
