@@ -1,0 +1,71 @@
+// tests/cli/test_factor.cpp: `gigasparse factor`: statistics, JSON fields, residual, not-SPD exit code, errors.
+#include <cstdint>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include <gigasparse/gen/generators.hpp>
+#include <gigasparse/io/matrix_market.hpp>
+
+#include "cli_runner.hpp"
+
+namespace gs = gigasparse;
+using gs::test::run_cli;
+
+namespace {
+
+bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+std::string write_poisson(const std::string& tag, double shift) {
+    auto a = gs::gen::poisson2d<double, std::int64_t>(20, 20);
+    for (std::int64_t i = 0; i < a.nrows; ++i)
+        for (auto k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+            if (a.col_idx[k] == i) a.values[k] += shift;
+    const std::string f = gs::test::temp_dir(tag) + "/a.mtx";
+    gs::io::write_mtx(f, a.view());
+    return f;
+}
+
+}  // namespace
+
+TEST(CliFactor, JsonReportsStatisticsTimesAndResidual) {
+    const std::string f = write_poisson("factor_json", 0.0);
+    for (const char* ord : {"auto", "amd", "nd", "natural"}) {
+        const auto r = run_cli("factor '" + f + "' --ordering " + ord + " --json");
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        EXPECT_TRUE(has(r.out, "\"nnz_L\":")) << r.out;
+        EXPECT_TRUE(has(r.out, "\"status\":\"success\"")) << r.out;
+        EXPECT_TRUE(has(r.out, "\"times\":{")) << r.out;
+        for (const char* t : {"\"analyze\":", "\"factorize\":", "\"solve\":", "\"total\":"}) EXPECT_TRUE(has(r.out, t)) << r.out;
+        const auto pos = r.out.find("\"residual\":");
+        ASSERT_NE(pos, std::string::npos);
+        EXPECT_LT(std::stod(r.out.substr(pos + 11)), 1e-12) << r.out;
+    }
+}
+
+TEST(CliFactor, HumanOutputAndRightHandSideFile) {
+    const std::string f = write_poisson("factor_human", 0.0);
+    gs::DenseMatrix<double> b(400, 1);
+    for (int i = 0; i < 400; ++i) b(i, 0) = i % 7 - 3.0;
+    const std::string bf = gs::test::temp_dir("factor_b") + "/b.mtx";
+    gs::io::write_mtx_dense(bf, b);
+    const auto r = run_cli("factor '" + f + "' '" + bf + "' --refine 1");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const char* s : {"ordering", "nnz(L)", "flops", "supernodes", "analyze", "factorize", "solve", "residual"})
+        EXPECT_TRUE(has(r.out, s)) << r.out;
+}
+
+TEST(CliFactor, NotPositiveDefiniteExitsWithOne) {
+    const std::string f = write_poisson("factor_notspd", -10.0);
+    const auto r = run_cli("factor '" + f + "' --json");
+    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+    EXPECT_TRUE(has(r.out, "\"status\":\"not_positive_definite\"")) << r.out;
+}
+
+TEST(CliFactor, BadArgumentsAreUsageErrors) {
+    const std::string f = write_poisson("factor_bad", 0.0);
+    EXPECT_EQ(run_cli("factor").exit_code, 2);
+    EXPECT_EQ(run_cli("factor '" + f + "' --ordering colamd").exit_code, 2);
+    EXPECT_EQ(run_cli("factor '" + f + "' --bogus 1").exit_code, 2);
+    EXPECT_EQ(run_cli("factor /nonexistent/a.mtx").exit_code, 3);
+}
