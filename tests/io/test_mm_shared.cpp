@@ -56,7 +56,9 @@ TEST(MmShared, EveryManifestMatrixMatches) {
     // Every .mtx/.mtx.gz in the folder is listed (and so was checked above).
     for (const auto& f : std::filesystem::directory_iterator(gs::test::matrix_dir())) {
         const std::string name = f.path().filename().string();
-        if (name.find(".mtx") != std::string::npos) EXPECT_TRUE(listed.count(name)) << name << " is not in MANIFEST.tsv";
+        if (name.find(".mtx") != std::string::npos) {
+            EXPECT_TRUE(listed.count(name)) << name << " is not in MANIFEST.tsv";
+        }
     }
     EXPECT_GE(manifest.size(), 50u);
 }
