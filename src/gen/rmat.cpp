@@ -1,4 +1,6 @@
 // src/gen/rmat.cpp: R-MAT / Graph500 Kronecker graphs, generated in parallel from per-chunk seeded streams.
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <new>
@@ -80,59 +82,112 @@ void generate_edges(const RmatOptions& o, std::int64_t m, const std::vector<std:
     }
 }
 
-// Buckets the edges by source (and by target too when symmetrizing) into CSR with unsorted,
-// duplicated rows; the order inside a row may depend on threads, it is sorted afterwards.
-template <class V, class I>
-Csr<V, I> bucket(std::int64_t n, const std::vector<I>& src, const std::vector<I>& dst, bool symmetrize) {
-    Csr<V, I> a(n, n);
+// Edges grouped by row block: block b holds rows [b << shift, (b + 1) << shift); order inside a
+// block depends on the thread count, which the per-row sort in finish_block() removes.
+template <class I>
+struct Blocks {
+    int shift = 0;
+    std::vector<offset_t> start;  // start[b] .. start[b + 1]: entries of block b
+    std::vector<I> row, col;
+};
+
+// Parallel counting sort of the (src, dst) pairs (and (dst, src) when symmetrizing) by row block:
+// per-thread histograms over contiguous edge ranges, then an exclusive scan in (block, thread) order.
+template <class I>
+Blocks<I> group_by_block(int scale, const std::vector<I>& src, const std::vector<I>& dst, bool symmetrize) {
+    Blocks<I> g;
+    g.shift = std::max(0, scale - 12);  // at most 4096 blocks: histograms stay in cache
+    const std::int64_t nblocks = (std::int64_t{1} << scale) >> g.shift;
     const auto m = static_cast<std::int64_t>(src.size());
-    std::vector<offset_t> count(static_cast<std::size_t>(n) + 1, 0);
-#pragma omp parallel for schedule(static)
-    for (std::int64_t k = 0; k < m; ++k) {
-#pragma omp atomic
-        ++count[src[k] + 1];
-        if (symmetrize) {
-#pragma omp atomic
-            ++count[dst[k] + 1];
+    const offset_t total = symmetrize ? 2 * m : m;
+    g.start.assign(static_cast<std::size_t>(nblocks) + 1, 0);
+    g.row.resize(static_cast<std::size_t>(total));
+    g.col.resize(static_cast<std::size_t>(total));
+    std::vector<std::vector<offset_t>> hist;
+#pragma omp parallel
+    {
+        const int nt = omp_get_num_threads(), t = omp_get_thread_num();
+#pragma omp single
+        hist.assign(static_cast<std::size_t>(nt), std::vector<offset_t>(static_cast<std::size_t>(nblocks), 0));
+        const std::int64_t lo = m * t / nt, hi = m * (t + 1) / nt;
+        auto& h = hist[t];
+        for (std::int64_t k = lo; k < hi; ++k) {
+            ++h[src[k] >> g.shift];
+            if (symmetrize) ++h[dst[k] >> g.shift];
+        }
+#pragma omp barrier
+#pragma omp single
+        {
+            offset_t sum = 0;
+            for (std::int64_t b = 0; b < nblocks; ++b) {
+                g.start[b] = sum;
+                for (int u = 0; u < nt; ++u) {  // exclusive scan: thread u writes block b from here
+                    const offset_t c = hist[u][b];
+                    hist[u][b] = sum;
+                    sum += c;
+                }
+            }
+            g.start[nblocks] = sum;
+        }
+        for (std::int64_t k = lo; k < hi; ++k) {
+            offset_t p = h[src[k] >> g.shift]++;
+            g.row[p] = src[k];
+            g.col[p] = dst[k];
+            if (symmetrize) {
+                p = h[dst[k] >> g.shift]++;
+                g.row[p] = dst[k];
+                g.col[p] = src[k];
+            }
         }
     }
-    for (std::int64_t i = 0; i < n; ++i) count[i + 1] += count[i];  // row starts
-    a.row_ptr = count;
-    a.col_idx.resize(static_cast<std::size_t>(count[n]));
-#pragma omp parallel for schedule(static)
-    for (std::int64_t k = 0; k < m; ++k) {
-        offset_t p = 0;
-#pragma omp atomic capture
-        p = count[src[k]]++;
-        a.col_idx[p] = dst[k];
-        if (symmetrize) {
-#pragma omp atomic capture
-            p = count[dst[k]]++;
-            a.col_idx[p] = src[k];
-        }
-    }
-    return a;
+    return g;
 }
 
-// Sorts every row, drops duplicate columns and compacts; values become 1.
-template <class V, class I>
-void sort_unique_rows(Csr<V, I>& a) {
-    const std::int64_t n = a.nrows;
-    std::vector<offset_t> kept(static_cast<std::size_t>(n) + 1, 0);
-#pragma omp parallel for schedule(dynamic, 512)
-    for (std::int64_t i = 0; i < n; ++i) {
-        I* first = a.col_idx.data() + a.row_ptr[i];
-        I* last = a.col_idx.data() + a.row_ptr[i + 1];
-        std::sort(first, last);
-        kept[i + 1] = std::unique(first, last) - first;
+// Block b: bucket its entries by row into `scratch`, sort each row, drop duplicates, and write
+// the unique columns back to the front of the block; kept[i + 1] = unique entries of row i.
+template <class I>
+void finish_block(Blocks<I>& g, std::int64_t b, std::vector<offset_t>& kept, std::vector<offset_t>& count, std::vector<I>& scratch) {
+    const std::int64_t rows = std::int64_t{1} << g.shift, first_row = b << g.shift;
+    const offset_t begin = g.start[b], end = g.start[b + 1];
+    count.assign(static_cast<std::size_t>(rows) + 1, 0);
+    for (offset_t k = begin; k < end; ++k) ++count[g.row[k] - first_row + 1];
+    for (std::int64_t r = 0; r < rows; ++r) count[r + 1] += count[r];
+    scratch.resize(static_cast<std::size_t>(end - begin));
+    for (offset_t k = begin; k < end; ++k) scratch[count[g.row[k] - first_row]++] = g.col[k];
+    offset_t out = begin, row_start = 0;
+    for (std::int64_t r = 0; r < rows; ++r) {
+        const offset_t row_end = count[r];  // after the scatter count[r] is the end of row r
+        std::sort(scratch.begin() + row_start, scratch.begin() + row_end);
+        const auto last = std::unique(scratch.begin() + row_start, scratch.begin() + row_end);
+        kept[first_row + r + 1] = last - (scratch.begin() + row_start);
+        out = std::copy(scratch.begin() + row_start, last, g.col.begin() + out) - g.col.begin();
+        row_start = row_end;
     }
-    for (std::int64_t i = 0; i < n; ++i) kept[i + 1] += kept[i];
-    std::vector<I> cols(static_cast<std::size_t>(kept[n]));
-#pragma omp parallel for schedule(dynamic, 512)
-    for (std::int64_t i = 0; i < n; ++i) std::copy_n(a.col_idx.data() + a.row_ptr[i], kept[i + 1] - kept[i], cols.data() + kept[i]);
+}
+
+// CSR with sorted, duplicate-free rows and values 1 from the grouped edges.
+template <class V, class I>
+Csr<V, I> assemble(std::int64_t n, Blocks<I>& g) {
+    const auto nblocks = static_cast<std::int64_t>(g.start.size()) - 1;
+    std::vector<offset_t> kept(static_cast<std::size_t>(n) + 1, 0);
+#pragma omp parallel
+    {
+        std::vector<offset_t> count;
+        std::vector<I> scratch;
+#pragma omp for schedule(dynamic, 1)
+        for (std::int64_t b = 0; b < nblocks; ++b) finish_block(g, b, kept, count, scratch);
+    }
+    for (std::int64_t i = 0; i < n; ++i) kept[i + 1] += kept[i];  // row pointers
+    Csr<V, I> a(n, n);
     a.row_ptr = std::move(kept);
-    a.col_idx = std::move(cols);
+    a.col_idx.resize(static_cast<std::size_t>(a.row_ptr[n]));
+#pragma omp parallel for schedule(dynamic, 1)
+    for (std::int64_t b = 0; b < nblocks; ++b) {
+        const offset_t dst = a.row_ptr[b << g.shift], len = a.row_ptr[(b + 1) << g.shift] - dst;
+        std::copy_n(g.col.begin() + g.start[b], len, a.col_idx.begin() + dst);
+    }
     a.values.assign(a.col_idx.size(), V(1));
+    return a;
 }
 
 }  // namespace
@@ -147,11 +202,10 @@ Csr<V, I> rmat(const RmatOptions& options) {
         std::vector<I> src, dst;
         const auto perm = options.permute_vertices ? vertex_permutation(n, options.seed) : std::vector<std::int64_t>{};
         generate_edges(options, m, perm, src, dst);
-        Csr<V, I> a = bucket<V, I>(n, src, dst, options.symmetrize);
+        Blocks<I> g = group_by_block(options.scale, src, dst, options.symmetrize);
         std::vector<I>().swap(src);
         std::vector<I>().swap(dst);
-        sort_unique_rows(a);
-        return a;
+        return assemble<V, I>(n, g);
     } catch (const std::bad_alloc&) {
         throw OutOfMemory("rmat: cannot allocate the edge list of " + std::to_string(m) + " edges on 2^" + std::to_string(options.scale) +
                           " vertices");

@@ -47,12 +47,17 @@ TEST(Rmat, SameSeedSameMatrixDifferentSeedDifferent) {
 
 TEST(Rmat, IndependentOfThreadCount) {
     const int saved = omp_get_max_threads();
-    omp_set_num_threads(1);
-    const auto one = gen::rmat<double, int>(options(15, 4, 7));  // several 2^16-edge chunks
-    omp_set_num_threads(3);
-    const auto three = gen::rmat<double, int>(options(15, 4, 7));
+    for (bool symmetrize : {false, true}) {
+        auto o = options(15, 4, 7);  // several 2^16-edge chunks and 4096 row blocks of 8 rows
+        o.symmetrize = symmetrize;
+        o.permute_vertices = symmetrize;
+        omp_set_num_threads(1);
+        const auto one = gen::rmat<double, int>(o);
+        omp_set_num_threads(3);
+        const auto three = gen::rmat<double, int>(o);
+        EXPECT_TRUE(gs::equal(one.view(), three.view())) << "symmetrize = " << symmetrize;
+    }
     omp_set_num_threads(saved);
-    EXPECT_TRUE(gs::equal(one.view(), three.view()));
 }
 
 TEST(Rmat, SortedUniqueRowsValuesOneAndEdgeCount) {
