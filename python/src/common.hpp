@@ -167,6 +167,7 @@ void register_gen(nb::module_& m);
 void register_reference(nb::module_& m);
 void register_spgemm(nb::module_& m);
 void register_direct(nb::module_& m);
+void register_iterative(nb::module_& m);
 
 }  // namespace gigasparse::python
 

@@ -48,4 +48,5 @@ NB_MODULE(_gigasparse, m) {
     gp::register_reference(m);
     gp::register_spgemm(m);
     gp::register_direct(m);
+    gp::register_iterative(m);
 }

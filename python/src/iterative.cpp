@@ -1,0 +1,206 @@
+// python/src/iterative.cpp: Krylov solvers (CG, BiCGStab, GMRES, FGMRES) and the preconditioners
+// (Jacobi, ILU(0), IC(0), SGS over ordered, scheduled sweeps), real values, either index type.
+#include <memory>
+#include <variant>
+
+#include <gigasparse/core/convert.hpp>
+#include <gigasparse/iterative/krylov.hpp>
+#include <gigasparse/iterative/preconditioner.hpp>
+
+#include <nanobind/stl/string.h>
+
+#include "common.hpp"
+
+namespace gigasparse::python {
+
+namespace {
+
+iterative::Backend parse_backend(const std::string& s) {
+    if (s == "omp" || s == "cpu") return iterative::Backend::omp;
+    if (s == "reference") return iterative::Backend::reference;
+    if (s == "cuda") return iterative::Backend::cuda;
+    throw InvalidArgument("unknown backend '" + s + "' (omp, reference, cuda)");
+}
+
+iterative::SyncKind parse_sync(const std::string& s) {
+    if (s == "p2p" || s == "point_to_point") return iterative::SyncKind::point_to_point;
+    if (s == "barrier") return iterative::SyncKind::barrier;
+    if (s == "sequential") return iterative::SyncKind::sequential;
+    throw InvalidArgument("unknown sync '" + s + "' (p2p, barrier, sequential)");
+}
+
+nb::dict schedule_dict(const iterative::ScheduleStats& s) {
+    nb::dict d;
+    d["rows"] = s.rows;
+    d["nnz"] = s.nnz;
+    d["depth"] = s.depth;
+    d["row_depth"] = s.row_depth;
+    d["subgraphs"] = s.subgraphs;
+    d["tasks"] = s.tasks;
+    d["waits"] = s.waits;
+    d["critical_path"] = s.critical_path;
+    d["parallelism"] = s.parallelism;
+    d["threads"] = s.threads;
+    d["sync"] = iterative::to_string(s.sync);
+    return d;
+}
+
+// A preconditioner of whichever real value type the matrix has; keeps the matrix arrays alive.
+class Precond {
+public:
+    Precond(const CsrArg& a, const std::string& kind, const std::string& ordering, const std::string& backend,
+            const std::string& sync, int threads, const nb::dict& extra)
+        : a_(a), value_(a.data.dtype()) {
+        iterative::PrecondOptions o;
+        o.kind = iterative::parse_precond(kind);
+        o.ordering.kind = iterative::parse_ordering(ordering);
+        o.ordering.threads = threads;
+        o.schedule.backend = parse_backend(backend);
+        o.schedule.sync = parse_sync(sync);
+        o.schedule.threads = threads;
+        for (auto [key, value] : extra) {
+            const std::string k = nb::cast<std::string>(key);
+            if (k == "abmc_block_rows") o.ordering.abmc_block_rows = nb::cast<std::int64_t>(value);
+            else if (k == "dc_levels") o.ordering.dc_levels = nb::cast<int>(value);
+            else if (k == "dc_relax_from_level") o.ordering.dc_relax_from_level = nb::cast<int>(value);
+            else if (k == "dc_min_leaf") o.ordering.dc_min_leaf = nb::cast<std::int64_t>(value);
+            else if (k == "min_task_weight") o.schedule.min_task_weight = nb::cast<std::int64_t>(value);
+            else if (k == "probe_iterations") o.probe_iterations = nb::cast<int>(value);
+            else if (k == "probe_tol") o.probe_tol = nb::cast<double>(value);
+            else throw InvalidArgument("preconditioner: unknown option '" + k + "'");
+        }
+        dispatch_real(a.data.dtype(), a.indices.dtype(), [&]<class V, class I>() {
+            auto in = csr_input<V, I>(a_, "A");
+            std::unique_ptr<iterative::Preconditioner<V>> p;
+            {
+                nb::gil_scoped_release release;
+                p = iterative::make_preconditioner<V, I>(in.view, o);
+            }
+            n_ = in.view.nrows;
+            p_ = std::move(p);
+            return nb::object();
+        });
+    }
+
+    // z = M⁻¹ r (a new vector).
+    nb::object apply(const Array1& r) {
+        return dispatch_value(value_, [&]<class V>() -> nb::object {
+            if constexpr (!RealScalar<V>) {
+                return nb::object();
+            } else {
+                auto rs = as_span<V>(r, "r");
+                if (static_cast<std::int64_t>(rs.size()) != n_)
+                    throw DimensionMismatch("preconditioner: r has " + std::to_string(rs.size()) + " entries, need " +
+                                            std::to_string(n_));
+                std::vector<V> z(rs.size());
+                {
+                    nb::gil_scoped_release release;
+                    get<V>().apply(rs, z);
+                }
+                return to_numpy(std::move(z));
+            }
+        });
+    }
+
+    nb::dict info() {
+        nb::dict d;
+        dispatch_value(value_, [&]<class V>() {
+            if constexpr (RealScalar<V>) {
+                const auto& i = get<V>().info();
+                d["kind"] = iterative::to_string(i.kind);
+                d["ordering"] = iterative::to_string(i.ordering);
+                d["ordering_description"] = i.ordering_description;
+                d["auto_reason"] = i.auto_reason;
+                d["depth"] = i.depth;
+                d["setup_seconds"] = i.setup_seconds;
+                d["ok"] = i.status.ok;
+                d["failed_row"] = i.status.row;
+                d["message"] = i.status.message;
+                d["lower"] = schedule_dict(i.lower);
+                d["upper"] = schedule_dict(i.upper);
+            }
+            return nb::object();
+        });
+        return d;
+    }
+
+    std::int64_t n() const { return n_; }
+    const nb::dlpack::dtype& value() const { return value_; }
+
+    template <class V>
+    const iterative::Preconditioner<V>& get() const {
+        return *std::get<std::unique_ptr<iterative::Preconditioner<V>>>(p_);
+    }
+
+private:
+    CsrArg a_;
+    nb::dlpack::dtype value_;
+    std::int64_t n_ = 0;
+    std::variant<std::unique_ptr<iterative::Preconditioner<float>>, std::unique_ptr<iterative::Preconditioner<double>>> p_;
+};
+
+nb::dict result_dict(const iterative::SolveResult& r) {
+    nb::dict d;
+    d["converged"] = r.converged;
+    d["reason"] = iterative::to_string(r.reason);
+    d["iterations"] = r.iterations;
+    d["residual"] = r.residual;
+    d["residual_history"] = to_numpy(std::vector<double>(r.residual_history));
+    d["seconds"] = r.seconds;
+    d["message"] = r.message;
+    return d;
+}
+
+}  // namespace
+
+void register_iterative(nb::module_& m) {
+    nb::class_<Precond>(m, "PrecondCore", "Type-erased gigasparse::iterative::Preconditioner (use gigasparse.ilu0, ...).")
+        .def(nb::init<const CsrArg&, const std::string&, const std::string&, const std::string&, const std::string&, int,
+                      const nb::dict&>(),
+             nb::arg("a"), nb::arg("kind"), nb::arg("ordering"), nb::arg("backend"), nb::arg("sync"), nb::arg("threads"),
+             nb::arg("options"))
+        .def("apply", &Precond::apply, nb::arg("r"), "z = M^-1 r")
+        .def_prop_ro("info", &Precond::info)
+        .def_prop_ro("n", &Precond::n);
+    m.def(
+        "krylov",
+        [](const std::string& method, const CsrArg& a, const Array1& b, const MutArray1& x, const Precond* mp, double tol,
+           std::int64_t maxit, int restart, const std::string& backend, bool history) {
+            iterative::SolverOptions o;
+            o.method = iterative::parse_method(method);
+            o.tol = tol;
+            o.maxit = maxit;
+            o.restart = restart;
+            o.backend = parse_backend(backend);
+            o.record_history = history;
+            return dispatch_real(a.data.dtype(), a.indices.dtype(), [&]<class V, class I>() {
+                auto in = csr_input<V, I>(a, "A");
+                auto bs = as_span<V>(b, "b");
+                auto xs = as_mut_span<V>(x, "x0");
+                const iterative::Preconditioner<V>* pre = nullptr;
+                if (mp) {
+                    if (!(mp->value() == a.data.dtype()))
+                        throw InvalidArgument("M was built for " + dtype_name(mp->value()) + " values, A has " +
+                                              dtype_name(a.data.dtype()));
+                    if (mp->n() != in.view.nrows) throw DimensionMismatch("M and A differ in size");
+                    pre = &mp->template get<V>();
+                }
+                iterative::SolveResult r;
+                {
+                    nb::gil_scoped_release release;
+                    ValidateOptions vo;
+                    vo.sorted = false;
+                    vo.finite = true;
+                    validate(in.view, vo);
+                    auto op = iterative::csr_operator<V, I>(in.view, o.backend);
+                    r = iterative::solve<V>(op, bs, xs, pre, o);
+                }
+                return nb::object(result_dict(r));
+            });
+        },
+        nb::arg("method"), nb::arg("a"), nb::arg("b"), nb::arg("x"), nb::arg("m").none(), nb::arg("tol"), nb::arg("maxit"),
+        nb::arg("restart"), nb::arg("backend"), nb::arg("history"),
+        "Solves A x = b in place from the guess in x; returns the result as a dict.");
+}
+
+}  // namespace gigasparse::python

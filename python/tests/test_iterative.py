@@ -1,0 +1,171 @@
+"""Krylov solvers and preconditioners against scipy.sparse.linalg on generated and shared matrices."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+import gigasparse as gs
+from conftest import shared_matrix, small_shared
+
+
+def rel_residual(a, x, b):
+    return np.linalg.norm(b - a @ x) / np.linalg.norm(b)
+
+
+SOLVERS = {"cg": gs.cg, "bicgstab": gs.bicgstab, "gmres": gs.gmres, "fgmres": gs.fgmres}
+
+
+@pytest.mark.parametrize("method", list(SOLVERS))
+@pytest.mark.parametrize("precond", [None, "jacobi", "ilu0", "ic0", "sgs"])
+def test_poisson_all_methods_and_preconditioners(method, precond, rng):
+    a = gs.generate.poisson2d(20)
+    b = rng.standard_normal(a.shape[0])
+    x, info = SOLVERS[method](a, b, rtol=1e-10, maxiter=2000, M=precond)
+    assert info == 0, info.message
+    assert info.converged and info.reason == "converged"
+    assert rel_residual(a, x, b) < 1e-8
+    np.testing.assert_allclose(x, spla.spsolve(sp.csc_array(a), b), rtol=1e-6, atol=1e-8)
+    assert len(info.residual_history) == info.iterations + 1
+    assert info.residual_history[0] == pytest.approx(1.0) and info.residual_history[-1] <= 1e-10
+
+
+def test_iterations_against_scipy_cg(rng):
+    a = gs.generate.poisson2d(30)
+    b = rng.standard_normal(a.shape[0])
+    count = [0]
+    xs, info_s = spla.cg(a, b, rtol=1e-8, callback=lambda _: count.__setitem__(0, count[0] + 1))
+    x, info = gs.cg(a, b, rtol=1e-8)
+    assert info_s == 0 and info == 0
+    assert abs(info.iterations - count[0]) <= 2  # same algorithm, same stopping test
+    np.testing.assert_allclose(x, xs, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("ordering", ["natural", "rcm", "mc", "abmc", "dc", "auto"])
+def test_orderings_ic0(ordering, rng):
+    a = gs.generate.poisson3d(10)
+    b = rng.standard_normal(a.shape[0])
+    m = gs.ic0(a, ordering=ordering)
+    assert m.ok and m.info["kind"] == "ic0"
+    x, info = gs.cg(a, b, rtol=1e-10, M=m)
+    assert info == 0 and rel_residual(a, x, b) < 1e-8
+    _, plain = gs.cg(a, b, rtol=1e-10)
+    assert info.iterations < plain.iterations  # the preconditioner helps
+    x2, info2 = gs.cg(a, b, rtol=1e-10, M="ic0", ordering=ordering)  # by name
+    assert info2 == 0
+
+
+def test_preconditioner_is_usable_by_scipy(rng):
+    a = gs.generate.convection_diffusion(20, b=(20.0, 5.0))
+    b = rng.standard_normal(a.shape[0])
+    m = gs.ilu0(a)
+    assert m.shape == a.shape and m.dtype == np.float64
+    z = m.matvec(b)
+    assert z.shape == b.shape and np.all(np.isfinite(z))
+    x, info = spla.gmres(a, b, M=m, rtol=1e-10, restart=30, maxiter=200)
+    assert info == 0 and rel_residual(a, x, b) < 1e-8
+    # ILU(0) of a matrix whose pattern is closed under elimination is exact: M⁻¹ = A⁻¹ for a tridiagonal A
+    t = sp.csr_array(sp.diags_array([-np.ones(9), 3 * np.ones(10), -np.ones(9)], offsets=[-1, 0, 1]))
+    np.testing.assert_allclose(gs.ilu0(t) @ np.ones(10), spla.spsolve(sp.csc_array(t), np.ones(10)), rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", small_shared("spd", 25000)[:3] or ["bcsstk08"])
+def test_shared_spd_pcg(name, rng):
+    a = gs.read_mtx(shared_matrix(name))
+    b = a @ np.ones(a.shape[0])
+    x, info = gs.cg(a, b, rtol=1e-8, maxiter=20000, M=gs.ic0(a))
+    if not gs.ic0(a).ok:
+        pytest.skip(f"IC(0) breaks down on {name}")
+    assert info == 0, info.message
+    assert rel_residual(a, x, b) < 1e-6
+
+
+# unsymmetric shared matrices on which ILU(0) exists and GMRES(50) converges
+@pytest.mark.parametrize("name", ["arc130", "cage8", "olm1000", "pde900", "sherman1", "sherman4"])
+def test_shared_unsym_gmres_vs_scipy(name):
+    a = gs.read_mtx(shared_matrix(name))
+    b = a @ np.ones(a.shape[0])
+    m = gs.ilu0(a)
+    assert m.ok, m.info["message"]
+    x, info = gs.gmres(a, b, rtol=1e-8, restart=50, maxiter=5000, M=m)
+    assert info == 0, info.message
+    assert rel_residual(a, x, b) < 1e-6
+    xs, info_s = spla.gmres(a, b, rtol=1e-8, restart=50, maxiter=100, M=m)  # our M inside scipy
+    assert info_s == 0
+    np.testing.assert_allclose(a @ x, a @ xs, rtol=1e-5, atol=1e-6 * np.abs(b).max())
+
+
+@pytest.mark.parametrize("name", ["west0479", "bp_1200"])
+def test_shared_ilu0_breakdown_is_reported(name):
+    a = gs.read_mtx(shared_matrix(name))
+    m = gs.ilu0(a)  # zero pivots: reported, not raised
+    assert not m.ok and m.info["failed_row"] >= 0 and "pivot" in m.info["message"]
+    x, info = gs.gmres(a, a @ np.ones(a.shape[0]), M=m, maxiter=10)
+    assert info == -3 and info.reason == "preconditioner_failed"
+
+
+def test_not_converged_and_x0(rng):
+    a = gs.generate.poisson2d(30)
+    b = rng.standard_normal(a.shape[0])
+    x, info = gs.cg(a, b, rtol=1e-12, maxiter=5)
+    assert info == 5 and not info.converged and info.reason == "max_iterations"
+    x2, info2 = gs.cg(a, b, x0=x, rtol=1e-10)
+    assert info2 == 0
+    x3, info3 = gs.cg(a, b, x0=x2, rtol=1e-8)
+    assert info3.iterations <= 1  # already converged start
+
+
+def test_atol_and_float32(rng):
+    a = gs.generate.poisson2d(10, dtype=np.float32)
+    b = rng.standard_normal(100).astype(np.float32)
+    x, info = gs.bicgstab(a, b, rtol=0.0, atol=1e-3 * np.linalg.norm(b))
+    assert info == 0 and x.dtype == np.float32
+    assert rel_residual(a.astype(np.float64), x.astype(np.float64), b.astype(np.float64)) < 2e-3
+    # a float64 preconditioner is rebuilt for a float32 system
+    x, info = gs.cg(a, b, rtol=1e-5, M=gs.jacobi(a.astype(np.float64)))
+    assert info == 0
+
+
+def test_preconditioner_failure_is_reported():
+    a = sp.csr_array(np.array([[0.0, 1.0], [1.0, 2.0]]))
+    m = gs.ilu0(a)
+    assert not m.ok and m.info["failed_row"] == 0 and m.info["message"]
+    np.testing.assert_array_equal(m @ np.array([1.0, 2.0]), [1.0, 2.0])  # applies as identity
+
+
+def test_bad_inputs():
+    a = gs.generate.poisson2d(4)
+    with pytest.raises(gs.DimensionMismatch, match="square"):
+        gs.cg(sp.csr_array((3, 4)), np.ones(3))
+    with pytest.raises(ValueError, match="length"):
+        gs.cg(a, np.ones(5))
+    with pytest.raises(gs.InvalidArgument, match="NaN"):
+        gs.cg(a, np.full(16, np.nan))
+    bad = a.copy()
+    bad.data[2] = np.inf
+    with pytest.raises(gs.InvalidStructure):
+        gs.cg(bad, np.ones(16))
+    with pytest.raises(gs.InvalidStructure):
+        gs.ic0(bad)
+    with pytest.raises(gs.NotSupported):
+        gs.cg(a, np.ones(16) * 1j)
+    with pytest.raises(gs.NotSupported):
+        gs.ilu0(a.astype(np.complex128))
+    with pytest.raises(gs.InvalidArgument, match="ordering"):
+        gs.ilu0(a, ordering="zigzag")
+    with pytest.raises(gs.InvalidArgument):
+        gs.Preconditioner(a, "amg")
+    with pytest.raises(gs.InvalidArgument):
+        gs.ilu0(a, colour_count=3)
+    with pytest.raises(TypeError, match="preconditioner"):
+        gs.cg(a, np.ones(16), M=spla.aslinearoperator(a))
+    with pytest.raises(ValueError, match="ordering"):
+        gs.cg(a, np.ones(16), ordering="rcm")
+    with pytest.raises(gs.DimensionMismatch):
+        gs.cg(a, np.ones(16), M=gs.jacobi(gs.generate.poisson2d(3)))
+    with pytest.raises(ValueError):
+        gs.gmres(a, np.ones(16), restart=0)
+    with pytest.raises(ValueError, match="length"):
+        gs.jacobi(a).matvec(np.ones(3))
