@@ -66,6 +66,14 @@ bool is_gzip(const std::string& bytes) {
     return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b;
 }
 
+// Doubles the decompression buffer unless that would pass the memory available (gzip bombs).
+void grow_or_fail(const std::string& path, std::string& out) {
+    if (static_cast<double>(out.size()) * 2 > static_cast<double>(physical_memory_bytes()))
+        throw OutOfMemory(path + ": the decompressed text passes " + std::to_string(out.size() >> 20) +
+                          " MiB and would not fit in the memory available");
+    out.resize(out.size() * 2);
+}
+
 // Inflates every gzip member of `z`; the output grows geometrically (its size is not known).
 std::string gunzip(const std::string& path, const std::string& z) {
     z_stream zs{};
@@ -76,7 +84,7 @@ std::string gunzip(const std::string& path, const std::string& z) {
     zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(z.data()));
     std::size_t in_left = z.size(), used = 0;
     for (;;) {
-        if (used == out.size()) out.resize(out.size() * 2);
+        if (used == out.size()) grow_or_fail(path, out);
         const std::size_t in_chunk = std::min<std::size_t>(in_left, 1u << 30), out_chunk = std::min<std::size_t>(out.size() - used, 1u << 30);
         zs.avail_in = static_cast<uInt>(in_chunk);
         zs.next_out = reinterpret_cast<Bytef*>(out.data() + used);
