@@ -26,7 +26,7 @@ TEST(GmagnusMath, ParamsH200Float) {
     const gm::Params p = gm::make_params(count_t(1) << 20, smem, s);
     EXPECT_EQ(p.hash_capacity, 16384);  // floor_pow2(232448 / 8 = 29056)
     EXPECT_EQ(p.tau, 8192);
-    EXPECT_EQ(p.dense_columns, 32768);  // floor_pow2(232448*8/33 = 56351)
+    EXPECT_EQ(p.dense_columns, 32768);  // floor_pow2((232448-16)*8/33 = 56347)
     EXPECT_EQ(p.span_log2, 20);
     EXPECT_EQ(p.chunks_required, 32);
     EXPECT_EQ(p.min_group_elems, 232448 / 16);

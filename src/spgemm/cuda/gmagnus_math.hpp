@@ -112,7 +112,7 @@ GIGASPARSE_HD constexpr Params make_params(count_t ncols_c, count_t smem_bytes, 
     p.hash_capacity = floor_pow2(smem_bytes / (s.col + s.val));
     p.tau = max_c(p.hash_capacity / hash_load_factor, 1);
     // Dense accumulator: one value and one bitmap bit per column (bitmap in 32-bit words).
-    p.dense_columns = floor_pow2((smem_bytes * 8) / (8 * count_t(s.val) + 1));
+    p.dense_columns = floor_pow2(((smem_bytes - 16) * 8) / (8 * count_t(s.val) + 1));  // 16: bitmap padding
     if (p.dense_columns < warp_size) p.dense_columns = warp_size;
     p.span_log2 = ceil_log2(max_c(ncols_c, 1));
     const int dense_log2 = floor_log2(p.dense_columns);

@@ -1,0 +1,45 @@
+// include/gigasparse/cuda/spgemm.hpp: the gMAGNUS CUDA SpGEMM backend entry point (host CSR in and out; no CUDA headers).
+#pragma once
+
+#include <cstdint>
+
+#include <gigasparse/core/matrix.hpp>
+
+namespace gigasparse::cuda {
+
+// Knobs of the GPU product. Zero means "decide from the device".
+struct GpuSpgemmOptions {
+    int device = 0;
+    // Shared-memory budget of one block (s_LM of the paper). 0: the device's opt-in maximum. Lower
+    // values force more heavy rows and more multisplit levels (tests use this).
+    std::int64_t shared_memory_bytes = 0;
+    // Device bytes the heavy intermediate (two buffers, double buffering) may use per batch. 0: a
+    // fraction of the free device memory. Lower values force batching of heavy rows (tests).
+    std::int64_t intermediate_budget_bytes = 0;
+};
+
+// What the GPU run decided and where the time went (milliseconds from CUDA events).
+struct GpuSpgemmStats {
+    std::int64_t tau = 0, hash_capacity = 0, dense_columns = 0, chunks_required = 0, chunks_max = 0;
+    int nlevels = 0;
+    int levels_run = 0;
+    std::int64_t products = 0;         // intermediate products of all rows
+    std::int64_t heavy_rows = 0, light_rows = 0;
+    std::int64_t heavy_products = 0;   // nnz(Ĉ)
+    std::int64_t batches = 0;
+    std::int64_t nnz_c = 0;
+    std::int64_t device_bytes_peak = 0;  // bytes held by the computation (inputs and output included)
+    double upload_ms = 0, setup_ms = 0, outer_ms = 0, multisplit_ms = 0, symbolic_ms = 0, numeric_ms = 0, download_ms = 0;
+    double total_ms = 0;                 // setup to the end of numeric (device-resident inputs and output)
+    std::int64_t outer_bytes = 0;        // minimal DRAM traffic of the outer-product kernel(s)
+    std::int64_t multisplit_bytes = 0;   // minimal DRAM traffic of the histogram + multisplit kernels
+};
+
+// C = A·B on the GPU with gMAGNUS. A and B are validated by the caller (rows may be unsorted and
+// hold duplicates: they are summed); C has sorted rows. float/double with int32/int64 columns.
+// Throws NotSupported when built without CUDA, BackendError on CUDA failures, OutOfMemory when C
+// itself does not fit on the device.
+template <class V, class I>
+Csr<V, I> spgemm(CsrView<V, I> a, CsrView<V, I> b, const GpuSpgemmOptions& options = {}, GpuSpgemmStats* stats = nullptr);
+
+}  // namespace gigasparse::cuda

@@ -1,0 +1,585 @@
+// src/spgemm/cuda/gmagnus_dispatch.cuh: gMAGNUS dispatch (Alg. 3): parameters, temporary storage, CUB calls, launches, streams, batches.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cub/device/device_partition.cuh>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <gigasparse/core/error.hpp>
+#include <gigasparse/cuda/spgemm.hpp>
+
+#include "cuda/base/check.hpp"
+#include "cuda/base/device_buffer.hpp"
+#include "spgemm/cuda/gmagnus_kernels.cuh"
+#include "spgemm/cuda/gmagnus_math.hpp"
+
+namespace gigasparse::cuda::gmagnus {
+
+inline constexpr int multisplit_block = 256;
+inline constexpr int outer_block = 256;
+inline constexpr int dense_block = 512;
+inline constexpr int simple_block = 256;
+inline constexpr std::int64_t static_smem_reserve = 2048;  // static shared memory of our kernels (CUB temp storage)
+
+inline unsigned grid_for(count_t n, int block) { return static_cast<unsigned>(std::max<count_t>(1, ceil_div(n, block))); }
+
+// CUB temporary storage that grows on demand (one per stream: freeing it synchronizes the device).
+struct Temp {
+    DeviceBuffer<unsigned char> buf;
+    MemoryTracker* tracker = nullptr;
+    template <class F>
+    void run(const char* what, F&& f) {
+        std::size_t bytes = 0;
+        check(f(static_cast<void*>(nullptr), bytes), what);
+        buf.reserve(static_cast<std::int64_t>(std::max<std::size_t>(bytes, 1)), tracker);
+        check(f(static_cast<void*>(buf.data()), bytes), what);
+    }
+};
+
+template <class T>
+T read_scalar(const T* p, cudaStream_t s) {
+    T v{};
+    check(cudaMemcpyAsync(&v, p, sizeof(T), cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync D2H");
+    check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+    return v;
+}
+
+// Accumulates the elapsed time of event pairs, read once at the end.
+struct PhaseTimer {
+    std::vector<std::unique_ptr<Event>> events;
+    std::vector<double*> sinks;
+    void start(cudaStream_t s) {
+        events.push_back(std::make_unique<Event>());
+        events.back()->record(s);
+    }
+    void stop(cudaStream_t s, double* sink) {
+        events.push_back(std::make_unique<Event>());
+        events.back()->record(s);
+        sinks.push_back(sink);
+    }
+    void collect() {
+        for (std::size_t i = 0; i < sinks.size(); ++i) *sinks[i] += events[2 * i + 1]->since(*events[2 * i]);
+    }
+};
+
+// Segments of one batch after the outer product and the multisplit, ready for accumulation.
+template <class V, class I>
+struct Intermediate {
+    DeviceBuffer<I> col[2];
+    DeviceBuffer<V> val[2];
+    DeviceBuffer<Segment> segs;
+    count_t nsegs = 0;
+    DeviceBuffer<count_t> seg_nnz, seg_out;
+    // binning
+    DeviceBuffer<count_t> bin_ids;
+    std::vector<count_t> bin_begin;  // nbins + 3 entries (hash bins, dense, empty)
+};
+
+template <class V, class I>
+class Gmagnus {
+public:
+    Gmagnus(const GpuSpgemmOptions& o, GpuSpgemmStats& st) : opt_(o), st_(st) {}
+
+    Csr<V, I> run(CsrView<V, I> a_host, CsrView<V, I> b_host) {
+        check(cudaSetDevice(opt_.device), "cudaSetDevice");
+        cudaDeviceProp prop{};
+        check(cudaGetDeviceProperties(&prop, opt_.device), "cudaGetDeviceProperties");
+        std::int64_t smem = static_cast<std::int64_t>(prop.sharedMemPerBlockOptin) - static_smem_reserve;
+        if (opt_.shared_memory_bytes > 0) smem = std::min<std::int64_t>(smem, opt_.shared_memory_bytes);
+        const ElementSizes sizes{static_cast<int>(sizeof(I)), static_cast<int>(sizeof(V)), 8, 4};
+        p_ = make_params(b_host.ncols, smem, sizes, multisplit_block, outer_block);
+        if (!params_feasible(p_))
+            throw NotSupported("cuda::spgemm: shared-memory budget of " + std::to_string(smem) + " bytes is too small for gMAGNUS");
+        nbins_ = hash_bin_count(p_);
+        fill_param_stats();
+        set_smem_attributes();
+        temp_h_.tracker = &mem_;
+        temp_l_.tracker = &mem_;
+        const cudaStream_t hs = heavy_.get(), ls = light_.get();
+
+        PhaseTimer timer;
+        timer.start(hs);
+        a_ = upload(a_host, hs, &mem_);
+        b_ = upload(b_host, hs, &mem_);
+        timer.stop(hs, &st_.upload_ms);
+        Event t0, t_setup, t_sym, t_num;
+        t0.record(hs);
+        m_ = a_.nrows;
+        setup();
+        t_setup.record(hs);
+        // ---- symbolic: light rows on the light stream, heavy rows (batches) on the heavy stream
+        Event setup_done;
+        setup_done.record(hs);
+        check(cudaStreamWaitEvent(ls, setup_done.get()), "cudaStreamWaitEvent");
+        light_bins();
+        light_rows<Phase::symbolic>();
+        plan_batches();
+        std::unique_ptr<Intermediate<V, I>> kept;
+        for (std::size_t bt = 0; bt + 1 < batch_bounds_.size(); ++bt) {
+            auto im = build_intermediate(batch_bounds_[bt], batch_bounds_[bt + 1], timer);
+            segment_phase<Phase::symbolic>(*im, true);
+            if (batch_bounds_.size() == 2) kept = std::move(im);
+        }
+        Event light_done;
+        light_done.record(ls);
+        check(cudaStreamWaitEvent(hs, light_done.get()), "cudaStreamWaitEvent");
+        // ---- row pointers of C
+        c_.nrows = m_;
+        c_.ncols = b_.ncols;
+        c_.row_ptr.allocate(m_ + 1, &mem_);
+        check(cudaMemsetAsync(c_.row_ptr.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
+        if (m_ > 0)
+            temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
+                return cub::DeviceScan::InclusiveSum(t, b, row_nnz_.data(), c_.row_ptr.data() + 1, m_, hs);
+            });
+        c_.nnz = read_scalar(c_.row_ptr.data() + m_, hs);
+        c_.col_idx.allocate(c_.nnz, &mem_);
+        c_.values.allocate(c_.nnz, &mem_);
+        t_sym.record(hs);
+        // ---- numeric
+        check(cudaStreamWaitEvent(ls, t_sym.get()), "cudaStreamWaitEvent");
+        light_rows<Phase::numeric>();
+        for (std::size_t bt = 0; bt + 1 < batch_bounds_.size(); ++bt) {
+            std::unique_ptr<Intermediate<V, I>> im;
+            if (kept) {
+                im = std::move(kept);
+            } else {
+                im = build_intermediate(batch_bounds_[bt], batch_bounds_[bt + 1], timer);
+                segment_phase<Phase::symbolic>(*im, false);
+            }
+            segment_offsets(*im);
+            segment_phase<Phase::numeric>(*im, false);
+        }
+        Event light_num_done;
+        light_num_done.record(ls);
+        check(cudaStreamWaitEvent(hs, light_num_done.get()), "cudaStreamWaitEvent");
+        t_num.record(hs);
+        heavy_.sync();
+        light_.sync();
+        st_.setup_ms = t_setup.since(t0);
+        st_.symbolic_ms = t_sym.since(t_setup);
+        st_.numeric_ms = t_num.since(t_sym);
+        st_.total_ms = t_num.since(t0);
+        Event d0, d1;
+        d0.record(hs);
+        Csr<V, I> c = download(c_, hs);
+        d1.record(hs);
+        heavy_.sync();
+        st_.download_ms = d1.since(d0);
+        timer.collect();
+        st_.nnz_c = c_.nnz;
+        st_.device_bytes_peak = mem_.peak;
+        return c;
+    }
+
+private:
+    void fill_param_stats() {
+        st_.tau = p_.tau;
+        st_.hash_capacity = p_.hash_capacity;
+        st_.dense_columns = p_.dense_columns;
+        st_.chunks_required = p_.chunks_required;
+        st_.chunks_max = p_.chunks_max;
+        st_.nlevels = p_.nlevels;
+    }
+
+    void set_smem_attributes() {
+        const int s = static_cast<int>(p_.smem_bytes);
+        auto set = [s](const void* f) { check(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, s), "cudaFuncSetAttribute"); };
+        set(reinterpret_cast<const void*>(&outer_product_kernel<V, I>));
+        set(reinterpret_cast<const void*>(&histogram_kernel<multisplit_block, I>));
+        set(reinterpret_cast<const void*>(&multisplit_kernel<multisplit_block, V, I>));
+        set(reinterpret_cast<const void*>(&hash_rows_kernel<Phase::symbolic, V, I>));
+        set(reinterpret_cast<const void*>(&hash_rows_kernel<Phase::numeric, V, I>));
+        set(reinterpret_cast<const void*>(&hash_segments_kernel<Phase::symbolic, V, I>));
+        set(reinterpret_cast<const void*>(&hash_segments_kernel<Phase::numeric, V, I>));
+        set(reinterpret_cast<const void*>(&dense_segments_kernel<dense_block, Phase::symbolic, V, I>));
+        set(reinterpret_cast<const void*>(&dense_segments_kernel<dense_block, Phase::numeric, V, I>));
+    }
+
+    // Setup phase: intermediate sizes, heavy/light partition (Alg. 3 lines 2-4).
+    void setup() {
+        const cudaStream_t hs = heavy_.get();
+        products_.allocate(m_, &mem_);
+        row_nnz_.allocate(m_, &mem_);
+        part_ids_.allocate(m_, &mem_);
+        if (m_ == 0) return;
+        check(cudaMemsetAsync(row_nnz_.data(), 0, m_ * sizeof(count_t), hs), "cudaMemsetAsync");
+        row_products_kernel<I><<<grid_for(m_ * warp_size, simple_block), simple_block, 0, hs>>>(m_, a_.row_ptr.data(), a_.col_idx.data(),
+                                                                                                b_.row_ptr.data(), products_.data());
+        check_launch("row_products_kernel");
+        DeviceBuffer<char> flags(m_, &mem_);
+        DeviceBuffer<count_t> ids(m_, &mem_), nsel(2, &mem_);
+        heavy_flags_kernel<<<grid_for(m_, simple_block), simple_block, 0, hs>>>(m_, products_.data(), p_, flags.data(), ids.data());
+        check_launch("heavy_flags_kernel");
+        temp_h_.run("cub::DevicePartition::Flagged", [&](void* t, std::size_t& b) {
+            return cub::DevicePartition::Flagged(t, b, ids.data(), flags.data(), part_ids_.data(), nsel.data(), m_, hs);
+        });
+        temp_h_.run("cub::DeviceReduce::Sum", [&](void* t, std::size_t& b) {
+            return cub::DeviceReduce::Sum(t, b, products_.data(), nsel.data() + 1, m_, hs);
+        });
+        nheavy_ = read_scalar(nsel.data(), hs);
+        st_.products = read_scalar(nsel.data() + 1, hs);
+        st_.heavy_rows = nheavy_;
+        st_.light_rows = m_ - nheavy_;
+    }
+
+    // Light rows grouped by hash bin (light stream).
+    void light_bins() {
+        const cudaStream_t ls = light_.get();
+        const count_t nl = m_ - nheavy_;
+        light_begin_.assign(nbins_ + 2, 0);
+        if (nl == 0) return;
+        DeviceBuffer<unsigned> keys(nl, &mem_), keys_sorted(nl, &mem_);
+        DeviceBuffer<count_t> counts(nbins_ + 1, &mem_);
+        light_rows_sorted_.allocate(nl, &mem_);
+        check(cudaMemsetAsync(counts.data(), 0, (nbins_ + 1) * sizeof(count_t), ls), "cudaMemsetAsync");
+        const count_t* rows = part_ids_.data() + nheavy_;
+        light_bin_keys_kernel<<<grid_for(nl, simple_block), simple_block, 0, ls>>>(nl, rows, products_.data(), nbins_, keys.data(), counts.data());
+        check_launch("light_bin_keys_kernel");
+        const int bits = floor_log2(nbins_) + 1;
+        temp_l_.run("cub::DeviceRadixSort::SortPairs", [&](void* t, std::size_t& b) {
+            return cub::DeviceRadixSort::SortPairs(t, b, keys.data(), keys_sorted.data(), rows, light_rows_sorted_.data(), nl, 0, bits, ls);
+        });
+        std::vector<count_t> h(nbins_ + 1);
+        check(cudaMemcpyAsync(h.data(), counts.data(), h.size() * sizeof(count_t), cudaMemcpyDeviceToHost, ls), "cudaMemcpyAsync D2H");
+        light_.sync();
+        for (int bn = 0; bn <= nbins_; ++bn) light_begin_[bn + 1] = light_begin_[bn] + h[bn];
+    }
+
+    template <Phase P>
+    void light_rows() {
+        const cudaStream_t ls = light_.get();
+        for (int bn = 0; bn < nbins_; ++bn) {
+            const count_t n = light_begin_[bn + 1] - light_begin_[bn];
+            if (n == 0) continue;
+            const count_t cap = hash_bin_capacity(bn);
+            const std::size_t shmem = static_cast<std::size_t>(cap) * (sizeof(I) + (P == Phase::numeric ? sizeof(V) : 0));
+            hash_rows_kernel<P, V, I><<<static_cast<unsigned>(n), hash_bin_threads(bn), shmem, ls>>>(
+                light_rows_sorted_.data() + light_begin_[bn], cap, a_.row_ptr.data(), a_.col_idx.data(), a_.values.data(), b_.row_ptr.data(),
+                b_.col_idx.data(), b_.values.data(), row_nnz_.data(), c_.row_ptr.data(), c_.col_idx.data(), c_.values.data());
+            check_launch("hash_rows_kernel");
+        }
+    }
+
+    // Heavy rows in batches whose double-buffered intermediate fits the budget.
+    void plan_batches() {
+        const cudaStream_t hs = heavy_.get();
+        batch_bounds_.assign(1, 0);
+        if (nheavy_ == 0) return;
+        DeviceBuffer<count_t> sizes(nheavy_, &mem_), prefix(nheavy_, &mem_);
+        gather_products_kernel<<<grid_for(nheavy_, simple_block), simple_block, 0, hs>>>(nheavy_, part_ids_.data(), products_.data(), sizes.data());
+        check_launch("gather_products_kernel");
+        temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
+            return cub::DeviceScan::InclusiveSum(t, b, sizes.data(), prefix.data(), nheavy_, hs);
+        });
+        heavy_prefix_.resize(nheavy_);
+        check(cudaMemcpyAsync(heavy_prefix_.data(), prefix.data(), nheavy_ * sizeof(count_t), cudaMemcpyDeviceToHost, hs), "cudaMemcpyAsync D2H");
+        heavy_.sync();
+        st_.heavy_products = heavy_prefix_.back();
+        std::int64_t budget_bytes = opt_.intermediate_budget_bytes;
+        if (budget_bytes <= 0) {
+            std::size_t free_b = 0, total_b = 0;
+            check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
+            budget_bytes = static_cast<std::int64_t>(free_b / 5 * 2);  // leave room for C, segments and CUB storage
+        }
+        const count_t budget = std::max<count_t>(1, budget_bytes / (2 * static_cast<count_t>(sizeof(I) + sizeof(V))));
+        for (count_t first = 0; first < nheavy_;) {
+            first = batch_end(heavy_prefix_.data(), nheavy_, first, budget);
+            batch_bounds_.push_back(first);
+        }
+        st_.batches = static_cast<count_t>(batch_bounds_.size()) - 1;
+    }
+
+    // Outer product + hierarchical multisplit of heavy rows [first, last) (Alg. 3 lines 7-20).
+    std::unique_ptr<Intermediate<V, I>> build_intermediate(count_t first, count_t last, PhaseTimer& timer) {
+        const cudaStream_t hs = heavy_.get();
+        auto im = std::make_unique<Intermediate<V, I>>();
+        const count_t nh = last - first;
+        const count_t* rows = part_ids_.data() + first;
+        const count_t chat_nnz = heavy_prefix_[last - 1] - (first == 0 ? 0 : heavy_prefix_[first - 1]);
+        const count_t ka = a_.ncols;
+        timer.start(hs);
+        // Ĉ.rowPtr of the batch
+        DeviceBuffer<count_t> sizes(nh, &mem_), chat_ptr(nh + 1, &mem_);
+        gather_products_kernel<<<grid_for(nh, simple_block), simple_block, 0, hs>>>(nh, rows, products_.data(), sizes.data());
+        check_launch("gather_products_kernel");
+        check(cudaMemsetAsync(chat_ptr.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
+        temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
+            return cub::DeviceScan::InclusiveSum(t, b, sizes.data(), chat_ptr.data() + 1, nh, hs);
+        });
+        // masked CSR -> CSC of the batch's rows of A (stable radix sort by column)
+        DeviceBuffer<count_t> entry_ptr(nh + 1, &mem_);
+        row_lengths_kernel<<<grid_for(nh, simple_block), simple_block, 0, hs>>>(nh, rows, a_.row_ptr.data(), sizes.data());
+        check_launch("row_lengths_kernel");
+        check(cudaMemsetAsync(entry_ptr.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
+        temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
+            return cub::DeviceScan::InclusiveSum(t, b, sizes.data(), entry_ptr.data() + 1, nh, hs);
+        });
+        const count_t nent = read_scalar(entry_ptr.data() + nh, hs);
+        DeviceBuffer<count_t> keys(nent, &mem_), keys_sorted(nent, &mem_), ent_h(nent, &mem_), ent_j(nent, &mem_), ent_t(nent, &mem_),
+            t_sorted(nent, &mem_);
+        heavy_entries_kernel<I><<<grid_for(nh * warp_size, simple_block), simple_block, 0, hs>>>(
+            nh, rows, a_.row_ptr.data(), a_.col_idx.data(), b_.row_ptr.data(), entry_ptr.data(), ka, keys.data(), ent_h.data(), ent_j.data(),
+            ent_t.data());
+        check_launch("heavy_entries_kernel");
+        const int key_bits = floor_log2(std::max<count_t>(ka, 1)) + 1;
+        temp_h_.run("cub::DeviceRadixSort::SortPairs", [&](void* t, std::size_t& b) {
+            return cub::DeviceRadixSort::SortPairs(t, b, reinterpret_cast<const ull*>(keys.data()), reinterpret_cast<ull*>(keys_sorted.data()),
+                                                   ent_t.data(), t_sorted.data(), nent, 0, key_bits, hs);
+        });
+        DeviceBuffer<count_t> col_ptr(ka + 1, &mem_), slice_off(ka + 1, &mem_), slice_sizes(std::max<count_t>(ka, 1), &mem_), bread(1, &mem_);
+        csc_colptr_kernel<<<grid_for(ka + 1, simple_block), simple_block, 0, hs>>>(ka, nent, keys_sorted.data(), col_ptr.data());
+        check_launch("csc_colptr_kernel");
+        const count_t nkept = read_scalar(col_ptr.data() + ka, hs);
+        DeviceBuffer<count_t> csc_row(nkept, &mem_);
+        DeviceBuffer<V> csc_val(nkept, &mem_);
+        csc_gather_kernel<V><<<grid_for(nkept, simple_block), simple_block, 0, hs>>>(nkept, t_sorted.data(), ent_h.data(), ent_j.data(), a_.values.data(),
+                                                                                    csc_row.data(), csc_val.data());
+        check_launch("csc_gather_kernel");
+        check(cudaMemsetAsync(bread.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
+        slice_sizes_kernel<<<grid_for(ka, simple_block), simple_block, 0, hs>>>(ka, col_ptr.data(), b_.row_ptr.data(), slice_sizes.data(), bread.data());
+        check_launch("slice_sizes_kernel");
+        check(cudaMemsetAsync(slice_off.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
+        if (ka > 0)
+            temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
+                return cub::DeviceScan::InclusiveSum(t, b, slice_sizes.data(), slice_off.data() + 1, ka, hs);
+            });
+        const count_t b_read = read_scalar(bread.data(), hs);
+        st_.outer_bytes += chat_nnz * static_cast<count_t>(sizeof(I) + sizeof(V)) + b_read * static_cast<count_t>(sizeof(I) + sizeof(V)) +
+                           nkept * static_cast<count_t>(sizeof(count_t) + sizeof(V));
+        // outer product (Alg. 4)
+        im->col[0].allocate(chat_nnz, &mem_);
+        im->val[0].allocate(chat_nnz, &mem_);
+        DeviceBuffer<count_t> cursor(nh, &mem_);
+        check(cudaMemcpyAsync(cursor.data(), chat_ptr.data(), nh * sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
+        timer.stop(hs, &st_.setup_ms);
+        timer.start(hs);
+        const count_t ge = p_.outer_group_elems;
+        outer_product_kernel<V, I><<<grid_for(chat_nnz, static_cast<int>(ge)), outer_block, static_cast<std::size_t>(ge) * sizeof(count_t), hs>>>(
+            chat_nnz, ge, ka, slice_off.data(), col_ptr.data(), csc_row.data(), csc_val.data(), b_.row_ptr.data(), b_.col_idx.data(),
+            b_.values.data(), cursor.data(), im->col[0].data(), im->val[0].data());
+        check_launch("outer_product_kernel");
+        timer.stop(hs, &st_.outer_ms);
+        // hierarchical multisplit (Alg. 5), double buffered, heavy chunks first
+        timer.start(hs);
+        std::vector<DeviceBuffer<Segment>> level_segs;
+        std::vector<count_t> level_nsegs;
+        DeviceBuffer<count_t> in_ptr = std::move(chat_ptr), in_row(nh, &mem_), in_base(nh, &mem_);
+        check(cudaMemcpyAsync(in_row.data(), rows, nh * sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
+        check(cudaMemsetAsync(in_base.data(), 0, nh * sizeof(count_t), hs), "cudaMemsetAsync");
+        count_t n_in = nh, total = chat_nnz;
+        int in_buf = 0, span = p_.span_log2;
+        if (p_.nlevels == 0) {
+            level_segs.emplace_back(nh, &mem_);
+            level_nsegs.push_back(nh);
+            make_segments_kernel<<<grid_for(nh, simple_block), simple_block, 0, hs>>>(0, nh, in_ptr.data(), in_row.data(), in_base.data(), 0, span,
+                                                                                      level_segs.back().data());
+            check_launch("make_segments_kernel");
+        }
+        if (p_.nlevels > 0) {
+            im->col[1].allocate(chat_nnz, &mem_);
+            im->val[1].allocate(chat_nnz, &mem_);
+        }
+        for (int level = 0; level < p_.nlevels && n_in > 0; ++level) {
+            ++st_.levels_run;
+            const bool last_level = level + 1 == p_.nlevels;
+            LevelArgs L{total, n_in, p_.multisplit_group_elems[level], p_.multisplit_group_rows[level], p_.chunks_log2[level], span - p_.chunks_log2[level]};
+            const count_t nchunks = count_t(1) << L.chunks_log2;
+            const count_t n_out = n_in * nchunks;
+            const count_t slots = L.group_rows * nchunks;
+            constexpr int warps = multisplit_block / warp_size;
+            DeviceBuffer<count_t> counts(n_out, &mem_), ids(n_out, &mem_), order(n_out, &mem_), pos(n_out, &mem_), osz(n_out, &mem_),
+                out_ptr(n_out + 1, &mem_), out_row(n_out, &mem_), out_base(n_out, &mem_), cursor2(n_out, &mem_), nsel(1, &mem_);
+            DeviceBuffer<char> flags(n_out, &mem_);
+            check(cudaMemsetAsync(counts.data(), 0, n_out * sizeof(count_t), hs), "cudaMemsetAsync");
+            const unsigned blocks = grid_for(total, static_cast<int>(L.group_elems));
+            histogram_kernel<multisplit_block, I><<<blocks, multisplit_block, static_cast<std::size_t>(slots * warps) * sizeof(unsigned), hs>>>(
+                L, in_ptr.data(), im->col[in_buf].data(), counts.data());
+            check_launch("histogram_kernel");
+            split_flags_kernel<<<grid_for(n_out, simple_block), simple_block, 0, hs>>>(n_out, counts.data(), L.sub_log2, p_, flags.data(), ids.data());
+            check_launch("split_flags_kernel");
+            count_t n_split = 0;
+            const count_t* ord = ids.data();
+            if (!last_level) {
+                temp_h_.run("cub::DevicePartition::Flagged", [&](void* t, std::size_t& b) {
+                    return cub::DevicePartition::Flagged(t, b, ids.data(), flags.data(), order.data(), nsel.data(), n_out, hs);
+                });
+                n_split = read_scalar(nsel.data(), hs);
+                ord = order.data();
+            }
+            level_order_kernel<<<grid_for(n_out, simple_block), simple_block, 0, hs>>>(n_out, ord, counts.data(), in_row.data(), in_base.data(),
+                                                                                       L.chunks_log2, L.sub_log2, pos.data(), osz.data(), out_row.data(),
+                                                                                       out_base.data());
+            check_launch("level_order_kernel");
+            check(cudaMemsetAsync(out_ptr.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
+            temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
+                return cub::DeviceScan::InclusiveSum(t, b, osz.data(), out_ptr.data() + 1, n_out, hs);
+            });
+            check(cudaMemcpyAsync(cursor2.data(), out_ptr.data(), n_out * sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
+            const int out_buf = 1 - in_buf;
+            const std::size_t shmem = static_cast<std::size_t>(multisplit_smem_bytes(L.group_elems, L.group_rows, nchunks, multisplit_block, p_.sizes));
+            multisplit_kernel<multisplit_block, V, I><<<blocks, multisplit_block, shmem, hs>>>(L, in_ptr.data(), im->col[in_buf].data(),
+                                                                                               im->val[in_buf].data(), pos.data(), cursor2.data(),
+                                                                                               im->col[out_buf].data(), im->val[out_buf].data());
+            check_launch("multisplit_kernel");
+            st_.multisplit_bytes += total * static_cast<count_t>(3 * sizeof(I) + 2 * sizeof(V));
+            // light (and, on the last level, dense) chunks become segments
+            const count_t nseg = n_out - n_split;
+            level_segs.emplace_back(nseg, &mem_);
+            level_nsegs.push_back(nseg);
+            make_segments_kernel<<<grid_for(nseg, simple_block), simple_block, 0, hs>>>(n_split, n_out, out_ptr.data(), out_row.data(), out_base.data(),
+                                                                                        out_buf, L.sub_log2, level_segs.back().data());
+            check_launch("make_segments_kernel");
+            // next level: the heavy prefix of this level's output (double buffering: writes into the
+            // consumed input buffer never reach this level's segments, which lie past the prefix)
+            total = n_split > 0 ? read_scalar(out_ptr.data() + n_split, hs) : 0;
+            n_in = n_split;
+            in_ptr = std::move(out_ptr);
+            in_row = std::move(out_row);
+            in_base = std::move(out_base);
+            in_buf = out_buf;
+            span = L.sub_log2;
+        }
+        // all segments of the batch in one array
+        count_t nsegs = 0;
+        for (count_t n : level_nsegs) nsegs += n;
+        im->nsegs = nsegs;
+        im->segs.allocate(nsegs, &mem_);
+        count_t at = 0;
+        for (std::size_t l = 0; l < level_segs.size(); ++l) {
+            if (level_nsegs[l] > 0)
+                check(cudaMemcpyAsync(im->segs.data() + at, level_segs[l].data(), level_nsegs[l] * sizeof(Segment), cudaMemcpyDeviceToDevice, hs),
+                      "cudaMemcpyAsync D2D");
+            at += level_nsegs[l];
+        }
+        timer.stop(hs, &st_.multisplit_ms);
+        bin_segments(*im);
+        heavy_.sync();  // level buffers are freed on return
+        return im;
+    }
+
+    void bin_segments(Intermediate<V, I>& im) {
+        const cudaStream_t hs = heavy_.get();
+        const count_t n = im.nsegs;
+        im.bin_begin.assign(nbins_ + 3, 0);
+        im.seg_nnz.allocate(n, &mem_);
+        im.seg_out.allocate(n, &mem_);
+        if (n == 0) return;
+        DeviceBuffer<unsigned> keys(n, &mem_), keys_sorted(n, &mem_);
+        DeviceBuffer<count_t> ids(n, &mem_), counts(nbins_ + 2, &mem_);
+        im.bin_ids.allocate(n, &mem_);
+        check(cudaMemsetAsync(counts.data(), 0, (nbins_ + 2) * sizeof(count_t), hs), "cudaMemsetAsync");
+        check(cudaMemsetAsync(im.seg_nnz.data(), 0, n * sizeof(count_t), hs), "cudaMemsetAsync");
+        segment_bin_keys_kernel<<<grid_for(n, simple_block), simple_block, 0, hs>>>(n, im.segs.data(), p_, nbins_, keys.data(), ids.data(), counts.data());
+        check_launch("segment_bin_keys_kernel");
+        const int bits = floor_log2(nbins_ + 1) + 1;
+        temp_h_.run("cub::DeviceRadixSort::SortPairs", [&](void* t, std::size_t& b) {
+            return cub::DeviceRadixSort::SortPairs(t, b, keys.data(), keys_sorted.data(), ids.data(), im.bin_ids.data(), n, 0, bits, hs);
+        });
+        std::vector<count_t> h(nbins_ + 2);
+        check(cudaMemcpyAsync(h.data(), counts.data(), h.size() * sizeof(count_t), cudaMemcpyDeviceToHost, hs), "cudaMemcpyAsync D2H");
+        heavy_.sync();
+        for (int bn = 0; bn < nbins_ + 2; ++bn) im.bin_begin[bn + 1] = im.bin_begin[bn] + h[bn];
+    }
+
+    // Symbolic (seg_nnz, and row_nnz when add_rows) or numeric accumulation of a batch's segments.
+    template <Phase P>
+    void segment_phase(Intermediate<V, I>& im, bool add_rows) {
+        const cudaStream_t hs = heavy_.get();
+        for (int bn = 0; bn < nbins_; ++bn) {
+            const count_t n = im.bin_begin[bn + 1] - im.bin_begin[bn];
+            if (n == 0) continue;
+            const count_t cap = hash_bin_capacity(bn);
+            const std::size_t shmem = static_cast<std::size_t>(cap) * (sizeof(I) + (P == Phase::numeric ? sizeof(V) : 0));
+            hash_segments_kernel<P, V, I><<<static_cast<unsigned>(n), hash_bin_threads(bn), shmem, hs>>>(
+                im.bin_ids.data() + im.bin_begin[bn], im.segs.data(), cap, im.col[0].data(), im.val[0].data(), im.col[1].data(), im.val[1].data(),
+                im.seg_nnz.data(), im.seg_out.data(), c_.col_idx.data(), c_.values.data());
+            check_launch("hash_segments_kernel");
+        }
+        const count_t nd = im.bin_begin[nbins_ + 1] - im.bin_begin[nbins_];
+        if (nd > 0) {
+            const count_t span = count_t(1) << chunk_span_log2(p_, p_.nlevels);
+            const count_t words = ceil_div(span, 32);
+            const std::size_t shmem = static_cast<std::size_t>(ceil_div(words * 4, 16) * 16 + (P == Phase::numeric ? span * sizeof(V) : 0));
+            dense_segments_kernel<dense_block, P, V, I><<<static_cast<unsigned>(nd), dense_block, shmem, hs>>>(
+                im.bin_ids.data() + im.bin_begin[nbins_], im.segs.data(), im.col[0].data(), im.val[0].data(), im.col[1].data(), im.val[1].data(),
+                im.seg_nnz.data(), im.seg_out.data(), c_.col_idx.data(), c_.values.data());
+            check_launch("dense_segments_kernel");
+        }
+        if (P == Phase::symbolic && add_rows && im.nsegs > 0) {
+            segment_row_nnz_kernel<<<grid_for(im.nsegs, simple_block), simple_block, 0, hs>>>(im.nsegs, im.segs.data(), im.seg_nnz.data(), row_nnz_.data());
+            check_launch("segment_row_nnz_kernel");
+        }
+    }
+
+    // Output position of each segment: its row's start plus the nnz of the row's segments with a
+    // smaller column base (two stable radix sorts give the (row, base) order).
+    void segment_offsets(Intermediate<V, I>& im) {
+        const cudaStream_t hs = heavy_.get();
+        const count_t n = im.nsegs;
+        if (n == 0) return;
+        DeviceBuffer<count_t> kb(n, &mem_), kr(n, &mem_), ids(n, &mem_), kb2(n, &mem_), ids2(n, &mem_), kr_sorted(n, &mem_), ids3(n, &mem_),
+            cnt(n, &mem_), g(n, &mem_);
+        segment_keys_kernel<<<grid_for(n, simple_block), simple_block, 0, hs>>>(n, im.segs.data(), kb.data(), kr.data(), ids.data());
+        check_launch("segment_keys_kernel");
+        const int base_bits = std::max(1, p_.span_log2 + 1);
+        temp_h_.run("cub::DeviceRadixSort::SortPairs", [&](void* t, std::size_t& b) {
+            return cub::DeviceRadixSort::SortPairs(t, b, reinterpret_cast<const ull*>(kb.data()), reinterpret_cast<ull*>(kb2.data()), ids.data(),
+                                                   ids2.data(), n, 0, base_bits, hs);
+        });
+        // rows in the base order, then a stable sort by row
+        gather_products_kernel<<<grid_for(n, simple_block), simple_block, 0, hs>>>(n, ids2.data(), kr.data(), kb.data());
+        check_launch("gather_products_kernel");
+        const int row_bits = floor_log2(std::max<count_t>(m_, 1)) + 1;
+        temp_h_.run("cub::DeviceRadixSort::SortPairs", [&](void* t, std::size_t& b) {
+            return cub::DeviceRadixSort::SortPairs(t, b, reinterpret_cast<const ull*>(kb.data()), reinterpret_cast<ull*>(kr_sorted.data()), ids2.data(),
+                                                   ids3.data(), n, 0, row_bits, hs);
+        });
+        gather_counts_kernel<<<grid_for(n, simple_block), simple_block, 0, hs>>>(n, ids3.data(), im.seg_nnz.data(), cnt.data());
+        check_launch("gather_counts_kernel");
+        temp_h_.run("cub::DeviceScan::ExclusiveSum", [&](void* t, std::size_t& b) {
+            return cub::DeviceScan::ExclusiveSum(t, b, cnt.data(), g.data(), n, hs);
+        });
+        segment_offsets_kernel<<<grid_for(n, simple_block), simple_block, 0, hs>>>(n, ids3.data(), kr_sorted.data(), g.data(), c_.row_ptr.data(),
+                                                                                   im.seg_out.data());
+        check_launch("segment_offsets_kernel");
+        heavy_.sync();
+    }
+
+    GpuSpgemmOptions opt_;
+    GpuSpgemmStats& st_;
+    Params p_{};
+    int nbins_ = 0;
+    MemoryTracker mem_;
+    Stream heavy_, light_;
+    Temp temp_h_, temp_l_;
+    DeviceCsr<V, I> a_, b_, c_;
+    count_t m_ = 0, nheavy_ = 0;
+    DeviceBuffer<count_t> products_, row_nnz_, part_ids_, light_rows_sorted_;
+    std::vector<count_t> light_begin_, heavy_prefix_, batch_bounds_;
+};
+
+}  // namespace gigasparse::cuda::gmagnus
+
+namespace gigasparse::cuda {
+
+template <class V, class I>
+Csr<V, I> spgemm(CsrView<V, I> a, CsrView<V, I> b, const GpuSpgemmOptions& options, GpuSpgemmStats* stats) {
+    if (a.ncols != b.nrows)
+        throw DimensionMismatch("cuda::spgemm: A is " + std::to_string(a.nrows) + " x " + std::to_string(a.ncols) + " but B is " +
+                                std::to_string(b.nrows) + " x " + std::to_string(b.ncols));
+    GpuSpgemmStats local;
+    GpuSpgemmStats& st = stats ? *stats : local;
+    st = GpuSpgemmStats{};
+    gmagnus::Gmagnus<V, I> g(options, st);
+    return g.run(a, b);
+}
+
+}  // namespace gigasparse::cuda

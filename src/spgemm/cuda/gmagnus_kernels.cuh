@@ -1,0 +1,566 @@
+// src/spgemm/cuda/gmagnus_kernels.cuh: gMAGNUS __global__ kernels and their block/warp helpers (index math from gmagnus_math.hpp).
+// Non-template kernels are static: the header is compiled once per value type (gmagnus_float.cu, gmagnus_double.cu).
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+
+#include "spgemm/cuda/gmagnus_math.hpp"
+
+namespace gigasparse::cuda::gmagnus {
+
+using ull = unsigned long long;
+
+// ------------------------------------------------------------------ atomics on 64-bit counts
+__device__ __forceinline__ count_t atomic_add_count(count_t* p, count_t v) {
+    return static_cast<count_t>(atomicAdd(reinterpret_cast<ull*>(p), static_cast<ull>(v)));
+}
+template <class I>
+__device__ __forceinline__ I atomic_cas_index(I* p, I expected, I desired) {
+    if constexpr (sizeof(I) == 4) {
+        return static_cast<I>(atomicCAS(reinterpret_cast<unsigned int*>(p), static_cast<unsigned int>(expected), static_cast<unsigned int>(desired)));
+    } else {
+        return static_cast<I>(atomicCAS(reinterpret_cast<ull*>(p), static_cast<ull>(expected), static_cast<ull>(desired)));
+    }
+}
+
+// One segment of an intermediate buffer accumulated into row c_row of C, columns base + [0, 2^span_log2).
+struct Segment {
+    count_t begin, end, c_row, base;
+    int buffer;
+    int span_log2;
+};
+
+// ------------------------------------------------------------------ setup kernels
+// products[r] = Σ_{j in A[r,:]} nnz(B[A.col[j], :]); one warp per row.
+template <class I>
+static __global__ void row_products_kernel(count_t m, const count_t* __restrict__ a_ptr, const I* __restrict__ a_col, const count_t* __restrict__ b_ptr,
+                                    count_t* __restrict__ products) {
+    const count_t warp = (blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x) / warp_size;
+    const int lane = threadIdx.x % warp_size;
+    if (warp >= m) return;
+    count_t sum = 0;
+    for (count_t j = a_ptr[warp] + lane; j < a_ptr[warp + 1]; j += warp_size) {
+        const count_t k = static_cast<count_t>(a_col[j]);
+        sum += b_ptr[k + 1] - b_ptr[k];
+    }
+    for (int o = warp_size / 2; o > 0; o /= 2) sum += __shfl_down_sync(0xffffffffu, sum, o);
+    if (lane == 0) products[warp] = sum;
+}
+
+// flags[r] = 1 for heavy rows (not hash-accumulable), ids[r] = r.
+static __global__ void heavy_flags_kernel(count_t m, const count_t* __restrict__ products, Params p, char* __restrict__ flags, count_t* __restrict__ ids) {
+    const count_t r = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
+    if (r >= m) return;
+    flags[r] = accum_kind(products[r], p.span_log2, p) != AccumKind::hash;
+    ids[r] = r;
+}
+
+// Bin key of each listed light row (hash bin; `nbins` for rows without products).
+static __global__ void light_bin_keys_kernel(count_t n, const count_t* __restrict__ rows, const count_t* __restrict__ products, int nbins,
+                                      unsigned* __restrict__ keys, count_t* __restrict__ bin_counts) {
+    const count_t t = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
+    if (t >= n) return;
+    const count_t pr = products[rows[t]];
+    const unsigned key = pr == 0 ? static_cast<unsigned>(nbins) : static_cast<unsigned>(hash_bin(pr));
+    keys[t] = key;
+    atomic_add_count(&bin_counts[key], 1);
+}
+
+// Segment bin keys: hash bins, then the dense bin (nbins), then empty (nbins + 1).
+static __global__ void segment_bin_keys_kernel(count_t n, const Segment* __restrict__ segs, Params p, int nbins, unsigned* __restrict__ keys,
+                                        count_t* __restrict__ ids, count_t* __restrict__ bin_counts) {
+    const count_t t = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
+    if (t >= n) return;
+    const count_t size = segs[t].end - segs[t].begin;
+    unsigned key;
+    if (size == 0) key = static_cast<unsigned>(nbins + 1);
+    else if (accum_kind(size, segs[t].span_log2, p) == AccumKind::hash) key = static_cast<unsigned>(hash_bin(size));
+    else key = static_cast<unsigned>(nbins);
+    keys[t] = key;
+    ids[t] = t;
+    atomic_add_count(&bin_counts[key], 1);
+}
+
+// ------------------------------------------------------------------ masked CSR -> CSC of heavy rows
+// For heavy row h of the batch writes its A entries t = entry_ptr[h] + (j - a_ptr[r]): key = column
+// when B's row is nonempty, else `mask_key` (sorted last, dropped: the masked B̃ of the paper),
+// ent_h = h, ent_j = j (A position), ent_t = t (the sort's values).
+template <class I>
+static __global__ void heavy_entries_kernel(count_t nh, const count_t* __restrict__ heavy_rows, const count_t* __restrict__ a_ptr,
+                                     const I* __restrict__ a_col, const count_t* __restrict__ b_ptr, const count_t* __restrict__ entry_ptr,
+                                     count_t mask_key, count_t* __restrict__ keys, count_t* __restrict__ ent_h, count_t* __restrict__ ent_j,
+                                     count_t* __restrict__ ent_t) {
+    const count_t h = (blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x) / warp_size;
+    const int lane = threadIdx.x % warp_size;
+    if (h >= nh) return;
+    const count_t r = heavy_rows[h];
+    const count_t out = entry_ptr[h];
+    for (count_t j = a_ptr[r] + lane; j < a_ptr[r + 1]; j += warp_size) {
+        const count_t k = static_cast<count_t>(a_col[j]);
+        const count_t t = out + (j - a_ptr[r]);
+        keys[t] = b_ptr[k + 1] > b_ptr[k] ? k : mask_key;
+        ent_h[t] = h;
+        ent_j[t] = j;
+        ent_t[t] = t;
+    }
+}
+
+// After the stable sort by column: CSC rows (batch-local heavy index) and values of the kept entries.
+template <class V>
+static __global__ void csc_gather_kernel(count_t n, const count_t* __restrict__ sorted_t, const count_t* __restrict__ ent_h, const count_t* __restrict__ ent_j,
+                                  const V* __restrict__ a_val, count_t* __restrict__ csc_row, V* __restrict__ csc_val) {
+    const count_t x = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
+    if (x >= n) return;
+    const count_t t = sorted_t[x];
+    csc_row[x] = ent_h[t];
+    csc_val[x] = a_val[ent_j[t]];
+}
+
+// lengths[h] = nnz of heavy row h of A.
+static __global__ void row_lengths_kernel(count_t nh, const count_t* __restrict__ rows, const count_t* __restrict__ a_ptr, count_t* __restrict__ lengths) {
+    const count_t h = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
+    if (h < nh) lengths[h] = a_ptr[rows[h] + 1] - a_ptr[rows[h]];
+}
+
+// col_ptr[k] = first sorted position with key >= k (k in [0, ncols]); slice_sizes[k] = entries * nnz(B[k,:]).
+static __global__ void csc_colptr_kernel(count_t ncols, count_t nkept, const count_t* __restrict__ sorted_keys, count_t* __restrict__ col_ptr) {
+    const count_t k = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
+    if (k > ncols) return;
+    count_t lo = 0, hi = nkept;
+    while (lo < hi) {
+        const count_t mid = lo + (hi - lo) / 2;
+        if (sorted_keys[mid] < k) lo = mid + 1;
+        else hi = mid;
+    }
+    col_ptr[k] = lo;
+}
+static __global__ void slice_sizes_kernel(count_t ncols, const count_t* __restrict__ col_ptr, const count_t* __restrict__ b_ptr, count_t* __restrict__ sizes,
+                                   count_t* __restrict__ b_rows_read) {
+    const count_t k = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
+    if (k >= ncols) return;
+    const count_t na = col_ptr[k + 1] - col_ptr[k];
+    const count_t nb = b_ptr[k + 1] - b_ptr[k];
+    sizes[k] = na * nb;
+    if (na > 0 && nb > 0) atomic_add_count(b_rows_read, nb);
+}
+
+// ------------------------------------------------------------------ outer product (Alg. 4)
+// Block g owns flattened elements group_range(g); offsets_local (dynamic shared memory) holds the
+// write position reserved for each Ã entry the block touches.
+template <class V, class I>
+static __global__ void outer_product_kernel(count_t total, count_t group_elems, count_t nslices, const count_t* __restrict__ slice_off,
+                                     const count_t* __restrict__ col_ptr, const count_t* __restrict__ csc_row, const V* __restrict__ csc_val,
+                                     const count_t* __restrict__ b_ptr, const I* __restrict__ b_col, const V* __restrict__ b_val,
+                                     count_t* __restrict__ cursor, I* __restrict__ out_col, V* __restrict__ out_val) {
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    count_t* offsets_local = reinterpret_cast<count_t*>(smem_raw);
+    __shared__ count_t s_first_slice, s_a_begin, s_a_end;
+    const Range R = group_range(blockIdx.x, group_elems, total);
+    if (threadIdx.x == 0) {
+        const count_t s0 = find_owner(slice_off, nslices, R.begin);
+        const count_t s1 = find_owner(slice_off, nslices, R.end - 1);
+        s_first_slice = s0;
+        s_a_begin = col_ptr[s0] + get_ab_entry(R.begin, slice_off[s0], b_ptr[s0 + 1] - b_ptr[s0]).a;
+        s_a_end = col_ptr[s1] + get_ab_entry(R.end - 1, slice_off[s1], b_ptr[s1 + 1] - b_ptr[s1]).a + 1;
+    }
+    __syncthreads();
+    const count_t a_begin = s_a_begin, a_end = s_a_end;
+    // step 2: reserve the write ranges of the (partial) B̃ rows this block produces
+    count_t slice = s_first_slice;
+    for (count_t ai = a_begin + threadIdx.x; ai < a_end; ai += blockDim.x) {
+        while (ai >= col_ptr[slice + 1]) ++slice;
+        const count_t nb = b_ptr[slice + 1] - b_ptr[slice];
+        const count_t start = slice_off[slice] + (ai - col_ptr[slice]) * nb;
+        const Excess ex = get_excess(start, nb, R);
+        offsets_local[ai - a_begin] = atomic_add_count(&cursor[csc_row[ai]], nb - ex.first - ex.last);
+    }
+    __syncthreads();
+    // step 3: consecutive flattened elements -> consecutive elements of Ĉ
+    slice = s_first_slice;
+    for (count_t i = R.begin + threadIdx.x; i < R.end; i += blockDim.x) {
+        while (i >= slice_off[slice + 1]) ++slice;
+        const count_t nb = b_ptr[slice + 1] - b_ptr[slice];
+        const ABEntry e = get_ab_entry(i, slice_off[slice], nb);
+        const count_t ai = col_ptr[slice] + e.a;
+        const Excess ex = get_excess(slice_off[slice] + e.a * nb, nb, R);
+        const count_t dest = offsets_local[ai - a_begin] + e.b - ex.first;
+        const count_t q = b_ptr[slice] + e.b;
+        out_col[dest] = b_col[q];
+        out_val[dest] = csc_val[ai] * b_val[q];
+    }
+}
+
+// ------------------------------------------------------------------ block scan over a shared array
+// Exclusive prefix sum in place over n counters visited in order f(0..n): each thread scans a
+// contiguous run, cub::BlockScan combines the run totals.
+template <int THREADS, class T, class Map>
+__device__ void block_exclusive_scan(T* data, count_t n, Map f, typename cub::BlockScan<T, THREADS>::TempStorage& tmp) {
+    const count_t per = ceil_div(n, THREADS);
+    const count_t b = min_c(n, threadIdx.x * per), e = min_c(n, b + per);
+    T sum = 0;
+    for (count_t v = b; v < e; ++v) sum += data[f(v)];
+    T prefix;
+    cub::BlockScan<T, THREADS>(tmp).ExclusiveSum(sum, prefix);
+    __syncthreads();
+    for (count_t v = b; v < e; ++v) {
+        const T x = data[f(v)];
+        data[f(v)] = prefix;
+        prefix += x;
+    }
+    __syncthreads();
+}
+
+// ------------------------------------------------------------------ hierarchical multisplit (Alg. 5)
+struct LevelArgs {
+    count_t total;        // elements of the level's input
+    count_t n_in;         // input rows
+    count_t group_elems;  // per block
+    count_t group_rows;   // n_groupRows
+    int chunks_log2;      // v_chunks[level]
+    int sub_log2;         // column span of the output chunks
+};
+
+__device__ __forceinline__ count_t advance_row(const count_t* __restrict__ in_ptr, count_t i, count_t r) {
+    while (i >= in_ptr[r + 1]) ++r;
+    return r;
+}
+
+// Histogram kernel: per-block warp-private histograms of (local row, chunk), flushed to counts[].
+template <int THREADS, class I>
+static __global__ void __launch_bounds__(THREADS) histogram_kernel(LevelArgs L, const count_t* __restrict__ in_ptr, const I* __restrict__ in_col,
+                                                            count_t* __restrict__ counts) {
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    unsigned* hist = reinterpret_cast<unsigned*>(smem_raw);
+    __shared__ count_t s_r0;
+    constexpr int warps = THREADS / warp_size;
+    const count_t slots = L.group_rows << L.chunks_log2;
+    const Range R = group_range(blockIdx.x, L.group_elems, L.total);
+    for (count_t s = threadIdx.x; s < slots * warps; s += THREADS) hist[s] = 0;
+    if (threadIdx.x == 0) s_r0 = find_owner(in_ptr, L.n_in, R.begin);
+    __syncthreads();
+    const count_t r0 = s_r0;
+    const int warp = threadIdx.x / warp_size;
+    count_t r = r0;
+    for (count_t i = R.begin + threadIdx.x; i < R.end; i += THREADS) {
+        r = advance_row(in_ptr, i, r);
+        const count_t c = chunk_of(static_cast<count_t>(in_col[i]), L.sub_log2);
+        atomicAdd(&hist[warp_slot(warp, local_slot(r - r0, c, L.chunks_log2), slots)], 1u);
+    }
+    __syncthreads();
+    const count_t nchunks = count_t(1) << L.chunks_log2;
+    for (count_t s = threadIdx.x; s < slots; s += THREADS) {
+        count_t t = 0;
+        for (int w = 0; w < warps; ++w) t += hist[w * slots + s];
+        const count_t lr = s >> L.chunks_log2;
+        if (t > 0) atomic_add_count(&counts[global_chunk(r0 + lr, s & (nchunks - 1), L.chunks_log2)], t);
+    }
+}
+
+// Multisplit kernel: local histogram, global reservation per (row, chunk), local scan, permute in
+// shared memory, coalesced writes of each chunk run. pos[] maps a global chunk id to its output row
+// (heavy chunks first); cursor[] starts at the output row pointers.
+template <int THREADS, class V, class I>
+static __global__ void __launch_bounds__(THREADS) multisplit_kernel(LevelArgs L, const count_t* __restrict__ in_ptr, const I* __restrict__ in_col,
+                                                             const V* __restrict__ in_val, const count_t* __restrict__ pos, count_t* __restrict__ cursor,
+                                                             I* __restrict__ out_col, V* __restrict__ out_val) {
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    constexpr int warps = THREADS / warp_size;
+    const count_t slots = L.group_rows << L.chunks_log2;
+    // layout (eq. 5): offsets_global[slots] (count_t), col_buf[group_elems] (I), val_buf[group_elems] (V),
+    // hist[slots * warps + 1] (unsigned); group_elems is a multiple of THREADS, so every part stays aligned
+    count_t* offsets_global = reinterpret_cast<count_t*>(smem_raw);
+    I* col_buf = reinterpret_cast<I*>(offsets_global + slots);
+    V* val_buf = reinterpret_cast<V*>(col_buf + L.group_elems);
+    unsigned* hist = reinterpret_cast<unsigned*>(val_buf + L.group_elems);
+    __shared__ count_t s_r0;
+    __shared__ typename cub::BlockScan<unsigned, THREADS>::TempStorage scan_tmp;
+    const Range R = group_range(blockIdx.x, L.group_elems, L.total);
+    for (count_t s = threadIdx.x; s < slots * warps; s += THREADS) hist[s] = 0;
+    if (threadIdx.x == 0) s_r0 = find_owner(in_ptr, L.n_in, R.begin);
+    __syncthreads();
+    const count_t r0 = s_r0;
+    const int warp = threadIdx.x / warp_size;
+    // local histogram (warp-private)
+    count_t r = r0;
+    for (count_t i = R.begin + threadIdx.x; i < R.end; i += THREADS) {
+        r = advance_row(in_ptr, i, r);
+        const count_t c = chunk_of(static_cast<count_t>(in_col[i]), L.sub_log2);
+        atomicAdd(&hist[warp_slot(warp, local_slot(r - r0, c, L.chunks_log2), slots)], 1u);
+    }
+    __syncthreads();
+    // reserve global ranges (one atomic per nonempty (row, chunk) of the block)
+    const count_t nchunks = count_t(1) << L.chunks_log2;
+    for (count_t s = threadIdx.x; s < slots; s += THREADS) {
+        count_t t = 0;
+        for (int w = 0; w < warps; ++w) t += hist[w * slots + s];
+        if (t > 0) offsets_global[s] = atomic_add_count(&cursor[pos[global_chunk(r0 + (s >> L.chunks_log2), s & (nchunks - 1), L.chunks_log2)]], t);
+    }
+    __syncthreads();
+    // local offsets: slot-major scan over the warp-major histograms
+    block_exclusive_scan<THREADS>(hist, slots * warps, [slots](count_t v) { return scan_order_to_storage(v, warps, slots); }, scan_tmp);
+    // permute into shared memory
+    r = r0;
+    for (count_t i = R.begin + threadIdx.x; i < R.end; i += THREADS) {
+        r = advance_row(in_ptr, i, r);
+        const I col = in_col[i];
+        const count_t c = chunk_of(static_cast<count_t>(col), L.sub_log2);
+        const unsigned d = atomicAdd(&hist[warp_slot(warp, local_slot(r - r0, c, L.chunks_log2), slots)], 1u);
+        col_buf[d] = col;
+        val_buf[d] = in_val[i];
+    }
+    __syncthreads();
+    // coalesced writes: buffer position j keeps the row of input element R.begin + j; after the
+    // permute, the counter of (slot s-1, last warp) holds the start of slot s
+    r = r0;
+    for (count_t j = threadIdx.x; j < R.end - R.begin; j += THREADS) {
+        r = advance_row(in_ptr, R.begin + j, r);
+        const count_t col = static_cast<count_t>(col_buf[j]);
+        const count_t s = local_slot(r - r0, chunk_of(col, L.sub_log2), L.chunks_log2);
+        const count_t start = s == 0 ? 0 : hist[scan_order_to_storage(s * warps - 1, warps, slots)];
+        const count_t dest = offsets_global[s] + j - start;
+        out_col[dest] = static_cast<I>(col_in_chunk(col, L.sub_log2));
+        out_val[dest] = val_buf[j];
+    }
+}
+
+// Output rows of a level (in heavy-first order): pos[], permuted sizes and metadata.
+static __global__ void level_order_kernel(count_t n_out, const count_t* __restrict__ order, const count_t* __restrict__ counts,
+                                   const count_t* __restrict__ in_row, const count_t* __restrict__ in_base, int chunks_log2, int sub_log2,
+                                   count_t* __restrict__ pos, count_t* __restrict__ sizes, count_t* __restrict__ out_row, count_t* __restrict__ out_base) {
+    const count_t o = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
+    if (o >= n_out) return;
+    const count_t q = order[o];
+    pos[q] = o;
+    sizes[o] = counts[q];
+    out_row[o] = in_row[q >> chunks_log2];
+    out_base[o] = in_base[q >> chunks_log2] + ((q & ((count_t(1) << chunks_log2) - 1)) << sub_log2);
+}
+
+static __global__ void split_flags_kernel(count_t n, const count_t* __restrict__ counts, int sub_log2, Params p, char* __restrict__ flags,
+                                   count_t* __restrict__ ids) {
+    const count_t q = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
+    if (q >= n) return;
+    flags[q] = accum_kind(counts[q], sub_log2, p) == AccumKind::split;
+    ids[q] = q;
+}
+
+// Segments [first, n_out) of a level's output rows.
+static __global__ void make_segments_kernel(count_t first, count_t n_out, const count_t* __restrict__ out_ptr, const count_t* __restrict__ row,
+                                     const count_t* __restrict__ base, int buffer, int span_log2, Segment* __restrict__ segs) {
+    const count_t o = first + blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
+    if (o >= n_out) return;
+    segs[o - first] = Segment{out_ptr[o], out_ptr[o + 1], row[o], base[o], buffer, span_log2};
+}
+
+// ------------------------------------------------------------------ accumulation (§III-E)
+enum class Phase { symbolic, numeric };
+
+// Shared-memory hash table (power-of-two capacity, linear probing). Returns nothing; counts new keys.
+template <Phase P, class V, class I>
+__device__ __forceinline__ void hash_insert(I* keys, V* vals, count_t cap, I key, V v, unsigned* n_unique) {
+    std::uint32_t s = hash_slot(static_cast<count_t>(key), cap);
+    while (true) {
+        I k = *reinterpret_cast<volatile I*>(&keys[s]);
+        if (k == I(-1)) {
+            k = atomic_cas_index(&keys[s], I(-1), key);
+            if (k == I(-1)) atomicAdd(n_unique, 1u);
+        }
+        if (k == I(-1) || k == key) {
+            if constexpr (P == Phase::numeric) atomicAdd(&vals[s], v);
+            return;
+        }
+        s = next_probe(s, cap);
+    }
+}
+
+// Bitonic sort of the whole table by unsigned key (empty = -1 = largest), then write the first n.
+template <class V, class I>
+__device__ void sort_and_write(I* keys, V* vals, count_t cap, unsigned n, count_t base, I* __restrict__ out_col, V* __restrict__ out_val) {
+    using U = std::make_unsigned_t<I>;
+    for (count_t k = 2; k <= cap; k <<= 1) {
+        for (count_t j = k >> 1; j > 0; j >>= 1) {
+            for (count_t i = threadIdx.x; i < cap; i += blockDim.x) {
+                const count_t q = bitonic_partner(i, j);
+                if (q > i) {
+                    const bool up = bitonic_ascending(i, k);
+                    if ((static_cast<U>(keys[i]) > static_cast<U>(keys[q])) == up) {
+                        const I tk = keys[i];
+                        keys[i] = keys[q];
+                        keys[q] = tk;
+                        const V tv = vals[i];
+                        vals[i] = vals[q];
+                        vals[q] = tv;
+                    }
+                }
+            }
+            __syncthreads();
+        }
+    }
+    for (count_t i = threadIdx.x; i < n; i += blockDim.x) {
+        out_col[i] = static_cast<I>(static_cast<count_t>(keys[i]) + base);
+        out_val[i] = vals[i];
+    }
+}
+
+// Light rows of A: one block per row of the bin, Gustavson products into the hash table.
+// Symbolic: row_nnz[row] = distinct columns. Numeric: sorted row written at c_ptr[row].
+template <Phase P, class V, class I>
+static __global__ void hash_rows_kernel(const count_t* __restrict__ rows, count_t cap, const count_t* __restrict__ a_ptr, const I* __restrict__ a_col,
+                                 const V* __restrict__ a_val, const count_t* __restrict__ b_ptr, const I* __restrict__ b_col, const V* __restrict__ b_val,
+                                 count_t* __restrict__ row_nnz, const count_t* __restrict__ c_ptr, I* __restrict__ c_col, V* __restrict__ c_val) {
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    V* vals = reinterpret_cast<V*>(smem_raw);
+    I* keys = reinterpret_cast<I*>(P == Phase::numeric ? smem_raw + cap * sizeof(V) : smem_raw);
+    __shared__ unsigned n_unique;
+    const count_t row = rows[blockIdx.x];
+    for (count_t i = threadIdx.x; i < cap; i += blockDim.x) {
+        keys[i] = I(-1);
+        if constexpr (P == Phase::numeric) vals[i] = V(0);
+    }
+    if (threadIdx.x == 0) n_unique = 0;
+    __syncthreads();
+    const int lane = threadIdx.x % warp_size;
+    const int warp = threadIdx.x / warp_size;
+    const int nwarps = blockDim.x / warp_size;
+    for (count_t j = a_ptr[row] + warp; j < a_ptr[row + 1]; j += nwarps) {
+        const count_t k = static_cast<count_t>(a_col[j]);
+        const V av = P == Phase::numeric ? a_val[j] : V(0);
+        for (count_t q = b_ptr[k] + lane; q < b_ptr[k + 1]; q += warp_size)
+            hash_insert<P>(keys, vals, cap, b_col[q], P == Phase::numeric ? av * b_val[q] : V(0), &n_unique);
+    }
+    __syncthreads();
+    if constexpr (P == Phase::symbolic) {
+        if (threadIdx.x == 0) row_nnz[row] = n_unique;
+    } else {
+        sort_and_write(keys, vals, cap, n_unique, 0, c_col + c_ptr[row], c_val + c_ptr[row]);
+    }
+}
+
+// Light chunks (hash) of the intermediate: one block per segment of the bin.
+template <Phase P, class V, class I>
+static __global__ void hash_segments_kernel(const count_t* __restrict__ ids, const Segment* __restrict__ segs, count_t cap, const I* __restrict__ col0,
+                                     const V* __restrict__ val0, const I* __restrict__ col1, const V* __restrict__ val1, count_t* __restrict__ seg_nnz,
+                                     const count_t* __restrict__ seg_out, I* __restrict__ c_col, V* __restrict__ c_val) {
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    V* vals = reinterpret_cast<V*>(smem_raw);
+    I* keys = reinterpret_cast<I*>(P == Phase::numeric ? smem_raw + cap * sizeof(V) : smem_raw);
+    __shared__ unsigned n_unique;
+    const count_t id = ids[blockIdx.x];
+    const Segment sg = segs[id];
+    const I* col = sg.buffer == 0 ? col0 : col1;
+    const V* val = sg.buffer == 0 ? val0 : val1;
+    for (count_t i = threadIdx.x; i < cap; i += blockDim.x) {
+        keys[i] = I(-1);
+        if constexpr (P == Phase::numeric) vals[i] = V(0);
+    }
+    if (threadIdx.x == 0) n_unique = 0;
+    __syncthreads();
+    for (count_t i = sg.begin + threadIdx.x; i < sg.end; i += blockDim.x)
+        hash_insert<P>(keys, vals, cap, col[i], P == Phase::numeric ? val[i] : V(0), &n_unique);
+    __syncthreads();
+    if constexpr (P == Phase::symbolic) {
+        if (threadIdx.x == 0) seg_nnz[id] = n_unique;
+    } else {
+        sort_and_write(keys, vals, cap, n_unique, sg.base, c_col + seg_out[id], c_val + seg_out[id]);
+    }
+}
+
+// Heavy chunks: dense accumulator over the chunk's span + bitmap; positions from a scan of the
+// bitmap words' popcounts give the sorted chunk.
+template <int THREADS, Phase P, class V, class I>
+static __global__ void __launch_bounds__(THREADS) dense_segments_kernel(const count_t* __restrict__ ids, const Segment* __restrict__ segs, const I* __restrict__ col0,
+                                                                 const V* __restrict__ val0, const I* __restrict__ col1, const V* __restrict__ val1,
+                                                                 count_t* __restrict__ seg_nnz, const count_t* __restrict__ seg_out,
+                                                                 I* __restrict__ c_col, V* __restrict__ c_val) {
+    extern __shared__ __align__(16) unsigned char smem_raw[];
+    __shared__ typename cub::BlockScan<unsigned, THREADS>::TempStorage scan_tmp;
+    __shared__ typename cub::BlockReduce<unsigned, THREADS>::TempStorage reduce_tmp;
+    const count_t id = ids[blockIdx.x];
+    const Segment sg = segs[id];
+    const count_t span = count_t(1) << sg.span_log2;
+    const count_t words = ceil_div(span, 32);
+    unsigned* bitmap = reinterpret_cast<unsigned*>(smem_raw);
+    V* acc = reinterpret_cast<V*>(smem_raw + ceil_div(words * 4, 16) * 16);
+    const I* col = sg.buffer == 0 ? col0 : col1;
+    const V* val = sg.buffer == 0 ? val0 : val1;
+    for (count_t w = threadIdx.x; w < words; w += THREADS) bitmap[w] = 0;
+    if constexpr (P == Phase::numeric)
+        for (count_t c = threadIdx.x; c < span; c += THREADS) acc[c] = V(0);
+    __syncthreads();
+    for (count_t i = sg.begin + threadIdx.x; i < sg.end; i += THREADS) {
+        const count_t c = static_cast<count_t>(col[i]);
+        atomicOr(&bitmap[c >> 5], 1u << (c & 31));
+        if constexpr (P == Phase::numeric) atomicAdd(&acc[c], val[i]);
+    }
+    __syncthreads();
+    if constexpr (P == Phase::symbolic) {
+        unsigned n = 0;
+        for (count_t w = threadIdx.x; w < words; w += THREADS) n += __popc(bitmap[w]);
+        const unsigned total = cub::BlockReduce<unsigned, THREADS>(reduce_tmp).Sum(n);
+        if (threadIdx.x == 0) seg_nnz[id] = total;
+    } else {
+        // each thread owns a contiguous run of words: local popcount scan + block scan
+        const count_t per = ceil_div(words, THREADS);
+        const count_t wb = min_c(words, threadIdx.x * per), we = min_c(words, wb + per);
+        unsigned n = 0;
+        for (count_t w = wb; w < we; ++w) n += __popc(bitmap[w]);
+        unsigned prefix;
+        cub::BlockScan<unsigned, THREADS>(scan_tmp).ExclusiveSum(n, prefix);
+        I* oc = c_col + seg_out[id];
+        V* ov = c_val + seg_out[id];
+        for (count_t w = wb; w < we; ++w) {
+            unsigned bits = bitmap[w];
+            while (bits) {
+                const int b = __ffs(bits) - 1;
+                bits &= bits - 1;
+                const count_t c = (w << 5) + b;
+                oc[prefix] = static_cast<I>(sg.base + c);
+                ov[prefix] = acc[c];
+                ++prefix;
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------------ output placement of segments
+static __global__ void segment_keys_kernel(count_t n, const Segment* __restrict__ segs, count_t* __restrict__ key_base, count_t* __restrict__ key_row,
+                                    count_t* __restrict__ ids) {
+    const count_t t = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
+    if (t >= n) return;
+    key_base[t] = segs[t].base;
+    key_row[t] = segs[t].c_row;
+    ids[t] = t;
+}
+static __global__ void gather_counts_kernel(count_t n, const count_t* __restrict__ ids, const count_t* __restrict__ seg_nnz, count_t* __restrict__ out) {
+    const count_t t = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
+    if (t < n) out[t] = seg_nnz[ids[t]];
+}
+// g = exclusive scan of counts in (row, base) order; seg_out = c_ptr[row] + g - g(first segment of row).
+static __global__ void segment_offsets_kernel(count_t n, const count_t* __restrict__ ids, const count_t* __restrict__ rows_sorted,
+                                       const count_t* __restrict__ g, const count_t* __restrict__ c_ptr, count_t* __restrict__ seg_out) {
+    const count_t t = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
+    if (t >= n) return;
+    const count_t row = rows_sorted[t];
+    // first sorted position of this row (binary search over the sorted rows)
+    count_t lo = 0, hi = t;
+    while (lo < hi) {
+        const count_t mid = lo + (hi - lo) / 2;
+        if (rows_sorted[mid] < row) lo = mid + 1;
+        else hi = mid;
+    }
+    seg_out[ids[t]] = c_ptr[row] + g[t] - g[lo];
+}
+static __global__ void segment_row_nnz_kernel(count_t n, const Segment* __restrict__ segs, const count_t* __restrict__ seg_nnz, count_t* __restrict__ row_nnz) {
+    const count_t t = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
+    if (t < n && seg_nnz[t] > 0) atomic_add_count(&row_nnz[segs[t].c_row], seg_nnz[t]);
+}
+static __global__ void gather_products_kernel(count_t n, const count_t* __restrict__ rows, const count_t* __restrict__ products, count_t* __restrict__ out) {
+    const count_t t = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
+    if (t < n) out[t] = products[rows[t]];
+}
+
+}  // namespace gigasparse::cuda::gmagnus

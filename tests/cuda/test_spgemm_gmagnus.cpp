@@ -1,0 +1,155 @@
+// tests/cuda/test_spgemm_gmagnus.cpp: gMAGNUS on the GPU against reference::spgemm (skipped without a GPU).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <iostream>
+#include <string>
+
+#include <gigasparse/config.hpp>
+#include <gigasparse/core/error.hpp>
+#include <gigasparse/cuda/device.hpp>
+#include <gigasparse/cuda/spgemm.hpp>
+#include <gigasparse/io/matrix_market.hpp>
+#include <gigasparse/reference/kernels.hpp>
+#include <gigasparse/spgemm.hpp>
+
+#include "spgemm_cuda_host/power_law.hpp"
+#include "utils/test_utils.hpp"
+
+namespace gs = gigasparse;
+using gs::cuda::GpuSpgemmOptions;
+using gs::cuda::GpuSpgemmStats;
+
+namespace {
+
+bool no_gpu(std::string& why) {
+    if (!gs::config::with_cuda) {
+        why = "gigasparse was built without the CUDA backend";
+        return true;
+    }
+    if (gs::cuda::device_count() == 0) {
+        why = "no CUDA device present: " + gs::cuda::device_summary();
+        return true;
+    }
+    return false;
+}
+
+#define SKIP_WITHOUT_GPU()                          \
+    do {                                            \
+        std::string why_;                           \
+        if (no_gpu(why_)) GTEST_SKIP() << why_;     \
+    } while (0)
+
+template <class V, class I>
+GpuSpgemmStats expect_matches(const gs::Csr<V, I>& a, const gs::Csr<V, I>& b, const GpuSpgemmOptions& o, const std::string& what) {
+    SCOPED_TRACE(what + " smem=" + std::to_string(o.shared_memory_bytes));
+    GpuSpgemmStats st;
+    const auto expected = gs::reference::spgemm(a.view(), b.view());
+    const auto actual = gs::cuda::spgemm(a.view(), b.view(), o, &st);
+    EXPECT_TRUE(gs::test::csr_near(expected.view(), actual.view(), std::is_same_v<V, float> ? 1e-4 : 1e-10));
+    return st;
+}
+
+GpuSpgemmOptions budget(std::int64_t smem, std::int64_t inter = 0) {
+    GpuSpgemmOptions o;
+    o.shared_memory_bytes = smem;
+    o.intermediate_budget_bytes = inter;
+    return o;
+}
+
+}  // namespace
+
+TEST(CudaSpgemm, BuiltWithoutCudaThrowsNotSupported) {
+    if (gs::config::with_cuda) GTEST_SKIP() << "built with CUDA";
+    const auto a = gs::test::random_csr<double, std::int32_t>(10, 10, 2, 1);
+    EXPECT_THROW(gs::cuda::spgemm(a.view(), a.view()), gs::NotSupported);
+}
+
+TEST(CudaSpgemm, RandomSizesAcrossWarpAndBlockBoundaries) {
+    SKIP_WITHOUT_GPU();
+    for (std::int64_t n : {1, 31, 32, 33, 255, 256, 257, 1023, 4097}) {
+        const auto a = gs::test::random_csr<double, std::int32_t>(n, n, 7, static_cast<std::uint64_t>(n));
+        expect_matches(a, a, {}, "random n=" + std::to_string(n));
+        expect_matches(a, a, budget(8192), "random n=" + std::to_string(n));
+    }
+}
+
+TEST(CudaSpgemm, RmatHeavyRowsAndLevels) {
+    SKIP_WITHOUT_GPU();
+    const auto a = gs::test::rmat_like<float, std::int32_t>(14, 14, 16, 3);
+    const auto st = expect_matches(a, a, {}, "rmat14^2");
+    std::cout << "rmat14^2: heavy " << st.heavy_rows << " levels " << st.levels_run << " batches " << st.batches << "\n";
+    const auto st2 = expect_matches(a, a, budget(6144), "rmat14^2 low smem");
+    EXPECT_GT(st2.heavy_rows, 0);
+    EXPECT_GE(st2.levels_run, 2) << "a low shared-memory budget must force a multi-level multisplit";
+    const auto wide = gs::test::rmat_like<double, std::int32_t>(10, 20, 16, 4);
+    const auto b = gs::test::rmat_like<double, std::int32_t>(20, 20, 8, 5);
+    const auto st3 = expect_matches(wide, b, budget(8192), "rmat 2^10x2^20 * 2^20x2^20");
+    EXPECT_GE(st3.nlevels, 2);
+}
+
+TEST(CudaSpgemm, BandedEmptyRowsRectangular) {
+    SKIP_WITHOUT_GPU();
+    const auto band = gs::test::banded<double, std::int32_t>(5000, 20, 1);
+    expect_matches(band, band, {}, "banded");
+    expect_matches(band, band, budget(4096), "banded low smem");
+    const auto a = gs::test::random_csr<double, std::int32_t>(777, 1300, 25, 2, 0.4);
+    const auto b = gs::test::random_csr<double, std::int32_t>(1300, 90001, 40, 3, 0.3);
+    expect_matches(a, b, {}, "rectangular");
+    expect_matches(a, b, budget(4096), "rectangular low smem");
+    const gs::Csr<double, std::int32_t> z(0, 0), e(50, 60), f(60, 0);
+    expect_matches(z, z, {}, "0x0");
+    expect_matches(e, gs::test::random_csr<double, std::int32_t>(60, 70, 3, 9), {}, "empty A");
+    expect_matches(gs::test::random_csr<double, std::int32_t>(50, 60, 3, 9), f, {}, "B with no columns");
+}
+
+TEST(CudaSpgemm, Int64IndicesAndBatches) {
+    SKIP_WITHOUT_GPU();
+    const auto a = gs::test::rmat_like<double, std::int64_t>(12, 12, 16, 8);
+    expect_matches(a, a, {}, "int64 rmat12^2");
+    const auto st = expect_matches(a, a, budget(8192, 1 << 16), "int64 batched");
+    EXPECT_GT(st.batches, 1);
+    const auto af = gs::test::rmat_like<float, std::int64_t>(12, 12, 8, 9);
+    expect_matches(af, af, budget(4096, 1 << 14), "float int64 batched low smem");
+}
+
+TEST(CudaSpgemm, RealMatricesSquared) {
+    SKIP_WITHOUT_GPU();
+    const auto manifest = gs::test::read_manifest();
+    if (manifest.empty()) GTEST_SKIP() << "no shared matrices";
+    int done = 0;
+    for (const auto& m : manifest) {
+        if (m.nrows != m.ncols || m.nnz_stored > 400000 || m.field == "complex" || done >= 4) continue;
+        const auto mat = gs::io::read_mtx<double, std::int32_t>(gs::test::matrix_dir() + "/" + m.file);
+        expect_matches(mat, mat, {}, m.name);
+        ++done;
+    }
+}
+
+TEST(CudaSpgemm, PlanBackendNumericReuse) {
+    SKIP_WITHOUT_GPU();
+    auto a = gs::test::rmat_like<double, std::int32_t>(12, 12, 10, 12);
+    gs::SpgemmOptions o;
+    o.backend = gs::SpgemmBackend::cuda;
+    gs::SpgemmPlan<double, std::int32_t> plan(o);
+    plan.symbolic(a, a);
+    const auto c1 = plan.numeric(a, a);
+    EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(a.view(), a.view()).view(), c1.view(), 1e-10));
+    for (auto& v : a.values) v = 2 * v + 0.5;
+    const auto c2 = plan.numeric(a, a);
+    EXPECT_EQ(c2.row_ptr, c1.row_ptr);
+    EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(a.view(), a.view()).view(), c2.view(), 1e-10));
+}
+
+// Small product that reaches every kernel (light hash rows, outer product, two multisplit levels,
+// hash and dense chunks, two batches): the case compute-sanitizer runs in scripts/device-check.
+TEST(CudaSpgemm, SanitizerSmall) {
+    SKIP_WITHOUT_GPU();
+    const auto a = gs::test::rmat_like<double, std::int32_t>(8, 16, 12, 31);
+    const auto b = gs::test::rmat_like<double, std::int32_t>(16, 16, 3, 32);
+    const auto st = expect_matches(a, b, budget(4096, 1 << 15), "sanitizer case");
+    EXPECT_GT(st.heavy_rows, 0);
+    EXPECT_GT(st.light_rows, 0);
+    EXPECT_GE(st.levels_run, 2);
+    EXPECT_GT(st.batches, 1);
+}
