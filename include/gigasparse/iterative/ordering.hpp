@@ -23,10 +23,12 @@ OrderingKind parse_ordering(const std::string& name);
 
 struct OrderingOptions {
     OrderingKind kind = OrderingKind::natural;
-    std::int64_t abmc_block_rows = 64;  // rows per ABMC aggregate
-    int dc_levels = -1;                 // recursion depth; -1: log2(threads) + 3, at most what leaves of dc_min_leaf allow
+    std::int64_t abmc_block_rows = 256;  // rows per ABMC aggregate
+    int dc_levels = -1;                  // recursion depth; -1: ceil(log2(threads)), at least 1
     int dc_relax_from_level = -1;       // separators at recursion level >= this are multicolored; -1: no level (all exact)
     std::int64_t dc_min_leaf = 256;     // do not bisect subgraphs smaller than this
+    bool dc_metis_vertex_separator = false;  // true: METIS_ComputeVertexSeparator; false: the boundary of a
+                                             // METIS edge bisection (connected separators, better ILU(0))
     int threads = 0;                    // 0: omp_get_max_threads()
 };
 

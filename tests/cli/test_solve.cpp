@@ -1,0 +1,112 @@
+// tests/cli/test_solve.cpp: `gigasparse solve`: iterations and JSON fields, orderings, b from a file, exit codes.
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "cli_runner.hpp"
+
+using gigasparse::test::run_cli;
+
+namespace {
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// The integer after "key": in a one-line JSON object (-1 when absent).
+long long json_int(const std::string& json, const std::string& key) {
+    const auto p = json.find("\"" + key + "\":");
+    return p == std::string::npos ? -1 : std::atoll(json.c_str() + p + key.size() + 3);
+}
+
+// A 2D Poisson matrix file made by `gigasparse generate` (cached per test binary run).
+std::string poisson_file(int n) {
+    setenv("OMP_WAIT_POLICY", "passive", 0);  // children inherit it: shared CI cores are oversubscribed
+    const std::string f = gigasparse::test::temp_dir("solve") + "/p" + std::to_string(n) + ".mtx";
+    const auto r = run_cli("generate poisson2d --n " + std::to_string(n) + " -o '" + f + "'");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return f;
+}
+
+}  // namespace
+
+TEST(CliSolve, JsonHasIterationsResidualDepthAndTimes) {
+    const std::string f = poisson_file(64);
+    const auto r = run_cli("solve '" + f + "' --method cg --precond ilu0 --ordering natural --json");
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+    for (const char* key : {"\"iterations\":", "\"residual\":", "\"converged\":true", "\"depth\":127", "\"times\":{\"setup\":", "\"solve\":",
+                            "\"total\":"})
+        EXPECT_TRUE(contains(r.out, key)) << key << " in " << r.out;
+    const long long it = json_int(r.out, "iterations");
+    EXPECT_GE(it, 40);  // 64², b = A·1: about half the 2D scaling of §5 (52 for b = 1)
+    EXPECT_LE(it, 60);
+}
+
+TEST(CliSolve, EveryMethodPrecondAndOrderingRuns) {
+    const std::string f = poisson_file(32);
+    for (const std::string m : {"cg", "bicgstab", "gmres", "fgmres"}) {
+        const auto r = run_cli("solve '" + f + "' --method " + m + " --precond jacobi");
+        EXPECT_EQ(r.exit_code, 0) << m << r.err;
+        EXPECT_TRUE(contains(r.out, "converged")) << r.out;
+    }
+    for (const std::string p : {"none", "ilu0", "ic0", "sgs"})
+        for (const std::string o : {"natural", "rcm", "mc", "abmc", "dc", "auto"}) {
+            const auto r = run_cli("solve '" + f + "' --precond " + p + " --ordering " + o + " --json --tol 1e-6 --maxit 500");
+            EXPECT_EQ(r.exit_code, 0) << p << " " << o << r.err << r.out;
+            if (p != "none" && o == "auto") {
+                EXPECT_TRUE(contains(r.out, "\"auto_reason\":\"chose ")) << r.out;
+            }
+        }
+    const auto mc = run_cli("solve '" + f + "' --precond ilu0 --ordering mc --json");
+    EXPECT_EQ(json_int(mc.out, "depth"), 2) << mc.out;
+}
+
+TEST(CliSolve, RightHandSideFromFile) {
+    const std::string dir = gigasparse::test::temp_dir("solve_b");
+    const std::string f = poisson_file(8);
+    {
+        std::ofstream b(dir + "/b.mtx");
+        b << "%%MatrixMarket matrix array real general\n64 1\n";
+        for (int i = 0; i < 64; ++i) b << (i % 3) << "\n";
+    }
+    const auto r = run_cli("solve '" + f + "' '" + dir + "/b.mtx' --precond ic0 --json");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(contains(r.out, "\"converged\":true")) << r.out;
+    {
+        std::ofstream b(dir + "/short.mtx");
+        b << "%%MatrixMarket matrix array real general\n3 1\n1\n2\n3\n";
+    }
+    EXPECT_EQ(run_cli("solve '" + f + "' '" + dir + "/short.mtx'").exit_code, 3);
+}
+
+TEST(CliSolve, NotConvergedIsExitOneAndBadUsageIsTwo) {
+    const std::string f = poisson_file(32);
+    const auto r = run_cli("solve '" + f + "' --maxit 3 --json");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_TRUE(contains(r.out, "\"converged\":false")) << r.out;
+    EXPECT_TRUE(contains(r.out, "\"reason\":\"max_iterations\"")) << r.out;
+    EXPECT_EQ(run_cli("solve '" + f + "' --method lsqr").exit_code, 2);
+    EXPECT_EQ(run_cli("solve '" + f + "' --ordering spiral").exit_code, 2);
+    EXPECT_EQ(run_cli("solve '" + f + "' --bogus 1").exit_code, 2);
+    EXPECT_EQ(run_cli("solve").exit_code, 2);
+    EXPECT_EQ(run_cli("solve /nonexistent/A.mtx").exit_code, 3);
+}
+
+TEST(CliSolve, ZeroDiagonalAndNanAreReported) {
+    const std::string dir = gigasparse::test::temp_dir("solve_bad");
+    {
+        std::ofstream a(dir + "/zero.mtx");
+        a << "%%MatrixMarket matrix coordinate real general\n3 3 5\n1 1 0\n1 2 1\n2 1 1\n2 2 2\n3 3 1\n";
+    }
+    const auto z = run_cli("solve '" + dir + "/zero.mtx' --precond ilu0 --method gmres --json");
+    EXPECT_EQ(z.exit_code, 1) << z.out;
+    EXPECT_TRUE(contains(z.out, "\"reason\":\"preconditioner_failed\"")) << z.out;
+    EXPECT_TRUE(contains(z.out, "row 0")) << z.out;
+    {
+        std::ofstream a(dir + "/nan.mtx");
+        a << "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 nan\n2 2 1\n";
+    }
+    const auto n = run_cli("solve '" + dir + "/nan.mtx'");
+    EXPECT_EQ(n.exit_code, 3) << n.out << n.err;
+    EXPECT_TRUE(contains(n.err, "non-finite")) << n.err;
+}
