@@ -123,6 +123,9 @@ TEST(CliConvert, PatternAndRefusedSymmetry) {
     auto r = run_cli("convert " + quoted(dir + "/g.mtx") + " " + quoted(dir + "/p.mtx") + " --pattern");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(io::read_mtx_header(dir + "/p.mtx").field, io::MmField::pattern);
+    r = run_cli("convert " + quoted(dir + "/p.mtx") + " " + quoted(dir + "/p2.mtx.gz"));  // a pattern stays a pattern
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(io::read_mtx_header(dir + "/p2.mtx.gz").field, io::MmField::pattern);
     write_text(dir + "/keep.mtx", "old");
     r = run_cli("convert " + quoted(dir + "/g.mtx") + " " + quoted(dir + "/keep.mtx") + " --symmetry symmetric");
     EXPECT_EQ(r.exit_code, 3) << r.err;

@@ -91,3 +91,15 @@ TEST(MmAtomic, KeepsThePermissionsOfAReplacedFile) {
     io::write_mtx<double, std::int32_t>(path, matrix);
     EXPECT_EQ(fs::status(path).permissions(), fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read);
 }
+
+// Works for root too (which ignores folder permissions): /proc accepts no new files.
+TEST(MmAtomic, UnwritableFileSystemFails) {
+    if (!fs::is_directory("/proc/self")) GTEST_SKIP() << "no /proc";
+    try {
+        io::write_mtx<double, std::int32_t>("/proc/gigasparse-test.mtx", matrix);
+        FAIL() << "expected IoError";
+    } catch (const gs::IoError& e) {
+        EXPECT_NE(std::string(e.what()).find("/proc/gigasparse-test.mtx"), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(fs::exists("/proc/gigasparse-test.mtx"));
+}

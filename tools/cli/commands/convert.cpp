@@ -39,7 +39,7 @@ int run_convert(const Args& args, const std::string& in, const std::string& out)
     const double read_s = phase.lap();
     io::MmWriteOptions options;
     options.symmetry = args.get("symmetry") ? parse_symmetry(*args.get("symmetry")) : m.header.symmetry;
-    options.pattern = args.flag("pattern");
+    options.pattern = args.flag("pattern") || m.header.field == io::MmField::pattern;  // a pattern stays a pattern
     options.precision = static_cast<int>(args.get_int("precision", 17));
     const Symmetry from = m.header.symmetry, to = options.symmetry;
     Csr<V, std::int64_t> converted;
@@ -90,7 +90,7 @@ const bool registered = register_command({
     "(OUT is gzip-compressed when its name ends in .gz).\n"
     "  --symmetry KIND  symmetry of OUT (default: that of IN). A kind other than general stores the\n"
     "                   lower triangle only and is refused (exit 3) unless the matrix has it exactly.\n"
-    "  --pattern        write the pattern only (no values).\n"
+    "  --pattern        write the pattern only (no values); a pattern IN always gives a pattern OUT.\n"
     "  --precision N    significant digits of values (default 17: shortest exact round trip).\n"
     "  --json           print one JSON object; \"times\" holds read, convert, write and total (all of it).\n"
     "exit codes: 0 ok, 2 usage error, 3 unreadable or malformed input, or a matrix without the symmetry asked\n",

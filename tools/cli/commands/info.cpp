@@ -117,7 +117,7 @@ void print_human(const std::string& file, const io::MmHeader& h, offset_t stored
               << "bandwidth     " << format_count(std::max(p.lower_bandwidth, p.upper_bandwidth)) << " (lower "
               << format_count(p.lower_bandwidth) << ", upper " << format_count(p.upper_bandwidth) << ")\n"
               << "empty         " << format_count(p.empty_rows) << " rows, " << format_count(p.empty_cols) << " columns\n"
-              << "diagonal      " << format_count(p.diagonal) << " entries, full diagonal: " << yes(p.full_diagonal) << "\n"
+              << "diagonal      " << format_count(p.diagonal) << " stored, full diagonal: " << yes(p.full_diagonal) << "\n"
               << "symmetry      structurally symmetric: " << yes(p.structurally_symmetric)
               << ", numerically symmetric: " << yes(p.numerically_symmetric) << ", hermitian: " << yes(p.hermitian) << "\n"
               << "time          read " << format_seconds(read_s) << ", analyze " << format_seconds(analyze_s) << "\n";
