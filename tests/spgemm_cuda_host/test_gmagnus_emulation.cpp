@@ -103,3 +103,17 @@ TEST(GmagnusEmulation, BatchedHeavyRowsGiveTheSameProduct) {
     const auto st1 = check(a, b, {2048, 32, 0, 1}, "one heavy row per batch");
     EXPECT_EQ(st1.batches, st1.heavy_rows);
 }
+
+// The exact configuration of the GPU test CudaSpgemm.SanitizerSmall (256-thread blocks, 4 KiB
+// budget, 32 KiB intermediate budget = 1365 double/int32 elements per batch): the emulation
+// reaches the paths that test expects (heavy and light rows, >= 2 levels, several batches).
+TEST(GmagnusEmulation, SanitizerCaseOfTheGpuTests) {
+    const auto a = gs::test::rmat_like<double, std::int32_t>(8, 16, 12, 31);
+    const auto b = gs::test::rmat_like<double, std::int32_t>(16, 16, 3, 32);
+    const auto st = check(a, b, {4096, 256, 0, (1 << 15) / (2 * 12)}, "sanitizer case");
+    EXPECT_GT(st.heavy_rows, 0);
+    EXPECT_GT(st.light_rows, 0);
+    EXPECT_GE(st.levels_run, 2);
+    EXPECT_GT(st.batches, 1);
+    EXPECT_GT(st.dense_segments, 0);
+}

@@ -147,3 +147,25 @@ TEST(GmagnusMath, BatchesCoverRowsAndRespectBudget) {
     EXPECT_EQ(gm::batch_end(prefix.data(), 5, 3, 10), 5);
     EXPECT_EQ(gm::batch_end(prefix.data(), 5, 0, 1000), 5);
 }
+
+// The shared-memory budgets the GPU tests (tests/cuda) force are feasible with the device's
+// 256-thread multisplit blocks and give the level counts those tests expect.
+TEST(GmagnusMath, DeviceTestBudgetsAreFeasible) {
+    struct Case {
+        count_t ncols, smem;
+        int col, val, min_levels;
+    };
+    const Case cases[] = {{count_t(1) << 14, 3072, 4, 4, 2}, {count_t(1) << 20, 8192, 4, 8, 2}, {90001, 4096, 4, 8, 2},
+                          {count_t(1) << 12, 8192, 8, 8, 0},  {count_t(1) << 12, 4096, 8, 4, 0},  {count_t(1) << 16, 4096, 4, 8, 2},
+                          {4097, 8192, 4, 8, 0},              {5000, 4096, 4, 8, 1},              {count_t(1) << 24, 227 * 1024 - 2048, 8, 8, 1}};
+    for (const Case& c : cases) {
+        SCOPED_TRACE("ncols " + std::to_string(c.ncols) + " smem " + std::to_string(c.smem));
+        const gm::Params p = gm::make_params(c.ncols, c.smem, {c.col, c.val, 8, 4}, 256, 256);
+        EXPECT_TRUE(gm::params_feasible(p));
+        EXPECT_GE(p.nlevels, c.min_levels);
+        for (int l = 0; l < p.nlevels; ++l)
+            EXPECT_LE(gm::multisplit_smem_bytes(p.multisplit_group_elems[l], p.multisplit_group_rows[l], count_t(1) << p.chunks_log2[l], 256,
+                                                p.sizes),
+                      c.smem);
+    }
+}

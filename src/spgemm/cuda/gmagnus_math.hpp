@@ -125,6 +125,10 @@ GIGASPARSE_HD constexpr Params make_params(count_t ncols_c, count_t smem_bytes, 
     const count_t den = group_rows * warps * s.histo + s.rowptr;
     p.chunks_max = floor_pow2(max_c(num / den, 2));
     if (p.chunks_max < 2) p.chunks_max = 2;
+    // Beyond eq. (6): a level must fit at least one element per thread of the block; small budgets
+    // with many threads lower chunks_max until it does (more levels, each still one pass).
+    while (p.chunks_max > 2 && multisplit_group_elems_for(smem_bytes, p.chunks_max, p.tau, multisplit_threads, s) < multisplit_threads)
+        p.chunks_max /= 2;
     const int max_log2 = floor_log2(p.chunks_max);
     if (required_log2 == 0) {
         p.nlevels = 0;
