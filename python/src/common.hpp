@@ -175,7 +175,8 @@ void register_iterative(nb::module_& m);
 namespace nanobind::detail {
 template <>
 struct type_caster<gigasparse::python::CsrArg> {
-    NB_TYPE_CASTER(gigasparse::python::CsrArg, const_name("tuple[int, int, ndarray, ndarray, ndarray]"))
+    NB_TYPE_CASTER(gigasparse::python::CsrArg,
+                   const_name("tuple[int, int, numpy.typing.NDArray, numpy.typing.NDArray, numpy.typing.NDArray]"))
 
     bool from_python(handle src, uint8_t flags, cleanup_list* cleanup) noexcept {
         if (!PyTuple_Check(src.ptr()) || PyTuple_Size(src.ptr()) != 5) return false;
