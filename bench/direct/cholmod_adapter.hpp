@@ -10,7 +10,8 @@
 namespace gigasparse::bench {
 
 struct CholmodResult {
-    double analyze = 0, factorize = 0, refactorize = 0, solve = 0;  // seconds
+    double analyze = 0, factorize = 0, refactorize = 0, solve = 0;  // wall seconds
+    double refactorize_cpu = 0;                                      // process CPU seconds
     double nnz_L = 0, flops = 0, residual = 0;
     std::string ordering;
     std::vector<std::int64_t> perm;  // perm[new] = old

@@ -54,6 +54,7 @@ void DirectSolver<V, I>::set_option(std::string_view name, std::string_view valu
     else if (name == "amalgamation_min_width") opt_.amalgamation.min_width = to_int(name, value);
     else if (name == "amalgamation") opt_.amalgamation.enabled = to_int(name, value) != 0;
     else if (name == "level_weight") opt_.level_weight = to_double(name, value);
+    else if (name == "auto_nd_ratio") opt_.auto_nd_ratio = to_double(name, value);
     else if (name == "index_base") opt_.index_base = to_int(name, value);
     else if (name == "threads") opt_.threads = to_int(name, value);
     else if (name == "subtree_factor") opt_.subtree_factor = to_int(name, value);
@@ -73,6 +74,7 @@ std::string DirectSolver<V, I>::get_option(std::string_view name) const {
     if (name == "amalgamation_min_width") return num(static_cast<double>(opt_.amalgamation.min_width));
     if (name == "amalgamation") return opt_.amalgamation.enabled ? "1" : "0";
     if (name == "level_weight") return std::to_string(opt_.level_weight);
+    if (name == "auto_nd_ratio") return std::to_string(opt_.auto_nd_ratio);
     if (name == "index_base") return num(static_cast<double>(opt_.index_base));
     if (name == "threads") return num(static_cast<double>(opt_.threads));
     if (name == "subtree_factor") return num(static_cast<double>(opt_.subtree_factor));

@@ -156,6 +156,7 @@ TEST(DirectAnalysis, AutoChoosesTheCheaperCandidate) {
     auto a = test::random_hpd<double, std::int32_t>(400, 3, 31);
     SymmetricPattern p = pattern_of(a);
     DirectOptions opt;
+    opt.auto_nd_ratio = 0;  // evaluate both candidates
     Symbolic s = analyze_pattern(p, Structure::spd, opt, {}, 1);
     ASSERT_EQ(s.candidates.size(), 2u);
     EXPECT_EQ(s.candidates[0].alg, OrderingAlg::amd);
@@ -169,6 +170,15 @@ TEST(DirectAnalysis, AutoChoosesTheCheaperCandidate) {
     Symbolic d = analyze_pattern(p, Structure::spd, opt, {}, 1);
     OrderingAlg shallow = d.candidates[1].sdepth < d.candidates[0].sdepth ? OrderingAlg::nd : OrderingAlg::amd;
     EXPECT_EQ(d.ordering_used, shallow);
+    // With the default ratio, AMD alone is kept when its flops per factor entry are below it.
+    DirectOptions def;
+    Symbolic e = analyze_pattern(p, Structure::spd, def, {}, 1);
+    if (s.candidates[0].flops < def.auto_nd_ratio * s.candidates[0].nnz_L) {
+        EXPECT_EQ(e.candidates.size(), 1u);
+        EXPECT_EQ(e.ordering_used, OrderingAlg::amd);
+    } else {
+        EXPECT_EQ(e.ordering_used, s.ordering_used);
+    }
 }
 
 TEST(DirectAnalysis, ViewRulesOfTheSymmetricPattern) {

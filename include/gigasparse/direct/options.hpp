@@ -44,6 +44,9 @@ struct DirectOptions {
     OrderingAlg ordering = OrderingAlg::automatic;
     AmalgamationLimits amalgamation{};
     double level_weight = 1e8;          // flops charged per supernodal level in ordering_cost
+    // auto: ND is evaluated only when AMD's flops / nnz(L) reach this ratio (CHOLMOD's rule: below it
+    // AMD's fill is already good and METIS costs far more analysis time); 0 always evaluates both.
+    double auto_nd_ratio = 500;
     std::int64_t refinement_steps = 2;  // maximum iterative-refinement steps in solve
     double refinement_tolerance = 1e-15;  // stop when the normwise backward error is below
     std::int64_t index_base = 0;        // 0 or 1: base of the CSR row offsets and column indices

@@ -132,6 +132,10 @@ Symbolic analyze_pattern(const SymmetricPattern& pattern, Structure structure, c
             break;
         case OrderingAlg::automatic: {
             Evaluation a = evaluate(pattern, order_amd(pattern), OrderingAlg::amd, opt, true);
+            if (a.cand.flops < opt.auto_nd_ratio * a.cand.nnz_L) {  // AMD's fill is good: skip METIS
+                best = std::move(a);
+                break;
+            }
             Evaluation d = evaluate(pattern, order_nd(pattern), OrderingAlg::nd, opt, true);
             s.candidates = {a.cand, d.cand};
             best = d.cand.cost < a.cand.cost ? std::move(d) : std::move(a);  // ties keep AMD
