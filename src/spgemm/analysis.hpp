@@ -25,7 +25,7 @@ struct Analysis {
     std::int64_t wide_rows = 0;
 
     // Thresholds copied from the options (validated).
-    std::int64_t sort_threshold = 256, chunk_sort_threshold = 256, sort_merge_target = 32;
+    std::int64_t sort_threshold = 32, chunk_sort_threshold = 16, sort_merge_target = 32;
     std::int64_t wide_threshold = std::int64_t(1) << 31;
     std::int64_t l2_bytes = 0, line_bytes = 0;
 };

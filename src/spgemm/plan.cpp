@@ -1,5 +1,6 @@
 // src/spgemm/plan.cpp: the SpGEMM front end: validation, setup, phase order, pattern checks, stats, backends.
 #include <omp.h>
+#include <sys/mman.h>
 
 #include <string>
 
@@ -51,6 +52,21 @@ std::uint64_t fingerprint(CsrView<V, I> m) {
     for (offset_t p : m.row_ptr) mix(static_cast<std::uint64_t>(p));
     for (I c : m.col_idx) mix(static_cast<std::uint64_t>(c));
     return h;
+}
+
+// Sizes v to n elements; a new allocation is first advised to use transparent huge pages, which cuts the
+// page faults of the first touch (about 2.6 GB/s per core with 4 KiB pages) for large outputs.
+template <class T>
+void resize_output(std::vector<T>& v, std::size_t n) {
+    constexpr std::size_t huge = std::size_t(2) << 20;
+    if (v.capacity() < n && n * sizeof(T) >= 2 * huge) {
+        std::vector<T>().swap(v);
+        v.reserve(n);
+        const auto begin = (reinterpret_cast<std::uintptr_t>(v.data()) + huge - 1) & ~(huge - 1);
+        const auto end = (reinterpret_cast<std::uintptr_t>(v.data() + n)) & ~(huge - 1);
+        if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // advice only: failure is harmless
+    }
+    v.resize(n);
 }
 
 template <class V, class I>
@@ -153,8 +169,8 @@ void SpgemmPlan<V, I>::numeric(CsrView<V, I> a, CsrView<V, I> b, Csr<V, I>& c) {
     c.nrows = s.nrows;
     c.ncols = s.ncols;
     c.row_ptr = s.row_ptr;
-    c.col_idx.resize(static_cast<std::size_t>(s.row_ptr.back()));
-    c.values.resize(static_cast<std::size_t>(s.row_ptr.back()));
+    resize_output(c.col_idx, static_cast<std::size_t>(s.row_ptr.back()));
+    resize_output(c.values, static_cast<std::size_t>(s.row_ptr.back()));
     if (s.options.backend == SpgemmBackend::reference) spgemm::numeric(spgemm::ReferenceBackend{}, a, b, c);
     else if (s.options.backend == SpgemmBackend::cuda) c = cuda::spgemm(a, b);
     else spgemm::numeric(spgemm::OmpBackend{}, s.analysis, a, b, s.workspaces, s.threads, c);

@@ -96,7 +96,7 @@ TYPED_TEST(SpgemmPaths, WideLocalIndices) {
     }
 }
 
-// Row i of A hits one row of B with exactly len[i] entries: products at 255/256/257 around the sort threshold.
+// Row i of A hits one row of B with exactly len[i] entries: products around the sort thresholds (32 and 256).
 TYPED_TEST(SpgemmPaths, SortThresholdBoundary) {
     using V = typename TypeParam::V;
     using I = typename TypeParam::I;
@@ -120,13 +120,16 @@ TYPED_TEST(SpgemmPaths, SortThresholdBoundary) {
         a.values.push_back(V(2));
         a.row_ptr[r + 1] = static_cast<offset_t>(r + 1);
     }
-    SpgemmOptions o;
-    o.dense_max_fill = 0;
-    const auto s = expect_matches_reference(a, b, o);
-    EXPECT_EQ(s.category_rows[cat(SpgemmCategory::sort)], 5);  // 1, 31, 32, 33, 255
-    o.fine_chunk_cols = 256;
-    o.chunk_sort_threshold = 256;
-    expect_matches_reference(a, b, o);
+    for (const auto& [threshold, sorted] : {std::pair<std::int64_t, std::int64_t>{32, 2}, {256, 5}}) {  // 1, 31 | 1, 31, 32, 33, 255
+        SpgemmOptions o;
+        o.dense_max_fill = 0;
+        o.sort_threshold = threshold;
+        const auto s = expect_matches_reference(a, b, o);
+        EXPECT_EQ(s.category_rows[cat(SpgemmCategory::sort)], sorted);
+        o.fine_chunk_cols = 256;
+        o.chunk_sort_threshold = 256;
+        expect_matches_reference(a, b, o);
+    }
 }
 
 // Columns at every multiple of the chunk length (and one below), ncols not a power of two, last column hit.

@@ -51,21 +51,25 @@ T read_scalar(const T* p, cudaStream_t s) {
     return v;
 }
 
-// Accumulates the elapsed time of event pairs, read once at the end.
+// Accumulates the elapsed time of (possibly nested) event pairs, read once at the end.
 struct PhaseTimer {
-    std::vector<std::unique_ptr<Event>> events;
-    std::vector<double*> sinks;
-    void start(cudaStream_t s) {
-        events.push_back(std::make_unique<Event>());
-        events.back()->record(s);
+    struct Pair {
+        std::unique_ptr<Event> start, stop;
+        double* sink = nullptr;
+    };
+    std::vector<Pair> pairs;
+    std::size_t start(cudaStream_t s) {
+        pairs.push_back({std::make_unique<Event>(), std::make_unique<Event>(), nullptr});
+        pairs.back().start->record(s);
+        return pairs.size() - 1;
     }
-    void stop(cudaStream_t s, double* sink) {
-        events.push_back(std::make_unique<Event>());
-        events.back()->record(s);
-        sinks.push_back(sink);
+    void stop(std::size_t id, cudaStream_t s, double* sink) {
+        pairs[id].stop->record(s);
+        pairs[id].sink = sink;
     }
     void collect() {
-        for (std::size_t i = 0; i < sinks.size(); ++i) *sinks[i] += events[2 * i + 1]->since(*events[2 * i]);
+        for (const Pair& p : pairs)
+            if (p.sink) *p.sink += p.stop->since(*p.start);
     }
 };
 
@@ -105,10 +109,10 @@ public:
         const cudaStream_t hs = heavy_.get(), ls = light_.get();
 
         PhaseTimer timer;
-        timer.start(hs);
+        const std::size_t up = timer.start(hs);
         a_ = upload(a_host, hs, &mem_);
         b_ = upload(b_host, hs, &mem_);
-        timer.stop(hs, &st_.upload_ms);
+        timer.stop(up, hs, &st_.upload_ms);
         Event t0, t_setup, t_sym, t_num;
         t0.record(hs);
         m_ = a_.nrows;
@@ -305,7 +309,7 @@ private:
         const count_t* rows = part_ids_.data() + first;
         const count_t chat_nnz = heavy_prefix_[last - 1] - (first == 0 ? 0 : heavy_prefix_[first - 1]);
         const count_t ka = a_.ncols;
-        timer.start(hs);
+        const std::size_t t_csc = timer.start(hs);
         // Ĉ.rowPtr of the batch
         DeviceBuffer<count_t> sizes(nh, &mem_), chat_ptr(nh + 1, &mem_);
         gather_products_kernel<<<grid_for(nh, simple_block), simple_block, 0, hs>>>(nh, rows, products_.data(), sizes.data());
@@ -359,16 +363,16 @@ private:
         im->val[0].allocate(chat_nnz, &mem_);
         DeviceBuffer<count_t> cursor(nh, &mem_);
         check(cudaMemcpyAsync(cursor.data(), chat_ptr.data(), nh * sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
-        timer.stop(hs, &st_.setup_ms);
-        timer.start(hs);
+        timer.stop(t_csc, hs, &st_.setup_ms);
+        const std::size_t t_outer = timer.start(hs);
         const count_t ge = p_.outer_group_elems;
         outer_product_kernel<V, I><<<grid_for(chat_nnz, static_cast<int>(ge)), outer_block, static_cast<std::size_t>(ge) * sizeof(count_t), hs>>>(
             chat_nnz, ge, ka, slice_off.data(), col_ptr.data(), csc_row.data(), csc_val.data(), b_.row_ptr.data(), b_.col_idx.data(),
             b_.values.data(), cursor.data(), im->col[0].data(), im->val[0].data());
         check_launch("outer_product_kernel");
-        timer.stop(hs, &st_.outer_ms);
+        timer.stop(t_outer, hs, &st_.outer_ms);
         // hierarchical multisplit (Alg. 5), double buffered, heavy chunks first
-        timer.start(hs);
+        const std::size_t t_ms = timer.start(hs);
         std::vector<DeviceBuffer<Segment>> level_segs;
         std::vector<count_t> level_nsegs;
         DeviceBuffer<count_t> in_ptr = std::move(chat_ptr), in_row(nh, &mem_), in_base(nh, &mem_);
@@ -400,9 +404,11 @@ private:
             DeviceBuffer<char> flags(n_out, &mem_);
             check(cudaMemsetAsync(counts.data(), 0, n_out * sizeof(count_t), hs), "cudaMemsetAsync");
             const unsigned blocks = grid_for(total, static_cast<int>(L.group_elems));
+            const std::size_t t_hist = timer.start(hs);
             histogram_kernel<multisplit_block, I><<<blocks, multisplit_block, static_cast<std::size_t>(slots * warps) * sizeof(unsigned), hs>>>(
                 L, in_ptr.data(), im->col[in_buf].data(), counts.data());
             check_launch("histogram_kernel");
+            timer.stop(t_hist, hs, &st_.multisplit_kernels_ms);
             split_flags_kernel<<<grid_for(n_out, simple_block), simple_block, 0, hs>>>(n_out, counts.data(), L.sub_log2, p_, flags.data(), ids.data());
             check_launch("split_flags_kernel");
             count_t n_split = 0;
@@ -425,10 +431,12 @@ private:
             check(cudaMemcpyAsync(cursor2.data(), out_ptr.data(), n_out * sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
             const int out_buf = 1 - in_buf;
             const std::size_t shmem = static_cast<std::size_t>(multisplit_smem_bytes(L.group_elems, L.group_rows, nchunks, multisplit_block, p_.sizes));
+            const std::size_t t_split = timer.start(hs);
             multisplit_kernel<multisplit_block, V, I><<<blocks, multisplit_block, shmem, hs>>>(L, in_ptr.data(), im->col[in_buf].data(),
                                                                                                im->val[in_buf].data(), pos.data(), cursor2.data(),
                                                                                                im->col[out_buf].data(), im->val[out_buf].data());
             check_launch("multisplit_kernel");
+            timer.stop(t_split, hs, &st_.multisplit_kernels_ms);
             st_.multisplit_bytes += total * static_cast<count_t>(3 * sizeof(I) + 2 * sizeof(V));
             // light (and, on the last level, dense) chunks become segments
             const count_t nseg = n_out - n_split;
@@ -459,7 +467,7 @@ private:
                       "cudaMemcpyAsync D2D");
             at += level_nsegs[l];
         }
-        timer.stop(hs, &st_.multisplit_ms);
+        timer.stop(t_ms, hs, &st_.multisplit_ms);
         bin_segments(*im);
         heavy_.sync();  // level buffers are freed on return
         return im;

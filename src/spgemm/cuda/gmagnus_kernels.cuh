@@ -359,17 +359,15 @@ static __global__ void make_segments_kernel(count_t first, count_t n_out, const 
 // ------------------------------------------------------------------ accumulation (§III-E)
 enum class Phase { symbolic, numeric };
 
-// Shared-memory hash table (power-of-two capacity, linear probing). Returns nothing; counts new keys.
+// Shared-memory hash table (power-of-two capacity, linear probing): every probe is one atomicCAS
+// (no plain reads racing with the CAS of other threads: racecheck-clean). Counts new keys.
 template <Phase P, class V, class I>
 __device__ __forceinline__ void hash_insert(I* keys, V* vals, count_t cap, I key, V v, unsigned* n_unique) {
     std::uint32_t s = hash_slot(static_cast<count_t>(key), cap);
     while (true) {
-        I k = *reinterpret_cast<volatile I*>(&keys[s]);
-        if (k == I(-1)) {
-            k = atomic_cas_index(&keys[s], I(-1), key);
-            if (k == I(-1)) atomicAdd(n_unique, 1u);
-        }
+        const I k = atomic_cas_index(&keys[s], I(-1), key);
         if (k == I(-1) || k == key) {
+            if (k == I(-1)) atomicAdd(n_unique, 1u);
             if constexpr (P == Phase::numeric) atomicAdd(&vals[s], v);
             return;
         }

@@ -1,4 +1,4 @@
-// src/spgemm/omp/accumulators.hpp: the two accumulators of MAGNUS: sort (ESC) and dense (values + byte flags).
+// src/spgemm/omp/accumulators.hpp: the two accumulators of MAGNUS: sort (ESC) and dense (values + bitmap).
 #pragma once
 
 #include <algorithm>
@@ -56,54 +56,52 @@ inline offset_t sort_count(std::int64_t* k, std::int64_t n) {
     return w;
 }
 
-// Dense accumulate of one product at local column c.
+// Dense accumulator: values plus a bitmap of 64-bit words (one bit per column, all zero between uses).
+// The bitmap makes the ordered scan cost len/64 word tests, so sparse rows are cheap to emit.
+inline std::int64_t bitmap_words(std::int64_t len) { return (len + 63) >> 6; }
+
+// Adds product v at local column c.
 template <class V>
-inline void dense_add(V* acc, std::uint8_t* flags, std::int64_t c, V v) {
-    if (flags[c]) {
-        acc[c] += v;
-    } else {
-        flags[c] = 1;
-        acc[c] = v;
-    }
+inline void dense_add(V* acc, std::uint64_t* bits, std::int64_t c, V v) {
+    const std::uint64_t m = std::uint64_t(1) << (c & 63);
+    std::uint64_t& w = bits[c >> 6];
+    const bool seen = (w & m) != 0;  // branch-free: new and repeated columns are equally likely
+    w |= m;
+    acc[c] = (seen ? acc[c] : V(0)) + v;
 }
 
-// Emits the flagged columns of [0, len) in order (column base + c) and clears the flags; scans eight
-// flags at a time.
+// Emits the marked columns of [0, len) in order (column base + c) and clears the bitmap.
 template <class V, class I>
-offset_t dense_emit(V* acc, std::uint8_t* flags, std::int64_t len, std::int64_t base, I* oc, V* ov) {
-    offset_t w = 0;
-    std::int64_t j = 0;
-    for (; j + 8 <= len; j += 8) {
-        std::uint64_t word;
-        std::memcpy(&word, flags + j, 8);
+offset_t dense_emit(const V* acc, std::uint64_t* bits, std::int64_t len, std::int64_t base, I* oc, V* ov) {
+    offset_t n = 0;
+    const std::int64_t words = bitmap_words(len);
+    for (std::int64_t w = 0; w < words; ++w) {
+        std::uint64_t word = bits[w];
         if (word == 0) continue;
+        bits[w] = 0;
         while (word) {
-            const std::int64_t c = j + (std::countr_zero(word) >> 3);
-            oc[w] = static_cast<I>(base + c);
-            ov[w] = acc[c];
-            ++w;
+            const std::int64_t c = (w << 6) + std::countr_zero(word);
+            oc[n] = static_cast<I>(base + c);
+            ov[n] = acc[c];
+            ++n;
             word &= word - 1;
         }
-        std::memset(flags + j, 0, 8);
     }
-    for (; j < len; ++j)
-        if (flags[j]) {
-            oc[w] = static_cast<I>(base + j);
-            ov[w] = acc[j];
-            ++w;
-            flags[j] = 0;
-        }
-    return w;
+    return n;
 }
 
-// Symbolic dense: marks a column, returns 1 when it is new.
-inline offset_t dense_mark(std::uint8_t* flags, std::int64_t c) {
-    const offset_t fresh = flags[c] ? 0 : 1;
-    flags[c] = 1;
+// Symbolic dense: marks column c, returns 1 when it is new.
+inline offset_t dense_mark(std::uint64_t* bits, std::int64_t c) {
+    const std::uint64_t m = std::uint64_t(1) << (c & 63);
+    std::uint64_t& w = bits[c >> 6];
+    const offset_t fresh = (w & m) ? 0 : 1;
+    w |= m;
     return fresh;
 }
 
-// Clears flags [0, len) after a symbolic count.
-inline void dense_clear(std::uint8_t* flags, std::int64_t len) { std::memset(flags, 0, static_cast<std::size_t>(len)); }
+// Clears the bitmap of [0, len) after a symbolic count.
+inline void dense_clear(std::uint64_t* bits, std::int64_t len) {
+    std::memset(bits, 0, static_cast<std::size_t>(bitmap_words(len)) * sizeof(std::uint64_t));
+}
 
 }  // namespace gigasparse::spgemm::omp

@@ -49,15 +49,15 @@ void fine_reorder(Gen&& gen, const FineRange& r, L* off, L* col, V* val) {
 template <bool Numeric, class L, class V, class I>
 offset_t fine_dense_chunk(const L* col, const V* val, L begin, L end, std::int64_t len, std::int64_t base, Workspace<V>& ws, I* oc,
                           V* ov) {
-    V* acc = ensure(ws.acc, static_cast<std::size_t>(len));
-    std::uint8_t* flags = ensure(ws.flags, static_cast<std::size_t>(len));
+    std::uint64_t* bits = ensure(ws.bits, static_cast<std::size_t>(bitmap_words(len)));
     if constexpr (Numeric) {
-        for (L p = begin; p < end; ++p) dense_add(acc, flags, static_cast<std::int64_t>(col[p]), val[p]);
-        return dense_emit(acc, flags, len, base, oc, ov);
+        V* acc = ensure(ws.acc, static_cast<std::size_t>(len));
+        for (L p = begin; p < end; ++p) dense_add(acc, bits, static_cast<std::int64_t>(col[p]), val[p]);
+        return dense_emit(acc, bits, len, base, oc, ov);
     } else {
         offset_t n = 0;
-        for (L p = begin; p < end; ++p) n += dense_mark(flags, static_cast<std::int64_t>(col[p]));
-        dense_clear(flags, len);
+        for (L p = begin; p < end; ++p) n += dense_mark(bits, static_cast<std::int64_t>(col[p]));
+        dense_clear(bits, len);
         return n;
     }
 }

@@ -48,15 +48,15 @@ offset_t sort_row(const RowStream<V, I>& s, offset_t n, Workspace<V>& ws, I* oc,
 template <bool Numeric, class V, class I>
 offset_t dense_row(const RowStream<V, I>& s, std::int64_t lo, std::int64_t hi, Workspace<V>& ws, I* oc, V* ov) {
     const std::int64_t len = hi - lo + 1;
-    std::uint8_t* flags = ensure(ws.flags, static_cast<std::size_t>(len));
+    std::uint64_t* bits = ensure(ws.bits, static_cast<std::size_t>(bitmap_words(len)));
     if constexpr (Numeric) {
         V* acc = ensure(ws.acc, static_cast<std::size_t>(len));
-        s([&](std::int64_t c, V v) { dense_add(acc, flags, c - lo, v); });
-        return dense_emit(acc, flags, len, lo, oc, ov);
+        s([&](std::int64_t c, V v) { dense_add(acc, bits, c - lo, v); });
+        return dense_emit(acc, bits, len, lo, oc, ov);
     } else {
         offset_t n = 0;
-        s([&](std::int64_t c, V) { n += dense_mark(flags, c - lo); });
-        dense_clear(flags, len);
+        s([&](std::int64_t c, V) { n += dense_mark(bits, c - lo); });
+        dense_clear(bits, len);
         return n;
     }
 }

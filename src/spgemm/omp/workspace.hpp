@@ -26,9 +26,9 @@ struct CoarseEntry {
 
 template <class V>
 struct Workspace {
-    // Dense accumulator: values and 1-byte flags (flags are all zero between uses).
+    // Dense accumulator: values and a bitmap (all zero between uses).
     std::vector<V> acc;
-    std::vector<std::uint8_t> flags;
+    std::vector<std::uint64_t> bits;
     // Fine level: chunk offsets, reordered chunk-local columns and values (32- or 64-bit columns).
     std::vector<std::uint32_t> off32, col32;
     std::vector<std::uint64_t> off64, col64;
