@@ -1,5 +1,6 @@
 // tests/reference/test_hand_cases.cpp: hand-checkable SpMV, SpGEMM, add and triangular-solve cases of the reference backend.
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <span>
 #include <vector>
@@ -173,4 +174,19 @@ TEST(RefTriangularSolve, DimensionErrors) {
     std::vector<double> x{1, 1};
     EXPECT_THROW(trsv(from_dense({{1, 0, 0}, {0, 1, 0}}), gs::Triangle::lower, x), gs::DimensionMismatch);
     EXPECT_THROW(trsv(a4(), gs::Triangle::lower, x), gs::DimensionMismatch);
+}
+
+TEST(RefComplex, SpmvAndSpgemmHandExample) {
+    using C = std::complex<double>;
+    const C i1(0, 1);
+    // A = [i 1; 0 2], x = (1, i): A x = (2i, 2i); A² = [-1  i + 2; 0  4]
+    gs::Coo<C, std::int64_t> coo{2, 2, {0, 0, 1}, {0, 1, 1}, {i1, C(1), C(2)}};
+    const auto a = gs::coo_to_csr(coo);
+    const std::vector<C> x{C(1), i1};
+    std::vector<C> y(2);
+    ref::spmv(a.view(), std::span<const C>(x), std::span<C>(y));
+    EXPECT_EQ(y, (std::vector<C>{2.0 * i1, 2.0 * i1}));
+    const auto c = ref::spgemm(a.view(), a.view());
+    EXPECT_EQ(c.col_idx, (std::vector<std::int64_t>{0, 1, 1}));
+    EXPECT_EQ(c.values, (std::vector<C>{C(-1), i1 + 2.0, C(4)}));
 }
