@@ -1,0 +1,172 @@
+// bench/iterative/bench_iterative.cpp: time to solution per ordering vs Eigen, sweep time per schedule, LU-SGS proxy; JSON + table.
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <string>
+
+#include <gigasparse/core/convert.hpp>
+#include <gigasparse/core/timer.hpp>
+#include <gigasparse/io/matrix_market.hpp>
+#include <gigasparse/iterative/krylov.hpp>
+#include <gigasparse/iterative/lusgs.hpp>
+
+#include "common/context.hpp"
+#include "common/json.hpp"
+#include "eigen_adapter.hpp"
+#include "iterative/problems.hpp"
+
+namespace gs = gigasparse;
+namespace it = gigasparse::iterative;
+using Mat = gs::Csr<double, std::int32_t>;
+using gs::tools::Json;
+
+namespace {
+
+struct Problem {
+    std::string name;
+    Mat a;
+    bool spd = true;
+};
+
+std::vector<std::string> records;
+
+void emit(const Json& j) { records.push_back(j.str()); }
+
+// gigasparse: IC(0)-PCG (SPD) or ILU(0)-BiCGStab, b = 1, tol 1e-8, one ordering.
+void run_gigasparse(const Problem& p, it::OrderingKind ok) {
+    it::PrecondOptions po;
+    po.kind = p.spd ? it::PrecondKind::ic0 : it::PrecondKind::ilu0;
+    po.ordering.kind = ok;
+    it::SolverOptions so;
+    so.method = p.spd ? it::Method::cg : it::Method::bicgstab;
+    so.maxit = 5000;
+    so.record_history = false;
+    std::vector<double> b(p.a.nrows, 1.0), x(p.a.nrows, 0.0);
+    gs::Timer t;
+    const auto m = it::make_preconditioner(p.a.view(), po);
+    const double setup = t.lap();
+    const auto r = it::solve<double>(it::csr_operator(p.a.view(), it::Backend::omp), b, x, m.get(), so);
+    const double solve = t.lap();
+    Json j;
+    j.set("kind", "solve").set("problem", p.name).set("rows", p.a.nrows).set("nnz", p.a.nnz()).set("solver", "gigasparse");
+    j.set("method", std::string(it::to_string(so.method)) + "+" + it::to_string(po.kind)).set("ordering", it::to_string(m->info().ordering));
+    j.set("requested", it::to_string(ok)).set("iterations", r.iterations).set("converged", r.converged).set("residual", r.residual);
+    j.set("depth", m->info().depth).set("setup", setup).set("solve", solve).set("total", setup + solve);
+    if (!m->info().auto_reason.empty()) j.set("auto_reason", m->info().auto_reason);
+    emit(j);
+    std::printf("%-22s %-10s %-6s(%-7s) iters %5lld  depth %6lld  setup %8.3f s  solve %8.3f s  total %8.3f s %s\n", p.name.c_str(),
+                "gigasparse", it::to_string(ok), it::to_string(m->info().ordering), (long long)r.iterations, (long long)m->info().depth, setup,
+                solve, setup + solve, r.converged ? "" : "NOT CONVERGED");
+}
+
+void run_eigen(const Problem& p) {
+    const std::vector<double> b(p.a.nrows, 1.0);
+    const auto r = gs::bench::eigen_solve(p.a.view(), b, p.spd, 1e-8, 5000);
+    if (!r.available) return;
+    Json j;
+    j.set("kind", "solve").set("problem", p.name).set("rows", p.a.nrows).set("nnz", p.a.nnz()).set("solver", "eigen");
+    j.set("method", p.spd ? "cg+IncompleteCholesky" : "bicgstab+IncompleteLUT").set("iterations", r.iterations).set("converged", r.converged);
+    j.set("residual", r.residual).set("setup", r.setup).set("solve", r.solve).set("total", r.setup + r.solve);
+    emit(j);
+    std::printf("%-22s %-10s %-15s iters %5lld  %14s  setup %8.3f s  solve %8.3f s  total %8.3f s %s\n", p.name.c_str(), "eigen", "",
+                (long long)r.iterations, "", r.setup, r.solve, r.setup + r.solve, r.converged ? "" : "NOT CONVERGED");
+}
+
+// Best-of-5 time of one lower sweep of the IC(0)/ILU(0) factor under an ordering and a sync kind.
+void sweep_time(const Problem& p, it::OrderingKind ok, it::SyncKind sync, it::Backend be) {
+    it::OrderingOptions oo;
+    oo.kind = ok;
+    const auto ord = it::compute_ordering(p.a.view(), oo);
+    const Mat b = ord.perm.empty() ? p.a : gs::permute_symmetric(p.a.view(), ord.perm);
+    it::TriangularSolve<double, std::int32_t> plan;
+    plan.analyze(b.view(), gs::Triangle::lower, false, it::ScheduleOptions{be, sync, 0, 512}, ord.block_ptr);
+    std::vector<double> x(b.nrows, 1.0);
+    const double t = gs::tools::best_time(5, [&] {
+        std::fill(x.begin(), x.end(), 1.0);
+        plan.solve(x);
+    });
+    const auto& s = plan.stats();
+    Json j;
+    j.set("kind", "sweep").set("problem", p.name).set("ordering", it::to_string(ok)).set("sync", it::to_string(s.sync));
+    j.set("threads", s.threads).set("depth", s.depth).set("subgraphs", s.subgraphs).set("critical_path", s.critical_path);
+    j.set("parallelism", s.parallelism).set("seconds", t);
+    emit(j);
+    std::printf("%-22s sweep %-8s %-10s threads %2d depth %6lld subgraphs %8lld parallelism %6.1f  %9.3f ms\n", p.name.c_str(),
+                it::to_string(ok), it::to_string(s.sync), s.threads, (long long)s.depth, (long long)s.subgraphs, s.parallelism, t * 1e3);
+}
+
+void lusgs_proxy(std::int64_t n) {
+    it::CfdProxyOptions o;
+    o.nx = o.ny = o.nz = n;
+    o.renumber = true;
+    const auto a = it::cfd_proxy<double, std::int32_t>(o);
+    std::vector<double> b(a.nrows(), 1.0);
+    for (const auto ok : {it::OrderingKind::natural, it::OrderingKind::rcm, it::OrderingKind::multicolor, it::OrderingKind::abmc, it::OrderingKind::dc}) {
+        it::OrderingOptions oo;
+        oo.kind = ok;
+        gs::Timer t;
+        const it::LuSgs<double, std::int32_t> m(a, oo, it::ScheduleOptions{});
+        const double setup = t.lap();
+        std::vector<double> x(a.nrows(), 0.0), z(a.nrows());
+        const auto drop = m.iterate(b, x, 10);
+        const double per_sweep = gs::tools::best_time(5, [&] { m.apply(b, z); });
+        Json j;
+        j.set("kind", "lusgs").set("problem", "cfd-proxy-" + std::to_string(n) + "^3-5x5-renumbered").set("ordering", it::to_string(ok));
+        j.set("depth", m.info().depth).set("residual_after_10", drop.back()).set("sweep_seconds", per_sweep).set("setup", setup);
+        emit(j);
+        std::printf("lusgs %lld^3 5x5 %-8s depth %6lld  residual after 10 sweeps %.3e  sweep pair %8.3f ms\n", (long long)n, it::to_string(ok),
+                    (long long)m.info().depth, drop.back(), per_sweep * 1e3);
+    }
+}
+
+void solve_all(const Problem& p) {
+    for (const auto ok : {it::OrderingKind::natural, it::OrderingKind::rcm, it::OrderingKind::multicolor, it::OrderingKind::abmc, it::OrderingKind::dc,
+                          it::OrderingKind::automatic})
+        run_gigasparse(p, ok);
+    run_eigen(p);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    bool full = false;
+    std::string out = "bench_iterative.json";
+    for (int k = 1; k < argc; ++k) {
+        const std::string s = argv[k];
+        if (s == "--full") full = true;
+        else if (s == "--out" && k + 1 < argc) out = argv[++k];
+        else {
+            std::cerr << "usage: bench_iterative [--full] [--out FILE.json]\n";
+            return 2;
+        }
+    }
+    const std::int64_t n2 = full ? 512 : 256, n3 = full ? 100 : 48;
+    std::vector<Problem> problems;
+    problems.push_back({"poisson2d-" + std::to_string(n2), gs::test::poisson2d<double, std::int32_t>(n2), true});
+    problems.push_back({"poisson3d-" + std::to_string(n3), gs::test::poisson3d<double, std::int32_t>(n3, 7), true});
+    problems.push_back({"aniso2d-256-eps0.01", gs::test::anisotropic2d<double, std::int32_t>(256, 0.01), true});
+    problems.push_back({"convdiff2d-256-b100", gs::test::convection_diffusion2d<double, std::int32_t>(256, 100, 100), false});
+    const std::string dir = GIGASPARSE_BENCH_MATRIX_DIR;
+    for (const auto& [file, spd] : {std::pair<std::string, bool>{"bcsstk13.mtx.gz", true}, {"cage8.mtx.gz", false}}) {
+        try {
+            problems.push_back({file.substr(0, file.find('.')), gs::io::read_mtx<double, std::int32_t>(dir + "/" + file), spd});
+        } catch (const gs::Error& e) {
+            std::fprintf(stderr, "skipping %s: %s\n", file.c_str(), e.what());
+        }
+    }
+    for (const auto& p : problems) solve_all(p);
+    const Problem& p3 = problems[1];
+    sweep_time(p3, it::OrderingKind::natural, it::SyncKind::sequential, it::Backend::reference);
+    for (const auto ok : {it::OrderingKind::natural, it::OrderingKind::dc, it::OrderingKind::abmc, it::OrderingKind::multicolor})
+        for (const auto sync : {it::SyncKind::point_to_point, it::SyncKind::barrier}) sweep_time(p3, ok, sync, it::Backend::omp);
+    lusgs_proxy(full ? 40 : 24);
+    std::string arr = "[";
+    for (std::size_t k = 0; k < records.size(); ++k) arr += (k ? "," : "") + records[k];
+    arr += "]";
+    Json root;
+    root.set("benchmark", "iterative").set("context", gs::tools::run_context()).set("full", full).set_raw("records", arr);
+    std::ofstream(out) << root.str() << "\n";
+    std::printf("wrote %s\n", out.c_str());
+    return 0;
+}
