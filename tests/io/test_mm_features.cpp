@@ -5,6 +5,8 @@
 #include <complex>
 #include <limits>
 
+#include <zlib.h>
+
 #include <gigasparse/core/convert.hpp>
 #include <gigasparse/core/error.hpp>
 #include <gigasparse/io/matrix_market.hpp>
@@ -128,4 +130,21 @@ TEST(MmFeatures, HeaderOnly) {
     EXPECT_EQ(h.nnz, 4);
     EXPECT_STREQ(io::to_string(h.field), "pattern");
     EXPECT_STREQ(io::to_string(h.format), "coordinate");
+}
+
+TEST(MmFeatures, ConcatenatedGzipMembers) {
+    TempDir dir("members");
+    const std::string parts[] = {"%%MatrixMarket matrix coordinate real general\n2 2 2\n", "1 1 1\n", "2 2 2\n"};
+    std::string bytes;
+    for (const std::string& part : parts) {
+        const std::string p = dir.file("part.gz");
+        gzFile g = gzopen(p.c_str(), "wb");
+        ASSERT_NE(g, nullptr);
+        gzwrite(g, part.data(), static_cast<unsigned>(part.size()));
+        gzclose(g);
+        bytes += gs::test::read_bytes(p);
+    }
+    write_text(dir.file("m.mtx.gz"), bytes);
+    const auto a = io::read_mtx<double, std::int32_t>(dir.file("m.mtx.gz"));
+    EXPECT_EQ(a.values, (std::vector<double>{1, 2}));
 }
