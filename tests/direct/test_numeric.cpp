@@ -78,6 +78,22 @@ TEST(DirectNumeric, NotPositiveDefiniteReportsTheOriginalColumn) {
         }
 }
 
+TEST(DirectNumeric, NotPositiveDefiniteInsideParallelSubtrees) {
+    for (std::int64_t bad : {5, 1234, 2999}) {
+        SCOPED_TRACE("column " + std::to_string(bad));
+        auto a = test::random_hpd<double, std::int32_t>(3000, 5.0, 9);
+        for (offset_t k = a.row_ptr[bad]; k < a.row_ptr[bad + 1]; ++k)
+            if (a.col_idx[k] == bad) a.values[k] = -1.0;
+        DirectSolver<double, std::int32_t> s;
+        s.set_option("threads", "2");
+        s.set_option("ordering", "nd");
+        s.analyze(a);
+        EXPECT_GT(s.result("subtrees"), 1);
+        EXPECT_EQ(s.factorize(a), Status::not_positive_definite);
+        EXPECT_EQ(s.result("failing_column"), static_cast<double>(bad));
+    }
+}
+
 TEST(DirectNumeric, ParallelFactorIsDeterministic) {
     auto a = test::random_hpd<double, std::int32_t>(3000, 5.0, 9);
     DirectSolver<double, std::int32_t> s;
@@ -91,6 +107,21 @@ TEST(DirectNumeric, ParallelFactorIsDeterministic) {
         ASSERT_EQ(s.refactorize(a.values), Status::success);
         EXPECT_TRUE(first == s.numeric().lx);
     }
+    // The parallel factor equals the sequential one (same supernodes; BLAS rounding aside).
+    DirectSolver<double, std::int32_t> q;
+    q.set_option("threads", "1");
+    q.set_option("ordering", "nd");
+    q.analyze(a);
+    ASSERT_EQ(q.factorize(a), Status::success);
+    ASSERT_EQ(q.numeric().lx.size(), first.size());
+    double err = 0, mx = 0;
+    for (std::size_t k = 0; k < first.size(); ++k) {
+        err = std::max(err, std::abs(first[k] - q.numeric().lx[k]));
+        mx = std::max(mx, std::abs(first[k]));
+    }
+    EXPECT_LT(err, 1e-12 * mx);
+    std::vector<double> b(3000, 1.0), x(3000);
+    EXPECT_LE(s.solve(b, x).backward_error, 1e-14);
 }
 
 }  // namespace

@@ -61,7 +61,10 @@ void build_schedule(Symbolic& s, int threads, std::int64_t subtree_factor) {
     // Subtrees: split from the roots until every subtree is at most total / (threads · factor).
     s.subtree_root.clear();
     std::vector<char> top(static_cast<std::size_t>(ns), 0);
-    if (threads > 1) {
+    // Below ~5e7 flops a factorization takes milliseconds: thread start-up and BLAS thread switches
+    // would dominate, so small problems run sequentially.
+    constexpr double min_parallel_flops = 5e7;
+    if (threads > 1 && total >= min_parallel_flops) {
         double limit = total / static_cast<double>(threads * std::max<std::int64_t>(subtree_factor, 1));
         std::vector<idx> work;
         for (idx c = 0; c < ns; ++c)
