@@ -140,6 +140,9 @@ Status cholesky_multifrontal(const Symbolic& s, NumericFactor<V>& num, std::span
     return fail_col == -1 ? Status::success : Status::not_positive_definite;
 }
 
+// Narrow supernodes with one right-hand side: plain loops beat the BLAS call overhead.
+constexpr idx small_sweep_width = 16;
+
 template <class V>
 void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs, V* work) {
     // Per supernode: x1 = L11⁻¹ y1; y2 -= L21 x1 (scattered through the row list).
@@ -147,22 +150,24 @@ void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrh
     for (idx sn = 0; sn < s.nsuper; ++sn) {
         const idx f = s.front_rows(sn), w = s.width(sn), m = f - w, c0 = s.super_ptr[sn];
         const V* panel = num.lx.data() + s.lx_ptr[sn];
-        dense::trsm(CblasLeft, CblasNoTrans, static_cast<int>(w), static_cast<int>(nrhs), panel, static_cast<int>(f),
-                    y + c0, static_cast<int>(n));
-        if (m == 0) continue;
-        if (nrhs == 1 && w * m < 64) {
+        const idx* r = s.rows.data() + s.rows_ptr[sn];
+        if (nrhs == 1 && w <= small_sweep_width) {
             for (idx j = 0; j < w; ++j) {
-                const V xj = y[c0 + j];
-                const V* col = panel + j * f + w;
-                for (idx i = 0; i < m; ++i) y[s.rows[s.rows_ptr[sn] + w + i]] -= col[i] * xj;
+                const V* col = panel + j * f;
+                const V xj = y[c0 + j] / col[j];
+                y[c0 + j] = xj;
+                for (idx i = j + 1; i < w; ++i) y[c0 + i] -= col[i] * xj;
+                for (idx i = w; i < f; ++i) y[r[i]] -= col[i] * xj;
             }
             continue;
         }
+        dense::trsm(CblasLeft, CblasNoTrans, static_cast<int>(w), static_cast<int>(nrhs), panel, static_cast<int>(f),
+                    y + c0, static_cast<int>(n));
+        if (m == 0) continue;
         dense::gemm(CblasNoTrans, static_cast<int>(m), static_cast<int>(nrhs), static_cast<int>(w), V(1), panel + w,
                     static_cast<int>(f), y + c0, static_cast<int>(n), V(0), work, static_cast<int>(m));
-        const idx* r = s.rows.data() + s.rows_ptr[sn] + w;
         for (idx k = 0; k < nrhs; ++k)
-            for (idx i = 0; i < m; ++i) y[r[i] + k * n] -= work[i + k * m];
+            for (idx i = 0; i < m; ++i) y[r[w + i] + k * n] -= work[i + k * m];
     }
 }
 
@@ -173,10 +178,20 @@ void backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nr
     for (idx sn = s.nsuper - 1; sn >= 0; --sn) {
         const idx f = s.front_rows(sn), w = s.width(sn), m = f - w, c0 = s.super_ptr[sn];
         const V* panel = num.lx.data() + s.lx_ptr[sn];
+        const idx* r = s.rows.data() + s.rows_ptr[sn];
+        if (nrhs == 1 && w <= small_sweep_width) {
+            for (idx j = w - 1; j >= 0; --j) {
+                const V* col = panel + j * f;
+                V acc = y[c0 + j];
+                for (idx i = j + 1; i < w; ++i) acc -= conj_v(col[i]) * y[c0 + i];
+                for (idx i = w; i < f; ++i) acc -= conj_v(col[i]) * y[r[i]];
+                y[c0 + j] = acc / conj_v(col[j]);
+            }
+            continue;
+        }
         if (m > 0) {
-            const idx* r = s.rows.data() + s.rows_ptr[sn] + w;
             for (idx k = 0; k < nrhs; ++k)
-                for (idx i = 0; i < m; ++i) work[i + k * m] = y[r[i] + k * n];
+                for (idx i = 0; i < m; ++i) work[i + k * m] = y[r[w + i] + k * n];
             dense::gemm(CblasConjTrans, static_cast<int>(w), static_cast<int>(nrhs), static_cast<int>(m), V(-1),
                         panel + w, static_cast<int>(f), work, static_cast<int>(m), V(1), y + c0, static_cast<int>(n));
         }
