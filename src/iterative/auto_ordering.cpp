@@ -32,6 +32,14 @@ struct Probe {
     bool ok = false;
 };
 
+// Index of the probe with the least predicted time (the first on ties).
+std::size_t best_index(const std::vector<Probe>& probes) {
+    std::size_t b = 0;
+    for (std::size_t k = 1; k < probes.size(); ++k)
+        if (probes[k].predicted < probes[b].predicted) b = k;
+    return b;
+}
+
 std::string describe(const Probe& p) {
     char buf[320];
     std::snprintf(buf, sizeof buf, "%s: %s depth %lld, ~%.0f iters x %.3g ms/iter (= %lld levels x %.3g us + %.3g ms streaming) + setup %.3g ms = %.3g ms",
@@ -43,7 +51,7 @@ std::string describe(const Probe& p) {
 }  // namespace
 
 template <class V, class I>
-OrderingOptions choose_ordering(CsrView<V, I> a, const PrecondOptions& options, std::string& reason) {
+std::unique_ptr<Preconditioner<V>> choose_ordering(CsrView<V, I> a, const PrecondOptions& options, std::string& reason) {
     const Backend be = options.schedule.backend;
     const bool symmetric = equal(a, transpose(a).view());
     SolverOptions so;
@@ -59,12 +67,13 @@ OrderingOptions choose_ordering(CsrView<V, I> a, const PrecondOptions& options, 
     const double t_spmv = best_of_3([&] { op.apply(b, y); });
     const double bandwidth = bytes_spmv / std::max(t_spmv, 1e-9);
     std::vector<Probe> probes;
+    std::unique_ptr<Preconditioner<V>> best_m;
     for (const OrderingKind k : {OrderingKind::natural, OrderingKind::rcm, OrderingKind::multicolor, OrderingKind::abmc, OrderingKind::dc}) {
         PrecondOptions po = options;
         po.ordering.kind = k;
         Probe p{k};
         Timer t;
-        const auto m = make_preconditioner(a, po);
+        auto m = make_preconditioner(a, po);
         p.setup = t.seconds();
         p.depth = m->info().depth;
         p.ok = m->info().status.ok;
@@ -81,21 +90,18 @@ OrderingOptions choose_ordering(CsrView<V, I> a, const PrecondOptions& options, 
             p.predicted = p.est_iters * p.iter_time + p.setup;
         }
         if (!p.ok) p.predicted = std::numeric_limits<double>::infinity();
+        if (!best_m || p.predicted < probes[best_index(probes)].predicted) best_m = std::move(m);
         probes.push_back(p);
     }
-    const Probe* best = &probes[0];
-    for (const Probe& p : probes)
-        if (p.predicted < best->predicted) best = &p;
+    const Probe* best = &probes[best_index(probes)];
     reason = std::string("chose ") + to_string(best->kind) + " (" + std::to_string(options.probe_iterations) + "-iteration " +
              (symmetric ? "CG" : "BiCGStab") + " probes; predicted time = iterations x (levels x level cost + bytes / " +
              std::to_string(static_cast<long long>(bandwidth / 1e6)) + " MB/s) + setup):";
     for (const Probe& p : probes) reason += " [" + describe(p) + "]";
-    OrderingOptions out = options.ordering;
-    out.kind = best->kind;
-    return out;
+    return best_m;
 }
 
-#define GS_INST(V, I) template OrderingOptions choose_ordering<V, I>(CsrView<V, I>, const PrecondOptions&, std::string&);
+#define GS_INST(V, I) template std::unique_ptr<Preconditioner<V>> choose_ordering<V, I>(CsrView<V, I>, const PrecondOptions&, std::string&);
 GIGASPARSE_FOR_EACH_REAL_VALUE_INDEX(GS_INST)
 #undef GS_INST
 

@@ -206,11 +206,10 @@ std::unique_ptr<Preconditioner<V>> make_preconditioner(CsrView<V, I> a, const Pr
     Timer timer;
     const bool sweeps = options.kind != PrecondKind::none && options.kind != PrecondKind::jacobi;
     std::string reason;
-    OrderingOptions oo = options.ordering;
-    if (sweeps && oo.kind == OrderingKind::automatic) oo = choose_ordering(a, options, reason);
-    const Ordering ord = sweeps ? compute_ordering(a, oo) : Ordering{};
-    auto m = build(a, options.kind, ord, options.schedule);
-    PrecondInfo& info = const_cast<PrecondInfo&>(m->info());
+    std::unique_ptr<Preconditioner<V>> m;
+    if (sweeps && options.ordering.kind == OrderingKind::automatic) m = choose_ordering(a, options, reason);
+    else m = build(a, options.kind, sweeps ? compute_ordering(a, options.ordering) : Ordering{}, options.schedule);
+    PrecondInfo& info = const_cast<PrecondInfo&>(m->info());  // the object is ours and not const
     info.kind = options.kind;
     info.auto_reason = reason;
     info.setup_seconds = timer.seconds();
