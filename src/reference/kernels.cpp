@@ -1,4 +1,5 @@
 // src/reference/kernels.cpp: sequential reference SpMV, SpGEMM, add and triangular solve (the oracle).
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,7 @@ void spmv(CsrView<V, I> a, std::span<const V> x, std::span<V> y, V alpha, V beta
 }
 
 // Gustavson: row i of C = sum over k in row i of A of A(i,k) * row k of B, gathered in a dense
-// accumulator `acc` with `mark[j] == i` flagging columns already present in row i.
+// accumulator `acc`; `mark[j] == i` flags columns already present in row i, `cols` lists them.
 template <class V, class I>
 Csr<V, I> spgemm(CsrView<V, I> a, CsrView<V, I> b) {
     if (a.ncols != b.nrows)
@@ -29,25 +30,26 @@ Csr<V, I> spgemm(CsrView<V, I> a, CsrView<V, I> b) {
     Csr<V, I> c(a.nrows, b.ncols);
     std::vector<V> acc(static_cast<std::size_t>(b.ncols), V(0));
     std::vector<std::int64_t> mark(static_cast<std::size_t>(b.ncols), -1);
-    std::vector<char> present(static_cast<std::size_t>(b.ncols), 0);
+    std::vector<I> cols;
     for (std::int64_t i = 0; i < a.nrows; ++i) {
+        cols.clear();
         for (offset_t ka = a.row_ptr[i]; ka < a.row_ptr[i + 1]; ++ka) {
             const std::int64_t k = a.col_idx[ka];
             for (offset_t kb = b.row_ptr[k]; kb < b.row_ptr[k + 1]; ++kb) {
-                const std::int64_t j = b.col_idx[kb];
+                const I j = b.col_idx[kb];
                 if (mark[j] != i) {
                     mark[j] = i;
                     acc[j] = V(0);
+                    cols.push_back(j);
                 }
                 acc[j] += a.values[ka] * b.values[kb];
             }
         }
-        // Emit row i in column order by scanning the marks (O(ncols) per row: simple, not fast).
-        for (std::int64_t j = 0; j < b.ncols; ++j)
-            if (mark[j] == i) {
-                c.col_idx.push_back(static_cast<I>(j));
-                c.values.push_back(acc[j]);
-            }
+        std::sort(cols.begin(), cols.end());  // emit row i in column order
+        for (const I j : cols) {
+            c.col_idx.push_back(j);
+            c.values.push_back(acc[j]);
+        }
         c.row_ptr[i + 1] = static_cast<offset_t>(c.col_idx.size());
     }
     return c;
