@@ -1,5 +1,6 @@
 // bench/iterative/bench_iterative.cpp: time to solution per ordering vs Eigen, sweep time per schedule, LU-SGS proxy; JSON + table.
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -130,19 +131,32 @@ void solve_all(const Problem& p) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress lines as they come
     bool full = false;
+    std::int64_t only3d = 0;
     std::string out = "bench_iterative.json";
     for (int k = 1; k < argc; ++k) {
         const std::string s = argv[k];
         if (s == "--full") full = true;
         else if (s == "--out" && k + 1 < argc) out = argv[++k];
+        else if (s == "--only-3d" && k + 1 < argc) only3d = std::atoll(argv[++k]);
         else {
-            std::cerr << "usage: bench_iterative [--full] [--out FILE.json]\n";
+            std::cerr << "usage: bench_iterative [--full | --only-3d N] [--out FILE.json]\n";
             return 2;
         }
     }
-    const std::int64_t n2 = full ? 512 : 256, n3 = full ? 100 : 48;
+    const std::int64_t n2 = full ? 512 : 256, n3 = only3d > 0 ? only3d : full ? 100 : 48;
     std::vector<Problem> problems;
+    if (only3d > 0) {  // the DC targets: 3D Poisson sweeps per schedule, natural vs DC time to solution, Eigen
+        const Problem p{"poisson3d-" + std::to_string(n3), gs::test::poisson3d<double, std::int32_t>(n3, 7), true};
+        sweep_time(p, it::OrderingKind::natural, it::SyncKind::sequential, it::Backend::reference);
+        for (const auto ok : {it::OrderingKind::natural, it::OrderingKind::dc, it::OrderingKind::abmc, it::OrderingKind::multicolor})
+            for (const auto sync : {it::SyncKind::point_to_point, it::SyncKind::barrier}) sweep_time(p, ok, sync, it::Backend::omp);
+        for (const auto ok : {it::OrderingKind::natural, it::OrderingKind::dc, it::OrderingKind::multicolor}) run_gigasparse(p, ok);
+        run_eigen(p);
+        problems.clear();
+    }
+    if (only3d == 0) {
     problems.push_back({"poisson2d-" + std::to_string(n2), gs::test::poisson2d<double, std::int32_t>(n2), true});
     problems.push_back({"poisson3d-" + std::to_string(n3), gs::test::poisson3d<double, std::int32_t>(n3, 7), true});
     problems.push_back({"aniso2d-256-eps0.01", gs::test::anisotropic2d<double, std::int32_t>(256, 0.01), true});
@@ -153,6 +167,7 @@ int main(int argc, char** argv) {
             problems.push_back({file.substr(0, file.find('.')), gs::io::read_mtx<double, std::int32_t>(dir + "/" + file), spd});
         } catch (const gs::Error& e) {
             std::fprintf(stderr, "skipping %s: %s\n", file.c_str(), e.what());
+            std::fflush(stderr);
         }
     }
     for (const auto& p : problems) solve_all(p);
@@ -161,6 +176,7 @@ int main(int argc, char** argv) {
     for (const auto ok : {it::OrderingKind::natural, it::OrderingKind::dc, it::OrderingKind::abmc, it::OrderingKind::multicolor})
         for (const auto sync : {it::SyncKind::point_to_point, it::SyncKind::barrier}) sweep_time(p3, ok, sync, it::Backend::omp);
     lusgs_proxy(full ? 40 : 24);
+    }
     std::string arr = "[";
     for (std::size_t k = 0; k < records.size(); ++k) arr += (k ? "," : "") + records[k];
     arr += "]";

@@ -146,8 +146,17 @@ Schedule build_schedule(const SweepGraph& g, std::span<const std::int64_t> block
     for (const std::int64_t w : weight) total += w;
     s.stats.nnz = total - g.n;
     s.stats.parallelism = s.stats.critical_path > 0 ? double(total) / double(s.stats.critical_path) : 1.0;
-    make_tasks(s, b, level, weight, options.min_task_weight, task_of_block);
-    make_waits(s, g, b, task_of_block);
+    if (s.threads == 1) {  // one task, rows in sweep order: the plain sequential sweep (best locality)
+        s.order = b.rows;
+        s.task_ptr = {0, g.n};
+        s.task_thread = {0};
+        s.level_ptr = {0, 1};
+        s.thread_tasks = {{0}};
+        s.wait_ptr = {0, 0};
+    } else {
+        make_tasks(s, b, level, weight, options.min_task_weight, task_of_block);
+        make_waits(s, g, b, task_of_block);
+    }
     s.stats.tasks = static_cast<std::int64_t>(s.task_ptr.size()) - 1;
     s.single_thread = std::all_of(s.task_thread.begin(), s.task_thread.end(), [](int t) { return t == 0; });
     s.stats.threads = s.threads;
