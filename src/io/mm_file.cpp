@@ -148,7 +148,7 @@ std::string load_header_text(const std::string& path) {
     std::unique_ptr<gzFile_s, int (*)(gzFile)> guard(g, gzclose);
     std::string out;
     std::vector<char> buf(1 << 16);
-    std::size_t scanned = 0;
+    std::size_t scanned = 0, searched = 0;
     long long line_no = 0;
     for (;;) {
         const int n = gzread(g, buf.data(), static_cast<unsigned>(buf.size()));
@@ -163,8 +163,12 @@ std::string load_header_text(const std::string& path) {
         // Stop after the first complete line that is not the banner, a comment or blank.
         bool done = false;
         while (!done) {
-            const std::size_t nl = out.find('\n', scanned);
-            if (nl == std::string::npos) break;
+            const std::size_t nl = out.find('\n', std::max(scanned, searched));
+            if (nl == std::string::npos) {
+                searched = out.size();  // never rescan: a file without newlines stays linear
+                done = line_no == 0 && out.size() > (std::size_t(1) << 20);  // no banner is that long
+                break;
+            }
             const std::string_view ln(out.data() + scanned, nl - scanned);
             ++line_no;
             done = line_no > 1 && ln.find_first_not_of(" \t\r") != std::string_view::npos && ln.front() != '%';

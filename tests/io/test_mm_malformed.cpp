@@ -213,3 +213,14 @@ TEST(MmMalformed, UnreadablePaths) {
         EXPECT_THROW(io::read_mtx_header(path), gs::IoError);
     }
 }
+
+// A large file without a newline (binary data) fails fast in the header reader and the reader.
+TEST(MmMalformed, LongFileWithoutNewlines) {
+    TempDir dir("long");
+    const std::string path = dir.file("long.mtx");
+    gs::test::write_text(path, "%%MatrixMarket matrix coordinate real general" + std::string(std::size_t(32) << 20, 'x'));
+    EXPECT_THROW(io::read_mtx_header(path), gs::ParseError);
+    EXPECT_THROW((io::read_mtx<double, std::int32_t>(path)), gs::ParseError);
+    gs::test::write_text(path, std::string(std::size_t(32) << 20, '7'));
+    EXPECT_THROW(io::read_mtx_header(path), gs::ParseError);
+}
