@@ -2,8 +2,8 @@
 """gigasparse from Python, notebook style: square a graph's adjacency matrix (SpGEMM) and solve a
 Poisson problem (direct and iterative), timing each step against scipy.
 
-    python python/examples/demo.py               # R-MAT graph of 2^16 vertices, 200x200 Poisson grid
-    python python/examples/demo.py --scale 18 --grid 400
+    python python/examples/demo.py               # R-MAT graph of 2^14 vertices, 200x200 Poisson grid
+    python python/examples/demo.py --scale 16 --grid 400
     python python/examples/demo.py --graph ../shared/matrices/email-Enron.mtx.gz
 """
 
@@ -27,7 +27,7 @@ def timed(fn, *args, **kwargs):
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--scale", type=int, default=16, help="R-MAT scale (2^scale vertices)")
+    p.add_argument("--scale", type=int, default=14, help="R-MAT scale (2^scale vertices)")
     p.add_argument("--edge-factor", type=float, default=8)
     p.add_argument("--graph", help="a Matrix Market graph instead of R-MAT")
     p.add_argument("--grid", type=int, default=200, help="Poisson grid side (n x n unknowns)")

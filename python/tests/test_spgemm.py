@@ -136,3 +136,17 @@ def test_empty_and_nan():
     a.data[0] = np.nan  # IEEE semantics, like scipy: NaN propagates, no exception
     c = gs.spgemm(a, a)
     assert np.isnan(c.toarray()[0]).any()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_cuda_backend_or_not_supported(dtype):
+    a = gs.generate.rmat(10, 8, seed=2, dtype=dtype)
+    b = rand(1024, 300, 0.01, dtype, 6)
+    if gs.cuda_device_count() == 0:
+        with pytest.raises(gs.NotSupported, match="cuda"):
+            gs.spgemm(a, b, backend="cuda")
+        return
+    c = gs.spgemm(a, b, backend="cuda")
+    assert_sparse_close(c, a @ b, tol(dtype))
+    plan = gs.SpgemmPlan(a, b, backend="cuda")
+    assert_sparse_close(plan.numeric(a, b), a @ b, tol(dtype))
