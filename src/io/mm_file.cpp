@@ -74,13 +74,24 @@ void grow_or_fail(const std::string& path, std::string& out) {
     out.resize(out.size() * 2);
 }
 
+// A first output size: the gzip trailer's ISIZE (uncompressed size mod 2^32, exact for one member
+// under 4 GiB) plus one byte, when plausible (deflate expands at most 1032:1); else 4x the input.
+std::size_t initial_output_size(const std::string& z) {
+    const std::size_t fallback = std::min<std::size_t>(std::max<std::size_t>(z.size() * 4, 1 << 16), std::size_t(1) << 30);
+    if (z.size() < 18) return fallback;
+    const auto* t = reinterpret_cast<const unsigned char*>(z.data() + z.size() - 4);
+    const std::size_t isize = std::size_t(t[0]) | std::size_t(t[1]) << 8 | std::size_t(t[2]) << 16 | std::size_t(t[3]) << 24;
+    const bool plausible = isize >= z.size() / 2 && isize / 1032 <= z.size() && static_cast<double>(isize) < static_cast<double>(physical_memory_bytes());
+    return plausible ? isize + 1 : fallback;
+}
+
 // Inflates every gzip member of `z`; the output grows geometrically (its size is not known).
 std::string gunzip(const std::string& path, const std::string& z) {
     z_stream zs{};
     if (inflateInit2(&zs, 15 + 16) != Z_OK) throw IoError(path + ": zlib initialisation failed");
     std::unique_ptr<z_stream, int (*)(z_stream*)> guard(&zs, inflateEnd);
     std::string out;
-    out.resize(std::min<std::size_t>(std::max<std::size_t>(z.size() * 4, 1 << 16), std::size_t(1) << 30));
+    out.resize(initial_output_size(z));
     zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(z.data()));
     std::size_t in_left = z.size(), used = 0;
     for (;;) {
