@@ -153,3 +153,16 @@ TEST(CudaSpgemm, SanitizerSmall) {
     EXPECT_GE(st.levels_run, 2);
     EXPECT_GT(st.batches, 1);
 }
+
+// Rows in any order, duplicates summed (the SpgemmPlan contract): heavy rows go through the CSC
+// sort and the outer product, light rows through the hash.
+TEST(CudaSpgemm, UnsortedRowsWithDuplicates) {
+    SKIP_WITHOUT_GPU();
+    auto a = gs::test::unsort_rows(gs::test::rmat_like<double, std::int32_t>(11, 11, 12, 41), 7);
+    a.col_idx.push_back(a.col_idx.back());  // a duplicate in the last nonempty row
+    a.values.push_back(0.25);
+    a.row_ptr.back() += 1;
+    const auto b = gs::test::unsort_rows(gs::test::rmat_like<double, std::int32_t>(11, 11, 6, 42), 8);
+    expect_matches(a, b, {}, "unsorted");
+    expect_matches(a, b, budget(4096), "unsorted low smem");
+}

@@ -117,3 +117,14 @@ TEST(GmagnusEmulation, SanitizerCaseOfTheGpuTests) {
     EXPECT_GT(st.batches, 1);
     EXPECT_GT(st.dense_segments, 0);
 }
+
+TEST(GmagnusEmulation, UnsortedRowsWithDuplicates) {
+    auto a = gs::test::unsort_rows(gs::test::rmat_like<double, std::int32_t>(9, 9, 12, 41), 7);
+    a.col_idx.push_back(a.col_idx.back());  // a duplicate entry at the end of the last row
+    a.values.push_back(0.25);
+    a.row_ptr.back() += 1;
+    const auto b = gs::test::unsort_rows(gs::test::rmat_like<double, std::int32_t>(9, 9, 6, 42), 8);
+    const auto st = check(a, b, small_budget, "unsorted with duplicates");
+    EXPECT_GT(st.heavy_rows, 0);
+    check(a, b, tiny_budget, "unsorted with duplicates, tiny budget");
+}

@@ -586,6 +586,7 @@ Csr<V, I> spgemm(CsrView<V, I> a, CsrView<V, I> b, const GpuSpgemmOptions& optio
     GpuSpgemmStats local;
     GpuSpgemmStats& st = stats ? *stats : local;
     st = GpuSpgemmStats{};
+    check(cudaSetDevice(options.device), "cudaSetDevice");  // before Gmagnus creates its streams
     gmagnus::Gmagnus<V, I> g(options, st);
     return g.run(a, b);
 }
