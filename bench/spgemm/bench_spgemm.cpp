@@ -282,22 +282,22 @@ int main(int argc, char** argv) try {
     std::cout << "\n";
     const std::vector<Input> inputs = make_inputs(cfg);
     std::vector<Row> rows;
-    std::string results = "[";
+    std::string results;
+    const Json context = gs::tools::run_context();
     for (const auto& in : inputs) {
         Row r;
         const Json j = run_input(cfg, in, comps, r);
         rows.push_back(r);
-        if (results.size() > 1) results += ',';
+        if (!results.empty()) results += ',';
         results += j.str();
+        if (!cfg.json_path.empty()) {  // rewritten after every input: a long run interrupted keeps what it measured
+            Json out;
+            out.set("benchmark", "spgemm").set("context", context).set("stream_gbs", cfg.stream_gbs).set_raw("results", "[" + results + "]");
+            std::ofstream(cfg.json_path) << out.str() << "\n";
+        }
     }
-    results += "]";
     print_table(rows);
-    Json out;
-    out.set("benchmark", "spgemm").set("context", gs::tools::run_context()).set("stream_gbs", cfg.stream_gbs).set_raw("results", results);
-    if (!cfg.json_path.empty()) {
-        std::ofstream(cfg.json_path) << out.str() << "\n";
-        std::cout << "wrote " << cfg.json_path << "\n";
-    }
+    if (!cfg.json_path.empty()) std::cout << "wrote " << cfg.json_path << "\n";
     return 0;
 } catch (const std::exception& e) {
     std::cerr << "bench_spgemm: " << e.what() << "\n";
