@@ -20,10 +20,10 @@ void check_options(const SpgemmOptions& o) {
 
 // Per row k of B: smallest and largest column (any order of the row's entries).
 template <class V, class I>
-void b_row_ranges(CsrView<V, I> b, std::vector<std::int64_t>& lo, std::vector<std::int64_t>& hi) {
+void b_row_ranges(CsrView<V, I> b, std::vector<std::int64_t>& lo, std::vector<std::int64_t>& hi, int threads) {
     lo.assign(static_cast<std::size_t>(b.nrows), std::numeric_limits<std::int64_t>::max());
     hi.assign(static_cast<std::size_t>(b.nrows), -1);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(threads)
     for (std::int64_t k = 0; k < b.nrows; ++k)
         for (offset_t p = b.row_ptr[k]; p < b.row_ptr[k + 1]; ++p) {
             lo[k] = std::min<std::int64_t>(lo[k], b.col_idx[p]);
@@ -33,13 +33,13 @@ void b_row_ranges(CsrView<V, I> b, std::vector<std::int64_t>& lo, std::vector<st
 
 // row_products[i] = sum over k in A(i,:) of nnz(B(k,:)); row range = union of the B rows' ranges.
 template <class V, class I>
-void row_counts(CsrView<V, I> a, CsrView<V, I> b, Analysis& an) {
+void row_counts(CsrView<V, I> a, CsrView<V, I> b, Analysis& an, int threads) {
     std::vector<std::int64_t> blo, bhi;
-    b_row_ranges(b, blo, bhi);
+    b_row_ranges(b, blo, bhi, threads);
     an.row_products.assign(static_cast<std::size_t>(a.nrows), 0);
     an.row_lo.assign(static_cast<std::size_t>(a.nrows), std::numeric_limits<std::int64_t>::max());
     an.row_hi.assign(static_cast<std::size_t>(a.nrows), -1);
-#pragma omp parallel for schedule(dynamic, 256)
+#pragma omp parallel for schedule(dynamic, 256) num_threads(threads)
     for (std::int64_t i = 0; i < a.nrows; ++i) {
         offset_t n = 0;
         std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = -1;
@@ -107,7 +107,7 @@ void analyze(CsrView<V, I> a, CsrView<V, I> b, const SpgemmOptions& o, Analysis&
     an.symbolic = chunk_params(b.ncols, an.l2_bytes, an.line_bytes, 1, ov);
     if (o.force_category == SpgemmCategory::coarse && !an.numeric.coarse)
         throw InvalidArgument("spgemm: forcing the coarse category needs coarse_chunk_cols below the column count");
-    row_counts(a, b, an);
+    row_counts(a, b, an, o.threads > 0 ? o.threads : omp_get_max_threads());
     for (auto& r : an.rows) r.clear();
     an.category_products = {};
     an.products = 0;
