@@ -19,9 +19,25 @@ import numpy as np
 from . import _gigasparse as _core
 from ._sparse import as_csr, common_dtype, parts, vector
 
-__all__ = ["Preconditioner", "SolveInfo", "jacobi", "ilu0", "ic0", "sgs", "cg", "bicgstab", "gmres", "fgmres"]
+__all__ = ["spmv", "Preconditioner", "SolveInfo", "jacobi", "ilu0", "ic0", "sgs", "cg", "bicgstab", "gmres", "fgmres"]
 
 _REASON_CODE = {"converged": 0, "breakdown": -1, "non_finite": -2, "preconditioner_failed": -3}
+
+
+def spmv(a: Any, x: Any, *, alpha: float = 1.0, beta: float = 0.0, y: Any = None, backend: str = "omp") -> np.ndarray:
+    """alpha * A @ x + beta * y with the library's threaded SpMV (a new vector; y is not modified).
+    Real values use the "omp" (or "reference") backend; complex values the reference kernel."""
+    a = as_csr(a, "A")
+    xarr = np.asarray(x)
+    dt = common_dtype(a, xarr) if xarr.dtype.kind in "biufc" else a.dtype
+    a = as_csr(a, "A", dt)
+    xv = vector(x, a.shape[1], dt, "x")
+    yv = np.zeros(a.shape[0], dtype=dt) if y is None else np.array(vector(y, a.shape[0], dt, "y"), copy=True)
+    if dt.kind == "c" or isinstance(alpha, complex) or isinstance(beta, complex):
+        from . import reference
+        return reference.spmv(a, xv, alpha=alpha, beta=beta, y=yv)
+    _core.spmv(parts(a), xv, yv, float(alpha), float(beta), backend)
+    return yv
 
 
 class Preconditioner:

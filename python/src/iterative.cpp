@@ -163,6 +163,24 @@ void register_iterative(nb::module_& m) {
         .def_prop_ro("info", &Precond::info)
         .def_prop_ro("n", &Precond::n);
     m.def(
+        "spmv",
+        [](const CsrArg& a, const Array1& x, const MutArray1& y, double alpha, double beta, const std::string& backend) {
+            const auto be = parse_backend(backend);
+            dispatch_real(a.data.dtype(), a.indices.dtype(), [&]<class V, class I>() {
+                auto in = csr_input<V, I>(a, "A");
+                auto xs = as_span<V>(x, "x");
+                auto ys = as_mut_span<V>(y, "y");
+                nb::gil_scoped_release release;
+                ValidateOptions vo;
+                vo.sorted = false;
+                validate(in.view, vo);
+                iterative::spmv<V, I>(be, in.view, xs, ys, static_cast<V>(alpha), static_cast<V>(beta));
+                return nb::object();
+            });
+        },
+        nb::arg("a"), nb::arg("x"), nb::arg("y"), nb::arg("alpha"), nb::arg("beta"), nb::arg("backend"),
+        "y = alpha*A*x + beta*y in place (rows split by nonzeros over the OpenMP threads).");
+    m.def(
         "krylov",
         [](const std::string& method, const CsrArg& a, const Array1& b, const MutArray1& x, const Precond* mp, double tol,
            std::int64_t maxit, int restart, const std::string& backend, bool history) {

@@ -169,3 +169,28 @@ def test_bad_inputs():
         gs.gmres(a, np.ones(16), restart=0)
     with pytest.raises(ValueError, match="length"):
         gs.jacobi(a).matvec(np.ones(3))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128])
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("backend", ["omp", "reference"])
+def test_spmv(dtype, index_dtype, backend, rng):
+    a = gs.generate.rmat(10, 8, seed=4, dtype=dtype, index_dtype=index_dtype)
+    x = rng.standard_normal(a.shape[1]).astype(dtype)
+    y = rng.standard_normal(a.shape[0]).astype(dtype)
+    t = 1e-4 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(gs.spmv(a, x, backend=backend), a @ x, rtol=t, atol=t)
+    np.testing.assert_allclose(gs.spmv(a, x, alpha=-2.0, beta=0.5, y=y, backend=backend), -2.0 * (a @ x) + 0.5 * y,
+                               rtol=t, atol=t)
+
+
+def test_spmv_bad_inputs():
+    a = gs.generate.poisson2d(4)
+    with pytest.raises(ValueError, match="length"):
+        gs.spmv(a, np.ones(3))
+    with pytest.raises(gs.InvalidArgument, match="backend"):
+        gs.spmv(a, np.ones(16), backend="fpga")
+    bad = a.copy()
+    bad.indices[0] = 40
+    with pytest.raises(gs.InvalidStructure):
+        gs.spmv(bad, np.ones(16))
