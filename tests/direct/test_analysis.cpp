@@ -76,6 +76,16 @@ void check_supernodal(const Csr<double, std::int32_t>& a, const DirectOptions& o
     for (idx j = 0; j < n; ++j)
         for (idx i = j; i < n; ++i) nnz += l[i][j];
     EXPECT_EQ(s.nnz_L, nnz);
+    for (idx j = 0; j < n; ++j) {  // etree and counts of the final numbering
+        idx expect_parent = -1, expect_count = 0;
+        for (idx i = n - 1; i >= j; --i)
+            if (l[i][j]) {
+                ++expect_count;
+                if (i > j) expect_parent = i;
+            }
+        EXPECT_EQ(s.parent[j], expect_parent) << "column " << j;
+        EXPECT_EQ(s.col_count[j], expect_count) << "column " << j;
+    }
     ASSERT_EQ(s.super_ptr.back(), n);
     for (idx sn = 0; sn < s.nsuper; ++sn) {
         idx c0 = s.super_ptr[sn], c1 = s.super_ptr[sn + 1];

@@ -54,7 +54,7 @@ Evaluation evaluate(const SymmetricPattern& a, std::vector<idx> perm0, OrderingA
 }
 
 // Rows of every supernode: own columns, entries of A below them, children's rows below them.
-void symbolic_rows(Symbolic& s, const SymmetricPattern& c) {
+void symbolic_rows(Symbolic& s, const SymmetricPattern& a) {
     const idx n = s.n, ns = s.nsuper;
     std::vector<idx> mark(static_cast<std::size_t>(n), -1);
     s.rows_ptr.assign(1, 0);
@@ -63,11 +63,13 @@ void symbolic_rows(Symbolic& s, const SymmetricPattern& c) {
     for (idx sn = 0; sn < ns; ++sn) {
         idx c0 = s.super_ptr[sn], c1 = s.super_ptr[sn + 1];
         extra.clear();
-        for (idx j = c0; j < c1; ++j)
-            for (idx q = c.col_ptr[j]; q < c.col_ptr[j + 1]; ++q) {
-                idx i = c.row_idx[q];
+        for (idx j = c0; j < c1; ++j) {
+            const idx oj = s.perm[j];  // column j of P A Pᵀ is column perm[j] of A, rows through iperm
+            for (idx q = a.col_ptr[oj]; q < a.col_ptr[oj + 1]; ++q) {
+                idx i = s.iperm[a.row_idx[q]];
                 if (i >= c1 && mark[i] != sn) mark[i] = sn, extra.push_back(i);
             }
+        }
         for (idx q = s.child_ptr[sn]; q < s.child_ptr[sn + 1]; ++q) {
             idx ch = s.child_list[q];
             for (idx r = s.rows_ptr[ch] + s.width(ch); r < s.rows_ptr[ch + 1]; ++r) {
@@ -151,10 +153,17 @@ Symbolic analyze_pattern(const SymmetricPattern& pattern, Structure structure, c
     for (idx k = 0; k < n; ++k) s.perm[k] = best.perm[am.order[k]];
     s.iperm.resize(static_cast<std::size_t>(n));
     for (idx k = 0; k < n; ++k) s.iperm[s.perm[k]] = k;
-    // Final numbering: exact etree and counts again (the renumbering is topological, so L is the same).
-    SymmetricPattern c = permute_pattern(pattern, s.perm);
-    s.parent = elimination_tree(c);
-    s.col_count = column_counts(c, s.parent, postorder(s.parent));
+    // Final numbering: the amalgamated order is a topological relabelling of the same etree, so the
+    // tree and the counts carry over through the relabelling (no second etree / count pass).
+    std::vector<idx> inv_order(static_cast<std::size_t>(n));
+    for (idx k = 0; k < n; ++k) inv_order[am.order[k]] = k;
+    s.parent.resize(static_cast<std::size_t>(n));
+    s.col_count.resize(static_cast<std::size_t>(n));
+    for (idx k = 0; k < n; ++k) {
+        idx j = am.order[k];
+        s.parent[k] = best.parent[j] == -1 ? -1 : inv_order[best.parent[j]];
+        s.col_count[k] = best.counts[j];
+    }
     for (idx k = 0; k < n; ++k) {
         double ck = static_cast<double>(s.col_count[k]);
         s.nnz_L += ck;
@@ -168,7 +177,7 @@ Symbolic analyze_pattern(const SymmetricPattern& pattern, Structure structure, c
     for (idx sn = 0; sn < s.nsuper; ++sn)
         for (idx j = s.super_ptr[sn]; j < s.super_ptr[sn + 1]; ++j) s.col_to_sn[j] = sn;
     children(s);
-    symbolic_rows(s, c);
+    symbolic_rows(s, pattern);
     relative_indices(s);
     s.lx_ptr.assign(1, 0);
     for (idx sn = 0; sn < s.nsuper; ++sn) s.lx_ptr.push_back(s.lx_ptr.back() + s.front_rows(sn) * s.width(sn));
