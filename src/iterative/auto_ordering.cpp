@@ -1,6 +1,7 @@
 // src/iterative/auto_ordering.cpp: probe-based ordering choice: predicted time = iterations × (depth × level cost + bytes ÷ bandwidth) + setup.
 #include "iterative/auto_ordering.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -32,6 +33,22 @@ struct Probe {
     bool ok = false;
 };
 
+// Iterations to reach tol, extrapolated from the probe's second half: rate = (c / a)^(1 / (k - mid))
+// with a, c the best residuals of the first and second halves (PCG residuals grow before they
+// fall, BiCGStab's oscillate); the remaining iterations are log(tol / c) / log(rate). Without a
+// visible decay the estimate is huge and proportional to c, so such candidates rank by progress.
+double estimate_iterations(const SolveResult& r, double tol) {
+    if (r.converged) return double(r.iterations);
+    const auto& h = r.residual_history;
+    const std::size_t k = h.size() - 1, mid = k / 2;
+    if (h.size() < 3) return 1e12;
+    const double a = *std::min_element(h.begin(), h.begin() + mid + 1), c = *std::min_element(h.begin() + mid + 1, h.end());
+    const double rate = std::pow(c / a, 1.0 / double(k - mid));
+    if (!(c > 0)) return double(k);
+    if (!(rate < 1)) return 1e12 * std::max(c, 1e-12);  // no decay seen yet: rank by the residual reached
+    return double(k) + std::max(0.0, std::log(tol / c) / std::log(rate));
+}
+
 // Index of the probe with the least predicted time (the first on ties).
 std::size_t best_index(const std::vector<Probe>& probes) {
     std::size_t b = 0;
@@ -59,7 +76,7 @@ std::unique_ptr<Preconditioner<V>> choose_ordering(CsrView<V, I> a, const Precon
     so.maxit = std::max(options.probe_iterations, 1);
     so.tol = options.probe_tol;
     so.backend = be;
-    so.record_history = false;
+    so.record_history = true;
     const auto op = csr_operator(a, be);
     std::vector<V> b(static_cast<std::size_t>(a.nrows), V(1)), x(b.size()), y(b.size());
     // Streaming cost: one SpMV gives the achieved bandwidth; a sweep pair moves about the same bytes as two SpMVs.
@@ -80,8 +97,7 @@ std::unique_ptr<Preconditioner<V>> choose_ordering(CsrView<V, I> a, const Precon
         if (p.ok) {
             std::fill(x.begin(), x.end(), V(0));
             const SolveResult r = solve<V>(op, b, x, m.get(), so);
-            const double rate = r.converged ? 0 : std::pow(std::max(r.residual, 1e-300), 1.0 / double(std::max<std::int64_t>(r.iterations, 1)));
-            p.est_iters = r.converged ? double(r.iterations) : (rate < 1 ? std::log(so.tol) / std::log(rate) : 1e12);
+            p.est_iters = estimate_iterations(r, so.tol);
             p.ok = r.reason == StopReason::converged || r.reason == StopReason::max_iterations;
             const double t_apply = best_of_3([&] { m->apply(b, y); });
             p.iter_time = (symmetric ? 1 : 2) * (t_spmv + t_apply);

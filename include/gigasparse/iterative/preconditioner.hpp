@@ -34,7 +34,7 @@ struct PrecondOptions {
     // ordering.kind == automatic: each candidate (natural, rcm, mc, abmc, dc) is set up and probed
     // with this many Krylov iterations (CG when A is symmetric, BiCGStab otherwise); the predicted
     // time to probe_tol decides (see auto_reason).
-    int probe_iterations = 20;
+    int probe_iterations = 30;
     double probe_tol = 1e-8;
 };
 
