@@ -50,7 +50,8 @@ struct PrecondInfo {
     PrecondStatus status;
 };
 
-// z = M⁻¹ r. apply() is const and may be called many times; it runs on the backend given at setup.
+// z = M⁻¹ r. apply() is const and may be called many times, but not concurrently on one object (it
+// uses a work vector); it runs on the backend given at setup.
 template <class V>
 class Preconditioner {
 public:
