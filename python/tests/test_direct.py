@@ -177,3 +177,11 @@ def test_bad_inputs():
         gs.DirectSolver(bad).factorize()
     with pytest.raises(gs.PhaseError):
         gs.DirectSolver(a).refactorize(a.data)
+
+
+@pytest.mark.parametrize("view, part", [("lower", sp.tril), ("upper", sp.triu)])
+def test_one_triangle_views(view, part, rng):
+    a = gs.generate.poisson2d(12)
+    b = rng.standard_normal(a.shape[0])
+    x = gs.DirectSolver(sp.csr_array(part(a)), "spd", view=view).solve(b)
+    assert rel_residual(a, x, b) < 1e-12
