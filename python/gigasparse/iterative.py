@@ -5,7 +5,9 @@
     info.residual_history          # info.residual, info.reason, info.seconds as attributes
 
 Preconditioners (``jacobi``, ``ilu0``, ``ic0``, ``sgs``) are objects usable as ``M`` here and in
-scipy.sparse.linalg (they have ``shape``, ``dtype`` and ``matvec``). Their triangular sweeps run
+scipy.sparse.linalg (they have ``shape``, ``dtype`` and ``matvec``). ``A`` may also be matrix-free
+(a scipy LinearOperator) and ``M`` a LinearOperator or a callable: they are called back (with the
+GIL) from the C++ iteration. Their triangular sweeps run
 over an ordering — "natural", "rcm", "mc", "abmc", "dc" (divide and conquer), "auto" (probed) —
 with parallel schedules. Values are float32/float64.
 """
@@ -15,9 +17,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 
 from . import _gigasparse as _core
-from ._sparse import as_csr, common_dtype, parts, vector
+from ._sparse import as_csr, common_dtype, parts, value_dtype, vector
 
 __all__ = ["spmv", "Preconditioner", "SolveInfo", "jacobi", "ilu0", "ic0", "sgs", "cg", "bicgstab", "gmres", "fgmres"]
 
@@ -132,38 +135,66 @@ class SolveInfo(int):
                 f"residual={self.residual:.3e})")
 
 
+def _is_operator(a: Any) -> bool:
+    """A matrix-free operator: a scipy LinearOperator or anything with shape and matvec."""
+    return not sp.issparse(a) and not isinstance(a, np.ndarray) and hasattr(a, "shape") and hasattr(a, "matvec")
+
+
+def _python_callable(f: Any, n: int, dt: np.dtype) -> Any:
+    """f as v -> contiguous 1-D array of dt (what the compiled core reads back)."""
+    apply = f.matvec if hasattr(f, "matvec") else f
+    return lambda v: np.ascontiguousarray(apply(v), dtype=dt).reshape(-1)
+
+
 def _solve(method: str, a: Any, b: Any, x0: Any, rtol: float, atol: float, maxiter: int | None, M: Any,
            ordering: str | None, restart: int, backend: str, history: bool) -> tuple[np.ndarray, SolveInfo]:
-    a = as_csr(a, "A")
-    if a.shape[0] != a.shape[1]:
+    operator = _is_operator(a)
+    if not operator:
+        a = as_csr(a, "A")
+    if len(a.shape) != 2 or a.shape[0] != a.shape[1]:
         raise _core.DimensionMismatch(f"{method}: the matrix must be square, got shape {a.shape}")
-    n = a.shape[0]
+    n = int(a.shape[0])
     barr = np.asarray(b)
-    dt = common_dtype(a, barr) if barr.dtype.kind in "biufc" else a.dtype
+    a_dtype = getattr(a, "dtype", None)
+    adt = value_dtype(np.float64 if a_dtype is None else a_dtype, "A")
+    dt = value_dtype(np.result_type(adt, barr.dtype), "b") if barr.dtype.kind in "biufc" else adt
     if dt.kind == "c":
         raise _core.NotSupported(f"{method}: complex systems are not supported (real float32/float64 only)")
-    a = as_csr(a, "A", dt)
+    if not operator:
+        a = as_csr(a, "A", dt)
     bv = vector(b, n, dt, "b")
     x = np.zeros(n, dtype=dt) if x0 is None else np.array(vector(x0, n, dt, "x0"), copy=True)
     if not np.all(np.isfinite(bv)):
         raise _core.InvalidArgument(f"{method}: b contains NaN or Inf")
     if isinstance(M, str):
+        if operator:
+            raise ValueError(f"{method}: M={M!r} needs A as a sparse matrix (a preconditioner is built from its entries)")
         M = Preconditioner(a, M, ordering=ordering or "natural", backend=backend)
     elif ordering is not None:
         raise ValueError(f"{method}: ordering= applies to a preconditioner given by name (M='ilu0', ...); "
                          "pass ordering to the preconditioner object instead")
-    if M is not None and not isinstance(M, Preconditioner):
-        raise TypeError(f"{method}: M must be a gigasparse preconditioner (jacobi, ilu0, ic0, sgs) or its name, "
-                        f"got {type(M).__name__}")
-    if M is not None and M.dtype != dt:
-        M = Preconditioner(M._a.astype(dt), M.kind, ordering=M.info["ordering"])  # rebuilt in the system's precision
+    if isinstance(M, Preconditioner):
+        if M.dtype != dt:
+            M = Preconditioner(M._a.astype(dt), M.kind, ordering=M.info["ordering"])  # rebuilt in the system's precision
+        if M.shape != (n, n):
+            raise _core.DimensionMismatch(f"{method}: M has shape {M.shape}, A has {(n, n)}")
+        m_arg: Any = M._core
+    elif M is None:
+        m_arg = None
+    elif hasattr(M, "matvec") or callable(M):
+        if hasattr(M, "shape") and tuple(M.shape) != (n, n):
+            raise _core.DimensionMismatch(f"{method}: M has shape {tuple(M.shape)}, A has {(n, n)}")
+        m_arg = _python_callable(M, n, dt)
+    else:
+        raise TypeError(f"{method}: M must be a preconditioner (gigasparse jacobi/ilu0/ic0/sgs, their name, a scipy "
+                        f"LinearOperator or a callable), got {type(M).__name__}")
     bnorm = float(np.linalg.norm(bv))
     tol = max(float(rtol), float(atol) / bnorm if bnorm > 0 else 0.0)
     maxit = 10 * n if maxiter is None else int(maxiter)
     if maxit < 0 or tol < 0 or restart < 1:
         raise ValueError(f"{method}: maxiter, rtol and atol must be >= 0 and restart >= 1")
-    result = _core.krylov(method, parts(a), bv, x, None if M is None else M._core, tol, maxit, int(restart), backend,
-                          history)
+    a_arg = _python_callable(a, n, dt) if operator else parts(a)
+    result = _core.krylov(method, a_arg, n, dt.name, bv, x, m_arg, tol, maxit, int(restart), backend, history)
     return x, SolveInfo(result)
 
 

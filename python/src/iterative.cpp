@@ -1,5 +1,6 @@
 // python/src/iterative.cpp: Krylov solvers (CG, BiCGStab, GMRES, FGMRES) and the preconditioners
 // (Jacobi, ILU(0), IC(0), SGS over ordered, scheduled sweeps), real values, either index type.
+#include <algorithm>
 #include <memory>
 #include <variant>
 
@@ -139,6 +140,30 @@ private:
     std::variant<std::unique_ptr<iterative::Preconditioner<float>>, std::unique_ptr<iterative::Preconditioner<double>>> p_;
 };
 
+// out = f(in) for a Python callable f that returns a contiguous 1-D array of V of the right length
+// (the Python layer wraps user callables so); the GIL is taken for the call.
+template <class V>
+void call_python(const nb::object& f, std::span<const V> in, std::span<V> out, const char* what) {
+    nb::gil_scoped_acquire gil;
+    nb::object r = f(to_numpy(std::vector<V>(in.begin(), in.end())));
+    auto arr = nb::cast<nb::ndarray<const V, nb::ndim<1>, nb::c_contig, nb::device::cpu>>(r, false);
+    if (arr.shape(0) != out.size())
+        throw DimensionMismatch(std::string(what) + " returned " + std::to_string(arr.shape(0)) + " entries, expected " +
+                                std::to_string(out.size()));
+    std::copy(arr.data(), arr.data() + out.size(), out.begin());
+}
+
+// A preconditioner given as a Python callable (scipy LinearOperator, function).
+template <class V>
+class PythonPrecond final : public iterative::Preconditioner<V> {
+public:
+    explicit PythonPrecond(nb::object f) : f_(std::move(f)) {}
+    void apply(std::span<const V> r, std::span<V> z) const override { call_python<V>(f_, r, z, "M"); }
+
+private:
+    nb::object f_;
+};
+
 nb::dict result_dict(const iterative::SolveResult& r) {
     nb::dict d;
     d["converged"] = r.converged;
@@ -182,8 +207,9 @@ void register_iterative(nb::module_& m) {
         "y = alpha*A*x + beta*y in place (rows split by nonzeros over the OpenMP threads).");
     m.def(
         "krylov",
-        [](const std::string& method, const CsrArg& a, const Array1& b, const MutArray1& x, const Precond* mp, double tol,
-           std::int64_t maxit, int restart, const std::string& backend, bool history) {
+        [](const std::string& method, nb::object a, std::int64_t n, const std::string& value, const Array1& b,
+           const MutArray1& x, nb::object m, double tol, std::int64_t maxit, int restart, const std::string& backend,
+           bool history) {
             iterative::SolverOptions o;
             o.method = iterative::parse_method(method);
             o.tol = tol;
@@ -191,34 +217,55 @@ void register_iterative(nb::module_& m) {
             o.restart = restart;
             o.backend = parse_backend(backend);
             o.record_history = history;
-            return dispatch_real(a.data.dtype(), a.indices.dtype(), [&]<class V, class I>() {
-                auto in = csr_input<V, I>(a, "A");
+            const bool matrix = nb::isinstance<nb::tuple>(a);
+            const CsrArg csr = matrix ? nb::cast<CsrArg>(a) : CsrArg{};
+            const auto vdt = matrix ? csr.data.dtype() : dtype_from_name(value);
+            const auto idt = matrix ? csr.indices.dtype() : nb::dtype<std::int64_t>();
+            return dispatch_real(vdt, idt, [&]<class V, class I>() {
                 auto bs = as_span<V>(b, "b");
                 auto xs = as_mut_span<V>(x, "x0");
+                // Objects holding Python references are made and destroyed with the GIL held.
+                CsrInput<V, I> in;
+                iterative::LinearOperator<V> op;
+                if (matrix) {
+                    in = csr_input<V, I>(csr, "A");
+                    if (in.view.nrows != in.view.ncols) throw DimensionMismatch("krylov: the matrix is not square");
+                    n = in.view.nrows;
+                } else {
+                    op.n = n;
+                    op.apply = [a](std::span<const V> u, std::span<V> v) { call_python<V>(a, u, v, "A"); };
+                }
                 const iterative::Preconditioner<V>* pre = nullptr;
-                if (mp) {
-                    if (!(mp->value() == a.data.dtype()))
-                        throw InvalidArgument("M was built for " + dtype_name(mp->value()) + " values, A has " +
-                                              dtype_name(a.data.dtype()));
-                    if (mp->n() != in.view.nrows) throw DimensionMismatch("M and A differ in size");
-                    pre = &mp->template get<V>();
+                std::unique_ptr<PythonPrecond<V>> pymp;
+                if (nb::isinstance<Precond>(m)) {
+                    const Precond& mp = nb::cast<const Precond&>(m);
+                    if (!(mp.value() == vdt))
+                        throw InvalidArgument("M was built for " + dtype_name(mp.value()) + " values, A has " + dtype_name(vdt));
+                    if (mp.n() != n) throw DimensionMismatch("M and A differ in size");
+                    pre = &mp.template get<V>();
+                } else if (!m.is_none()) {
+                    pymp = std::make_unique<PythonPrecond<V>>(m);
+                    pre = pymp.get();
                 }
                 iterative::SolveResult r;
                 {
                     nb::gil_scoped_release release;
-                    ValidateOptions vo;
-                    vo.sorted = false;
-                    vo.finite = true;
-                    validate(in.view, vo);
-                    auto op = iterative::csr_operator<V, I>(in.view, o.backend);
+                    if (matrix) {
+                        ValidateOptions vo;
+                        vo.sorted = false;
+                        vo.finite = true;
+                        validate(in.view, vo);
+                        op = iterative::csr_operator<V, I>(in.view, o.backend);
+                    }
                     r = iterative::solve<V>(op, bs, xs, pre, o);
                 }
                 return nb::object(result_dict(r));
             });
         },
-        nb::arg("method"), nb::arg("a"), nb::arg("b"), nb::arg("x"), nb::arg("m").none(), nb::arg("tol"), nb::arg("maxit"),
-        nb::arg("restart"), nb::arg("backend"), nb::arg("history"),
-        "Solves A x = b in place from the guess in x; returns the result as a dict.");
+        nb::arg("method"), nb::arg("a"), nb::arg("n"), nb::arg("dtype"), nb::arg("b"), nb::arg("x"), nb::arg("m").none(),
+        nb::arg("tol"), nb::arg("maxit"), nb::arg("restart"), nb::arg("backend"), nb::arg("history"),
+        "Solves A x = b in place from the guess in x; A is a CSR tuple or a callable, M None, a PrecondCore or a "
+        "callable; returns the result as a dict.");
 }
 
 }  // namespace gigasparse::python

@@ -160,7 +160,7 @@ def test_bad_inputs():
     with pytest.raises(gs.InvalidArgument):
         gs.ilu0(a, colour_count=3)
     with pytest.raises(TypeError, match="preconditioner"):
-        gs.cg(a, np.ones(16), M=spla.aslinearoperator(a))
+        gs.cg(a, np.ones(16), M=42)
     with pytest.raises(ValueError, match="ordering"):
         gs.cg(a, np.ones(16), ordering="rcm")
     with pytest.raises(gs.DimensionMismatch):
@@ -194,3 +194,36 @@ def test_spmv_bad_inputs():
     bad.indices[0] = 40
     with pytest.raises(gs.InvalidStructure):
         gs.spmv(bad, np.ones(16))
+
+
+def test_matrix_free_operator_and_callable_preconditioner(rng):
+    a = gs.generate.poisson2d(20)
+    b = rng.standard_normal(a.shape[0])
+    op = spla.aslinearoperator(a)  # matrix-free A, called back from C++
+    x, info = gs.cg(op, b, rtol=1e-10)
+    assert info == 0 and rel_residual(a, x, b) < 1e-8
+    _, info_csr = gs.cg(a, b, rtol=1e-10)
+    assert info.iterations == info_csr.iterations
+    d = a.diagonal()
+    x, info = gs.gmres(op, b, rtol=1e-10, M=lambda r: r / d)  # callable M
+    assert info == 0 and rel_residual(a, x, b) < 1e-8
+    ilu = spla.spilu(sp.csc_array(a))
+    m = spla.LinearOperator(a.shape, ilu.solve)  # scipy's ILU as M for the CSR path
+    x, info = gs.bicgstab(a, b, rtol=1e-10, M=m)
+    assert info == 0 and rel_residual(a, x, b) < 1e-8
+
+
+def test_callback_errors_propagate():
+    a = gs.generate.poisson2d(5)
+
+    def broken(r):
+        raise RuntimeError("preconditioner exploded")
+
+    with pytest.raises(RuntimeError, match="exploded"):
+        gs.cg(a, np.ones(25), M=broken)
+    with pytest.raises(gs.DimensionMismatch, match="returned 3 entries"):
+        gs.cg(a, np.ones(25), M=lambda r: r[:3])
+    with pytest.raises(ValueError, match="needs A as a sparse matrix"):
+        gs.cg(spla.aslinearoperator(a), np.ones(25), M="ilu0")
+    with pytest.raises(gs.DimensionMismatch, match="square"):
+        gs.cg(spla.aslinearoperator(sp.csr_array((3, 4))), np.ones(3))
