@@ -87,9 +87,8 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
     work_.resize(2 * len + static_cast<std::size_t>(mrows * nrhs));
     std::span<V> y(work_.data(), len), r(work_.data() + len, len);
     V* sweep = work_.data() + 2 * len;
-    if (anorm_ < 0 || anorm_ == 0) {
-        // ||M||_inf: row sums of |m_ij| through the residual of x = the all-ones-in-magnitude trick is
-        // inexact, so sum directly.
+    if (anorm_ <= 0) {
+        // ||M||_inf = max_i Σ_j |m_ij| of the matrix read by the view, once per factorization.
         std::vector<double> rs(static_cast<std::size_t>(n), 0.0);
         const idx base = opt_.index_base;
         const bool sym = structure_ != Structure::general;
