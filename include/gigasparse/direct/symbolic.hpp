@@ -83,8 +83,9 @@ template <class I>
 SymmetricPattern symmetric_pattern(idx n, std::span<const std::int64_t> row_ptr, std::span<const I> col_idx,
                                    Structure structure, MatrixView view, idx base);
 
-// Pattern of P A Pᵀ (perm[new] = old).
-SymmetricPattern permute_pattern(const SymmetricPattern& p, std::span<const idx> perm);
+// Pattern of P A Pᵀ (perm[new] = old); with sorted = false the columns keep the order of A's
+// (elimination_tree and column_counts do not need sorted columns).
+SymmetricPattern permute_pattern(const SymmetricPattern& p, std::span<const idx> perm, bool sorted = true);
 
 // Elimination tree (Liu, path compression); parent[k] = -1 for roots.
 std::vector<idx> elimination_tree(const SymmetricPattern& p);

@@ -71,7 +71,7 @@ SymmetricPattern symmetric_pattern(idx n, std::span<const std::int64_t> row_ptr,
     return compress_columns(n, ptr, ind);
 }
 
-SymmetricPattern permute_pattern(const SymmetricPattern& p, std::span<const idx> perm) {
+SymmetricPattern permute_pattern(const SymmetricPattern& p, std::span<const idx> perm, bool sorted) {
     // C = P A Pᵀ: column k of C is column perm[k] of A with rows renumbered by the inverse.
     const idx n = p.n;
     std::vector<idx> inv(static_cast<std::size_t>(n));
@@ -85,7 +85,7 @@ SymmetricPattern permute_pattern(const SymmetricPattern& p, std::span<const idx>
         idx b = c.col_ptr[k];
         idx len = p.col_ptr[j + 1] - p.col_ptr[j];
         for (idx q = 0; q < len; ++q) c.row_idx[b + q] = inv[p.row_idx[p.col_ptr[j] + q]];
-        std::sort(c.row_idx.begin() + b, c.row_idx.begin() + b + len);
+        if (sorted) std::sort(c.row_idx.begin() + b, c.row_idx.begin() + b + len);
         c.col_ptr[k + 1] = b + len;
     }
     return c;

@@ -17,9 +17,18 @@ struct Evaluation {
     std::vector<idx> parent, counts;  // in the postordered numbering
 };
 
+// Supernodal schedule depth of an evaluated ordering, and its ordering_cost.
+void add_depth(Evaluation& e, const DirectOptions& opt) {
+    ColumnPartition fs = fundamental_supernodes(e.parent, e.counts);
+    ColumnPartition am = amalgamate(fs, e.counts, opt.amalgamation);
+    e.cand.sdepth = tree_height(am.sn_parent);
+    e.cand.nsupernodes = static_cast<idx>(fs.super_ptr.size()) - 1;
+    e.cand.cost = ordering_cost(e.cand.flops, e.cand.sdepth, opt.level_weight);
+}
+
 Evaluation evaluate(const SymmetricPattern& a, std::vector<idx> perm0, OrderingAlg alg, const DirectOptions& opt,
                     bool need_depth) {
-    SymmetricPattern c = permute_pattern(a, perm0);
+    SymmetricPattern c = permute_pattern(a, perm0, false);
     std::vector<idx> parent0 = elimination_tree(c);
     std::vector<idx> post = postorder(parent0);
     std::vector<idx> counts0 = column_counts(c, parent0, post);
@@ -43,13 +52,7 @@ Evaluation evaluate(const SymmetricPattern& a, std::vector<idx> perm0, OrderingA
         e.cand.flops += ck * ck;
     }
     e.cand.nlevels = tree_height(e.parent);
-    if (need_depth) {
-        ColumnPartition fs = fundamental_supernodes(e.parent, e.counts);
-        ColumnPartition am = amalgamate(fs, e.counts, opt.amalgamation);
-        e.cand.sdepth = tree_height(am.sn_parent);
-        e.cand.nsupernodes = static_cast<idx>(fs.super_ptr.size()) - 1;
-    }
-    e.cand.cost = ordering_cost(e.cand.flops, e.cand.sdepth, opt.level_weight);
+    if (need_depth) add_depth(e, opt);
     return e;
 }
 
@@ -126,29 +129,35 @@ Symbolic analyze_pattern(const SymmetricPattern& pattern, Structure structure, c
     std::iota(identity.begin(), identity.end(), idx{0});
     Evaluation best;
     switch (opt.ordering) {
-        case OrderingAlg::natural: best = evaluate(pattern, identity, OrderingAlg::natural, opt, true); break;
-        case OrderingAlg::amd: best = evaluate(pattern, order_amd(pattern), OrderingAlg::amd, opt, true); break;
-        case OrderingAlg::nd: best = evaluate(pattern, order_nd(pattern), OrderingAlg::nd, opt, true); break;
+        case OrderingAlg::natural: best = evaluate(pattern, identity, OrderingAlg::natural, opt, false); break;
+        case OrderingAlg::amd: best = evaluate(pattern, order_amd(pattern), OrderingAlg::amd, opt, false); break;
+        case OrderingAlg::nd: best = evaluate(pattern, order_nd(pattern), OrderingAlg::nd, opt, false); break;
         case OrderingAlg::user:
-            best = evaluate(pattern, validate_user_permutation(user_perm, n, 0), OrderingAlg::user, opt, true);
+            best = evaluate(pattern, validate_user_permutation(user_perm, n, 0), OrderingAlg::user, opt, false);
             break;
         case OrderingAlg::automatic: {
-            Evaluation a = evaluate(pattern, order_amd(pattern), OrderingAlg::amd, opt, true);
+            Evaluation a = evaluate(pattern, order_amd(pattern), OrderingAlg::amd, opt, false);
             if (a.cand.flops < opt.auto_nd_ratio * a.cand.nnz_L) {  // AMD's fill is good: skip METIS
                 best = std::move(a);
                 break;
             }
+            add_depth(a, opt);
             Evaluation d = evaluate(pattern, order_nd(pattern), OrderingAlg::nd, opt, true);
             s.candidates = {a.cand, d.cand};
             best = d.cand.cost < a.cand.cost ? std::move(d) : std::move(a);  // ties keep AMD
             break;
         }
     }
-    if (s.candidates.empty()) s.candidates = {best.cand};
     s.ordering_used = best.cand.alg;
     // Supernodes of the postordered etree, amalgamated and renumbered.
     ColumnPartition fs = fundamental_supernodes(best.parent, best.counts);
     ColumnPartition am = amalgamate(fs, best.counts, opt.amalgamation, &s.explicit_zeros);
+    if (s.candidates.empty()) {  // a single candidate: its depth is that of the schedule built here
+        best.cand.sdepth = tree_height(am.sn_parent);
+        best.cand.nsupernodes = static_cast<idx>(fs.super_ptr.size()) - 1;
+        best.cand.cost = ordering_cost(best.cand.flops, best.cand.sdepth, opt.level_weight);
+        s.candidates = {best.cand};
+    }
     s.perm.resize(static_cast<std::size_t>(n));
     for (idx k = 0; k < n; ++k) s.perm[k] = best.perm[am.order[k]];
     s.iperm.resize(static_cast<std::size_t>(n));
