@@ -3,6 +3,8 @@
 // boundaries, thread counts 1 and 2, numeric reuse with new values.
 #include <omp.h>
 
+#include <map>
+
 #include <gtest/gtest.h>
 
 #include <gigasparse/core/error.hpp>
@@ -220,6 +222,53 @@ TEST(SpgemmPathsNonFinite, NanAndInfPropagate) {
         ASSERT_EQ(c.nnz(), 2);
         EXPECT_TRUE(std::isnan(c.values[0]));
         EXPECT_TRUE(std::isinf(c.values[1]));
+    }
+}
+
+}  // namespace
+}  // namespace gigasparse::test
+
+namespace gigasparse::test {
+namespace {
+
+// B with 2^33 columns (int64 indices): m_C passes the L2 limit of the cache model, so the coarse level
+// engages by itself (no forcing) and chunk-local columns stay 32-bit below 2^32. Checked against a map.
+TEST(SpgemmHugeColumns, CoarseLevelEngagesNaturally) {
+    const std::int64_t ncols = std::int64_t(1) << 33;
+    std::mt19937_64 rng(77);
+    Coo<double, std::int64_t> cb{100, ncols, {}, {}, {}}, ca{60, 100, {}, {}, {}};
+    for (std::int64_t k = 0; k < 100; ++k)
+        for (int t = 0; t < 12; ++t) {
+            cb.row.push_back(k);
+            cb.col.push_back(t < 4 ? static_cast<std::int64_t>(rng() % 64) * 1000 : static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(ncols)));
+            cb.val.push_back(static_cast<double>(rng() % 7) - 3.0);
+        }
+    for (std::int64_t i = 0; i < 60; ++i)
+        for (int t = 0; t < 1 + (i % 15); ++t) {
+            ca.row.push_back(i);
+            ca.col.push_back(static_cast<std::int64_t>(rng() % 100));
+            ca.val.push_back(static_cast<double>(rng() % 5) + 1.0);
+        }
+    const auto a = coo_to_csr(ca), b = coo_to_csr(cb);
+    SpgemmOptions o;
+    o.l2_bytes = std::int64_t(2) << 20;
+    o.sort_threshold = 16;
+    SpgemmStats s;
+    const auto c = multiply<double, std::int64_t>(a, b, o, &s);
+    EXPECT_EQ(s.coarse_chunks, 16);  // 2^33 / m_CmaxL2 = 2^29 (2 MiB, fp64)
+    EXPECT_GT(s.category_rows[static_cast<int>(SpgemmCategory::coarse)], 0);
+    ASSERT_TRUE(sorted_rows(c));
+    for (std::int64_t i = 0; i < a.nrows; ++i) {
+        std::map<std::int64_t, double> row;
+        for (offset_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p)
+            for (offset_t q = b.row_ptr[a.col_idx[p]]; q < b.row_ptr[a.col_idx[p] + 1]; ++q) row[b.col_idx[q]] += a.values[p] * b.values[q];
+        ASSERT_EQ(c.row_ptr[i + 1] - c.row_ptr[i], static_cast<offset_t>(row.size())) << "row " << i;
+        offset_t p = c.row_ptr[i];
+        for (const auto& [j, v] : row) {
+            EXPECT_EQ(c.col_idx[p], j);
+            EXPECT_DOUBLE_EQ(c.values[p], v);
+            ++p;
+        }
     }
 }
 
