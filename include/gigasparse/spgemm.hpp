@@ -14,7 +14,8 @@ namespace gigasparse {
 // Which implementation computes the product.
 //   reference: the sequential oracle (reference::spgemm);
 //   cpu:       MAGNUS with OpenMP (fine- and coarse-level reordering of the intermediate product);
-//   cuda:      reserved for gMAGNUS; throws NotSupported until the GPU backend lands.
+//   cuda:      gMAGNUS on the GPU (src/spgemm/cuda/); NotSupported when built without CUDA or when no
+//              device is present. Not yet validated on a GPU (docs/spgemm-gpu.md).
 enum class SpgemmBackend { reference, cpu, cuda };
 
 // Row categories of MAGNUS, decided per row of C from its intermediate-product count and range.
@@ -100,7 +101,7 @@ public:
     SpgemmPlan& operator=(const SpgemmPlan&) = delete;
 
     // Validates A and B (shapes, offsets, index ranges), plans, and computes the row pointers of C.
-    // Throws DimensionMismatch, InvalidStructure, NotSupported (cuda backend).
+    // Throws DimensionMismatch, InvalidStructure, NotSupported (cuda backend without a device).
     void symbolic(CsrView<V, I> a, CsrView<V, I> b);
     // C = A·B with the current values. Throws PhaseError before symbolic() and InvalidArgument when A or
     // B does not have the planned pattern. The second form reuses c's storage.
