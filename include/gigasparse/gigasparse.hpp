@@ -8,6 +8,13 @@
 #include <gigasparse/core/timer.hpp>
 #include <gigasparse/core/types.hpp>
 #include <gigasparse/cuda/device.hpp>
+#include <gigasparse/cuda/spgemm.hpp>
+#include <gigasparse/direct/solver.hpp>
 #include <gigasparse/gen/generators.hpp>
 #include <gigasparse/io/matrix_market.hpp>
+#include <gigasparse/iterative/krylov.hpp>
+#include <gigasparse/iterative/lusgs.hpp>
+#include <gigasparse/iterative/preconditioner.hpp>
+#include <gigasparse/iterative/triangular_solve.hpp>
 #include <gigasparse/reference/kernels.hpp>
+#include <gigasparse/spgemm.hpp>
