@@ -10,14 +10,12 @@
 #include <sstream>
 
 namespace gigasparse::test {
-namespace {
-std::string slurp(const std::string& path) {
+std::string read_text_file(const std::string& path) {
     std::ifstream in(path);
     std::stringstream ss;
     ss << in.rdbuf();
     return ss.str();
 }
-}  // namespace
 
 std::string temp_dir(const std::string& tag) {
     std::random_device rd;
@@ -32,8 +30,8 @@ CliResult run_cli(const std::string& args) {
     const int status = std::system(cmd.c_str());
     CliResult r;
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(dir + "/out");
-    r.err = slurp(dir + "/err");
+    r.out = read_text_file(dir + "/out");
+    r.err = read_text_file(dir + "/err");
     std::filesystem::remove_all(dir);
     return r;
 }

@@ -17,13 +17,6 @@ using gs::test::run_cli;
 using Matrix = gs::Csr<double, std::int64_t>;
 
 namespace {
-std::string slurp(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 }  // namespace
 
@@ -45,8 +38,8 @@ TEST(CliGenerate, RmatMatchesLibraryAndIsDeterministic) {
     ASSERT_EQ(run_cli("generate rmat --scale 8 --edge-factor 4 --seed 3 -o '" + dir + "/a.mtx'").exit_code, 0);
     ASSERT_EQ(run_cli("generate rmat --scale 8 --edge-factor 4 --seed 3 -o '" + dir + "/b.mtx'").exit_code, 0);
     ASSERT_EQ(run_cli("generate rmat --scale 8 --edge-factor 4 --seed 4 -o '" + dir + "/c.mtx'").exit_code, 0);
-    EXPECT_EQ(slurp(dir + "/a.mtx"), slurp(dir + "/b.mtx"));
-    EXPECT_NE(slurp(dir + "/a.mtx"), slurp(dir + "/c.mtx"));
+    EXPECT_EQ(gs::test::read_text_file(dir + "/a.mtx"), gs::test::read_text_file(dir + "/b.mtx"));
+    EXPECT_NE(gs::test::read_text_file(dir + "/a.mtx"), gs::test::read_text_file(dir + "/c.mtx"));
     gs::gen::RmatOptions o;
     o.scale = 8;
     o.edge_factor = 4;

@@ -60,21 +60,6 @@ SpgemmStats expect_matches_reference(const Csr<V, I>& a, const Csr<V, I>& b, con
     return stats;
 }
 
-// n x n band matrix with half-bandwidth w (random values).
-template <class V, class I>
-Csr<V, I> banded(std::int64_t n, std::int64_t w, std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<double> u(-1, 1);
-    Csr<V, I> a(n, n);
-    for (std::int64_t i = 0; i < n; ++i) {
-        for (std::int64_t j = std::max<std::int64_t>(0, i - w); j <= std::min(n - 1, i + w); ++j) {
-            a.col_idx.push_back(static_cast<I>(j));
-            a.values.push_back(static_cast<V>(u(rng)));
-        }
-        a.row_ptr[i + 1] = static_cast<offset_t>(a.col_idx.size());
-    }
-    return a;
-}
 
 // Power-law rows: row i has about max_len / (1 + i)^0.8 entries at random columns (heavy head, light tail).
 template <class V, class I>

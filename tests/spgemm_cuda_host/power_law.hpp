@@ -7,6 +7,8 @@
 #include <gigasparse/core/convert.hpp>
 #include <gigasparse/core/matrix.hpp>
 
+#include "utils/test_utils.hpp"
+
 namespace gigasparse::test {
 
 // R-MAT (a, b, c) = (0.57, 0.19, 0.19) on a 2^scale_r x 2^scale_c grid, about nnz_per_row * 2^scale_r
@@ -34,20 +36,5 @@ Csr<V, I> rmat_like(int scale_r, int scale_c, double nnz_per_row, std::uint64_t 
     return coo_to_csr(coo);
 }
 
-// Banded n x n matrix with half-bandwidth w, values uniform in [-1, 1].
-template <class V, class I>
-Csr<V, I> banded(std::int64_t n, std::int64_t w, std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<double> u(-1.0, 1.0);
-    Csr<V, I> a(n, n);
-    for (std::int64_t r = 0; r < n; ++r) {
-        for (std::int64_t c = r - w < 0 ? 0 : r - w; c <= r + w && c < n; ++c) {
-            a.col_idx.push_back(static_cast<I>(c));
-            a.values.push_back(static_cast<V>(u(rng)));
-        }
-        a.row_ptr[r + 1] = static_cast<offset_t>(a.col_idx.size());
-    }
-    return a;
-}
 
 }  // namespace gigasparse::test

@@ -56,6 +56,21 @@ Csr<V, I> random_csr(std::int64_t m, std::int64_t n, double per_row, std::uint64
 }
 
 template <class V, class I>
+Csr<V, I> banded(std::int64_t n, std::int64_t w, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(-1, 1);
+    Csr<V, I> a(n, n);
+    for (std::int64_t i = 0; i < n; ++i) {
+        for (std::int64_t j = std::max<std::int64_t>(0, i - w); j <= std::min(n - 1, i + w); ++j) {
+            a.col_idx.push_back(static_cast<I>(j));
+            a.values.push_back(static_cast<V>(u(rng)));
+        }
+        a.row_ptr[i + 1] = static_cast<offset_t>(a.col_idx.size());
+    }
+    return a;
+}
+
+template <class V, class I>
 Csr<V, I> unsort_rows(const Csr<V, I>& a, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
     Csr<V, I> b = a;
@@ -105,6 +120,7 @@ template <class V, class I>
 #define GIGASPARSE_INSTANTIATE(V, I)                                                               \
     template Csr<V, I> random_csr(std::int64_t, std::int64_t, double, std::uint64_t, double);      \
     template Csr<V, I> unsort_rows(const Csr<V, I>&, std::uint64_t);                               \
+    template Csr<V, I> banded(std::int64_t, std::int64_t, std::uint64_t);                          \
     template std::vector<std::vector<V>> to_dense(CsrView<V, I>);                                  \
     template ::testing::AssertionResult csr_near(CsrView<V, I>, CsrView<V, I>, double);
 GIGASPARSE_FOR_EACH_VALUE_INDEX(GIGASPARSE_INSTANTIATE)
