@@ -153,9 +153,9 @@ SolvePart run_solvers(std::int64_t n, Progress& progress) {
     say("  IC(0)-PCG  multicolor ordering, depth %lld: %lld iterations, setup %s, solve %s, residual %.1e, max error %.1e\n",
                 static_cast<long long>(m->info().depth), static_cast<long long>(result.iterations), format_seconds(t_setup).c_str(),
                 format_seconds(t_cg).c_str(), res_cg, err_cg);
-    say("  Cholesky   %s ordering, nnz(L) %s, %.3g Mflop: analyze %s, factorize %s, solve %s, residual %.1e, max error %.1e\n",
+    say("  Cholesky   %s ordering, nnz(L) %s, %.3g Gflop: analyze %s, factorize %s, solve %s, residual %.1e, max error %.1e\n",
                 solver.ordering_used().c_str(), format_count(static_cast<std::int64_t>(solver.result("nnz_L"))).c_str(),
-                solver.result("flops") * 1e-6, format_seconds(t_analyze).c_str(), format_seconds(t_factor).c_str(),
+                solver.result("flops") * 1e-9, format_seconds(t_analyze).c_str(), format_seconds(t_factor).c_str(),
                 format_seconds(t_solve).c_str(), res_direct, err_direct);
     say("  check: %s (residuals from the reference SpMV; exact solution is all ones)\n", part.ok ? "PASS" : "FAIL");
     Json cg;
