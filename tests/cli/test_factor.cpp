@@ -69,3 +69,19 @@ TEST(CliFactor, BadArgumentsAreUsageErrors) {
     EXPECT_EQ(run_cli("factor '" + f + "' --bogus 1").exit_code, 2);
     EXPECT_EQ(run_cli("factor /nonexistent/a.mtx").exit_code, 3);
 }
+
+TEST(CliFactor, SolveMethodDirectIsTheDirectSolver) {
+    const std::string f = write_poisson("solve_direct", 0.0);
+    const auto r = run_cli("solve '" + f + "' --method direct --structure spd --ordering nd --json");
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_TRUE(has(r.out, "\"status\":\"success\"")) << r.out;
+    EXPECT_TRUE(has(r.out, "\"ordering\":\"nd\"")) << r.out;
+    for (const char* t : {"\"residual\":", "\"analyze\":", "\"factorize\":", "\"solve\":", "\"total\":"}) EXPECT_TRUE(has(r.out, t)) << r.out;
+    const auto text = run_cli("solve '" + f + "' --method direct");
+    EXPECT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_TRUE(has(text.out, "nnz(L)")) << text.out;
+    const auto not_spd = run_cli("solve '" + write_poisson("solve_direct_indef", -10.0) + "' --method direct");
+    EXPECT_EQ(not_spd.exit_code, 1) << not_spd.out << not_spd.err;  // not positive definite: a numerical outcome
+    EXPECT_EQ(run_cli("factor '" + f + "' --method cg").exit_code, 2);
+    EXPECT_EQ(run_cli("solve '" + f + "' --method direct --precond ilu0").exit_code, 2);  // Krylov-only option
+}

@@ -93,7 +93,8 @@ int run_factor(const Args& args) {
 }
 
 int factor(const Args& args) {
-    args.expect_only({"structure", "ordering", "refine", "threads"});
+    args.expect_only({"structure", "ordering", "refine", "threads", "method"});  // method: `solve --method direct` lands here
+    if (args.get("method", "direct") != "direct") throw UsageError("factor is the direct method; --method must be direct");
     if (args.positional().empty() || args.positional().size() > 2) throw UsageError("factor expects A.mtx [b.mtx]");
     const io::MmHeader h = io::read_mtx_header(args.positional()[0]);
     return h.field == io::MmField::complex ? run_factor<std::complex<double>>(args) : run_factor<double>(args);

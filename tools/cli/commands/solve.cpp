@@ -111,6 +111,8 @@ void print_json(const std::string& path, const Mat& a, const Setup& s, const it:
 }
 
 int solve(const Args& args) {
+    // The direct method is the `factor` command (analysis, multifrontal factorization, solve, refinement).
+    if (args.get("method", "cg") == "direct") return commands().at("factor").run(args);
     args.expect_only({"method", "precond", "ordering", "tol", "maxit", "restart", "sync", "threads", "dc-levels", "dc-relax-from", "abmc-block"});
     if (args.positional().empty() || args.positional().size() > 2) throw UsageError("solve expects A.mtx and optionally b.mtx");
     const Setup s = parse_setup(args);
@@ -137,11 +139,13 @@ int solve(const Args& args) {
 
 const bool registered = register_command({
     "solve",
-    "solve A x = b with a preconditioned Krylov method (CG, BiCGStab, GMRES, FGMRES)",
-    "usage: gigasparse solve A.mtx [b.mtx] [--method cg|bicgstab|gmres|fgmres] [--precond none|jacobi|ilu0|ic0|sgs]\n"
+    "solve A x = b with a preconditioned Krylov method (CG, BiCGStab, GMRES, FGMRES) or the direct solver",
+    "usage: gigasparse solve A.mtx [b.mtx] [--method cg|bicgstab|gmres|fgmres|direct] [--precond none|jacobi|ilu0|ic0|sgs]\n"
     "                        [--ordering natural|rcm|mc|abmc|dc|auto] [--tol 1e-8] [--maxit 1000] [--restart 30]\n"
     "                        [--sync p2p|barrier|sequential] [--threads N] [--dc-levels L] [--dc-relax-from L]\n"
     "                        [--abmc-block ROWS] [--json]\n\n"
+    "--method direct runs the sparse direct solver instead (the options and output of `gigasparse factor`:\n"
+    "--structure, --ordering, --refine; \"residual\" and \"times\": {\"analyze\", \"factorize\", \"solve\", \"total\"}).\n\n"
     "Solves A x = b from x = 0 (b defaults to A * ones), stopping when ||b - A x|| <= tol * ||b|| or after\n"
     "maxit iterations. The ordering reorders the preconditioner's sweeps (ILU(0), IC(0), SGS): natural,\n"
     "reverse Cuthill-McKee, point multicolor, algebraic block multicolor, divide and conquer (METIS\n"
