@@ -18,7 +18,7 @@ from ._gigasparse import (BackendError, DimensionMismatch, Error, InvalidArgumen
 from .io import MtxInfo, mminfo, read_mtx, write_mtx
 from .spgemm import SpgemmPlan, spgemm
 from .direct import DirectSolver, cholesky, factorized, splu, spsolve
-from .iterative import Preconditioner, SolveInfo, bicgstab, cg, fgmres, gmres, ic0, ilu0, jacobi, sgs, spmv
+from .iterative import LuSgs, Preconditioner, SolveInfo, TriangularSolve, lusgs, bicgstab, cg, fgmres, gmres, ic0, ilu0, jacobi, sgs, spmv
 
 __version__: str = _gigasparse.__version__
 #: True when the compiled core includes the CUDA backend (a GPU may still be absent at run time).
@@ -45,7 +45,7 @@ def validate(a: object, *, sorted: bool = True, finite: bool = False) -> None:
 
 
 __all__ = [
-    "BackendError", "bicgstab", "cg", "fgmres", "gmres", "ic0", "ilu0", "jacobi", "Preconditioner", "sgs",
+    "BackendError", "bicgstab", "LuSgs", "lusgs", "TriangularSolve", "cg", "fgmres", "gmres", "ic0", "ilu0", "jacobi", "Preconditioner", "sgs",
     "SolveInfo", "DimensionMismatch", "DirectSolver", "cholesky", "factorized", "splu", "spsolve", "Error", "InvalidArgument", "InvalidStructure", "IoError", "MtxInfo",
     "NotSupported", "OutOfMemory", "ParseError", "PhaseError", "cuda_device_count", "generate", "mminfo", "read_mtx",
     "reference", "SpgemmPlan", "spgemm", "spmv", "validate", "with_cuda", "write_mtx",

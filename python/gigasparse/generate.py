@@ -16,7 +16,7 @@ from . import _gigasparse as _core
 from ._sparse import from_parts, index_dtype as _index_dtype, value_dtype
 
 __all__ = ["rmat", "erdos_renyi", "poisson2d", "poisson3d", "anisotropic2d", "convection_diffusion", "kkt",
-           "random_sparse"]
+           "random_sparse", "cfd_proxy"]
 
 
 def _types(dtype: Any, index_dtype: Any) -> tuple[str, str]:
@@ -86,3 +86,20 @@ def random_sparse(nrows: int, ncols: int | None = None, nnz_per_row: float = 8, 
     ncols = nrows if ncols is None else ncols
     return from_parts(_core.gen_random_sparse(int(nrows), int(ncols), float(nnz_per_row), int(seed),
                                               *_types(dtype, index_dtype)))
+
+
+def cfd_proxy(nx: int = 16, ny: int | None = None, nz: int | None = None, *, block: int = 5, sigma: float = 1.0,
+              renumber: bool = False, seed: int = 1, dtype: Any = np.float64,
+              index_dtype: Any = np.int32) -> sp.bsr_array:
+    """Block operator shaped like an implicit finite-volume Jacobian (the LU-SGS test case): the cell
+    graph of an nx x ny x nz hexahedral mesh with ``block`` unknowns per cell, returned as a
+    ``scipy.sparse.bsr_array`` with (block, block) blocks. sigma is the pseudo-time term (smaller =
+    stiffer); renumber shuffles the cells (unstructured-like numbering). Real dtypes only."""
+    ny = nx if ny is None else ny
+    nz = nx if nz is None else nz
+    vdt, idt = _types(dtype, index_dtype)
+    nbrows, nbcols, b, indptr, indices, data = _core.cfd_proxy(int(nx), int(ny), int(nz), int(block), float(sigma),
+                                                               bool(renumber), int(seed), vdt, idt)
+    if indptr.dtype != indices.dtype and (indptr.size == 0 or int(indptr[-1]) <= np.iinfo(indices.dtype).max):
+        indptr = indptr.astype(indices.dtype)
+    return sp.bsr_array((data.reshape(-1, b, b), indices, indptr), shape=(nbrows * b, nbcols * b), blocksize=(b, b))

@@ -22,7 +22,7 @@ import scipy.sparse as sp
 from . import _gigasparse as _core
 from ._sparse import as_csr, common_dtype, parts, value_dtype, vector
 
-__all__ = ["spmv", "Preconditioner", "SolveInfo", "jacobi", "ilu0", "ic0", "sgs", "cg", "bicgstab", "gmres", "fgmres"]
+__all__ = ["spmv", "TriangularSolve", "LuSgs", "lusgs", "Preconditioner", "SolveInfo", "jacobi", "ilu0", "ic0", "sgs", "cg", "bicgstab", "gmres", "fgmres"]
 
 _REASON_CODE = {"converged": 0, "breakdown": -1, "non_finite": -2, "preconditioner_failed": -3}
 
@@ -30,6 +30,10 @@ _REASON_CODE = {"converged": 0, "breakdown": -1, "non_finite": -2, "precondition
 def spmv(a: Any, x: Any, *, alpha: float = 1.0, beta: float = 0.0, y: Any = None, backend: str = "omp") -> np.ndarray:
     """alpha * A @ x + beta * y with the library's threaded SpMV (a new vector; y is not modified).
     Real values use the "omp" (or "reference") backend; complex values the reference kernel."""
+    if sp.issparse(a) and a.format == "bsr":
+        yv = _bsr_spmv(a, x, alpha, beta, y, backend)
+        if yv is not None:
+            return yv
     a = as_csr(a, "A")
     xarr = np.asarray(x)
     dt = common_dtype(a, xarr) if xarr.dtype.kind in "biufc" else a.dtype
@@ -41,6 +45,163 @@ def spmv(a: Any, x: Any, *, alpha: float = 1.0, beta: float = 0.0, y: Any = None
         return reference.spmv(a, xv, alpha=alpha, beta=beta, y=yv)
     _core.spmv(parts(a), xv, yv, float(alpha), float(beta), backend)
     return yv
+
+
+def _bsr_parts(a: Any, dt: np.dtype) -> tuple[Any, ...] | None:
+    """(nbrows, nbcols, block, indptr, indices, data) of a BSR matrix with square blocks of size
+    1..5 and real values, converted to ``dt``; None when the block kernels do not apply."""
+    r, c = a.blocksize
+    if r != c or not 1 <= r <= 5 or dt.kind not in "f":
+        return None
+    indices = np.ascontiguousarray(a.indices)
+    if indices.dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
+        indices = indices.astype(np.int64)
+    indptr = np.ascontiguousarray(a.indptr)
+    if indptr.dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
+        indptr = indptr.astype(np.int64)
+    data = np.ascontiguousarray(a.data, dtype=dt).reshape(-1)
+    return (int(a.shape[0]) // r, int(a.shape[1]) // r, int(r), indptr, indices, data)
+
+
+def _bsr_spmv(a: Any, x: Any, alpha: Any, beta: Any, y: Any, backend: str) -> np.ndarray | None:
+    """The block SpMV for a scipy BSR matrix, or None when it does not apply (the CSR path then)."""
+    xarr = np.asarray(x)
+    if isinstance(alpha, complex) or isinstance(beta, complex) or xarr.dtype.kind not in "biuf":
+        return None
+    dt = value_dtype(np.result_type(a.dtype, xarr.dtype), "A")
+    p = _bsr_parts(a, dt)
+    if p is None:
+        return None
+    xv = vector(x, a.shape[1], dt, "x")
+    yv = np.zeros(a.shape[0], dtype=dt) if y is None else np.array(vector(y, a.shape[0], dt, "y"), copy=True)
+    _core.bsr_spmv(*p, xv, yv, float(alpha), float(beta), backend)
+    return yv
+
+
+class TriangularSolve:
+    """A reusable plan for T x = b with T the lower (``lower=True``) or upper triangle of a sparse
+    matrix (entries of the other triangle are ignored), like scipy's ``spsolve_triangular``: the
+    dependency analysis runs once, ``solve(b)`` many times in parallel.
+
+    sync: "p2p" (point-to-point waits), "barrier" or "sequential". backend: "omp" or "reference".
+    threads: 0 = OpenMP default. block_ptr: optional increasing row boundaries [0, ..., n] of
+    subgraphs that one thread solves in order (by default each row is its own subgraph).
+    ``stats`` (and the attributes depth, row_depth, subgraphs, critical_path, parallelism) describe
+    the schedule. The plan keeps the matrix; a zero or missing diagonal raises at ``solve``.
+    """
+
+    def __init__(self, a: Any, lower: bool = True, *, unit_diagonal: bool = False, sync: str = "p2p",
+                 backend: str = "omp", threads: int = 0, min_task_weight: int = 512, block_ptr: Any = None) -> None:
+        a = as_csr(a, "A")
+        if a.dtype.kind == "c":
+            raise _core.NotSupported("TriangularSolve supports real values only (float32 or float64)")
+        if a.shape[0] != a.shape[1]:
+            raise _core.DimensionMismatch(f"TriangularSolve: the matrix must be square, got shape {a.shape}")
+        n = int(a.shape[0])
+        if block_ptr is None:
+            bp = np.zeros(0, dtype=np.int64)
+        else:
+            bp = np.ascontiguousarray(block_ptr, dtype=np.int64).reshape(-1)
+            if bp.size < 1 or bp[0] != 0 or bp[-1] != n or np.any(np.diff(bp) < 0):
+                raise ValueError(f"TriangularSolve: block_ptr must increase from 0 to n = {n}")
+        self._a = a
+        self.lower = bool(lower)
+        self.unit_diagonal = bool(unit_diagonal)
+        self.shape: tuple[int, int] = (n, n)
+        self.dtype = a.dtype
+        self._core = _core.TriangularSolveCore(parts(a), self.lower, self.unit_diagonal, backend, sync, int(threads),
+                                               int(min_task_weight), bp)
+
+    def solve(self, b: Any) -> np.ndarray:
+        """x with T x = b (b a vector of length n; a new array)."""
+        barr = np.asarray(b)
+        if barr.dtype.kind == "c":
+            raise _core.NotSupported("TriangularSolve: complex right-hand sides are not supported")
+        return self._core.solve(vector(b, self.shape[0], self.dtype, "b"))
+
+    __call__ = solve
+
+    @property
+    def stats(self) -> dict[str, Any]:
+        """rows, nnz, depth, row_depth, subgraphs, tasks, waits, critical_path, parallelism, threads, sync."""
+        return dict(self._core.stats)
+
+    depth = property(lambda self: int(self._core.stats["depth"]))
+    row_depth = property(lambda self: int(self._core.stats["row_depth"]))
+    subgraphs = property(lambda self: int(self._core.stats["subgraphs"]))
+    critical_path = property(lambda self: int(self._core.stats["critical_path"]))
+    parallelism = property(lambda self: float(self._core.stats["parallelism"]))
+
+    def __repr__(self) -> str:
+        return (f"TriangularSolve({'lower' if self.lower else 'upper'}, shape={self.shape}, depth={self.depth}, "
+                f"subgraphs={self.subgraphs})")
+
+
+class LuSgs:
+    """LU-SGS on a block matrix: M = (D + L) D⁻¹ (D + U) with D, L, U the block diagonal, strictly
+    lower and strictly upper block parts (after the ordering); one application = a forward and a
+    backward block sweep. Usable as ``M`` in gs.gmres/bicgstab and in scipy.sparse.linalg (it has
+    ``shape``, ``dtype`` and ``matvec``), or as a stationary iteration (``iterate``).
+
+    a: a scipy BSR matrix with square blocks of size 1..5 (gs.generate.cfd_proxy makes one; other
+    sparse formats are converted with ``blocksize``). ordering: "natural", "rcm", "mc", "abmc",
+    "dc". sync: "p2p", "barrier" or "sequential". backend: "omp" or "reference".
+    """
+
+    def __init__(self, a: Any, *, blocksize: int | None = None, ordering: str = "natural", backend: str = "omp",
+                 sync: str = "p2p", threads: int = 0) -> None:
+        if not sp.issparse(a):
+            raise TypeError(f"LuSgs: A must be a scipy.sparse matrix or array, got {type(a).__name__}")
+        if a.ndim != 2 or a.shape[0] != a.shape[1]:
+            raise _core.DimensionMismatch(f"LuSgs: the matrix must be square, got shape {a.shape}")
+        if a.format != "bsr" or (blocksize is not None and a.blocksize != (blocksize, blocksize)):
+            if blocksize is None:
+                raise ValueError("LuSgs: A is not in BSR format; pass blocksize= or a scipy bsr_array")
+            if a.shape[0] % blocksize:
+                raise ValueError(f"LuSgs: the size {a.shape[0]} is not a multiple of blocksize {blocksize}")
+            a = sp.bsr_array(a, blocksize=(blocksize, blocksize))
+        if a.dtype.kind == "c":
+            raise _core.NotSupported("LuSgs supports real values only (float32 or float64)")
+        dt = value_dtype(a.dtype, "A")
+        if not a.has_canonical_format:
+            a = a.copy()
+            a.sort_indices()
+            a.sum_duplicates()
+        p = _bsr_parts(a, dt)
+        if p is None:
+            raise _core.NotSupported(f"LuSgs: blocks must be square of size 1..5, got {a.blocksize}")
+        self.shape: tuple[int, int] = (int(a.shape[0]), int(a.shape[1]))
+        self.dtype = dt
+        self.blocksize = int(a.blocksize[0])
+        self.ordering = ordering
+        self._core = _core.LuSgsCore(*p, ordering, backend, sync, int(threads))
+
+    def matvec(self, r: Any) -> np.ndarray:
+        """z = M⁻¹ r."""
+        return self._core.apply(vector(r, self.shape[0], self.dtype, "r"))
+
+    __call__ = matvec
+    __matmul__ = matvec
+
+    def solve(self, r: Any) -> np.ndarray:
+        return self.matvec(r)
+
+    def iterate(self, b: Any, x0: Any = None, sweeps: int = 1) -> tuple[np.ndarray, np.ndarray]:
+        """``sweeps`` stationary steps x += M⁻¹ (b - A x) from x0 (zeros by default); returns x and
+        ||b - A x|| / ||b|| before the first and after each step."""
+        n = self.shape[0]
+        bv = vector(b, n, self.dtype, "b")
+        x = np.zeros(n, dtype=self.dtype) if x0 is None else np.array(vector(x0, n, self.dtype, "x0"), copy=True)
+        drop = self._core.iterate(bv, x, int(sweeps))
+        return x, drop
+
+    def __repr__(self) -> str:
+        return f"LuSgs(shape={self.shape}, blocksize={self.blocksize}, ordering={self.ordering!r})"
+
+
+def lusgs(a: Any, **kwargs: Any) -> LuSgs:
+    """LU-SGS block preconditioner (see LuSgs)."""
+    return LuSgs(a, **kwargs)
 
 
 class Preconditioner:

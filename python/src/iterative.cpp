@@ -6,6 +6,8 @@
 
 #include <gigasparse/core/convert.hpp>
 #include <gigasparse/iterative/krylov.hpp>
+#include <gigasparse/iterative/lusgs.hpp>
+#include <gigasparse/iterative/triangular_solve.hpp>
 #include <gigasparse/iterative/preconditioner.hpp>
 
 #include <nanobind/stl/string.h>
@@ -176,9 +178,262 @@ nb::dict result_dict(const iterative::SolveResult& r) {
     return d;
 }
 
+// A block matrix from scipy's BSR arrays (nbrows, nbcols, block, indptr, indices, data with the blocks
+// row-major); copied into the library's Bsr after checking the structure.
+template <class V, class I>
+iterative::Bsr<V, I> bsr_input(std::int64_t nbrows, std::int64_t nbcols, int block, const Array1& indptr,
+                               const Array1& indices, const Array1& data) {
+    if (block < 1 || block > 5) throw NotSupported("BSR: block size " + std::to_string(block) + " (supported: 1..5)");
+    if (nbrows < 0 || nbcols < 0) throw InvalidArgument("BSR: negative shape");
+    if (static_cast<std::int64_t>(indptr.shape(0)) != nbrows + 1)
+        throw InvalidStructure("BSR: indptr has " + std::to_string(indptr.shape(0)) + " entries, expected " +
+                               std::to_string(nbrows + 1));
+    iterative::Bsr<V, I> b;
+    b.nbrows = nbrows;
+    b.nbcols = nbcols;
+    b.block = block;
+    if (has_dtype<std::int64_t>(indptr.dtype())) {
+        auto p = as_span<std::int64_t>(indptr, "BSR indptr");
+        b.row_ptr.assign(p.begin(), p.end());
+    } else {
+        auto p = as_span<std::int32_t>(indptr, "BSR indptr");
+        b.row_ptr.assign(p.begin(), p.end());
+    }
+    auto ci = as_span<I>(indices, "BSR indices");
+    auto vs = as_span<V>(data, "BSR data");
+    if (b.row_ptr.front() != 0) throw InvalidStructure("BSR: indptr[0] != 0");
+    for (std::int64_t r = 0; r < nbrows; ++r)
+        if (b.row_ptr[r + 1] < b.row_ptr[r]) throw InvalidStructure("BSR: indptr decreases at block row " + std::to_string(r));
+    const offset_t nnzb = b.row_ptr.back();
+    if (static_cast<offset_t>(ci.size()) < nnzb) throw InvalidStructure("BSR: fewer indices than indptr[-1]");
+    if (static_cast<offset_t>(vs.size()) < nnzb * block * block) throw InvalidStructure("BSR: fewer values than blocks");
+    for (offset_t k = 0; k < nnzb; ++k)
+        if (ci[k] < 0 || ci[k] >= nbcols)
+            throw InvalidStructure("BSR: block column index " + std::to_string(ci[k]) + " out of range at block " + std::to_string(k));
+    b.col_idx.assign(ci.begin(), ci.begin() + nnzb);
+    b.values.assign(vs.begin(), vs.begin() + nnzb * block * block);
+    return b;
+}
+
+// A TriangularSolve plan over a scipy CSR matrix it keeps alive.
+class TriSolve {
+public:
+    TriSolve(const CsrArg& t, bool lower, bool unit_diagonal, const std::string& backend, const std::string& sync,
+             int threads, std::int64_t min_task_weight, const Array1& block_ptr)
+        : t_(t), value_(t.data.dtype()) {
+        iterative::ScheduleOptions o;
+        o.backend = parse_backend(backend);
+        o.sync = parse_sync(sync);
+        o.threads = threads;
+        o.min_task_weight = min_task_weight;
+        dispatch_real(t.data.dtype(), t.indices.dtype(), [&]<class V, class I>() {
+            auto h = std::make_unique<Holder<V, I>>();
+            h->in = csr_input<V, I>(t_, "T");
+            if (h->in.view.nrows != h->in.view.ncols) throw DimensionMismatch("TriangularSolve: the matrix is not square");
+            std::span<const std::int64_t> bp;
+            if (block_ptr.shape(0) > 0) bp = as_span<std::int64_t>(block_ptr, "block_ptr");
+            {
+                nb::gil_scoped_release release;
+                validate(h->in.view, ValidateOptions{});
+                h->plan.analyze(h->in.view, lower ? Triangle::lower : Triangle::upper, unit_diagonal, o, bp);
+            }
+            n_ = h->in.view.nrows;
+            stats_ = h->plan.stats();
+            p_ = std::move(h);
+            return nb::object();
+        });
+    }
+
+    nb::object solve(const Array1& b) {
+        return dispatch(value_, t_.indices.dtype(), [&]<class V, class I>() -> nb::object {
+            if constexpr (!RealScalar<V>) {
+                return nb::object();
+            } else {
+                auto bs = as_span<V>(b, "b");
+                if (static_cast<std::int64_t>(bs.size()) != n_)
+                    throw DimensionMismatch("TriangularSolve: b has " + std::to_string(bs.size()) + " entries, need " +
+                                            std::to_string(n_));
+                std::vector<V> x(bs.begin(), bs.end());
+                std::int64_t bad;
+                {
+                    nb::gil_scoped_release release;
+                    bad = std::get<std::unique_ptr<Holder<V, I>>>(p_)->plan.solve(x);
+                }
+                if (bad >= 0)
+                    throw InvalidArgument("TriangularSolve: singular matrix (zero or missing diagonal in row " +
+                                          std::to_string(bad) + ")");
+                return to_numpy(std::move(x));
+            }
+        });
+    }
+
+    nb::dict stats() const { return schedule_dict(stats_); }
+    std::int64_t n() const { return n_; }
+
+private:
+    template <class V, class I>
+    struct Holder {
+        CsrInput<V, I> in;
+        iterative::TriangularSolve<V, I> plan;
+    };
+    CsrArg t_;
+    nb::dlpack::dtype value_;
+    std::int64_t n_ = 0;
+    iterative::ScheduleStats stats_;
+    std::variant<std::monostate, std::unique_ptr<Holder<float, std::int32_t>>, std::unique_ptr<Holder<float, std::int64_t>>,
+                 std::unique_ptr<Holder<double, std::int32_t>>, std::unique_ptr<Holder<double, std::int64_t>>>
+        p_;
+};
+
+// An LU-SGS preconditioner over a block matrix (copied into the library's Bsr).
+class LuSgsCore {
+public:
+    LuSgsCore(std::int64_t nbrows, std::int64_t nbcols, int block, const Array1& indptr, const Array1& indices,
+              const Array1& data, const std::string& ordering, const std::string& backend, const std::string& sync,
+              int threads)
+        : value_(data.dtype()), index_(indices.dtype()) {
+        if (nbrows != nbcols) throw DimensionMismatch("LU-SGS: the matrix must be square");
+        iterative::OrderingOptions oo;
+        oo.kind = iterative::parse_ordering(ordering);
+        oo.threads = threads;
+        iterative::ScheduleOptions so;
+        so.backend = parse_backend(backend);
+        so.sync = parse_sync(sync);
+        so.threads = threads;
+        dispatch_real(value_, index_, [&]<class V, class I>() {
+            auto h = std::make_unique<Holder<V, I>>();
+            h->a = bsr_input<V, I>(nbrows, nbcols, block, indptr, indices, data);
+            {
+                nb::gil_scoped_release release;
+                h->m = std::make_unique<iterative::LuSgs<V, I>>(h->a, oo, so);
+            }
+            n_ = nbrows * block;
+            p_ = std::move(h);
+            return nb::object();
+        });
+    }
+
+    nb::object apply(const Array1& r) {
+        return dispatch(value_, index_, [&]<class V, class I>() -> nb::object {
+            if constexpr (!RealScalar<V>) {
+                return nb::object();
+            } else {
+                auto rs = as_span<V>(r, "r");
+                if (static_cast<std::int64_t>(rs.size()) != n_)
+                    throw DimensionMismatch("LU-SGS: r has " + std::to_string(rs.size()) + " entries, need " + std::to_string(n_));
+                std::vector<V> z(rs.size());
+                {
+                    nb::gil_scoped_release release;
+                    std::get<std::unique_ptr<Holder<V, I>>>(p_)->m->apply(rs, z);
+                }
+                return to_numpy(std::move(z));
+            }
+        });
+    }
+
+    // `sweeps` stationary LU-SGS steps on x in place; returns the relative residual after each.
+    nb::object iterate(const Array1& b, const MutArray1& x, int sweeps) {
+        return dispatch(value_, index_, [&]<class V, class I>() -> nb::object {
+            if constexpr (!RealScalar<V>) {
+                return nb::object();
+            } else {
+                auto bs = as_span<V>(b, "b");
+                auto xs = as_mut_span<V>(x, "x");
+                if (static_cast<std::int64_t>(bs.size()) != n_ || static_cast<std::int64_t>(xs.size()) != n_)
+                    throw DimensionMismatch("LU-SGS: b and x need " + std::to_string(n_) + " entries");
+                if (sweeps < 0) throw InvalidArgument("LU-SGS: sweeps must be >= 0");
+                std::vector<double> drop;
+                {
+                    nb::gil_scoped_release release;
+                    drop = std::get<std::unique_ptr<Holder<V, I>>>(p_)->m->iterate(bs, xs, sweeps);
+                }
+                return to_numpy(std::move(drop));
+            }
+        });
+    }
+
+    std::int64_t n() const { return n_; }
+
+private:
+    template <class V, class I>
+    struct Holder {
+        iterative::Bsr<V, I> a;
+        std::unique_ptr<iterative::LuSgs<V, I>> m;
+    };
+    nb::dlpack::dtype value_, index_;
+    std::int64_t n_ = 0;
+    std::variant<std::monostate, std::unique_ptr<Holder<float, std::int32_t>>, std::unique_ptr<Holder<float, std::int64_t>>,
+                 std::unique_ptr<Holder<double, std::int32_t>>, std::unique_ptr<Holder<double, std::int64_t>>>
+        p_;
+};
+
+template <class V, class I>
+nb::object bsr_output(iterative::Bsr<V, I>&& b) {
+    return nb::make_tuple(b.nbrows, b.nbcols, b.block, to_numpy(std::move(b.row_ptr)), to_numpy(std::move(b.col_idx)),
+                          to_numpy(std::move(b.values)));
+}
+
 }  // namespace
 
 void register_iterative(nb::module_& m) {
+    nb::class_<TriSolve>(m, "TriangularSolveCore", "gigasparse::iterative::TriangularSolve over a CSR tuple.")
+        .def(nb::init<const CsrArg&, bool, bool, const std::string&, const std::string&, int, std::int64_t, const Array1&>(),
+             nb::arg("t"), nb::arg("lower"), nb::arg("unit_diagonal"), nb::arg("backend"), nb::arg("sync"), nb::arg("threads"),
+             nb::arg("min_task_weight"), nb::arg("block_ptr"))
+        .def("solve", &TriSolve::solve, nb::arg("b"), "x = T^-1 b (a new vector)")
+        .def_prop_ro("stats", &TriSolve::stats)
+        .def_prop_ro("n", &TriSolve::n);
+    nb::class_<LuSgsCore>(m, "LuSgsCore", "gigasparse::iterative::LuSgs over BSR arrays.")
+        .def(nb::init<std::int64_t, std::int64_t, int, const Array1&, const Array1&, const Array1&, const std::string&,
+                      const std::string&, const std::string&, int>(),
+             nb::arg("nbrows"), nb::arg("nbcols"), nb::arg("block"), nb::arg("indptr"), nb::arg("indices"), nb::arg("data"),
+             nb::arg("ordering"), nb::arg("backend"), nb::arg("sync"), nb::arg("threads"))
+        .def("apply", &LuSgsCore::apply, nb::arg("r"), "z = M^-1 r")
+        .def("iterate", &LuSgsCore::iterate, nb::arg("b"), nb::arg("x"), nb::arg("sweeps"))
+        .def_prop_ro("n", &LuSgsCore::n);
+    m.def(
+        "bsr_spmv",
+        [](std::int64_t nbrows, std::int64_t nbcols, int block, const Array1& indptr, const Array1& indices,
+           const Array1& data, const Array1& x, const MutArray1& y, double alpha, double beta, const std::string& backend) {
+            const auto be = parse_backend(backend);
+            dispatch_real(data.dtype(), indices.dtype(), [&]<class V, class I>() {
+                auto a = bsr_input<V, I>(nbrows, nbcols, block, indptr, indices, data);
+                auto xs = as_span<V>(x, "x");
+                auto ys = as_mut_span<V>(y, "y");
+                if (static_cast<std::int64_t>(xs.size()) != a.ncols() || static_cast<std::int64_t>(ys.size()) != a.nrows())
+                    throw DimensionMismatch("bsr_spmv: x or y has the wrong length");
+                nb::gil_scoped_release release;
+                iterative::bsr_spmv<V, I>(be, a, xs, ys, static_cast<V>(alpha), static_cast<V>(beta));
+                return nb::object();
+            });
+        },
+        nb::arg("nbrows"), nb::arg("nbcols"), nb::arg("block"), nb::arg("indptr"), nb::arg("indices"), nb::arg("data"),
+        nb::arg("x"), nb::arg("y"), nb::arg("alpha"), nb::arg("beta"), nb::arg("backend"),
+        "y = alpha*A*x + beta*y in place for a BSR matrix (square blocks 1..5).");
+    m.def(
+        "cfd_proxy",
+        [](std::int64_t nx, std::int64_t ny, std::int64_t nz, int block, double sigma, bool renumber, std::uint64_t seed,
+           const std::string& value, const std::string& index) {
+            iterative::CfdProxyOptions o;
+            o.nx = nx;
+            o.ny = ny;
+            o.nz = nz;
+            o.block = block;
+            o.sigma = sigma;
+            o.renumber = renumber;
+            o.seed = seed;
+            return dispatch_real(dtype_from_name(value), dtype_from_name(index), [&]<class V, class I>() {
+                iterative::Bsr<V, I> b;
+                {
+                    nb::gil_scoped_release release;
+                    b = iterative::cfd_proxy<V, I>(o);
+                }
+                return bsr_output(std::move(b));
+            });
+        },
+        nb::arg("nx"), nb::arg("ny"), nb::arg("nz"), nb::arg("block"), nb::arg("sigma"), nb::arg("renumber"), nb::arg("seed"),
+        nb::arg("dtype"), nb::arg("index_dtype"),
+        "The LU-SGS test operator: (nbrows, nbcols, block, indptr, indices, data) with the blocks row-major.");
     nb::class_<Precond>(m, "PrecondCore", "Type-erased gigasparse::iterative::Preconditioner (use gigasparse.ilu0, ...).")
         .def(nb::init<const CsrArg&, const std::string&, const std::string&, const std::string&, const std::string&, int,
                       const nb::dict&>(),
