@@ -137,7 +137,25 @@ class TriangularSolve:
                 f"subgraphs={self.subgraphs})")
 
 
-class LuSgs:
+class _AppliesInverse:
+    """z = M⁻¹ r through a C++ core object: usable as ``M`` here and in scipy (matvec, call, @)."""
+
+    _core: Any
+    shape: tuple[int, int]
+    dtype: np.dtype
+
+    def matvec(self, r: Any) -> np.ndarray:
+        """z = M⁻¹ r."""
+        return self._core.apply(vector(r, self.shape[0], self.dtype, "r"))
+
+    __call__ = matvec
+    __matmul__ = matvec
+
+    def solve(self, r: Any) -> np.ndarray:
+        return self.matvec(r)
+
+
+class LuSgs(_AppliesInverse):
     """LU-SGS on a block matrix: M = (D + L) D⁻¹ (D + U) with D, L, U the block diagonal, strictly
     lower and strictly upper block parts (after the ordering); one application = a forward and a
     backward block sweep. Usable as ``M`` in gs.gmres/bicgstab and in scipy.sparse.linalg (it has
@@ -176,16 +194,6 @@ class LuSgs:
         self.ordering = ordering
         self._core = _core.LuSgsCore(*p, ordering, backend, sync, int(threads))
 
-    def matvec(self, r: Any) -> np.ndarray:
-        """z = M⁻¹ r."""
-        return self._core.apply(vector(r, self.shape[0], self.dtype, "r"))
-
-    __call__ = matvec
-    __matmul__ = matvec
-
-    def solve(self, r: Any) -> np.ndarray:
-        return self.matvec(r)
-
     def iterate(self, b: Any, x0: Any = None, sweeps: int = 1) -> tuple[np.ndarray, np.ndarray]:
         """``sweeps`` stationary steps x += M⁻¹ (b - A x) from x0 (zeros by default); returns x and
         ||b - A x|| / ||b|| before the first and after each step."""
@@ -204,7 +212,7 @@ def lusgs(a: Any, **kwargs: Any) -> LuSgs:
     return LuSgs(a, **kwargs)
 
 
-class Preconditioner:
+class Preconditioner(_AppliesInverse):
     """z = M⁻¹ r for a sparse matrix A: kind "jacobi", "ilu0", "ic0" or "sgs" (or "none").
 
     ordering: "natural", "rcm", "mc", "abmc", "dc", "auto". backend: "omp" or "reference".
@@ -227,16 +235,6 @@ class Preconditioner:
         self.shape: tuple[int, int] = (int(a.shape[0]), int(a.shape[1]))
         self.dtype = a.dtype
         self._core = _core.PrecondCore(parts(a), kind, ordering, backend, sync, int(threads), options)
-
-    def matvec(self, r: Any) -> np.ndarray:
-        """z = M⁻¹ r."""
-        return self._core.apply(vector(r, self.shape[0], self.dtype, "r"))
-
-    __call__ = matvec
-    __matmul__ = matvec
-
-    def solve(self, r: Any) -> np.ndarray:
-        return self.matvec(r)
 
     @property
     def info(self) -> dict[str, Any]:
