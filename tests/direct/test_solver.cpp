@@ -9,21 +9,10 @@
 #include <gigasparse/gen/generators.hpp>
 
 #include "direct_test_utils.hpp"
+#include "utils/test_utils.hpp"
 
 namespace gigasparse::direct {
 namespace {
-
-template <class V>
-std::vector<V> random_rhs(std::int64_t len, std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<double> u(-1, 1);
-    std::vector<V> b(static_cast<std::size_t>(len));
-    for (auto& v : b) {
-        if constexpr (is_complex_v<V>) v = V(static_cast<real_t<V>>(u(rng)), static_cast<real_t<V>>(u(rng)));
-        else v = static_cast<V>(u(rng));
-    }
-    return b;
-}
 
 TEST(DirectSolver, Poisson2dAnd3dReachBackwardError) {
     for (int dim : {2, 3}) {
@@ -35,7 +24,7 @@ TEST(DirectSolver, Poisson2dAnd3dReachBackwardError) {
             s.analyze(a);
             ASSERT_EQ(s.factorize(a), Status::success);
             const std::int64_t n = a.nrows, nrhs = 3;
-            auto b = random_rhs<double>(n * nrhs, 7);
+            auto b = gigasparse::test::random_vector<double>(n * nrhs, 7);
             std::vector<double> x(static_cast<std::size_t>(n * nrhs));
             SolveInfo info = s.solve(b, x, nrhs);
             EXPECT_LE(info.backward_error, 1e-14);
@@ -49,7 +38,7 @@ TEST(DirectSolver, Poisson2dAnd3dReachBackwardError) {
 
 TEST(DirectSolver, ViewsBasesAndDuplicatesGiveTheSameSolution) {
     auto full = test::random_hpd<double, std::int64_t>(300, 4.0, 3);
-    auto b = random_rhs<double>(300, 4);
+    auto b = gigasparse::test::random_vector<double>(300, 4);
     std::vector<double> x_ref(300), x(300);
     DirectSolver<double, std::int64_t> ref;
     ref.analyze(full);
@@ -92,7 +81,7 @@ TEST(DirectSolver, ComplexHermitianSolve) {
         DirectSolver<C, std::int32_t> s(Structure::hpd, v);
         s.analyze(a);
         ASSERT_EQ(s.factorize(a), Status::success);
-        auto b = random_rhs<C>(400 * 2, 13);
+        auto b = gigasparse::test::random_vector<C>(400 * 2, 13);
         std::vector<C> x(800);
         SolveInfo info = s.solve(b, x, 2);
         EXPECT_LE(info.backward_error, 1e-14);
@@ -113,7 +102,7 @@ TEST(DirectSolver, RefactorizeWithNewValuesAllocatesNothing) {
     ASSERT_EQ(s.refactorize(v), Status::success);
     EXPECT_EQ(s.numeric().lx.data(), lx);
     EXPECT_EQ(s.numeric().lx.capacity(), cap);
-    auto b = random_rhs<double>(a.nrows, 2);
+    auto b = gigasparse::test::random_vector<double>(a.nrows, 2);
     std::vector<double> x(b.size());
     SolveInfo info = s.solve(b, x);
     EXPECT_LE(info.backward_error, 1e-14);
@@ -134,7 +123,7 @@ TEST(DirectSolver, SolvePartsComposeToTheSolve) {
     s.analyze(a);
     ASSERT_EQ(s.factorize(a), Status::success);
     const std::int64_t nrhs = 4;
-    auto b = random_rhs<double>(500 * nrhs, 18);
+    auto b = gigasparse::test::random_vector<double>(500 * nrhs, 18);
     std::vector<double> x(b.size()), y(b.size()), z(b.size());
     SolveInfo info = s.solve(b, x, nrhs);
     EXPECT_EQ(info.refinement_steps, 0);

@@ -11,18 +11,10 @@
 #include "utils/test_utils.hpp"
 
 namespace gi = gigasparse::iterative;
+using gigasparse::test::random_vector;
 using gi::Backend;
 
 namespace {
-
-template <class V>
-std::vector<V> random_vector(std::int64_t n, std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    std::uniform_real_distribution<double> u(-1, 1);
-    std::vector<V> v(static_cast<std::size_t>(n));
-    for (auto& x : v) x = static_cast<V>(u(rng));
-    return v;
-}
 
 template <class V>
 double max_rel_diff(const std::vector<V>& a, const std::vector<V>& b) {

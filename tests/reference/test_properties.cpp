@@ -17,6 +17,7 @@
 namespace gs = gigasparse;
 namespace ref = gigasparse::reference;
 using gs::test::random_csr;
+using gs::test::random_vector;
 using gs::test::to_dense;
 
 template <class V_, class I_>
@@ -35,14 +36,6 @@ namespace {
 template <class V>
 double tolerance() {
     return std::is_same_v<gs::real_t<V>, float> ? 1e-4 : 1e-12;
-}
-
-template <class V>
-std::vector<V> random_vector(std::int64_t n, std::uint64_t seed) {
-    const auto m = random_csr<V, int>(1, n, static_cast<double>(n), seed);  // one dense-ish row of values in [-1, 1]
-    std::vector<V> x(static_cast<std::size_t>(n), V(0.5));
-    for (gs::offset_t k = 0; k < m.nnz(); ++k) x[m.col_idx[k]] = m.values[k];
-    return x;
 }
 
 template <class V>

@@ -55,6 +55,18 @@ Csr<V, I> random_csr(std::int64_t m, std::int64_t n, double per_row, std::uint64
     return coo_to_csr(coo);
 }
 
+template <class V>
+std::vector<V> random_vector(std::int64_t n, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(-1, 1);
+    std::vector<V> v(static_cast<std::size_t>(n));
+    for (auto& x : v) {
+        if constexpr (is_complex_v<V>) x = V(static_cast<real_t<V>>(u(rng)), static_cast<real_t<V>>(u(rng)));
+        else x = static_cast<V>(u(rng));
+    }
+    return v;
+}
+
 template <class V, class I>
 Csr<V, I> banded(std::int64_t n, std::int64_t w, std::uint64_t seed) {
     std::mt19937_64 rng(seed);
@@ -124,6 +136,9 @@ template <class V, class I>
     template std::vector<std::vector<V>> to_dense(CsrView<V, I>);                                  \
     template ::testing::AssertionResult csr_near(CsrView<V, I>, CsrView<V, I>, double);
 GIGASPARSE_FOR_EACH_VALUE_INDEX(GIGASPARSE_INSTANTIATE)
+#undef GIGASPARSE_INSTANTIATE
+#define GIGASPARSE_INSTANTIATE(V) template std::vector<V> random_vector(std::int64_t, std::uint64_t);
+GIGASPARSE_FOR_EACH_VALUE(GIGASPARSE_INSTANTIATE)
 #undef GIGASPARSE_INSTANTIATE
 
 }  // namespace gigasparse::test

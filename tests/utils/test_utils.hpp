@@ -26,6 +26,10 @@ std::vector<ManifestEntry> read_manifest();
 template <class V, class I>
 Csr<V, I> random_csr(std::int64_t m, std::int64_t n, double per_row, std::uint64_t seed, double empty_row_fraction = 0.0);
 
+// Vector of n values uniform in [-1, 1] (real and imaginary parts for complex V).
+template <class V>
+std::vector<V> random_vector(std::int64_t n, std::uint64_t seed);
+
 // n x n band matrix with half-bandwidth w, values uniform in [-1, 1]; sorted rows.
 template <class V, class I>
 Csr<V, I> banded(std::int64_t n, std::int64_t w, std::uint64_t seed);
