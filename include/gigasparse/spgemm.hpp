@@ -45,6 +45,16 @@ struct SpgemmOptions {
     std::int64_t sort_merge_target = 32;     // neighbouring small chunks are merged up to this many elements
     std::int64_t dense_max_fill = 256;       // dense category only if row range <= dense_max_fill * products
 
+    // Accumulator choice inside a category (every choice is exact; tests force each one):
+    //   window_max_fill: a dense row whose column range is at most this many times its products uses the
+    //     window accumulator (one flag byte per column, plain stores: banded rows whose products hit
+    //     neighbouring columns do not serialize on one bitmap word); 0 = always the bitmap.
+    //   spa_max_cols: sort rows use a sparse accumulator over all columns of C (per-thread column stamps and
+    //     values, then a sort of the distinct columns only) when C has at most this many columns;
+    //     -1 = as many as fit L2 (l2_bytes / (4 + sizeof(V))), 0 = never (expand-sort-compress).
+    std::int64_t window_max_fill = 8;
+    std::int64_t spa_max_cols = -1;
+
     // Forcing (tests): every row with products goes to this category; and chunk sizes (powers of two,
     // 0 = from the cache model). coarse_chunk_cols > 0 also makes the coarse level available.
     std::optional<SpgemmCategory> force_category;
@@ -75,6 +85,8 @@ struct SpgemmStats {
     std::array<std::int64_t, spgemm_category_count> category_rows{};
     std::array<offset_t, spgemm_category_count> category_products{};
     std::int64_t wide_rows = 0;  // rows processed with 64-bit chunk-local indices
+    std::int64_t window_rows = 0;  // dense rows on the window accumulator (the others: bitmap)
+    std::int64_t spa_rows = 0;     // sort rows on the sparse accumulator (the others: expand-sort-compress)
 
     // Cache model and chunk parameters (numeric phase; the symbolic phase uses 1 byte per column).
     std::int64_t l2_bytes = 0, cache_line_bytes = 0;

@@ -14,7 +14,8 @@ namespace {
 
 void check_options(const SpgemmOptions& o) {
     if (o.sort_threshold < 0 || o.chunk_sort_threshold < 1 || o.sort_merge_target < 1 || o.dense_max_fill < 0 ||
-        o.coarse_batch_products < 1 || o.wide_threshold < 1 || o.l2_bytes < 0 || o.cache_line_bytes < 0 || o.threads < 0)
+        o.coarse_batch_products < 1 || o.wide_threshold < 1 || o.l2_bytes < 0 || o.cache_line_bytes < 0 || o.threads < 0 ||
+        o.window_max_fill < 0 || o.spa_max_cols < -1)
         throw InvalidArgument("spgemm: an option is out of range (thresholds must be positive, sizes non-negative)");
 }
 
@@ -102,6 +103,9 @@ void analyze(CsrView<V, I> a, CsrView<V, I> b, const SpgemmOptions& o, Analysis&
     an.chunk_sort_threshold = o.chunk_sort_threshold;
     an.sort_merge_target = o.sort_merge_target;
     an.wide_threshold = o.wide_threshold;
+    an.window_max_fill = o.window_max_fill;
+    const std::int64_t spa_cols = o.spa_max_cols >= 0 ? o.spa_max_cols : an.l2_bytes / static_cast<std::int64_t>(4 + sizeof(V));
+    an.spa = b.ncols <= spa_cols;
     const ChunkOverrides ov{o.fine_chunk_cols, o.coarse_chunk_cols};
     an.numeric = chunk_params(b.ncols, an.l2_bytes, an.line_bytes, static_cast<std::int64_t>(sizeof(V)) + 1, ov);
     an.symbolic = chunk_params(b.ncols, an.l2_bytes, an.line_bytes, 1, ov);
@@ -113,14 +117,19 @@ void analyze(CsrView<V, I> a, CsrView<V, I> b, const SpgemmOptions& o, Analysis&
     an.products = 0;
     an.max_row_products = 0;
     an.wide_rows = 0;
+    an.window_rows = 0;
+    an.spa_rows = 0;
     for (std::int64_t i = 0; i < a.nrows; ++i) {
-        const int c = static_cast<int>(categorize(an, i, o));
+        const SpgemmCategory cat = categorize(an, i, o);
+        const int c = static_cast<int>(cat);
         const offset_t n = an.row_products[i];
         an.rows[c].push_back(i);
         an.category_products[c] += n;
         an.products += n;
         an.max_row_products = std::max(an.max_row_products, n);
         if (n > 0 && use_wide(an, n, 0)) ++an.wide_rows;
+        if (n > 0 && cat == SpgemmCategory::dense && use_window(an, i)) ++an.window_rows;
+        if (n > 0 && cat == SpgemmCategory::sort && an.spa) ++an.spa_rows;
     }
     make_batches(an, o);
 }

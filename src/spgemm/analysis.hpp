@@ -23,6 +23,9 @@ struct Analysis {
     offset_t products = 0, max_row_products = 0;
     std::array<offset_t, spgemm_category_count> category_products{};
     std::int64_t wide_rows = 0;
+    std::int64_t window_rows = 0, spa_rows = 0;
+    std::int64_t window_max_fill = 8;  // dense rows with range <= this * products use the window accumulator
+    bool spa = false;                  // sort rows use the sparse accumulator (C's columns fit the limit)
 
     // Thresholds copied from the options (validated).
     std::int64_t sort_threshold = 32, chunk_sort_threshold = 16, sort_merge_target = 32;
@@ -33,6 +36,11 @@ struct Analysis {
 // Setup: fills `an` for C = A·B. A and B are already validated and conformant.
 template <class V, class I>
 void analyze(CsrView<V, I> a, CsrView<V, I> b, const SpgemmOptions& options, Analysis& an);
+
+// Dense row i goes to the window accumulator (narrow range relative to its products).
+inline bool use_window(const Analysis& an, std::int64_t i) {
+    return an.row_hi[i] - an.row_lo[i] + 1 <= an.window_max_fill * an.row_products[i];
+}
 
 // The chunk-local index type switch: 64-bit when `count` or `cols` reaches the threshold.
 inline bool use_wide(const Analysis& an, offset_t count, std::int64_t cols) {

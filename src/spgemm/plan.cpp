@@ -97,6 +97,8 @@ void fill_plan_stats(const spgemm::Analysis& an, SpgemmStats& s) {
         s.category_products[c] = an.category_products[c];
     }
     s.wide_rows = an.wide_rows;
+    s.window_rows = an.window_rows;
+    s.spa_rows = an.spa_rows;
     s.l2_bytes = an.l2_bytes;
     s.cache_line_bytes = an.line_bytes;
     s.ncols_pow2 = an.numeric.ncols_pow2;

@@ -38,6 +38,7 @@ TEST(CliSpgemm, RectangularProductWrittenToFile) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("C: 3 x 2, 3 nnz"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("categories (rows / products): sort"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("accumulators: sort rows on the sparse accumulator"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("symbolic"), std::string::npos);
     const auto a = io::read_mtx<double, std::int32_t>(f.a);
     const auto b = io::read_mtx<double, std::int32_t>(f.b);

@@ -207,6 +207,50 @@ TYPED_TEST(SpgemmPaths, NumericReuseWithNewValues) {
     }
 }
 
+// Dense rows on the window accumulator (flag bytes) and on the bitmap, sort rows on the sparse accumulator
+// (SPA) and on expand-sort-compress: each choice forced in turn, on banded (narrow ranges, neighbouring
+// columns) and mixed operands, with 1 and 2 threads and numeric reuse (the SPA's stamps persist in the plan).
+TYPED_TEST(SpgemmPaths, WindowAndSparseAccumulatorsForced) {
+    using V = typename TypeParam::V;
+    using I = typename TypeParam::I;
+    const auto [ma, mb] = mixed_operands<V, I>(41);
+    const auto band = banded<V, I>(300, 9, 43);
+    const std::vector<std::pair<Csr<V, I>, Csr<V, I>>> operands = {{ma, mb}, {band, band}};
+    for (std::size_t k = 0; k < operands.size(); ++k)
+        for (int threads : {1, 2}) {
+            const auto& [a, b] = operands[k];
+            for (std::int64_t fill : {std::int64_t(0), std::int64_t(8), std::int64_t(1) << 40}) {
+                SCOPED_TRACE("operands " + std::to_string(k) + " threads " + std::to_string(threads) + " window_max_fill " + std::to_string(fill));
+                SpgemmOptions o;
+                o.threads = threads;
+                o.force_category = SpgemmCategory::dense;
+                o.window_max_fill = fill;
+                const auto s = expect_matches_reference(a, b, o);
+                const std::int64_t dense = s.category_rows[cat(SpgemmCategory::dense)];
+                if (fill == 0) EXPECT_EQ(s.window_rows, 0);
+                if (fill == std::int64_t(1) << 40) EXPECT_EQ(s.window_rows, dense);
+                if (fill == 8 && k == 1) EXPECT_EQ(s.window_rows, dense);  // banded rows are narrow
+            }
+            for (std::int64_t spa : {std::int64_t(0), std::int64_t(-1), b.ncols - 1, b.ncols}) {
+                SCOPED_TRACE("operands " + std::to_string(k) + " threads " + std::to_string(threads) + " spa_max_cols " + std::to_string(spa));
+                SpgemmOptions o;
+                o.threads = threads;
+                o.force_category = SpgemmCategory::sort;
+                o.spa_max_cols = spa;
+                const auto s = expect_matches_reference(a, b, o);
+                const bool on = spa == -1 || spa >= b.ncols;
+                EXPECT_EQ(s.spa_rows > 0, on);
+                // numeric reuse: new values, same plan (stamps of earlier rows must not leak into later ones)
+                SpgemmPlan<V, I> plan(o);
+                plan.symbolic(a, b);
+                for (std::uint64_t round = 0; round < 2; ++round) {
+                    const auto a2 = revalue(a, 300 + round), b2 = revalue(b, 400 + round);
+                    EXPECT_TRUE(spgemm_near(reference::spgemm<V, I>(a2, b2), plan.numeric(a2, b2)));
+                }
+            }
+        }
+}
+
 TEST(SpgemmPathsNonFinite, NanAndInfPropagate) {
     Csr<double, std::int32_t> a(1, 2), b(2, 2);
     a.row_ptr = {0, 2};
@@ -215,14 +259,17 @@ TEST(SpgemmPathsNonFinite, NanAndInfPropagate) {
     b.row_ptr = {0, 1, 2};
     b.col_idx = {0, 1};
     b.values = {1.0, std::numeric_limits<double>::infinity()};
-    for (auto force : {SpgemmCategory::sort, SpgemmCategory::dense, SpgemmCategory::fine}) {
-        SpgemmOptions o;
-        o.force_category = force;
-        const auto c = multiply<double, std::int32_t>(a, b, o);
-        ASSERT_EQ(c.nnz(), 2);
-        EXPECT_TRUE(std::isnan(c.values[0]));
-        EXPECT_TRUE(std::isinf(c.values[1]));
-    }
+    for (auto force : {SpgemmCategory::sort, SpgemmCategory::dense, SpgemmCategory::fine})
+        for (std::int64_t alt : {0, 1}) {  // the sort and dense categories on both of their accumulators
+            SpgemmOptions o;
+            o.force_category = force;
+            o.spa_max_cols = alt ? -1 : 0;
+            o.window_max_fill = alt ? 8 : 0;
+            const auto c = multiply<double, std::int32_t>(a, b, o);
+            ASSERT_EQ(c.nnz(), 2);
+            EXPECT_TRUE(std::isnan(c.values[0]));
+            EXPECT_TRUE(std::isinf(c.values[1]));
+        }
 }
 
 }  // namespace

@@ -104,4 +104,56 @@ inline void dense_clear(std::uint64_t* bits, std::int64_t len) {
     std::memset(bits, 0, static_cast<std::size_t>(bitmap_words(len)) * sizeof(std::uint64_t));
 }
 
+// Window accumulator (dense rows whose column range is narrow: banded / FEM rows): one flag byte per column
+// and values, both all zero between uses. Marking is a plain byte store and the value a plain add, so
+// neighbouring columns (the products of a banded row come in runs of consecutive columns) do not chain
+// through a read-modify-write of one shared bitmap word. The emit scans 8 flags per 64-bit load, which is
+// cheap only when the range is a small multiple of the products (the caller decides).
+inline std::int64_t window_bytes(std::int64_t len) { return (len + 7) & ~std::int64_t(7); }
+
+template <class V>
+inline void window_add(V* acc, std::uint8_t* flag, std::int64_t c, V v) {
+    acc[c] += v;
+    flag[c] = 1;
+}
+
+inline std::uint64_t load_flags(const std::uint8_t* p) {
+    std::uint64_t x;
+    std::memcpy(&x, p, sizeof x);
+    return x;
+}
+
+// Emits the flagged columns of [0, len) in order (column base + c) and zeroes flags and values again.
+template <class V, class I>
+offset_t window_emit(V* acc, std::uint8_t* flag, std::int64_t len, std::int64_t base, I* oc, V* ov) {
+    offset_t n = 0;
+    const std::int64_t bytes = window_bytes(len);
+    for (std::int64_t w = 0; w < bytes; w += 8) {
+        std::uint64_t x = load_flags(flag + w);
+        if (x == 0) continue;
+        std::memset(flag + w, 0, 8);
+        while (x) {  // flags are 0/1 bytes: bit 8k is set when column w + k is
+            const std::int64_t c = w + (std::countr_zero(x) >> 3);
+            oc[n] = static_cast<I>(base + c);
+            ov[n] = acc[c];
+            acc[c] = V(0);
+            ++n;
+            x &= x - 1;
+        }
+    }
+    return n;
+}
+
+// Symbolic window: number of flagged columns of [0, len); zeroes the flags.
+inline offset_t window_count(std::uint8_t* flag, std::int64_t len) {
+    offset_t n = 0;
+    const std::int64_t bytes = window_bytes(len);
+    for (std::int64_t w = 0; w < bytes; w += 8) {
+        const std::uint64_t x = load_flags(flag + w);
+        n += static_cast<offset_t>((x * 0x0101010101010101ull) >> 56);  // byte sum (each byte 0 or 1)
+    }
+    std::memset(flag, 0, static_cast<std::size_t>(bytes));
+    return n;
+}
+
 }  // namespace gigasparse::spgemm::omp

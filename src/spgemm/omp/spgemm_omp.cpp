@@ -44,6 +44,57 @@ offset_t sort_row(const RowStream<V, I>& s, offset_t n, Workspace<V>& ws, I* oc,
     }
 }
 
+// Sort category with the sparse accumulator (SPA): a per-thread stamp per column of C marks the columns this
+// row has touched (no clearing between rows: the stamp is the row's generation); values accumulate in place;
+// only the distinct columns are sorted. The symbolic phase only counts fresh stamps (no sort at all).
+template <bool Numeric, class V, class I>
+offset_t spa_row(const RowStream<V, I>& s, offset_t n, std::int64_t ncols, Workspace<V>& ws, I* oc, V* ov) {
+    std::uint32_t* stamp = ensure(ws.spa_stamp, static_cast<std::size_t>(ncols));
+    if (++ws.spa_gen == 0) {  // wrap-around: forget every old stamp
+        std::fill(ws.spa_stamp.begin(), ws.spa_stamp.end(), 0u);
+        ws.spa_gen = 1;
+    }
+    const std::uint32_t g = ws.spa_gen;
+    std::int64_t t = 0;
+    if constexpr (Numeric) {
+        V* val = ensure(ws.spa_val, static_cast<std::size_t>(ncols));
+        std::int64_t* list = ensure(ws.keys, static_cast<std::size_t>(n));
+        s([&](std::int64_t c, V v) {
+            const bool fresh = stamp[c] != g;
+            stamp[c] = g;
+            list[t] = c;
+            t += fresh ? 1 : 0;
+            val[c] = fresh ? v : val[c] + v;
+        });
+        sort_by(list, t, [](std::int64_t x) { return x; });
+        for (std::int64_t q = 0; q < t; ++q) {
+            oc[q] = static_cast<I>(list[q]);
+            ov[q] = val[list[q]];
+        }
+    } else {
+        s([&](std::int64_t c, V) {
+            t += stamp[c] != g ? 1 : 0;
+            stamp[c] = g;
+        });
+    }
+    return t;
+}
+
+// Dense category with the window accumulator (narrow range): flag bytes and values over [lo, hi].
+template <bool Numeric, class V, class I>
+offset_t window_row(const RowStream<V, I>& s, std::int64_t lo, std::int64_t hi, Workspace<V>& ws, I* oc, V* ov) {
+    const std::int64_t len = hi - lo + 1;
+    std::uint8_t* flag = ensure(ws.wflag, static_cast<std::size_t>(window_bytes(len)));
+    if constexpr (Numeric) {
+        V* acc = ensure(ws.wacc, static_cast<std::size_t>(len));
+        s([&](std::int64_t c, V v) { window_add(acc, flag, c - lo, v); });
+        return window_emit(acc, flag, len, lo, oc, ov);
+    } else {
+        s([&](std::int64_t c, V) { flag[c - lo] = 1; });
+        return window_count(flag, len);
+    }
+}
+
 // Dense category: one dense accumulator over the row's column range [lo, hi].
 template <bool Numeric, class V, class I>
 offset_t dense_row(const RowStream<V, I>& s, std::int64_t lo, std::int64_t hi, Workspace<V>& ws, I* oc, V* ov) {
@@ -76,8 +127,10 @@ offset_t one_row(int category, CsrView<V, I> a, CsrView<V, I> b, std::int64_t i,
     const RowStream<V, I> s{a, b, i};
     const offset_t n = an.row_products[i];
     if (n == 0) return 0;
-    if (category == 0) return sort_row<Numeric>(s, n, ws, oc, ov);
-    if (category == 1) return dense_row<Numeric>(s, an.row_lo[i], an.row_hi[i], ws, oc, ov);
+    if (category == 0) return an.spa ? spa_row<Numeric>(s, n, an.ncols, ws, oc, ov) : sort_row<Numeric>(s, n, ws, oc, ov);
+    if (category == 1)
+        return use_window(an, i) ? window_row<Numeric>(s, an.row_lo[i], an.row_hi[i], ws, oc, ov)
+                                 : dense_row<Numeric>(s, an.row_lo[i], an.row_hi[i], ws, oc, ov);
     return fine_row<Numeric>(s, an, Numeric ? an.numeric : an.symbolic, ws, oc, ov);
 }
 

@@ -33,7 +33,15 @@ struct Workspace {
     std::vector<std::uint32_t> off32, col32;
     std::vector<std::uint64_t> off64, col64;
     std::vector<V> val;
-    // Sort accumulator: (key, value) pairs, keys alone for the symbolic phase.
+    // Window accumulator (narrow dense rows): flag bytes and values, all zero between uses.
+    std::vector<std::uint8_t> wflag;
+    std::vector<V> wacc;
+    // Sparse accumulator of short rows (SPA): a stamp per column of C (the row generation that last touched
+    // it) and values; stamps grow monotonically, so the arrays are never cleared (only on wrap-around).
+    std::vector<std::uint32_t> spa_stamp;
+    std::vector<V> spa_val;
+    std::uint32_t spa_gen = 0;
+    // Sort accumulator: (key, value) pairs, keys alone for the symbolic phase (also the SPA's column list).
     std::vector<std::pair<std::int64_t, V>> pairs;
     std::vector<std::int64_t> keys;
     // Coarse level: Â in column order, offsets table (rows x coarse chunks), reordered products.

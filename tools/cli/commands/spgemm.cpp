@@ -28,7 +28,7 @@ Json stats_json(const SpgemmStats& s) {
     chunks.set("dense_max_cols", s.dense_max_cols);
     Json j;
     j.set("backend", to_string(s.backend)).set("threads", s.threads).set("products", s.products).set("max_row_products", s.max_row_products);
-    j.set("wide_rows", s.wide_rows).set("category_rows", cats).set("category_products", prods).set("chunks", chunks);
+    j.set("wide_rows", s.wide_rows).set("spa_rows", s.spa_rows).set("window_rows", s.window_rows).set("category_rows", cats).set("category_products", prods).set("chunks", chunks);
     return j;
 }
 
@@ -63,6 +63,8 @@ void print_stats(const SpgemmStats& s) {
     for (int c = 0; c < spgemm_category_count; ++c)
         std::cout << " " << to_string(static_cast<SpgemmCategory>(c)) << " " << format_count(s.category_rows[c]) << " / "
                   << format_count(s.category_products[c]) << (c + 1 < spgemm_category_count ? "," : "\n");
+    std::cout << "accumulators: sort rows on the sparse accumulator " << format_count(s.spa_rows) << ", dense rows on the window "
+              << format_count(s.window_rows) << "\n";
     std::cout << "chunks: L2 " << format_count(s.l2_bytes) << " B, line " << s.cache_line_bytes << " B, fine " << format_count(s.fine_chunks)
               << " x " << format_count(s.fine_chunk_cols) << " columns (symbolic " << format_count(s.symbolic_fine_chunk_cols)
               << "), coarse " << format_count(s.coarse_chunks) << " x " << format_count(s.coarse_chunk_cols) << " columns in "
