@@ -46,14 +46,47 @@ SpgemmBackend parse_spgemm_backend(const std::string& name) {
 
 namespace {
 
-// 64-bit fingerprint of a pattern (shape, row pointers, columns): numeric() checks A and B against it.
+// A and B are the same matrix (A·A): same shape and the same arrays.
 template <class V, class I>
-std::uint64_t fingerprint(CsrView<V, I> m) {
-    std::uint64_t h = 0x9E3779B97F4A7C15ull ^ static_cast<std::uint64_t>(m.nrows) ^ (static_cast<std::uint64_t>(m.ncols) << 32);
-    auto mix = [&h](std::uint64_t x) { h = (h ^ x) * 0x100000001B3ull + (h >> 29); };
-    for (offset_t p : m.row_ptr) mix(static_cast<std::uint64_t>(p));
-    for (I c : m.col_idx) mix(static_cast<std::uint64_t>(c));
-    return h;
+bool same_operand(CsrView<V, I> a, CsrView<V, I> b) {
+    return a.nrows == b.nrows && a.ncols == b.ncols && a.row_ptr.data() == b.row_ptr.data() && a.row_ptr.size() == b.row_ptr.size() &&
+           a.col_idx.data() == b.col_idx.data() && a.col_idx.size() == b.col_idx.size() && a.values.data() == b.values.data() &&
+           a.values.size() == b.values.size();
+}
+
+// 64-bit hash of one array: four independent multiply-mix lanes (no single dependency chain).
+template <class T>
+std::uint64_t hash_array(const T* x, std::size_t n, std::uint64_t seed) {
+    std::uint64_t h[4] = {seed, seed ^ 0x9E3779B97F4A7C15ull, seed ^ 0xC2B2AE3D27D4EB4Full, seed ^ 0x165667B19E3779F9ull};
+    auto mix = [](std::uint64_t& l, std::uint64_t v) { l = (l ^ v) * 0x100000001B3ull + (l >> 29); };
+    std::size_t t = 0;
+    for (; t + 4 <= n; t += 4)
+        for (int k = 0; k < 4; ++k) mix(h[k], static_cast<std::uint64_t>(x[t + static_cast<std::size_t>(k)]));
+    for (; t < n; ++t) mix(h[0], static_cast<std::uint64_t>(x[t]));
+    std::uint64_t r = n;
+    for (auto l : h) mix(r, l);
+    return r;
+}
+
+// 64-bit fingerprint of a pattern (shape, row pointers, columns): numeric() checks A and B against it.
+// Blocks are hashed in parallel and combined in order, so the value does not depend on the thread count.
+template <class T>
+std::uint64_t hash_blocks(std::span<const T> x, std::uint64_t seed, int threads) {
+    constexpr std::size_t block = std::size_t(1) << 16;
+    const auto nb = static_cast<std::int64_t>((x.size() + block - 1) / block);
+    std::vector<std::uint64_t> hb(static_cast<std::size_t>(nb));
+#pragma omp parallel for schedule(static) num_threads(threads) if (nb > 4)
+    for (std::int64_t k = 0; k < nb; ++k) {
+        const std::size_t lo = static_cast<std::size_t>(k) * block;
+        hb[static_cast<std::size_t>(k)] = hash_array(x.data() + lo, std::min(block, x.size() - lo), seed + static_cast<std::uint64_t>(k));
+    }
+    return hash_array(hb.data(), hb.size(), seed ^ x.size());
+}
+
+template <class V, class I>
+std::uint64_t fingerprint(CsrView<V, I> m, int threads) {
+    const std::uint64_t h = 0x9E3779B97F4A7C15ull ^ static_cast<std::uint64_t>(m.nrows) ^ (static_cast<std::uint64_t>(m.ncols) << 32);
+    return hash_blocks(m.row_ptr, h, threads) * 31 + hash_blocks(m.col_idx, h + 1, threads);
 }
 
 // Sizes v to n elements. A new large allocation is advised to use transparent huge pages and its pages are
@@ -70,12 +103,11 @@ void resize_output(std::vector<T>& v, std::size_t n, int threads) {
         const auto begin = (reinterpret_cast<std::uintptr_t>(bytes) + huge - 1) & ~(huge - 1);
         const auto end = reinterpret_cast<std::uintptr_t>(bytes + n * sizeof(T)) & ~(huge - 1);
         if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // advice only: failure is harmless
-        const auto blocks = static_cast<std::int64_t>((n * sizeof(T) + huge - 1) / huge);
+        // One store per 4 KiB page faults it in (the kernel zeroes it); resize() below then writes every
+        // element once, in memory that is already mapped.
+        const auto pages = static_cast<std::int64_t>((n * sizeof(T) + 4095) / 4096);
 #pragma omp parallel for schedule(static) num_threads(threads)
-        for (std::int64_t k = 0; k < blocks; ++k) {
-            const std::size_t lo = static_cast<std::size_t>(k) * huge, hi = std::min(n * sizeof(T), lo + huge);
-            std::memset(bytes + lo, 0, hi - lo);
-        }
+        for (std::int64_t k = 0; k < pages; ++k) bytes[static_cast<std::size_t>(k) * 4096] = 0;
     }
     v.resize(n);
 }
@@ -83,7 +115,7 @@ void resize_output(std::vector<T>& v, std::size_t n, int threads) {
 template <class V, class I>
 void check_operands(CsrView<V, I> a, CsrView<V, I> b) {
     validate(a, ValidateOptions{.sorted = false});
-    validate(b, ValidateOptions{.sorted = false});
+    if (!same_operand(a, b)) validate(b, ValidateOptions{.sorted = false});
     if (a.ncols != b.nrows)
         throw DimensionMismatch("spgemm: A is " + std::to_string(a.nrows) + " x " + std::to_string(a.ncols) + " but B is " +
                                 std::to_string(b.nrows) + " x " + std::to_string(b.ncols));
@@ -154,8 +186,8 @@ void SpgemmPlan<V, I>::symbolic(CsrView<V, I> a, CsrView<V, I> b) {
     s.nrows = a.nrows;
     s.ncols = b.ncols;
     if (s.options.check_pattern) {
-        s.fp_a = fingerprint(a);
-        s.fp_b = fingerprint(b);
+        s.fp_a = fingerprint(a, s.threads);
+        s.fp_b = same_operand(a, b) ? s.fp_a : fingerprint(b, s.threads);
     }
     s.row_ptr.assign(static_cast<std::size_t>(a.nrows + 1), 0);
     spgemm::analyze(a, b, s.options, s.analysis);  // counts and categories are reported for every backend
@@ -177,7 +209,8 @@ void SpgemmPlan<V, I>::numeric(CsrView<V, I> a, CsrView<V, I> b, Csr<V, I>& c) {
     if (a.nrows != s.nrows || b.ncols != s.ncols || a.ncols != b.nrows || a.values.size() != a.col_idx.size() ||
         b.values.size() != b.col_idx.size())
         throw InvalidArgument("spgemm: numeric() operands differ in shape from those given to symbolic()");
-    if (s.options.check_pattern && (fingerprint(a) != s.fp_a || fingerprint(b) != s.fp_b))
+    if (s.options.check_pattern &&
+        (fingerprint(a, s.threads) != s.fp_a || (same_operand(a, b) ? s.fp_a : fingerprint(b, s.threads)) != s.fp_b))
         throw InvalidArgument("spgemm: numeric() operands do not have the pattern given to symbolic() (run symbolic() again)");
     c.nrows = s.nrows;
     c.ncols = s.ncols;
@@ -220,7 +253,9 @@ const SpgemmOptions& SpgemmPlan<V, I>::options() const {
 
 template <class V, class I>
 Csr<V, I> multiply(CsrView<V, I> a, CsrView<V, I> b, const SpgemmOptions& options, SpgemmStats* stats) {
-    SpgemmPlan<V, I> plan(options);
+    SpgemmOptions o = options;
+    o.check_pattern = false;  // numeric() gets the very operands of symbolic(): nothing to check
+    SpgemmPlan<V, I> plan(o);
     plan.symbolic(a, b);
     Csr<V, I> c = plan.numeric(a, b);
     if (stats) *stats = plan.stats();

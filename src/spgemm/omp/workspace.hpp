@@ -40,6 +40,7 @@ struct Workspace {
     // it) and values; stamps grow monotonically, so the arrays are never cleared (only on wrap-around).
     std::vector<std::uint32_t> spa_stamp;
     std::vector<V> spa_val;
+    std::vector<std::int32_t> spa_list;  // the row's distinct columns
     std::uint32_t spa_gen = 0;
     // Sort accumulator: (key, value) pairs, keys alone for the symbolic phase (also the SPA's column list).
     std::vector<std::pair<std::int64_t, V>> pairs;
