@@ -52,8 +52,11 @@ struct SpgemmOptions {
     //   spa_max_cols: sort rows use a sparse accumulator over all columns of C (per-thread column stamps and
     //     values, then a sort of the distinct columns only) when C has at most this many columns;
     //     -1 = as many as fit L2 (l2_bytes / (4 + sizeof(V))), 0 = never (expand-sort-compress).
+    //   spa_threshold: with the sparse accumulator available, rows with fewer products than this are sort rows
+    //     (on the SPA); sort_threshold applies when it is not (expand-sort-compress is only cheap for short rows).
     std::int64_t window_max_fill = 8;
     std::int64_t spa_max_cols = -1;
+    std::int64_t spa_threshold = 128;
 
     // Forcing (tests): every row with products goes to this category; and chunk sizes (powers of two,
     // 0 = from the cache model). coarse_chunk_cols > 0 also makes the coarse level available.

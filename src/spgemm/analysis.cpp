@@ -15,7 +15,7 @@ namespace {
 void check_options(const SpgemmOptions& o) {
     if (o.sort_threshold < 0 || o.chunk_sort_threshold < 1 || o.sort_merge_target < 1 || o.dense_max_fill < 0 ||
         o.coarse_batch_products < 1 || o.wide_threshold < 1 || o.l2_bytes < 0 || o.cache_line_bytes < 0 || o.threads < 0 ||
-        o.window_max_fill < 0 || o.spa_max_cols < -1)
+        o.window_max_fill < 0 || o.spa_max_cols < -1 || o.spa_threshold < 0)
         throw InvalidArgument("spgemm: an option is out of range (thresholds must be positive, sizes non-negative)");
 }
 
@@ -62,7 +62,7 @@ SpgemmCategory categorize(const Analysis& an, std::int64_t i, const SpgemmOption
     const offset_t n = an.row_products[i];
     if (n == 0) return SpgemmCategory::sort;
     if (o.force_category) return *o.force_category;
-    if (n < o.sort_threshold) return SpgemmCategory::sort;
+    if (n < (an.spa ? o.spa_threshold : o.sort_threshold)) return SpgemmCategory::sort;
     const std::int64_t range = an.row_hi[i] - an.row_lo[i] + 1;
     if (range <= an.numeric.dense_max_cols && range <= o.dense_max_fill * n) return SpgemmCategory::dense;
     return an.numeric.coarse ? SpgemmCategory::coarse : SpgemmCategory::fine;

@@ -122,16 +122,21 @@ TYPED_TEST(SpgemmPaths, SortThresholdBoundary) {
         a.values.push_back(V(2));
         a.row_ptr[r + 1] = static_cast<offset_t>(r + 1);
     }
-    for (const auto& [threshold, sorted] : {std::pair<std::int64_t, std::int64_t>{32, 2}, {256, 5}}) {  // 1, 31 | 1, 31, 32, 33, 255
-        SpgemmOptions o;
-        o.dense_max_fill = 0;
-        o.sort_threshold = threshold;
-        const auto s = expect_matches_reference(a, b, o);
-        EXPECT_EQ(s.category_rows[cat(SpgemmCategory::sort)], sorted);
-        o.fine_chunk_cols = 256;
-        o.chunk_sort_threshold = 256;
-        expect_matches_reference(a, b, o);
-    }
+    for (const auto& [threshold, sorted] : {std::pair<std::int64_t, std::int64_t>{32, 2}, {256, 5}})  // 1, 31 | 1, 31, 32, 33, 255
+        for (bool spa : {false, true}) {  // sort_threshold without the SPA, spa_threshold with it
+            SCOPED_TRACE(std::string("spa ") + (spa ? "on" : "off"));
+            SpgemmOptions o;
+            o.dense_max_fill = 0;
+            o.sort_threshold = spa ? 1000 : threshold;
+            o.spa_threshold = spa ? threshold : 1000;
+            o.spa_max_cols = spa ? -1 : 0;
+            const auto s = expect_matches_reference(a, b, o);
+            EXPECT_EQ(s.category_rows[cat(SpgemmCategory::sort)], sorted);
+            EXPECT_EQ(s.spa_rows, spa ? sorted : 0);
+            o.fine_chunk_cols = 256;
+            o.chunk_sort_threshold = 256;
+            expect_matches_reference(a, b, o);
+        }
 }
 
 // Columns at every multiple of the chunk length (and one below), ncols not a power of two, last column hit.
@@ -227,9 +232,11 @@ TYPED_TEST(SpgemmPaths, WindowAndSparseAccumulatorsForced) {
                 o.window_max_fill = fill;
                 const auto s = expect_matches_reference(a, b, o);
                 const std::int64_t dense = s.category_rows[cat(SpgemmCategory::dense)];
-                if (fill == 0) EXPECT_EQ(s.window_rows, 0);
-                if (fill == std::int64_t(1) << 40) EXPECT_EQ(s.window_rows, dense);
-                if (fill == 8 && k == 1) EXPECT_EQ(s.window_rows, dense);  // banded rows are narrow
+                if (fill == 0) {
+                    EXPECT_EQ(s.window_rows, 0);
+                } else if (fill == std::int64_t(1) << 40 || k == 1) {  // banded rows are narrow
+                    EXPECT_EQ(s.window_rows, dense);
+                }
             }
             for (std::int64_t spa : {std::int64_t(0), std::int64_t(-1), b.ncols - 1, b.ncols}) {
                 SCOPED_TRACE("operands " + std::to_string(k) + " threads " + std::to_string(threads) + " spa_max_cols " + std::to_string(spa));
