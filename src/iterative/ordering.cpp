@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -214,16 +215,17 @@ Ordering abmc(const Graph& g, std::int64_t block_rows) {
     return o;
 }
 
-// Divide and conquer: recursive METIS bisection with vertex separators.
+// Divide and conquer: recursive bisection with vertex separators (index split or METIS).
 struct DcBuilder {
     const Graph& g;
     const OrderingOptions& opt;
     int levels;
     Ordering out;
     std::vector<idx_t> local;  // global vertex -> local index in the current subgraph
+    std::int64_t index_splits = 0, metis_splits = 0, block_separators = 0;
 
-    // Splits verts into {part 0, part 1, separator}; false when METIS cannot split it.
-    bool bisect(const std::vector<std::int64_t>& verts, std::vector<std::int64_t> parts[3]) {
+    // Splits verts into {part 0, part 1, separator} with METIS; false when METIS cannot split it.
+    bool metis_bisect(const std::vector<std::int64_t>& verts, std::vector<std::int64_t> parts[3]) {
         const idx_t nv = static_cast<idx_t>(verts.size());
         for (idx_t i = 0; i < nv; ++i) local[verts[i]] = i;
         std::vector<idx_t> xadj{0}, adjncy;
@@ -252,6 +254,43 @@ struct DcBuilder {
         return !parts[0].empty() && !parts[1].empty();
     }
 
+    // Splits verts (sorted) at the median of the given numbering, weighted by degree + 1, and
+    // moves the shorter boundary into the separator. Both halves keep the given order.
+    bool index_bisect(const std::vector<std::int64_t>& verts, std::vector<std::int64_t> parts[3]) {
+        const idx_t nv = static_cast<idx_t>(verts.size());
+        std::int64_t total = 0;
+        for (const std::int64_t v : verts) total += g.degree(v) + 1;
+        std::vector<idx_t> part(static_cast<std::size_t>(nv), 1);
+        std::int64_t acc = 0;
+        for (idx_t i = 0; i < nv && 2 * acc < total; ++i) acc += g.degree(verts[i]) + 1, part[i] = 0;
+        for (idx_t i = 0; i < nv; ++i) local[verts[i]] = i;
+        std::vector<idx_t> xadj{0}, adjncy;
+        for (const std::int64_t v : verts) {
+            for (std::int64_t k = g.ptr[v]; k < g.ptr[v + 1]; ++k)
+                if (local[g.adj[k]] >= 0) adjncy.push_back(local[g.adj[k]]);
+            xadj.push_back(static_cast<idx_t>(adjncy.size()));
+        }
+        for (const std::int64_t v : verts) local[v] = -1;
+        boundary_separator(xadj, adjncy, part);
+        for (idx_t i = 0; i < nv; ++i) parts[part[i]].push_back(verts[i]);
+        return !parts[0].empty() && !parts[1].empty();
+    }
+
+    // 0: not split, 1: split by index, 2: split by METIS.
+    int bisect(const std::vector<std::int64_t>& verts, std::vector<std::int64_t> parts[3]) {
+        using S = OrderingOptions::DcSplit;
+        if (opt.dc_split == S::metis) return metis_bisect(verts, parts) ? (++metis_splits, 2) : 0;
+        const bool by_index = index_bisect(verts, parts);
+        if (opt.dc_split == S::index) return by_index ? (++index_splits, 1) : 0;
+        const double plane = 3.0 * std::pow(double(verts.size()), 2.0 / 3.0);
+        if (by_index && double(parts[2].size()) <= plane) return ++index_splits, 1;
+        std::vector<std::int64_t> other[3];
+        if (!metis_bisect(verts, other)) return by_index ? (++index_splits, 1) : 0;
+        if (by_index && parts[2].size() <= other[2].size()) return ++index_splits, 1;
+        for (int k = 0; k < 3; ++k) parts[k] = std::move(other[k]);
+        return ++metis_splits, 2;
+    }
+
     // Edge bisection -> vertex separator: the boundary vertices of the side with the shorter
     // boundary (part 2). A straight edge cut gives a connected separator whose internal couplings
     // ILU(0) keeps; METIS vertex separators are often independent sets (staircases on grids).
@@ -277,6 +316,8 @@ struct DcBuilder {
     }
 
     void separator(std::vector<std::int64_t> verts, int level) {
+        if (verts.empty()) return;
+        ++out.separators;
         if (opt.dc_relax_from_level >= 0 && level >= opt.dc_relax_from_level) {
             std::int64_t nc = 0;
             for (const std::int64_t v : verts) local[v] = 0;  // marks the separator: color it on its induced subgraph
@@ -293,15 +334,24 @@ struct DcBuilder {
             for (const std::int64_t v : verts) local[v] = -1;
             sort_by_color(verts, color);
             out.colors = std::max(out.colors, nc);
+        } else if (double(verts.size()) * double(threads()) <= opt.dc_separator_block_fraction * double(g.n)) {
+            ++block_separators;  // a small exact separator: one sequential subgraph, no waits inside
+            return leaf(verts);
         }
         for (const std::int64_t v : verts) leaf({v});  // separator rows: one subgraph each, levels found by the schedule
-        ++out.separators;
     }
+
+    int threads() const { return opt.threads > 0 ? opt.threads : omp_get_max_threads(); }
 
     void recurse(const std::vector<std::int64_t>& verts, int level) {
         std::vector<std::int64_t> parts[3];
-        if (level >= levels || static_cast<std::int64_t>(verts.size()) < 2 * opt.dc_min_leaf || !bisect(verts, parts)) return leaf(verts);
+        if (level >= levels || static_cast<std::int64_t>(verts.size()) < 2 * opt.dc_min_leaf) return leaf(verts);
+        const int how = bisect(verts, parts);
+        if (how == 0) return leaf(verts);
         recurse(parts[0], level + 1);
+        // An index split keeps the given order in both halves: reversing the second one makes both run toward
+        // their separator (a METIS half has no such direction).
+        if (opt.dc_twisted && how == 1) std::reverse(parts[1].begin(), parts[1].end());
         recurse(parts[1], level + 1);
         separator(std::move(parts[2]), level);
     }
@@ -315,15 +365,16 @@ int auto_dc_levels(const OrderingOptions& opt) {
 }
 
 Ordering divide_and_conquer(const Graph& g, const OrderingOptions& opt) {
-    DcBuilder b{g, opt, opt.dc_levels >= 0 ? opt.dc_levels : auto_dc_levels(opt), {}, {}};
+    DcBuilder b{g, opt, opt.dc_levels >= 0 ? opt.dc_levels : auto_dc_levels(opt), {}, {}, 0, 0, 0};
     b.local.assign(static_cast<std::size_t>(g.n), -1);
     b.out.kind = OrderingKind::dc;
     b.out.block_ptr.assign(1, 0);
     std::vector<std::int64_t> all(static_cast<std::size_t>(g.n));
     std::iota(all.begin(), all.end(), 0);
     b.recurse(all, 0);
-    b.out.description = "DC: METIS bisection to depth " + std::to_string(b.levels) + ", " + std::to_string(b.out.separators) +
-                        " separators, relaxed from level " +
+    b.out.description = "DC: bisection to depth " + std::to_string(b.levels) + " (" + std::to_string(b.index_splits) + " index, " +
+                        std::to_string(b.metis_splits) + " METIS splits), " + std::to_string(b.out.separators) + " separators (" +
+                        std::to_string(b.block_separators) + " sequential blocks), relaxed from level " +
                         (opt.dc_relax_from_level >= 0 ? std::to_string(opt.dc_relax_from_level) : std::string("none (all exact)"));
     return b.out;
 }

@@ -263,3 +263,57 @@ TEST(IterativeTriangularSolve, MisuseThrows) {
     EXPECT_THROW(plan.solve(short_x), gigasparse::DimensionMismatch);
     EXPECT_THROW(plan.analyze(gigasparse::test::unsort_rows(a, 1).view(), Triangle::lower, false), gigasparse::InvalidStructure);
 }
+
+// DC on a lexicographic grid: the index split cuts along a straight plane (the separator is one
+// full z-plane), the first half keeps the given order, the second runs in reverse toward the
+// separator (twisted), and the small exact separator is one sequential subgraph.
+TEST(IterativeOrdering, DcIndexSplitIsAStraightTwistedPlane) {
+    const std::int64_t n = 20;  // separator 400 rows x 2 threads <= 1/8 of 8000 rows: one sequential block
+    const Mat a = gigasparse::test::poisson3d<double, std::int32_t>(n, 7);
+    gi::OrderingOptions oo;
+    oo.kind = gi::OrderingKind::dc;
+    oo.threads = 2;
+    oo.dc_min_leaf = 16;
+    const auto o = gi::compute_ordering(a.view(), oo);
+    ASSERT_TRUE(is_permutation_of_n(o.perm, a.nrows));
+    ASSERT_EQ(o.block_ptr.size(), 4u) << o.description;  // half, half, separator block
+    EXPECT_EQ(o.separators, 1);
+    EXPECT_NE(o.description.find("1 index"), std::string::npos) << o.description;
+    const std::int64_t sep_begin = o.block_ptr[2], sep_size = o.block_ptr[3] - o.block_ptr[2];
+    EXPECT_EQ(sep_size, n * n);
+    const std::int64_t plane = o.perm[sep_begin] / (n * n);
+    for (std::int64_t k = sep_begin; k < o.block_ptr[3]; ++k) EXPECT_EQ(o.perm[k] / (n * n), plane);
+    EXPECT_TRUE(std::is_sorted(o.perm.begin(), o.perm.begin() + o.block_ptr[1]));
+    EXPECT_TRUE(std::is_sorted(o.perm.begin() + o.block_ptr[1], o.perm.begin() + o.block_ptr[2], std::greater<>()));
+    EXPECT_LT(o.perm[0], o.perm[o.block_ptr[1] - 1]);
+    EXPECT_LT(o.perm[o.block_ptr[1] - 1], o.perm[sep_begin]);  // first half below the plane, second above
+    EXPECT_GT(o.perm[o.block_ptr[1]], o.perm[sep_begin]);
+
+    oo.dc_twisted = false;
+    const auto untwisted = gi::compute_ordering(a.view(), oo);
+    EXPECT_TRUE(std::is_sorted(untwisted.perm.begin() + untwisted.block_ptr[1], untwisted.perm.begin() + untwisted.block_ptr[2]));
+    oo.dc_separator_block_fraction = 0;  // separator rows one subgraph each, leveled by the schedule
+    EXPECT_EQ(gi::compute_ordering(a.view(), oo).block_ptr.size(), 3u + static_cast<std::size_t>(n * n));
+}
+
+// A random numbering has no straight index cut: automatic falls back to METIS, whose separator is
+// far smaller; index forced keeps the index cut (valid, just larger).
+TEST(IterativeOrdering, DcAutomaticSplitFallsBackToMetisOnScrambledNumbering) {
+    const Mat grid = gigasparse::test::poisson2d<double, std::int32_t>(64);
+    std::vector<std::int64_t> shuffle(static_cast<std::size_t>(grid.nrows));
+    std::iota(shuffle.begin(), shuffle.end(), 0);
+    std::shuffle(shuffle.begin(), shuffle.end(), std::mt19937_64(3));
+    const Mat a = gigasparse::permute_symmetric(grid.view(), shuffle);
+    gi::OrderingOptions oo;
+    oo.kind = gi::OrderingKind::dc;
+    oo.threads = 2;
+    const auto automatic = gi::compute_ordering(a.view(), oo);
+    EXPECT_NE(automatic.description.find("1 METIS"), std::string::npos) << automatic.description;
+    oo.dc_split = gi::OrderingOptions::DcSplit::index;
+    const auto by_index = gi::compute_ordering(a.view(), oo);
+    EXPECT_NE(by_index.description.find("1 index"), std::string::npos) << by_index.description;
+    EXPECT_TRUE(is_permutation_of_n(automatic.perm, a.nrows));
+    EXPECT_TRUE(is_permutation_of_n(by_index.perm, a.nrows));
+    const auto sep = [](const gi::Ordering& o) { return o.perm.size() - static_cast<std::size_t>(o.block_ptr[2]); };
+    EXPECT_LT(sep(automatic), sep(by_index));
+}

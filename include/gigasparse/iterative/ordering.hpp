@@ -29,6 +29,21 @@ struct OrderingOptions {
     std::int64_t dc_min_leaf = 256;     // do not bisect subgraphs smaller than this
     bool dc_metis_vertex_separator = false;  // true: METIS_ComputeVertexSeparator; false: the boundary of a
                                              // METIS edge bisection (connected separators, better ILU(0))
+    // How a subgraph is bisected. index: split its (sorted) vertex range at the nonzero-weighted
+    // median of the given numbering and take the shorter boundary as separator: on banded or
+    // lexicographic numberings (generated grids, meshes, RCM) a straight plane, and both halves keep
+    // the given order, so the factorization keeps almost every dependency of natural order.
+    // metis: METIS bisection (any numbering). automatic: index when its separator is small
+    // (<= 3 |V|^(2/3), a grid plane) and otherwise the smaller of the two.
+    enum class DcSplit { automatic, index, metis };
+    DcSplit dc_split = DcSplit::automatic;
+    // Twisted halves (van der Vorst): the second half of every index split is ordered in reverse, so
+    // both halves are eliminated toward their common separator as natural order does on one side;
+    // IC(0)/ILU(0) then stay close to natural order's quality. false: both halves in the given order.
+    bool dc_twisted = true;
+    // Exact separators of at most this fraction of the rows (per thread) run as one sequential
+    // subgraph (one task: no per-level waits); larger ones are leveled row by row. 0: always row by row.
+    double dc_separator_block_fraction = 0.125;
     int threads = 0;                    // 0: omp_get_max_threads()
 };
 

@@ -66,6 +66,10 @@ Setup parse_setup(const Args& args) {
     s.precond.ordering.dc_levels = static_cast<int>(args.get_int("dc-levels", -1));
     s.precond.ordering.dc_relax_from_level = static_cast<int>(args.get_int("dc-relax-from", -1));
     s.precond.ordering.abmc_block_rows = args.get_int("abmc-block", 256);
+    if (const std::string split = args.get("dc-split", "auto"); split == "index") s.precond.ordering.dc_split = it::OrderingOptions::DcSplit::index;
+    else if (split == "metis") s.precond.ordering.dc_split = it::OrderingOptions::DcSplit::metis;
+    else if (split != "auto") throw UsageError("--dc-split must be auto, index or metis, got '" + split + "'");
+    s.precond.ordering.dc_twisted = !args.flag("dc-untwisted");
     s.precond.schedule.sync = parse_sync(args.get("sync", "p2p"));
     s.precond.schedule.threads = static_cast<int>(args.get_int("threads", 0));
     s.precond.ordering.threads = s.precond.schedule.threads;
@@ -113,7 +117,7 @@ void print_json(const std::string& path, const Mat& a, const Setup& s, const it:
 int solve(const Args& args) {
     // The direct method is the `factor` command (analysis, multifrontal factorization, solve, refinement).
     if (args.get("method", "cg") == "direct") return commands().at("factor").run(args);
-    args.expect_only({"method", "precond", "ordering", "tol", "maxit", "restart", "sync", "threads", "dc-levels", "dc-relax-from", "abmc-block"});
+    args.expect_only({"method", "precond", "ordering", "tol", "maxit", "restart", "sync", "threads", "dc-levels", "dc-relax-from", "dc-split", "abmc-block"});
     if (args.positional().empty() || args.positional().size() > 2) throw UsageError("solve expects A.mtx and optionally b.mtx");
     const Setup s = parse_setup(args);
     const std::string& path = args.positional()[0];
@@ -143,20 +147,22 @@ const bool registered = register_command({
     "usage: gigasparse solve A.mtx [b.mtx] [--method cg|bicgstab|gmres|fgmres|direct] [--precond none|jacobi|ilu0|ic0|sgs]\n"
     "                        [--ordering natural|rcm|mc|abmc|dc|auto] [--tol 1e-8] [--maxit 1000] [--restart 30]\n"
     "                        [--sync p2p|barrier|sequential] [--threads N] [--dc-levels L] [--dc-relax-from L]\n"
+    "                        [--dc-split auto|index|metis] [--dc-untwisted]\n"
     "                        [--abmc-block ROWS] [--json]\n\n"
     "--method direct runs the sparse direct solver instead (the options and output of `gigasparse factor`:\n"
     "--structure, --ordering, --refine; \"residual\" and \"times\": {\"analyze\", \"factorize\", \"solve\", \"total\"}).\n\n"
     "Solves A x = b from x = 0 (b defaults to A * ones), stopping when ||b - A x|| <= tol * ||b|| or after\n"
     "maxit iterations. The ordering reorders the preconditioner's sweeps (ILU(0), IC(0), SGS): natural,\n"
-    "reverse Cuthill-McKee, point multicolor, algebraic block multicolor, divide and conquer (METIS\n"
-    "separators; --dc-relax-from L colors the separators of recursion levels >= L), or auto (probes\n"
-    "each and predicts the time to solution; the reason is printed).\n"
+    "reverse Cuthill-McKee, point multicolor, algebraic block multicolor, divide and conquer (bisection\n"
+    "of the index range or METIS, --dc-split; --dc-relax-from L colors the separators of recursion levels\n"
+    ">= L), or auto (a model of the time to solution from each ordering's schedule and a probe; the reason\n"
+    "is printed).\n"
     "Prints iterations, residual, the schedule's depth and the setup/solve times (file I/O excluded);\n"
     "--json prints one object with \"iterations\", \"residual\", \"converged\", \"depth\" and\n"
     "\"times\": {\"setup\", \"solve\", \"total\"}.\n"
     "exit codes: 0 converged, 1 not converged (or breakdown, preconditioner failure), 2 usage error,\n"
     "            3 unreadable or invalid input (non-square, NaN values)\n",
-    {},
+    {"dc-untwisted"},
     solve,
 });
 
