@@ -207,7 +207,12 @@ std::unique_ptr<Preconditioner<V>> make_preconditioner(CsrView<V, I> a, const Pr
     const bool sweeps = options.kind != PrecondKind::none && options.kind != PrecondKind::jacobi;
     std::string reason;
     std::unique_ptr<Preconditioner<V>> m;
-    if (sweeps && options.ordering.kind == OrderingKind::automatic) m = choose_ordering(a, options, reason);
+    if (sweeps && options.ordering.kind == OrderingKind::automatic) {
+        AutoChoice choice = choose_ordering(a, options, reason);
+        ScheduleOptions so = options.schedule;
+        if (choice.sequential) so.sync = SyncKind::sequential;
+        m = build(a, options.kind, choice.ordering, so);
+    }
     else m = build(a, options.kind, sweeps ? compute_ordering(a, options.ordering) : Ordering{}, options.schedule);
     PrecondInfo& info = const_cast<PrecondInfo&>(m->info());  // the object is ours and not const
     info.kind = options.kind;

@@ -31,11 +31,14 @@ struct PrecondOptions {
     PrecondKind kind = PrecondKind::none;
     OrderingOptions ordering;   // ordering.kind == automatic: chosen by a probe (auto_ordering.hpp)
     ScheduleOptions schedule;   // backend, sync and threads of the sweeps and the factorization
-    // ordering.kind == automatic: each candidate (natural, rcm, mc, abmc, dc) is set up and probed
-    // with this many Krylov iterations (CG when A is symmetric, BiCGStab otherwise); the predicted
-    // time to probe_tol decides (see auto_reason).
-    int probe_iterations = 30;
+    // ordering.kind == automatic (auto_ordering.hpp): every candidate (natural, rcm, mc, abmc, dc)
+    // is probed on a breadth-first sub-problem of about probe_rows rows (CG when A is symmetric,
+    // BiCGStab otherwise, to probe_tol or at most probe_iterations, extrapolated), the candidates
+    // that can still win are ordered and their sweep timed at full size, and the least predicted
+    // time to solution decides (see auto_reason).
+    int probe_iterations = 300;
     double probe_tol = 1e-8;
+    std::int64_t probe_rows = 2000;
 };
 
 // What a setup built and how long it took.
