@@ -15,6 +15,7 @@
 #include "common/context.hpp"
 #include "common/json.hpp"
 #include "eigen_adapter.hpp"
+#include "hypre_adapter.hpp"
 #include "iterative/problems.hpp"
 
 namespace gs = gigasparse;
@@ -32,12 +33,22 @@ struct Problem {
 
 std::vector<std::string> records;
 
+// The 1/5/15-minute load averages (what else ran on the machine), "" when unavailable.
+std::string loadavg() {
+    std::ifstream f("/proc/loadavg");
+    std::string a, b, c;
+    f >> a >> b >> c;
+    return f ? a + " " + b + " " + c : std::string();
+}
+
 void emit(const Json& j) { records.push_back(j.str()); }
 
-// gigasparse: IC(0)-PCG (SPD) or ILU(0)-BiCGStab, b = 1, tol 1e-8, one ordering.
-void run_gigasparse(const Problem& p, it::OrderingKind ok) {
+// gigasparse: IC(0)-PCG (SPD) or ILU(0)-BiCGStab, b = 1, tol 1e-8, one ordering (variant: a label for
+// non-default ordering options).
+void run_gigasparse(const Problem& p, it::OrderingKind ok, it::OrderingOptions oo = {}, const std::string& variant = "") {
     it::PrecondOptions po;
     po.kind = p.spd ? it::PrecondKind::ic0 : it::PrecondKind::ilu0;
+    po.ordering = oo;
     po.ordering.kind = ok;
     it::SolverOptions so;
     so.method = p.spd ? it::Method::cg : it::Method::bicgstab;
@@ -54,11 +65,13 @@ void run_gigasparse(const Problem& p, it::OrderingKind ok) {
     j.set("method", std::string(it::to_string(so.method)) + "+" + it::to_string(po.kind)).set("ordering", it::to_string(m->info().ordering));
     j.set("requested", it::to_string(ok)).set("iterations", r.iterations).set("converged", r.converged).set("residual", r.residual);
     j.set("depth", m->info().depth).set("setup", setup).set("solve", solve).set("total", setup + solve);
+    j.set("ordering_description", m->info().ordering_description).set("sync", it::to_string(m->info().lower.sync));
+    if (!variant.empty()) j.set("variant", variant);
     if (!m->info().auto_reason.empty()) j.set("auto_reason", m->info().auto_reason);
     emit(j);
-    std::printf("%-22s %-10s %-6s(%-7s) iters %5lld  depth %6lld  setup %8.3f s  solve %8.3f s  total %8.3f s %s\n", p.name.c_str(),
+    std::printf("%-22s %-10s %-6s(%-7s) iters %5lld  depth %6lld  setup %8.3f s  solve %8.3f s  total %8.3f s %s %s\n", p.name.c_str(),
                 "gigasparse", it::to_string(ok), it::to_string(m->info().ordering), (long long)r.iterations, (long long)m->info().depth, setup,
-                solve, setup + solve, r.converged ? "" : "NOT CONVERGED");
+                solve, setup + solve, r.converged ? "" : "NOT CONVERGED", variant.c_str());
 }
 
 void run_eigen(const Problem& p) {
@@ -72,6 +85,45 @@ void run_eigen(const Problem& p) {
     emit(j);
     std::printf("%-22s %-10s %-15s iters %5lld  %14s  setup %8.3f s  solve %8.3f s  total %8.3f s %s\n", p.name.c_str(), "eigen", "",
                 (long long)r.iterations, "", r.setup, r.solve, r.setup + r.solve, r.converged ? "" : "NOT CONVERGED");
+}
+
+// hypre (one MPI rank, sequential): ILU(0) or BoomerAMG preconditioning PCG (SPD) or BiCGSTAB.
+void run_hypre(const Problem& p, bool amg) {
+    const std::vector<double> b(p.a.nrows, 1.0);
+    const auto r = gs::bench::hypre_solve(p.a.view(), b, p.spd, amg, 1e-8, 5000);
+    if (!r.available) return;
+    Json j;
+    j.set("kind", "solve").set("problem", p.name).set("rows", p.a.nrows).set("nnz", p.a.nnz()).set("solver", "hypre");
+    j.set("method", r.method).set("iterations", r.iterations).set("converged", r.converged);
+    j.set("residual", r.residual).set("setup", r.setup).set("solve", r.solve).set("total", r.setup + r.solve);
+    emit(j);
+    std::printf("%-22s %-10s %-15s iters %5lld  %14s  setup %8.3f s  solve %8.3f s  total %8.3f s %s\n", p.name.c_str(), "hypre", r.method.c_str(),
+                (long long)r.iterations, "", r.setup, r.solve, r.setup + r.solve, r.converged ? "" : "NOT CONVERGED");
+}
+
+// DC variants on one problem: iterations against depth (the hybrid knob, twisted halves, split method).
+void dc_variants(const Problem& p) {
+    using S = it::OrderingOptions::DcSplit;
+    struct Variant {
+        const char* name;
+        int levels;
+        int relax_from;
+        S split;
+        bool twisted;
+    };
+    for (const Variant& v : {Variant{"dc 1 level, index split, twisted (default)", -1, -1, S::automatic, true},
+                             Variant{"dc 1 level, index split, untwisted", -1, -1, S::automatic, false},
+                             Variant{"dc 1 level, METIS split", -1, -1, S::metis, true},
+                             Variant{"dc 2 levels, twisted", 2, -1, S::automatic, true},
+                             Variant{"dc 3 levels, twisted", 3, -1, S::automatic, true},
+                             Variant{"dc 3 levels, separators colored", 3, 0, S::automatic, true}}) {
+        it::OrderingOptions oo;
+        oo.dc_levels = v.levels;
+        oo.dc_relax_from_level = v.relax_from;
+        oo.dc_split = v.split;
+        oo.dc_twisted = v.twisted;
+        run_gigasparse(p, it::OrderingKind::dc, oo, v.name);
+    }
 }
 
 // Best-of-5 time of one lower sweep of the IC(0)/ILU(0) factor under an ordering and a sync kind.
@@ -126,22 +178,27 @@ void solve_all(const Problem& p) {
                           it::OrderingKind::automatic})
         run_gigasparse(p, ok);
     run_eigen(p);
+    run_hypre(p, false);
+    run_hypre(p, true);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress lines as they come
+    const std::string load_start = loadavg();
     bool full = false;
     std::int64_t only3d = 0;
-    std::string out = "bench_iterative.json";
+    std::string out = "bench_iterative.json", only;
     for (int k = 1; k < argc; ++k) {
         const std::string s = argv[k];
         if (s == "--full") full = true;
         else if (s == "--out" && k + 1 < argc) out = argv[++k];
         else if (s == "--only-3d" && k + 1 < argc) only3d = std::atoll(argv[++k]);
+        else if (s == "--only" && k + 1 < argc) only = std::string(",") + argv[++k] + ",";
         else {
-            std::cerr << "usage: bench_iterative [--full | --only-3d N] [--out FILE.json]\n";
+            std::cerr << "usage: bench_iterative [--full | --only-3d N] [--only PARTS] [--out FILE.json]\n"
+                         "  PARTS: comma-separated subset of poisson2d,poisson3d,aniso,convdiff,bcsstk13,cage8,sweeps,dcvariants,lusgs\n";
             return 2;
         }
     }
@@ -152,36 +209,50 @@ int main(int argc, char** argv) {
         sweep_time(p, it::OrderingKind::natural, it::SyncKind::sequential, it::Backend::reference);
         for (const auto ok : {it::OrderingKind::natural, it::OrderingKind::dc, it::OrderingKind::abmc, it::OrderingKind::multicolor})
             for (const auto sync : {it::SyncKind::point_to_point, it::SyncKind::barrier}) sweep_time(p, ok, sync, it::Backend::omp);
-        for (const auto ok : {it::OrderingKind::natural, it::OrderingKind::dc, it::OrderingKind::multicolor}) run_gigasparse(p, ok);
+        for (const auto ok : {it::OrderingKind::natural, it::OrderingKind::dc, it::OrderingKind::multicolor, it::OrderingKind::automatic})
+            run_gigasparse(p, ok);
         run_eigen(p);
+        run_hypre(p, false);
+        run_hypre(p, true);
         problems.clear();
     }
+    const auto want = [&](const char* part) { return only.empty() || only.find(std::string(",") + part + ",") != std::string::npos; };
     if (only3d == 0) {
-    problems.push_back({"poisson2d-" + std::to_string(n2), gs::test::poisson2d<double, std::int32_t>(n2), true});
-    problems.push_back({"poisson3d-" + std::to_string(n3), gs::test::poisson3d<double, std::int32_t>(n3, 7), true});
-    problems.push_back({"aniso2d-256-eps0.01", gs::test::anisotropic2d<double, std::int32_t>(256, 0.01), true});
-    problems.push_back({"convdiff2d-256-b100", gs::test::convection_diffusion2d<double, std::int32_t>(256, 100, 100), false});
-    const std::string dir = GIGASPARSE_BENCH_MATRIX_DIR;
-    for (const auto& [file, spd] : {std::pair<std::string, bool>{"bcsstk13.mtx.gz", true}, {"cage8.mtx.gz", false}}) {
-        try {
-            problems.push_back({file.substr(0, file.find('.')), gs::io::read_mtx<double, std::int32_t>(dir + "/" + file), spd});
-        } catch (const gs::Error& e) {
-            std::fprintf(stderr, "skipping %s: %s\n", file.c_str(), e.what());
-            std::fflush(stderr);
+        if (want("poisson2d")) problems.push_back({"poisson2d-" + std::to_string(n2), gs::test::poisson2d<double, std::int32_t>(n2), true});
+        const Problem p3{"poisson3d-" + std::to_string(n3), want("poisson3d") || want("sweeps") || want("dcvariants")
+                                                                ? gs::test::poisson3d<double, std::int32_t>(n3, 7)
+                                                                : Mat{},
+                         true};
+        if (want("poisson3d")) problems.push_back(p3);
+        if (want("aniso")) problems.push_back({"aniso2d-256-eps0.01", gs::test::anisotropic2d<double, std::int32_t>(256, 0.01), true});
+        if (want("convdiff"))
+            problems.push_back({"convdiff2d-256-b100", gs::test::convection_diffusion2d<double, std::int32_t>(256, 100, 100), false});
+        const std::string dir = GIGASPARSE_BENCH_MATRIX_DIR;
+        for (const auto& [file, spd] : {std::pair<std::string, bool>{"bcsstk13.mtx.gz", true}, {"cage8.mtx.gz", false}}) {
+            if (!want(file.substr(0, file.find('.')).c_str())) continue;
+            try {
+                problems.push_back({file.substr(0, file.find('.')), gs::io::read_mtx<double, std::int32_t>(dir + "/" + file), spd});
+            } catch (const gs::Error& e) {
+                std::fprintf(stderr, "skipping %s: %s\n", file.c_str(), e.what());
+                std::fflush(stderr);
+            }
         }
-    }
-    for (const auto& p : problems) solve_all(p);
-    const Problem& p3 = problems[1];
-    sweep_time(p3, it::OrderingKind::natural, it::SyncKind::sequential, it::Backend::reference);
-    for (const auto ok : {it::OrderingKind::natural, it::OrderingKind::dc, it::OrderingKind::abmc, it::OrderingKind::multicolor})
-        for (const auto sync : {it::SyncKind::point_to_point, it::SyncKind::barrier}) sweep_time(p3, ok, sync, it::Backend::omp);
-    lusgs_proxy(full ? 40 : 24);
+        for (const auto& p : problems) solve_all(p);
+        if (want("sweeps")) {
+            sweep_time(p3, it::OrderingKind::natural, it::SyncKind::sequential, it::Backend::reference);
+            for (const auto ok : {it::OrderingKind::natural, it::OrderingKind::dc, it::OrderingKind::abmc, it::OrderingKind::multicolor})
+                for (const auto sync : {it::SyncKind::point_to_point, it::SyncKind::barrier}) sweep_time(p3, ok, sync, it::Backend::omp);
+        }
+        if (want("dcvariants")) dc_variants(p3);
+        if (want("lusgs")) lusgs_proxy(full ? 40 : 24);
     }
     std::string arr = "[";
     for (std::size_t k = 0; k < records.size(); ++k) arr += (k ? "," : "") + records[k];
     arr += "]";
     Json root;
-    root.set("benchmark", "iterative").set("context", gs::tools::run_context()).set("full", full).set_raw("records", arr);
+    root.set("benchmark", "iterative").set("context", gs::tools::run_context()).set("full", full);
+    root.set("only", only.empty() ? (only3d > 0 ? "only-3d " + std::to_string(only3d) : std::string("all")) : only.substr(1, only.size() - 2));
+    root.set("loadavg_start", load_start).set("loadavg_end", loadavg()).set_raw("records", arr);
     std::ofstream(out) << root.str() << "\n";
     std::printf("wrote %s\n", out.c_str());
     return 0;
