@@ -99,6 +99,11 @@ struct SpgemmStats {
     std::int64_t symbolic_fine_chunk_cols = 0;
     std::int64_t dense_max_cols = 0;
     std::int64_t coarse_batches = 0;
+
+    // Memory beyond A, B and C: per-thread buffers (accumulators, reorder buffers; all threads, after the last
+    // phase) and the plan's per-row arrays (counts, ranges, category lists, row pointers, B's row ranges).
+    std::int64_t workspace_bytes = 0;
+    std::int64_t plan_bytes = 0;
 };
 
 // Two-phase product: symbolic(A, B) once (pattern of C), then numeric(A, B) as often as wanted with new
@@ -131,6 +136,8 @@ public:
     struct State;
 
 private:
+    template <class V2, class I2>
+    friend Csr<V2, I2> multiply(CsrView<V2, I2>, CsrView<V2, I2>, const SpgemmOptions&, SpgemmStats*);
     std::unique_ptr<State> state_;
 };
 

@@ -37,6 +37,7 @@ template <class V, class I>
 void row_counts(CsrView<V, I> a, CsrView<V, I> b, Analysis& an, int threads) {
     std::vector<std::int64_t> blo, bhi;
     b_row_ranges(b, blo, bhi, threads);
+    an.b_range_bytes = static_cast<std::int64_t>((blo.capacity() + bhi.capacity()) * sizeof(std::int64_t));
     an.row_products.assign(static_cast<std::size_t>(a.nrows), 0);
     an.row_lo.assign(static_cast<std::size_t>(a.nrows), std::numeric_limits<std::int64_t>::max());
     an.row_hi.assign(static_cast<std::size_t>(a.nrows), -1);

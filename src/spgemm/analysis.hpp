@@ -23,6 +23,7 @@ struct Analysis {
     offset_t products = 0, max_row_products = 0;
     std::array<offset_t, spgemm_category_count> category_products{};
     std::int64_t wide_rows = 0;
+    std::int64_t b_range_bytes = 0;  // B's per-row column ranges (freed after the setup; counted in the peak)
     std::int64_t window_rows = 0, spa_rows = 0;
     std::int64_t window_max_fill = 8;  // dense rows with range <= this * products use the window accumulator
     bool spa = false;                  // sort rows use the sparse accumulator (C's columns fit the limit)

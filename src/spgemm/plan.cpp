@@ -141,6 +141,9 @@ void fill_plan_stats(const spgemm::Analysis& an, SpgemmStats& s) {
     s.symbolic_fine_chunk_cols = an.symbolic.fine_chunk_cols;
     s.dense_max_cols = an.numeric.dense_max_cols;
     s.coarse_batches = static_cast<std::int64_t>(an.coarse_batches.size()) - 1;
+    auto bytes = [](const auto& v) { return static_cast<std::int64_t>(v.capacity() * sizeof(v[0])); };
+    s.plan_bytes = bytes(an.row_products) + bytes(an.row_lo) + bytes(an.row_hi) + bytes(an.coarse_batches);
+    for (const auto& r : an.rows) s.plan_bytes += bytes(r);
 }
 
 }  // namespace
@@ -155,6 +158,7 @@ struct SpgemmPlan<V, I>::State {
     std::int64_t nrows = 0, ncols = 0;
     std::uint64_t fp_a = 0, fp_b = 0;
     bool planned = false;
+    bool one_shot = false;  // multiply(): numeric() runs once, so C takes the row pointers instead of a copy
     int threads = 1;
 };
 
@@ -192,6 +196,7 @@ void SpgemmPlan<V, I>::symbolic(CsrView<V, I> a, CsrView<V, I> b) {
     s.row_ptr.assign(static_cast<std::size_t>(a.nrows + 1), 0);
     spgemm::analyze(a, b, s.options, s.analysis);  // counts and categories are reported for every backend
     fill_plan_stats(s.analysis, s.stats);
+    s.stats.plan_bytes += static_cast<std::int64_t>(s.row_ptr.capacity() * sizeof(offset_t));
     s.stats.setup_seconds = t.lap();
     if (s.options.backend == SpgemmBackend::reference) spgemm::symbolic(spgemm::ReferenceBackend{}, a, b, std::span<offset_t>(s.row_ptr));
     else if (s.options.backend == SpgemmBackend::cuda) s.row_ptr = cuda::spgemm(a, b).row_ptr;  // gMAGNUS has no separate symbolic entry yet
@@ -214,13 +219,20 @@ void SpgemmPlan<V, I>::numeric(CsrView<V, I> a, CsrView<V, I> b, Csr<V, I>& c) {
         throw InvalidArgument("spgemm: numeric() operands do not have the pattern given to symbolic() (run symbolic() again)");
     c.nrows = s.nrows;
     c.ncols = s.ncols;
-    c.row_ptr = s.row_ptr;
-    resize_output(c.col_idx, static_cast<std::size_t>(s.row_ptr.back()), s.threads);
-    resize_output(c.values, static_cast<std::size_t>(s.row_ptr.back()), s.threads);
+    if (s.one_shot) {
+        c.row_ptr = std::move(s.row_ptr);
+        s.planned = false;
+    } else {
+        c.row_ptr = s.row_ptr;
+    }
+    resize_output(c.col_idx, static_cast<std::size_t>(c.row_ptr.back()), s.threads);
+    resize_output(c.values, static_cast<std::size_t>(c.row_ptr.back()), s.threads);
     if (s.options.backend == SpgemmBackend::reference) spgemm::numeric(spgemm::ReferenceBackend{}, a, b, c);
     else if (s.options.backend == SpgemmBackend::cuda) c = cuda::spgemm(a, b);
     else spgemm::numeric(spgemm::OmpBackend{}, s.analysis, a, b, s.workspaces, s.threads, c);
     s.stats.numeric_seconds = t.seconds();
+    s.stats.workspace_bytes = 0;
+    for (const auto& w : s.workspaces) s.stats.workspace_bytes += w.bytes();
 }
 
 template <class V, class I>
@@ -257,6 +269,7 @@ Csr<V, I> multiply(CsrView<V, I> a, CsrView<V, I> b, const SpgemmOptions& option
     o.check_pattern = false;  // numeric() gets the very operands of symbolic(): nothing to check
     SpgemmPlan<V, I> plan(o);
     plan.symbolic(a, b);
+    plan.state_->one_shot = true;
     Csr<V, I> c = plan.numeric(a, b);
     if (stats) *stats = plan.stats();
     return c;

@@ -52,6 +52,15 @@ struct Workspace {
     std::vector<std::uint64_t> ccol64;
     std::vector<V> cval;
 
+    // Bytes held by this thread's buffers (capacities).
+    std::int64_t bytes() const {
+        std::int64_t n = 0;
+        auto add = [&n](const auto& v) { n += static_cast<std::int64_t>(v.capacity() * sizeof(v[0])); };
+        add(acc), add(bits), add(off32), add(col32), add(off64), add(col64), add(val), add(wflag), add(wacc), add(spa_stamp), add(spa_val);
+        add(spa_list), add(pairs), add(keys), add(entries), add(table), add(ccol32), add(ccol64), add(cval);
+        return n;
+    }
+
     template <class L>
     std::vector<L>& off() {
         if constexpr (sizeof(L) == 4) return off32;
