@@ -1,9 +1,16 @@
 // bench/spgemm/bench_spgemm.cpp: SpGEMM benchmark: gigasparse cpu (MAGNUS/OpenMP) against the reference,
-// SuiteSparse:GraphBLAS and Intel MKL in the same run on the same inputs, every output checked against ours.
-// Prints a table and writes JSON (run context + one object per input).
+// SuiteSparse:GraphBLAS, Intel MKL and Eigen in the same run on the same inputs, every output checked against
+// ours. Peak memory: our extra heap (every operator new of the process is counted) and, for every library,
+// the resident-set high-water mark of its first call. Prints a table and writes JSON (run context + one
+// object per input).
+#include <malloc.h>
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <new>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -29,7 +36,63 @@ namespace gs = gigasparse;
 using gs::bench::Matrix;
 using gs::tools::Json;
 
+// Heap accounting of this process (operator new/delete: std::vector and everything else of ours): live bytes
+// and their high-water mark since the last reset. A 16-byte header keeps each block's size.
+namespace heap {
+std::atomic<std::int64_t> live{0}, peak{0};
+void* allocate(std::size_t n) {
+    void* p = std::malloc(n + 16);
+    if (!p) throw std::bad_alloc();
+    *static_cast<std::size_t*>(p) = n;
+    const std::int64_t now = live.fetch_add(static_cast<std::int64_t>(n), std::memory_order_relaxed) + static_cast<std::int64_t>(n);
+    std::int64_t old = peak.load(std::memory_order_relaxed);
+    while (now > old && !peak.compare_exchange_weak(old, now, std::memory_order_relaxed)) {
+    }
+    return static_cast<char*>(p) + 16;
+}
+void release(void* q) noexcept {
+    if (!q) return;
+    void* p = static_cast<char*>(q) - 16;
+    live.fetch_sub(static_cast<std::int64_t>(*static_cast<std::size_t*>(p)), std::memory_order_relaxed);
+    std::free(p);
+}
+void reset_peak() { peak.store(live.load()); }
+}  // namespace heap
+
+void* operator new(std::size_t n) { return heap::allocate(n); }
+void* operator new[](std::size_t n) { return heap::allocate(n); }
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+    try {
+        return heap::allocate(n);
+    } catch (...) {
+        return nullptr;
+    }
+}
+void operator delete(void* p) noexcept { heap::release(p); }
+void operator delete[](void* p) noexcept { heap::release(p); }
+void operator delete(void* p, std::size_t) noexcept { heap::release(p); }
+void operator delete[](void* p, std::size_t) noexcept { heap::release(p); }
+
 namespace {
+
+// Resident-set high-water mark of one call above the resident set before it (Linux: clear_refs 5 resets
+// VmHWM). Counts every library's memory, whichever allocator it uses. -1 when /proc is not available.
+std::int64_t status_kib(const char* key) {
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind(key, 0) == 0) return std::stoll(line.substr(std::string(key).size()));
+    return -1;
+}
+template <class F>
+std::int64_t rss_peak_delta(F&& fn) {
+    malloc_trim(0);  // give freed memory back first, so that the call's own pages show
+    const std::int64_t before = status_kib("VmRSS:");
+    { std::ofstream("/proc/self/clear_refs") << "5"; }
+    fn();
+    const std::int64_t hwm = status_kib("VmHWM:");
+    return before < 0 || hwm < 0 ? -1 : (hwm - before) * 1024;
+}
 
 struct Config {
     int threads = 2;
@@ -45,6 +108,8 @@ struct Config {
     double stream_gbs = 32.0;            // measured STREAM copy bandwidth, 2 cores (issue 3)
     double max_reference_work = 1.5e9;   // reference runs only when products + nrows*ncols stays below this
     double max_products = 3.0e9;         // inputs beyond are skipped (memory and time)
+    double max_eigen_products = 2.0e8;   // Eigen (sequential) runs only up to this many products
+    std::string competitors = "graphblas,mkl,eigen";
 };
 
 struct Input {
@@ -70,9 +135,10 @@ double products_of(const Matrix& a, const Matrix& b) {
 // Best wall time: one warm-up, then `repeats` runs (slow runs: the warm-up plus one more; runs under 0.2 s:
 // 4 x repeats, as scheduler ticks of a shared machine hit short runs hardest).
 template <class F>
-double time_best(int repeats, F&& fn) {
+double time_best(int repeats, F&& fn, std::int64_t* rss = nullptr) {
     gs::Timer t;
-    fn();
+    if (rss) *rss = rss_peak_delta(fn);  // the warm-up call also gives the memory high-water mark
+    else fn();
     double best = t.seconds();
     const int n = best > 2.0 ? 1 : best < 0.2 ? 4 * repeats : repeats;
     for (int r = 0; r < n; ++r) {
@@ -128,10 +194,23 @@ std::vector<Input> make_inputs(const Config& cfg) {
         const Matrix p = gs::gen::poisson3d<double, std::int32_t>(cfg.poisson_n, cfg.poisson_n, cfg.poisson_n, 7);
         in.push_back({"poisson3d_" + std::to_string(cfg.poisson_n) + "^2", p, p});
     }
-    for (const auto& name : cfg.matrices) {
+    std::vector<std::string> names = cfg.matrices;
+    if (names.size() == 1 && names[0] == "all") {  // every matrix of the directory, by name
+        names.clear();
+        for (const auto& e : std::filesystem::directory_iterator(cfg.matrix_dir)) {
+            const std::string f = e.path().filename().string();
+            if (f.size() > 7 && f.substr(f.size() - 7) == ".mtx.gz") names.push_back(f.substr(0, f.size() - 7));
+        }
+        std::sort(names.begin(), names.end());
+    }
+    for (const auto& name : names) {
         const std::string path = cfg.matrix_dir + "/" + name + ".mtx.gz";
         try {
             const Matrix a = with_values(gs::io::read_mtx<double, std::int32_t>(path), 14);
+            if (a.nrows != a.ncols) {
+                std::cerr << "bench_spgemm: skipping " << name << ": not square (" << a.nrows << " x " << a.ncols << "), no A^2\n";
+                continue;
+            }
             in.push_back({name + "^2", a, a});
         } catch (const std::exception& e) {
             std::cerr << "bench_spgemm: skipping " << path << ": " << e.what() << "\n";
@@ -153,7 +232,7 @@ struct Row {
     std::string name;
     double products = 0;
     gs::offset_t nnz_c = 0;
-    double t_ours = -1, t_ref = -1, t_gb = -1, t_mkl = -1;
+    double t_ours = -1, t_ref = -1, t_gb = -1, t_mkl = -1, t_eigen = -1;
 };
 
 Json run_input(const Config& cfg, const Input& in, std::vector<std::unique_ptr<gs::bench::Competitor>>& comps, Row& row) {
@@ -168,18 +247,32 @@ Json run_input(const Config& cfg, const Input& in, std::vector<std::unique_ptr<g
     Matrix ours;
     gs::SpgemmStats stats, best_stats;
     double best = std::numeric_limits<double>::infinity();
-    time_best(cfg.repeats, [&] {
-        gs::Timer t;
-        ours = gs::multiply<double, std::int32_t>(in.a, in.b, opt, &stats);
-        if (t.seconds() < best) {
-            best = t.seconds();
-            best_stats = stats;
-        }
-    });
+    // Our extra memory, exact: the heap high-water mark of one call above what was live before it, minus C.
+    heap::reset_peak();
+    const std::int64_t live0 = heap::live.load();
+    ours = gs::multiply<double, std::int32_t>(in.a, in.b, opt, &stats);
+    const std::int64_t c_bytes = static_cast<std::int64_t>(ours.row_ptr.size() * sizeof(gs::offset_t) + ours.col_idx.size() * sizeof(std::int32_t) +
+                                                           ours.values.size() * sizeof(double));
+    const std::int64_t extra = heap::peak.load() - live0 - c_bytes;
+    ours = Matrix();
+    std::int64_t rss_ours = -1;
+    time_best(
+        cfg.repeats,
+        [&] {
+            gs::Timer t;
+            ours = gs::multiply<double, std::int32_t>(in.a, in.b, opt, &stats);
+            if (t.seconds() < best) {
+                best = t.seconds();
+                best_stats = stats;
+            }
+        },
+        &rss_ours);
     row.t_ours = best;
     row.nnz_c = ours.nnz();
     const double flops = 2.0 * row.products;
-    Json times, gflops, checks, phases, cats;
+    Json times, gflops, checks, phases, cats, memory;
+    memory.set("c_bytes", c_bytes).set("gigasparse_extra_heap", extra).set("gigasparse_extra_fraction_of_c", static_cast<double>(extra) / static_cast<double>(std::max<std::int64_t>(c_bytes, 1)));
+    memory.set("rss_peak_gigasparse", rss_ours).set("gigasparse_workspace", stats.workspace_bytes).set("gigasparse_plan", stats.plan_bytes);
     times.set("gigasparse", best);
     gflops.set("gigasparse", flops / best * 1e-9);
     phases.set("setup", best_stats.setup_seconds).set("symbolic", best_stats.symbolic_seconds).set("numeric", best_stats.numeric_seconds);
@@ -192,10 +285,16 @@ Json run_input(const Config& cfg, const Input& in, std::vector<std::unique_ptr<g
         checks.set("gigasparse_vs_reference", compare(ref, ours));
     }
     for (auto& c : comps) {
+        if (c->name() == "eigen" && row.products > cfg.max_eigen_products) {
+            checks.set(c->name(), "skipped (sequential; products above --eigen-max-products)");
+            continue;
+        }
         try {
             c->prepare(in.a, in.b);
-            const double t = time_best(cfg.repeats, [&] { c->run(); });
-            (c->name() == "graphblas" ? row.t_gb : row.t_mkl) = t;
+            std::int64_t rss = -1;
+            const double t = time_best(cfg.repeats, [&] { c->run(); }, &rss);
+            (c->name() == "graphblas" ? row.t_gb : c->name() == "mkl" ? row.t_mkl : row.t_eigen) = t;
+            memory.set("rss_peak_" + c->name(), rss);
             times.set(c->name(), t);
             gflops.set(c->name(), flops / t * 1e-9);
             checks.set(c->name(), compare(ours, c->result()));
@@ -204,15 +303,16 @@ Json run_input(const Config& cfg, const Input& in, std::vector<std::unique_ptr<g
         }
     }
     const double bound = bound_seconds(in.a, row.products, row.nnz_c, cfg.stream_gbs);
-    j.set("nnz_c", row.nnz_c).set("times", times).set("gflops", gflops).set("phases", phases).set("categories", cats);
+    j.set("nnz_c", row.nnz_c).set("memory", memory).set("times", times).set("gflops", gflops).set("phases", phases).set("categories", cats);
     j.set("fine_chunk_cols", best_stats.fine_chunk_cols).set("bound_seconds", bound).set("times_bound", best / bound).set("checks", checks);
-    std::cout << "  " << in.name << ": ours " << fmt(best * 1e3, 1) << " ms, checks " << checks.str() << "\n" << std::flush;
+    std::cout << "  " << in.name << ": ours " << fmt(best * 1e3, 1) << " ms, extra heap " << fmt(100.0 * static_cast<double>(extra) / static_cast<double>(std::max<std::int64_t>(c_bytes, 1)), 1)
+              << "% of C, checks " << checks.str() << "\n" << std::flush;
     return j;
 }
 
 void print_table(const std::vector<Row>& rows) {
-    std::printf("\n%-24s %12s %12s %9s %9s %9s %9s %8s %8s\n", "input", "products", "nnz(C)", "ours", "ref", "GrB", "MKL", "xGrB", "xMKL");
-    std::printf("%-24s %12s %12s %9s %9s %9s %9s %8s %8s\n", "", "", "", "GFLOP/s", "GFLOP/s", "GFLOP/s", "GFLOP/s", "", "");
+    std::printf("\n%-24s %12s %12s %9s %9s %9s %9s %9s %8s %8s\n", "input", "products", "nnz(C)", "ours", "ref", "GrB", "MKL", "Eigen", "xGrB", "xMKL");
+    std::printf("%-24s %12s %12s %9s %9s %9s %9s %9s %8s %8s\n", "", "", "", "GFLOP/s", "GFLOP/s", "GFLOP/s", "GFLOP/s", "GFLOP/s", "", "");
     auto gf = [](const Row& r, double t) { return t > 0 ? fmt(2 * r.products / t * 1e-9, 2) : std::string("-"); };
     double lg = 0, lm = 0;
     int ng = 0, nm = 0;
@@ -221,8 +321,8 @@ void print_table(const std::vector<Row>& rows) {
         const double sg = r.t_gb > 0 ? r.t_gb / r.t_ours : -1, sm = r.t_mkl > 0 ? r.t_mkl / r.t_ours : -1;
         if (sg > 0) lg += std::log(sg), ++ng;
         if (sm > 0) lm += std::log(sm), ++nm;
-        std::printf("%-24s %12.0f %12lld %9s %9s %9s %9s %8s %8s\n", r.name.c_str(), r.products, static_cast<long long>(r.nnz_c), gf(r, r.t_ours).c_str(),
-                    gf(r, r.t_ref).c_str(), gf(r, r.t_gb).c_str(), gf(r, r.t_mkl).c_str(), fmt(sg, 2).c_str(), fmt(sm, 2).c_str());
+        std::printf("%-24s %12.0f %12lld %9s %9s %9s %9s %9s %8s %8s\n", r.name.c_str(), r.products, static_cast<long long>(r.nnz_c), gf(r, r.t_ours).c_str(),
+                    gf(r, r.t_ref).c_str(), gf(r, r.t_gb).c_str(), gf(r, r.t_mkl).c_str(), gf(r, r.t_eigen).c_str(), fmt(sg, 2).c_str(), fmt(sm, 2).c_str());
     }
     std::printf("geometric-mean speedup: %s x over GraphBLAS (%d inputs), %s x over MKL (%d inputs)\n", ng ? fmt(std::exp(lg / ng), 2).c_str() : "-", ng,
                 nm ? fmt(std::exp(lm / nm), 2).c_str() : "-", nm);
@@ -262,10 +362,14 @@ Config parse(int argc, char** argv) {
         else if (a == "--matrix-dir") c.matrix_dir = next();
         else if (a == "--json") c.json_path = next();
         else if (a == "--stream-gbs") c.stream_gbs = std::stod(next());
+        else if (a == "--eigen-max-products") c.max_eigen_products = std::stod(next());
+        else if (a == "--max-products") c.max_products = std::stod(next());
+        else if (a == "--competitors") c.competitors = next();
         else if (a == "--quick") c.rmat_scales = {12, 13}, c.rmat_ab_nnz = {4}, c.rmat_ab_scale = 12, c.poisson_n = 20, c.matrices = {"bcsstk13", "ca-CondMat"};
         else throw std::runtime_error("unknown option " + a +
                                       " (--threads N --repeats R --rmat-scales 14,15 --rmat-ab 4,8 --rmat-ab-scale S --poisson N "
-                                      "--matrices a,b --matrix-dir D --json FILE --stream-gbs G --quick)");
+                                      "--matrices a,b|all --matrix-dir D --json FILE --stream-gbs G --eigen-max-products P --max-products P "
+                                      "--competitors graphblas,mkl,eigen --quick)");
     }
     return c;
 }
@@ -276,8 +380,9 @@ int main(int argc, char** argv) try {
     const Config cfg = parse(argc, argv);
     omp_set_num_threads(cfg.threads);
     std::vector<std::unique_ptr<gs::bench::Competitor>> comps;
-    for (auto make : {gs::bench::make_graphblas, gs::bench::make_mkl})
-        if (auto c = make(cfg.threads)) comps.push_back(std::move(c));
+    for (auto make : {gs::bench::make_graphblas, gs::bench::make_mkl, gs::bench::make_eigen})
+        if (auto c = make(cfg.threads))
+            if (cfg.competitors.find(c->name()) != std::string::npos) comps.push_back(std::move(c));
     std::cout << "bench_spgemm: " << cfg.threads << " threads, competitors:";
     for (auto& c : comps) std::cout << " " << c->name();
     std::cout << "\n";

@@ -1,4 +1,4 @@
-// bench/spgemm/competitors.hpp: adapters of the SpGEMM competitors (SuiteSparse:GraphBLAS, Intel MKL), each
+// bench/spgemm/competitors.hpp: adapters of the SpGEMM competitors (SuiteSparse:GraphBLAS, Intel MKL, Eigen), each
 // timed from ready inputs to a sorted CSR result; import/export of the operands stays outside the timing.
 #pragma once
 
@@ -26,5 +26,6 @@ public:
 // nullptr when the library was not found at configure time.
 std::unique_ptr<Competitor> make_graphblas(int threads);
 std::unique_ptr<Competitor> make_mkl(int threads);
+std::unique_ptr<Competitor> make_eigen(int threads);  // sequential (Eigen's sparse product has no threads)
 
 }  // namespace gigasparse::bench
