@@ -10,6 +10,7 @@
 #include <limits>
 #include <memory>
 #include <numeric>
+#include <span>
 #include <thread>
 
 #include <gigasparse/core/convert.hpp>
@@ -113,7 +114,7 @@ struct Candidate {
     double sub_iters = inf, iters = inf, sub_setup = 0, probe_s = 0;
     std::int64_t sub_depth = 0;  // block-level depth of the lower sweep on the probe sub-problem (colors for mc/abmc)
     double order_s = 0, sweep_s = 0, iter_s = 0, predicted = inf;
-    bool ordered = false;   // the full-size ordering was computed (dc) rather than estimated
+    bool ordered = false;   // the full-size ordering was computed (dc, rcm) rather than estimated
     bool sequential = false;
     std::string note;
     Ordering ord;
@@ -132,17 +133,68 @@ std::string describe(const Candidate& c) {
     return buf;
 }
 
-// One sequential lower sweep of A in the given order (x_i = (b_i - sum_{j<i} a_ij x_j) / a_ii).
+// A lower sweep over rows [lo, hi) of A in the given order (x_i = (b_i - sum_{lo<=j<i} a_ij x_j) / a_ii),
+// reading only each row's lower part (rows sorted): the memory traffic of a triangular sweep.
 template <class V, class I>
-void plain_sweep(CsrView<V, I> a, std::vector<V>& x) {
+void plain_sweep(CsrView<V, I> a, std::span<V> x, std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t i = lo; i < hi; ++i) {
+        V s = x[i], d = V(1);
+        for (offset_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+            const std::int64_t j = a.col_idx[k];
+            if (j >= i) {
+                if (j == i && a.values[k] != V(0)) d = a.values[k];
+                break;
+            }
+            if (j >= lo) s -= a.values[k] * x[j];
+        }
+        x[i] = s / d;
+    }
+}
+
+// The same rows without the chain: y_i = (b_i - sum_{j<i} a_ij x_j) / a_ii reads x and writes y,
+// so consecutive rows overlap in the pipeline (what a sweep costs when consecutive rows are
+// independent, as in level-ordered RCM or colors).
+template <class V, class I>
+void unchained_sweep(CsrView<V, I> a, std::span<const V> x, std::span<V> y) {
     for (std::int64_t i = 0; i < a.nrows; ++i) {
         V s = x[i], d = V(1);
         for (offset_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
             const std::int64_t j = a.col_idx[k];
-            if (j < i) s -= a.values[k] * x[j];
-            else if (j == i && a.values[k] != V(0)) d = a.values[k];
+            if (j >= i) {
+                if (j == i && a.values[k] != V(0)) d = a.values[k];
+                break;
+            }
+            s -= a.values[k] * x[j];
         }
-        x[i] = s / d;
+        y[i] = s / d;
+    }
+}
+
+// Fraction of rows (in the order perm[new] = old; identity when empty) coupled to the row just
+// before them: those a sequential sweep must wait for (the latency chain).
+template <class V, class I>
+double chain_fraction(CsrView<V, I> a, const std::vector<std::int64_t>& perm) {
+    std::int64_t chained = 0;
+    for (std::int64_t i = 1; i < a.nrows; ++i) {
+        const std::int64_t r = perm.empty() ? i : perm[i], prev = perm.empty() ? i - 1 : perm[i - 1];
+        for (offset_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
+            if (a.col_idx[k] == prev) {
+                ++chained;
+                break;
+            }
+    }
+    return a.nrows > 1 ? double(chained) / double(a.nrows - 1) : 0.0;
+}
+
+// The same sweep split into `threads` independent row ranges run in one parallel region: what
+// a parallel sweep of independent subgraphs costs on this machine now (region start, memory
+// bandwidth shared by the threads, cores taken by other processes).
+template <class V, class I>
+void parallel_plain_sweep(CsrView<V, I> a, std::span<V> x, int threads) {
+#pragma omp parallel num_threads(threads)
+    {
+        const std::int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+        plain_sweep(a, x, a.nrows * t / nt, a.nrows * (t + 1) / nt);
     }
 }
 
@@ -251,12 +303,15 @@ AutoChoice choose_ordering(CsrView<V, I> a, const PrecondOptions& options, std::
     const double probe_s = total.seconds();
 
     // 2. Per-iteration time from measured rates and each ordering's structure:
-    //    natural, rcm: sequential sweeps (t_seq: one timed plain sweep); a row-level parallel sweep
-    //      lost to the sequential one in every 2-thread measurement;
-    //    dc: t_seq x (largest leaf + separators) / n + levels x handoff + one parallel region
-    //      (the full-size ordering is computed: it is what the preconditioner then uses);
-    //    abmc: t_seq / threads + colors x handoff + region; mc: the ideal parallel sweep
-    //      (independent rows run at the SpMV's rate) + colors x handoff + region.
+    //    natural, rcm: sequential sweeps: t_free + (t_seq - t_free) x chain fraction / natural's, with
+    //      t_seq a timed plain sweep of A's lower part and t_free the same rows without the chain (a
+    //      row-level parallel sweep lost to the sequential one in the 2-thread measurements of natural
+    //      order); rcm is ordered at full size for its chain fraction when it can win (and reused);
+    //    dc: t_par (the plain sweep cut into one independent row range per thread, timed in one
+    //      parallel region) x largest leaf x threads / n + t_seq x separators / n + handoffs (the
+    //      full-size ordering is computed: it is what the preconditioner then uses);
+    //    abmc: t_par + colors x handoff; mc: the ideal parallel sweep (independent rows run at the
+    //      SpMV's rate) + colors x handoff + region.
     //    Ordering cost: measured (dc) or the probe's setup time scaled to n (abmc: n log n).
     const Backend be = options.schedule.backend;
     const int threads = be == Backend::reference ? 1 : options.schedule.threads > 0 ? options.schedule.threads : omp_get_max_threads();
@@ -269,12 +324,27 @@ AutoChoice choose_ordering(CsrView<V, I> a, const PrecondOptions& options, std::
     for (std::int64_t i = 0; i < n; ++i)
         for (offset_t k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) nnz_lower += a.col_idx[k] <= i;
     const double ideal_sweep = (double(nnz_lower) * (sizeof(V) + sizeof(I)) + 2.0 * double(n) * sizeof(V)) / bandwidth;
-    plain_sweep(a, y);  // warm-up
+    const std::span<V> ys(y);
+    plain_sweep(a, ys, 0, n);  // warm-up
     const double t_seq = best_of(3, [&] {
         std::fill(y.begin(), y.end(), V(1));
-        plain_sweep(a, y);
+        plain_sweep(a, ys, 0, n);
     });
+    std::vector<V> z(ones.size());
+    unchained_sweep(a, std::span<const V>(ones), std::span<V>(z));  // warm-up
+    const double t_free = std::min(t_seq, best_of(3, [&] { unchained_sweep(a, std::span<const V>(ones), std::span<V>(z)); }));
+    const double chain_natural = chain_fraction(a, {});
+    // A sequential sweep in an order whose chain fraction is f: t_free + (t_seq - t_free) x f / f_natural.
+    const auto sequential_sweep = [&](double f) { return t_free + (t_seq - t_free) * std::min(1.0, f / std::max(chain_natural, 0.01)); };
     const double handoff = threads > 1 ? handoff_seconds() : 0.0, region = region_seconds(threads);
+    double t_par = t_seq;
+    if (threads > 1) {
+        parallel_plain_sweep(a, ys, threads);  // warm-up
+        t_par = best_of(3, [&] {
+            std::fill(y.begin(), y.end(), V(1));
+            parallel_plain_sweep(a, ys, threads);
+        });
+    }
     const int per_iter = symmetric ? 1 : 2;  // SpMVs and preconditioner applications per iteration
     const double t_vec = (symmetric ? 10.0 : 16.0) * double(n) * sizeof(V) / bandwidth;
     const double t_perm = 2.0 * double(n) * (2 * sizeof(V) + sizeof(std::int64_t)) / bandwidth;  // gather + scatter
@@ -284,6 +354,7 @@ AutoChoice choose_ordering(CsrView<V, I> a, const PrecondOptions& options, std::
     };
     std::size_t best = cands.size();
     Candidate* dc = nullptr;
+    Candidate* rcm = nullptr;
     for (std::size_t k = 0; k < cands.size(); ++k) {
         Candidate& c = cands[k];
         if (!c.probe_ok) continue;
@@ -295,9 +366,9 @@ AutoChoice choose_ordering(CsrView<V, I> a, const PrecondOptions& options, std::
         c.order_s = c.kind == OrderingKind::natural ? 0.0 : c.sub_setup * grow;
         const double colors = double(std::max<std::int64_t>(c.sub_depth, 1));
         switch (c.kind) {
-            case OrderingKind::natural:
-            case OrderingKind::rcm: c.sweep_s = t_seq, c.sequential = true; break;
-            case OrderingKind::abmc: c.sweep_s = t_seq / threads + colors * handoff + region; break;
+            case OrderingKind::natural: c.sweep_s = t_seq, c.sequential = true; break;
+            case OrderingKind::rcm: rcm = &c; continue;
+            case OrderingKind::abmc: c.sweep_s = t_par + colors * handoff; break;
             case OrderingKind::multicolor: c.sweep_s = ideal_sweep + colors * handoff + region; break;
             default: dc = &c; continue;
         }
@@ -305,8 +376,24 @@ AutoChoice choose_ordering(CsrView<V, I> a, const PrecondOptions& options, std::
         finish(c);
         if (best == cands.size() || c.predicted < cands[best].predicted) best = k;
     }
+    if (rcm) {  // ordered at full size (its chain fraction sets its sweep) when its unchained bound can win
+        rcm->sequential = true;
+        const double bound = rcm->iters * (per_iter * (t_spmv + 2 * t_free + t_perm) + t_vec);
+        if (best == cands.size() || bound < cands[best].predicted) {
+            OrderingOptions oo = options.ordering;
+            oo.kind = OrderingKind::rcm;
+            Timer t;
+            rcm->ord = compute_ordering(a, oo);
+            rcm->order_s = t.seconds();
+            rcm->ordered = true;
+            rcm->sweep_s = threads == 1 ? t_seq : sequential_sweep(chain_fraction(a, rcm->ord.perm));
+            finish(*rcm);
+            const std::size_t k = static_cast<std::size_t>(rcm - cands.data());
+            if (best == cands.size() || rcm->predicted < cands[best].predicted) best = k;
+        }
+    }
     if (dc) {  // dc last: ordered at full size only when its bound (ideal halves, no ordering cost) can win
-        const double bound = dc->iters * (per_iter * (t_spmv + 2 * t_seq / threads) + t_vec);
+        const double bound = dc->iters * (per_iter * (t_spmv + 2 * t_par) + t_vec);
         if (best == cands.size() || bound < cands[best].predicted) {
             OrderingOptions oo = options.ordering;
             oo.kind = OrderingKind::dc;
@@ -320,13 +407,14 @@ AutoChoice choose_ordering(CsrView<V, I> a, const PrecondOptions& options, std::
             std::int64_t crit = sizes.empty() ? n : sizes[0], in_leaves = 0;
             for (std::size_t b = 0; b < sizes.size() && b < static_cast<std::size_t>(threads); ++b) in_leaves += sizes[b];
             crit += n - in_leaves;  // separators (and leaves beyond one per thread) run after the leaves
-            dc->sweep_s = threads == 1 ? t_seq : t_seq * double(crit) / double(std::max<std::int64_t>(n, 1)) + 2 * handoff + region;
+            const double leaf = double(sizes.empty() ? n : sizes[0]) * threads / double(std::max<std::int64_t>(n, 1));
+            dc->sweep_s = threads == 1 ? t_seq : t_par * leaf + t_seq * double(crit - (sizes.empty() ? n : sizes[0])) / double(std::max<std::int64_t>(n, 1)) + 2 * handoff;
             finish(*dc);
             const std::size_t k = static_cast<std::size_t>(dc - cands.data());
             if (best == cands.size() || dc->predicted < cands[best].predicted) best = k;
         }
     }
-    char head[480];
+    char head[600];
     if (best == cands.size()) {
         reason = "chose natural: the preconditioner failed on the probe sub-problem under every ordering;";
         for (const Candidate& c : cands) reason += " [" + describe(c) + "]";
@@ -334,10 +422,11 @@ AutoChoice choose_ordering(CsrView<V, I> a, const PrecondOptions& options, std::
     }
     std::snprintf(head, sizeof head,
                   "chose %s%s (probes: %s on a %lld-row breadth-first ball, iterations x %.3g for %lld rows; predicted = ordering + iterations "
-                  "x (SpMV %.3g ms + sweeps + vector ops); sequential sweep %.3g ms, handoff %.2g us, parallel region %.3g ms; probes %.3g ms, "
+                  "x (SpMV %.3g ms + sweeps + vector ops); sequential sweep %.3g ms (chain fraction %.2f), unchained %.3g ms, %d-way parallel "
+                  "sweep %.3g ms, handoff %.2g us, parallel region %.3g ms; probes %.3g ms, "
                   "model %.3g ms; factorization not included):",
                   to_string(cands[best].kind), cands[best].sequential ? " with sequential sweeps" : "", symmetric ? "CG" : "BiCGStab",
-                  static_cast<long long>(pa.nrows), scale, static_cast<long long>(n), t_spmv * 1e3, t_seq * 1e3, handoff * 1e6, region * 1e3,
+                  static_cast<long long>(pa.nrows), scale, static_cast<long long>(n), t_spmv * 1e3, t_seq * 1e3, chain_natural, t_free * 1e3, threads, t_par * 1e3, handoff * 1e6, region * 1e3,
                   probe_s * 1e3, (total.seconds() - probe_s) * 1e3);
     reason = head;
     for (const Candidate& c : cands) reason += " [" + describe(c) + "]";
