@@ -14,7 +14,7 @@ def context_line(doc, path):
     load = f"load average {doc['loadavg_start']} at start, {doc['loadavg_end']} at end" if doc.get("loadavg_start") else "load average not recorded"
     return (f"`{path}` — part `{doc.get('only', 'all')}`{' (--full)' if doc.get('full') else ''}: commit `{ctx.get('commit', '?')}`, "
             f"{ctx.get('date', '?')}, {ctx.get('cpu', '?')}, {ctx.get('cores', '?')} cores, {ctx.get('threads', '?')} threads, "
-            f"{ctx.get('compiler', '?')}; {load}.")
+            f"{ctx.get('compiler', '?')}; best of {doc.get('repeats', 1)} per solve; {load}.")
 
 
 def solves_table(recs):
@@ -114,8 +114,8 @@ Commands (build dir `build/iter`, Release, GCC 12.2; every run under `flock /tmp
 cmake -S . -B build/iter -G Ninja -DCMAKE_BUILD_TYPE=Release -DGIGASPARSE_CUDA=OFF
 cmake --build build/iter --target bench_iterative
 OMP_WAIT_POLICY=passive build/iter/bench/iterative/bench_iterative --only-3d 100 --out R.json        # 3D Poisson 100³: sweeps, solves, Eigen, hypre
-OMP_WAIT_POLICY=passive build/iter/bench/iterative/bench_iterative --full --only PARTS --out R.json  # PARTS from poisson2d,poisson3d,aniso,convdiff,
-                                                                                                      # bcsstk13,cage8,sweeps,dcvariants,lusgs
+OMP_WAIT_POLICY=passive build/iter/bench/iterative/bench_iterative --full --only PARTS [--repeat R] --out R.json
+    # PARTS from poisson2d,poisson3d,aniso,convdiff,bcsstk13,cage8,sweeps,dcvariants,lusgs
 python3 bench/iterative/report.py --notes bench/iterative/results/notes.md R1.json R2.json ... > docs/performance/iterative-cpu.md
 ```
 
@@ -123,7 +123,8 @@ Setup of every solve: b = 1, x0 = 0, relative residual 1e-8; SPD problems IC(0)-
 Eigen: `ConjugateGradient<Lower|Upper, IncompleteCholesky>` (AMD ordering, diagonal shift: not IC(0)) and
 `BiCGSTAB<IncompleteLUT>` (fill-in: much stronger than ILU(0)). hypre 2.26 (Debian, one MPI rank, built without
 OpenMP): PCG/BiCGSTAB with `HYPRE_ILU` type 0 level 0 (= ILU(0) in natural order) and, as the reference of a
-scalable preconditioner, BoomerAMG (defaults, one V-cycle). `auto` includes its probes and model in "setup".
+scalable preconditioner, BoomerAMG (defaults, one V-cycle). `auto` includes its probes and model in "setup". `--repeat R` runs every solve R times and keeps the
+fastest (the machine is shared: see the load averages).
 "sweeps" says how the chosen preconditioner runs its triangular sweeps (auto runs natural/rcm sequentially).
 """
 

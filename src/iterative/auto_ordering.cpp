@@ -306,7 +306,8 @@ AutoChoice choose_ordering(CsrView<V, I> a, const PrecondOptions& options, std::
     //    natural, rcm: sequential sweeps: t_free + (t_seq - t_free) x chain fraction / natural's, with
     //      t_seq a timed plain sweep of A's lower part and t_free the same rows without the chain (a
     //      row-level parallel sweep lost to the sequential one in the 2-thread measurements of natural
-    //      order); rcm is ordered at full size for its chain fraction when it can win (and reused);
+    //      order; rcm keeps the requested schedule: its levels are runs of consecutive rows); rcm is
+    //      ordered at full size for its chain fraction when it can win (and reused);
     //    dc: t_par (the plain sweep cut into one independent row range per thread, timed in one
     //      parallel region) x largest leaf x threads / n + t_seq x separators / n + handoffs (the
     //      full-size ordering is computed: it is what the preconditioner then uses);
@@ -376,8 +377,8 @@ AutoChoice choose_ordering(CsrView<V, I> a, const PrecondOptions& options, std::
         finish(c);
         if (best == cands.size() || c.predicted < cands[best].predicted) best = k;
     }
-    if (rcm) {  // ordered at full size (its chain fraction sets its sweep) when its unchained bound can win
-        rcm->sequential = true;
+    if (rcm) {  // ordered at full size (its chain fraction sets its sweep) when its unchained bound can win; its
+                // levels are contiguous rows, so it keeps the requested schedule (p2p by default)
         const double bound = rcm->iters * (per_iter * (t_spmv + 2 * t_free + t_perm) + t_vec);
         if (best == cands.size() || bound < cands[best].predicted) {
             OrderingOptions oo = options.ordering;
@@ -386,7 +387,7 @@ AutoChoice choose_ordering(CsrView<V, I> a, const PrecondOptions& options, std::
             rcm->ord = compute_ordering(a, oo);
             rcm->order_s = t.seconds();
             rcm->ordered = true;
-            rcm->sweep_s = threads == 1 ? t_seq : sequential_sweep(chain_fraction(a, rcm->ord.perm));
+            rcm->sweep_s = sequential_sweep(chain_fraction(a, rcm->ord.perm));
             finish(*rcm);
             const std::size_t k = static_cast<std::size_t>(rcm - cands.data());
             if (best == cands.size() || rcm->predicted < cands[best].predicted) best = k;

@@ -38,7 +38,7 @@ struct PrecondOptions {
     // time to solution decides (see auto_reason).
     int probe_iterations = 300;
     double probe_tol = 1e-8;
-    std::int64_t probe_rows = 2000;
+    std::int64_t probe_rows = 1500;
 };
 
 // What a setup built and how long it took.
