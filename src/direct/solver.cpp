@@ -58,9 +58,12 @@ void DirectSolver<V, I>::set_option(std::string_view name, std::string_view valu
     else if (name == "index_base") opt_.index_base = to_int(name, value);
     else if (name == "threads") opt_.threads = to_int(name, value);
     else if (name == "subtree_factor") opt_.subtree_factor = to_int(name, value);
+    else if (name == "blocked_front_rows") opt_.blocked_front_rows = to_int(name, value);
+    else if (name == "front_block") opt_.front_block = to_int(name, value);
     else throw InvalidArgument("direct: unknown option '" + std::string(name) + "'");
     if (opt_.index_base != 0 && opt_.index_base != 1) throw InvalidArgument("direct: index_base must be 0 or 1");
-    if (opt_.refinement_steps < 0 || opt_.threads < 0 || opt_.amalgamation.max_width < 1)
+    if (opt_.refinement_steps < 0 || opt_.threads < 0 || opt_.amalgamation.max_width < 1 ||
+        opt_.blocked_front_rows < 0 || opt_.front_block < 1)
         throw InvalidArgument("direct: option " + std::string(name) + " out of range");
 }
 
@@ -78,6 +81,8 @@ std::string DirectSolver<V, I>::get_option(std::string_view name) const {
     if (name == "index_base") return num(static_cast<double>(opt_.index_base));
     if (name == "threads") return num(static_cast<double>(opt_.threads));
     if (name == "subtree_factor") return num(static_cast<double>(opt_.subtree_factor));
+    if (name == "blocked_front_rows") return num(static_cast<double>(opt_.blocked_front_rows));
+    if (name == "front_block") return num(static_cast<double>(opt_.front_block));
     throw InvalidArgument("direct: unknown option '" + std::string(name) + "'");
 }
 
@@ -143,7 +148,11 @@ template <class V, class I>
 Status DirectSolver<V, I>::run_numeric() {
     int threads = opt_.threads > 0 ? static_cast<int>(opt_.threads) : omp_get_max_threads();
     idx fail = -1;
-    Status st = cholesky_multifrontal<V>(sym_, num_, num_.values, fail, threads);
+    NumericParams prm;
+    prm.threads = threads;
+    prm.blocked_rows = opt_.blocked_front_rows;
+    prm.block = opt_.front_block;
+    Status st = cholesky_multifrontal<V>(sym_, num_, num_.values, fail, prm);
     failing_column_ = fail == -1 ? -1 : sym_.perm[fail];
     factorized_ = st == Status::success;
     anorm_ = -1;  // recomputed by the next solve

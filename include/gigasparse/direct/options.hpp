@@ -52,6 +52,10 @@ struct DirectOptions {
     std::int64_t index_base = 0;        // 0 or 1: base of the CSR row offsets and column indices
     std::int64_t threads = 0;           // 0: omp_get_max_threads()
     std::int64_t subtree_factor = 4;    // parallel subtrees per thread (OpenMP task granularity)
+    // Fronts with at least this many rows are factored by the blocked tile kernel (recursive potrf/trsm,
+    // gemm/herk tiles, near the root on all threads); 0 sends every front there.
+    std::int64_t blocked_front_rows = 1024;
+    std::int64_t front_block = 256;     // panel block and tile width of the blocked kernel
 };
 
 }  // namespace gigasparse::direct

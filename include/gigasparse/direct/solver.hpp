@@ -44,7 +44,8 @@ public:
 
     // Options by field or by name ("ordering", "refinement_steps", "refinement_tolerance",
     // "amalgamation_max_width", "amalgamation_zero_fraction", "amalgamation_min_width",
-    // "amalgamation", "level_weight", "auto_nd_ratio", "index_base", "threads", "subtree_factor").
+    // "amalgamation", "level_weight", "auto_nd_ratio", "index_base", "threads", "subtree_factor",
+    // "blocked_front_rows", "front_block").
     DirectOptions& options() { return opt_; }
     void set_option(std::string_view name, std::string_view value);
     std::string get_option(std::string_view name) const;

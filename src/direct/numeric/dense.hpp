@@ -73,4 +73,20 @@ inline void gemm(CBLAS_TRANSPOSE ta, int m, int n, int k, cd alpha, const cd* a,
     cblas_zgemm(CblasColMajor, ta, CblasNoTrans, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
 }
 
+// C ← alpha A Bᴴ + beta C (A m x k, B n x k): the tile updates of the blocked front kernel.
+inline void gemm_nc(int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb, float beta,
+                    float* c, int ldc) {
+    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+inline void gemm_nc(int m, int n, int k, double alpha, const double* a, int lda, const double* b, int ldb, double beta,
+                    double* c, int ldc) {
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+inline void gemm_nc(int m, int n, int k, cf alpha, const cf* a, int lda, const cf* b, int ldb, cf beta, cf* c, int ldc) {
+    cblas_cgemm(CblasColMajor, CblasNoTrans, CblasConjTrans, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
+}
+inline void gemm_nc(int m, int n, int k, cd alpha, const cd* a, int lda, const cd* b, int ldb, cd beta, cd* c, int ldc) {
+    cblas_zgemm(CblasColMajor, CblasNoTrans, CblasConjTrans, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
+}
+
 }  // namespace gigasparse::direct::dense

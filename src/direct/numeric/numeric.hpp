@@ -12,11 +12,18 @@ namespace gigasparse::direct {
 template <class V>
 void allocate_numeric(const Symbolic& sym, NumericFactor<V>& num);
 
+// Parameters of the numeric phase (from DirectOptions).
+struct NumericParams {
+    int threads = 1;               // subtree workers and tile threads of the large fronts
+    idx blocked_rows = 1024;       // fronts with at least this many rows take the blocked tile kernel
+    idx block = 256;               // panel block / tile width of the blocked kernel (tiles: 2·block rows)
+};
+
 // Multifrontal LLᴴ of the values `a` (input entry order) into `num`. On failure returns
 // not_positive_definite and sets fail_col to the first failing column (final numbering).
 template <class V>
 Status cholesky_multifrontal(const Symbolic& sym, NumericFactor<V>& num, std::span<const V> a, idx& fail_col,
-                             int threads);
+                             const NumericParams& prm);
 
 // In-place sweeps on y (n x nrhs, column-major, ld n, final numbering); work holds max_cb x nrhs.
 template <class V>

@@ -1,13 +1,14 @@
 // src/direct/numeric/omp/multifrontal.cpp: multifrontal supernodal Cholesky — threads over subtrees, BLAS near the root.
 #include <algorithm>
 #include <atomic>
-#include <thread>
 #include <cstring>
-
+#include <thread>
 
 #include "direct/analysis/schedule.hpp"
 #include "direct/numeric/dense.hpp"
 #include "direct/numeric/numeric.hpp"
+#include "direct/numeric/omp/blocked_front.hpp"
+#include "direct/numeric/omp/task_pool.hpp"
 
 namespace gigasparse::direct {
 namespace {
@@ -18,50 +19,110 @@ V conj_v(V v) {
     else return v;
 }
 
-// Extend-add of child c's contribution block into the panel and contribution block of its parent p.
+// Extend-add of columns [j0, j1) of child c's contribution block into the panel and contribution block
+// of its parent p (the columns of one child land in distinct parent columns: chunks are independent).
+// The child's rows map to runs of consecutive parent rows: each run is one contiguous (vectorized) add.
 template <class V>
-void extend_add(const Symbolic& s, idx c, const V* cbc, idx p, V* panel, V* cbp) {
+void extend_add(const Symbolic& s, idx c, const V* cbc, idx p, V* panel, V* cbp, idx j0, idx j1) {
     const idx mc = s.front_rows(c) - s.width(c), fp = s.front_rows(p), wp = s.width(p), mp = fp - wp;
     const idx* rel = s.relind.data() + s.relind_ptr[c];
-    for (idx jj = 0; jj < mc; ++jj) {
+    thread_local std::vector<idx> run_end;  // run_end[i]: end of the run of consecutive targets holding i
+    run_end.resize(static_cast<std::size_t>(mc));
+    for (idx ii = mc - 1; ii >= j0; --ii)
+        run_end[ii] = ii + 1 < mc && rel[ii + 1] == rel[ii] + 1 ? run_end[ii + 1] : ii + 1;
+    for (idx jj = j0; jj < j1; ++jj) {
         const idx pc = rel[jj];
         const V* src = cbc + jj * mc;
-        if (pc < wp) {
-            V* dst = panel + pc * fp;
-            for (idx ii = jj; ii < mc; ++ii) dst[rel[ii]] += src[ii];
-        } else {
-            V* dst = cbp + (pc - wp) * mp;
-            for (idx ii = jj; ii < mc; ++ii) dst[rel[ii] - wp] += src[ii];
+        V* dst = pc < wp ? panel + pc * fp : cbp + (pc - wp) * mp - wp;  // dst[rel[ii]] is the target
+        for (idx ii = jj; ii < mc;) {
+            const idx e = run_end[ii];
+            V* d = dst + (rel[ii] - ii);
+            for (idx t = ii; t < e; ++t) d[t] += src[t];
+            ii = e;
         }
     }
 }
 
+// Column chunks [b[k], b[k+1]) of a lower triangle of order mc holding about `target` entries each.
+inline void triangle_chunks(idx mc, std::int64_t target, std::vector<idx>& b) {
+    b.assign(1, 0);
+    std::int64_t acc = 0;
+    for (idx j = 0; j < mc; ++j) {
+        acc += mc - j;
+        if (acc >= target) b.push_back(j + 1), acc = 0;
+    }
+    if (b.back() != mc) b.push_back(mc);
+}
+
 // Assemble and partially factor front sn; its contribution block ends on top of stack `own`.
-// Returns 0 or 1 + the local column where the pivot was not positive.
+// Fronts of at least prm.blocked_rows rows take the blocked kernel (tiles on `pool`, parallel
+// assembly); the others potrf/trsm/herk on the calling thread. Returns 0 or 1 + the local column
+// where the pivot was not positive.
 template <class V>
-std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, idx sn, std::int64_t& top) {
+std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, idx sn, std::int64_t& top, TaskPool& pool,
+                          const NumericParams& prm) {
     const idx f = s.front_rows(sn), w = s.width(sn), m = f - w;
     V* panel = num.lx.data() + s.lx_ptr[sn];
     std::vector<V>& stack = num.stacks[s.stack_of[sn]];
     const std::int64_t off = top;
     V* cb = stack.data() + off;
-    std::fill(cb, cb + m * m, V(0));
+    const bool blocked = f >= prm.blocked_rows;
+    const bool parallel = blocked && pool.size() > 1;
+    constexpr std::int64_t chunk = 1 << 18;  // entries per assembly task
+    // Only the lower triangle of a contribution block is ever read or written: zero and move that half.
+    std::vector<idx> bounds;
+    if (parallel && m * m / 2 > chunk) {
+        triangle_chunks(m, chunk, bounds);
+        pool.run(static_cast<std::int64_t>(bounds.size()) - 1, [&](std::int64_t t) {
+            for (idx j = bounds[t]; j < bounds[t + 1]; ++j) std::fill(cb + j * m + j, cb + (j + 1) * m, V(0));
+        });
+    } else {
+        for (idx j = 0; j < m; ++j) std::fill(cb + j * m + j, cb + (j + 1) * m, V(0));
+    }
     std::int64_t low = off;  // lowest offset of this stack's children: where the result moves to
     for (idx q = s.child_ptr[sn]; q < s.child_ptr[sn + 1]; ++q) {
         idx c = s.child_list[q];
         const V* cbc = num.stacks[s.stack_of[c]].data() + num.cb_off[c];
-        extend_add(s, c, cbc, sn, panel, cb);
+        const idx mc = s.front_rows(c) - s.width(c);
+        if (parallel && mc * mc / 2 > chunk) {
+            triangle_chunks(mc, chunk, bounds);
+            pool.run(static_cast<std::int64_t>(bounds.size()) - 1,
+                     [&](std::int64_t t) { extend_add(s, c, cbc, sn, panel, cb, bounds[t], bounds[t + 1]); });
+        } else {
+            extend_add(s, c, cbc, sn, panel, cb, 0, mc);
+        }
         if (s.stack_of[c] == s.stack_of[sn]) low = std::min(low, num.cb_off[c]);
     }
-    int info = dense::potrf(static_cast<int>(w), panel, static_cast<int>(f));  // L11 L11ᴴ = F11
-    if (info != 0) return info;
-    if (m > 0) {
-        dense::trsm(CblasRight, CblasConjTrans, static_cast<int>(m), static_cast<int>(w), panel, static_cast<int>(f),
-                    panel + w, static_cast<int>(f));  // L21 = F21 L11⁻ᴴ
-        dense::herk_minus(static_cast<int>(m), static_cast<int>(w), panel + w, static_cast<int>(f), cb,
-                          static_cast<int>(m));  // C = F22 - L21 L21ᴴ
+    if (blocked) {
+        BlockedFrontParams bp;
+        bp.block = prm.block;
+        bp.rows = 2 * prm.block;
+        if (std::int64_t info = blocked_front(f, w, panel, cb, bp, pool)) return info;
+    } else {
+        int info = dense::potrf(static_cast<int>(w), panel, static_cast<int>(f));  // L11 L11ᴴ = F11
+        if (info != 0) return info;
+        if (m > 0) {
+            dense::trsm(CblasRight, CblasConjTrans, static_cast<int>(m), static_cast<int>(w), panel, static_cast<int>(f),
+                        panel + w, static_cast<int>(f));  // L21 = F21 L11⁻ᴴ
+            dense::herk_minus(static_cast<int>(m), static_cast<int>(w), panel + w, static_cast<int>(f), cb,
+                              static_cast<int>(m));  // C = F22 - L21 L21ᴴ
+        }
     }
-    if (low < off && m > 0) std::memmove(stack.data() + low, cb, static_cast<std::size_t>(m * m) * sizeof(V));
+    if (low < off && m > 0) {
+        // Column by column in increasing order: with dst < src, column j never overwrites the part of
+        // a later column not yet moved; disjoint ranges may move in parallel.
+        V* dst = stack.data() + low;
+        auto move_cols = [&](idx j0, idx j1) {
+            for (idx j = j0; j < j1; ++j)
+                std::memmove(dst + j * m + j, cb + j * m + j, static_cast<std::size_t>(m - j) * sizeof(V));
+        };
+        if (parallel && off - low >= m * m && m * m / 2 > chunk) {
+            triangle_chunks(m, chunk, bounds);
+            pool.run(static_cast<std::int64_t>(bounds.size()) - 1, [&](std::int64_t t) { move_cols(bounds[t], bounds[t + 1]); });
+        } else {
+            move_cols(0, m);
+        }
+    }
     num.cb_off[sn] = low;
     top = low + m * m;
     return 0;
@@ -69,10 +130,11 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, idx sn, std:
 
 // Factor the nodes of one stack in order; stops at the first failure (recorded in num.info).
 template <class V>
-void factor_sequence(const Symbolic& s, NumericFactor<V>& num, std::span<const idx> nodes) {
+void factor_sequence(const Symbolic& s, NumericFactor<V>& num, std::span<const idx> nodes, TaskPool& pool,
+                     const NumericParams& prm) {
     std::int64_t top = 0;
     for (idx sn : nodes) {
-        std::int64_t info = factor_front(s, num, sn, top);
+        std::int64_t info = factor_front(s, num, sn, top, pool, prm);
         if (info != 0) {
             num.info[sn] = info;
             return;
@@ -113,32 +175,44 @@ void allocate_numeric(const Symbolic& s, NumericFactor<V>& num) {
 
 template <class V>
 Status cholesky_multifrontal(const Symbolic& s, NumericFactor<V>& num, std::span<const V> a, idx& fail_col,
-                             int threads) {
+                             const NumericParams& prm) {
     fail_col = -1;
     std::fill(num.info.begin(), num.info.end(), 0);
     scatter_values(s, num, a);
+    // Every BLAS call below is single-threaded: the parallelism is ours (subtrees on worker threads,
+    // tiles of the large fronts on a TaskPool), so the result does not depend on the thread count and
+    // no BLAS thread team competes with our threads.
+    const int blas_threads = openblas_get_num_threads();
+    openblas_set_num_threads(1);
+    const int threads = std::max(prm.threads, 1);
     const idx nsub = static_cast<idx>(s.subtree_root.size());
     if (nsub > 0) {
-        // Independent subtrees on `threads` workers pulling from the LPT-ordered list, one BLAS thread
-        // each; deterministic (no shared accumulation). Plain threads joined at the end, not an OpenMP
-        // team: idle OpenMP workers spin-wait (OMP_WAIT_POLICY) and steal the cores from the
-        // multithreaded BLAS of the top phase (measured 2x slower on lap3d_40 with 2 cores).
-        int blas_threads = openblas_get_num_threads();
-        openblas_set_num_threads(1);
+        // Independent subtrees on `threads` workers pulling from the LPT-ordered list; deterministic
+        // (no shared accumulation). Plain threads joined at the end, not an OpenMP team: idle OpenMP
+        // workers spin-wait (OMP_WAIT_POLICY) and steal cores (measured 2x slower on lap3d_40 with 2 cores).
         std::atomic<idx> next{0};
         auto worker = [&] {
+            TaskPool inline_pool(1);
             for (idx t = next.fetch_add(1); t < nsub; t = next.fetch_add(1))
-                factor_sequence(s, num, std::span<const idx>(s.subtree_nodes.data() + s.subtree_ptr[t],
-                                                             static_cast<std::size_t>(s.subtree_ptr[t + 1] - s.subtree_ptr[t])));
+                factor_sequence(s, num,
+                                std::span<const idx>(s.subtree_nodes.data() + s.subtree_ptr[t],
+                                                     static_cast<std::size_t>(s.subtree_ptr[t + 1] - s.subtree_ptr[t])),
+                                inline_pool, prm);
         };
         std::vector<std::thread> pool;
         for (int k = 1; k < std::min<idx>(threads, nsub); ++k) pool.emplace_back(worker);
         worker();
         for (auto& th : pool) th.join();
-        openblas_set_num_threads(blas_threads);
     }
     bool failed = std::any_of(num.info.begin(), num.info.end(), [](std::int64_t v) { return v != 0; });
-    if (!failed) factor_sequence(s, num, s.top_nodes);  // near the root: multithreaded BLAS
+    if (!failed && !s.top_nodes.empty()) {
+        // Near the root: fronts one after the other, the large ones in parallel tiles.
+        bool large = std::any_of(s.top_nodes.begin(), s.top_nodes.end(),
+                                 [&](idx sn) { return s.front_rows(sn) >= prm.blocked_rows; });
+        TaskPool top_pool(large ? threads : 1);
+        factor_sequence(s, num, s.top_nodes, top_pool, prm);
+    }
+    openblas_set_num_threads(blas_threads);
     for (idx sn = 0; sn < s.nsuper; ++sn)
         if (num.info[sn] != 0) {
             idx col = s.super_ptr[sn] + num.info[sn] - 1;
@@ -209,7 +283,8 @@ void backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nr
 
 #define GIGASPARSE_DIRECT_NUMERIC(V)                                                                          \
     template void allocate_numeric<V>(const Symbolic&, NumericFactor<V>&);                                  \
-    template Status cholesky_multifrontal<V>(const Symbolic&, NumericFactor<V>&, std::span<const V>, idx&, int); \
+    template Status cholesky_multifrontal<V>(const Symbolic&, NumericFactor<V>&, std::span<const V>, idx&,     \
+                                             const NumericParams&);                                      \
     template void forward_sweep<V>(const Symbolic&, const NumericFactor<V>&, V*, idx, V*);                  \
     template void backward_sweep<V>(const Symbolic&, const NumericFactor<V>&, V*, idx, V*);
 GIGASPARSE_FOR_EACH_VALUE(GIGASPARSE_DIRECT_NUMERIC)
