@@ -1,0 +1,32 @@
+// bench/direct/competitors.hpp: MUMPS (sequential Debian build) and MKL PARDISO behind one plain interface
+// (benchmark only, never linked into the library). Each adapter is compiled to a stub that reports
+// "not built" when its library was not found at configure time.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <gigasparse/core/matrix.hpp>
+
+namespace gigasparse::bench {
+
+struct DirectResult {
+    bool available = false;       // the adapter was built (library found at configure time)
+    bool ok = false;              // every phase succeeded
+    std::string error;            // why not, when !ok
+    std::string ordering;         // the ordering the solver used
+    double analyze = 0, factorize = 0, refactorize = 0, solve = 0;  // wall seconds (refactorize: best of repeats)
+    double refactorize_cpu = 0;   // process CPU seconds of the best refactorization
+    double nnz_L = 0;             // entries of L as the solver reports them
+    double flops = 0;             // the solver's own flop count (its convention), 0 if none
+    double residual = 0;          // ||b - A x||_2 / ||b||_2 with b = ones, computed here from x
+};
+
+// Full symmetric CSR input (both triangles), SPD; default ordering of each solver; x = A \ ones.
+DirectResult run_mumps(const Csr<double, std::int64_t>& a, int repeats);
+DirectResult run_pardiso(const Csr<double, std::int64_t>& a, int repeats, int threads);
+
+// ||b - A x||_2 / ||b||_2 for b = ones.
+double residual_ones(const Csr<double, std::int64_t>& a, const double* x);
+
+}  // namespace gigasparse::bench

@@ -1,0 +1,132 @@
+// bench/direct/mumps_adapter.cpp: MUMPS 5.5 sequential (Debian libmumps-seq-dev) LDLᵀ for SPD input (SYM = 1),
+// centralized assembled lower triangle, its automatic ordering (ICNTL(7) = 7); multithreaded only
+// through OpenBLAS (the Debian build has no OpenMP).
+#include "competitors.hpp"
+
+#include <cmath>
+
+#ifdef GIGASPARSE_BENCH_HAVE_MUMPS
+#include <algorithm>
+#include <ctime>
+#include <vector>
+
+#include <dmumps_c.h>
+#include <mpi.h>
+
+#include <gigasparse/core/timer.hpp>
+#endif
+
+namespace gigasparse::bench {
+
+double residual_ones(const Csr<double, std::int64_t>& a, const double* x) {
+    double rr = 0;
+    for (std::int64_t i = 0; i < a.nrows; ++i) {
+        double s = 1.0;
+        for (auto k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) s -= a.values[k] * x[a.col_idx[k]];
+        rr += s * s;
+    }
+    return std::sqrt(rr / static_cast<double>(a.nrows > 0 ? a.nrows : 1));
+}
+
+#ifdef GIGASPARSE_BENCH_HAVE_MUMPS
+namespace {
+
+const char* mumps_ordering(int k) {
+    switch (k) {
+        case 0: return "amd";
+        case 1: return "user";
+        case 2: return "amf";
+        case 3: return "scotch";
+        case 4: return "pord";
+        case 5: return "metis";
+        case 6: return "qamd";
+        default: return "other";
+    }
+}
+
+bool call(DMUMPS_STRUC_C& id, int job, DirectResult& r, const char* what) {
+    id.job = job;
+    dmumps_c(&id);
+    if (id.infog[0] < 0) {
+        r.error = std::string("MUMPS ") + what + ": INFOG(1) = " + std::to_string(id.infog[0]) +
+                  ", INFOG(2) = " + std::to_string(id.infog[1]);
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+DirectResult run_mumps(const Csr<double, std::int64_t>& a, int repeats) {
+    DirectResult r;
+    r.available = true;
+    static bool mpi_up = [] {
+        int argc = 0;
+        char** argv = nullptr;
+        MPI_Init(&argc, &argv);
+        return true;
+    }();
+    (void)mpi_up;
+    (void)MPI_COMM_WORLD;  // defined (static) by the sequential mpi.h
+    // Lower triangle, 1-based coordinates (MUMPS_INT is 32-bit in the Debian build).
+    std::vector<MUMPS_INT> irn, jcn;
+    std::vector<double> val;
+    for (std::int64_t i = 0; i < a.nrows; ++i)
+        for (auto k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+            if (a.col_idx[k] <= i) {
+                irn.push_back(static_cast<MUMPS_INT>(i + 1));
+                jcn.push_back(static_cast<MUMPS_INT>(a.col_idx[k] + 1));
+                val.push_back(a.values[k]);
+            }
+    DMUMPS_STRUC_C id{};
+    id.comm_fortran = -987654;  // USE_COMM_WORLD
+    id.par = 1;
+    id.sym = 1;  // symmetric positive definite
+    id.job = -1;
+    dmumps_c(&id);
+    id.icntl[0] = id.icntl[1] = id.icntl[2] = -1;  // no output
+    id.icntl[3] = 0;
+    id.icntl[6] = 7;    // ICNTL(7): automatic ordering choice
+    id.icntl[13] = 60;  // ICNTL(14): workspace margin in percent
+    id.n = static_cast<MUMPS_INT>(a.nrows);
+    id.nnz = static_cast<MUMPS_INT8>(val.size());
+    id.irn = irn.data();
+    id.jcn = jcn.data();
+    id.a = val.data();
+    Timer t;
+    bool good = call(id, 1, r, "analysis");
+    r.analyze = t.lap();
+    if (good) good = call(id, 2, r, "factorization");
+    r.factorize = t.lap();
+    r.refactorize = r.refactorize_cpu = 1e300;
+    for (int k = 0; good && k < repeats; ++k) {
+        t.reset();
+        std::clock_t c0 = std::clock();
+        good = call(id, 2, r, "refactorization");
+        r.refactorize = std::min(r.refactorize, t.seconds());
+        r.refactorize_cpu = std::min(r.refactorize_cpu, static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC);
+    }
+    if (good) {
+        r.ordering = mumps_ordering(id.infog[6]);
+        // INFOG(29): entries in the factors (may be given in millions when negative); RINFOG(3): flops.
+        r.nnz_L = id.infog[28] >= 0 ? static_cast<double>(id.infog[28]) : -1e6 * static_cast<double>(id.infog[28]);
+        r.flops = id.rinfog[2];
+        std::vector<double> x(static_cast<std::size_t>(a.nrows), 1.0);
+        id.rhs = x.data();
+        id.nrhs = 1;
+        id.lrhs = id.n;
+        t.reset();
+        good = call(id, 3, r, "solve");
+        r.solve = t.seconds();
+        if (good) r.residual = residual_ones(a, x.data());
+    }
+    r.ok = good;
+    id.job = -2;
+    dmumps_c(&id);
+    return r;
+}
+#else
+DirectResult run_mumps(const Csr<double, std::int64_t>&, int) { return {}; }
+#endif
+
+}  // namespace gigasparse::bench
