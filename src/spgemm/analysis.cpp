@@ -32,15 +32,16 @@ void b_row_ranges(CsrView<V, I> b, std::vector<std::int64_t>& lo, std::vector<st
         }
 }
 
-// row_products[i] = sum over k in A(i,:) of nnz(B(k,:)); row range = union of the B rows' ranges.
+// row_products[i] = sum over k in A(i,:) of nnz(B(k,:)); row range = union of the B rows' ranges. Every entry
+// is written below, so the arrays are only resized (no fill).
 template <class V, class I>
 void row_counts(CsrView<V, I> a, CsrView<V, I> b, Analysis& an, int threads) {
     std::vector<std::int64_t> blo, bhi;
     b_row_ranges(b, blo, bhi, threads);
     an.b_range_bytes = static_cast<std::int64_t>((blo.capacity() + bhi.capacity()) * sizeof(std::int64_t));
-    an.row_products.assign(static_cast<std::size_t>(a.nrows), 0);
-    an.row_lo.assign(static_cast<std::size_t>(a.nrows), std::numeric_limits<std::int64_t>::max());
-    an.row_hi.assign(static_cast<std::size_t>(a.nrows), -1);
+    an.row_products.resize(static_cast<std::size_t>(a.nrows));
+    an.row_lo.resize(static_cast<std::size_t>(a.nrows));
+    an.row_hi.resize(static_cast<std::size_t>(a.nrows));
 #pragma omp parallel for schedule(dynamic, 256) num_threads(threads)
     for (std::int64_t i = 0; i < a.nrows; ++i) {
         offset_t n = 0;
@@ -67,6 +68,72 @@ SpgemmCategory categorize(const Analysis& an, std::int64_t i, const SpgemmOption
     const std::int64_t range = an.row_hi[i] - an.row_lo[i] + 1;
     if (range <= an.numeric.dense_max_cols && range <= o.dense_max_fill * n) return SpgemmCategory::dense;
     return an.numeric.coarse ? SpgemmCategory::coarse : SpgemmCategory::fine;
+}
+
+// Categories of every row, in parallel: each thread takes a contiguous block of rows, counts its rows per
+// category, then (after the offsets are known) writes them in place, so every list stays ascending.
+void categorize_rows(Analysis& an, const SpgemmOptions& o, int threads) {
+    const std::int64_t m = an.nrows;
+    const int nt = static_cast<int>(std::max<std::int64_t>(1, std::min<std::int64_t>(threads, m / 4096 + 1)));
+    std::vector<std::array<std::int64_t, spgemm_category_count>> count(static_cast<std::size_t>(nt));
+    struct Sums {
+        std::array<offset_t, spgemm_category_count> products{};
+        offset_t total = 0, max = 0;
+        std::int64_t wide = 0, window = 0, spa = 0;
+    };
+    std::vector<Sums> sums(static_cast<std::size_t>(nt));
+    std::vector<std::uint8_t> cat(static_cast<std::size_t>(m));
+#pragma omp parallel num_threads(nt)
+    {
+        const int t = omp_get_thread_num();
+        const std::int64_t r0 = m * t / nt, r1 = m * (t + 1) / nt;
+        auto& cnt = count[static_cast<std::size_t>(t)];
+        cnt = {};
+        Sums& su = sums[static_cast<std::size_t>(t)];
+        for (std::int64_t i = r0; i < r1; ++i) {
+            const SpgemmCategory c = categorize(an, i, o);
+            const int k = static_cast<int>(c);
+            const offset_t n = an.row_products[i];
+            cat[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(k);
+            ++cnt[k];
+            su.products[k] += n;
+            su.total += n;
+            su.max = std::max(su.max, n);
+            if (n > 0 && use_wide(an, n, 0)) ++su.wide;
+            if (n > 0 && c == SpgemmCategory::dense && use_window(an, i)) ++su.window;
+            if (n > 0 && c == SpgemmCategory::sort && an.spa) ++su.spa;
+        }
+#pragma omp barrier
+#pragma omp single
+        {
+            for (int k = 0; k < spgemm_category_count; ++k) {
+                std::int64_t run = 0;
+                for (int u = 0; u < nt; ++u) {
+                    const std::int64_t c = count[static_cast<std::size_t>(u)][k];
+                    count[static_cast<std::size_t>(u)][k] = run;  // this thread's first slot
+                    run += c;
+                }
+                an.rows[k].resize(static_cast<std::size_t>(run));
+            }
+        }
+        auto pos = count[static_cast<std::size_t>(t)];
+        for (std::int64_t i = r0; i < r1; ++i) {
+            const int k = cat[static_cast<std::size_t>(i)];
+            an.rows[k][static_cast<std::size_t>(pos[k]++)] = i;
+        }
+    }
+    an.category_products = {};
+    an.products = 0;
+    an.max_row_products = 0;
+    an.wide_rows = an.window_rows = an.spa_rows = 0;
+    for (const Sums& su : sums) {
+        for (int k = 0; k < spgemm_category_count; ++k) an.category_products[k] += su.products[k];
+        an.products += su.total;
+        an.max_row_products = std::max(an.max_row_products, su.max);
+        an.wide_rows += su.wide;
+        an.window_rows += su.window;
+        an.spa_rows += su.spa;
+    }
 }
 
 // Coarse rows grouped into batches: at most coarse_batch_products buffered products (a longer row is
@@ -113,25 +180,7 @@ void analyze(CsrView<V, I> a, CsrView<V, I> b, const SpgemmOptions& o, Analysis&
     if (o.force_category == SpgemmCategory::coarse && !an.numeric.coarse)
         throw InvalidArgument("spgemm: forcing the coarse category needs coarse_chunk_cols below the column count");
     row_counts(a, b, an, o.threads > 0 ? o.threads : omp_get_max_threads());
-    for (auto& r : an.rows) r.clear();
-    an.category_products = {};
-    an.products = 0;
-    an.max_row_products = 0;
-    an.wide_rows = 0;
-    an.window_rows = 0;
-    an.spa_rows = 0;
-    for (std::int64_t i = 0; i < a.nrows; ++i) {
-        const SpgemmCategory cat = categorize(an, i, o);
-        const int c = static_cast<int>(cat);
-        const offset_t n = an.row_products[i];
-        an.rows[c].push_back(i);
-        an.category_products[c] += n;
-        an.products += n;
-        an.max_row_products = std::max(an.max_row_products, n);
-        if (n > 0 && use_wide(an, n, 0)) ++an.wide_rows;
-        if (n > 0 && cat == SpgemmCategory::dense && use_window(an, i)) ++an.window_rows;
-        if (n > 0 && cat == SpgemmCategory::sort && an.spa) ++an.spa_rows;
-    }
+    categorize_rows(an, o, o.threads > 0 ? o.threads : omp_get_max_threads());
     make_batches(an, o);
 }
 

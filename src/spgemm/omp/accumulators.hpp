@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include <gigasparse/core/types.hpp>
@@ -27,6 +28,18 @@ void sort_by(T* p, std::int64_t n, Key key) {
     } else {
         std::sort(p, p + n, [&](const T& x, const T& y) { return key(x) < key(y); });
     }
+}
+
+// x when keep, else +0 (bit mask, no branch; a stale NaN or Inf in x does not leak as NaN * 0 would).
+template <class V>
+inline V keep_if(V x, bool keep) {
+    static_assert(sizeof(V) == 4 || sizeof(V) == 8);
+    using U = std::conditional_t<sizeof(V) == 8, std::uint64_t, std::uint32_t>;
+    U u;
+    std::memcpy(&u, &x, sizeof u);
+    u &= U(0) - static_cast<U>(keep);
+    std::memcpy(&x, &u, sizeof u);
+    return x;
 }
 
 // Sorts (key, value) pairs and writes the compressed run: column base + key, equal keys summed.

@@ -64,7 +64,7 @@ offset_t spa_row(const RowStream<V, I>& s, offset_t n, std::int64_t ncols, Works
             stamp[c] = g;
             list[t] = static_cast<std::int32_t>(c);
             t += fresh ? 1 : 0;
-            val[c] = fresh ? v : val[c] + v;
+            val[c] = keep_if(val[c], !fresh) + v;  // branch-free: fresh and repeated columns are equally likely
         });
         if (t <= 64) {
             // Rank sort of the distinct columns: branch-free, O(t^2) vectorizable compares; for the short rows of
