@@ -124,10 +124,12 @@ void dc_variants(const Problem& p) {
         int relax_from;
         S split;
         bool twisted;
+        bool leaf_rcm = true;
     };
     for (const Variant& v : {Variant{"dc 1 level, index split, twisted (default)", -1, -1, S::automatic, true},
-                             Variant{"dc 1 level, index split, untwisted", -1, -1, S::automatic, false},
-                             Variant{"dc 1 level, METIS split", -1, -1, S::metis, true},
+                             Variant{"dc 1 level, index split, untwisted, leaves in the given order", -1, -1, S::automatic, false, false},
+                             Variant{"dc 1 level, METIS split, leaves in the given order", -1, -1, S::metis, true, false},
+                             Variant{"dc 1 level, index split, twisted, leaves in the given order", -1, -1, S::automatic, true, false},
                              Variant{"dc 2 levels, twisted", 2, -1, S::automatic, true},
                              Variant{"dc 3 levels, twisted", 3, -1, S::automatic, true},
                              Variant{"dc 3 levels, separators colored", 3, 0, S::automatic, true}}) {
@@ -136,6 +138,7 @@ void dc_variants(const Problem& p) {
         oo.dc_relax_from_level = v.relax_from;
         oo.dc_split = v.split;
         oo.dc_twisted = v.twisted;
+        oo.dc_leaf_rcm = v.leaf_rcm;
         run_gigasparse(p, it::OrderingKind::dc, oo, v.name);
     }
 }
@@ -222,6 +225,7 @@ int main(int argc, char** argv) {
     if (only3d > 0) {  // the DC targets: 3D Poisson sweeps per schedule, natural vs DC time to solution, Eigen
         const Problem p{"poisson3d-" + std::to_string(n3), gs::test::poisson3d<double, std::int32_t>(n3, 7), true};
         sweep_time(p, it::OrderingKind::natural, it::SyncKind::sequential, it::Backend::reference);
+        sweep_time(p, it::OrderingKind::dc, it::SyncKind::sequential, it::Backend::reference);  // DC's order on one thread
         for (const auto ok : {it::OrderingKind::natural, it::OrderingKind::dc, it::OrderingKind::abmc, it::OrderingKind::multicolor})
             for (const auto sync : {it::SyncKind::point_to_point, it::SyncKind::barrier}) sweep_time(p, ok, sync, it::Backend::omp);
         for (const auto ok : {it::OrderingKind::natural, it::OrderingKind::dc, it::OrderingKind::multicolor, it::OrderingKind::automatic})
@@ -255,6 +259,7 @@ int main(int argc, char** argv) {
         for (const auto& p : problems) solve_all(p);
         if (want("sweeps")) {
             sweep_time(p3, it::OrderingKind::natural, it::SyncKind::sequential, it::Backend::reference);
+            sweep_time(p3, it::OrderingKind::dc, it::SyncKind::sequential, it::Backend::reference);  // DC's order on one thread
             for (const auto ok : {it::OrderingKind::natural, it::OrderingKind::dc, it::OrderingKind::abmc, it::OrderingKind::multicolor})
                 for (const auto sync : {it::SyncKind::point_to_point, it::SyncKind::barrier}) sweep_time(p3, ok, sync, it::Backend::omp);
         }

@@ -309,8 +309,8 @@ AutoChoice choose_ordering(CsrView<V, I> a, const PrecondOptions& options, std::
     //      order; rcm keeps the requested schedule: its levels are runs of consecutive rows); rcm is
     //      ordered at full size for its chain fraction when it can win (and reused);
     //    dc: t_par (the plain sweep cut into one independent row range per thread, timed in one
-    //      parallel region) x largest leaf x threads / n + t_seq x separators / n + handoffs (the
-    //      full-size ordering is computed: it is what the preconditioner then uses);
+    //      parallel region) x its chain ratio x largest leaf x threads / n + t_seq x separators / n +
+    //      handoffs (the full-size ordering is computed: it is what the preconditioner then uses);
     //    abmc: t_par + colors x handoff; mc: the ideal parallel sweep (independent rows run at the
     //      SpMV's rate) + colors x handoff + region.
     //    Ordering cost: measured (dc) or the probe's setup time scaled to n (abmc: n log n).
@@ -409,7 +409,10 @@ AutoChoice choose_ordering(CsrView<V, I> a, const PrecondOptions& options, std::
             for (std::size_t b = 0; b < sizes.size() && b < static_cast<std::size_t>(threads); ++b) in_leaves += sizes[b];
             crit += n - in_leaves;  // separators (and leaves beyond one per thread) run after the leaves
             const double leaf = double(sizes.empty() ? n : sizes[0]) * threads / double(std::max<std::int64_t>(n, 1));
-            dc->sweep_s = threads == 1 ? t_seq : t_par * leaf + t_seq * double(crit - (sizes.empty() ? n : sizes[0])) / double(std::max<std::int64_t>(n, 1)) + 2 * handoff;
+            const double chain = sequential_sweep(chain_fraction(a, dc->ord.perm)) / std::max(t_seq, 1e-12);  // leaves renumbered: shorter chain
+            dc->sweep_s = threads == 1 ? t_seq * chain
+                                       : t_par * chain * leaf + t_seq * double(crit - (sizes.empty() ? n : sizes[0])) / double(std::max<std::int64_t>(n, 1)) +
+                                             2 * handoff;
             finish(*dc);
             const std::size_t k = static_cast<std::size_t>(dc - cands.data());
             if (best == cands.size() || dc->predicted < cands[best].predicted) best = k;

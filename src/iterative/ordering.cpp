@@ -315,6 +315,30 @@ struct DcBuilder {
         out.block_ptr.push_back(static_cast<std::int64_t>(out.perm.size()));
     }
 
+    // A leaf subdomain. With dc_leaf_rcm (and a separator to run toward), its rows are renumbered
+    // by reverse Cuthill–McKee on the leaf's own graph, rooted at its last vertex (the one next to
+    // the separator in a twisted index split): the leaf then ends at the separator as before, and
+    // consecutive rows lie in one breadth-first level, mostly independent, so a sequential sweep
+    // of the leaf is not one long dependency chain.
+    void subdomain(const std::vector<std::int64_t>& verts, bool has_separator) {
+        if (!opt.dc_leaf_rcm || !has_separator || verts.size() < 3) return leaf(verts);
+        for (std::size_t i = 0; i < verts.size(); ++i) local[verts[i]] = static_cast<idx_t>(i);
+        std::vector<std::int64_t> order{verts.back()};
+        std::vector<char> seen(verts.size(), 0);
+        seen[verts.size() - 1] = 1;
+        for (std::size_t h = 0; h < order.size(); ++h) {
+            const std::size_t first = order.size();
+            for (std::int64_t k = g.ptr[order[h]]; k < g.ptr[order[h] + 1]; ++k)
+                if (const idx_t l = local[g.adj[k]]; l >= 0 && !seen[l]) seen[l] = 1, order.push_back(g.adj[k]);
+            std::stable_sort(order.begin() + first, order.end(), [&](auto x, auto y) { return g.degree(x) < g.degree(y); });
+        }
+        for (std::size_t i = 0; i < verts.size(); ++i)
+            if (!seen[i]) order.push_back(verts[i]);  // other components of the leaf
+        for (const std::int64_t v : verts) local[v] = -1;
+        std::reverse(order.begin(), order.end());
+        leaf(order);
+    }
+
     void separator(std::vector<std::int64_t> verts, int level) {
         if (verts.empty()) return;
         ++out.separators;
@@ -345,9 +369,9 @@ struct DcBuilder {
 
     void recurse(const std::vector<std::int64_t>& verts, int level) {
         std::vector<std::int64_t> parts[3];
-        if (level >= levels || static_cast<std::int64_t>(verts.size()) < 2 * opt.dc_min_leaf) return leaf(verts);
+        if (level >= levels || static_cast<std::int64_t>(verts.size()) < 2 * opt.dc_min_leaf) return subdomain(verts, level > 0);
         const int how = bisect(verts, parts);
-        if (how == 0) return leaf(verts);
+        if (how == 0) return subdomain(verts, level > 0);
         recurse(parts[0], level + 1);
         // An index split keeps the given order in both halves: reversing the second one makes both run toward
         // their separator (a METIS half has no such direction).

@@ -274,6 +274,7 @@ TEST(IterativeOrdering, DcIndexSplitIsAStraightTwistedPlane) {
     oo.kind = gi::OrderingKind::dc;
     oo.threads = 2;
     oo.dc_min_leaf = 16;
+    oo.dc_leaf_rcm = false;  // leaves in the given order (renumbered leaves: the next test)
     const auto o = gi::compute_ordering(a.view(), oo);
     ASSERT_TRUE(is_permutation_of_n(o.perm, a.nrows));
     ASSERT_EQ(o.block_ptr.size(), 4u) << o.description;  // half, half, separator block
@@ -316,4 +317,37 @@ TEST(IterativeOrdering, DcAutomaticSplitFallsBackToMetisOnScrambledNumbering) {
     EXPECT_TRUE(is_permutation_of_n(by_index.perm, a.nrows));
     const auto sep = [](const gi::Ordering& o) { return o.perm.size() - static_cast<std::size_t>(o.block_ptr[2]); };
     EXPECT_LT(sep(automatic), sep(by_index));
+}
+
+// Leaves renumbered by RCM rooted next to the separator: on a 7-point grid every edge keeps its
+// direction (both orders run toward the separator along x + y + z), so IC(0) is the same
+// preconditioner (same iterations), while consecutive rows of a leaf are rarely coupled (no
+// dependency chain in the sweep).
+TEST(IterativeOrdering, DcLeafRcmKeepsTheFactorAndBreaksTheChain) {
+    const Mat a = gigasparse::test::poisson3d<double, std::int32_t>(20, 7);
+    gi::OrderingOptions oo;
+    oo.kind = gi::OrderingKind::dc;
+    oo.threads = 2;
+    oo.dc_min_leaf = 16;
+    const auto given = [&] { auto o = oo; o.dc_leaf_rcm = false; return gi::compute_ordering(a.view(), o); }();
+    const auto rcm = gi::compute_ordering(a.view(), oo);
+    ASSERT_TRUE(is_permutation_of_n(rcm.perm, a.nrows));
+    ASSERT_EQ(rcm.block_ptr, given.block_ptr);
+    // Same rows in every block, and every edge points the same way in both orders.
+    std::vector<std::int64_t> pos_g(a.nrows), pos_r(a.nrows);
+    for (std::int64_t k = 0; k < a.nrows; ++k) pos_g[given.perm[k]] = k, pos_r[rcm.perm[k]] = k;
+    std::int64_t flipped = 0;
+    for (std::int64_t i = 0; i < a.nrows; ++i)
+        for (auto k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+            if (const std::int64_t j = a.col_idx[k]; j != i && (pos_g[i] < pos_g[j]) != (pos_r[i] < pos_r[j])) ++flipped;
+    EXPECT_EQ(flipped, 0);
+    // Chain: rows coupled to the row just before them.
+    const auto chain = [&](const gi::Ordering& o) {
+        std::int64_t c = 0;
+        for (std::int64_t k = 1; k < a.nrows; ++k)
+            for (auto e = a.row_ptr[o.perm[k]]; e < a.row_ptr[o.perm[k] + 1]; ++e) c += a.col_idx[e] == o.perm[k - 1];
+        return double(c) / double(a.nrows);
+    };
+    EXPECT_GT(chain(given), 0.9);
+    EXPECT_LT(chain(rcm), 0.2);
 }

@@ -41,6 +41,9 @@ struct OrderingOptions {
     // both halves are eliminated toward their common separator as natural order does on one side;
     // IC(0)/ILU(0) then stay close to natural order's quality. false: both halves in the given order.
     bool dc_twisted = true;
+    // Leaves renumbered by reverse Cuthill–McKee rooted next to their separator (see ordering.cpp):
+    // the sweep inside a leaf is not one dependency chain (faster on one core) and still ends at the separator.
+    bool dc_leaf_rcm = true;
     // Exact separators of at most this fraction of the rows (per thread) run as one sequential
     // subgraph (one task: no per-level waits); larger ones are leveled row by row. 0: always row by row.
     double dc_separator_block_fraction = 0.125;
