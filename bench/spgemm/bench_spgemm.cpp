@@ -390,6 +390,13 @@ int main(int argc, char** argv) try {
     std::vector<Row> rows;
     std::string results;
     const Json context = gs::tools::run_context();
+    auto loadavg = [] {  // the 1-, 5- and 15-minute load averages (a shared machine: record how busy it was)
+        std::ifstream in("/proc/loadavg");
+        std::string a, b, c;
+        in >> a >> b >> c;
+        return a + " " + b + " " + c;
+    };
+    const std::string load_start = loadavg();
     for (const auto& in : inputs) {
         Row r;
         const Json j = run_input(cfg, in, comps, r);
@@ -398,7 +405,9 @@ int main(int argc, char** argv) try {
         results += j.str();
         if (!cfg.json_path.empty()) {  // rewritten after every input: a long run interrupted keeps what it measured
             Json out;
-            out.set("benchmark", "spgemm").set("context", context).set("stream_gbs", cfg.stream_gbs).set_raw("results", "[" + results + "]");
+            out.set("benchmark", "spgemm").set("context", context).set("stream_gbs", cfg.stream_gbs);
+            out.set("loadavg_start", load_start).set("loadavg_end", loadavg()).set("threads", cfg.threads);
+            out.set_raw("results", "[" + results + "]");
             std::ofstream(cfg.json_path) << out.str() << "\n";
         }
     }
