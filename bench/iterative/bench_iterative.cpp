@@ -144,9 +144,10 @@ void dc_variants(const Problem& p) {
 }
 
 // Best-of-5 time of one lower sweep of the IC(0)/ILU(0) factor under an ordering and a sync kind.
-void sweep_time(const Problem& p, it::OrderingKind ok, it::SyncKind sync, it::Backend be) {
+void sweep_time(const Problem& p, it::OrderingKind ok, it::SyncKind sync, it::Backend be, bool dc_leaf_rcm = true) {
     it::OrderingOptions oo;
     oo.kind = ok;
+    oo.dc_leaf_rcm = dc_leaf_rcm;
     const auto ord = it::compute_ordering(p.a.view(), oo);
     const Mat b = ord.perm.empty() ? p.a : gs::permute_symmetric(p.a.view(), ord.perm);
     it::TriangularSolve<double, std::int32_t> plan;
@@ -158,12 +159,13 @@ void sweep_time(const Problem& p, it::OrderingKind ok, it::SyncKind sync, it::Ba
     });
     const auto& s = plan.stats();
     Json j;
-    j.set("kind", "sweep").set("problem", p.name).set("ordering", it::to_string(ok)).set("sync", it::to_string(s.sync));
+    const std::string name = std::string(it::to_string(ok)) + (ok == it::OrderingKind::dc && !dc_leaf_rcm ? " (leaves in given order)" : "");
+    j.set("kind", "sweep").set("problem", p.name).set("ordering", name).set("sync", it::to_string(s.sync));
     j.set("threads", s.threads).set("depth", s.depth).set("subgraphs", s.subgraphs).set("critical_path", s.critical_path);
     j.set("parallelism", s.parallelism).set("seconds", t);
     emit(j);
     std::printf("%-22s sweep %-8s %-10s threads %2d depth %6lld subgraphs %8lld parallelism %6.1f  %9.3f ms\n", p.name.c_str(),
-                it::to_string(ok), it::to_string(s.sync), s.threads, (long long)s.depth, (long long)s.subgraphs, s.parallelism, t * 1e3);
+                name.c_str(), it::to_string(s.sync), s.threads, (long long)s.depth, (long long)s.subgraphs, s.parallelism, t * 1e3);
 }
 
 void lusgs_proxy(std::int64_t n) {
@@ -226,6 +228,8 @@ int main(int argc, char** argv) {
         const Problem p{"poisson3d-" + std::to_string(n3), gs::test::poisson3d<double, std::int32_t>(n3, 7), true};
         sweep_time(p, it::OrderingKind::natural, it::SyncKind::sequential, it::Backend::reference);
         sweep_time(p, it::OrderingKind::dc, it::SyncKind::sequential, it::Backend::reference);  // DC's order on one thread
+        sweep_time(p, it::OrderingKind::dc, it::SyncKind::sequential, it::Backend::reference, false);
+        sweep_time(p, it::OrderingKind::dc, it::SyncKind::point_to_point, it::Backend::omp, false);
         for (const auto ok : {it::OrderingKind::natural, it::OrderingKind::dc, it::OrderingKind::abmc, it::OrderingKind::multicolor})
             for (const auto sync : {it::SyncKind::point_to_point, it::SyncKind::barrier}) sweep_time(p, ok, sync, it::Backend::omp);
         for (const auto ok : {it::OrderingKind::natural, it::OrderingKind::dc, it::OrderingKind::multicolor, it::OrderingKind::automatic})
@@ -260,6 +264,8 @@ int main(int argc, char** argv) {
         if (want("sweeps")) {
             sweep_time(p3, it::OrderingKind::natural, it::SyncKind::sequential, it::Backend::reference);
             sweep_time(p3, it::OrderingKind::dc, it::SyncKind::sequential, it::Backend::reference);  // DC's order on one thread
+            sweep_time(p3, it::OrderingKind::dc, it::SyncKind::sequential, it::Backend::reference, false);
+            sweep_time(p3, it::OrderingKind::dc, it::SyncKind::point_to_point, it::Backend::omp, false);
             for (const auto ok : {it::OrderingKind::natural, it::OrderingKind::dc, it::OrderingKind::abmc, it::OrderingKind::multicolor})
                 for (const auto sync : {it::SyncKind::point_to_point, it::SyncKind::barrier}) sweep_time(p3, ok, sync, it::Backend::omp);
         }
