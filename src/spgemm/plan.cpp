@@ -94,7 +94,7 @@ std::uint64_t fingerprint(CsrView<V, I> m, int threads) {
 // with 4 KiB pages, and this is most of the numeric time of products with hundreds of MB of output.
 // (The int/float/double elements are implicit-lifetime types; resize() then writes them once more.)
 template <class T>
-void resize_output(std::vector<T>& v, std::size_t n, int threads) {
+void reserve_output(std::vector<T>& v, std::size_t n, int threads) {
     constexpr std::size_t huge = std::size_t(2) << 20;
     if (v.capacity() < n && n * sizeof(T) >= 2 * huge) {
         std::vector<T>().swap(v);
@@ -108,8 +108,24 @@ void resize_output(std::vector<T>& v, std::size_t n, int threads) {
         const auto pages = static_cast<std::int64_t>((n * sizeof(T) + 4095) / 4096);
 #pragma omp parallel for schedule(static) num_threads(threads)
         for (std::int64_t k = 0; k < pages; ++k) bytes[static_cast<std::size_t>(k) * 4096] = 0;
+    } else if (v.capacity() < n) {
+        v.reserve(n);
     }
-    v.resize(n);
+}
+
+// C's columns and values sized to n: storage reserved and faulted in first, then the two value-initializing
+// resizes (std::vector cannot skip them) run side by side on two threads instead of one after the other.
+template <class V, class I>
+void resize_output(Csr<V, I>& c, std::size_t n, int threads) {
+    reserve_output(c.col_idx, n, threads);
+    reserve_output(c.values, n, threads);
+    const int nt = n * (sizeof(V) + sizeof(I)) >= (std::size_t(1) << 20) ? std::min(threads, 2) : 1;
+#pragma omp parallel num_threads(nt)
+    {
+        const int t = omp_get_thread_num(), m = omp_get_num_threads();
+        if (t == 0) c.values.resize(n);  // no allocation (reserved above): nothing can throw here
+        if (t == m - 1) c.col_idx.resize(n);
+    }
 }
 
 template <class V, class I>
@@ -225,8 +241,7 @@ void SpgemmPlan<V, I>::numeric(CsrView<V, I> a, CsrView<V, I> b, Csr<V, I>& c) {
     } else {
         c.row_ptr = s.row_ptr;
     }
-    resize_output(c.col_idx, static_cast<std::size_t>(c.row_ptr.back()), s.threads);
-    resize_output(c.values, static_cast<std::size_t>(c.row_ptr.back()), s.threads);
+    resize_output(c, static_cast<std::size_t>(c.row_ptr.back()), s.threads);
     if (s.options.backend == SpgemmBackend::reference) spgemm::numeric(spgemm::ReferenceBackend{}, a, b, c);
     else if (s.options.backend == SpgemmBackend::cuda) c = cuda::spgemm(a, b);
     else spgemm::numeric(spgemm::OmpBackend{}, s.analysis, a, b, s.workspaces, s.threads, c);
