@@ -52,7 +52,7 @@ def checks_cell(r):
 
 def main_table(results):
     print("| input | rows | nnz(A) | products | nnz(C) | gigasparse GFLOP/s | reference | GraphBLAS | MKL | Eigen | × GraphBLAS | × MKL "
-          "| × Eigen | × best | setup / symbolic / numeric (ms) | × bandwidth bound | checks |")
+          "| × Eigen | × best | setup / symbolic / numeric (ms) | × bandwidth bound (STREAM / + first touch of C) | checks |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|")
     for r in results:
         if "times" not in r:
@@ -67,7 +67,7 @@ def main_table(results):
         print(f"| {r['input']} | {r['nrows']} | {r['nnz_a']} | {r['products']:.0f} | {r['nnz_c']} | {cell(g.get('gigasparse'))} "
               f"| {cell(g.get('reference'))} | {cell(g.get('graphblas'))} | {cell(g.get('mkl'))} | {cell(g.get('eigen'))} "
               f"| {cell(sp.get('graphblas'), '{:.2f}')} | {cell(sp.get('mkl'), '{:.2f}')} | {cell(sp.get('eigen'), '{:.2f}')} | {best_cell} "
-              f"| {phases} | {r['times_bound']:.1f} | {checks_cell(r)} |")
+              f"| {phases} | {r['times_bound']:.1f} / {cell(r.get('times_bound_first_touch'), '{:.1f}')} | {checks_cell(r)} |")
 
 
 def memory_table(results):
@@ -151,7 +151,7 @@ def main():
         with open(p) as f:
             d = json.load(f)
         ctx = dict(d.get("context", {}))
-        for k in ("loadavg_start", "loadavg_end"):
+        for k in ("loadavg_start", "loadavg_end", "stream_gbs", "first_touch_gbs"):
             if k in d:
                 ctx[k] = d[k]
         contexts.append((p, ctx))
