@@ -16,7 +16,7 @@ void allocate_numeric(const Symbolic& sym, NumericFactor<V>& num);
 struct NumericParams {
     int threads = 1;               // subtree workers and tile threads of the large fronts
     idx blocked_rows = 1024;       // fronts with at least this many rows take the blocked tile kernel
-    idx block = 256;               // panel block / tile width of the blocked kernel (tiles: 2·block rows)
+    idx block = 384;               // panel block / tile width of the blocked kernel (tiles: 2·block rows)
 };
 
 // Multifrontal LLᴴ of the values `a` (input entry order) into `num`. On failure returns
