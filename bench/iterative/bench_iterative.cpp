@@ -124,12 +124,12 @@ void dc_variants(const Problem& p) {
         int relax_from;
         S split;
         bool twisted;
-        bool leaf_rcm = true;
+        bool leaf_rcm = false;
     };
     for (const Variant& v : {Variant{"dc 1 level, index split, twisted (default)", -1, -1, S::automatic, true},
-                             Variant{"dc 1 level, index split, untwisted, leaves in the given order", -1, -1, S::automatic, false, false},
-                             Variant{"dc 1 level, METIS split, leaves in the given order", -1, -1, S::metis, true, false},
-                             Variant{"dc 1 level, index split, twisted, leaves in the given order", -1, -1, S::automatic, true, false},
+                             Variant{"dc 1 level, index split, untwisted", -1, -1, S::automatic, false},
+                             Variant{"dc 1 level, METIS split", -1, -1, S::metis, true},
+                             Variant{"dc 1 level, index split, twisted, leaves RCM", -1, -1, S::automatic, true, true},
                              Variant{"dc 2 levels, twisted", 2, -1, S::automatic, true},
                              Variant{"dc 3 levels, twisted", 3, -1, S::automatic, true},
                              Variant{"dc 3 levels, separators colored", 3, 0, S::automatic, true}}) {
@@ -144,7 +144,7 @@ void dc_variants(const Problem& p) {
 }
 
 // Best-of-5 time of one lower sweep of the IC(0)/ILU(0) factor under an ordering and a sync kind.
-void sweep_time(const Problem& p, it::OrderingKind ok, it::SyncKind sync, it::Backend be, bool dc_leaf_rcm = true) {
+void sweep_time(const Problem& p, it::OrderingKind ok, it::SyncKind sync, it::Backend be, bool dc_leaf_rcm = false) {
     it::OrderingOptions oo;
     oo.kind = ok;
     oo.dc_leaf_rcm = dc_leaf_rcm;
@@ -159,7 +159,7 @@ void sweep_time(const Problem& p, it::OrderingKind ok, it::SyncKind sync, it::Ba
     });
     const auto& s = plan.stats();
     Json j;
-    const std::string name = std::string(it::to_string(ok)) + (ok == it::OrderingKind::dc && !dc_leaf_rcm ? " (leaves in given order)" : "");
+    const std::string name = std::string(it::to_string(ok)) + (ok == it::OrderingKind::dc && dc_leaf_rcm ? " (leaves RCM)" : "");
     j.set("kind", "sweep").set("problem", p.name).set("ordering", name).set("sync", it::to_string(s.sync));
     j.set("threads", s.threads).set("depth", s.depth).set("subgraphs", s.subgraphs).set("critical_path", s.critical_path);
     j.set("parallelism", s.parallelism).set("seconds", t);
@@ -228,8 +228,8 @@ int main(int argc, char** argv) {
         const Problem p{"poisson3d-" + std::to_string(n3), gs::test::poisson3d<double, std::int32_t>(n3, 7), true};
         sweep_time(p, it::OrderingKind::natural, it::SyncKind::sequential, it::Backend::reference);
         sweep_time(p, it::OrderingKind::dc, it::SyncKind::sequential, it::Backend::reference);  // DC's order on one thread
-        sweep_time(p, it::OrderingKind::dc, it::SyncKind::sequential, it::Backend::reference, false);
-        sweep_time(p, it::OrderingKind::dc, it::SyncKind::point_to_point, it::Backend::omp, false);
+        sweep_time(p, it::OrderingKind::dc, it::SyncKind::sequential, it::Backend::reference, true);
+        sweep_time(p, it::OrderingKind::dc, it::SyncKind::point_to_point, it::Backend::omp, true);
         for (const auto ok : {it::OrderingKind::natural, it::OrderingKind::dc, it::OrderingKind::abmc, it::OrderingKind::multicolor})
             for (const auto sync : {it::SyncKind::point_to_point, it::SyncKind::barrier}) sweep_time(p, ok, sync, it::Backend::omp);
         for (const auto ok : {it::OrderingKind::natural, it::OrderingKind::dc, it::OrderingKind::multicolor, it::OrderingKind::automatic})
@@ -264,8 +264,8 @@ int main(int argc, char** argv) {
         if (want("sweeps")) {
             sweep_time(p3, it::OrderingKind::natural, it::SyncKind::sequential, it::Backend::reference);
             sweep_time(p3, it::OrderingKind::dc, it::SyncKind::sequential, it::Backend::reference);  // DC's order on one thread
-            sweep_time(p3, it::OrderingKind::dc, it::SyncKind::sequential, it::Backend::reference, false);
-            sweep_time(p3, it::OrderingKind::dc, it::SyncKind::point_to_point, it::Backend::omp, false);
+            sweep_time(p3, it::OrderingKind::dc, it::SyncKind::sequential, it::Backend::reference, true);
+            sweep_time(p3, it::OrderingKind::dc, it::SyncKind::point_to_point, it::Backend::omp, true);
             for (const auto ok : {it::OrderingKind::natural, it::OrderingKind::dc, it::OrderingKind::abmc, it::OrderingKind::multicolor})
                 for (const auto sync : {it::SyncKind::point_to_point, it::SyncKind::barrier}) sweep_time(p3, ok, sync, it::Backend::omp);
         }

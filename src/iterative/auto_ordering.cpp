@@ -49,17 +49,23 @@ double estimate_iterations(const SolveResult& r, double tol) {
     return double(k) + std::max(0.0, std::log(tol / c) / std::log(rate));
 }
 
-// About m rows reached breadth-first from `root` over the pattern of A and Aᵀ, sorted (so the
-// sub-problem keeps the given numbering's order).
+// About m rows reached breadth-first from `root` over the row pattern of A (restarted from the
+// next unseen row if A's pattern closes earlier), sorted (so the sub-problem keeps the given
+// numbering's order).
 template <class V, class I>
-std::vector<std::int64_t> ball(CsrView<V, I> a, CsrView<V, I> at, std::int64_t root, std::int64_t m) {
+std::vector<std::int64_t> ball(CsrView<V, I> a, std::int64_t root, std::int64_t m) {
     std::vector<char> seen(static_cast<std::size_t>(a.nrows), 0);
     std::vector<std::int64_t> q{root};
     seen[root] = 1;
-    for (std::size_t h = 0; h < q.size() && static_cast<std::int64_t>(q.size()) < m; ++h)
-        for (const CsrView<V, I>* t : {&a, &at})
-            for (offset_t k = t->row_ptr[q[h]]; k < t->row_ptr[q[h] + 1] && static_cast<std::int64_t>(q.size()) < m; ++k)
-                if (const std::int64_t j = t->col_idx[k]; !seen[j]) seen[j] = 1, q.push_back(j);
+    std::int64_t next = root;
+    for (std::size_t h = 0; static_cast<std::int64_t>(q.size()) < m; ++h) {
+        if (h == q.size()) {  // pattern closed: continue from the next unseen row
+            while (seen[next]) next = (next + 1) % a.nrows;
+            seen[next] = 1, q.push_back(next);
+        }
+        for (offset_t k = a.row_ptr[q[h]]; k < a.row_ptr[q[h] + 1] && static_cast<std::int64_t>(q.size()) < m; ++k)
+            if (const std::int64_t j = a.col_idx[k]; !seen[j]) seen[j] = 1, q.push_back(j);
+    }
     std::sort(q.begin(), q.end());
     return q;
 }
@@ -114,7 +120,6 @@ struct Candidate {
     double sub_iters = inf, iters = inf, sub_setup = 0, probe_s = 0;
     std::int64_t sub_depth = 0;  // block-level depth of the lower sweep on the probe sub-problem (colors for mc/abmc)
     double order_s = 0, sweep_s = 0, iter_s = 0, predicted = inf;
-    bool ordered = false;   // the full-size ordering was computed (dc, rcm) rather than estimated
     bool sequential = false;
     std::string note;
     Ordering ord;
@@ -123,13 +128,10 @@ struct Candidate {
 std::string describe(const Candidate& c) {
     char buf[400];
     if (!c.probe_ok) std::snprintf(buf, sizeof buf, "%s: probe failed (%s)", to_string(c.kind), c.note.c_str());
-    else if (c.predicted == inf)
-        std::snprintf(buf, sizeof buf, "%s: probe %.0f iters (%.2g ms) -> ~%.0f; not ordered: bound above the best", to_string(c.kind), c.sub_iters,
-                      c.probe_s * 1e3, c.iters);
     else
-        std::snprintf(buf, sizeof buf, "%s%s: probe %.0f iters (%.2g ms) -> ~%.0f x %.3g ms/iter (sweep %.3g ms) + ordering %.3g ms%s = %.4g ms",
+        std::snprintf(buf, sizeof buf, "%s%s: probe %.0f iters (%.2g ms) -> ~%.0f x %.3g ms/iter (sweep %.3g ms) + ordering ~%.3g ms = %.4g ms",
                       to_string(c.kind), c.sequential ? " (sequential sweeps)" : "", c.sub_iters, c.probe_s * 1e3, c.iters, c.iter_s * 1e3,
-                      c.sweep_s * 1e3, c.order_s * 1e3, c.ordered ? "" : " (est.)", c.predicted * 1e3);
+                      c.sweep_s * 1e3, c.order_s * 1e3, c.predicted * 1e3);
     return buf;
 }
 
@@ -218,21 +220,23 @@ template <class V, class I>
 AutoChoice choose_ordering(CsrView<V, I> a, const PrecondOptions& options, std::string& reason) {
     Timer total;
     const std::int64_t n = a.nrows;
-    const Csr<V, I> at = transpose(a);
-    const bool symmetric = equal(a, at.view());
     std::vector<Candidate> cands;
     for (const OrderingKind k : {OrderingKind::dc, OrderingKind::natural, OrderingKind::rcm, OrderingKind::abmc, OrderingKind::multicolor})
         cands.emplace_back(k);
 
     // 1. Iterations: each candidate on a breadth-first ball around the middle row, sequential sweeps.
+    const int ordering_threads = options.ordering.threads > 0 ? options.ordering.threads : omp_get_max_threads();
+    const std::int64_t m = std::max<std::int64_t>(options.probe_rows, 64);
+    const bool whole = n <= m + m / 2;
+    std::vector<std::int64_t> all_rows;
+    if (whole) all_rows.resize(static_cast<std::size_t>(n)), std::iota(all_rows.begin(), all_rows.end(), 0);
+    const Csr<V, I> pa = induced(a, whole ? all_rows : ball(a, n / 2, m));  // small A: probed whole
+    const bool symmetric = equal(pa.view(), transpose(pa.view()).view());  // the probe's method (and the model's work per iteration)
     SolverOptions so;
     so.method = symmetric ? Method::cg : Method::bicgstab;
     so.tol = options.probe_tol;
     so.backend = Backend::reference;
     so.record_history = true;
-    const int ordering_threads = options.ordering.threads > 0 ? options.ordering.threads : omp_get_max_threads();
-    const std::int64_t m = std::max<std::int64_t>(options.probe_rows, 64);
-    const bool whole = n <= m + m / 2;
     auto probe = [&](const Csr<V, I>& sub, OrderingKind k, Candidate* c, int maxit) {
         SolverOptions sol = so;
         sol.maxit = std::max(1, maxit);
@@ -261,9 +265,6 @@ AutoChoice choose_ordering(CsrView<V, I> a, const PrecondOptions& options, std::
         }
         return estimate_iterations(r, sol.tol);
     };
-    std::vector<std::int64_t> all_rows;
-    if (whole) all_rows.resize(static_cast<std::size_t>(n)), std::iota(all_rows.begin(), all_rows.end(), 0);
-    const Csr<V, I> pa = induced(a, whole ? all_rows : ball(a, at.view(), n / 2, m));  // small A: probed whole
     // Probes are independent sequential solves: they run concurrently, dc and natural first; the
     // others then stop at twice the better count (more than twice the iterations cannot win: no
     // ordering's sweep is more than twice as fast as DC's on two threads), next to the growth probe
@@ -278,7 +279,7 @@ AutoChoice choose_ordering(CsrView<V, I> a, const PrecondOptions& options, std::
     }
     const double first = std::min(cands[0].sub_iters, cands[1].sub_iters);
     const int cap = std::max(1, std::min(options.probe_iterations, first < inf ? static_cast<int>(2 * first) + 2 : options.probe_iterations));
-    const Csr<V, I> small = whole ? Csr<V, I>{} : induced(a, ball(a, at.view(), n / 2, pa.nrows / 4));
+    const Csr<V, I> small = whole ? Csr<V, I>{} : induced(a, ball(a, n / 2, pa.nrows / 4));
     double small_iters = inf;
     const OrderingKind base_kind = cands[1].probe_ok ? OrderingKind::natural : OrderingKind::dc;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(probe_threads)
@@ -303,17 +304,18 @@ AutoChoice choose_ordering(CsrView<V, I> a, const PrecondOptions& options, std::
     const double probe_s = total.seconds();
 
     // 2. Per-iteration time from measured rates and each ordering's structure:
-    //    natural, rcm: sequential sweeps: t_free + (t_seq - t_free) x chain fraction / natural's, with
-    //      t_seq a timed plain sweep of A's lower part and t_free the same rows without the chain (a
-    //      row-level parallel sweep lost to the sequential one in the 2-thread measurements of natural
-    //      order; rcm keeps the requested schedule: its levels are runs of consecutive rows); rcm is
-    //      ordered at full size for its chain fraction when it can win (and reused);
+    //    natural, rcm: sequential sweeps: t_free + (t_seq - t_free) x chain fraction / natural's (on
+    //      the probe ball), with t_seq a timed plain sweep of A's lower part and t_free the same rows
+    //      without the chain (natural order's row-level parallel sweep lost to the sequential one in
+    //      the 2-thread measurements: a natural winner runs sequentially; rcm keeps the requested
+    //      schedule: its levels are runs of consecutive rows);
     //    dc: t_par (the plain sweep cut into one independent row range per thread, timed in one
-    //      parallel region) x its chain ratio x largest leaf x threads / n + t_seq x separators / n +
-    //      handoffs (the full-size ordering is computed: it is what the preconditioner then uses);
+    //      parallel region) x its chain ratio x largest leaf x threads + its sequential sweep x
+    //      separators, leaf and separator fractions from its ordering of the probe ball;
     //    abmc: t_par + colors x handoff; mc: the ideal parallel sweep (independent rows run at the
     //      SpMV's rate) + colors x handoff + region.
-    //    Ordering cost: measured (dc) or the probe's setup time scaled to n (abmc: n log n).
+    //    Ordering cost: the probe's setup time scaled to n (abmc: n log n). Only the winner is
+    //      ordered at full size (as part of its setup).
     const Backend be = options.schedule.backend;
     const int threads = be == Backend::reference ? 1 : options.schedule.threads > 0 ? options.schedule.threads : omp_get_max_threads();
     const auto op = csr_operator(a, be);
@@ -334,9 +336,6 @@ AutoChoice choose_ordering(CsrView<V, I> a, const PrecondOptions& options, std::
     std::vector<V> z(ones.size());
     unchained_sweep(a, std::span<const V>(ones), std::span<V>(z));  // warm-up
     const double t_free = std::min(t_seq, best_of(3, [&] { unchained_sweep(a, std::span<const V>(ones), std::span<V>(z)); }));
-    const double chain_natural = chain_fraction(a, {});
-    // A sequential sweep in an order whose chain fraction is f: t_free + (t_seq - t_free) x f / f_natural.
-    const auto sequential_sweep = [&](double f) { return t_free + (t_seq - t_free) * std::min(1.0, f / std::max(chain_natural, 0.01)); };
     const double handoff = threads > 1 ? handoff_seconds() : 0.0, region = region_seconds(threads);
     double t_par = t_seq;
     if (threads > 1) {
@@ -377,46 +376,33 @@ AutoChoice choose_ordering(CsrView<V, I> a, const PrecondOptions& options, std::
         finish(c);
         if (best == cands.size() || c.predicted < cands[best].predicted) best = k;
     }
-    if (rcm) {  // ordered at full size (its chain fraction sets its sweep) when its unchained bound can win; its
-                // levels are contiguous rows, so it keeps the requested schedule (p2p by default)
-        const double bound = rcm->iters * (per_iter * (t_spmv + 2 * t_free + t_perm) + t_vec);
-        if (best == cands.size() || bound < cands[best].predicted) {
-            OrderingOptions oo = options.ordering;
-            oo.kind = OrderingKind::rcm;
-            Timer t;
-            rcm->ord = compute_ordering(a, oo);
-            rcm->order_s = t.seconds();
-            rcm->ordered = true;
-            rcm->sweep_s = sequential_sweep(chain_fraction(a, rcm->ord.perm));
-            finish(*rcm);
-            const std::size_t k = static_cast<std::size_t>(rcm - cands.data());
-            if (best == cands.size() || rcm->predicted < cands[best].predicted) best = k;
-        }
-    }
-    if (dc) {  // dc last: ordered at full size only when its bound (ideal halves, no ordering cost) can win
-        const double bound = dc->iters * (per_iter * (t_spmv + 2 * t_par) + t_vec);
-        if (best == cands.size() || bound < cands[best].predicted) {
-            OrderingOptions oo = options.ordering;
-            oo.kind = OrderingKind::dc;
-            Timer t;
-            dc->ord = compute_ordering(a, oo);
-            dc->order_s = t.seconds();
-            dc->ordered = true;
+    // rcm and dc: chain fraction and (dc) block sizes from their orderings of the probe ball,
+    // relative to natural order's chain there; the full-size ordering is computed only for the winner.
+    const double chain_natural_sub = std::max(chain_fraction(pa.view(), {}), 0.01);
+    for (Candidate* c : {rcm, dc}) {
+        if (!c) continue;
+        OrderingOptions oo = options.ordering;
+        oo.kind = c->kind;
+        oo.threads = ordering_threads;
+        const Ordering so_sub = compute_ordering(pa.view(), oo);
+        const double ratio = std::min(1.0, chain_fraction(pa.view(), so_sub.perm) / chain_natural_sub);
+        const double seq = t_free + (t_seq - t_free) * ratio;  // this order's sequential sweep
+        if (c == rcm || threads == 1) {
+            c->sweep_s = seq;
+        } else {
             std::vector<std::int64_t> sizes;
-            for (std::size_t b = 0; b + 1 < dc->ord.block_ptr.size(); ++b) sizes.push_back(dc->ord.block_ptr[b + 1] - dc->ord.block_ptr[b]);
+            for (std::size_t b = 0; b + 1 < so_sub.block_ptr.size(); ++b) sizes.push_back(so_sub.block_ptr[b + 1] - so_sub.block_ptr[b]);
             std::sort(sizes.begin(), sizes.end(), std::greater<>());
-            std::int64_t crit = sizes.empty() ? n : sizes[0], in_leaves = 0;
-            for (std::size_t b = 0; b < sizes.size() && b < static_cast<std::size_t>(threads); ++b) in_leaves += sizes[b];
-            crit += n - in_leaves;  // separators (and leaves beyond one per thread) run after the leaves
-            const double leaf = double(sizes.empty() ? n : sizes[0]) * threads / double(std::max<std::int64_t>(n, 1));
-            const double chain = sequential_sweep(chain_fraction(a, dc->ord.perm)) / std::max(t_seq, 1e-12);  // leaves renumbered: shorter chain
-            dc->sweep_s = threads == 1 ? t_seq * chain
-                                       : t_par * chain * leaf + t_seq * double(crit - (sizes.empty() ? n : sizes[0])) / double(std::max<std::int64_t>(n, 1)) +
-                                             2 * handoff;
-            finish(*dc);
-            const std::size_t k = static_cast<std::size_t>(dc - cands.data());
-            if (best == cands.size() || dc->predicted < cands[best].predicted) best = k;
+            const double rows = double(std::max<std::int64_t>(pa.nrows, 1));
+            double in_leaves = 0;
+            for (std::size_t b = 0; b < sizes.size() && b < static_cast<std::size_t>(threads); ++b) in_leaves += double(sizes[b]);
+            const double leaf = sizes.empty() ? 1.0 : double(sizes[0]) / rows, rest = std::max(0.0, 1.0 - in_leaves / rows);
+            // The largest leaf at the parallel rate (t_par: one range per thread), separators after it, sequential.
+            c->sweep_s = t_par * (seq / std::max(t_seq, 1e-12)) * leaf * threads + seq * rest + 2 * handoff;
         }
+        finish(*c);
+        const std::size_t k = static_cast<std::size_t>(c - cands.data());
+        if (best == cands.size() || c->predicted < cands[best].predicted) best = k;
     }
     char head[600];
     if (best == cands.size()) {
@@ -426,20 +412,18 @@ AutoChoice choose_ordering(CsrView<V, I> a, const PrecondOptions& options, std::
     }
     std::snprintf(head, sizeof head,
                   "chose %s%s (probes: %s on a %lld-row breadth-first ball, iterations x %.3g for %lld rows; predicted = ordering + iterations "
-                  "x (SpMV %.3g ms + sweeps + vector ops); sequential sweep %.3g ms (chain fraction %.2f), unchained %.3g ms, %d-way parallel "
+                  "x (SpMV %.3g ms + sweeps + vector ops); sequential sweep %.3g ms, unchained %.3g ms, %d-way parallel "
                   "sweep %.3g ms, handoff %.2g us, parallel region %.3g ms; probes %.3g ms, "
                   "model %.3g ms; factorization not included):",
                   to_string(cands[best].kind), cands[best].sequential ? " with sequential sweeps" : "", symmetric ? "CG" : "BiCGStab",
-                  static_cast<long long>(pa.nrows), scale, static_cast<long long>(n), t_spmv * 1e3, t_seq * 1e3, chain_natural, t_free * 1e3, threads, t_par * 1e3, handoff * 1e6, region * 1e3,
+                  static_cast<long long>(pa.nrows), scale, static_cast<long long>(n), t_spmv * 1e3, t_seq * 1e3, t_free * 1e3, threads, t_par * 1e3, handoff * 1e6, region * 1e3,
                   probe_s * 1e3, (total.seconds() - probe_s) * 1e3);
     reason = head;
     for (const Candidate& c : cands) reason += " [" + describe(c) + "]";
     Candidate& win = cands[best];
-    if (!win.ordered) {
-        OrderingOptions oo = options.ordering;
-        oo.kind = win.kind;
-        win.ord = compute_ordering(a, oo);
-    }
+    OrderingOptions oo = options.ordering;
+    oo.kind = win.kind;
+    win.ord = compute_ordering(a, oo);
     return AutoChoice{std::move(win.ord), win.sequential};
 }
 

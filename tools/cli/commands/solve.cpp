@@ -70,7 +70,7 @@ Setup parse_setup(const Args& args) {
     else if (split == "metis") s.precond.ordering.dc_split = it::OrderingOptions::DcSplit::metis;
     else if (split != "auto") throw UsageError("--dc-split must be auto, index or metis, got '" + split + "'");
     s.precond.ordering.dc_twisted = !args.flag("dc-untwisted");
-    s.precond.ordering.dc_leaf_rcm = !args.flag("dc-leaves-given");
+    s.precond.ordering.dc_leaf_rcm = args.flag("dc-leaf-rcm");
     s.precond.schedule.sync = parse_sync(args.get("sync", "p2p"));
     s.precond.schedule.threads = static_cast<int>(args.get_int("threads", 0));
     s.precond.ordering.threads = s.precond.schedule.threads;
@@ -148,7 +148,7 @@ const bool registered = register_command({
     "usage: gigasparse solve A.mtx [b.mtx] [--method cg|bicgstab|gmres|fgmres|direct] [--precond none|jacobi|ilu0|ic0|sgs]\n"
     "                        [--ordering natural|rcm|mc|abmc|dc|auto] [--tol 1e-8] [--maxit 1000] [--restart 30]\n"
     "                        [--sync p2p|barrier|sequential] [--threads N] [--dc-levels L] [--dc-relax-from L]\n"
-    "                        [--dc-split auto|index|metis] [--dc-untwisted] [--dc-leaves-given]\n"
+    "                        [--dc-split auto|index|metis] [--dc-untwisted] [--dc-leaf-rcm]\n"
     "                        [--abmc-block ROWS] [--json]\n\n"
     "--method direct runs the sparse direct solver instead (the options and output of `gigasparse factor`:\n"
     "--structure, --ordering, --refine; \"residual\" and \"times\": {\"analyze\", \"factorize\", \"solve\", \"total\"}).\n\n"
@@ -163,7 +163,7 @@ const bool registered = register_command({
     "\"times\": {\"setup\", \"solve\", \"total\"}.\n"
     "exit codes: 0 converged, 1 not converged (or breakdown, preconditioner failure), 2 usage error,\n"
     "            3 unreadable or invalid input (non-square, NaN values)\n",
-    {"dc-untwisted", "dc-leaves-given"},
+    {"dc-untwisted", "dc-leaf-rcm"},
     solve,
 });
 
