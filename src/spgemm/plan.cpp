@@ -128,10 +128,34 @@ void resize_output(Csr<V, I>& c, std::size_t n, int threads) {
     }
 }
 
+// The CSR invariants validate() checks (unsorted rows allowed), tested in parallel; on any failure validate()
+// runs to throw its detailed message.
 template <class V, class I>
-void check_operands(CsrView<V, I> a, CsrView<V, I> b) {
-    validate(a, ValidateOptions{.sorted = false});
-    if (!same_operand(a, b)) validate(b, ValidateOptions{.sorted = false});
+void check_csr(CsrView<V, I> m, int threads) {
+    bool ok = m.nrows >= 0 && m.ncols >= 0 && static_cast<std::int64_t>(m.row_ptr.size()) == m.nrows + 1 && m.row_ptr[0] == 0 &&
+              static_cast<offset_t>(m.col_idx.size()) == m.row_ptr[static_cast<std::size_t>(m.nrows)] && m.values.size() == m.col_idx.size();
+    if (ok) {
+        int bad = 0;
+        const std::int64_t nnz = static_cast<std::int64_t>(m.col_idx.size()), ncols = m.ncols;
+#pragma omp parallel num_threads(threads) if (nnz + m.nrows > 100000) reduction(+ : bad)
+        {
+#pragma omp for schedule(static) nowait
+            for (std::int64_t i = 0; i < m.nrows; ++i) bad += m.row_ptr[i + 1] < m.row_ptr[i] ? 1 : 0;
+#pragma omp for schedule(static) nowait
+            for (std::int64_t k = 0; k < nnz; ++k) {
+                const std::int64_t j = m.col_idx[k];
+                bad += (j < 0) | (j >= ncols);
+            }
+        }
+        ok = bad == 0;
+    }
+    if (!ok) validate(m, ValidateOptions{.sorted = false});
+}
+
+template <class V, class I>
+void check_operands(CsrView<V, I> a, CsrView<V, I> b, int threads) {
+    check_csr(a, threads);
+    if (!same_operand(a, b)) check_csr(b, threads);
     if (a.ncols != b.nrows)
         throw DimensionMismatch("spgemm: A is " + std::to_string(a.nrows) + " x " + std::to_string(a.ncols) + " but B is " +
                                 std::to_string(b.nrows) + " x " + std::to_string(b.ncols));
@@ -202,7 +226,7 @@ void SpgemmPlan<V, I>::symbolic(CsrView<V, I> a, CsrView<V, I> b) {
     s.stats.backend = s.options.backend;
     s.stats.threads = s.options.backend == SpgemmBackend::cpu ? s.threads : 1;
     Timer t;
-    check_operands(a, b);
+    check_operands(a, b, s.threads);
     s.nrows = a.nrows;
     s.ncols = b.ncols;
     if (s.options.check_pattern) {

@@ -55,6 +55,20 @@ TEST(SpgemmApi, PhaseOrderAndMisuse) {
     EXPECT_THROW(plan.symbolic(rect, rect), DimensionMismatch);
     const auto bad = make(2, 2, {0, 1, 1}, {5}, {1});
     EXPECT_THROW(plan.symbolic(bad, a), InvalidStructure);
+    EXPECT_THROW(plan.symbolic(a, bad), InvalidStructure);
+    EXPECT_THROW(plan.symbolic(make(2, 2, {0, 2, 1}, {0}, {1}), a), InvalidStructure);        // row_ptr decreases
+    EXPECT_THROW(plan.symbolic(make(2, 2, {0, 1, 2}, {0, -1}, {1, 2}), a), InvalidStructure);  // negative column
+    EXPECT_THROW(plan.symbolic(make(2, 2, {0, 1, 2}, {0, 1}, {1}), a), InvalidStructure);      // values too short
+    {  // large enough for the parallel check: one bad column near the end
+        const std::int64_t n = 200000;
+        std::vector<offset_t> rp(n + 1);
+        std::vector<std::int32_t> ci(n);
+        for (std::int64_t i = 0; i <= n; ++i) rp[i] = i;
+        for (std::int64_t i = 0; i < n; ++i) ci[i] = static_cast<std::int32_t>(i);
+        ci[n - 3] = static_cast<std::int32_t>(n);
+        const auto big = make(n, n, rp, ci, std::vector<double>(n, 1.0));
+        EXPECT_THROW(plan.symbolic(big, big), InvalidStructure);
+    }
     SpgemmOptions cuda;
     cuda.backend = SpgemmBackend::cuda;
     SpgemmPlan<double, std::int32_t> gpu(cuda);
