@@ -217,8 +217,8 @@ class Preconditioner(_AppliesInverse):
 
     ordering: "natural", "rcm", "mc", "abmc", "dc", "auto". backend: "omp" or "reference".
     sync: "p2p" (point-to-point waits), "barrier" or "sequential". threads: 0 = OpenMP default.
-    options: abmc_block_rows, dc_levels, dc_relax_from_level, dc_min_leaf, min_task_weight,
-    probe_iterations, probe_tol.
+    options: abmc_block_rows, dc_levels, dc_relax_from_level, dc_min_leaf, dc_split ("auto", "index",
+    "metis"), dc_twisted, dc_leaf_rcm, min_task_weight, probe_iterations, probe_tol, probe_rows.
     A numerical failure of the setup (zero pivot, ...) does not raise: ``ok`` is False,
     ``info["message"]`` says why, and applying it copies r.
     """

@@ -67,6 +67,15 @@ public:
             else if (k == "dc_levels") o.ordering.dc_levels = nb::cast<int>(value);
             else if (k == "dc_relax_from_level") o.ordering.dc_relax_from_level = nb::cast<int>(value);
             else if (k == "dc_min_leaf") o.ordering.dc_min_leaf = nb::cast<std::int64_t>(value);
+            else if (k == "dc_split") {
+                const std::string v = nb::cast<std::string>(value);
+                if (v == "auto") o.ordering.dc_split = iterative::OrderingOptions::DcSplit::automatic;
+                else if (v == "index") o.ordering.dc_split = iterative::OrderingOptions::DcSplit::index;
+                else if (v == "metis") o.ordering.dc_split = iterative::OrderingOptions::DcSplit::metis;
+                else throw InvalidArgument("preconditioner: dc_split must be 'auto', 'index' or 'metis'");
+            } else if (k == "dc_twisted") o.ordering.dc_twisted = nb::cast<bool>(value);
+            else if (k == "dc_leaf_rcm") o.ordering.dc_leaf_rcm = nb::cast<bool>(value);
+            else if (k == "probe_rows") o.probe_rows = nb::cast<std::int64_t>(value);
             else if (k == "min_task_weight") o.schedule.min_task_weight = nb::cast<std::int64_t>(value);
             else if (k == "probe_iterations") o.probe_iterations = nb::cast<int>(value);
             else if (k == "probe_tol") o.probe_tol = nb::cast<double>(value);
