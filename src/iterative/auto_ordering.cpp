@@ -314,8 +314,8 @@ AutoChoice choose_ordering(CsrView<V, I> a, const PrecondOptions& options, std::
     //      separators, leaf and separator fractions from its ordering of the probe ball;
     //    abmc: t_par + colors x handoff; mc: the ideal parallel sweep (independent rows run at the
     //      SpMV's rate) + colors x handoff + region.
-    //    Ordering cost: the probe's setup time scaled to n (abmc: n log n). Only the winner is
-    //      ordered at full size (as part of its setup).
+    //    Ordering cost: the probe's setup time beyond natural order's, scaled to n (abmc: n log n).
+    //      Only the winner is ordered at full size (as part of its setup).
     const Backend be = options.schedule.backend;
     const int threads = be == Backend::reference ? 1 : options.schedule.threads > 0 ? options.schedule.threads : omp_get_max_threads();
     const auto op = csr_operator(a, be);
@@ -352,6 +352,9 @@ AutoChoice choose_ordering(CsrView<V, I> a, const PrecondOptions& options, std::
         c.iter_s = per_iter * (t_spmv + 2 * c.sweep_s + (c.kind == OrderingKind::natural ? 0.0 : t_perm)) + t_vec;
         c.predicted = c.order_s + c.iters * c.iter_s;
     };
+    double natural_setup = 0;
+    for (const Candidate& c : cands)
+        if (c.kind == OrderingKind::natural) natural_setup = c.sub_setup;
     std::size_t best = cands.size();
     Candidate* dc = nullptr;
     Candidate* rcm = nullptr;
@@ -363,7 +366,8 @@ AutoChoice choose_ordering(CsrView<V, I> a, const PrecondOptions& options, std::
             const double blk = double(std::max<std::int64_t>(options.ordering.abmc_block_rows, 2));
             grow *= std::max(1.0, std::log(double(n) / blk) / std::log(std::max(2.0, double(pa.nrows) / blk)));
         }
-        c.order_s = c.kind == OrderingKind::natural ? 0.0 : c.sub_setup * grow;
+        // Setup beyond natural order's (validation, permutation and factorization are common to all).
+        c.order_s = c.kind == OrderingKind::natural ? 0.0 : std::max(0.0, c.sub_setup - natural_setup) * grow;
         const double colors = double(std::max<std::int64_t>(c.sub_depth, 1));
         switch (c.kind) {
             case OrderingKind::natural: c.sweep_s = t_seq, c.sequential = true; break;
