@@ -11,24 +11,44 @@ void build_assembly_map(Symbolic& s, std::span<const std::int64_t> row_ptr, std:
                         MatrixView view, idx base) {
     // Entry (i, j) read by the view goes to L(r, c), r = max(p_i, p_j), c = min(p_i, p_j) in the final
     // numbering; it is conjugated when it was mirrored from the upper triangle (p_i < p_j).
-    const idx n = s.n;
+    // Entries are bucketed by the supernode of c; each supernode then scatters the positions of its rows
+    // once, so every entry is placed in O(1) (no search in the row lists).
+    const idx n = s.n, ns = s.nsuper;
     const idx nnz = row_ptr[n] - base;
     s.amap.assign(static_cast<std::size_t>(nnz), -1);
     s.amap_conj.assign(static_cast<std::size_t>(nnz), 0);
+    std::vector<idx> rr(static_cast<std::size_t>(nnz)), cc(static_cast<std::size_t>(nnz));
+    std::vector<idx> bucket_ptr(static_cast<std::size_t>(ns + 1), 0);
     for (idx i = 0; i < n; ++i)
         for (idx k = row_ptr[i] - base; k < row_ptr[i + 1] - base; ++k) {
             idx j = static_cast<idx>(col_idx[k]) - base;
             bool used = s.structure == Structure::general || (view == MatrixView::upper ? i <= j : i >= j);
-            if (!used) continue;
+            if (!used) {
+                cc[k] = -1;
+                continue;
+            }
             idx pi = s.iperm[i], pj = s.iperm[j];
-            idx r = std::max(pi, pj), c = std::min(pi, pj);
-            idx sn = s.col_to_sn[c];
-            auto b = s.rows.begin() + s.rows_ptr[sn], e = s.rows.begin() + s.rows_ptr[sn + 1];
-            auto it = std::lower_bound(b, e, r);
-            if (it == e || *it != r) throw InvalidStructure("direct: entry outside the symbolic pattern (internal)");
-            s.amap[k] = s.lx_ptr[sn] + (c - s.super_ptr[sn]) * s.front_rows(sn) + (it - b);
+            rr[k] = std::max(pi, pj);
+            cc[k] = std::min(pi, pj);
             s.amap_conj[k] = pi < pj ? 1 : 0;
+            ++bucket_ptr[s.col_to_sn[cc[k]] + 1];
         }
+    for (idx sn = 0; sn < ns; ++sn) bucket_ptr[sn + 1] += bucket_ptr[sn];
+    std::vector<idx> bucket(static_cast<std::size_t>(bucket_ptr[ns]));
+    std::vector<idx> next(bucket_ptr.begin(), bucket_ptr.end() - 1);
+    for (idx k = 0; k < nnz; ++k)
+        if (cc[k] >= 0) bucket[next[s.col_to_sn[cc[k]]]++] = k;
+    std::vector<idx> pos(static_cast<std::size_t>(n), 0), mark(static_cast<std::size_t>(n), -1);
+    for (idx sn = 0; sn < ns; ++sn) {
+        const idx* rows = s.rows.data() + s.rows_ptr[sn];
+        const idx f = s.front_rows(sn), c0 = s.super_ptr[sn];
+        for (idx t = 0; t < f; ++t) pos[rows[t]] = t, mark[rows[t]] = sn;
+        for (idx q = bucket_ptr[sn]; q < bucket_ptr[sn + 1]; ++q) {
+            const idx k = bucket[q], r = rr[k];
+            if (mark[r] != sn) throw InvalidStructure("direct: entry outside the symbolic pattern (internal)");
+            s.amap[k] = s.lx_ptr[sn] + (cc[k] - c0) * f + pos[r];
+        }
+    }
 }
 
 template void build_assembly_map<std::int32_t>(Symbolic&, std::span<const std::int64_t>, std::span<const std::int32_t>,

@@ -21,7 +21,7 @@ SymmetricPattern compress_columns(idx n, std::vector<idx>& ptr, std::vector<idx>
     idx out = 0;
     for (idx j = 0; j < n; ++j) {
         auto b = ind.begin() + ptr[j], e = ind.begin() + ptr[j + 1];
-        std::sort(b, e);
+        if (!std::is_sorted(b, e)) std::sort(b, e);  // sorted already when the CSR rows are
         auto last = std::unique(b, e);
         idx start = out;
         for (auto it = b; it != last; ++it) ind[static_cast<std::size_t>(out++)] = *it;
