@@ -41,7 +41,17 @@ def geomean(xs):
 
 def main(paths):
     runs = [json.load(open(p)) for p in paths]
-    rows = [(r, run["context"]) for run in runs for r in run["results"]]
+    # A matrix measured in several runs (e.g. lap3d:80 with --solvers gigasparse,cholmod, then
+    # --solvers mumps,pardiso, to keep each locked run short) becomes one row: solver entries merged.
+    rows, seen = [], {}
+    for run in runs:
+        for r in run["results"]:
+            if r["matrix"] in seen:
+                for key, value in r.items():
+                    seen[r["matrix"]][0].setdefault(key, value)
+            else:
+                seen[r["matrix"]] = (dict(r), run["context"])
+                rows.append(seen[r["matrix"]])
 
     print("| matrix | n | ordering gs / cm / mumps | nnz(L) gs / cm | flops (gs) | factorize gs | CHOLMOD | MUMPS | "
           "PARDISO | gs / cm | gs / mumps | gs / pardiso | GF/s gs / cm | analyze gs / cm | backward error gs | "
