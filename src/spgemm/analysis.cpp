@@ -15,7 +15,7 @@ namespace {
 void check_options(const SpgemmOptions& o) {
     if (o.sort_threshold < 0 || o.chunk_sort_threshold < 1 || o.sort_merge_target < 1 || o.dense_max_fill < 0 ||
         o.coarse_batch_products < 1 || o.wide_threshold < 1 || o.l2_bytes < 0 || o.cache_line_bytes < 0 || o.threads < 0 ||
-        o.window_max_fill < 0 || o.spa_max_cols < -1 || o.spa_threshold < 0)
+        o.window_max_fill < 0 || o.spa_max_cols < -1 || o.spa_threshold < 0 || o.dense_l2_factor < 1)
         throw InvalidArgument("spgemm: an option is out of range (thresholds must be positive, sizes non-negative)");
 }
 
@@ -177,6 +177,7 @@ void analyze(CsrView<V, I> a, CsrView<V, I> b, const SpgemmOptions& o, Analysis&
     const ChunkOverrides ov{o.fine_chunk_cols, o.coarse_chunk_cols};
     an.numeric = chunk_params(b.ncols, an.l2_bytes, an.line_bytes, static_cast<std::int64_t>(sizeof(V)) + 1, ov);
     an.symbolic = chunk_params(b.ncols, an.l2_bytes, an.line_bytes, 1, ov);
+    an.numeric.dense_max_cols *= o.dense_l2_factor;
     if (o.force_category == SpgemmCategory::coarse && !an.numeric.coarse)
         throw InvalidArgument("spgemm: forcing the coarse category needs coarse_chunk_cols below the column count");
     row_counts(a, b, an, o.threads > 0 ? o.threads : omp_get_max_threads());

@@ -81,8 +81,9 @@ TEST(SpgemmApi, PhaseOrderAndMisuse) {
     SpgemmOptions neg;
     neg.sort_threshold = -1;
     EXPECT_THROW((multiply<double, std::int32_t>(a, a, neg)), InvalidArgument);
-    for (int k = 0; k < 3; ++k) {  // the accumulator options
+    for (int k = 0; k < 4; ++k) {  // the accumulator options
         SpgemmOptions bad;
+        if (k == 3) bad.dense_l2_factor = 0;
         if (k == 0) bad.window_max_fill = -1;
         if (k == 1) bad.spa_max_cols = -2;
         if (k == 2) bad.spa_threshold = -1;

@@ -258,6 +258,28 @@ TYPED_TEST(SpgemmPaths, WindowAndSparseAccumulatorsForced) {
         }
 }
 
+// dense_l2_factor: rows whose range lies between one and two L2s of accumulator are dense with the factor 2,
+// fine-level rows with 1 (MAGNUS). A tiny L2 model makes the limit 256 columns (x factor).
+TYPED_TEST(SpgemmPaths, DenseL2Factor) {
+    using V = typename TypeParam::V;
+    using I = typename TypeParam::I;
+    const auto a = random_csr<V, I>(60, 80, 20, 51), b = random_csr<V, I>(80, 400, 20, 52);  // ~400 products over ~400 columns
+    for (std::int64_t factor : {1, 2}) {
+        SCOPED_TRACE("dense_l2_factor " + std::to_string(factor));
+        SpgemmOptions o;
+        o.l2_bytes = static_cast<std::int64_t>(sizeof(V) + 1) * 256;
+        o.dense_l2_factor = factor;
+        o.spa_max_cols = 0;
+        const auto s = expect_matches_reference(a, b, o);
+        EXPECT_EQ(s.dense_max_cols, 256 * factor);
+        if (factor == 1) {
+            EXPECT_EQ(s.category_rows[cat(SpgemmCategory::dense)], 0);
+        } else {
+            EXPECT_GT(s.category_rows[cat(SpgemmCategory::dense)], 0);
+        }
+    }
+}
+
 TEST(SpgemmPathsNonFinite, NanAndInfPropagate) {
     Csr<double, std::int32_t> a(1, 2), b(2, 2);
     a.row_ptr = {0, 2};
