@@ -172,7 +172,8 @@ void analyze(CsrView<V, I> a, CsrView<V, I> b, const SpgemmOptions& o, Analysis&
     an.sort_merge_target = o.sort_merge_target;
     an.wide_threshold = o.wide_threshold;
     an.window_max_fill = o.window_max_fill;
-    const std::int64_t spa_cols = o.spa_max_cols >= 0 ? o.spa_max_cols : an.l2_bytes / static_cast<std::int64_t>(4 + sizeof(V));
+    const std::int64_t spa_cols =
+        o.spa_max_cols >= 0 ? o.spa_max_cols : std::max<std::int64_t>(1, o.dense_l2_factor) * an.l2_bytes / static_cast<std::int64_t>(4 + sizeof(V));
     an.spa = b.ncols <= spa_cols && b.ncols <= std::numeric_limits<std::int32_t>::max();
     const ChunkOverrides ov{o.fine_chunk_cols, o.coarse_chunk_cols};
     an.numeric = chunk_params(b.ncols, an.l2_bytes, an.line_bytes, static_cast<std::int64_t>(sizeof(V)) + 1, ov);
