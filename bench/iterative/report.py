@@ -124,7 +124,9 @@ Eigen: `ConjugateGradient<Lower|Upper, IncompleteCholesky>` (AMD ordering, diago
 `BiCGSTAB<IncompleteLUT>` (fill-in: much stronger than ILU(0)). hypre 2.26 (Debian, one MPI rank, built without
 OpenMP): PCG/BiCGSTAB with `HYPRE_ILU` type 0 level 0 (= ILU(0) in natural order) and, as the reference of a
 scalable preconditioner, BoomerAMG (defaults, one V-cycle). `auto` includes its probes and model in "setup". `--repeat R` runs every solve R times and keeps the
-fastest (the machine is shared: see the load averages).
+fastest (the machine is shared: see the load averages). The driver fixes glibc's mmap threshold (128 KiB): with
+the default dynamic threshold, large arrays allocated late in a run came from the heap instead of fresh mappings
+and the same solve ran 10–25% slower than early in the run.
 "sweeps" says how the chosen preconditioner runs its triangular sweeps (auto runs natural/rcm sequentially).
 """
 
