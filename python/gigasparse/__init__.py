@@ -11,7 +11,11 @@ the matching built-in exception (ValueError, OSError, MemoryError, ...), with th
 
 from __future__ import annotations
 
-from . import _gigasparse
+from . import _blas_env
+
+_blas_env.choose()  # before the compiled core loads OpenBLAS
+
+from . import _gigasparse  # noqa: E402
 from . import generate, reference
 from ._gigasparse import (BackendError, DimensionMismatch, Error, InvalidArgument, InvalidStructure, IoError,
                           NotSupported, OutOfMemory, ParseError, PhaseError)
@@ -30,6 +34,13 @@ def cuda_device_count() -> int:
     return _gigasparse.cuda_device_count()
 
 
+def blas_info() -> dict[str, str]:
+    """The BLAS the compiled core runs: {"library", "core" (OpenBLAS kernel set), "forced_core"
+    (OPENBLAS_CORETYPE), "cpu_isa", "kernel_isa", "recommended"}; "recommended" is non-empty when the
+    kernels are narrower than the CPU's ISA (set OPENBLAS_CORETYPE to it before importing gigasparse)."""
+    return dict(_gigasparse.blas_info())
+
+
 def validate(a: object, *, sorted: bool = True, finite: bool = False) -> None:
     """Raises InvalidStructure naming the first row or entry of a CSR matrix that breaks the
     invariants (monotone indptr, indices in range, sorted unique columns, finite values)."""
@@ -45,7 +56,7 @@ def validate(a: object, *, sorted: bool = True, finite: bool = False) -> None:
 
 
 __all__ = [
-    "BackendError", "bicgstab", "LuSgs", "lusgs", "TriangularSolve", "cg", "fgmres", "gmres", "ic0", "ilu0", "jacobi", "Preconditioner", "sgs",
+    "BackendError", "bicgstab", "blas_info", "LuSgs", "lusgs", "TriangularSolve", "cg", "fgmres", "gmres", "ic0", "ilu0", "jacobi", "Preconditioner", "sgs",
     "SolveInfo", "DimensionMismatch", "DirectSolver", "cholesky", "factorized", "splu", "spsolve", "Error", "InvalidArgument", "InvalidStructure", "IoError", "MtxInfo",
     "NotSupported", "OutOfMemory", "ParseError", "PhaseError", "cuda_device_count", "generate", "mminfo", "read_mtx",
     "reference", "SpgemmPlan", "spgemm", "spmv", "validate", "with_cuda", "write_mtx",

@@ -1,7 +1,9 @@
 // python/src/module.cpp: the compiled extension gigasparse._gigasparse (build facts and registration).
 #include <gigasparse/config.hpp>
+#include <gigasparse/core/blas.hpp>
 #include <gigasparse/cuda/device.hpp>
 
+#include <nanobind/stl/map.h>
 #include <nanobind/stl/string.h>
 
 #include "common.hpp"
@@ -42,6 +44,14 @@ NB_MODULE(_gigasparse, m) {
           "Number of usable CUDA devices (0 without the CUDA backend or without a GPU).");
     m.def("cuda_device_summary", &gigasparse::cuda::device_summary, nanobind::arg("device") = 0,
           "A one-line description of a CUDA device, or why there is none.");
+    m.def(
+        "blas_info",
+        [] {
+            const gigasparse::BlasInfo b = gigasparse::blas_info();
+            return std::map<std::string, std::string>{{"library", b.library},     {"core", b.core},           {"forced_core", b.forced_core},
+                                                      {"cpu_isa", b.cpu_isa},     {"kernel_isa", b.kernel_isa}, {"recommended", b.recommended}};
+        },
+        "The BLAS this module runs: library, OpenBLAS kernel set, CPU ISA and the OPENBLAS_CORETYPE that would widen the kernels.");
     gp::register_errors(m);
     gp::register_io(m);
     gp::register_gen(m);

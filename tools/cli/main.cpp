@@ -3,7 +3,10 @@
 #include <new>
 
 #include <gigasparse/config.hpp>
+#include <gigasparse/core/blas.hpp>
 #include <gigasparse/core/error.hpp>
+
+#include "common/blas_kernels.hpp"
 
 #include "cli.hpp"
 
@@ -29,6 +32,7 @@ int fail(int code, const std::string& message, bool json) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    gigasparse::tools::use_native_blas_kernels(argv);
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
         print_usage();
@@ -36,6 +40,12 @@ int main(int argc, char** argv) {
     }
     if (args[0] == "--version") {
         std::cout << "gigasparse " << gigasparse::config::version << (gigasparse::config::with_cuda ? " (CUDA)" : " (CPU only)") << "\n";
+        const gigasparse::BlasInfo blas = gigasparse::blas_info();
+        std::cout << "BLAS: " << (blas.library.empty() ? "unknown" : blas.library);
+        if (!blas.core.empty()) std::cout << ", OpenBLAS kernels " << blas.core << (blas.forced_core.empty() ? "" : " (OPENBLAS_CORETYPE)");
+        std::cout << ", CPU " << blas.cpu_isa << "\n";
+        if (!blas.recommended.empty())
+            std::cout << "note: the BLAS kernels are narrower than the CPU's; set OPENBLAS_CORETYPE=" << blas.recommended << "\n";
         return cli::exit_ok;
     }
     const auto it = cli::commands().find(args[0]);

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include <gigasparse/config.hpp>
+#include <gigasparse/core/blas.hpp>
 #include <gigasparse/cuda/device.hpp>
 
 namespace gigasparse::tools {
@@ -57,6 +58,8 @@ Json run_context() {
     j.set("compiler", "g++ " __VERSION__);
 #endif
     j.set("gigasparse", config::version);
+    const BlasInfo blas = blas_info();
+    j.set("blas_library", blas.library).set("blas_core", blas.core).set("cpu_isa", blas.cpu_isa);
     j.set("cuda_device", cuda::device_count() > 0 ? cuda::device_summary() : "none");
     return j;
 }
