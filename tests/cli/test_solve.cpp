@@ -61,6 +61,18 @@ TEST(CliSolve, EveryMethodPrecondAndOrderingRuns) {
     EXPECT_EQ(json_int(mc.out, "depth"), 2) << mc.out;
 }
 
+TEST(CliSolve, DcSplitAndTwistFlags) {
+    const std::string f = poisson_file(48);
+    for (const std::string extra : {"--dc-split index", "--dc-split metis", "--dc-split auto --dc-untwisted", "--dc-leaf-rcm"}) {
+        const auto r = run_cli("solve '" + f + "' --precond ic0 --ordering dc " + extra + " --json");
+        EXPECT_EQ(r.exit_code, 0) << extra << r.err << r.out;
+        EXPECT_EQ(json_int(r.out, "depth"), 2) << extra << r.out;  // two leaves, one sequential separator block
+    }
+    const auto bad = run_cli("solve '" + f + "' --precond ic0 --ordering dc --dc-split nd");
+    EXPECT_EQ(bad.exit_code, 2) << bad.err;
+    EXPECT_TRUE(contains(bad.err, "--dc-split")) << bad.err;
+}
+
 TEST(CliSolve, RightHandSideFromFile) {
     const std::string dir = gigasparse::test::temp_dir("solve_b");
     const std::string f = poisson_file(8);
