@@ -127,7 +127,8 @@ scalable preconditioner, BoomerAMG (defaults, one V-cycle). `auto` includes its 
 fastest (the machine is shared: see the load averages). The driver fixes glibc's mmap threshold (128 KiB): with
 the default dynamic threshold, large arrays allocated late in a run came from the heap instead of fresh mappings
 and the same solve ran 10–25% slower than early in the run.
-"sweeps" says how the chosen preconditioner runs its triangular sweeps (auto runs natural/rcm sequentially).
+"sweeps" says how the chosen preconditioner runs its triangular sweeps (an auto choice of natural runs them sequentially).
+The DC-sweep target row takes the faster of DC's p2p and barrier schedules.
 """
 
 
