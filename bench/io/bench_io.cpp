@@ -14,6 +14,7 @@
 #include <gigasparse/core/timer.hpp>
 #include <gigasparse/io/matrix_market.hpp>
 
+#include "common/blas_kernels.hpp"
 #include "common/context.hpp"
 #include "common/json.hpp"
 
@@ -98,6 +99,7 @@ Times raw_read_times(const std::string& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    gigasparse::tools::use_native_blas_kernels(argv);  // OpenBLAS kernels as wide as the CPU (see core/blas.hpp)
     const Options o = parse(argc, argv);
     const auto a = random_matrix(o.rows, o.per_row, 42);
     const std::string plain = o.dir + "/gigasparse_bench_io.mtx", gz = plain + ".gz";

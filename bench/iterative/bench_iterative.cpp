@@ -16,6 +16,7 @@
 #include <gigasparse/iterative/krylov.hpp>
 #include <gigasparse/iterative/lusgs.hpp>
 
+#include "common/blas_kernels.hpp"
 #include "common/context.hpp"
 #include "common/json.hpp"
 #include "eigen_adapter.hpp"
@@ -208,6 +209,7 @@ void solve_all(const Problem& p) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    gigasparse::tools::use_native_blas_kernels(argv);  // OpenBLAS kernels as wide as the CPU (see core/blas.hpp)
     std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress lines as they come
     // glibc raises its mmap threshold after a large block is freed, so later large arrays come from
     // the heap instead of fresh (huge-page eligible) mappings: the same solve then ran 10–25% slower
