@@ -32,6 +32,10 @@ SpgemmBackend parse_spgemm_backend(const std::string& name);
 struct SpgemmOptions {
     SpgemmBackend backend = SpgemmBackend::cpu;
     int threads = 0;  // OpenMP threads; 0 = the OpenMP default (omp_get_max_threads)
+    // Products below this run on one thread (SpgemmStats::threads then says 1), and so does the setup when
+    // nnz(A) + rows(A) < serial_products / 4: a tiny product gains microseconds from a second thread but, on a
+    // shared machine, loses a scheduler tick (4 ms) at every barrier whenever that thread is not running.
+    std::int64_t serial_products = std::int64_t(1) << 17;
 
     // Cache model (0 = detected at run time from sysfs, then sysconf, then 1 MiB / 64 B).
     std::int64_t l2_bytes = 0;

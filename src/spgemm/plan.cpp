@@ -198,7 +198,8 @@ struct SpgemmPlan<V, I>::State {
     std::int64_t nrows = 0, ncols = 0;
     std::uint64_t fp_a = 0, fp_b = 0;
     bool planned = false;
-    bool one_shot = false;  // multiply(): numeric() runs once, so C takes the row pointers instead of a copy
+    bool one_shot = false;
+    int run_threads = 1;  // threads of the phases: 1 for products below serial_products  // multiply(): numeric() runs once, so C takes the row pointers instead of a copy
     int threads = 1;
 };
 
@@ -224,23 +225,28 @@ void SpgemmPlan<V, I>::symbolic(CsrView<V, I> a, CsrView<V, I> b) {
     s.planned = false;
     s.stats = SpgemmStats{};
     s.stats.backend = s.options.backend;
-    s.stats.threads = s.options.backend == SpgemmBackend::cpu ? s.threads : 1;
     Timer t;
-    check_operands(a, b, s.threads);
+    if (s.options.serial_products < 0) throw InvalidArgument("spgemm: serial_products must be >= 0");
+    SpgemmOptions setup_options = s.options;
+    const bool tiny = static_cast<double>(a.nnz()) + static_cast<double>(a.nrows) < static_cast<double>(s.options.serial_products) / 4;
+    setup_options.threads = tiny ? 1 : s.threads;
+    check_operands(a, b, setup_options.threads);
     s.nrows = a.nrows;
     s.ncols = b.ncols;
     if (s.options.check_pattern) {
-        s.fp_a = fingerprint(a, s.threads);
-        s.fp_b = same_operand(a, b) ? s.fp_a : fingerprint(b, s.threads);
+        s.fp_a = fingerprint(a, setup_options.threads);
+        s.fp_b = same_operand(a, b) ? s.fp_a : fingerprint(b, setup_options.threads);
     }
     s.row_ptr.assign(static_cast<std::size_t>(a.nrows + 1), 0);
-    spgemm::analyze(a, b, s.options, s.analysis);  // counts and categories are reported for every backend
+    spgemm::analyze(a, b, setup_options, s.analysis);  // counts and categories are reported for every backend
+    s.run_threads = s.analysis.products < s.options.serial_products ? 1 : s.threads;
+    s.stats.threads = s.options.backend == SpgemmBackend::cpu ? s.run_threads : 1;
     fill_plan_stats(s.analysis, s.stats);
     s.stats.plan_bytes += static_cast<std::int64_t>(s.row_ptr.capacity() * sizeof(offset_t));
     s.stats.setup_seconds = t.lap();
     if (s.options.backend == SpgemmBackend::reference) spgemm::symbolic(spgemm::ReferenceBackend{}, a, b, std::span<offset_t>(s.row_ptr));
     else if (s.options.backend == SpgemmBackend::cuda) s.row_ptr = cuda::spgemm(a, b).row_ptr;  // gMAGNUS has no separate symbolic entry yet
-    else spgemm::symbolic(spgemm::OmpBackend{}, s.analysis, a, b, s.workspaces, s.threads, std::span<offset_t>(s.row_ptr));
+    else spgemm::symbolic(spgemm::OmpBackend{}, s.analysis, a, b, s.workspaces, s.run_threads, std::span<offset_t>(s.row_ptr));
     s.stats.symbolic_seconds = t.lap();
     s.stats.nnz_c = s.row_ptr.back();
     s.planned = true;
@@ -265,10 +271,10 @@ void SpgemmPlan<V, I>::numeric(CsrView<V, I> a, CsrView<V, I> b, Csr<V, I>& c) {
     } else {
         c.row_ptr = s.row_ptr;
     }
-    resize_output(c, static_cast<std::size_t>(c.row_ptr.back()), s.threads);
+    resize_output(c, static_cast<std::size_t>(c.row_ptr.back()), s.run_threads);
     if (s.options.backend == SpgemmBackend::reference) spgemm::numeric(spgemm::ReferenceBackend{}, a, b, c);
     else if (s.options.backend == SpgemmBackend::cuda) c = cuda::spgemm(a, b);
-    else spgemm::numeric(spgemm::OmpBackend{}, s.analysis, a, b, s.workspaces, s.threads, c);
+    else spgemm::numeric(spgemm::OmpBackend{}, s.analysis, a, b, s.workspaces, s.run_threads, c);
     s.stats.numeric_seconds = t.seconds();
     s.stats.workspace_bytes = 0;
     for (const auto& w : s.workspaces) s.stats.workspace_bytes += w.bytes();

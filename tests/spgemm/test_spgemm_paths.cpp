@@ -178,6 +178,7 @@ TYPED_TEST(SpgemmPaths, ThreadCountsOneAndTwo) {
     for (int t : {1, 2}) {
         omp_set_num_threads(t);
         SpgemmOptions o;
+        o.serial_products = 0;  // these small products would otherwise run on one thread
         const auto s = expect_matches_reference(a, b, o);
         EXPECT_EQ(s.threads, t);
         o.threads = 3 - t;  // the option overrides the OpenMP default
@@ -278,6 +279,22 @@ TYPED_TEST(SpgemmPaths, DenseL2Factor) {
             EXPECT_GT(s.category_rows[cat(SpgemmCategory::dense)], 0);
         }
     }
+}
+
+// serial_products: a product below it runs on one thread whatever the thread option; at 0 the option rules.
+TYPED_TEST(SpgemmPaths, SmallProductsRunOnOneThread) {
+    using V = typename TypeParam::V;
+    using I = typename TypeParam::I;
+    const auto [a, b] = mixed_operands<V, I>(61);
+    for (std::int64_t serial : {std::int64_t(0), std::int64_t(1) << 40}) {
+        SpgemmOptions o;
+        o.threads = 2;
+        o.serial_products = serial;
+        EXPECT_EQ(expect_matches_reference(a, b, o).threads, serial == 0 ? 2 : 1);
+    }
+    SpgemmOptions bad;
+    bad.serial_products = -1;
+    EXPECT_THROW((multiply<V, I>(a, b, bad)), InvalidArgument);
 }
 
 TEST(SpgemmPathsNonFinite, NanAndInfPropagate) {
