@@ -23,6 +23,7 @@
 
 #include "cholmod_adapter.hpp"
 #include "competitors.hpp"
+#include "common/blas_kernels.hpp"
 #include "common/context.hpp"
 #include "common/json.hpp"
 
@@ -147,6 +148,7 @@ tools::Json blas_context() {
 }  // namespace
 
 int main(int argc, char** argv) {
+    tools::use_native_blas_kernels(argv);  // re-executes with OPENBLAS_CORETYPE when OpenBLAS fell back
     std::vector<std::string> specs;
     int repeats = 2;
     std::string ordering = "auto";
