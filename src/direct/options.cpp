@@ -42,6 +42,14 @@ const char* to_string(Status s) {
     return "?";
 }
 
+const char* to_string(NumericBackend b) {
+    switch (b) {
+        case NumericBackend::cpu: return "cpu";
+        case NumericBackend::reference: return "reference";
+    }
+    return "?";
+}
+
 Structure parse_structure(std::string_view s) {
     if (s == "general" || s == "G") return Structure::general;
     if (s == "symmetric" || s == "S") return Structure::symmetric;
@@ -63,6 +71,12 @@ OrderingAlg parse_ordering(std::string_view s) {
     if (s == "natural") return OrderingAlg::natural;
     if (s == "user") return OrderingAlg::user;
     throw InvalidArgument("direct: unknown ordering '" + std::string(s) + "' (auto|amd|nd|natural|user)");
+}
+
+NumericBackend parse_numeric_backend(std::string_view s) {
+    if (s == "cpu" || s == "default") return NumericBackend::cpu;
+    if (s == "reference") return NumericBackend::reference;
+    throw InvalidArgument("direct: unknown backend '" + std::string(s) + "' (cpu|reference)");
 }
 
 }  // namespace gigasparse::direct

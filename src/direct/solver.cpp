@@ -47,6 +47,7 @@ DirectSolver<V, I>::DirectSolver(Structure structure, MatrixView view) : structu
 template <class V, class I>
 void DirectSolver<V, I>::set_option(std::string_view name, std::string_view value) {
     if (name == "ordering") opt_.ordering = parse_ordering(value);
+    else if (name == "backend") opt_.backend = parse_numeric_backend(value);
     else if (name == "refinement_steps") opt_.refinement_steps = to_int(name, value);
     else if (name == "refinement_tolerance") opt_.refinement_tolerance = to_double(name, value);
     else if (name == "amalgamation_max_width") opt_.amalgamation.max_width = to_int(name, value);
@@ -70,6 +71,7 @@ void DirectSolver<V, I>::set_option(std::string_view name, std::string_view valu
 template <class V, class I>
 std::string DirectSolver<V, I>::get_option(std::string_view name) const {
     if (name == "ordering") return to_string(opt_.ordering);
+    if (name == "backend") return to_string(opt_.backend);
     if (name == "refinement_steps") return num(static_cast<double>(opt_.refinement_steps));
     if (name == "refinement_tolerance") return std::to_string(opt_.refinement_tolerance);
     if (name == "amalgamation_max_width") return num(static_cast<double>(opt_.amalgamation.max_width));
@@ -152,7 +154,9 @@ Status DirectSolver<V, I>::run_numeric() {
     prm.threads = threads;
     prm.blocked_rows = opt_.blocked_front_rows;
     prm.block = opt_.front_block;
-    Status st = cholesky_multifrontal<V>(sym_, num_, num_.values, fail, prm);
+    Status st = opt_.backend == NumericBackend::reference
+                    ? cholesky_reference<V>(sym_, num_, num_.values, fail)
+                    : cholesky_multifrontal<V>(sym_, num_, num_.values, fail, prm);
     failing_column_ = fail == -1 ? -1 : sym_.perm[fail];
     factorized_ = st == Status::success;
     anorm_ = -1;  // recomputed by the next solve

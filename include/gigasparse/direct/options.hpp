@@ -18,6 +18,10 @@ enum class MatrixView { full, lower, upper };
 // Fill-reducing ordering: auto chooses between amd and nd by ordering_cost (flops + level_weight × depth).
 enum class OrderingAlg { automatic, amd, nd, natural, user };
 
+// Numeric phase of factorize/refactorize: cpu = multifrontal supernodal (BLAS, threads); reference =
+// sequential left-looking column Cholesky without BLAS (the oracle), same factor layout.
+enum class NumericBackend { cpu, reference };
+
 // Numerical outcome of a phase (never thrown).
 enum class Status { success, not_positive_definite, zero_pivot, not_converged };
 
@@ -25,10 +29,12 @@ const char* to_string(Structure s);
 const char* to_string(MatrixView v);
 const char* to_string(OrderingAlg a);
 const char* to_string(Status s);
+const char* to_string(NumericBackend b);
 // Parse the spellings of to_string (and "auto", "metis" for nd); throw InvalidArgument otherwise.
 Structure parse_structure(std::string_view s);
 MatrixView parse_view(std::string_view s);
 OrderingAlg parse_ordering(std::string_view s);
+NumericBackend parse_numeric_backend(std::string_view s);
 
 // Relaxed-amalgamation limits (seed §amalgamate): merged panels at most max_width columns; explicit
 // zeros of the whole factor at most zero_fraction · nnz(L); panels up to min_width merged eagerly.
@@ -45,6 +51,7 @@ struct AmalgamationLimits {
 // Options of a DirectSolver; also settable by name through DirectSolver::set_option.
 struct DirectOptions {
     OrderingAlg ordering = OrderingAlg::automatic;
+    NumericBackend backend = NumericBackend::cpu;  // option "backend": cpu | reference
     AmalgamationLimits amalgamation{};
     double level_weight = 1e8;          // flops charged per supernodal level in ordering_cost
     // auto: ND is evaluated only when AMD's flops / nnz(L) reach this ratio (CHOLMOD's rule: below it

@@ -66,7 +66,7 @@ class DirectSolver {
 public:
     explicit DirectSolver(Structure structure = Structure::spd, MatrixView view = MatrixView::full);
 
-    // Options by field or by name ("ordering", "refinement_steps", "refinement_tolerance",
+    // Options by field or by name ("ordering", "backend" (cpu|reference), "refinement_steps", "refinement_tolerance",
     // "amalgamation_max_width", "amalgamation_zero_fraction", "amalgamation_min_width",
     // "amalgamation", "level_weight", "auto_nd_ratio", "index_base", "threads", "subtree_factor",
     // "blocked_front_rows", "front_block").

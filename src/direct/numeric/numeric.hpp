@@ -25,6 +25,11 @@ template <class V>
 Status cholesky_multifrontal(const Symbolic& sym, NumericFactor<V>& num, std::span<const V> a, idx& fail_col,
                              const NumericParams& prm);
 
+// Reference numeric phase (src/direct/numeric/reference): sequential left-looking column Cholesky,
+// no BLAS, same panels as cholesky_multifrontal and the same status / fail_col (final numbering).
+template <class V>
+Status cholesky_reference(const Symbolic& sym, NumericFactor<V>& num, std::span<const V> a, idx& fail_col);
+
 // In-place sweeps on y (n x nrhs, column-major, ld n, final numbering); work holds max_cb x nrhs.
 template <class V>
 void forward_sweep(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx nrhs, V* work);
