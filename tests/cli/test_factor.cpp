@@ -85,3 +85,20 @@ TEST(CliFactor, SolveMethodDirectIsTheDirectSolver) {
     EXPECT_EQ(run_cli("factor '" + f + "' --method cg").exit_code, 2);
     EXPECT_EQ(run_cli("solve '" + f + "' --method direct --precond ilu0").exit_code, 2);  // Krylov-only option
 }
+
+TEST(CliFactor, ReferenceBackend) {
+    const std::string f = write_poisson("factor_reference", 0.0);
+    const auto r = run_cli("factor '" + f + "' --backend reference --ordering nd --json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(has(r.out, "\"backend\":\"reference\"")) << r.out;
+    EXPECT_TRUE(has(r.out, "\"status\":\"success\"")) << r.out;
+    const auto pos = r.out.find("\"residual\":");
+    ASSERT_NE(pos, std::string::npos);
+    EXPECT_LT(std::stod(r.out.substr(pos + 11)), 1e-12) << r.out;
+    const auto cpu = run_cli("factor '" + f + "' --json");
+    EXPECT_TRUE(has(cpu.out, "\"backend\":\"cpu\"")) << cpu.out;
+    const auto indef = run_cli("factor '" + write_poisson("factor_reference_indef", -10.0) + "' --backend reference --json");
+    EXPECT_EQ(indef.exit_code, 1) << indef.out << indef.err;
+    EXPECT_TRUE(has(indef.out, "\"status\":\"not_positive_definite\"")) << indef.out;
+    EXPECT_EQ(run_cli("factor '" + f + "' --backend gpu").exit_code, 2);
+}

@@ -27,6 +27,7 @@ int run_factor(const Args& args) {
     solver.set_option("ordering", args.get("ordering", "auto"));
     solver.set_option("refinement_steps", std::to_string(args.get_int("refine", 2)));
     if (auto t = args.get("threads")) solver.set_option("threads", *t);
+    solver.set_option("backend", args.get("backend", "cpu"));  // cpu (multifrontal) | reference (oracle)
     const Csr<V, std::int64_t>& a = m.stored;
     const std::int64_t n = a.nrows;
     std::vector<V> b(static_cast<std::size_t>(n), V(1));
@@ -57,6 +58,7 @@ int run_factor(const Args& args) {
             .set("n", n)
             .set("structure", direct::to_string(structure))
             .set("ordering", solver.ordering_used())
+            .set("backend", solver.get_option("backend"))
             .set("nnz_L", solver.result("nnz_L"))
             .set("flops", flops)
             .set("gflops_per_s", factor_s > 0 ? flops / factor_s * 1e-9 : 0.0)
@@ -93,7 +95,7 @@ int run_factor(const Args& args) {
 }
 
 int factor(const Args& args) {
-    args.expect_only({"structure", "ordering", "refine", "threads", "method"});  // method: `solve --method direct` lands here
+    args.expect_only({"structure", "ordering", "backend", "refine", "threads", "method"});  // method: `solve --method direct` lands here
     if (args.get("method", "direct") != "direct") throw UsageError("factor is the direct method; --method must be direct");
     if (args.positional().empty() || args.positional().size() > 2) throw UsageError("factor expects A.mtx [b.mtx]");
     const io::MmHeader h = io::read_mtx_header(args.positional()[0]);
@@ -104,11 +106,14 @@ const bool registered = register_command({
     "factor",
     "sparse direct solve: ordering, symbolic analysis, multifrontal Cholesky, solve with refinement",
     "usage: gigasparse factor A.mtx [b.mtx] [--structure spd|hpd|symmetric|hermitian|general]\n"
-    "                         [--ordering auto|amd|nd|natural] [--refine N] [--threads T] [--json]\n\n"
+    "                         [--ordering auto|amd|nd|natural] [--backend cpu|reference]\n"
+    "                         [--refine N] [--threads T] [--json]\n\n"
     "Analyzes A (fill-reducing ordering, elimination tree, supernodes), factors it (LL^T / LL^H for\n"
     "spd/hpd; other structures are analyzed only, the numeric phase is not implemented yet) and\n"
     "solves A x = b (b: an n x 1 Matrix Market array; all ones when omitted) with at most N steps\n"
-    "of iterative refinement (default 2). Symmetric files are read as their stored lower triangle.\n"
+    "of iterative refinement (default 2). --backend reference factors with the sequential reference\n"
+    "numeric phase (left-looking, no BLAS; the test oracle) instead of the multifrontal one.\n"
+    "Symmetric files are read as their stored lower triangle.\n"
     "Prints the ordering, nnz(L), flops (sum of squared column counts), supernodes and levels, the\n"
     "memory estimate, phase times and the relative residual ||b - Ax||_2 / ||b||_2.\n\n"
     "--json  one JSON object: \"nnz_L\", \"flops\", \"residual\", \"backward_error\", \"status\", and\n"
