@@ -94,21 +94,27 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, idx sn, std:
         }
         if (s.stack_of[c] == s.stack_of[sn]) low = std::min(low, num.cb_off[c]);
     }
+    std::int64_t info = 0;
     if (blocked) {
         BlockedFrontParams bp;
         bp.block = prm.block;
         bp.rows = 2 * prm.block;
-        if (std::int64_t info = blocked_front(f, w, panel, cb, bp, pool)) return info;
+        info = blocked_front(f, w, panel, cb, bp, pool);
     } else {
-        int info = dense::potrf(static_cast<int>(w), panel, static_cast<int>(f));  // L11 L11ᴴ = F11
-        if (info != 0) return info;
-        if (m > 0) {
+        info = dense::potrf(static_cast<int>(w), panel, static_cast<int>(f));  // L11 L11ᴴ = F11
+        if (info == 0 && m > 0) {
             dense::trsm(CblasRight, CblasConjTrans, static_cast<int>(m), static_cast<int>(w), panel, static_cast<int>(f),
                         panel + w, static_cast<int>(f));  // L21 = F21 L11⁻ᴴ
             dense::herk_minus(static_cast<int>(m), static_cast<int>(w), panel + w, static_cast<int>(f), cb,
                               static_cast<int>(m));  // C = F22 - L21 L21ᴴ
         }
     }
+    // LAPACK's potrf fails only on ajj <= 0, which a NaN pivot passes (sqrt(NaN) goes on into the factor):
+    // a pivot that is not > 0 on the factored diagonal is a failure at that column, as in the reference phase.
+    const idx factored = info != 0 ? static_cast<idx>(info) - 1 : w;
+    for (idx j = 0; j < factored; ++j)
+        if (!(std::real(panel[j * f + j]) > 0)) return j + 1;
+    if (info != 0) return info;
     if (low < off && m > 0) {
         // Column by column in increasing order: with dst < src, column j never overwrites the part of
         // a later column not yet moved; disjoint ranges may move in parallel.
