@@ -224,16 +224,25 @@ struct DcBuilder {
     std::vector<idx_t> local;  // global vertex -> local index in the current subgraph
     std::int64_t index_splits = 0, metis_splits = 0, block_separators = 0;
 
-    // Splits verts into {part 0, part 1, separator} with METIS; false when METIS cannot split it.
-    bool metis_bisect(const std::vector<std::int64_t>& verts, std::vector<std::int64_t> parts[3]) {
+    // The subgraph induced by verts, numbered by position in verts (CSR adjacency for METIS).
+    void induced_graph(const std::vector<std::int64_t>& verts, std::vector<idx_t>& xadj, std::vector<idx_t>& adjncy) {
         const idx_t nv = static_cast<idx_t>(verts.size());
         for (idx_t i = 0; i < nv; ++i) local[verts[i]] = i;
-        std::vector<idx_t> xadj{0}, adjncy;
+        xadj.assign(1, 0);
+        adjncy.clear();
         for (const std::int64_t v : verts) {
             for (std::int64_t k = g.ptr[v]; k < g.ptr[v + 1]; ++k)
                 if (local[g.adj[k]] >= 0) adjncy.push_back(local[g.adj[k]]);
             xadj.push_back(static_cast<idx_t>(adjncy.size()));
         }
+        for (const std::int64_t v : verts) local[v] = -1;
+    }
+
+    // Splits verts into {part 0, part 1, separator} with METIS; false when METIS cannot split it.
+    bool metis_bisect(const std::vector<std::int64_t>& verts, std::vector<std::int64_t> parts[3]) {
+        const idx_t nv = static_cast<idx_t>(verts.size());
+        std::vector<idx_t> xadj, adjncy;
+        induced_graph(verts, xadj, adjncy);
         idx_t options[METIS_NOPTIONS];
         METIS_SetDefaultOptions(options);
         options[METIS_OPTION_NUMBERING] = 0;
@@ -248,7 +257,6 @@ struct DcBuilder {
                                           &cut, part.data());
             if (rc == METIS_OK) boundary_separator(xadj, adjncy, part);
         }
-        for (const std::int64_t v : verts) local[v] = -1;
         if (rc != METIS_OK) return false;
         for (idx_t i = 0; i < nv; ++i) parts[part[i]].push_back(verts[i]);
         return !parts[0].empty() && !parts[1].empty();
@@ -263,14 +271,8 @@ struct DcBuilder {
         std::vector<idx_t> part(static_cast<std::size_t>(nv), 1);
         std::int64_t acc = 0;
         for (idx_t i = 0; i < nv && 2 * acc < total; ++i) acc += g.degree(verts[i]) + 1, part[i] = 0;
-        for (idx_t i = 0; i < nv; ++i) local[verts[i]] = i;
-        std::vector<idx_t> xadj{0}, adjncy;
-        for (const std::int64_t v : verts) {
-            for (std::int64_t k = g.ptr[v]; k < g.ptr[v + 1]; ++k)
-                if (local[g.adj[k]] >= 0) adjncy.push_back(local[g.adj[k]]);
-            xadj.push_back(static_cast<idx_t>(adjncy.size()));
-        }
-        for (const std::int64_t v : verts) local[v] = -1;
+        std::vector<idx_t> xadj, adjncy;
+        induced_graph(verts, xadj, adjncy);
         boundary_separator(xadj, adjncy, part);
         for (idx_t i = 0; i < nv; ++i) parts[part[i]].push_back(verts[i]);
         return !parts[0].empty() && !parts[1].empty();
