@@ -185,3 +185,25 @@ def test_one_triangle_views(view, part, rng):
     b = rng.standard_normal(a.shape[0])
     x = gs.DirectSolver(sp.csr_array(part(a)), "spd", view=view).solve(b)
     assert rel_residual(a, x, b) < 1e-12
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_reference_backend_matches_multifrontal(dtype, rng):
+    a = gs.generate.poisson3d(8, dtype=dtype)
+    structure = "hpd" if np.dtype(dtype).kind == "c" else "spd"
+    b = rng.standard_normal(a.shape[0]).astype(dtype)
+    fast = gs.DirectSolver(a, structure)
+    ref = gs.DirectSolver(a, structure, backend="reference")
+    assert ref.factorize() == "success" and fast.factorize() == "success"
+    l_fast, l_ref = fast.factor_L(), ref.factor_L()
+    assert abs(l_fast - l_ref).max() <= 1e-13 * abs(l_fast).max()
+    np.testing.assert_allclose(ref.solve(b), fast.solve(b), rtol=1e-12, atol=1e-14)
+
+
+def test_reference_backend_reports_the_same_failing_column():
+    a = gs.generate.kkt(40, 10)  # indefinite
+    fast, ref = gs.DirectSolver(a, "spd"), gs.DirectSolver(a, "spd", backend="reference")
+    assert fast.factorize() == ref.factorize() == "not_positive_definite"
+    assert fast.failing_column == ref.failing_column >= 0
+    with pytest.raises(gs.InvalidArgument):
+        gs.DirectSolver(a, "spd", backend="gpu-of-the-future")
