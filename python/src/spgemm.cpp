@@ -44,6 +44,11 @@ SpgemmOptions make_options(const std::string& backend, const nb::dict& kwargs) {
         else if (k == "coarse_chunk_cols") o.coarse_chunk_cols = v;
         else if (k == "coarse_batch_products") o.coarse_batch_products = v;
         else if (k == "wide_threshold") o.wide_threshold = v;
+        else if (k == "serial_products") o.serial_products = v;
+        else if (k == "dense_l2_factor") o.dense_l2_factor = v;
+        else if (k == "window_max_fill") o.window_max_fill = v;
+        else if (k == "spa_max_cols") o.spa_max_cols = v;
+        else if (k == "spa_threshold") o.spa_threshold = v;
         else throw InvalidArgument("spgemm: unknown option '" + k + "'");
     }
     return o;
@@ -70,6 +75,11 @@ nb::dict stats_dict(const SpgemmStats& s) {
     d["category_rows"] = rows;
     d["category_products"] = products;
     d["wide_rows"] = s.wide_rows;
+    d["window_rows"] = s.window_rows;
+    d["spa_rows"] = s.spa_rows;
+    d["workspace_bytes"] = s.workspace_bytes;
+    d["plan_bytes"] = s.plan_bytes;
+    d["dense_max_cols"] = s.dense_max_cols;
     d["l2_bytes"] = s.l2_bytes;
     d["cache_line_bytes"] = s.cache_line_bytes;
     d["fine_chunk_cols"] = s.fine_chunk_cols;

@@ -38,6 +38,25 @@ def test_every_category_path(category):
     assert stats["nnz_c"] == c.nnz and stats["flops"] == 2 * stats["products"]
 
 
+@pytest.mark.parametrize("accumulator", ["window", "bitmap", "spa", "esc"])
+def test_accumulator_options(accumulator):
+    """The accumulators inside the sort and dense categories, chosen through the options by name."""
+    a = gs.generate.poisson2d(60)  # banded: narrow dense rows and short sort rows
+    opts = {"serial_products": 0}  # two threads even for this small product
+    if accumulator in ("window", "bitmap"):
+        opts.update(force_category="dense", window_max_fill=1 << 20 if accumulator == "window" else 0)
+    else:
+        opts.update(force_category="sort", spa_threshold=1 << 20, spa_max_cols=-1 if accumulator == "spa" else 0)
+    c, stats = gs.spgemm(a, a, backend="cpu", return_stats=True, **opts)
+    assert_sparse_close(c, a @ a, 1e-12)
+    key = "window_rows" if accumulator in ("window", "bitmap") else "spa_rows"
+    if accumulator in ("window", "spa"):
+        assert stats[key] == a.shape[0], stats
+    else:
+        assert stats[key] == 0, stats
+    assert stats["workspace_bytes"] > 0 and stats["plan_bytes"] > 0
+
+
 @pytest.mark.parametrize("name", small_shared("graph", 60000)[:4] or ["Erdos971"])
 def test_shared_graphs_square(name):
     a = gs.read_mtx(shared_matrix(name))
