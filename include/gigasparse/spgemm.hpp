@@ -111,7 +111,9 @@ struct SpgemmStats {
     std::int64_t coarse_batches = 0;
 
     // Memory beyond A, B and C: per-thread buffers (accumulators, reorder buffers; all threads, after the last
-    // phase) and the plan's per-row arrays (counts, ranges, category lists, row pointers, B's row ranges).
+    // phase) and the peak of the plan's own arrays: C's row pointers, the records of the dense, fine and coarse
+    // rows (short rows have none) and, during the setup, its transient buffers (B's row ranges when B has
+    // unsorted rows, per-thread records).
     std::int64_t workspace_bytes = 0;
     std::int64_t plan_bytes = 0;
 };

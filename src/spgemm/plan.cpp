@@ -129,45 +129,59 @@ void resize_output(Csr<V, I>& c, std::size_t n, int threads) {
 }
 
 // The CSR invariants validate() checks (unsorted rows allowed), tested in parallel; on any failure validate()
-// runs to throw its detailed message.
+// runs to throw its detailed message. Returns whether every row is sorted (nondecreasing columns): the same
+// pass counts the descents of the column array, and a valid matrix has sorted rows exactly when every descent
+// sits at the first entry of a row.
 template <class V, class I>
-void check_csr(CsrView<V, I> m, int threads) {
+bool check_csr(CsrView<V, I> m, int threads) {
     bool ok = m.nrows >= 0 && m.ncols >= 0 && static_cast<std::int64_t>(m.row_ptr.size()) == m.nrows + 1 && m.row_ptr[0] == 0 &&
               static_cast<offset_t>(m.col_idx.size()) == m.row_ptr[static_cast<std::size_t>(m.nrows)] && m.values.size() == m.col_idx.size();
+    std::int64_t descents = 0, row_start_descents = 0;
     if (ok) {
-        int bad = 0;
+        std::int64_t bad = 0;
         const std::int64_t nnz = static_cast<std::int64_t>(m.col_idx.size()), ncols = m.ncols;
-#pragma omp parallel num_threads(threads) if (nnz + m.nrows > 100000) reduction(+ : bad)
+        const I* col = m.col_idx.data();
+        const offset_t* ptr = m.row_ptr.data();
+#pragma omp parallel num_threads(threads) if (nnz + m.nrows > 100000) reduction(+ : bad, descents)
         {
 #pragma omp for schedule(static) nowait
-            for (std::int64_t i = 0; i < m.nrows; ++i) bad += m.row_ptr[i + 1] < m.row_ptr[i] ? 1 : 0;
+            for (std::int64_t i = 0; i < m.nrows; ++i) bad += ptr[i + 1] < ptr[i] ? 1 : 0;
 #pragma omp for schedule(static) nowait
             for (std::int64_t k = 0; k < nnz; ++k) {
-                const std::int64_t j = m.col_idx[k];
+                const std::int64_t j = col[k];
                 bad += (j < 0) | (j >= ncols);
+                descents += k > 0 && col[k] < col[k - 1] ? 1 : 0;
             }
         }
         ok = bad == 0;
+        if (ok && descents > 0) {
+#pragma omp parallel for schedule(static) num_threads(threads) if (m.nrows > 100000) reduction(+ : row_start_descents)
+            for (std::int64_t i = 0; i < m.nrows; ++i) {
+                const offset_t p = ptr[i];
+                row_start_descents += p > 0 && p < ptr[i + 1] && col[p] < col[p - 1] ? 1 : 0;
+            }
+        }
     }
     if (!ok) validate(m, ValidateOptions{.sorted = false});
+    return descents == row_start_descents;
 }
 
+// Validates both operands; returns whether B's rows are sorted.
 template <class V, class I>
-void check_operands(CsrView<V, I> a, CsrView<V, I> b, int threads) {
-    check_csr(a, threads);
-    if (!same_operand(a, b)) check_csr(b, threads);
+bool check_operands(CsrView<V, I> a, CsrView<V, I> b, int threads) {
+    const bool a_sorted = check_csr(a, threads);
+    const bool b_sorted = same_operand(a, b) ? a_sorted : check_csr(b, threads);
     if (a.ncols != b.nrows)
         throw DimensionMismatch("spgemm: A is " + std::to_string(a.nrows) + " x " + std::to_string(a.ncols) + " but B is " +
                                 std::to_string(b.nrows) + " x " + std::to_string(b.ncols));
+    return b_sorted;
 }
 
 void fill_plan_stats(const spgemm::Analysis& an, SpgemmStats& s) {
     s.products = an.products;
     s.max_row_products = an.max_row_products;
-    for (int c = 0; c < spgemm_category_count; ++c) {
-        s.category_rows[c] = static_cast<std::int64_t>(an.rows[c].size());
-        s.category_products[c] = an.category_products[c];
-    }
+    s.category_rows = an.category_rows;
+    s.category_products = an.category_products;
     s.wide_rows = an.wide_rows;
     s.window_rows = an.window_rows;
     s.spa_rows = an.spa_rows;
@@ -181,9 +195,7 @@ void fill_plan_stats(const spgemm::Analysis& an, SpgemmStats& s) {
     s.symbolic_fine_chunk_cols = an.symbolic.fine_chunk_cols;
     s.dense_max_cols = an.numeric.dense_max_cols;
     s.coarse_batches = static_cast<std::int64_t>(an.coarse_batches.size()) - 1;
-    auto bytes = [](const auto& v) { return static_cast<std::int64_t>(v.capacity() * sizeof(v[0])); };
-    s.plan_bytes = bytes(an.row_products) + bytes(an.row_lo) + bytes(an.row_hi) + bytes(an.coarse_batches);
-    for (const auto& r : an.rows) s.plan_bytes += bytes(r);
+    s.plan_bytes = std::max(an.setup_peak_bytes, an.plan_bytes());  // + C's row pointers (added by symbolic())
 }
 
 }  // namespace
@@ -230,7 +242,7 @@ void SpgemmPlan<V, I>::symbolic(CsrView<V, I> a, CsrView<V, I> b) {
     SpgemmOptions setup_options = s.options;
     const bool tiny = static_cast<double>(a.nnz()) + static_cast<double>(a.nrows) < static_cast<double>(s.options.serial_products) / 4;
     setup_options.threads = tiny ? 1 : s.threads;
-    check_operands(a, b, setup_options.threads);
+    const bool b_sorted = check_operands(a, b, setup_options.threads);
     s.nrows = a.nrows;
     s.ncols = b.ncols;
     if (s.options.check_pattern) {
@@ -238,7 +250,7 @@ void SpgemmPlan<V, I>::symbolic(CsrView<V, I> a, CsrView<V, I> b) {
         s.fp_b = same_operand(a, b) ? s.fp_a : fingerprint(b, setup_options.threads);
     }
     s.row_ptr.assign(static_cast<std::size_t>(a.nrows + 1), 0);
-    spgemm::analyze(a, b, setup_options, s.analysis);  // counts and categories are reported for every backend
+    spgemm::analyze(a, b, b_sorted, setup_options, s.analysis);  // counts and categories are reported for every backend
     s.run_threads = s.analysis.products < s.options.serial_products ? 1 : s.threads;
     s.stats.threads = s.options.backend == SpgemmBackend::cpu ? s.run_threads : 1;
     fill_plan_stats(s.analysis, s.stats);

@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <map>
+#include <optional>
 
 #include <gtest/gtest.h>
 
@@ -295,6 +296,99 @@ TYPED_TEST(SpgemmPaths, SmallProductsRunOnOneThread) {
     SpgemmOptions bad;
     bad.serial_products = -1;
     EXPECT_THROW((multiply<V, I>(a, b, bad)), InvalidArgument);
+}
+
+// Column ranges from unsorted B rows: the plan takes a row's range from its first and last entries only when
+// validation found every row of B sorted; otherwise from B's per-row minima and maxima, kept in 32 bits, or in
+// 64 bits when the wide threshold is lowered. Each range-dependent category is forced (dense and fine index
+// their accumulators by the range), with 1 and 2 threads, for A·B and A·A.
+TYPED_TEST(SpgemmPaths, RangesOfUnsortedRows) {
+    using V = typename TypeParam::V;
+    using I = typename TypeParam::I;
+    const auto a = power_law<V, I>(300, 700, 90, 71);
+    const auto b = random_csr<V, I>(700, 900, 14, 72, 0.1);
+    // B sorted but for one row whose smallest and largest columns sit inside it, and a sorted B whose only
+    // descents are at row starts (not a reason to fall back).
+    auto one_unsorted = b;
+    for (std::int64_t k = 0; k < b.nrows; ++k)
+        if (b.row_ptr[k + 1] - b.row_ptr[k] >= 3) {
+            const offset_t p = b.row_ptr[k];
+            std::swap(one_unsorted.col_idx[p], one_unsorted.col_idx[p + 1]);  // the minimum moves inside
+            const offset_t q = b.row_ptr[k + 1] - 1;
+            std::swap(one_unsorted.col_idx[q], one_unsorted.col_idx[q - 1]);  // and so does the maximum
+            break;
+        }
+    const std::vector<std::pair<const char*, Csr<V, I>>> bs = {{"sorted", b}, {"one unsorted row", one_unsorted}, {"shuffled", unsort_rows(b, 73)}};
+    for (const auto& [name, bb] : bs)
+        for (std::int64_t wide : {std::int64_t(8), std::int64_t(1) << 31})
+            for (int threads : {1, 2})
+                for (auto force : {std::optional<SpgemmCategory>{}, std::optional{SpgemmCategory::dense}, std::optional{SpgemmCategory::fine}}) {
+                    SCOPED_TRACE(std::string(name) + " wide_threshold " + std::to_string(wide) + " threads " + std::to_string(threads) +
+                                 " force " + (force ? to_string(*force) : "none"));
+                    SpgemmOptions o;
+                    o.threads = threads;
+                    o.wide_threshold = wide;
+                    o.force_category = force;
+                    o.window_max_fill = 0;  // the bitmap accumulator spans exactly [lo, hi]
+                    o.spa_threshold = 40;
+                    expect_matches_reference(a, bb, o);
+                    const auto sq = unsort_rows(random_csr<V, I>(400, 400, 9, 74), 75);  // A·A: the operand is checked once
+                    expect_matches_reference(sq, sq, o);
+                }
+}
+
+// Sort rows are not listed in the plan: the kernels walk the rows between the listed (dense, fine, coarse) rows
+// in blocks. Long, short and empty rows interleave here, with every listed category present, more rows than
+// one block, 1 and 2 threads; the row lists in 32 and 64 bits (lowered wide threshold) give the same result
+// and the 32-bit lists take less plan memory.
+TYPED_TEST(SpgemmPaths, SortRowsBetweenListedRows) {
+    using V = typename TypeParam::V;
+    using I = typename TypeParam::I;
+    const std::int64_t m = 3000, n = 2000;
+    Coo<V, I> coo{m, n, {}, {}, {}};
+    std::mt19937_64 rng(81);
+    for (std::int64_t i = 0; i < m; ++i) {
+        const std::int64_t kind = (i * 7 + i / 11) % 5;  // 0 empty, 1-2 short, 3 long and banded, 4 long and spread
+        const std::int64_t len = kind == 0 ? 0 : kind <= 2 ? 1 + i % 3 : 12;
+        for (std::int64_t t = 0; t < len; ++t) {
+            coo.row.push_back(static_cast<I>(i));
+            const std::int64_t j = kind == 3 ? (i % (n - 40)) + static_cast<std::int64_t>(rng() % 40) : static_cast<std::int64_t>(rng() % n);
+            coo.col.push_back(static_cast<I>(j));
+            coo.val.push_back(static_cast<V>(1 + rng() % 5));
+        }
+    }
+    const auto a = coo_to_csr(coo);
+    Coo<V, I> cb{n, n, {}, {}, {}};  // B banded: row k has 10 entries in [k, k + 30)
+    for (std::int64_t k = 0; k < n; ++k)
+        for (int t = 0; t < 10; ++t) {
+            cb.row.push_back(static_cast<I>(k));
+            cb.col.push_back(static_cast<I>(std::min(n - 1, k + static_cast<std::int64_t>(rng() % 30))));
+            cb.val.push_back(static_cast<V>(1 + rng() % 3));
+        }
+    const auto b = coo_to_csr(cb);
+    for (int threads : {1, 2}) {
+        std::vector<std::int64_t> plan_bytes;
+        for (std::int64_t wide : {std::int64_t(1) << 31, std::int64_t(64)}) {
+            SCOPED_TRACE("threads " + std::to_string(threads) + " wide_threshold " + std::to_string(wide));
+            SpgemmOptions o;
+            o.threads = threads;
+            o.wide_threshold = wide;
+            o.spa_threshold = 60;
+            o.sort_threshold = 60;
+            o.dense_max_fill = 2;  // banded long rows are dense, spread ones fine (or coarse)
+            const auto s = expect_matches_reference(a, b, o);
+            EXPECT_GT(s.category_rows[cat(SpgemmCategory::sort)], m / 2);
+            EXPECT_GT(s.category_rows[cat(SpgemmCategory::dense)], 100);
+            EXPECT_GT(s.category_rows[cat(SpgemmCategory::fine)], 100);
+            plan_bytes.push_back(s.plan_bytes);
+            o.coarse_chunk_cols = 512;
+            o.fine_chunk_cols = 64;
+            const auto sc = expect_matches_reference(a, b, o);
+            EXPECT_GT(sc.category_rows[cat(SpgemmCategory::coarse)], 100);
+            EXPECT_GT(sc.category_rows[cat(SpgemmCategory::dense)], 100);
+        }
+        EXPECT_LT(plan_bytes[0], plan_bytes[1]);
+    }
 }
 
 TEST(SpgemmPathsNonFinite, NanAndInfPropagate) {

@@ -88,13 +88,11 @@ offset_t coarse_slice(const L* col, const V* val, offset_t begin, offset_t end, 
     return fine_level<Numeric, L>(gen, n, r, an, ws, oc, ov);
 }
 
-// A batch of m coarse rows. Symbolic: row_nnz[row] = count. Numeric: writes row `row` of C at row_ptr[row].
+// A batch of m coarse rows with `total` products. Symbolic: row_nnz[row] = count. Numeric: writes row `row` of C at row_ptr[row].
 template <bool Numeric, class L, class V, class I>
-void coarse_batch(CsrView<V, I> a, CsrView<V, I> b, const Analysis& an, const std::int64_t* rows, std::int64_t m, Workspace<V>& ws,
-                  offset_t* row_nnz, const offset_t* row_ptr, I* c_col, V* c_val) {
+void coarse_batch(CsrView<V, I> a, CsrView<V, I> b, const Analysis& an, const std::int64_t* rows, std::int64_t m, offset_t total,
+                  Workspace<V>& ws, offset_t* row_nnz, const offset_t* row_ptr, I* c_col, V* c_val) {
     const ChunkParams& P = an.numeric;
-    offset_t total = 0;
-    for (std::int64_t r = 0; r < m; ++r) total += an.row_products[rows[r]];
     std::size_t ne = 0;
     const CoarseEntry<V>* e = gather_columns(a, rows, m, ws, ne);
     offset_t* tab = nullptr;

@@ -126,64 +126,82 @@ offset_t dense_row(const RowStream<V, I>& s, std::int64_t lo, std::int64_t hi, W
 
 // Fine category: the fine level over the chunks the row's range touches; 64-bit local indices when wide.
 template <bool Numeric, class V, class I>
-offset_t fine_row(const RowStream<V, I>& s, const Analysis& an, const ChunkParams& P, Workspace<V>& ws, I* oc, V* ov) {
-    const std::int64_t i = s.i;
-    const offset_t n = an.row_products[i];
-    const FineRange r{an.row_lo[i] >> P.fine_shift, an.row_hi[i] >> P.fine_shift, P.fine_shift, 0};
+offset_t fine_row(const RowStream<V, I>& s, const RowInfo& info, const Analysis& an, const ChunkParams& P, Workspace<V>& ws, I* oc, V* ov) {
+    const offset_t n = info.products;
+    const FineRange r{info.lo >> P.fine_shift, info.hi >> P.fine_shift, P.fine_shift, 0};
     if (use_wide(an, n, P.fine_chunk_cols)) return fine_level<Numeric, std::uint64_t>(s, n, r, an, ws, oc, ov);
     return fine_level<Numeric, std::uint32_t>(s, n, r, an, ws, oc, ov);
 }
 
+// A listed row: dense (window or bitmap accumulator) or fine.
 template <bool Numeric, class V, class I>
-offset_t one_row(int category, CsrView<V, I> a, CsrView<V, I> b, std::int64_t i, const Analysis& an, Workspace<V>& ws, I* oc, V* ov) {
-    const RowStream<V, I> s{a, b, i};
-    const offset_t n = an.row_products[i];
+offset_t listed_row(bool dense, CsrView<V, I> a, CsrView<V, I> b, const RowInfo& info, const Analysis& an, Workspace<V>& ws, I* oc, V* ov) {
+    const RowStream<V, I> s{a, b, info.row};
+    if (info.products == 0) return 0;
+    if (dense)
+        return use_window(an, info) ? window_row<Numeric>(s, info.lo, info.hi, ws, oc, ov) : dense_row<Numeric>(s, info.lo, info.hi, ws, oc, ov);
+    return fine_row<Numeric>(s, info, an, Numeric ? an.numeric : an.symbolic, ws, oc, ov);
+}
+
+// A sort row (not listed in the plan): its product count comes from A's row and B's row pointers.
+template <bool Numeric, class V, class I>
+offset_t sort_row_any(CsrView<V, I> a, CsrView<V, I> b, std::int64_t i, const Analysis& an, Workspace<V>& ws, I* oc, V* ov) {
+    const offset_t n = row_products(a, b, i);
     if (n == 0) return 0;
-    if (category == 0) return an.spa ? spa_row<Numeric>(s, n, an.ncols, ws, oc, ov) : sort_row<Numeric>(s, n, ws, oc, ov);
-    if (category == 1)
-        return use_window(an, i) ? window_row<Numeric>(s, an.row_lo[i], an.row_hi[i], ws, oc, ov)
-                                 : dense_row<Numeric>(s, an.row_lo[i], an.row_hi[i], ws, oc, ov);
-    return fine_row<Numeric>(s, an, Numeric ? an.numeric : an.symbolic, ws, oc, ov);
+    const RowStream<V, I> s{a, b, i};
+    return an.spa ? spa_row<Numeric>(s, n, an.ncols, ws, oc, ov) : sort_row<Numeric>(s, n, ws, oc, ov);
 }
 
 template <bool Numeric, class V, class I>
 void coarse_one_batch(CsrView<V, I> a, CsrView<V, I> b, const Analysis& an, std::int64_t bi, Workspace<V>& ws, offset_t* row_nnz,
                       const offset_t* row_ptr, I* c_col, V* c_val) {
-    const auto& rows = an.rows[static_cast<int>(SpgemmCategory::coarse)];
     const std::int64_t r0 = an.coarse_batches[bi], r1 = an.coarse_batches[bi + 1];
     offset_t total = 0;
-    for (std::int64_t r = r0; r < r1; ++r) total += an.row_products[rows[r]];
+    for (std::int64_t r = r0; r < r1; ++r) total += an.coarse_products[static_cast<std::size_t>(r)];
+    const std::int64_t* rows = an.coarse_rows.data() + r0;
     if (use_wide(an, total, an.numeric.coarse_chunk_cols))
-        coarse_batch<Numeric, std::uint64_t>(a, b, an, rows.data() + r0, r1 - r0, ws, row_nnz, row_ptr, c_col, c_val);
+        coarse_batch<Numeric, std::uint64_t>(a, b, an, rows, r1 - r0, total, ws, row_nnz, row_ptr, c_col, c_val);
     else
-        coarse_batch<Numeric, std::uint32_t>(a, b, an, rows.data() + r0, r1 - r0, ws, row_nnz, row_ptr, c_col, c_val);
+        coarse_batch<Numeric, std::uint32_t>(a, b, an, rows, r1 - r0, total, ws, row_nnz, row_ptr, c_col, c_val);
 }
 
-// Every category in one parallel region: coarse batches, then fine, dense and sort rows (heaviest first),
-// each an `omp for schedule(dynamic) nowait` so threads flow on without a barrier.
+// Every category in one parallel region: coarse batches, then fine and dense rows, then the sort rows (the
+// rows absent from those lists, in blocks), heaviest first, each an `omp for schedule(dynamic) nowait` so
+// threads flow on without a barrier.
 template <bool Numeric, class V, class I>
 void run_phase(const Analysis& an, CsrView<V, I> a, CsrView<V, I> b, Workspaces<V>& wss, int threads, offset_t* row_nnz,
                const offset_t* row_ptr, I* c_col, V* c_val) {
     const std::int64_t nb = static_cast<std::int64_t>(an.coarse_batches.size()) - 1;
-    const std::int64_t schedule_chunk[3] = {64, 4, 1};
+    const std::int64_t m = an.nrows;
+    const std::int64_t block = std::clamp<std::int64_t>(m / (16 * threads), 16, 256);  // sort rows per scheduled block
+    const std::int64_t nblocks = (m + block - 1) / block;
     if (static_cast<int>(wss.size()) < threads) wss.resize(static_cast<std::size_t>(threads));
 #pragma omp parallel num_threads(threads)
     {
         Workspace<V>& ws = wss[static_cast<std::size_t>(omp_get_thread_num())];
 #pragma omp for schedule(dynamic, 1) nowait
         for (std::int64_t bi = 0; bi < nb; ++bi) coarse_one_batch<Numeric>(a, b, an, bi, ws, row_nnz, row_ptr, c_col, c_val);
-        for (int cat = 2; cat >= 0; --cat) {
-            const auto& rows = an.rows[cat];
-            const auto nr = static_cast<std::int64_t>(rows.size());
-#pragma omp for schedule(dynamic, schedule_chunk[cat]) nowait
+        for (const bool dense : {false, true}) {
+            const RowList& rows = dense ? an.dense : an.fine;
+            const std::int64_t nr = rows.size();
+#pragma omp for schedule(dynamic, dense ? 4 : 1) nowait
             for (std::int64_t t = 0; t < nr; ++t) {
-                const std::int64_t i = rows[t];
+                const RowInfo info = rows[t];
+                const std::int64_t i = info.row;
                 I* oc = Numeric ? c_col + row_ptr[i] : nullptr;
                 V* ov = Numeric ? c_val + row_ptr[i] : nullptr;
-                const offset_t w = one_row<Numeric>(cat, a, b, i, an, ws, oc, ov);
+                const offset_t w = listed_row<Numeric>(dense, a, b, info, an, ws, oc, ov);
                 if constexpr (!Numeric) row_nnz[i] = w;
             }
         }
+#pragma omp for schedule(dynamic, 1) nowait
+        for (std::int64_t blk = 0; blk < nblocks; ++blk)
+            for_each_sort_row(an, blk * block, std::min(m, (blk + 1) * block), [&](std::int64_t i) {
+                I* oc = Numeric ? c_col + row_ptr[i] : nullptr;
+                V* ov = Numeric ? c_val + row_ptr[i] : nullptr;
+                const offset_t w = sort_row_any<Numeric>(a, b, i, an, ws, oc, ov);
+                if constexpr (!Numeric) row_nnz[i] = w;
+            });
     }
 }
 
