@@ -188,7 +188,7 @@ Csr<V, I> multiply(CsrView<V, I> a, CsrView<V, I> b, const gm::Params& p, const 
                 // step 2: reserve write ranges (atomics on the per-row cursor)
                 count_t slice = s0;
                 for (count_t ai = a_begin; ai < a_end; ++ai) {
-                    while (ai >= col_ptr[slice + 1]) ++slice;
+                    slice = gm::advance_owner(col_ptr.data(), ka, slice, ai);
                     const count_t nb = bnnz(slice);
                     const count_t start = slice_off[slice] + (ai - col_ptr[slice]) * nb;
                     const gm::Excess ex = gm::get_excess(start, nb, R);
@@ -200,7 +200,7 @@ Csr<V, I> multiply(CsrView<V, I> a, CsrView<V, I> b, const gm::Params& p, const 
                 // step 3: write Ĉ
                 slice = s0;
                 for (count_t i = R.begin; i < R.end; ++i) {
-                    while (i >= slice_off[slice + 1]) ++slice;
+                    slice = gm::advance_owner(slice_off.data(), ka, slice, i);
                     const count_t nb = bnnz(slice);
                     const gm::ABEntry e = gm::get_ab_entry(i, slice_off[slice], nb);
                     const count_t ai = col_ptr[slice] + e.a;

@@ -1,6 +1,7 @@
 // tests/spgemm_cuda_host/test_gmagnus_math.cpp: hand-checked cases of the gMAGNUS parameter and index functions.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <vector>
 
 #include "spgemm/cuda/gmagnus_math.hpp"
@@ -160,12 +161,60 @@ TEST(GmagnusMath, DeviceTestBudgetsAreFeasible) {
                           {4097, 8192, 4, 8, 0},              {5000, 4096, 4, 8, 1},              {count_t(1) << 24, 227 * 1024 - 2048, 8, 8, 1}};
     for (const Case& c : cases) {
         SCOPED_TRACE("ncols " + std::to_string(c.ncols) + " smem " + std::to_string(c.smem));
-        const gm::Params p = gm::make_params(c.ncols, c.smem, {c.col, c.val, 8, 4}, 256, 256);
+        const gm::Params p = gm::make_params(c.ncols, c.smem, {c.col, c.val, 8, 4}, 256, 1024);  // the dispatch's block sizes
         EXPECT_TRUE(gm::params_feasible(p));
+        EXPECT_LE(p.outer_group_elems * 8, c.smem);
+        EXPECT_EQ(p.outer_group_elems % p.outer_threads, 0);
         EXPECT_GE(p.nlevels, c.min_levels);
         for (int l = 0; l < p.nlevels; ++l)
             EXPECT_LE(gm::multisplit_smem_bytes(p.multisplit_group_elems[l], p.multisplit_group_rows[l], count_t(1) << p.chunks_log2[l], 256,
                                                 p.sizes),
                       c.smem);
     }
+}
+
+// Galloping owner search == the paper's walk `while (x >= off[s + 1]) ++s`, over empty slices and
+// jumps of any length (each outer-product thread jumps a block-size stride of elements).
+TEST(GmagnusMath, AdvanceOwnerMatchesWalk) {
+    std::mt19937_64 rng(7);
+    for (int trial = 0; trial < 200; ++trial) {
+        const count_t n = 1 + static_cast<count_t>(rng() % 300);
+        std::vector<count_t> off(n + 1, 0);
+        for (count_t k = 0; k < n; ++k) off[k + 1] = off[k] + (rng() % 3 == 0 ? 0 : static_cast<count_t>(rng() % 9));
+        if (off[n] == 0) continue;
+        count_t s = gm::find_owner(off.data(), n, 0);
+        for (count_t x = 0; x < off[n]; x += 1 + static_cast<count_t>(rng() % 40)) {
+            count_t walk = s;
+            while (x >= off[walk + 1]) ++walk;
+            s = gm::advance_owner(off.data(), n, s, x);
+            ASSERT_EQ(s, walk) << "trial " << trial << " x " << x;
+            ASSERT_EQ(s, gm::find_owner(off.data(), n, x));
+        }
+    }
+}
+
+// The dispatch asks for 1024 outer-product threads; small budgets get fewer, and every kernel's
+// dynamic shared memory fits the budget (else the launch fails on the device).
+TEST(GmagnusMath, OuterThreadsAndSharedMemoryFit) {
+    const gm::Params big = gm::make_params(count_t(1) << 20, 232448 - 2048, {4, 4, 8, 4}, 256, 1024);
+    EXPECT_EQ(big.outer_threads, 1024);
+    EXPECT_EQ(big.outer_group_elems, 28672);
+    EXPECT_TRUE(gm::params_feasible(big));
+    const gm::Params small = gm::make_params(count_t(1) << 14, 3072, {4, 4, 8, 4}, 256, 1024);
+    EXPECT_EQ(small.outer_threads, 256);
+    EXPECT_EQ(small.outer_group_elems, 256);
+    EXPECT_TRUE(gm::params_feasible(small));
+    for (count_t smem : {2048, 3072, 4096, 8192, 49152, 230400})
+        for (int val : {4, 8}) {
+            const gm::ElementSizes sz{4, val, 8, 4};
+            const gm::Params p = gm::make_params(count_t(1) << 20, smem, sz, 256, 1024);
+            if (!gm::params_feasible(p)) continue;
+            EXPECT_LE(gm::hash_smem_bytes(p.hash_capacity, sz, true), smem);
+            EXPECT_LE(gm::dense_smem_bytes(gm::chunk_span_log2(p, p.nlevels), sz, true), smem);
+            EXPECT_LE(p.outer_group_elems * 8, smem);
+        }
+    // too small for the 32-entry hash bin: rejected instead of launching with too much shared memory
+    EXPECT_FALSE(gm::params_feasible(gm::make_params(1000, 300, {4, 8, 8, 4}, 256, 1024)));
+    EXPECT_EQ(gm::dense_smem_bytes(5, {4, 8, 8, 4}, true), 16 + 32 * 8);
+    EXPECT_EQ(gm::dense_smem_bytes(15, {4, 8, 8, 4}, false), 4096);
 }

@@ -23,7 +23,7 @@
 namespace gigasparse::cuda::gmagnus {
 
 inline constexpr int multisplit_block = 256;
-inline constexpr int outer_block = 256;
+inline constexpr int outer_block = 1024;  // most threads of the outer product (one block per SM: its offsets fill shared memory); make_params lowers it for small budgets
 inline constexpr int dense_block = 512;
 inline constexpr int simple_block = 256;
 inline constexpr std::int64_t static_smem_reserve = 2048;  // static shared memory of our kernels (CUB temp storage)
@@ -31,14 +31,21 @@ inline constexpr std::int64_t static_smem_reserve = 2048;  // static shared memo
 inline unsigned grid_for(count_t n, int block) { return static_cast<unsigned>(std::max<count_t>(1, ceil_div(n, block))); }
 
 // CUB temporary storage that grows on demand (one per stream: freeing it synchronizes the device).
+// Growing it first waits for its stream: a CUB call queued earlier may still use the old buffer
+// (cudaFree is not documented to wait for other work).
 struct Temp {
     DeviceBuffer<unsigned char> buf;
     MemoryTracker* tracker = nullptr;
+    cudaStream_t stream = nullptr;
     template <class F>
     void run(const char* what, F&& f) {
         std::size_t bytes = 0;
         check(f(static_cast<void*>(nullptr), bytes), what);
-        buf.reserve(static_cast<std::int64_t>(std::max<std::size_t>(bytes, 1)), tracker);
+        const auto need = static_cast<std::int64_t>(std::max<std::size_t>(bytes, 1));
+        if (need > buf.size()) {
+            check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+            buf.reserve(need, tracker);
+        }
         check(f(static_cast<void*>(buf.data()), bytes), what);
     }
 };
@@ -90,6 +97,14 @@ template <class V, class I>
 class Gmagnus {
 public:
     Gmagnus(const GpuSpgemmOptions& o, GpuSpgemmStats& st) : opt_(o), st_(st) {}
+    // On an exception the members' buffers are freed with kernels possibly still queued: wait for
+    // both streams first (errors ignored: the exception in flight already reports the failure).
+    ~Gmagnus() {
+        (void)cudaStreamSynchronize(heavy_.get());
+        (void)cudaStreamSynchronize(light_.get());
+    }
+    Gmagnus(const Gmagnus&) = delete;
+    Gmagnus& operator=(const Gmagnus&) = delete;
 
     Csr<V, I> run(CsrView<V, I> a_host, CsrView<V, I> b_host) {
         check(cudaSetDevice(opt_.device), "cudaSetDevice");
@@ -104,9 +119,11 @@ public:
         nbins_ = hash_bin_count(p_);
         fill_param_stats();
         set_smem_attributes();
+        const cudaStream_t hs = heavy_.get(), ls = light_.get();
         temp_h_.tracker = &mem_;
         temp_l_.tracker = &mem_;
-        const cudaStream_t hs = heavy_.get(), ls = light_.get();
+        temp_h_.stream = hs;
+        temp_l_.stream = ls;
 
         PhaseTimer timer;
         const std::size_t up = timer.start(hs);
@@ -130,6 +147,7 @@ public:
             auto im = build_intermediate(batch_bounds_[bt], batch_bounds_[bt + 1], timer);
             segment_phase<Phase::symbolic>(*im, true);
             if (batch_bounds_.size() == 2) kept = std::move(im);
+            else heavy_.sync();  // the accumulation kernels still read *im, freed at the end of this iteration
         }
         Event light_done;
         light_done.record(ls);
@@ -160,6 +178,7 @@ public:
             }
             segment_offsets(*im);
             segment_phase<Phase::numeric>(*im, false);
+            heavy_.sync();  // before *im is freed
         }
         Event light_num_done;
         light_num_done.record(ls);
@@ -264,7 +283,7 @@ private:
             const count_t n = light_begin_[bn + 1] - light_begin_[bn];
             if (n == 0) continue;
             const count_t cap = hash_bin_capacity(bn);
-            const std::size_t shmem = static_cast<std::size_t>(cap) * (sizeof(I) + (P == Phase::numeric ? sizeof(V) : 0));
+            const auto shmem = static_cast<std::size_t>(hash_smem_bytes(cap, p_.sizes, P == Phase::numeric));
             hash_rows_kernel<P, V, I><<<static_cast<unsigned>(n), hash_bin_threads(bn), shmem, ls>>>(
                 light_rows_sorted_.data() + light_begin_[bn], cap, a_.row_ptr.data(), a_.col_idx.data(), a_.values.data(), b_.row_ptr.data(),
                 b_.col_idx.data(), b_.values.data(), row_nnz_.data(), c_.row_ptr.data(), c_.col_idx.data(), c_.values.data());
@@ -366,7 +385,7 @@ private:
         timer.stop(t_csc, hs, &st_.setup_ms);
         const std::size_t t_outer = timer.start(hs);
         const count_t ge = p_.outer_group_elems;
-        outer_product_kernel<V, I><<<grid_for(chat_nnz, static_cast<int>(ge)), outer_block, static_cast<std::size_t>(ge) * sizeof(count_t), hs>>>(
+        outer_product_kernel<V, I><<<grid_for(chat_nnz, static_cast<int>(ge)), p_.outer_threads, static_cast<std::size_t>(ge) * sizeof(count_t), hs>>>(
             chat_nnz, ge, ka, slice_off.data(), col_ptr.data(), csc_row.data(), csc_val.data(), b_.row_ptr.data(), b_.col_idx.data(),
             b_.values.data(), cursor.data(), im->col[0].data(), im->val[0].data());
         check_launch("outer_product_kernel");
@@ -447,7 +466,13 @@ private:
             check_launch("make_segments_kernel");
             // next level: the heavy prefix of this level's output (double buffering: writes into the
             // consumed input buffer never reach this level's segments, which lie past the prefix)
-            total = n_split > 0 ? read_scalar(out_ptr.data() + n_split, hs) : 0;
+            // (read_scalar synchronizes the stream; without it, wait anyway: this level's pos, cursor2
+            // and counts are freed at the end of the iteration while the multisplit kernel may still run)
+            if (n_split > 0) total = read_scalar(out_ptr.data() + n_split, hs);
+            else {
+                total = 0;
+                heavy_.sync();
+            }
             n_in = n_split;
             in_ptr = std::move(out_ptr);
             in_row = std::move(out_row);
@@ -505,7 +530,7 @@ private:
             const count_t n = im.bin_begin[bn + 1] - im.bin_begin[bn];
             if (n == 0) continue;
             const count_t cap = hash_bin_capacity(bn);
-            const std::size_t shmem = static_cast<std::size_t>(cap) * (sizeof(I) + (P == Phase::numeric ? sizeof(V) : 0));
+            const auto shmem = static_cast<std::size_t>(hash_smem_bytes(cap, p_.sizes, P == Phase::numeric));
             hash_segments_kernel<P, V, I><<<static_cast<unsigned>(n), hash_bin_threads(bn), shmem, hs>>>(
                 im.bin_ids.data() + im.bin_begin[bn], im.segs.data(), cap, im.col[0].data(), im.val[0].data(), im.col[1].data(), im.val[1].data(),
                 im.seg_nnz.data(), im.seg_out.data(), c_.col_idx.data(), c_.values.data());
@@ -513,9 +538,7 @@ private:
         }
         const count_t nd = im.bin_begin[nbins_ + 1] - im.bin_begin[nbins_];
         if (nd > 0) {
-            const count_t span = count_t(1) << chunk_span_log2(p_, p_.nlevels);
-            const count_t words = ceil_div(span, 32);
-            const std::size_t shmem = static_cast<std::size_t>(ceil_div(words * 4, 16) * 16 + (P == Phase::numeric ? span * sizeof(V) : 0));
+            const auto shmem = static_cast<std::size_t>(dense_smem_bytes(chunk_span_log2(p_, p_.nlevels), p_.sizes, P == Phase::numeric));
             dense_segments_kernel<dense_block, P, V, I><<<static_cast<unsigned>(nd), dense_block, shmem, hs>>>(
                 im.bin_ids.data() + im.bin_begin[nbins_], im.segs.data(), im.col[0].data(), im.val[0].data(), im.col[1].data(), im.val[1].data(),
                 im.seg_nnz.data(), im.seg_out.data(), c_.col_idx.data(), c_.values.data());

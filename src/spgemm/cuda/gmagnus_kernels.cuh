@@ -151,8 +151,10 @@ static __global__ void slice_sizes_kernel(count_t ncols, const count_t* __restri
 // ------------------------------------------------------------------ outer product (Alg. 4)
 // Block g owns flattened elements group_range(g); offsets_local (dynamic shared memory) holds the
 // write position reserved for each Ã entry the block touches.
+inline constexpr int outer_max_threads = 1024;  // launch bound; Params::outer_threads never exceeds it
+
 template <class V, class I>
-static __global__ void outer_product_kernel(count_t total, count_t group_elems, count_t nslices, const count_t* __restrict__ slice_off,
+static __global__ void __launch_bounds__(outer_max_threads) outer_product_kernel(count_t total, count_t group_elems, count_t nslices, const count_t* __restrict__ slice_off,
                                      const count_t* __restrict__ col_ptr, const count_t* __restrict__ csc_row, const V* __restrict__ csc_val,
                                      const count_t* __restrict__ b_ptr, const I* __restrict__ b_col, const V* __restrict__ b_val,
                                      count_t* __restrict__ cursor, I* __restrict__ out_col, V* __restrict__ out_val) {
@@ -172,7 +174,7 @@ static __global__ void outer_product_kernel(count_t total, count_t group_elems, 
     // step 2: reserve the write ranges of the (partial) B̃ rows this block produces
     count_t slice = s_first_slice;
     for (count_t ai = a_begin + threadIdx.x; ai < a_end; ai += blockDim.x) {
-        while (ai >= col_ptr[slice + 1]) ++slice;
+        slice = advance_owner(col_ptr, nslices, slice, ai);
         const count_t nb = b_ptr[slice + 1] - b_ptr[slice];
         const count_t start = slice_off[slice] + (ai - col_ptr[slice]) * nb;
         const Excess ex = get_excess(start, nb, R);
@@ -182,7 +184,7 @@ static __global__ void outer_product_kernel(count_t total, count_t group_elems, 
     // step 3: consecutive flattened elements -> consecutive elements of Ĉ
     slice = s_first_slice;
     for (count_t i = R.begin + threadIdx.x; i < R.end; i += blockDim.x) {
-        while (i >= slice_off[slice + 1]) ++slice;
+        slice = advance_owner(slice_off, nslices, slice, i);
         const count_t nb = b_ptr[slice + 1] - b_ptr[slice];
         const ABEntry e = get_ab_entry(i, slice_off[slice], nb);
         const count_t ai = col_ptr[slice] + e.a;
@@ -406,8 +408,10 @@ __device__ void sort_and_write(I* keys, V* vals, count_t cap, unsigned n, count_
 
 // Light rows of A: one block per row of the bin, Gustavson products into the hash table.
 // Symbolic: row_nnz[row] = distinct columns. Numeric: sorted row written at c_ptr[row].
+inline constexpr int hash_max_threads = 1024;  // hash_bin_threads() never exceeds this (launch bound of the hash kernels)
+
 template <Phase P, class V, class I>
-static __global__ void hash_rows_kernel(const count_t* __restrict__ rows, count_t cap, const count_t* __restrict__ a_ptr, const I* __restrict__ a_col,
+static __global__ void __launch_bounds__(hash_max_threads) hash_rows_kernel(const count_t* __restrict__ rows, count_t cap, const count_t* __restrict__ a_ptr, const I* __restrict__ a_col,
                                  const V* __restrict__ a_val, const count_t* __restrict__ b_ptr, const I* __restrict__ b_col, const V* __restrict__ b_val,
                                  count_t* __restrict__ row_nnz, const count_t* __restrict__ c_ptr, I* __restrict__ c_col, V* __restrict__ c_val) {
     extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -440,7 +444,7 @@ static __global__ void hash_rows_kernel(const count_t* __restrict__ rows, count_
 
 // Light chunks (hash) of the intermediate: one block per segment of the bin.
 template <Phase P, class V, class I>
-static __global__ void hash_segments_kernel(const count_t* __restrict__ ids, const Segment* __restrict__ segs, count_t cap, const I* __restrict__ col0,
+static __global__ void __launch_bounds__(hash_max_threads) hash_segments_kernel(const count_t* __restrict__ ids, const Segment* __restrict__ segs, count_t cap, const I* __restrict__ col0,
                                      const V* __restrict__ val0, const I* __restrict__ col1, const V* __restrict__ val1, count_t* __restrict__ seg_nnz,
                                      const count_t* __restrict__ seg_out, I* __restrict__ c_col, V* __restrict__ c_val) {
     extern __shared__ __align__(16) unsigned char smem_raw[];

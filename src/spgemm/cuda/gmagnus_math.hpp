@@ -146,7 +146,11 @@ GIGASPARSE_HD constexpr Params make_params(count_t ncols_c, count_t smem_bytes, 
         p.multisplit_group_elems[l] = multisplit_group_elems_for(smem_bytes, nchunks, p.tau, multisplit_threads, s);
         p.multisplit_group_rows[l] = group_rows_bound(p.multisplit_group_elems[l], p.tau);
     }
-    p.outer_group_elems = max_c((smem_bytes / s.rowptr) / outer_threads * outer_threads, outer_threads);
+    // Outer product: at most `outer_threads` threads, fewer (a power of two, >= one warp) when the
+    // budget holds fewer offsets; the group is a multiple of the thread count.
+    const count_t offsets_fit = smem_bytes / s.rowptr;
+    while (p.outer_threads > warp_size && p.outer_threads > offsets_fit) p.outer_threads /= 2;
+    p.outer_group_elems = max_c(offsets_fit / p.outer_threads * p.outer_threads, p.outer_threads);
     return p;
 }
 
@@ -157,12 +161,33 @@ GIGASPARSE_HD constexpr int chunk_span_log2(const Params& p, int levels_done) {
     return r < 0 ? 0 : r;
 }
 
-// True when the parameters are usable: every level fits at least one round of threads.
+// Dynamic shared memory of the dense accumulator over 2^span_log2 columns: the bitmap (32-bit
+// words, padded to 16 bytes), then the values (numeric phase only).
+GIGASPARSE_HD constexpr count_t dense_smem_bytes(int span_log2, const ElementSizes& s, bool numeric) {
+    const count_t span = count_t(1) << span_log2;
+    return ceil_div(ceil_div(span, 32) * 4, 16) * 16 + (numeric ? span * s.val : 0);
+}
+// Dynamic shared memory of a hash table of `capacity` entries: keys, plus values when numeric.
+GIGASPARSE_HD constexpr count_t hash_smem_bytes(count_t capacity, const ElementSizes& s, bool numeric) {
+    return capacity * (s.col + (numeric ? s.val : 0));
+}
+
+// True when the parameters are usable: the smallest hash bin (32 entries) fits, every kernel's
+// dynamic shared memory fits the budget (the launch would fail otherwise), and every multisplit
+// level fits at least one round of threads.
 GIGASPARSE_HD constexpr bool params_feasible(const Params& p) {
-    if (p.tau < 1 || p.hash_capacity < 2) return false;
-    for (int l = 0; l < p.nlevels; ++l)
+    if (p.tau < 1 || p.hash_capacity < (count_t(1) << min_hash_log2)) return false;
+    if (hash_smem_bytes(p.hash_capacity, p.sizes, true) > p.smem_bytes) return false;
+    if (p.outer_group_elems * p.sizes.rowptr > p.smem_bytes) return false;
+    for (int l = 0; l < p.nlevels; ++l) {
         if (p.multisplit_group_elems[l] < p.multisplit_threads) return false;
-    return chunk_span_log2(p, p.nlevels) <= floor_log2(p.dense_columns);
+        if (multisplit_smem_bytes(p.multisplit_group_elems[l], p.multisplit_group_rows[l], count_t(1) << p.chunks_log2[l], p.multisplit_threads,
+                                  p.sizes) > p.smem_bytes)
+            return false;
+    }
+    const int last_span = chunk_span_log2(p, p.nlevels);
+    if (last_span > floor_log2(p.dense_columns)) return false;
+    return dense_smem_bytes(last_span, p.sizes, true) <= p.smem_bytes;
 }
 
 // ---------------------------------------------------------------- flattened partitions (§III-B)
@@ -175,6 +200,32 @@ GIGASPARSE_HD inline count_t find_owner(const Offset* offsets, count_t n, count_
         const count_t mid = lo + (hi - lo + 1) / 2;
         if (static_cast<count_t>(offsets[mid]) <= x) lo = mid;
         else hi = mid - 1;
+    }
+    return lo;
+}
+
+// Same answer as walking `while (x >= offsets[s + 1]) ++s` from s (largest s' >= s with
+// offsets[s'] <= x, for offsets[s] <= x < offsets[n]), but galloping: O(log distance) loads instead
+// of one per slice passed. A thread of the outer product visits every slice of its block's range
+// (its elements are a block-size stride apart), so plain walking costs O(slices) per thread.
+template <class Offset>
+GIGASPARSE_HD inline count_t advance_owner(const Offset* offsets, count_t n, count_t s, count_t x) {
+    if (x < static_cast<count_t>(offsets[s + 1])) return s;
+    count_t lo = s + 1, hi = n, step = 1;  // offsets[lo] <= x < offsets[hi]
+    while (true) {
+        const count_t probe = lo + step;
+        if (probe >= n) break;
+        if (static_cast<count_t>(offsets[probe]) > x) {
+            hi = probe;
+            break;
+        }
+        lo = probe;
+        step *= 2;
+    }
+    while (hi - lo > 1) {
+        const count_t mid = lo + (hi - lo) / 2;
+        if (static_cast<count_t>(offsets[mid]) <= x) lo = mid;
+        else hi = mid;
     }
     return lo;
 }
