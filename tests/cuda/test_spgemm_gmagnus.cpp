@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 
@@ -34,10 +35,20 @@ bool no_gpu(std::string& why) {
     return false;
 }
 
-#define SKIP_WITHOUT_GPU()                          \
-    do {                                            \
-        std::string why_;                           \
-        if (no_gpu(why_)) GTEST_SKIP() << why_;     \
+// scripts/device-check sets GIGASPARSE_REQUIRE_GPU=1: there a missing device (driver/runtime
+// mismatch, no GPU visible) must fail the test instead of skipping it silently.
+bool gpu_required() {
+    const char* e = std::getenv("GIGASPARSE_REQUIRE_GPU");
+    return e && *e && std::string(e) != "0";
+}
+
+#define SKIP_WITHOUT_GPU()                                                   \
+    do {                                                                     \
+        std::string why_;                                                    \
+        if (no_gpu(why_)) {                                                  \
+            if (gpu_required()) FAIL() << "GIGASPARSE_REQUIRE_GPU: " << why_; \
+            GTEST_SKIP() << why_;                                            \
+        }                                                                    \
     } while (0)
 
 template <class V, class I>
