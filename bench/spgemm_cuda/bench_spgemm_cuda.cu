@@ -1,14 +1,17 @@
 // bench/spgemm_cuda/bench_spgemm_cuda.cu: gMAGNUS vs cuSPARSE SpGEMM (best of ALG1/ALG2/ALG3) on R-MAT and A² of the shared matrices.
 //
-// Usage: bench_spgemm_cuda OUTDIR [--scales LO HI] [--repeats N] [--max-nnz N] [--time-budget SECONDS]
-// Cases not started within the time budget are listed as skipped (the outputs are always written).
+// Usage: bench_spgemm_cuda OUTDIR [--scales LO HI] [--big-from S] [--repeats N] [--max-nnz N] [--time-budget SECONDS]
+// Cases not started within the time budget are listed as skipped; the outputs are rewritten after
+// every case. Shared matrices come from $GIGASPARSE_MATRIX_DIR, else the configured directory.
 // Writes OUTDIR/spgemm_cuda.json and OUTDIR/spgemm_cuda_summary.txt and prints the summary table.
 // Times are end to end on device-resident inputs (setup, symbolic, numeric, allocations), best of N
-// after one warm-up. cuSPARSE's output is compared with gigasparse's (pattern exact, values 1e-3).
+// after one warm-up. cuSPARSE (ALG1, ALG2, ALG3 with chunk fractions 0.2 and 0.5; best taken) output
+// is compared with gigasparse's (pattern exact, values 1e-3 of the row's largest).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -35,70 +38,106 @@ namespace {
 struct Result {
     std::string name, set;
     std::int64_t m = 0, nnz_a = 0, nnz_b = 0, products = 0, nnz_c = 0;
-    double ours_ms = -1, cusparse_ms = -1;
-    std::string cusparse_best = "failed", ours_status = "ok", check = "n/a";
+    double ours_ms = -1, cusparse_ms = -1, wall_s = 0;
+    std::string cusparse_best = "failed", ours_status = "ok", check = "n/a", cusparse_failures;
     gs::cuda::GpuSpgemmStats st;
 };
 
 bool cu_ok(cudaError_t e) { return e == cudaSuccess; }
 
-// One cuSPARSE SpGEMM run (alg, chunk_fraction for ALG3); returns ms or -1; C downloaded when out != nullptr.
-double cusparse_run(cusparseHandle_t h, const Mat& a, const Mat& b, cusparseSpGEMMAlg_t alg, float chunk_fraction, Mat* out) {
-    std::vector<int> ap(a.row_ptr.begin(), a.row_ptr.end()), bp(b.row_ptr.begin(), b.row_ptr.end());
-    int *dap = nullptr, *dai = nullptr, *dbp = nullptr, *dbi = nullptr, *dcp = nullptr, *dci = nullptr;
-    float *dav = nullptr, *dbv = nullptr, *dcv = nullptr;
+// A and B uploaded once per case (32-bit row offsets for cuSPARSE); freed by the destructor.
+struct DevCsr {
+    std::int64_t nrows = 0, ncols = 0, nnz = 0;
+    int *ptr = nullptr, *col = nullptr;
+    float* val = nullptr;
+    bool ok = false;
+    explicit DevCsr(const Mat& a) : nrows(a.nrows), ncols(a.ncols), nnz(a.nnz()) {
+        if (nnz > std::numeric_limits<int>::max()) return;  // cuSPARSE with 32-bit offsets
+        std::vector<int> p(a.row_ptr.begin(), a.row_ptr.end());
+        const auto n1 = std::max<std::int64_t>(nnz, 1);
+        ok = cu_ok(cudaMalloc(&ptr, p.size() * sizeof(int))) && cu_ok(cudaMalloc(&col, n1 * sizeof(int))) && cu_ok(cudaMalloc(&val, n1 * sizeof(float))) &&
+             cu_ok(cudaMemcpy(ptr, p.data(), p.size() * sizeof(int), cudaMemcpyHostToDevice)) &&
+             cu_ok(cudaMemcpy(col, a.col_idx.data(), nnz * sizeof(int), cudaMemcpyHostToDevice)) &&
+             cu_ok(cudaMemcpy(val, a.values.data(), nnz * sizeof(float), cudaMemcpyHostToDevice));
+        (void)cudaGetLastError();
+    }
+    ~DevCsr() {
+        for (void* q : {static_cast<void*>(ptr), static_cast<void*>(col), static_cast<void*>(val)})
+            if (q) cudaFree(q);
+    }
+    DevCsr(const DevCsr&) = delete;
+    DevCsr& operator=(const DevCsr&) = delete;
+};
+
+// One cuSPARSE SpGEMM (the generic API's documented sequence): workEstimation (size query, then
+// with buffer1); ALG2/ALG3: estimateMemory (size query of buffer3, then with buffer3, which gives
+// bufferSize2; chunk_fraction is read by ALG3 only, ALG2 gets a valid 1.0); ALG1: compute as the
+// size query of buffer2; then compute with buffer2, GetSize, allocate C, SetPointers, copy (compute
+// alone does not fill C's row offsets). Timed from the first call to the end of the copy,
+// allocations of the work buffers and of C included, like ours. Returns ms, or -1 with `why` set.
+double cusparse_run(cusparseHandle_t h, const DevCsr& a, const DevCsr& b, cusparseSpGEMMAlg_t alg, float chunk_fraction, Mat* out, std::string& why) {
+    int *dcp = nullptr, *dci = nullptr;
+    float* dcv = nullptr;
     void *b1 = nullptr, *b2 = nullptr, *b3 = nullptr;
     double ms = -1;
     cusparseSpMatDescr_t ma = nullptr, mb = nullptr, mc = nullptr;
     cusparseSpGEMMDescr_t d = nullptr;
-    const auto nnz_a = std::max<std::int64_t>(a.nnz(), 1), nnz_b = std::max<std::int64_t>(b.nnz(), 1);
-    bool ok = cu_ok(cudaMalloc(&dap, ap.size() * 4)) && cu_ok(cudaMalloc(&dai, nnz_a * 4)) && cu_ok(cudaMalloc(&dav, nnz_a * 4)) &&
-              cu_ok(cudaMalloc(&dbp, bp.size() * 4)) && cu_ok(cudaMalloc(&dbi, nnz_b * 4)) && cu_ok(cudaMalloc(&dbv, nnz_b * 4)) &&
-              cu_ok(cudaMalloc(&dcp, (a.nrows + 1) * 4));
-    if (ok) {
-        cudaMemcpy(dap, ap.data(), ap.size() * 4, cudaMemcpyHostToDevice);
-        cudaMemcpy(dai, a.col_idx.data(), a.nnz() * 4, cudaMemcpyHostToDevice);
-        cudaMemcpy(dav, a.values.data(), a.nnz() * 4, cudaMemcpyHostToDevice);
-        cudaMemcpy(dbp, bp.data(), bp.size() * 4, cudaMemcpyHostToDevice);
-        cudaMemcpy(dbi, b.col_idx.data(), b.nnz() * 4, cudaMemcpyHostToDevice);
-        cudaMemcpy(dbv, b.values.data(), b.nnz() * 4, cudaMemcpyHostToDevice);
-        cudaDeviceSynchronize();
-    }
     const float alpha = 1, beta = 0;
     const auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    ok = ok && cusparseCreateCsr(&ma, a.nrows, a.ncols, a.nnz(), dap, dai, dav, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
-                                 CUDA_R_32F) == CUSPARSE_STATUS_SUCCESS;
-    ok = ok && cusparseCreateCsr(&mb, b.nrows, b.ncols, b.nnz(), dbp, dbi, dbv, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
-                                 CUDA_R_32F) == CUSPARSE_STATUS_SUCCESS;
-    ok = ok && cusparseCreateCsr(&mc, a.nrows, b.ncols, 0, nullptr, nullptr, nullptr, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                                 CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F) == CUSPARSE_STATUS_SUCCESS;
-    ok = ok && cusparseSpGEMM_createDescr(&d) == CUSPARSE_STATUS_SUCCESS;
-    cudaEventRecord(e0);
+    cudaEvent_t e0 = nullptr, e1 = nullptr;
+    cusparseStatus_t cs = CUSPARSE_STATUS_SUCCESS;
+    auto sp = [&](cusparseStatus_t st, const char* what) {
+        if (st != CUSPARSE_STATUS_SUCCESS) {
+            cs = st;
+            why = std::string(what) + ": " + cusparseGetErrorString(st);
+        }
+        return st == CUSPARSE_STATUS_SUCCESS;
+    };
+    auto cu = [&](cudaError_t st, const char* what) {
+        if (st != cudaSuccess) why = std::string(what) + ": " + cudaGetErrorString(st);
+        return st == cudaSuccess;
+    };
+    bool ok = a.ok && b.ok && cu(cudaMalloc(&dcp, (a.nrows + 1) * sizeof(int)), "cudaMalloc C.rowptr") && cu(cudaEventCreate(&e0), "event") &&
+              cu(cudaEventCreate(&e1), "event");
+    if (!a.ok || !b.ok) why = "inputs not on the device";
+    ok = ok && sp(cusparseCreateCsr(&ma, a.nrows, a.ncols, a.nnz, a.ptr, a.col, a.val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                                    CUDA_R_32F),
+                  "createCsr A");
+    ok = ok && sp(cusparseCreateCsr(&mb, b.nrows, b.ncols, b.nnz, b.ptr, b.col, b.val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                                    CUDA_R_32F),
+                  "createCsr B");
+    ok = ok && sp(cusparseCreateCsr(&mc, a.nrows, b.ncols, 0, nullptr, nullptr, nullptr, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                    CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F),
+                  "createCsr C");
+    ok = ok && sp(cusparseSpGEMM_createDescr(&d), "SpGEMM_createDescr");
+    if (ok) cudaEventRecord(e0);
     std::size_t s1 = 0, s2 = 0, s3 = 0;
-    ok = ok && cusparseSpGEMM_workEstimation(h, op, op, &alpha, ma, mb, &beta, mc, CUDA_R_32F, alg, d, &s1, nullptr) == CUSPARSE_STATUS_SUCCESS;
-    ok = ok && cu_ok(cudaMalloc(&b1, std::max<std::size_t>(s1, 1)));
-    ok = ok && cusparseSpGEMM_workEstimation(h, op, op, &alpha, ma, mb, &beta, mc, CUDA_R_32F, alg, d, &s1, b1) == CUSPARSE_STATUS_SUCCESS;
+    ok = ok && sp(cusparseSpGEMM_workEstimation(h, op, op, &alpha, ma, mb, &beta, mc, CUDA_R_32F, alg, d, &s1, nullptr), "workEstimation(size)");
+    ok = ok && cu(cudaMalloc(&b1, std::max<std::size_t>(s1, 1)), "cudaMalloc buffer1");
+    ok = ok && sp(cusparseSpGEMM_workEstimation(h, op, op, &alpha, ma, mb, &beta, mc, CUDA_R_32F, alg, d, &s1, b1), "workEstimation");
     if (ok && alg != CUSPARSE_SPGEMM_ALG1) {
-        ok = cusparseSpGEMM_estimateMemory(h, op, op, &alpha, ma, mb, &beta, mc, CUDA_R_32F, alg, d, chunk_fraction, &s3, nullptr, nullptr) ==
-             CUSPARSE_STATUS_SUCCESS;
-        ok = ok && cu_ok(cudaMalloc(&b3, std::max<std::size_t>(s3, 1)));
-        ok = ok && cusparseSpGEMM_estimateMemory(h, op, op, &alpha, ma, mb, &beta, mc, CUDA_R_32F, alg, d, chunk_fraction, &s3, b3, &s2) ==
-                       CUSPARSE_STATUS_SUCCESS;
+        ok = sp(cusparseSpGEMM_estimateMemory(h, op, op, &alpha, ma, mb, &beta, mc, CUDA_R_32F, alg, d, chunk_fraction, &s3, nullptr, nullptr),
+                "estimateMemory(size)");
+        ok = ok && cu(cudaMalloc(&b3, std::max<std::size_t>(s3, 1)), "cudaMalloc buffer3");
+        ok = ok && sp(cusparseSpGEMM_estimateMemory(h, op, op, &alpha, ma, mb, &beta, mc, CUDA_R_32F, alg, d, chunk_fraction, &s3, b3, &s2),
+                      "estimateMemory");
+        if (b3) {
+            cudaFree(b3);  // may be freed once estimateMemory returned (cuSPARSE sample spgemm_mem)
+            b3 = nullptr;
+        }
     } else if (ok) {
-        ok = cusparseSpGEMM_compute(h, op, op, &alpha, ma, mb, &beta, mc, CUDA_R_32F, alg, d, &s2, nullptr) == CUSPARSE_STATUS_SUCCESS;
+        ok = sp(cusparseSpGEMM_compute(h, op, op, &alpha, ma, mb, &beta, mc, CUDA_R_32F, alg, d, &s2, nullptr), "compute(size)");
     }
-    ok = ok && cu_ok(cudaMalloc(&b2, std::max<std::size_t>(s2, 1)));
-    ok = ok && cusparseSpGEMM_compute(h, op, op, &alpha, ma, mb, &beta, mc, CUDA_R_32F, alg, d, &s2, b2) == CUSPARSE_STATUS_SUCCESS;
+    ok = ok && cu(cudaMalloc(&b2, std::max<std::size_t>(s2, 1)), "cudaMalloc buffer2");
+    ok = ok && sp(cusparseSpGEMM_compute(h, op, op, &alpha, ma, mb, &beta, mc, CUDA_R_32F, alg, d, &s2, b2), "compute");
     std::int64_t rows = 0, cols = 0, nnz_c = 0;
-    ok = ok && cusparseSpMatGetSize(mc, &rows, &cols, &nnz_c) == CUSPARSE_STATUS_SUCCESS;
-    ok = ok && cu_ok(cudaMalloc(&dci, std::max<std::int64_t>(nnz_c, 1) * 4)) && cu_ok(cudaMalloc(&dcv, std::max<std::int64_t>(nnz_c, 1) * 4));
-    ok = ok && cusparseCsrSetPointers(mc, dcp, dci, dcv) == CUSPARSE_STATUS_SUCCESS;
-    ok = ok && cusparseSpGEMM_copy(h, op, op, &alpha, ma, mb, &beta, mc, CUDA_R_32F, alg, d) == CUSPARSE_STATUS_SUCCESS;
-    cudaEventRecord(e1);
-    ok = ok && cu_ok(cudaEventSynchronize(e1));
+    ok = ok && sp(cusparseSpMatGetSize(mc, &rows, &cols, &nnz_c), "SpMatGetSize");
+    ok = ok && cu(cudaMalloc(&dci, std::max<std::int64_t>(nnz_c, 1) * sizeof(int)), "cudaMalloc C.col") &&
+         cu(cudaMalloc(&dcv, std::max<std::int64_t>(nnz_c, 1) * sizeof(float)), "cudaMalloc C.val");
+    ok = ok && sp(cusparseCsrSetPointers(mc, dcp, dci, dcv), "CsrSetPointers");
+    ok = ok && sp(cusparseSpGEMM_copy(h, op, op, &alpha, ma, mb, &beta, mc, CUDA_R_32F, alg, d), "SpGEMM_copy");
+    if (ok) cudaEventRecord(e1);
+    ok = ok && cu(cudaEventSynchronize(e1), "cudaEventSynchronize");
     if (ok) {
         float t = 0;
         cudaEventElapsedTime(&t, e0, e1);
@@ -109,22 +148,23 @@ double cusparse_run(cusparseHandle_t h, const Mat& a, const Mat& b, cusparseSpGE
             out->ncols = b.ncols;
             out->col_idx.resize(nnz_c);
             out->values.resize(nnz_c);
-            cudaMemcpy(cp.data(), dcp, cp.size() * 4, cudaMemcpyDeviceToHost);
-            cudaMemcpy(out->col_idx.data(), dci, nnz_c * 4, cudaMemcpyDeviceToHost);
-            cudaMemcpy(out->values.data(), dcv, nnz_c * 4, cudaMemcpyDeviceToHost);
+            ok = cu(cudaMemcpy(cp.data(), dcp, cp.size() * sizeof(int), cudaMemcpyDeviceToHost), "D2H") &&
+                 cu(cudaMemcpy(out->col_idx.data(), dci, nnz_c * sizeof(int), cudaMemcpyDeviceToHost), "D2H") &&
+                 cu(cudaMemcpy(out->values.data(), dcv, nnz_c * sizeof(float), cudaMemcpyDeviceToHost), "D2H");
             out->row_ptr.assign(cp.begin(), cp.end());
+            if (!ok) ms = -1;
         }
     }
+    (void)cs;
     (void)cudaGetLastError();
     if (d) cusparseSpGEMM_destroyDescr(d);
     if (ma) cusparseDestroySpMat(ma);
     if (mb) cusparseDestroySpMat(mb);
     if (mc) cusparseDestroySpMat(mc);
-    for (void* p : {static_cast<void*>(dap), static_cast<void*>(dai), static_cast<void*>(dav), static_cast<void*>(dbp), static_cast<void*>(dbi),
-                    static_cast<void*>(dbv), static_cast<void*>(dcp), static_cast<void*>(dci), static_cast<void*>(dcv), b1, b2, b3})
+    for (void* p : {static_cast<void*>(dcp), static_cast<void*>(dci), static_cast<void*>(dcv), b1, b2, b3})
         if (p) cudaFree(p);
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
+    if (e0) cudaEventDestroy(e0);
+    if (e1) cudaEventDestroy(e1);
     (void)cudaGetLastError();
     return ms;
 }
@@ -151,7 +191,11 @@ std::string compare(const Mat& ours, Mat other) {
 double copy_bandwidth() {
     const std::size_t bytes = std::size_t(1) << 30;
     void *x = nullptr, *y = nullptr;
-    if (!cu_ok(cudaMalloc(&x, bytes)) || !cu_ok(cudaMalloc(&y, bytes))) return 0;
+    if (!cu_ok(cudaMalloc(&x, bytes)) || !cu_ok(cudaMalloc(&y, bytes))) {
+        if (x) cudaFree(x);
+        (void)cudaGetLastError();
+        return 0;
+    }
     cudaMemset(x, 1, bytes);
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0);
@@ -168,10 +212,13 @@ double copy_bandwidth() {
     }
     cudaFree(x);
     cudaFree(y);
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
     return 2.0 * double(bytes) / (best * 1e-3);  // read + write bytes per second
 }
 
 void run_case(Result& r, const Mat& a, const Mat& b, int repeats, cusparseHandle_t h) {
+    const gs::Timer wall;
     r.m = a.nrows;
     r.nnz_a = a.nnz();
     r.nnz_b = b.nnz();
@@ -181,7 +228,7 @@ void run_case(Result& r, const Mat& a, const Mat& b, int repeats, cusparseHandle
         for (int k = 0; k <= repeats; ++k) {
             gs::cuda::GpuSpgemmStats st;
             ours = gs::cuda::spgemm<V, I>(a.view(), b.view(), {}, &st);
-            if (k > 0 && st.total_ms < best) {
+            if ((k > 0 || repeats == 0) && st.total_ms < best) {
                 best = st.total_ms;
                 r.st = st;
             }
@@ -197,25 +244,30 @@ void run_case(Result& r, const Mat& a, const Mat& b, int repeats, cusparseHandle
         float frac;
         const char* name;
     };
-    const Cfg cfgs[] = {{CUSPARSE_SPGEMM_ALG1, 0, "ALG1"},       {CUSPARSE_SPGEMM_ALG2, 0, "ALG2"},       {CUSPARSE_SPGEMM_ALG3, 0.1f, "ALG3/0.1"},
-                        {CUSPARSE_SPGEMM_ALG3, 0.2f, "ALG3/0.2"}, {CUSPARSE_SPGEMM_ALG3, 0.3f, "ALG3/0.3"}, {CUSPARSE_SPGEMM_ALG3, 0.4f, "ALG3/0.4"},
+    const Cfg cfgs[] = {{CUSPARSE_SPGEMM_ALG1, 1.0f, "ALG1"}, {CUSPARSE_SPGEMM_ALG2, 1.0f, "ALG2"}, {CUSPARSE_SPGEMM_ALG3, 0.2f, "ALG3/0.2"},
                         {CUSPARSE_SPGEMM_ALG3, 0.5f, "ALG3/0.5"}};
+    const DevCsr da(a), db(b);
     for (const Cfg& c : cfgs) {
         Mat cs;
         double best = 1e300;
+        std::string why;
         bool failed = false;
         for (int k = 0; k <= repeats && !failed; ++k) {
-            const double ms = cusparse_run(h, a, b, c.alg, c.frac, k == 0 ? &cs : nullptr);
+            const double ms = cusparse_run(h, da, db, c.alg, c.frac, k == 0 ? &cs : nullptr, why);
             if (ms < 0) failed = true;
-            else if (k > 0) best = std::min(best, ms);
+            else if (k > 0 || repeats == 0) best = std::min(best, ms);
         }
-        if (failed) continue;
+        if (failed) {
+            r.cusparse_failures += std::string(r.cusparse_failures.empty() ? "" : "; ") + c.name + ": " + why;
+            continue;
+        }
         if (r.check == "n/a" && r.ours_status == "ok") r.check = compare(ours, cs);
         if (r.cusparse_ms < 0 || best < r.cusparse_ms) {
             r.cusparse_ms = best;
             r.cusparse_best = c.name;
         }
     }
+    r.wall_s = wall.seconds();
 }
 
 std::string json_escape(const std::string& s) {
@@ -227,131 +279,47 @@ std::string json_escape(const std::string& s) {
     return o;
 }
 
-}  // namespace
+struct Context {
+    std::string outdir, device;
+    int driver = 0, repeats = 0, skipped = 0;
+    double bw = 0, time_budget = 0;
+};
 
-int main(int argc, char** argv) {
-    if (argc < 2) {
-        std::fprintf(stderr, "usage: %s OUTDIR [--scales LO HI] [--repeats N] [--max-nnz N]\n", argv[0]);
-        return 2;
-    }
-    const std::string outdir = argv[1];
-    int lo = 15, hi = 20, repeats = 3;
-    std::int64_t max_nnz = 5'000'000;
-    double time_budget = 1e9;
-    const gs::Timer clock;
-    int skipped = 0;
-    for (int i = 2; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--scales" && i + 2 < argc) {
-            lo = std::stoi(argv[++i]);
-            hi = std::stoi(argv[++i]);
-        } else if (a == "--repeats" && i + 1 < argc) {
-            repeats = std::stoi(argv[++i]);
-        } else if (a == "--max-nnz" && i + 1 < argc) {
-            max_nnz = std::stoll(argv[++i]);
-        } else if (a == "--time-budget" && i + 1 < argc) {
-            time_budget = std::stod(argv[++i]);
-        }
-    }
-    if (gs::cuda::device_count() == 0) {
-        std::fprintf(stderr, "bench_spgemm_cuda: %s\n", gs::cuda::device_summary().c_str());
-        return 1;
-    }
-    const std::string device = gs::cuda::device_summary();
-    int driver = 0;
-    cudaDriverGetVersion(&driver);
-    const double bw = copy_bandwidth();
-    cusparseHandle_t h;
-    cusparseCreate(&h);
-    std::vector<Result> results;
-    for (int s = lo; s <= hi; ++s) {
-        gs::gen::RmatOptions ob;
-        ob.scale = s;
-        ob.edge_factor = 8;
-        ob.seed = 1000 + s;
-        if (clock.seconds() > time_budget) {
-            skipped += 4;
-            continue;
-        }
-        const Mat b = gs::gen::rmat<V, I>(ob);
-        for (int epr : {4, 8, 16, 32}) {
-            if (clock.seconds() > time_budget) {
-                ++skipped;
-                continue;
-            }
-            gs::gen::RmatOptions oa = ob;
-            oa.edge_factor = epr;
-            oa.seed = 2000 + 100 * s + epr;
-            const Mat a = gs::gen::rmat<V, I>(oa);
-            Result r;
-            r.set = "rmat";
-            r.name = "rmat" + std::to_string(s) + "_a" + std::to_string(epr) + "_b8";
-            run_case(r, a, b, repeats, h);
-            std::fprintf(stderr, "%s done\n", r.name.c_str());
-            results.push_back(r);
-        }
-    }
-    const std::string mdir = GIGASPARSE_MATRIX_DIR;
-    std::ifstream manifest(mdir + "/MANIFEST.tsv");
-    std::string line;
-    std::getline(manifest, line);
-    while (std::getline(manifest, line)) {
-        std::istringstream ss(line);
-        std::string file, name, group, rows, cols, nnz, sym, field;
-        std::getline(ss, file, '\t');
-        std::getline(ss, name, '\t');
-        std::getline(ss, group, '\t');
-        std::getline(ss, rows, '\t');
-        std::getline(ss, cols, '\t');
-        std::getline(ss, nnz, '\t');
-        std::getline(ss, sym, '\t');
-        std::getline(ss, field, '\t');
-        if (rows != cols || field == "complex" || std::stoll(nnz) > max_nnz) continue;
-        if (clock.seconds() > time_budget) {
-            ++skipped;
-            continue;
-        }
-        try {
-            const Mat a = gs::io::read_mtx<V, I>(mdir + "/" + file);
-            Result r;
-            r.set = "shared";
-            r.name = name;
-            run_case(r, a, a, repeats, h);
-            std::fprintf(stderr, "%s done\n", r.name.c_str());
-            results.push_back(r);
-        } catch (const std::exception& e) {
-            std::fprintf(stderr, "skipping %s: %s\n", name.c_str(), e.what());
-        }
-    }
-    cusparseDestroy(h);
-    // ---- JSON
-    std::ofstream js(outdir + "/spgemm_cuda.json");
-    js << "{\n  \"device\": \"" << json_escape(device) << "\", \"driver\": " << driver << ", \"copy_bandwidth_gbs\": " << bw * 1e-9
-       << ", \"skipped_cases\": " << skipped << ",\n  \"value_type\": \"float\", \"index_type\": \"int32\", \"repeats\": " << repeats << ",\n  \"cases\": [\n";
+// Rewritten after every case, so a run stopped by its time limit still leaves its results.
+void write_outputs(const Context& cx, const std::vector<Result>& results, bool finished) {
+    std::ofstream js(cx.outdir + "/spgemm_cuda.json");
+    js << "{\n  \"device\": \"" << json_escape(cx.device) << "\", \"driver\": " << cx.driver << ", \"copy_bandwidth_gbs\": " << cx.bw * 1e-9
+       << ", \"finished\": " << (finished ? "true" : "false") << ", \"skipped_cases\": " << cx.skipped
+       << ",\n  \"value_type\": \"float\", \"index_type\": \"int32\", \"repeats\": " << cx.repeats << ",\n  \"cases\": [\n";
     for (std::size_t i = 0; i < results.size(); ++i) {
         const Result& r = results[i];
         const auto& st = r.st;
-        const double outer_frac = st.outer_ms > 0 && bw > 0 ? double(st.outer_bytes) / (st.outer_ms * 1e-3) / bw : 0;
-        const double ms_frac = st.multisplit_kernels_ms > 0 && bw > 0 ? double(st.multisplit_bytes) / (st.multisplit_kernels_ms * 1e-3) / bw : 0;
+        const double outer_frac = st.outer_ms > 0 && cx.bw > 0 ? double(st.outer_bytes) / (st.outer_ms * 1e-3) / cx.bw : 0;
+        const double ms_frac = st.multisplit_kernels_ms > 0 && cx.bw > 0 ? double(st.multisplit_bytes) / (st.multisplit_kernels_ms * 1e-3) / cx.bw : 0;
         js << "    {\"name\": \"" << r.name << "\", \"set\": \"" << r.set << "\", \"m\": " << r.m << ", \"nnz_a\": " << r.nnz_a << ", \"nnz_b\": " << r.nnz_b
            << ", \"products\": " << r.products << ", \"nnz_c\": " << r.nnz_c << ", \"gigasparse_ms\": " << r.ours_ms << ", \"gigasparse_status\": \""
            << json_escape(r.ours_status) << "\", \"cusparse_ms\": " << r.cusparse_ms << ", \"cusparse_best\": \"" << r.cusparse_best
-           << "\", \"cusparse_check\": \"" << json_escape(r.check) << "\", \"heavy_rows\": " << st.heavy_rows << ", \"heavy_products\": " << st.heavy_products
-           << ", \"levels\": " << st.levels_run << ", \"batches\": " << st.batches << ", \"device_bytes_peak\": " << st.device_bytes_peak
-           << ", \"phases_ms\": {\"setup\": " << st.setup_ms << ", \"outer\": " << st.outer_ms << ", \"multisplit\": " << st.multisplit_ms
-           << ", \"multisplit_kernels\": " << st.multisplit_kernels_ms << ", \"symbolic\": " << st.symbolic_ms << ", \"numeric\": " << st.numeric_ms << "}, \"outer_bw_fraction\": " << outer_frac
+           << "\", \"cusparse_check\": \"" << json_escape(r.check) << "\", \"cusparse_failures\": \"" << json_escape(r.cusparse_failures)
+           << "\", \"wall_s\": " << r.wall_s << ", \"heavy_rows\": " << st.heavy_rows << ", \"heavy_products\": " << st.heavy_products
+           << ", \"tau\": " << st.tau << ", \"nlevels\": " << st.nlevels << ", \"levels\": " << st.levels_run << ", \"batches\": " << st.batches
+           << ", \"device_bytes_peak\": " << st.device_bytes_peak << ", \"phases_ms\": {\"setup\": " << st.setup_ms << ", \"outer\": " << st.outer_ms
+           << ", \"multisplit\": " << st.multisplit_ms << ", \"multisplit_kernels\": " << st.multisplit_kernels_ms << ", \"symbolic\": " << st.symbolic_ms
+           << ", \"numeric\": " << st.numeric_ms << ", \"total\": " << st.total_ms << ", \"upload\": " << st.upload_ms << ", \"download\": " << st.download_ms
+           << "}, \"outer_bytes\": " << st.outer_bytes << ", \"multisplit_bytes\": " << st.multisplit_bytes << ", \"outer_bw_fraction\": " << outer_frac
            << ", \"multisplit_bw_fraction\": " << ms_frac << "}" << (i + 1 < results.size() ? "," : "") << "\n";
     }
     js << "  ]\n}\n";
-    // ---- summary table
     std::ostringstream t;
     char buf[512];
-    t << "gigasparse gMAGNUS vs cuSPARSE (float/int32) on " << device << ", driver " << driver << ", copy bandwidth " << bw * 1e-9 << " GB/s\n";
-    std::snprintf(buf, sizeof buf, "%-22s %10s %10s %9s %8s %-9s %6s %6s %6s %6s %6s %6s %6s  %s\n", "case", "ours_ms", "cusp_ms", "speedup", "best",
-                  "check", "setup", "outer", "msplit", "symb", "numer", "op_bw", "ms_bw", "status");
+    t << "gigasparse gMAGNUS vs cuSPARSE (float/int32) on " << cx.device << ", driver " << cx.driver << ", copy bandwidth " << cx.bw * 1e-9 << " GB/s"
+      << (finished ? "" : " [PARTIAL: run still going or stopped]") << "\n";
+    t << "times: ms, best of " << cx.repeats << " after a warm-up, device-resident inputs; phases: setup (incl. CSR->CSC), outer, msplit (phase), "
+         "symb, numer; op_bw / ms_bw: outer-product / multisplit-kernel DRAM bytes over time, as a fraction of the copy bandwidth\n";
+    std::snprintf(buf, sizeof buf, "%-22s %10s %10s %9s %8s %-9s %6s %6s %6s %6s %6s %5s %5s %3s  %s\n", "case", "ours_ms", "cusp_ms", "speedup", "best",
+                  "check", "setup", "outer", "msplit", "symb", "numer", "op_bw", "ms_bw", "lvl", "status");
     t << buf;
     double lg[2] = {0, 0};
-    int cnt[2] = {0, 0}, ours_fail_only[2] = {0, 0};
+    int cnt[2] = {0, 0}, ours_fail_only[2] = {0, 0}, mismatches = 0;
     for (const Result& r : results) {
         const auto& st = r.st;
         const double sp = r.ours_ms > 0 && r.cusparse_ms > 0 ? r.cusparse_ms / r.ours_ms : 0;
@@ -361,11 +329,12 @@ int main(int argc, char** argv) {
             ++cnt[k];
         }
         if (r.ours_ms < 0 && r.cusparse_ms > 0) ++ours_fail_only[k];
-        const double outer_frac = st.outer_ms > 0 && bw > 0 ? double(st.outer_bytes) / (st.outer_ms * 1e-3) / bw : 0;
-        const double ms_frac = st.multisplit_kernels_ms > 0 && bw > 0 ? double(st.multisplit_bytes) / (st.multisplit_kernels_ms * 1e-3) / bw : 0;
-        std::snprintf(buf, sizeof buf, "%-22s %10.3f %10.3f %9.2f %8s %-9s %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f  %s\n", r.name.c_str(), r.ours_ms,
-                      r.cusparse_ms, sp, r.cusparse_best.c_str(), r.check.substr(0, 9).c_str(), st.setup_ms, st.outer_ms, st.multisplit_ms,
-                      st.symbolic_ms, st.numeric_ms, outer_frac, ms_frac, r.ours_status.substr(0, 40).c_str());
+        if (r.check != "match" && r.check != "n/a") ++mismatches;
+        const double outer_frac = st.outer_ms > 0 && cx.bw > 0 ? double(st.outer_bytes) / (st.outer_ms * 1e-3) / cx.bw : 0;
+        const double ms_frac = st.multisplit_kernels_ms > 0 && cx.bw > 0 ? double(st.multisplit_bytes) / (st.multisplit_kernels_ms * 1e-3) / cx.bw : 0;
+        std::snprintf(buf, sizeof buf, "%-22s %10.3f %10.3f %9.2f %8s %-9s %6.2f %6.2f %6.2f %6.2f %6.2f %5.2f %5.2f %3d  %s\n", r.name.substr(0, 22).c_str(),
+                      r.ours_ms, r.cusparse_ms, sp, r.cusparse_best.c_str(), r.check.substr(0, 9).c_str(), st.setup_ms, st.outer_ms, st.multisplit_ms,
+                      st.symbolic_ms, st.numeric_ms, outer_frac, ms_frac, st.levels_run, r.ours_status.substr(0, 60).c_str());
         t << buf;
     }
     for (int k = 0; k < 2; ++k) {
@@ -373,8 +342,140 @@ int main(int argc, char** argv) {
                       cnt[k] ? std::exp(lg[k] / cnt[k]) : 0.0, cnt[k], ours_fail_only[k]);
         t << buf;
     }
-    if (skipped > 0) t << skipped << " cases skipped: time budget of " << time_budget << " s exhausted\n";
-    std::ofstream(outdir + "/spgemm_cuda_summary.txt") << t.str();
-    std::printf("%s", t.str().c_str());
+    t << "outputs differing from cuSPARSE: " << mismatches << "\n";
+    if (cx.skipped > 0) t << cx.skipped << " cases skipped: time budget of " << cx.time_budget << " s exhausted\n";
+    std::ofstream(cx.outdir + "/spgemm_cuda_summary.txt") << t.str();
+    if (finished) std::printf("%s", t.str().c_str());
+}
+
+struct CaseSpec {
+    int scale = 0, epr = 0;      // R-MAT: A with epr edges per row, B with 8
+    std::string file, name;      // shared matrix (A² )
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) {
+        std::fprintf(stderr, "usage: %s OUTDIR [--scales LO HI] [--big-from S] [--repeats N] [--max-nnz N] [--time-budget SECONDS]\n", argv[0]);
+        return 2;
+    }
+    Context cx;
+    cx.outdir = argv[1];
+    int lo = 15, hi = 20, big_from = 19;
+    cx.repeats = 3;
+    std::int64_t max_nnz = 5'000'000;
+    cx.time_budget = 1e9;
+    const gs::Timer clock;
+    for (int i = 2; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--scales" && i + 2 < argc) {
+            lo = std::stoi(argv[++i]);
+            hi = std::stoi(argv[++i]);
+        } else if (a == "--big-from" && i + 1 < argc) {
+            big_from = std::stoi(argv[++i]);
+        } else if (a == "--repeats" && i + 1 < argc) {
+            cx.repeats = std::stoi(argv[++i]);
+        } else if (a == "--max-nnz" && i + 1 < argc) {
+            max_nnz = std::stoll(argv[++i]);
+        } else if (a == "--time-budget" && i + 1 < argc) {
+            cx.time_budget = std::stod(argv[++i]);
+        } else {
+            std::fprintf(stderr, "bench_spgemm_cuda: unknown argument %s\n", a.c_str());
+            return 2;
+        }
+    }
+    if (gs::cuda::device_count() == 0) {
+        std::fprintf(stderr, "bench_spgemm_cuda: %s\n", gs::cuda::device_summary().c_str());
+        return 1;
+    }
+    cx.device = gs::cuda::device_summary();
+    cudaDriverGetVersion(&cx.driver);
+    cx.bw = copy_bandwidth();
+    cusparseHandle_t h = nullptr;
+    if (cusparseCreate(&h) != CUSPARSE_STATUS_SUCCESS) {
+        std::fprintf(stderr, "bench_spgemm_cuda: cusparseCreate failed\n");
+        return 1;
+    }
+    // Order: R-MAT below --big-from, the shared matrices, then the big R-MAT scales (a time budget
+    // cut then drops the slowest cases, not a whole set).
+    std::vector<CaseSpec> cases;
+    auto add_rmat = [&](int s0, int s1) {
+        for (int s = s0; s <= s1; ++s)
+            for (int epr : {4, 8, 16, 32}) cases.push_back({s, epr, "", ""});
+    };
+    add_rmat(lo, std::min(hi, big_from - 1));
+    const char* env_dir = std::getenv("GIGASPARSE_MATRIX_DIR");
+    const std::string mdir = env_dir && *env_dir ? env_dir : GIGASPARSE_MATRIX_DIR;
+    {
+        std::ifstream manifest(mdir + "/MANIFEST.tsv");
+        if (!manifest) std::fprintf(stderr, "no %s/MANIFEST.tsv: shared matrices skipped\n", mdir.c_str());
+        std::string line;
+        std::getline(manifest, line);
+        while (std::getline(manifest, line)) {
+            std::istringstream ss(line);
+            std::string file, name, group, rows, cols, nnz, sym, field;
+            std::getline(ss, file, '\t');
+            std::getline(ss, name, '\t');
+            std::getline(ss, group, '\t');
+            std::getline(ss, rows, '\t');
+            std::getline(ss, cols, '\t');
+            std::getline(ss, nnz, '\t');
+            std::getline(ss, sym, '\t');
+            std::getline(ss, field, '\t');
+            try {
+                if (rows != cols || field == "complex" || std::stoll(nnz) > max_nnz) continue;
+            } catch (const std::exception&) {
+                continue;
+            }
+            cases.push_back({0, 0, file, name});
+        }
+    }
+    add_rmat(std::max(lo, big_from), hi);
+    std::vector<Result> results;
+    int b_scale = -1;  // B of the last R-MAT scale, reused by its four cases
+    Mat b_rmat;
+    for (const CaseSpec& c : cases) {
+        if (clock.seconds() > cx.time_budget) {
+            ++cx.skipped;
+            continue;
+        }
+        Result r;
+        try {
+            if (c.file.empty()) {
+                gs::gen::RmatOptions ob;
+                ob.scale = c.scale;
+                ob.edge_factor = 8;
+                ob.seed = 1000 + c.scale;
+                if (b_scale != c.scale) {
+                    b_rmat = gs::gen::rmat<V, I>(ob);
+                    b_scale = c.scale;
+                }
+                const Mat& b = b_rmat;
+                gs::gen::RmatOptions oa = ob;
+                oa.edge_factor = c.epr;
+                oa.seed = 2000 + 100 * c.scale + c.epr;
+                const Mat a = gs::gen::rmat<V, I>(oa);
+                r.set = "rmat";
+                r.name = "rmat" + std::to_string(c.scale) + "_a" + std::to_string(c.epr) + "_b8";
+                run_case(r, a, b, cx.repeats, h);
+            } else {
+                const Mat a = gs::io::read_mtx<V, I>(mdir + "/" + c.file);
+                r.set = "shared";
+                r.name = c.name;
+                run_case(r, a, a, cx.repeats, h);
+            }
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "skipping %s: %s\n", c.file.empty() ? ("rmat" + std::to_string(c.scale)).c_str() : c.name.c_str(), e.what());
+            continue;
+        }
+        std::fprintf(stderr, "%8.1f s  %s done (%.1f s): ours %.3f ms, cuSPARSE %.3f ms (%s), check %s%s%s\n", clock.seconds(), r.name.c_str(), r.wall_s,
+                     r.ours_ms, r.cusparse_ms, r.cusparse_best.c_str(), r.check.c_str(), r.ours_status == "ok" ? "" : ", ours ",
+                     r.ours_status == "ok" ? "" : r.ours_status.c_str());
+        results.push_back(r);
+        write_outputs(cx, results, false);
+    }
+    cusparseDestroy(h);
+    write_outputs(cx, results, true);
     return 0;
 }
