@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include <gigasparse/reference/kernels.hpp>
 
@@ -127,4 +128,51 @@ TEST(GmagnusEmulation, UnsortedRowsWithDuplicates) {
     const auto st = check(a, b, small_budget, "unsorted with duplicates");
     EXPECT_GT(st.heavy_rows, 0);
     check(a, b, tiny_budget, "unsorted with duplicates, tiny budget");
+}
+
+// The statistics the GPU tests (tests/cuda) assert, with the dispatch's block sizes (256-thread
+// multisplit, up to 1024-thread outer product) and its batch budget (bytes / (2 (s_col + s_val))):
+// a failed expectation there should mean a GPU bug, not a wrong expectation.
+TEST(GmagnusEmulation, GpuTestExpectationsHold) {
+    auto run = [](const auto& a, const auto& b, count_t smem, count_t budget_bytes, const std::string& what) {
+        using V = typename std::decay_t<decltype(a)>::value_type;
+        using I = typename std::decay_t<decltype(a)>::index_type;
+        SCOPED_TRACE(what);
+        const gm::ElementSizes sizes{static_cast<int>(sizeof(I)), static_cast<int>(sizeof(V)), 8, 4};
+        const gm::Params p = gm::make_params(b.ncols, smem, sizes, 256, 1024);
+        EXPECT_TRUE(gm::params_feasible(p));
+        emu::EmulationStats st;
+        const count_t budget = budget_bytes > 0 ? budget_bytes / (2 * static_cast<count_t>(sizeof(I) + sizeof(V))) : 0;
+        const auto actual = emu::multiply(a.view(), b.view(), p, {0, budget}, st);
+        EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(a.view(), b.view()).view(), actual.view(), std::is_same_v<V, float> ? 1e-4 : 1e-10));
+        return st;
+    };
+    // RmatHeavyRowsAndLevels (rmat14^2 at 3 KiB): heavy rows, and a level-0 chunk above tau, so a
+    // second level runs. Counted directly (the full emulation of this case takes ~15 s).
+    {
+        const auto r14 = gs::test::rmat_like<float, std::int32_t>(14, 14, 16, 3);
+        const gm::Params p = gm::make_params(r14.ncols, 3072, {4, 4, 8, 4}, 256, 1024);
+        ASSERT_TRUE(gm::params_feasible(p));
+        ASSERT_GE(p.nlevels, 2);
+        const int sub = gm::chunk_span_log2(p, 1);
+        count_t heavy = 0, split_chunks = 0;
+        for (count_t r = 0; r < r14.nrows; ++r) {
+            count_t products = 0;
+            std::vector<count_t> per_chunk(count_t(1) << p.chunks_log2[0], 0);
+            for (auto j = r14.row_ptr[r]; j < r14.row_ptr[r + 1]; ++j)
+                for (auto q = r14.row_ptr[r14.col_idx[j]]; q < r14.row_ptr[r14.col_idx[j] + 1]; ++q) {
+                    ++products;
+                    ++per_chunk[gm::chunk_of(r14.col_idx[q], sub)];
+                }
+            if (gm::accum_kind(products, p.span_log2, p) == gm::AccumKind::hash) continue;
+            ++heavy;
+            for (count_t c : per_chunk) split_chunks += gm::accum_kind(c, sub, p) == gm::AccumKind::split;
+        }
+        EXPECT_GT(heavy, 0);
+        EXPECT_GT(split_chunks, 0) << "the GPU test expects levels_run >= 2";
+    }
+    const auto r12 = gs::test::rmat_like<double, std::int64_t>(12, 12, 16, 8);
+    EXPECT_GT(run(r12, r12, 8192, 1 << 16, "Int64IndicesAndBatches: int64 batched").batches, 1);
+    const auto f12 = gs::test::rmat_like<float, std::int64_t>(12, 12, 8, 9);
+    run(f12, f12, 4096, 1 << 14, "float int64 batched low smem");
 }
