@@ -218,3 +218,19 @@ TEST(GmagnusMath, OuterThreadsAndSharedMemoryFit) {
     EXPECT_EQ(gm::dense_smem_bytes(5, {4, 8, 8, 4}, true), 16 + 32 * 8);
     EXPECT_EQ(gm::dense_smem_bytes(15, {4, 8, 8, 4}, false), 4096);
 }
+
+// H200: 232448 bytes opt-in; the 512-thread dense kernel holds 2208 bytes of static CUB storage
+// (nvcc 13, sm_90), more than the fixed 2 KiB that was reserved before (cudaFuncSetAttribute then
+// fails for every default-budget product).
+TEST(GmagnusMath, SharedMemoryBudgetLeavesTheStaticPart) {
+    const count_t optin = 232448, stat = 2208;
+    const count_t b = gm::shared_memory_budget(optin, stat, 0);
+    EXPECT_LE(b + stat, optin);
+    EXPECT_EQ(b % 128, 0);
+    EXPECT_GT(b, optin - stat - 128);
+    EXPECT_EQ(gm::shared_memory_budget(optin, stat, 4096), 4096);
+    EXPECT_EQ(gm::shared_memory_budget(optin, stat, 1 << 20), b);
+    const gm::Params p = gm::make_params(count_t(1) << 20, b, {4, 8, 8, 4}, 256, 1024);
+    EXPECT_TRUE(gm::params_feasible(p));
+    EXPECT_LE(gm::dense_smem_bytes(gm::chunk_span_log2(p, p.nlevels), p.sizes, true) + stat, optin);
+}

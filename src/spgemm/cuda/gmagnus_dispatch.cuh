@@ -26,7 +26,6 @@ inline constexpr int multisplit_block = 256;
 inline constexpr int outer_block = 1024;  // most threads of the outer product (one block per SM: its offsets fill shared memory); make_params lowers it for small budgets
 inline constexpr int dense_block = 512;
 inline constexpr int simple_block = 256;
-inline constexpr std::int64_t static_smem_reserve = 2048;  // static shared memory of our kernels (CUB temp storage)
 
 inline unsigned grid_for(count_t n, int block) { return static_cast<unsigned>(std::max<count_t>(1, ceil_div(n, block))); }
 
@@ -110,8 +109,10 @@ public:
         check(cudaSetDevice(opt_.device), "cudaSetDevice");
         cudaDeviceProp prop{};
         check(cudaGetDeviceProperties(&prop, opt_.device), "cudaGetDeviceProperties");
-        std::int64_t smem = static_cast<std::int64_t>(prop.sharedMemPerBlockOptin) - static_smem_reserve;
-        if (opt_.shared_memory_bytes > 0) smem = std::min<std::int64_t>(smem, opt_.shared_memory_bytes);
+        // s_LM: the opt-in maximum less the largest static shared memory of our kernels (CUB temp
+        // storage; 2208 bytes for the 512-thread dense kernel with nvcc 13 / sm_90), read from the
+        // compiled kernels: static + dynamic above the opt-in maximum fails cudaFuncSetAttribute.
+        const std::int64_t smem = shared_memory_budget(prop.sharedMemPerBlockOptin, max_static_smem(), opt_.shared_memory_bytes);
         const ElementSizes sizes{static_cast<int>(sizeof(I)), static_cast<int>(sizeof(V)), 8, 4};
         p_ = make_params(b_host.ncols, smem, sizes, multisplit_block, outer_block);
         if (!params_feasible(p_))
@@ -212,18 +213,33 @@ private:
         st_.nlevels = p_.nlevels;
     }
 
+    // The kernels launched with dynamic shared memory.
+    static std::vector<const void*> smem_kernels() {
+        return {reinterpret_cast<const void*>(&outer_product_kernel<V, I>),
+                reinterpret_cast<const void*>(&histogram_kernel<multisplit_block, I>),
+                reinterpret_cast<const void*>(&multisplit_kernel<multisplit_block, V, I>),
+                reinterpret_cast<const void*>(&hash_rows_kernel<Phase::symbolic, V, I>),
+                reinterpret_cast<const void*>(&hash_rows_kernel<Phase::numeric, V, I>),
+                reinterpret_cast<const void*>(&hash_segments_kernel<Phase::symbolic, V, I>),
+                reinterpret_cast<const void*>(&hash_segments_kernel<Phase::numeric, V, I>),
+                reinterpret_cast<const void*>(&dense_segments_kernel<dense_block, Phase::symbolic, V, I>),
+                reinterpret_cast<const void*>(&dense_segments_kernel<dense_block, Phase::numeric, V, I>)};
+    }
+
+    static std::int64_t max_static_smem() {
+        std::int64_t mx = 0;
+        for (const void* f : smem_kernels()) {
+            cudaFuncAttributes a{};
+            check(cudaFuncGetAttributes(&a, f), "cudaFuncGetAttributes");
+            mx = std::max<std::int64_t>(mx, static_cast<std::int64_t>(a.sharedSizeBytes));
+        }
+        return mx;
+    }
+
     void set_smem_attributes() {
         const int s = static_cast<int>(p_.smem_bytes);
-        auto set = [s](const void* f) { check(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, s), "cudaFuncSetAttribute"); };
-        set(reinterpret_cast<const void*>(&outer_product_kernel<V, I>));
-        set(reinterpret_cast<const void*>(&histogram_kernel<multisplit_block, I>));
-        set(reinterpret_cast<const void*>(&multisplit_kernel<multisplit_block, V, I>));
-        set(reinterpret_cast<const void*>(&hash_rows_kernel<Phase::symbolic, V, I>));
-        set(reinterpret_cast<const void*>(&hash_rows_kernel<Phase::numeric, V, I>));
-        set(reinterpret_cast<const void*>(&hash_segments_kernel<Phase::symbolic, V, I>));
-        set(reinterpret_cast<const void*>(&hash_segments_kernel<Phase::numeric, V, I>));
-        set(reinterpret_cast<const void*>(&dense_segments_kernel<dense_block, Phase::symbolic, V, I>));
-        set(reinterpret_cast<const void*>(&dense_segments_kernel<dense_block, Phase::numeric, V, I>));
+        for (const void* f : smem_kernels())
+            check(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, s), "cudaFuncSetAttribute");
     }
 
     // Setup phase: intermediate sizes, heavy/light partition (Alg. 3 lines 2-4).

@@ -100,6 +100,15 @@ GIGASPARSE_HD constexpr count_t multisplit_group_elems_for(count_t smem_bytes, c
     return lo * threads;
 }
 
+// s_LM: the device's opt-in shared memory per block less the largest static shared memory of the
+// kernels that take dynamic shared memory (static + dynamic may not exceed the opt-in maximum),
+// rounded down to 128 bytes; a positive `requested` (GpuSpgemmOptions::shared_memory_bytes) lowers it.
+GIGASPARSE_HD constexpr count_t shared_memory_budget(count_t optin_bytes, count_t max_static_bytes, count_t requested) {
+    count_t b = (optin_bytes - max_static_bytes) / 128 * 128;
+    if (requested > 0 && requested < b) b = requested;
+    return b < 0 ? 0 : b;
+}
+
 // GetMagnusParams(C.n, s_LM): ncols_c is the number of columns of C, smem_bytes the shared-memory
 // budget of one block (device opt-in maximum, or lower to force more levels in tests).
 GIGASPARSE_HD constexpr Params make_params(count_t ncols_c, count_t smem_bytes, ElementSizes s, int multisplit_threads = 256,
