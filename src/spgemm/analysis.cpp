@@ -102,48 +102,80 @@ struct Part {
     }
 };
 
-// The setup pass over rows [r0, r1): products per row; the column range only for the rows whose category
-// needs it (MAGNUS: sort below the threshold, dense when the range fits the accumulator and is not much
-// sparser than the products, fine when the fine level fits L2, coarse otherwise).
+// A row that needs a record (forced to a category, or at least `short_limit` products): its column range when
+// the category needs it, then (MAGNUS) dense when the range fits the accumulator and is not much sparser than
+// the products, fine when the fine level fits L2, coarse otherwise.
+template <class R, class V, class I>
+void setup_long_row(CsrView<V, I> a, CsrView<V, I> b, const BRanges<R>* br, const Analysis& an, const SpgemmOptions& o, std::int64_t i,
+                    offset_t n, Part& part) {
+    RowInfo info{i, 0, -1, n};
+    SpgemmCategory c;
+    if (o.force_category) {
+        c = *o.force_category;
+        if (c == SpgemmCategory::dense || c == SpgemmCategory::fine) row_range(a, b, br, i, info.lo, info.hi);
+    } else {
+        row_range(a, b, br, i, info.lo, info.hi);
+        const std::int64_t range = info.hi - info.lo + 1;
+        c = range <= an.numeric.dense_max_cols && range <= o.dense_max_fill * n ? SpgemmCategory::dense
+            : an.numeric.coarse                                              ? SpgemmCategory::coarse
+                                                                             : SpgemmCategory::fine;
+    }
+    const int k = static_cast<int>(c);
+    ++part.rows[k];
+    part.products[k] += n;
+    if (c == SpgemmCategory::sort) {  // forced
+        if (an.spa) ++part.spa;
+        return;
+    }
+    part.max_listed = std::max(part.max_listed, n);
+    if (c == SpgemmCategory::dense) {
+        if (use_window(an, info)) ++part.window;
+        part.dense.push_back(info);
+    } else if (c == SpgemmCategory::fine) {
+        part.fine.push_back(info);
+    } else {
+        part.coarse_rows.push_back(i);
+        part.coarse_products.push_back(n);
+    }
+}
+
+// The setup pass over rows [r0, r1): the product count of every row (the only work for a short row, counted
+// in locals) and a record for the others.
 template <class R, class V, class I>
 void setup_rows(CsrView<V, I> a, CsrView<V, I> b, const BRanges<R>* br, const Analysis& an, const SpgemmOptions& o, std::int64_t r0,
                 std::int64_t r1, Part& part) {
-    const std::int64_t short_limit = an.spa ? o.spa_threshold : o.sort_threshold;
+    const offset_t short_limit = std::max<offset_t>(1, o.force_category ? 1 : an.spa ? o.spa_threshold : o.sort_threshold);
+    const offset_t* ap = a.row_ptr.data();
+    const offset_t* bp = b.row_ptr.data();
+    const I* ac = a.col_idx.data();
+    const offset_t wide = an.wide_threshold;
+    offset_t total = 0, max = 0, short_products = 0;
+    std::int64_t short_rows = 0, nonempty_short = 0, wide_rows = 0;
+    offset_t p = ap[r0];
     for (std::int64_t i = r0; i < r1; ++i) {
-        const offset_t n = row_products(a, b, i);
-        SpgemmCategory c = SpgemmCategory::sort;
-        RowInfo info{i, 0, -1, n};
-        if (n > 0 && o.force_category) {
-            c = *o.force_category;
-            if (c == SpgemmCategory::dense || c == SpgemmCategory::fine) row_range(a, b, br, i, info.lo, info.hi);
-        } else if (n >= short_limit && n > 0) {
-            row_range(a, b, br, i, info.lo, info.hi);
-            const std::int64_t range = info.hi - info.lo + 1;
-            c = range <= an.numeric.dense_max_cols && range <= o.dense_max_fill * n ? SpgemmCategory::dense
-                : an.numeric.coarse                                              ? SpgemmCategory::coarse
-                                                                                 : SpgemmCategory::fine;
+        offset_t n = 0;
+        for (const offset_t pe = ap[i + 1]; p < pe; ++p) {
+            const std::int64_t k = ac[p];
+            n += bp[k + 1] - bp[k];
         }
-        const int k = static_cast<int>(c);
-        ++part.rows[k];
-        part.products[k] += n;
-        part.total += n;
-        part.max = std::max(part.max, n);
-        if (n > 0 && use_wide(an, n, 0)) ++part.wide;
-        if (c == SpgemmCategory::sort) {
-            if (n > 0 && an.spa) ++part.spa;
-            continue;
-        }
-        part.max_listed = std::max(part.max_listed, n);
-        if (c == SpgemmCategory::dense) {
-            if (use_window(an, info)) ++part.window;
-            part.dense.push_back(info);
-        } else if (c == SpgemmCategory::fine) {
-            part.fine.push_back(info);
+        total += n;
+        max = std::max(max, n);
+        wide_rows += n >= wide ? 1 : 0;
+        if (n < short_limit) {
+            ++short_rows;
+            short_products += n;
+            nonempty_short += n > 0 ? 1 : 0;
         } else {
-            part.coarse_rows.push_back(i);
-            part.coarse_products.push_back(n);
+            setup_long_row(a, b, br, an, o, i, n, part);
         }
     }
+    const int sort = static_cast<int>(SpgemmCategory::sort);
+    part.rows[sort] += short_rows;
+    part.products[sort] += short_products;
+    part.total += total;
+    part.max = std::max(part.max, max);
+    part.wide += wide_rows;
+    if (an.spa) part.spa += nonempty_short;
 }
 
 // First row r with row_ptr[r] + r >= target (rows weighted by one plus their entries).

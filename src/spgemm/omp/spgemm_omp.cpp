@@ -66,7 +66,19 @@ offset_t spa_row(const RowStream<V, I>& s, offset_t n, std::int64_t ncols, Works
             t += fresh ? 1 : 0;
             val[c] = keep_if(val[c], !fresh) + v;  // branch-free: fresh and repeated columns are equally likely
         });
-        if (t <= 64) {
+        if (t <= 4) {
+            // A few distinct columns (most rows of the very sparse products): insertion sort, then emit.
+            for (std::int64_t q = 1; q < t; ++q) {
+                const std::int32_t key = list[q];
+                std::int64_t r = q - 1;
+                for (; r >= 0 && list[r] > key; --r) list[r + 1] = list[r];
+                list[r + 1] = key;
+            }
+            for (std::int64_t q = 0; q < t; ++q) {
+                oc[q] = static_cast<I>(list[q]);
+                ov[q] = val[list[q]];
+            }
+        } else if (t <= 64) {
             // Rank sort of the distinct columns: branch-free, O(t^2) vectorizable compares; for the short rows of
             // this category it beats an insertion sort whose branches mispredict on random keys.
             for (std::int64_t q = 0; q < t; ++q) {
