@@ -112,6 +112,7 @@ struct Config {
     double max_products = 3.0e9;         // inputs beyond are skipped (memory and time)
     double max_eigen_products = 2.0e8;   // Eigen (sequential) runs only up to this many products
     std::string competitors = "graphblas,mkl,eigen";
+    std::int64_t serial_products = -1;   // SpgemmOptions::serial_products (-1 = the library default)
 };
 
 struct Input {
@@ -265,6 +266,7 @@ Json run_input(const Config& cfg, const Input& in, std::vector<std::unique_ptr<g
     if (row.products > cfg.max_products) return j.set("skipped", "too many products");
     gs::SpgemmOptions opt;
     opt.threads = cfg.threads;
+    if (cfg.serial_products >= 0) opt.serial_products = cfg.serial_products;
     Matrix ours;
     gs::SpgemmStats stats, best_stats;
     double best = std::numeric_limits<double>::infinity();
@@ -391,11 +393,12 @@ Config parse(int argc, char** argv) {
         else if (a == "--eigen-max-products") c.max_eigen_products = std::stod(next());
         else if (a == "--max-products") c.max_products = std::stod(next());
         else if (a == "--competitors") c.competitors = next();
+        else if (a == "--serial-products") c.serial_products = std::stoll(next());
         else if (a == "--quick") c.rmat_scales = {12, 13}, c.rmat_ab_nnz = {4}, c.rmat_ab_scale = 12, c.poisson_n = 20, c.matrices = {"bcsstk13", "ca-CondMat"};
         else throw std::runtime_error("unknown option " + a +
                                       " (--threads N --repeats R --rmat-scales 14,15 --rmat-ab 4,8 --rmat-ab-scale S --poisson N "
                                       "--matrices a,b|all --matrix-dir D --json FILE --stream-gbs G --eigen-max-products P --max-products P "
-                                      "--competitors graphblas,mkl,eigen --first-touch-gbs G --quick)");
+                                      "--competitors graphblas,mkl,eigen --first-touch-gbs G --serial-products N --quick)");
     }
     return c;
 }

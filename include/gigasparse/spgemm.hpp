@@ -35,7 +35,9 @@ struct SpgemmOptions {
     // Products below this run on one thread (SpgemmStats::threads then says 1), and so does the setup when
     // nnz(A) + rows(A) < serial_products / 4: a tiny product gains microseconds from a second thread but, on a
     // shared machine, loses a scheduler tick (4 ms) at every barrier whenever that thread is not running.
-    std::int64_t serial_products = std::int64_t(1) << 17;
+    // 2^13: from 10^4 products on, two threads took 25-45% off the best time of the shared 10^4-10^5-product
+    // matrices (2-core VM, load 1-2; 2^17 before).
+    std::int64_t serial_products = std::int64_t(1) << 13;
 
     // Cache model (0 = detected at run time from sysfs, then sysconf, then 1 MiB / 64 B).
     std::int64_t l2_bytes = 0;
@@ -57,7 +59,8 @@ struct SpgemmOptions {
     // Accumulator choice inside a category (every choice is exact; tests force each one):
     //   window_max_fill: a dense row whose column range is at most this many times its products uses the
     //     window accumulator (one flag byte per column, plain stores: banded rows whose products hit
-    //     neighbouring columns do not serialize on one bitmap word); 0 = always the bitmap.
+    //     neighbouring columns do not serialize on one bitmap word); 0 = always the bitmap. The numeric phase
+    //     applies the same test to sort rows of 16+ products when B's rows are sorted (no sort of the row then).
     //   spa_max_cols: sort rows use a sparse accumulator over all columns of C (per-thread column stamps and
     //     values, then a sort of the distinct columns only) when C has at most this many columns;
     //     -1 = as many as fit dense_l2_factor L2s (dense_l2_factor * l2_bytes / (4 + sizeof(V))), 0 = never

@@ -391,6 +391,40 @@ TYPED_TEST(SpgemmPaths, SortRowsBetweenListedRows) {
     }
 }
 
+// Narrow sort rows (16+ products, B sorted) take the window accumulator in the numeric phase, the others the
+// SPA or expand-sort-compress; window_max_fill = 0 turns the window off. Banded rows (narrow), mixed rows and an
+// unsorted copy of B (no window), 1 and 2 threads, numeric reuse with new values (the window's flags and values
+// must be zero again after each row, also for the dense rows sharing them).
+TYPED_TEST(SpgemmPaths, NarrowSortRowsOnTheWindow) {
+    using V = typename TypeParam::V;
+    using I = typename TypeParam::I;
+    const auto band = banded<V, I>(700, 3, 91);  // 7 entries per row: 49 products over 13 columns
+    const auto wide_band = banded<V, I>(700, 12, 92);  // dense rows next to the sort rows
+    const std::vector<std::pair<Csr<V, I>, Csr<V, I>>> operands = {{band, band}, {band, unsort_rows(band, 93)}, {wide_band, band},
+                                                                   {power_law<V, I>(300, 700, 40, 94), band}};
+    for (std::size_t k = 0; k < operands.size(); ++k)
+        for (int threads : {1, 2})
+            for (std::int64_t fill : {std::int64_t(0), std::int64_t(8)})
+                for (std::int64_t spa : {std::int64_t(-1), std::int64_t(0)}) {
+                    SCOPED_TRACE("operands " + std::to_string(k) + " threads " + std::to_string(threads) + " window_max_fill " +
+                                 std::to_string(fill) + " spa_max_cols " + std::to_string(spa));
+                    const auto& [a, b] = operands[k];
+                    SpgemmOptions o;
+                    o.threads = threads;
+                    o.window_max_fill = fill;
+                    o.spa_max_cols = spa;
+                    o.sort_threshold = 128;  // the same sort rows with and without the SPA
+                    const auto s = expect_matches_reference(a, b, o);
+                    EXPECT_GT(s.category_rows[cat(SpgemmCategory::sort)], 0);
+                    SpgemmPlan<V, I> plan(o);
+                    plan.symbolic(a, b);
+                    for (std::uint64_t round = 0; round < 2; ++round) {
+                        const auto a2 = revalue(a, 500 + round), b2 = revalue(b, 600 + round);
+                        EXPECT_TRUE(spgemm_near(reference::spgemm<V, I>(a2, b2), plan.numeric(a2, b2)));
+                    }
+                }
+}
+
 TEST(SpgemmPathsNonFinite, NanAndInfPropagate) {
     Csr<double, std::int32_t> a(1, 2), b(2, 2);
     a.row_ptr = {0, 2};
