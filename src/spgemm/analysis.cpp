@@ -201,7 +201,7 @@ void setup_all_rows(CsrView<V, I> a, CsrView<V, I> b, const SpgemmOptions& o, in
         br = &ranges;
     }
     const offset_t work = a.nnz() + a.nrows;
-    const int nt = static_cast<int>(std::max<offset_t>(1, std::min<offset_t>(threads, work / 32768 + 1)));
+    const int nt = static_cast<int>(std::max<offset_t>(1, std::min<offset_t>(threads, work / 8192 + 1)));
     std::vector<Part> parts(static_cast<std::size_t>(nt));
 #pragma omp parallel num_threads(nt)
     {
@@ -280,6 +280,7 @@ void analyze(CsrView<V, I> a, CsrView<V, I> b, bool b_sorted, const SpgemmOption
     an.nrows = a.nrows;
     an.ncols = b.ncols;
     an.b_sorted = b_sorted;
+    an.copy_single = b_sorted && !o.force_category;
     an.l2_bytes = o.l2_bytes > 0 ? o.l2_bytes : cache.l2_bytes;
     an.line_bytes = o.cache_line_bytes > 0 ? o.cache_line_bytes : cache.line_bytes;
     an.sort_threshold = o.sort_threshold;

@@ -75,7 +75,9 @@ struct Analysis {
     std::int64_t window_rows = 0, spa_rows = 0;
     std::int64_t window_max_fill = 8;  // dense rows with range <= this * products use the window accumulator
     bool spa = false;                  // sort rows use the sparse accumulator (C's columns fit the limit)
-    bool b_sorted = false;             // B's rows are sorted: row ranges come from their first and last columns
+    bool b_sorted = false;             // B's rows are sorted without duplicates (first and last columns = range)
+    bool copy_single = false;          // b_sorted and no forced category: a row of A with one entry is a scaled
+                                       // copy of one row of B (no accumulator)
 
     // Thresholds copied from the options (validated).
     std::int64_t sort_threshold = 32, chunk_sort_threshold = 16, sort_merge_target = 32;
@@ -89,7 +91,7 @@ struct Analysis {
 };
 
 // Setup: fills `an` for C = A·B. A and B are already validated and conformant; `b_sorted` says that every
-// row of B is sorted (nondecreasing columns), so that its column range is its first and last entry.
+// row of B is sorted without duplicates (increasing columns), so that its column range is its first and last entry.
 template <class V, class I>
 void analyze(CsrView<V, I> a, CsrView<V, I> b, bool b_sorted, const SpgemmOptions& options, Analysis& an);
 

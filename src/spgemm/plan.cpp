@@ -129,9 +129,9 @@ void resize_output(Csr<V, I>& c, std::size_t n, int threads) {
 }
 
 // The CSR invariants validate() checks (unsorted rows allowed), tested in parallel; on any failure validate()
-// runs to throw its detailed message. Returns whether every row is sorted (nondecreasing columns): the same
-// pass counts the descents of the column array, and a valid matrix has sorted rows exactly when every descent
-// sits at the first entry of a row.
+// runs to throw its detailed message. Returns whether every row is sorted without duplicates (increasing
+// columns): the same pass counts the non-ascents of the column array, and a valid matrix has such rows exactly
+// when every non-ascent sits at the first entry of a row.
 template <class V, class I>
 bool check_csr(CsrView<V, I> m, int threads) {
     bool ok = m.nrows >= 0 && m.ncols >= 0 && static_cast<std::int64_t>(m.row_ptr.size()) == m.nrows + 1 && m.row_ptr[0] == 0 &&
@@ -142,7 +142,7 @@ bool check_csr(CsrView<V, I> m, int threads) {
         const std::int64_t nnz = static_cast<std::int64_t>(m.col_idx.size()), ncols = m.ncols;
         const I* col = m.col_idx.data();
         const offset_t* ptr = m.row_ptr.data();
-#pragma omp parallel num_threads(threads) if (nnz + m.nrows > 100000) reduction(+ : bad, descents)
+#pragma omp parallel num_threads(threads) if (nnz + m.nrows > 16384) reduction(+ : bad, descents)
         {
 #pragma omp for schedule(static) nowait
             for (std::int64_t i = 0; i < m.nrows; ++i) bad += ptr[i + 1] < ptr[i] ? 1 : 0;
@@ -150,7 +150,7 @@ bool check_csr(CsrView<V, I> m, int threads) {
             for (std::int64_t k = 0; k < nnz; ++k) {
                 const std::int64_t j = col[k];
                 bad += (j < 0) | (j >= ncols);
-                descents += k > 0 && col[k] < col[k - 1] ? 1 : 0;
+                descents += k > 0 && col[k] <= col[k - 1] ? 1 : 0;
             }
         }
         ok = bad == 0;
@@ -158,7 +158,7 @@ bool check_csr(CsrView<V, I> m, int threads) {
 #pragma omp parallel for schedule(static) num_threads(threads) if (m.nrows > 100000) reduction(+ : row_start_descents)
             for (std::int64_t i = 0; i < m.nrows; ++i) {
                 const offset_t p = ptr[i];
-                row_start_descents += p > 0 && p < ptr[i + 1] && col[p] < col[p - 1] ? 1 : 0;
+                row_start_descents += p > 0 && p < ptr[i + 1] && col[p] <= col[p - 1] ? 1 : 0;
             }
         }
     }
@@ -166,7 +166,7 @@ bool check_csr(CsrView<V, I> m, int threads) {
     return descents == row_start_descents;
 }
 
-// Validates both operands; returns whether B's rows are sorted.
+// Validates both operands; returns whether B's rows are sorted without duplicates.
 template <class V, class I>
 bool check_operands(CsrView<V, I> a, CsrView<V, I> b, int threads) {
     const bool a_sorted = check_csr(a, threads);

@@ -425,6 +425,54 @@ TYPED_TEST(SpgemmPaths, NarrowSortRowsOnTheWindow) {
                 }
 }
 
+// A row of A with one entry is a scaled copy of one row of B when B's rows are sorted without duplicates (and no
+// category is forced). A with rows of 0, 1 and 2 entries (short and long rows of B: sort and listed rows) against
+// B sorted, B sorted with repeated columns (no copy: they must be summed) and B unsorted; A·A too; 1 and 2 threads.
+TYPED_TEST(SpgemmPaths, SingleEntryRowsOfA) {
+    using V = typename TypeParam::V;
+    using I = typename TypeParam::I;
+    const std::int64_t m = 900, n = 600;
+    std::mt19937_64 rng(101);
+    Coo<V, I> ca{m, n, {}, {}, {}};
+    for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t t = 0; t < i % 3; ++t) {
+            ca.row.push_back(static_cast<I>(i));
+            ca.col.push_back(static_cast<I>(rng() % n));
+            ca.val.push_back(static_cast<V>(static_cast<double>(rng() % 7) - 3.0));
+        }
+    const auto a = coo_to_csr(ca);
+    auto b = power_law<V, I>(n, 800, 300, 102);  // long head rows (listed), short tail rows
+    auto repeated = b;  // sorted, with the first column of every row of 2+ entries repeated
+    for (std::int64_t k = 0; k < b.nrows; ++k)
+        if (b.row_ptr[k + 1] - b.row_ptr[k] >= 2) repeated.col_idx[b.row_ptr[k] + 1] = repeated.col_idx[b.row_ptr[k]];
+    ASSERT_TRUE(sorted_rows(b));
+    const std::vector<std::pair<const char*, Csr<V, I>>> bs = {{"sorted", b}, {"repeated columns", repeated}, {"unsorted", unsort_rows(b, 103)}};
+    for (const auto& [name, bb] : bs)
+        for (int threads : {1, 2}) {
+            SCOPED_TRACE(std::string(name) + " threads " + std::to_string(threads));
+            SpgemmOptions o;
+            o.threads = threads;
+            const auto s = expect_matches_reference(a, bb, o);
+            EXPECT_GT(s.category_rows[cat(SpgemmCategory::sort)], 0);
+            EXPECT_GT(s.category_rows[cat(SpgemmCategory::dense)] + s.category_rows[cat(SpgemmCategory::fine)], 0);
+            const auto sq = coo_to_csr(ca);  // square A·A: 900 x 600 is not square, so take its leading block
+            Csr<V, I> sub(n, n);
+            for (std::int64_t i = 0; i < n; ++i) {
+                for (offset_t p = sq.row_ptr[i]; p < sq.row_ptr[i + 1]; ++p) {
+                    sub.col_idx.push_back(sq.col_idx[p]);
+                    sub.values.push_back(sq.values[p]);
+                }
+                sub.row_ptr[i + 1] = static_cast<offset_t>(sub.col_idx.size());
+            }
+            expect_matches_reference(sub, sub, o);
+            // numeric reuse with new values through a plan
+            SpgemmPlan<V, I> plan(o);
+            plan.symbolic(a, bb);
+            const auto a2 = revalue(a, 104), b2 = revalue(bb, 105);
+            EXPECT_TRUE(spgemm_near(reference::spgemm<V, I>(a2, b2), plan.numeric(a2, b2)));
+        }
+}
+
 TEST(SpgemmPathsNonFinite, NanAndInfPropagate) {
     Csr<double, std::int32_t> a(1, 2), b(2, 2);
     a.row_ptr = {0, 2};

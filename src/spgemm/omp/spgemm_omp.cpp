@@ -146,11 +146,28 @@ offset_t fine_row(const RowStream<V, I>& s, const RowInfo& info, const Analysis&
     return fine_level<Numeric, std::uint32_t>(s, n, r, an, ws, oc, ov);
 }
 
+// Row i of A has one entry A(i,k) and B's rows are sorted without duplicates: row i of C is A(i,k) times row k
+// of B (the same columns; 0 + a*b as every accumulator computes it, so that -0 comes out as +0 there too).
+template <bool Numeric, class V, class I>
+offset_t copy_row(CsrView<V, I> a, CsrView<V, I> b, offset_t p, I* oc, V* ov) {
+    const std::int64_t k = a.col_idx[p];
+    const offset_t q0 = b.row_ptr[k], q1 = b.row_ptr[k + 1];
+    if constexpr (Numeric) {
+        const V av = a.values[p];
+        for (offset_t q = q0; q < q1; ++q) {
+            oc[q - q0] = b.col_idx[q];
+            ov[q - q0] = V(0) + av * b.values[q];
+        }
+    }
+    return q1 - q0;
+}
+
 // A listed row: dense (window or bitmap accumulator) or fine.
 template <bool Numeric, class V, class I>
 offset_t listed_row(bool dense, CsrView<V, I> a, CsrView<V, I> b, const RowInfo& info, const Analysis& an, Workspace<V>& ws, I* oc, V* ov) {
     const RowStream<V, I> s{a, b, info.row};
     if (info.products == 0) return 0;
+    if (an.copy_single && a.row_ptr[info.row + 1] - a.row_ptr[info.row] == 1) return copy_row<Numeric>(a, b, a.row_ptr[info.row], oc, ov);
     if (dense)
         return use_window(an, info) ? window_row<Numeric>(s, info.lo, info.hi, ws, oc, ov) : dense_row<Numeric>(s, info.lo, info.hi, ws, oc, ov);
     return fine_row<Numeric>(s, info, an, Numeric ? an.numeric : an.symbolic, ws, oc, ov);
@@ -165,6 +182,7 @@ offset_t listed_row(bool dense, CsrView<V, I> a, CsrView<V, I> b, const RowInfo&
 template <bool Numeric, class V, class I>
 offset_t sort_row_any(CsrView<V, I> a, CsrView<V, I> b, std::int64_t i, const Analysis& an, Workspace<V>& ws, I* oc, V* ov) {
     const RowStream<V, I> s{a, b, i};
+    if (an.copy_single && a.row_ptr[i + 1] - a.row_ptr[i] == 1) return copy_row<Numeric>(a, b, a.row_ptr[i], oc, ov);
     const offset_t n = row_products(a, b, i);
     if (n == 0) return 0;
     if (Numeric && an.b_sorted && n >= 16 && an.window_max_fill > 0) {
