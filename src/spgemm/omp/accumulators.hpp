@@ -73,19 +73,17 @@ inline offset_t sort_count(std::int64_t* k, std::int64_t n) {
 // The bitmap makes the ordered scan cost len/64 word tests, so sparse rows are cheap to emit.
 inline std::int64_t bitmap_words(std::int64_t len) { return (len + 63) >> 6; }
 
-// Adds product v at local column c.
+// Adds product v at local column c. The values are all zero between uses (the emit zeroes what it reads), so
+// the add needs no test of the bit: no branch to mispredict (new and repeated columns are equally likely).
 template <class V>
 inline void dense_add(V* acc, std::uint64_t* bits, std::int64_t c, V v) {
-    const std::uint64_t m = std::uint64_t(1) << (c & 63);
-    std::uint64_t& w = bits[c >> 6];
-    const bool seen = (w & m) != 0;  // branch-free: new and repeated columns are equally likely
-    w |= m;
-    acc[c] = (seen ? acc[c] : V(0)) + v;
+    bits[c >> 6] |= std::uint64_t(1) << (c & 63);
+    acc[c] += v;
 }
 
-// Emits the marked columns of [0, len) in order (column base + c) and clears the bitmap.
+// Emits the marked columns of [0, len) in order (column base + c), zeroes their values and clears the bitmap.
 template <class V, class I>
-offset_t dense_emit(const V* acc, std::uint64_t* bits, std::int64_t len, std::int64_t base, I* oc, V* ov) {
+offset_t dense_emit(V* acc, std::uint64_t* bits, std::int64_t len, std::int64_t base, I* oc, V* ov) {
     offset_t n = 0;
     const std::int64_t words = bitmap_words(len);
     for (std::int64_t w = 0; w < words; ++w) {
@@ -96,6 +94,7 @@ offset_t dense_emit(const V* acc, std::uint64_t* bits, std::int64_t len, std::in
             const std::int64_t c = (w << 6) + std::countr_zero(word);
             oc[n] = static_cast<I>(base + c);
             ov[n] = acc[c];
+            acc[c] = V(0);
             ++n;
             word &= word - 1;
         }
