@@ -1,5 +1,5 @@
 // src/spgemm/kernels.hpp: the kernel contract of SpGEMM: one overload per backend, tag first.
-// The front end (plan.cpp) validates, runs analyze() and allocates C; kernels only compute.
+// The front end (plan.cpp) validates, runs analyze() and allocates C (the OpenMP numeric kernel sizes it).
 #pragma once
 
 #include <span>
@@ -18,7 +18,8 @@ struct OmpBackend {};
 template <class V, class I>
 void symbolic(OmpBackend, const Analysis& an, CsrView<V, I> a, CsrView<V, I> b, omp::Workspaces<V>& ws, int threads,
               std::span<offset_t> row_ptr);
-// Numeric: c.row_ptr is set and c.col_idx / c.values are sized; fills them (rows sorted).
+// Numeric: c.row_ptr is set; sizes c.col_idx / c.values to nnz(C) (reserved storage is kept and grown into
+// block by block, see OutputGrowth) and fills them (rows sorted).
 template <class V, class I>
 void numeric(OmpBackend, const Analysis& an, CsrView<V, I> a, CsrView<V, I> b, omp::Workspaces<V>& ws, int threads, Csr<V, I>& c);
 

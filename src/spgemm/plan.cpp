@@ -89,12 +89,13 @@ std::uint64_t fingerprint(CsrView<V, I> m, int threads) {
     return hash_blocks(m.row_ptr, h, threads) * 31 + hash_blocks(m.col_idx, h + 1, threads);
 }
 
-// Sizes v to n elements. A new large allocation is advised to use transparent huge pages and its pages are
-// first touched by all threads in parallel: on the target VMs first touch runs at 0.2-2.6 GB/s per core
-// with 4 KiB pages, and this is most of the numeric time of products with hundreds of MB of output.
-// (The int/float/double elements are implicit-lifetime types; resize() then writes them once more.)
+// Reserves n elements in v. A new large allocation is advised to use transparent huge pages and, with
+// `prefault`, its pages are first touched by all threads in parallel: on the target VMs first touch runs at
+// 0.2-2.6 GB/s per core with 4 KiB pages, and this is most of the numeric time of products with hundreds of
+// MB of output. (The int/float/double elements are implicit-lifetime types; resize() then writes them once
+// more.) Without `prefault` the OpenMP backend faults the pages in itself, block by block (spgemm_omp.cpp).
 template <class T>
-void reserve_output(std::vector<T>& v, std::size_t n, int threads) {
+void reserve_output(std::vector<T>& v, std::size_t n, int threads, bool prefault) {
     constexpr std::size_t huge = std::size_t(2) << 20;
     if (v.capacity() < n && n * sizeof(T) >= 2 * huge) {
         std::vector<T>().swap(v);
@@ -103,6 +104,7 @@ void reserve_output(std::vector<T>& v, std::size_t n, int threads) {
         const auto begin = (reinterpret_cast<std::uintptr_t>(bytes) + huge - 1) & ~(huge - 1);
         const auto end = reinterpret_cast<std::uintptr_t>(bytes + n * sizeof(T)) & ~(huge - 1);
         if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // advice only: failure is harmless
+        if (!prefault) return;
         // One store per 4 KiB page faults it in (the kernel zeroes it); resize() below then writes every
         // element once, in memory that is already mapped.
         const auto pages = static_cast<std::int64_t>((n * sizeof(T) + 4095) / 4096);
@@ -117,8 +119,8 @@ void reserve_output(std::vector<T>& v, std::size_t n, int threads) {
 // resizes (std::vector cannot skip them) run side by side on two threads instead of one after the other.
 template <class V, class I>
 void resize_output(Csr<V, I>& c, std::size_t n, int threads) {
-    reserve_output(c.col_idx, n, threads);
-    reserve_output(c.values, n, threads);
+    reserve_output(c.col_idx, n, threads, true);
+    reserve_output(c.values, n, threads, true);
     const int nt = n * (sizeof(V) + sizeof(I)) >= (std::size_t(1) << 20) ? std::min(threads, 2) : 1;
 #pragma omp parallel num_threads(nt)
     {
@@ -283,10 +285,17 @@ void SpgemmPlan<V, I>::numeric(CsrView<V, I> a, CsrView<V, I> b, Csr<V, I>& c) {
     } else {
         c.row_ptr = s.row_ptr;
     }
-    resize_output(c, static_cast<std::size_t>(c.row_ptr.back()), s.run_threads);
-    if (s.options.backend == SpgemmBackend::reference) spgemm::numeric(spgemm::ReferenceBackend{}, a, b, c);
-    else if (s.options.backend == SpgemmBackend::cuda) c = cuda::spgemm(a, b);
-    else spgemm::numeric(spgemm::OmpBackend{}, s.analysis, a, b, s.workspaces, s.run_threads, c);
+    const auto n = static_cast<std::size_t>(c.row_ptr.back());
+    if (s.options.backend == SpgemmBackend::cpu) {
+        // The OpenMP backend sizes C's arrays itself, block by block as it writes them (spgemm_omp.cpp).
+        if (c.col_idx.size() < n) reserve_output(c.col_idx, n, s.run_threads, false);
+        if (c.values.size() < n) reserve_output(c.values, n, s.run_threads, false);
+        spgemm::numeric(spgemm::OmpBackend{}, s.analysis, a, b, s.workspaces, s.run_threads, c);
+    } else {
+        resize_output(c, n, s.run_threads);
+        if (s.options.backend == SpgemmBackend::reference) spgemm::numeric(spgemm::ReferenceBackend{}, a, b, c);
+        else c = cuda::spgemm(a, b);
+    }
     s.stats.numeric_seconds = t.seconds();
     s.stats.workspace_bytes = 0;
     for (const auto& w : s.workspaces) s.stats.workspace_bytes += w.bytes();

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <gigasparse/core/error.hpp>
+#include <gigasparse/gen/generators.hpp>
 
 #include "spgemm_test_utils.hpp"
 
@@ -211,6 +212,61 @@ TYPED_TEST(SpgemmPaths, NumericReuseWithNewValues) {
         plan.symbolic(a, b3);  // a new symbolic phase replans for another pattern
         EXPECT_TRUE(spgemm_near(reference::spgemm<V, I>(a, b3), plan.numeric(a, b3)));
         EXPECT_THROW(plan.numeric(a, b), InvalidArgument);
+    }
+}
+
+// The numeric phase sizes C itself, block by block (about 256 KiB of C each) as it writes the rows: an R-MAT
+// product of many blocks, with 1 and 2 threads, into a fresh C, into the same C again, into a C left by a larger
+// product and by a smaller one, and into a C whose two arrays differ in size; trailing rows without entries and
+// an empty product end at the right size too.
+TYPED_TEST(SpgemmPaths, OutputGrowsBlockByBlock) {
+    using V = typename TypeParam::V;
+    using I = typename TypeParam::I;
+    gen::RmatOptions ro;
+    ro.scale = 11;
+    ro.edge_factor = 8;
+    ro.seed = 71;
+    const auto a = gen::rmat<V, I>(ro);
+    const auto b = revalue(a, 72);
+    Csr<V, I> tail = a;  // a copy whose last 100 rows are empty
+    for (std::int64_t i = tail.nrows - 100; i <= tail.nrows; ++i) tail.row_ptr[static_cast<std::size_t>(i)] = tail.row_ptr[static_cast<std::size_t>(tail.nrows - 100)];
+    tail.col_idx.resize(static_cast<std::size_t>(tail.row_ptr.back()));
+    tail.values.resize(static_cast<std::size_t>(tail.row_ptr.back()));
+    const Csr<V, I> none(a.nrows, a.ncols);
+    const auto ref_ab = reference::spgemm<V, I>(a, b), ref_tail = reference::spgemm<V, I>(tail, b);
+    ASSERT_GT(ref_ab.nnz(), 8 * (offset_t(256) << 10) / static_cast<offset_t>(sizeof(V) + sizeof(I)));  // several blocks
+    for (int threads : {1, 2}) {
+        SCOPED_TRACE("threads " + std::to_string(threads));
+        SpgemmOptions o;
+        o.threads = threads;
+        o.serial_products = 0;
+        expect_matches_reference(a, b, o);
+        expect_matches_reference(tail, b, o);
+        expect_matches_reference(none, b, o);
+        SpgemmPlan<V, I> big(o), small(o);
+        big.symbolic(a, b);
+        small.symbolic(tail, b);
+        Csr<V, I> c;
+        for (int round = 0; round < 2; ++round) {  // fresh, then the same C again
+            big.numeric(a, b, c);
+            EXPECT_TRUE(spgemm_near(ref_ab, c));
+        }
+        small.numeric(tail, b, c);  // a C longer than the result
+        EXPECT_TRUE(spgemm_near(ref_tail, c));
+        EXPECT_EQ(c.col_idx.size(), static_cast<std::size_t>(ref_tail.nnz()));
+        EXPECT_EQ(c.values.size(), static_cast<std::size_t>(ref_tail.nnz()));
+        big.numeric(a, b, c);  // a C shorter than the result
+        EXPECT_TRUE(spgemm_near(ref_ab, c));
+        c.col_idx.resize(5);  // arrays of different sizes (not a C this library made)
+        c.values.assign(ref_ab.values.size() + 7, V(3));
+        big.numeric(a, b, c);
+        EXPECT_TRUE(spgemm_near(ref_ab, c));
+        SpgemmPlan<V, I> empty(o);
+        empty.symbolic(none, b);
+        empty.numeric(none, b, c);  // an empty product into a full C
+        EXPECT_EQ(c.nnz(), 0);
+        EXPECT_TRUE(c.col_idx.empty());
+        EXPECT_TRUE(c.values.empty());
     }
 }
 
