@@ -89,13 +89,15 @@ std::uint64_t fingerprint(CsrView<V, I> m, int threads) {
     return hash_blocks(m.row_ptr, h, threads) * 31 + hash_blocks(m.col_idx, h + 1, threads);
 }
 
-// Reserves n elements in v. A new large allocation is advised to use transparent huge pages and, with
-// `prefault`, its pages are first touched by all threads in parallel: on the target VMs first touch runs at
-// 0.2-2.6 GB/s per core with 4 KiB pages, and this is most of the numeric time of products with hundreds of
-// MB of output. (The int/float/double elements are implicit-lifetime types; resize() then writes them once
-// more.) Without `prefault` the OpenMP backend faults the pages in itself, block by block (spgemm_omp.cpp).
+// Reserves n elements in v. A new large allocation is advised to use transparent huge pages and its pages are
+// first touched by all threads in parallel: on the target VMs first touch runs at 0.2-2.6 GB/s per core
+// with 4 KiB pages, and this is most of the numeric time of products with hundreds of MB of output.
+// (The int/float/double elements are implicit-lifetime types; resize() then writes them once more.)
+// Faulting all of C at once, first, also beats faulting it block by block as the rows are written: on the
+// target VM the host takes back memory freed more than about a second earlier (free page reporting), and
+// re-faulting it then runs at 1-2 GB/s instead of 10 (rmat18²: numeric 5.1-5.6 s -> 3.1 s).
 template <class T>
-void reserve_output(std::vector<T>& v, std::size_t n, int threads, bool prefault) {
+void reserve_output(std::vector<T>& v, std::size_t n, int threads) {
     constexpr std::size_t huge = std::size_t(2) << 20;
     if (v.capacity() < n && n * sizeof(T) >= 2 * huge) {
         std::vector<T>().swap(v);
@@ -104,7 +106,6 @@ void reserve_output(std::vector<T>& v, std::size_t n, int threads, bool prefault
         const auto begin = (reinterpret_cast<std::uintptr_t>(bytes) + huge - 1) & ~(huge - 1);
         const auto end = reinterpret_cast<std::uintptr_t>(bytes + n * sizeof(T)) & ~(huge - 1);
         if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // advice only: failure is harmless
-        if (!prefault) return;
         // One store per 4 KiB page faults it in (the kernel zeroes it); resize() below then writes every
         // element once, in memory that is already mapped.
         const auto pages = static_cast<std::int64_t>((n * sizeof(T) + 4095) / 4096);
@@ -119,8 +120,8 @@ void reserve_output(std::vector<T>& v, std::size_t n, int threads, bool prefault
 // resizes (std::vector cannot skip them) run side by side on two threads instead of one after the other.
 template <class V, class I>
 void resize_output(Csr<V, I>& c, std::size_t n, int threads) {
-    reserve_output(c.col_idx, n, threads, true);
-    reserve_output(c.values, n, threads, true);
+    reserve_output(c.col_idx, n, threads);
+    reserve_output(c.values, n, threads);
     const int nt = n * (sizeof(V) + sizeof(I)) >= (std::size_t(1) << 20) ? std::min(threads, 2) : 1;
 #pragma omp parallel num_threads(nt)
     {
@@ -288,8 +289,8 @@ void SpgemmPlan<V, I>::numeric(CsrView<V, I> a, CsrView<V, I> b, Csr<V, I>& c) {
     const auto n = static_cast<std::size_t>(c.row_ptr.back());
     if (s.options.backend == SpgemmBackend::cpu) {
         // The OpenMP backend sizes C's arrays itself, block by block as it writes them (spgemm_omp.cpp).
-        if (c.col_idx.size() < n) reserve_output(c.col_idx, n, s.run_threads, false);
-        if (c.values.size() < n) reserve_output(c.values, n, s.run_threads, false);
+        if (c.col_idx.size() < n) reserve_output(c.col_idx, n, s.run_threads);
+        if (c.values.size() < n) reserve_output(c.values, n, s.run_threads);
         spgemm::numeric(spgemm::OmpBackend{}, s.analysis, a, b, s.workspaces, s.run_threads, c);
     } else {
         resize_output(c, n, s.run_threads);

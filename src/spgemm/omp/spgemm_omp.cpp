@@ -1,7 +1,6 @@
 // src/spgemm/omp/spgemm_omp.cpp: the OpenMP MAGNUS backend: per-category row kernels (sort, dense, fine,
 // coarse) run category by category with dynamic scheduling and no barrier between categories.
 #include <omp.h>
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <atomic>
@@ -229,21 +228,19 @@ void coarse_one_batch(CsrView<V, I> a, CsrView<V, I> b, const Analysis& an, std:
 }
 
 // C's columns and values grow to their final size block by block during the numeric phase, so that each
-// block is faulted in and value-initialized (std::vector cannot skip it) just before its rows are written:
-// the zeroing then runs in cache instead of as a separate pass over the whole of C, and the writes of the rows
-// find their lines in cache instead of reading them back from memory. Pages are faulted in outside the lock
-// (MADV_POPULATE_WRITE, by the thread that owns the block), so both threads fault in parallel.
+// block is value-initialized (std::vector cannot skip it) just before its rows are written: the zeroing runs
+// interleaved with the products (one thread zeroes a block while the other computes) instead of as a separate
+// pass over the whole of C, and the writes of the rows then find their lines in cache. (The pages are faulted
+// in before, by all threads in parallel: plan.cpp, reserve_output.)
 // Precondition: capacity >= n >= size for both arrays (data() stays put: no reallocation).
 template <class V, class I>
 class OutputGrowth {
 public:
     explicit OutputGrowth(Csr<V, I>& c) : c_(c), ready_(static_cast<offset_t>(c.values.size())) {}
 
-    // Elements [begin, end) exist after the call (value-initialized unless they already did).
-    void make_ready(offset_t begin, offset_t end) {
+    // Elements [0, end) exist after the call (value-initialized unless they already did).
+    void make_ready(offset_t end) {
         if (ready_.load(std::memory_order_acquire) >= end) return;
-        populate(c_.col_idx.data(), begin, end);
-        populate(c_.values.data(), begin, end);
         std::lock_guard<std::mutex> lock(mu_);
         if (static_cast<offset_t>(c_.values.size()) < end) {
             c_.col_idx.resize(static_cast<std::size_t>(end));  // within capacity: no allocation, cannot throw
@@ -253,18 +250,6 @@ public:
     }
 
 private:
-    // Prefaults the pages of elements [begin, end) of x (advice only: on kernels without MADV_POPULATE_WRITE
-    // the pages fault in the zeroing below instead).
-    template <class T>
-    static void populate([[maybe_unused]] T* x, [[maybe_unused]] offset_t begin, [[maybe_unused]] offset_t end) {
-#ifdef MADV_POPULATE_WRITE
-        constexpr std::uintptr_t page = 4096;
-        const auto lo = reinterpret_cast<std::uintptr_t>(x + begin) & ~(page - 1);
-        const auto hi = reinterpret_cast<std::uintptr_t>(x + end);
-        if (hi - lo >= 16 * page) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_POPULATE_WRITE);
-#endif
-    }
-
     Csr<V, I>& c_;
     std::mutex mu_;
     std::atomic<offset_t> ready_;
@@ -299,7 +284,7 @@ void run_phase(const Analysis& an, CsrView<V, I> a, CsrView<V, I> b, Workspaces<
                 const std::int64_t r0 = std::lower_bound(row_ptr, rp_end, k * out_block) - row_ptr;
                 const std::int64_t r1 = std::lower_bound(row_ptr + r0, rp_end, (k + 1) * out_block) - row_ptr;
                 if (r1 <= r0) continue;
-                grow->make_ready(row_ptr[r0], row_ptr[r1]);
+                grow->make_ready(row_ptr[r1]);
                 for (const bool dense : {false, true}) {
                     const RowList& rows = dense ? an.dense : an.fine;
                     for (std::int64_t t = rows.lower_bound(r0), te = rows.lower_bound(r1); t < te; ++t) {
@@ -362,9 +347,9 @@ void numeric(OmpBackend, const Analysis& an, CsrView<V, I> a, CsrView<V, I> b, o
     c.values.reserve(n);
     omp::OutputGrowth<V, I> grow(c);
     // Coarse batches write rows anywhere in C: then all of C is made ready first.
-    if (!an.coarse_rows.empty()) grow.make_ready(0, static_cast<offset_t>(n));
+    if (!an.coarse_rows.empty()) grow.make_ready(static_cast<offset_t>(n));
     omp::run_phase<true, V, I>(an, a, b, ws, threads, nullptr, c.row_ptr.data(), c.col_idx.data(), c.values.data(), &grow);
-    grow.make_ready(0, static_cast<offset_t>(n));  // C with no entries, or trailing empty rows: the final size
+    grow.make_ready(static_cast<offset_t>(n));  // C with no entries, or trailing empty rows: the final size
 }
 
 #define GIGASPARSE_INSTANTIATE_SPGEMM_OMP(V, I)                                                                                     \
