@@ -3,6 +3,7 @@
 // boundaries, thread counts 1 and 2, numeric reuse with new values.
 #include <omp.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -336,6 +337,38 @@ TYPED_TEST(SpgemmPaths, DenseL2Factor) {
             EXPECT_GT(s.category_rows[cat(SpgemmCategory::dense)], 0);
         }
     }
+}
+
+// Dense rows on the bitmap accumulator in column blocks of a quarter of L2 (B's rows sorted): a tiny L2 model
+// makes the blocks 64 columns, so the rows (~900 columns wide) span many blocks; with 1 and 2 threads, wide and
+// narrow rows, R-MAT rows, and B's rows unsorted (the unblocked accumulator) for comparison.
+TYPED_TEST(SpgemmPaths, DenseRowsInColumnBlocks) {
+    using V = typename TypeParam::V;
+    using I = typename TypeParam::I;
+    const auto [a, b] = mixed_operands<V, I>(81);
+    Csr<V, I> b_unsorted = b;
+    for (std::int64_t k = 0; k < b_unsorted.nrows; ++k) {
+        const auto q0 = static_cast<std::size_t>(b_unsorted.row_ptr[k]), q1 = static_cast<std::size_t>(b_unsorted.row_ptr[k + 1]);
+        std::reverse(b_unsorted.col_idx.begin() + q0, b_unsorted.col_idx.begin() + q1);
+        std::reverse(b_unsorted.values.begin() + q0, b_unsorted.values.begin() + q1);
+    }
+    gen::RmatOptions ro;  // R-MAT rows: wide ranges, skewed towards the first columns
+    ro.scale = 10;
+    ro.edge_factor = 8;
+    ro.seed = 82;
+    const auto r = gen::rmat<V, I>(ro);
+    for (int threads : {1, 2})
+        for (std::int64_t l2 : {std::int64_t(0), static_cast<std::int64_t>(4 * sizeof(V) * 64)}) {
+            SCOPED_TRACE("threads " + std::to_string(threads) + " l2_bytes " + std::to_string(l2));
+            SpgemmOptions o;
+            o.threads = threads;
+            o.l2_bytes = l2;
+            o.force_category = SpgemmCategory::dense;
+            o.window_max_fill = 0;
+            expect_matches_reference(a, b, o);
+            expect_matches_reference(a, b_unsorted, o);
+            expect_matches_reference(r, revalue(r, 83), o);
+        }
 }
 
 // serial_products: a product below it runs on one thread whatever the thread option; at 0 the option rules.

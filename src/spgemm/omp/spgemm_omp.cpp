@@ -140,6 +140,59 @@ offset_t dense_row(const RowStream<V, I>& s, std::int64_t lo, std::int64_t hi, W
     }
 }
 
+// Numeric dense row on the bitmap when its range spans several blocks of W = a quarter of L2 of values and
+// B's rows are sorted: the row is accumulated and emitted one column block at a time, each entry of A's row
+// keeping a cursor in its row of B (an entry leaves the list when its row is done). The accumulator then stays
+// in L2 next to the streamed rows of B instead of spilling to L3 (R-MAT scale 18: 262,144 columns = 2 MiB of
+// values; dense rows 4.2 -> 3.9 s on one core).
+template <class V, class I>
+offset_t dense_row_blocked(CsrView<V, I> a, CsrView<V, I> b, std::int64_t i, std::int64_t lo, std::int64_t hi, int wshift, Workspace<V>& ws,
+                           I* oc, V* ov) {
+    const offset_t p0 = a.row_ptr[i], p1 = a.row_ptr[i + 1];
+    offset_t* cur = ensure(ws.cursors, static_cast<std::size_t>(2 * (p1 - p0)));
+    V* av = ensure(ws.cursor_values, static_cast<std::size_t>(p1 - p0));
+    std::int64_t na = 0;
+    for (offset_t p = p0; p < p1; ++p) {
+        const std::int64_t k = a.col_idx[p];
+        if (b.row_ptr[k] == b.row_ptr[k + 1]) continue;
+        cur[2 * na] = b.row_ptr[k];
+        cur[2 * na + 1] = b.row_ptr[k + 1];
+        av[na++] = a.values[p];
+    }
+    const std::int64_t W = std::int64_t(1) << wshift;
+    V* acc = ensure(ws.acc, static_cast<std::size_t>(W));
+    std::uint64_t* bits = ensure(ws.bits, static_cast<std::size_t>(bitmap_words(W)));
+    const I* bc = b.col_idx.data();
+    const V* bv = b.values.data();
+    offset_t w = 0;
+    for (std::int64_t base = lo & ~(W - 1); base <= hi && na > 0; base += W) {
+        const std::int64_t lim = base + W;
+        for (std::int64_t t = 0; t < na;) {
+            offset_t q = cur[2 * t];
+            const offset_t e = cur[2 * t + 1];
+            const V x = av[t];
+            for (; q < e && bc[q] < lim; ++q) dense_add(acc, bits, static_cast<std::int64_t>(bc[q]) - base, x * bv[q]);
+            if (q == e) {  // this row of B is done: the last entry takes its place
+                --na;
+                cur[2 * t] = cur[2 * na];
+                cur[2 * t + 1] = cur[2 * na + 1];
+                av[t] = av[na];
+            } else {
+                cur[2 * t] = q;
+                ++t;
+            }
+        }
+        w += dense_emit(acc, bits, std::min(W, hi - base + 1), base, oc + w, ov + w);
+    }
+    return w;
+}
+
+// log2 of the column block of dense_row_blocked: a quarter of L2 of values (at least 64 columns).
+template <class V>
+int dense_block_shift(const Analysis& an) {
+    return log2_exact(floor_pow2(std::max<std::int64_t>(64, an.l2_bytes / (4 * static_cast<std::int64_t>(sizeof(V))))));
+}
+
 // Fine category: the fine level over the chunks the row's range touches; 64-bit local indices when wide.
 template <bool Numeric, class V, class I>
 offset_t fine_row(const RowStream<V, I>& s, const RowInfo& info, const Analysis& an, const ChunkParams& P, Workspace<V>& ws, I* oc, V* ov) {
@@ -180,9 +233,15 @@ offset_t listed_row(bool dense, CsrView<V, I> a, CsrView<V, I> b, const RowInfo&
     const RowStream<V, I> s{a, b, info.row};
     if (info.products == 0) return 0;
     if (an.copy_single && a.row_ptr[info.row + 1] - a.row_ptr[info.row] == 1) return copy_row<Numeric>(a, b, a.row_ptr[info.row], oc, ov);
-    if (dense)
-        return use_window(an, info) && (!Numeric || window_fits(info, out)) ? window_row<Numeric>(s, info.lo, info.hi, ws, oc, ov)
-                                                                            : dense_row<Numeric>(s, info.lo, info.hi, ws, oc, ov);
+    if (dense) {
+        if (use_window(an, info) && (!Numeric || window_fits(info, out))) return window_row<Numeric>(s, info.lo, info.hi, ws, oc, ov);
+        if constexpr (Numeric) {
+            const int shift = dense_block_shift<V>(an);
+            if (an.b_sorted && info.hi - info.lo + 1 > (std::int64_t(2) << shift))
+                return dense_row_blocked(a, b, info.row, info.lo, info.hi, shift, ws, oc, ov);
+        }
+        return dense_row<Numeric>(s, info.lo, info.hi, ws, oc, ov);
+    }
     return fine_row<Numeric>(s, info, an, Numeric ? an.numeric : an.symbolic, ws, oc, ov);
 }
 

@@ -29,6 +29,9 @@ struct Workspace {
     // Dense accumulator: values and a bitmap (all zero between uses).
     std::vector<V> acc;
     std::vector<std::uint64_t> bits;
+    // Column-blocked dense rows: a cursor (next, end) in each row of B of the A row's entries, and their values.
+    std::vector<offset_t> cursors;
+    std::vector<V> cursor_values;
     // Fine level: chunk offsets, reordered chunk-local columns and values (32- or 64-bit columns).
     std::vector<std::uint32_t> off32, col32;
     std::vector<std::uint64_t> off64, col64;
@@ -56,7 +59,7 @@ struct Workspace {
     std::int64_t bytes() const {
         std::int64_t n = 0;
         auto add = [&n](const auto& v) { n += static_cast<std::int64_t>(v.capacity() * sizeof(v[0])); };
-        add(acc), add(bits), add(off32), add(col32), add(off64), add(col64), add(val), add(wflag), add(wacc), add(spa_stamp), add(spa_val);
+        add(acc), add(bits), add(cursors), add(cursor_values), add(off32), add(col32), add(off64), add(col64), add(val), add(wflag), add(wacc), add(spa_stamp), add(spa_val);
         add(spa_list), add(pairs), add(keys), add(entries), add(table), add(ccol32), add(ccol64), add(cval);
         return n;
     }
