@@ -218,12 +218,18 @@ offset_t copy_row(CsrView<V, I> a, CsrView<V, I> b, offset_t p, I* oc, V* ov) {
     return q1 - q0;
 }
 
-// The numeric phase knows each row's entries (from the symbolic phase): a narrow row keeps the window
-// accumulator only when its entries fill at least 1/window_min_density of its range. The window's emit scans
-// every flag byte of the range, the bitmap's one word per 64 columns: on sparser rows (R-MAT hub rows fill
-// about 1/8 of their range) the bitmap is about twice as fast in total (rmat18² hub rows: 2.6 s -> 1.4 s on one core).
-constexpr std::int64_t window_min_density = 4;
-inline bool window_fits(const RowInfo& r, offset_t out) { return r.hi - r.lo + 1 <= window_min_density * out; }
+// The numeric phase knows each row's entries (from the symbolic phase), and a narrow row (use_window) keeps the
+// window accumulator only when its emit, which tests every 8 flag bytes of the range with a branch, is cheap
+// next to the adds: the range is at most window_max_span x its products, or its entries fill at least
+// 1/window_min_density of it. Else the bitmap (one word per 64 columns): R-MAT hub rows (range about 3x their
+// products, 1/8 of it filled) run twice as fast on it (rmat18² hub rows: 2.6 s -> 1.4 s on one core), while
+// FEM rows (many products per column: bcsstk33², range ~0.4x products) keep the window, whose adds do not
+// chain through a shared bitmap word.
+constexpr std::int64_t window_max_span = 2, window_min_density = 4;
+inline bool window_fits(const RowInfo& r, offset_t out) {
+    const std::int64_t range = r.hi - r.lo + 1;
+    return range <= window_max_span * r.products || range <= window_min_density * out;
+}
 
 // A listed row: dense (window or bitmap accumulator) or fine. `out` is the row's number of entries in the
 // numeric phase (row_ptr), unused in the symbolic one.
