@@ -113,6 +113,7 @@ struct Config {
     double max_eigen_products = 2.0e8;   // Eigen (sequential) runs only up to this many products
     std::string competitors = "graphblas,mkl,eigen";
     std::int64_t serial_products = -1;   // SpgemmOptions::serial_products (-1 = the library default)
+    std::int64_t fused_products = -1;    // SpgemmOptions::fused_products (-1 = the library default)
 };
 
 struct Input {
@@ -267,6 +268,7 @@ Json run_input(const Config& cfg, const Input& in, std::vector<std::unique_ptr<g
     gs::SpgemmOptions opt;
     opt.threads = cfg.threads;
     if (cfg.serial_products >= 0) opt.serial_products = cfg.serial_products;
+    if (cfg.fused_products >= 0) opt.fused_products = cfg.fused_products;
     Matrix ours;
     gs::SpgemmStats stats, best_stats;
     double best = std::numeric_limits<double>::infinity();
@@ -299,7 +301,7 @@ Json run_input(const Config& cfg, const Input& in, std::vector<std::unique_ptr<g
     memory.set("rss_peak_gigasparse", rss_ours).set("gigasparse_workspace", stats.workspace_bytes).set("gigasparse_plan", stats.plan_bytes);
     times.set("gigasparse", best);
     gflops.set("gigasparse", flops / best * 1e-9);
-    phases.set("setup", best_stats.setup_seconds).set("symbolic", best_stats.symbolic_seconds).set("numeric", best_stats.numeric_seconds);
+    phases.set("setup", best_stats.setup_seconds).set("symbolic", best_stats.symbolic_seconds).set("numeric", best_stats.numeric_seconds).set("fused", best_stats.fused);
     for (int c = 0; c < gs::spgemm_category_count; ++c) cats.set(gs::to_string(static_cast<gs::SpgemmCategory>(c)), best_stats.category_rows[c]);
     if (row.products + static_cast<double>(in.a.nrows) * static_cast<double>(in.b.ncols) <= cfg.max_reference_work) {
         Matrix ref;
@@ -394,11 +396,12 @@ Config parse(int argc, char** argv) {
         else if (a == "--max-products") c.max_products = std::stod(next());
         else if (a == "--competitors") c.competitors = next();
         else if (a == "--serial-products") c.serial_products = std::stoll(next());
+        else if (a == "--fused-products") c.fused_products = std::stoll(next());
         else if (a == "--quick") c.rmat_scales = {12, 13}, c.rmat_ab_nnz = {4}, c.rmat_ab_scale = 12, c.poisson_n = 20, c.matrices = {"bcsstk13", "ca-CondMat"};
         else throw std::runtime_error("unknown option " + a +
                                       " (--threads N --repeats R --rmat-scales 14,15 --rmat-ab 4,8 --rmat-ab-scale S --poisson N "
                                       "--matrices a,b|all --matrix-dir D --json FILE --stream-gbs G --eigen-max-products P --max-products P "
-                                      "--competitors graphblas,mkl,eigen --first-touch-gbs G --serial-products N --quick)");
+                                      "--competitors graphblas,mkl,eigen --first-touch-gbs G --serial-products N --fused-products N --quick)");
     }
     return c;
 }

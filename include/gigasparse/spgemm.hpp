@@ -38,6 +38,11 @@ struct SpgemmOptions {
     // 2^13: from 10^4 products on, two threads took 25-45% off the best time of the shared 10^4-10^5-product
     // matrices (2-core VM, load 1-2; 2^17 before).
     std::int64_t serial_products = std::int64_t(1) << 13;
+    // multiply() (not a plan) computes a product of at most this many multiplications in one fused pass: no
+    // setup pass over the rows and no symbolic phase; each thread writes its block of rows into its own buffers
+    // (at most this many entries in all), then C is allocated to its exact size and the blocks are copied in.
+    // 0 = never. Ignored when a category is forced or C has more columns than the sparse accumulator takes.
+    std::int64_t fused_products = std::int64_t(1) << 17;
 
     // Cache model (0 = detected at run time from sysfs, then sysconf, then 1 MiB / 64 B).
     std::int64_t l2_bytes = 0;
@@ -93,6 +98,7 @@ struct SpgemmStats {
     double setup_seconds = 0;     // validation, per-row counts, categories, chunk parameters
     double symbolic_seconds = 0;  // exact nnz per row + row pointers
     double numeric_seconds = 0;   // last numeric phase (allocation of C included)
+    bool fused = false;           // multiply() ran the fused one-pass product (symbolic_seconds is then 0)
     double total_seconds() const { return setup_seconds + symbolic_seconds + numeric_seconds; }
 
     offset_t products = 0;       // multiplications = size of the intermediate product (flops = 2*products)

@@ -45,6 +45,7 @@ SpgemmOptions make_options(const std::string& backend, const nb::dict& kwargs) {
         else if (k == "coarse_batch_products") o.coarse_batch_products = v;
         else if (k == "wide_threshold") o.wide_threshold = v;
         else if (k == "serial_products") o.serial_products = v;
+        else if (k == "fused_products") o.fused_products = v;
         else if (k == "dense_l2_factor") o.dense_l2_factor = v;
         else if (k == "window_max_fill") o.window_max_fill = v;
         else if (k == "spa_max_cols") o.spa_max_cols = v;
@@ -61,6 +62,7 @@ nb::dict stats_dict(const SpgemmStats& s) {
     d["setup_seconds"] = s.setup_seconds;
     d["symbolic_seconds"] = s.symbolic_seconds;
     d["numeric_seconds"] = s.numeric_seconds;
+    d["fused"] = s.fused;
     d["total_seconds"] = s.total_seconds();
     d["products"] = s.products;
     d["flops"] = 2 * s.products;

@@ -274,7 +274,7 @@ void make_batches(Analysis& an, const SpgemmOptions& o) {
 }  // namespace
 
 template <class V, class I>
-void analyze(CsrView<V, I> a, CsrView<V, I> b, bool b_sorted, const SpgemmOptions& o, Analysis& an) {
+void configure(CsrView<V, I> a, CsrView<V, I> b, bool b_sorted, const SpgemmOptions& o, Analysis& an) {
     check_options(o);
     const CacheInfo cache = detect_cache();
     an.nrows = a.nrows;
@@ -297,6 +297,11 @@ void analyze(CsrView<V, I> a, CsrView<V, I> b, bool b_sorted, const SpgemmOption
     an.numeric.dense_max_cols *= o.dense_l2_factor;
     if (o.force_category == SpgemmCategory::coarse && !an.numeric.coarse)
         throw InvalidArgument("spgemm: forcing the coarse category needs coarse_chunk_cols below the column count");
+}
+
+template <class V, class I>
+void analyze(CsrView<V, I> a, CsrView<V, I> b, bool b_sorted, const SpgemmOptions& o, Analysis& an) {
+    configure(a, b, b_sorted, o, an);
     const int threads = o.threads > 0 ? o.threads : omp_get_max_threads();
     // B's ranges in 32 bits when its columns fit (and the wide threshold, lowered by tests, allows it).
     if (b.ncols < std::min<std::int64_t>(an.wide_threshold, std::numeric_limits<std::int32_t>::max()))
@@ -306,7 +311,9 @@ void analyze(CsrView<V, I> a, CsrView<V, I> b, bool b_sorted, const SpgemmOption
     make_batches(an, o);
 }
 
-#define GIGASPARSE_INSTANTIATE_ANALYZE(V, I) template void analyze(CsrView<V, I>, CsrView<V, I>, bool, const SpgemmOptions&, Analysis&);
+#define GIGASPARSE_INSTANTIATE_ANALYZE(V, I)                                                              \
+    template void configure(CsrView<V, I>, CsrView<V, I>, bool, const SpgemmOptions&, Analysis&); \
+    template void analyze(CsrView<V, I>, CsrView<V, I>, bool, const SpgemmOptions&, Analysis&);
 GIGASPARSE_FOR_EACH_REAL_VALUE_INDEX(GIGASPARSE_INSTANTIATE_ANALYZE)
 #undef GIGASPARSE_INSTANTIATE_ANALYZE
 

@@ -90,6 +90,12 @@ struct Analysis {
     }
 };
 
+// The parameters of the setup without its pass over the rows: options checked, cache model, accumulator
+// choices (spa, copy_single, window), chunk parameters. analyze() starts with it; the fused one-pass product
+// of multiply() (kernels.hpp, multiply_fused) needs nothing more.
+template <class V, class I>
+void configure(CsrView<V, I> a, CsrView<V, I> b, bool b_sorted, const SpgemmOptions& options, Analysis& an);
+
 // Setup: fills `an` for C = A·B. A and B are already validated and conformant; `b_sorted` says that every
 // row of B is sorted without duplicates (increasing columns), so that its column range is its first and last entry.
 template <class V, class I>

@@ -23,6 +23,13 @@ void symbolic(OmpBackend, const Analysis& an, CsrView<V, I> a, CsrView<V, I> b, 
 template <class V, class I>
 void numeric(OmpBackend, const Analysis& an, CsrView<V, I> a, CsrView<V, I> b, omp::Workspaces<V>& ws, int threads, Csr<V, I>& c);
 
+// Fused symbolic + numeric for small products (multiply() only): fills all of c from an Analysis that went
+// through configure() only (no row pass). Every row takes the sort-row kernels. Returns the bytes of the
+// per-thread output buffers it used (freed on return).
+template <class V, class I>
+std::int64_t multiply_fused(OmpBackend, const Analysis& an, CsrView<V, I> a, CsrView<V, I> b, omp::Workspaces<V>& ws, int threads,
+                            Csr<V, I>& c);
+
 template <class V, class I>
 void symbolic(ReferenceBackend, CsrView<V, I> a, CsrView<V, I> b, std::span<offset_t> row_ptr);
 template <class V, class I>

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include <gigasparse/core/convert.hpp>
@@ -214,6 +215,7 @@ struct SpgemmPlan<V, I>::State {
     std::uint64_t fp_a = 0, fp_b = 0;
     bool planned = false;
     bool one_shot = false;
+    std::optional<bool> validated_b_sorted;  // multiply() validated the operands already (B sorted or not)
     int run_threads = 1;  // threads of the phases: 1 for products below serial_products  // multiply(): numeric() runs once, so C takes the row pointers instead of a copy
     int threads = 1;
 };
@@ -245,7 +247,8 @@ void SpgemmPlan<V, I>::symbolic(CsrView<V, I> a, CsrView<V, I> b) {
     SpgemmOptions setup_options = s.options;
     const bool tiny = static_cast<double>(a.nnz()) + static_cast<double>(a.nrows) < static_cast<double>(s.options.serial_products) / 4;
     setup_options.threads = tiny ? 1 : s.threads;
-    const bool b_sorted = check_operands(a, b, setup_options.threads);
+    const bool b_sorted = s.validated_b_sorted ? *s.validated_b_sorted : check_operands(a, b, setup_options.threads);
+    s.validated_b_sorted.reset();
     s.nrows = a.nrows;
     s.ncols = b.ncols;
     if (s.options.check_pattern) {
@@ -330,11 +333,56 @@ const SpgemmOptions& SpgemmPlan<V, I>::options() const {
     return state_->options;
 }
 
+// Multiplications of C = A·B (A and B validated): one pass over A's entries, in parallel when A is large.
+template <class V, class I>
+offset_t count_products(CsrView<V, I> a, CsrView<V, I> b, int threads) {
+    offset_t n = 0;
+    const auto nnz = static_cast<std::int64_t>(a.col_idx.size());
+#pragma omp parallel for schedule(static) num_threads(threads) if (nnz > 100000) reduction(+ : n)
+    for (std::int64_t p = 0; p < nnz; ++p) {
+        const std::int64_t k = a.col_idx[static_cast<std::size_t>(p)];
+        n += b.row_ptr[static_cast<std::size_t>(k + 1)] - b.row_ptr[static_cast<std::size_t>(k)];
+    }
+    return n;
+}
+
 template <class V, class I>
 Csr<V, I> multiply(CsrView<V, I> a, CsrView<V, I> b, const SpgemmOptions& options, SpgemmStats* stats) {
     SpgemmOptions o = options;
     o.check_pattern = false;  // numeric() gets the very operands of symbolic(): nothing to check
     SpgemmPlan<V, I> plan(o);
+    auto& s = *plan.state_;
+    if (o.backend == SpgemmBackend::cpu && !o.force_category && o.fused_products > 0) {
+        // Small products: validation, configure() and one fused pass (kernels.hpp, multiply_fused).
+        if (o.serial_products < 0) throw InvalidArgument("spgemm: serial_products must be >= 0");
+        Timer t;
+        const bool tiny = static_cast<double>(a.nnz()) + static_cast<double>(a.nrows) < static_cast<double>(o.serial_products) / 4;
+        const int setup_threads = tiny ? 1 : s.threads;
+        const bool b_sorted = check_operands(a, b, setup_threads);
+        spgemm::configure(a, b, b_sorted, o, s.analysis);
+        const offset_t products = s.analysis.spa ? count_products(a, b, setup_threads) : o.fused_products + 1;
+        if (products <= o.fused_products) {
+            SpgemmStats& st = s.stats;
+            st = SpgemmStats{};
+            st.backend = o.backend;
+            st.fused = true;
+            st.threads = products < o.serial_products ? 1 : s.threads;
+            fill_plan_stats(s.analysis, st);
+            st.products = products;
+            st.category_rows[static_cast<int>(SpgemmCategory::sort)] = a.nrows;
+            st.category_products[static_cast<int>(SpgemmCategory::sort)] = products;
+            st.setup_seconds = t.lap();
+            Csr<V, I> c;
+            st.workspace_bytes = spgemm::multiply_fused(spgemm::OmpBackend{}, s.analysis, a, b, s.workspaces, st.threads, c);
+            for (const auto& w : s.workspaces) st.workspace_bytes += w.bytes();
+            st.plan_bytes = static_cast<std::int64_t>(c.row_ptr.capacity() * sizeof(offset_t));
+            st.nnz_c = c.nnz();
+            st.numeric_seconds = t.lap();
+            if (stats) *stats = st;
+            return c;
+        }
+        s.validated_b_sorted = b_sorted;  // a larger product: the plan's setup skips the validation done here
+    }
     plan.symbolic(a, b);
     plan.state_->one_shot = true;
     Csr<V, I> c = plan.numeric(a, b);

@@ -51,13 +51,25 @@ SpgemmStats expect_matches_reference(const Csr<V, I>& a, const Csr<V, I>& b, con
     SpgemmStats stats;
     SpgemmOptions o = options;
     if (o.serial_products == SpgemmOptions{}.serial_products) o.serial_products = 0;  // small test products still run in parallel
+    offset_t products = 0;
+    for (std::int64_t i = 0; i < a.nrows; ++i)
+        for (offset_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) products += b.row_ptr[a.col_idx[p] + 1] - b.row_ptr[a.col_idx[p]];
+    if (o.fused_products == SpgemmOptions{}.fused_products && !o.force_category) {
+        // multiply() runs small products in one fused pass: that path must agree as well. The stats returned
+        // below are those of the categorized path (fused_products = 0), whose categories tests inspect.
+        SpgemmStats fs;
+        const Csr<V, I> f = multiply<V, I>(a, b, o, &fs);
+        EXPECT_TRUE(spgemm_near(expected, f)) << "fused one-pass product";
+        EXPECT_TRUE(sorted_rows(f)) << "fused one-pass product";
+        EXPECT_EQ(fs.nnz_c, expected.nnz());
+        EXPECT_EQ(fs.products, products);
+        o.fused_products = 0;
+    }
     const Csr<V, I> c = multiply<V, I>(a, b, o, &stats);
     EXPECT_TRUE(spgemm_near(expected, c));
     EXPECT_TRUE(sorted_rows(c));
     EXPECT_EQ(stats.nnz_c, expected.nnz());
-    offset_t products = 0;
-    for (std::int64_t i = 0; i < a.nrows; ++i)
-        for (offset_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) products += b.row_ptr[a.col_idx[p] + 1] - b.row_ptr[a.col_idx[p]];
+    EXPECT_FALSE(stats.fused);
     EXPECT_EQ(stats.products, products);
     return stats;
 }

@@ -128,5 +128,61 @@ TEST(SpgemmApi, StatsDescribeThePlan) {
     EXPECT_GE(s.total_seconds(), 0.0);
 }
 
+// multiply() computes small products in one fused pass (no symbolic phase) and larger ones, forced
+// categories and C wider than the sparse accumulator through the plan; both give the reference's C.
+TEST(SpgemmApi, FusedOnePassProduct) {
+    const auto a = random_csr<double, std::int32_t>(300, 250, 12, 41);
+    const auto b = random_csr<double, std::int32_t>(250, 400, 9, 42);
+    const auto expected = reference::spgemm<double, std::int32_t>(a, b);
+    for (int threads : {1, 2})
+        for (std::int64_t serial : {std::int64_t(0), std::int64_t(1) << 20}) {
+            SCOPED_TRACE("threads " + std::to_string(threads) + " serial_products " + std::to_string(serial));
+            SpgemmOptions o;
+            o.threads = threads;
+            o.serial_products = serial;
+            SpgemmStats s;
+            const auto c = multiply<double, std::int32_t>(a, b, o, &s);
+            EXPECT_TRUE(s.fused);
+            EXPECT_EQ(s.symbolic_seconds, 0.0);
+            EXPECT_EQ(s.threads, serial == 0 ? threads : 1);
+            EXPECT_GT(s.workspace_bytes, 0);
+            EXPECT_EQ(s.nnz_c, expected.nnz());
+            EXPECT_TRUE(spgemm_near(expected, c));
+            EXPECT_TRUE(sorted_rows(c));
+        }
+    SpgemmStats s;
+    multiply<double, std::int32_t>(a, b, {}, &s);
+    ASSERT_TRUE(s.fused);
+    SpgemmOptions below;
+    below.fused_products = s.products - 1;  // one multiplication too many: the plan's three phases
+    SpgemmStats sb;
+    EXPECT_TRUE(spgemm_near(expected, multiply<double, std::int32_t>(a, b, below, &sb)));
+    EXPECT_FALSE(sb.fused);
+    EXPECT_EQ(sb.products, s.products);
+    SpgemmOptions at;
+    at.fused_products = s.products;
+    multiply<double, std::int32_t>(a, b, at, &sb);
+    EXPECT_TRUE(sb.fused);
+    SpgemmOptions no_spa;
+    no_spa.spa_max_cols = 0;  // no sparse accumulator over C's columns: not fused
+    multiply<double, std::int32_t>(a, b, no_spa, &sb);
+    EXPECT_FALSE(sb.fused);
+    SpgemmOptions forced;
+    forced.force_category = SpgemmCategory::dense;
+    multiply<double, std::int32_t>(a, b, forced, &sb);
+    EXPECT_FALSE(sb.fused);
+    // Shapes without products: empty A, A without entries, rows of B without entries.
+    const Csr<double, std::int32_t> empty(0, 250), none(300, 250);
+    EXPECT_EQ((multiply<double, std::int32_t>(empty, b).nrows), 0);
+    const auto z = multiply<double, std::int32_t>(none, b, {}, &sb);
+    EXPECT_TRUE(sb.fused);
+    EXPECT_EQ(z.nnz(), 0);
+    EXPECT_EQ(static_cast<std::int64_t>(z.row_ptr.size()), 301);
+    // Bad input is still refused before anything is computed.
+    auto bad = a;
+    bad.col_idx[5] = 250;
+    EXPECT_THROW((multiply<double, std::int32_t>(bad, b)), InvalidStructure);
+}
+
 }  // namespace
 }  // namespace gigasparse::test
