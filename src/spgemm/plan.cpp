@@ -6,6 +6,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include <gigasparse/core/convert.hpp>
 #include <gigasparse/core/error.hpp>
@@ -333,17 +334,19 @@ const SpgemmOptions& SpgemmPlan<V, I>::options() const {
     return state_->options;
 }
 
-// Multiplications of C = A·B (A and B validated): one pass over A's entries, in parallel when A is large.
+// Multiplications of C = A·B (A and B validated) and the most of one row: one pass over A, in parallel when
+// A is large.
 template <class V, class I>
-offset_t count_products(CsrView<V, I> a, CsrView<V, I> b, int threads) {
-    offset_t n = 0;
-    const auto nnz = static_cast<std::int64_t>(a.col_idx.size());
-#pragma omp parallel for schedule(static) num_threads(threads) if (nnz > 100000) reduction(+ : n)
-    for (std::int64_t p = 0; p < nnz; ++p) {
-        const std::int64_t k = a.col_idx[static_cast<std::size_t>(p)];
-        n += b.row_ptr[static_cast<std::size_t>(k + 1)] - b.row_ptr[static_cast<std::size_t>(k)];
+std::pair<offset_t, offset_t> count_products(CsrView<V, I> a, CsrView<V, I> b, int threads) {
+    offset_t n = 0, most = 0;
+    const std::int64_t work = a.nrows + static_cast<std::int64_t>(a.col_idx.size());
+#pragma omp parallel for schedule(static) num_threads(threads) if (work > 100000) reduction(+ : n) reduction(max : most)
+    for (std::int64_t i = 0; i < a.nrows; ++i) {
+        const offset_t r = spgemm::row_products(a, b, i);
+        n += r;
+        most = std::max(most, r);
     }
-    return n;
+    return {n, most};
 }
 
 template <class V, class I>
@@ -360,7 +363,7 @@ Csr<V, I> multiply(CsrView<V, I> a, CsrView<V, I> b, const SpgemmOptions& option
         const int setup_threads = tiny ? 1 : s.threads;
         const bool b_sorted = check_operands(a, b, setup_threads);
         spgemm::configure(a, b, b_sorted, o, s.analysis);
-        const offset_t products = s.analysis.spa ? count_products(a, b, setup_threads) : o.fused_products + 1;
+        const auto [products, most] = s.analysis.spa ? count_products(a, b, setup_threads) : std::pair<offset_t, offset_t>{o.fused_products + 1, 0};
         if (products <= o.fused_products) {
             SpgemmStats& st = s.stats;
             st = SpgemmStats{};
@@ -369,6 +372,8 @@ Csr<V, I> multiply(CsrView<V, I> a, CsrView<V, I> b, const SpgemmOptions& option
             st.threads = products < o.serial_products ? 1 : s.threads;
             fill_plan_stats(s.analysis, st);
             st.products = products;
+            st.max_row_products = most;
+            st.coarse_batches = 0;
             st.category_rows[static_cast<int>(SpgemmCategory::sort)] = a.nrows;
             st.category_products[static_cast<int>(SpgemmCategory::sort)] = products;
             st.setup_seconds = t.lap();

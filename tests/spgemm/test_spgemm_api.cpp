@@ -159,6 +159,8 @@ TEST(SpgemmApi, FusedOnePassProduct) {
     EXPECT_TRUE(spgemm_near(expected, multiply<double, std::int32_t>(a, b, below, &sb)));
     EXPECT_FALSE(sb.fused);
     EXPECT_EQ(sb.products, s.products);
+    EXPECT_EQ(sb.max_row_products, s.max_row_products);
+    EXPECT_GT(s.max_row_products, 0);
     SpgemmOptions at;
     at.fused_products = s.products;
     multiply<double, std::int32_t>(a, b, at, &sb);

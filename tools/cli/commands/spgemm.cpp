@@ -27,7 +27,7 @@ Json stats_json(const SpgemmStats& s) {
     chunks.set("coarse_chunk_cols", s.coarse_chunk_cols).set("coarse_chunks", s.coarse_chunks).set("coarse_batches", s.coarse_batches);
     chunks.set("dense_max_cols", s.dense_max_cols);
     Json j;
-    j.set("backend", to_string(s.backend)).set("threads", s.threads).set("products", s.products).set("max_row_products", s.max_row_products);
+    j.set("backend", to_string(s.backend)).set("threads", s.threads).set("fused", s.fused).set("products", s.products).set("max_row_products", s.max_row_products);
     j.set("wide_rows", s.wide_rows).set("spa_rows", s.spa_rows).set("window_rows", s.window_rows).set("category_rows", cats).set("category_products", prods).set("chunks", chunks);
     return j;
 }
@@ -53,7 +53,8 @@ void print_text(const SpgemmStats& s, std::int64_t ar, std::int64_t ac, std::int
               << "C: " << format_count(ar) << " x " << format_count(bc) << ", " << format_count(s.nnz_c) << " nnz\n"
               << "products: " << format_count(s.products) << " (flops " << format_count(2 * s.products) << "), backend " << to_string(s.backend)
               << ", " << s.threads << " thread(s)\n"
-              << "time: setup " << format_seconds(s.setup_seconds) << ", symbolic " << format_seconds(s.symbolic_seconds) << ", numeric "
+              << "time: setup " << format_seconds(s.setup_seconds)
+              << (s.fused ? ", symbolic + numeric in one fused pass " : ", symbolic " + format_seconds(s.symbolic_seconds) + ", numeric ")
               << format_seconds(s.numeric_seconds) << ", total " << format_seconds(s.total_seconds()) << " ("
               << (s.total_seconds() > 0 ? 2.0 * static_cast<double>(s.products) / s.total_seconds() * 1e-9 : 0.0) << " GFLOP/s)\n";
 }
