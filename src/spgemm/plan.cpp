@@ -97,7 +97,7 @@ std::uint64_t fingerprint(CsrView<V, I> m, int threads) {
 // (The int/float/double elements are implicit-lifetime types; resize() then writes them once more.)
 // Faulting all of C at once, first, also beats faulting it block by block as the rows are written: on the
 // target VM the host takes back memory freed more than about a second earlier (free page reporting), and
-// re-faulting it then runs at 1-2 GB/s instead of 10 (rmat18²: numeric 5.1-5.6 s -> 3.1 s).
+// re-faulting it then runs at 1-2 GB/s instead of 10 (rmat18²: numeric 4.5-5.6 s -> 3.1 s).
 template <class T>
 void reserve_output(std::vector<T>& v, std::size_t n, int threads) {
     constexpr std::size_t huge = std::size_t(2) << 20;
