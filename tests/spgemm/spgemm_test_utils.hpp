@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <gigasparse/core/convert.hpp>
+#include <gigasparse/gen/generators.hpp>
 #include <gigasparse/reference/kernels.hpp>
 #include <gigasparse/spgemm.hpp>
 
@@ -99,6 +100,28 @@ Csr<V, I> revalue(Csr<V, I> a, std::uint64_t seed) {
     std::uniform_real_distribution<double> u(-2, 2);
     for (auto& v : a.values) v = static_cast<V>(u(rng));
     return a;
+}
+
+// An R-MAT (Graph500) matrix with `edge_factor` entries per row on average at 2^scale rows.
+template <class V, class I>
+Csr<V, I> rmat_csr(int scale, int edge_factor, std::uint64_t seed) {
+    gen::RmatOptions o;
+    o.scale = scale;
+    o.edge_factor = edge_factor;
+    o.seed = seed;
+    return gen::rmat<V, I>(o);
+}
+
+// Numeric reuse: one plan, two rounds of new values of A and B (seeds seed + round, seed + 100 + round) on the
+// same patterns, each checked against the reference.
+template <class V, class I>
+void expect_numeric_reuse(const Csr<V, I>& a, const Csr<V, I>& b, const SpgemmOptions& o, std::uint64_t seed) {
+    SpgemmPlan<V, I> plan(o);
+    plan.symbolic(a, b);
+    for (std::uint64_t round = 0; round < 2; ++round) {
+        const auto a2 = revalue(a, seed + round), b2 = revalue(b, seed + 100 + round);
+        EXPECT_TRUE(spgemm_near(reference::spgemm<V, I>(a2, b2), plan.numeric(a2, b2)));
+    }
 }
 
 }  // namespace gigasparse::test

@@ -28,11 +28,7 @@ TYPED_TEST(SpgemmOmp, RandomSquare) {
 TYPED_TEST(SpgemmOmp, PowerLawRmat) {
     using V = typename TypeParam::V;
     using I = typename TypeParam::I;
-    gen::RmatOptions o;
-    o.scale = 11;
-    o.edge_factor = 8;
-    o.seed = 5;
-    const auto a = gen::rmat<V, I>(o);
+    const auto a = rmat_csr<V, I>(11, 8, 5);
     const auto s = expect_matches_reference(a, revalue(a, 9), SpgemmOptions{});
     EXPECT_GT(s.category_rows[0] + s.category_rows[1] + s.category_rows[2], 0);
 }

@@ -223,11 +223,7 @@ TYPED_TEST(SpgemmPaths, NumericReuseWithNewValues) {
 TYPED_TEST(SpgemmPaths, OutputGrowsBlockByBlock) {
     using V = typename TypeParam::V;
     using I = typename TypeParam::I;
-    gen::RmatOptions ro;
-    ro.scale = 11;
-    ro.edge_factor = 8;
-    ro.seed = 71;
-    const auto a = gen::rmat<V, I>(ro);
+    const auto a = rmat_csr<V, I>(11, 8, 71);
     const auto b = revalue(a, 72);
     Csr<V, I> tail = a;  // a copy whose last 100 rows are empty
     for (std::int64_t i = tail.nrows - 100; i <= tail.nrows; ++i) tail.row_ptr[static_cast<std::size_t>(i)] = tail.row_ptr[static_cast<std::size_t>(tail.nrows - 100)];
@@ -306,13 +302,7 @@ TYPED_TEST(SpgemmPaths, WindowAndSparseAccumulatorsForced) {
                 const auto s = expect_matches_reference(a, b, o);
                 const bool on = spa == -1 || spa >= b.ncols;
                 EXPECT_EQ(s.spa_rows > 0, on);
-                // numeric reuse: new values, same plan (stamps of earlier rows must not leak into later ones)
-                SpgemmPlan<V, I> plan(o);
-                plan.symbolic(a, b);
-                for (std::uint64_t round = 0; round < 2; ++round) {
-                    const auto a2 = revalue(a, 300 + round), b2 = revalue(b, 400 + round);
-                    EXPECT_TRUE(spgemm_near(reference::spgemm<V, I>(a2, b2), plan.numeric(a2, b2)));
-                }
+                expect_numeric_reuse(a, b, o, 300);  // stamps of earlier rows must not leak into later ones
             }
         }
 }
@@ -352,11 +342,7 @@ TYPED_TEST(SpgemmPaths, DenseRowsInColumnBlocks) {
         std::reverse(b_unsorted.col_idx.begin() + q0, b_unsorted.col_idx.begin() + q1);
         std::reverse(b_unsorted.values.begin() + q0, b_unsorted.values.begin() + q1);
     }
-    gen::RmatOptions ro;  // R-MAT rows: wide ranges, skewed towards the first columns
-    ro.scale = 10;
-    ro.edge_factor = 8;
-    ro.seed = 82;
-    const auto r = gen::rmat<V, I>(ro);
+    const auto r = rmat_csr<V, I>(10, 8, 82);  // R-MAT rows: wide ranges, skewed towards the first columns
     for (int threads : {1, 2})
         for (std::int64_t l2 : {std::int64_t(0), static_cast<std::int64_t>(4 * sizeof(V) * 64)}) {
             SCOPED_TRACE("threads " + std::to_string(threads) + " l2_bytes " + std::to_string(l2));
@@ -505,12 +491,7 @@ TYPED_TEST(SpgemmPaths, NarrowSortRowsOnTheWindow) {
                     o.sort_threshold = 128;  // the same sort rows with and without the SPA
                     const auto s = expect_matches_reference(a, b, o);
                     EXPECT_GT(s.category_rows[cat(SpgemmCategory::sort)], 0);
-                    SpgemmPlan<V, I> plan(o);
-                    plan.symbolic(a, b);
-                    for (std::uint64_t round = 0; round < 2; ++round) {
-                        const auto a2 = revalue(a, 500 + round), b2 = revalue(b, 600 + round);
-                        EXPECT_TRUE(spgemm_near(reference::spgemm<V, I>(a2, b2), plan.numeric(a2, b2)));
-                    }
+                    expect_numeric_reuse(a, b, o, 500);
                 }
 }
 
