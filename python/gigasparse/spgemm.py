@@ -42,10 +42,11 @@ def spgemm(a: Any, b: Any, backend: str = "auto", *, return_stats: bool = False,
     """C = A @ B as a csr_array (csr_matrix when an operand is a csr_matrix).
 
     options: threads, l2_bytes, cache_line_bytes, sort_threshold, dense_max_fill, fine_chunk_cols,
-    coarse_chunk_cols, force_category ("sort", "dense", "fine", "coarse"), serial_products,
+    coarse_chunk_cols, force_category ("sort", "dense", "fine", "coarse"), serial_products, fused_products,
     dense_l2_factor, window_max_fill, spa_max_cols, spa_threshold, ... (SpgemmOptions).
     With return_stats=True returns (C, stats) where stats is a dict (times per phase, products,
-    row categories, accumulators used, chunk sizes, workspace and plan bytes).
+    row categories, accumulators used, chunk sizes, workspace and plan bytes, whether the product
+    took the fused one-pass path).
     """
     matrix = is_matrix(a, b)
     a, b = _operands(a, b)

@@ -26,6 +26,18 @@ def test_random(backend, dtype, index_dtype):
     assert_sparse_close(c, a @ b, tol(dtype))
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_fused_small_product(threads):
+    """Small products take the fused one-pass path (no symbolic phase) unless fused_products forbids it."""
+    a = gs.generate.poisson2d(40)  # 1600 rows, 5 entries each: 40,000 products
+    c, stats = gs.spgemm(a, a, backend="cpu", return_stats=True, threads=threads, serial_products=0)
+    assert stats["fused"] and stats["symbolic_seconds"] == 0 and stats["threads"] == threads
+    assert_sparse_close(c, a @ a, 1e-12)
+    c2, stats2 = gs.spgemm(a, a, backend="cpu", return_stats=True, threads=threads, fused_products=0)
+    assert not stats2["fused"] and stats2["products"] == stats["products"]
+    assert_sparse_close(c2, a @ a, 1e-12)
+
+
 @pytest.mark.parametrize("category", ["sort", "dense", "fine", "coarse"])
 def test_every_category_path(category):
     a = gs.generate.rmat(11, 8, seed=3)
