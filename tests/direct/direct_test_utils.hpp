@@ -12,6 +12,14 @@
 
 namespace gigasparse::direct::test {
 
+// Sets the stored diagonal entry of column `col` to `v` (e.g. -1: a negative pivot that makes every
+// elimination order fail at that column).
+template <class V, class I>
+void set_diagonal(Csr<V, I>& a, std::int64_t col, V v) {
+    for (offset_t k = a.row_ptr[col]; k < a.row_ptr[col + 1]; ++k)
+        if (a.col_idx[k] == col) a.values[k] = v;
+}
+
 // Random symmetric pattern with about `per_row` off-diagonal entries per row; values make the
 // matrix Hermitian and strictly diagonally dominant (so HPD): full storage, sorted rows.
 template <class V, class I>

@@ -172,22 +172,28 @@ TEST(DirectReference, SharedSpdMatricesAgainstMultifrontal) {
     EXPECT_GT(done, 0);
 }
 
+// Factorizes `a` with the multifrontal and the reference numeric phases: both must find it not positive
+// definite at the same column. Returns the reference solver for further checks.
+DirectSolver<double, std::int32_t> expect_same_failing_column(const Csr<double, std::int32_t>& a, const OptionList& o) {
+    auto cpu = make_solver<double, std::int32_t>(Structure::spd, "cpu", o);
+    auto ref = make_solver<double, std::int32_t>(Structure::spd, "reference", o);
+    cpu.analyze(a);
+    ref.analyze(a);
+    EXPECT_EQ(cpu.factorize(a), Status::not_positive_definite);
+    EXPECT_EQ(ref.factorize(a), Status::not_positive_definite);
+    EXPECT_GE(ref.result("failing_column"), 0);
+    EXPECT_EQ(ref.result("failing_column"), cpu.result("failing_column"));
+    return ref;
+}
+
 TEST(DirectReference, NotPositiveDefiniteSameColumnAsMultifrontal) {
     for (const char* ord : {"natural", "amd", "nd"})
         for (std::int64_t bad : {0, 5, 1234, 2999}) {
             SCOPED_TRACE(std::string(ord) + " column " + std::to_string(bad));
             auto a = test::random_hpd<double, std::int32_t>(3000, 5.0, 9);
-            for (offset_t k = a.row_ptr[bad]; k < a.row_ptr[bad + 1]; ++k)
-                if (a.col_idx[k] == bad) a.values[k] = -1.0;
-            const OptionList o = {{"threads", "2"}, {"ordering", ord}};
-            auto cpu = make_solver<double, std::int32_t>(Structure::spd, "cpu", o);
-            auto ref = make_solver<double, std::int32_t>(Structure::spd, "reference", o);
-            cpu.analyze(a);
-            ref.analyze(a);
-            EXPECT_EQ(cpu.factorize(a), Status::not_positive_definite);
-            EXPECT_EQ(ref.factorize(a), Status::not_positive_definite);
+            test::set_diagonal(a, bad, -1.0);
+            auto ref = expect_same_failing_column(a, {{"threads", "2"}, {"ordering", ord}});
             EXPECT_EQ(ref.result("failing_column"), static_cast<double>(bad));
-            EXPECT_EQ(ref.result("failing_column"), cpu.result("failing_column"));
             std::vector<double> b(3000, 1.0), x(3000);
             EXPECT_THROW(ref.solve(b, x), PhaseError);
         }
@@ -198,15 +204,7 @@ TEST(DirectReference, NotPositiveDefiniteSameColumnAsMultifrontal) {
         if (v == 4.0) v = 0.5;  // diagonal 0.5 with four -1 neighbours
     for (const char* ord : {"natural", "nd"}) {
         SCOPED_TRACE(ord);
-        const OptionList o = {{"threads", "2"}, {"ordering", ord}};
-        auto cpu = make_solver<double, std::int32_t>(Structure::spd, "cpu", o);
-        auto ref = make_solver<double, std::int32_t>(Structure::spd, "reference", o);
-        cpu.analyze(p);
-        ref.analyze(p);
-        EXPECT_EQ(cpu.factorize(p), Status::not_positive_definite);
-        EXPECT_EQ(ref.factorize(p), Status::not_positive_definite);
-        EXPECT_GE(ref.result("failing_column"), 0);
-        EXPECT_EQ(ref.result("failing_column"), cpu.result("failing_column"));
+        expect_same_failing_column(p, {{"threads", "2"}, {"ordering", ord}});
     }
 }
 
