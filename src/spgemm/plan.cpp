@@ -182,6 +182,14 @@ bool check_operands(CsrView<V, I> a, CsrView<V, I> b, int threads) {
     return b_sorted;
 }
 
+// Threads of the validation and setup: one when nnz(A) + rows(A) < serial_products / 4 (see SpgemmOptions).
+template <class V, class I>
+int spgemm_setup_threads(CsrView<V, I> a, const SpgemmOptions& o, int threads) {
+    if (o.serial_products < 0) throw InvalidArgument("spgemm: serial_products must be >= 0");
+    const bool tiny = static_cast<double>(a.nnz()) + static_cast<double>(a.nrows) < static_cast<double>(o.serial_products) / 4;
+    return tiny ? 1 : threads;
+}
+
 void fill_plan_stats(const spgemm::Analysis& an, SpgemmStats& s) {
     s.products = an.products;
     s.max_row_products = an.max_row_products;
@@ -244,10 +252,8 @@ void SpgemmPlan<V, I>::symbolic(CsrView<V, I> a, CsrView<V, I> b) {
     s.stats = SpgemmStats{};
     s.stats.backend = s.options.backend;
     Timer t;
-    if (s.options.serial_products < 0) throw InvalidArgument("spgemm: serial_products must be >= 0");
     SpgemmOptions setup_options = s.options;
-    const bool tiny = static_cast<double>(a.nnz()) + static_cast<double>(a.nrows) < static_cast<double>(s.options.serial_products) / 4;
-    setup_options.threads = tiny ? 1 : s.threads;
+    setup_options.threads = spgemm_setup_threads(a, s.options, s.threads);
     const bool b_sorted = s.validated_b_sorted ? *s.validated_b_sorted : check_operands(a, b, setup_options.threads);
     s.validated_b_sorted.reset();
     s.nrows = a.nrows;
@@ -357,10 +363,8 @@ Csr<V, I> multiply(CsrView<V, I> a, CsrView<V, I> b, const SpgemmOptions& option
     auto& s = *plan.state_;
     if (o.backend == SpgemmBackend::cpu && !o.force_category && o.fused_products > 0) {
         // Small products: validation, configure() and one fused pass (kernels.hpp, multiply_fused).
-        if (o.serial_products < 0) throw InvalidArgument("spgemm: serial_products must be >= 0");
         Timer t;
-        const bool tiny = static_cast<double>(a.nnz()) + static_cast<double>(a.nrows) < static_cast<double>(o.serial_products) / 4;
-        const int setup_threads = tiny ? 1 : s.threads;
+        const int setup_threads = spgemm_setup_threads(a, o, s.threads);
         const bool b_sorted = check_operands(a, b, setup_threads);
         spgemm::configure(a, b, b_sorted, o, s.analysis);
         const auto [products, most] = s.analysis.spa ? count_products(a, b, setup_threads) : std::pair<offset_t, offset_t>{o.fused_products + 1, 0};
