@@ -1,4 +1,6 @@
-// tests/cuda/test_spgemm_gmagnus.cpp: gMAGNUS on the GPU against reference::spgemm (skipped without a GPU).
+// tests/cuda/test_spgemm_gmagnus.cpp: gMAGNUS against reference::spgemm. Built twice: for the GPU
+// (tests/cuda, label cuda, skipped without a device) and on the CPU simulator of tests/cuda_sim
+// (GIGASPARSE_CUDA_SIM: the same kernels and dispatch run on fibers; label unit).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -17,11 +19,38 @@
 #include "spgemm_cuda_host/power_law.hpp"
 #include "utils/test_utils.hpp"
 
+#ifdef GIGASPARSE_CUDA_SIM
+#include "cuda_sim/runtime.hpp"
+#include "spgemm/cuda/gmagnus_dispatch.cuh"
+#endif
+
 namespace gs = gigasparse;
 using gs::cuda::GpuSpgemmOptions;
 using gs::cuda::GpuSpgemmStats;
 
 namespace {
+
+#ifdef GIGASPARSE_CUDA_SIM
+inline constexpr bool simulated = true;
+
+// The simulated run must also leave no device memory behind and no sticky error.
+template <class V, class I>
+gs::Csr<V, I> gpu_spgemm(gs::CsrView<V, I> a, gs::CsrView<V, I> b, const GpuSpgemmOptions& o = {}, GpuSpgemmStats* st = nullptr) {
+    cuda_sim::reset();
+    auto c = gs::cuda::gmagnus::multiply(a, b, o, st);
+    EXPECT_EQ(cuda_sim::stats().allocations_live, 0) << "device memory leaked";
+    EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess) << cuda_sim::last_error_detail();
+    return c;
+}
+
+bool no_gpu(std::string&) { return false; }
+#else
+inline constexpr bool simulated = false;
+
+template <class V, class I>
+gs::Csr<V, I> gpu_spgemm(gs::CsrView<V, I> a, gs::CsrView<V, I> b, const GpuSpgemmOptions& o = {}, GpuSpgemmStats* st = nullptr) {
+    return gs::cuda::spgemm(a, b, o, st);
+}
 
 bool no_gpu(std::string& why) {
     if (!gs::config::with_cuda) {
@@ -34,6 +63,11 @@ bool no_gpu(std::string& why) {
     }
     return false;
 }
+#endif
+
+// Problem sizes: the simulator runs a thread per fiber, about 10^3 times slower than the GPU, so
+// its cases are smaller versions that reach the same paths (heavy rows, levels, batches).
+constexpr std::int64_t sim_or(std::int64_t in_simulator, std::int64_t on_gpu) { return simulated ? in_simulator : on_gpu; }
 
 // scripts/device-check sets GIGASPARSE_REQUIRE_GPU=1: there a missing device (driver/runtime
 // mismatch, no GPU visible) must fail the test instead of skipping it silently.
@@ -56,7 +90,7 @@ GpuSpgemmStats expect_matches(const gs::Csr<V, I>& a, const gs::Csr<V, I>& b, co
     SCOPED_TRACE(what + " smem=" + std::to_string(o.shared_memory_bytes));
     GpuSpgemmStats st;
     const auto expected = gs::reference::spgemm(a.view(), b.view());
-    const auto actual = gs::cuda::spgemm(a.view(), b.view(), o, &st);
+    const auto actual = gpu_spgemm(a.view(), b.view(), o, &st);
     EXPECT_TRUE(gs::test::csr_near(expected.view(), actual.view(), std::is_same_v<V, float> ? 1e-4 : 1e-10));
     return st;
 }
@@ -71,7 +105,7 @@ GpuSpgemmOptions budget(std::int64_t smem, std::int64_t inter = 0) {
 }  // namespace
 
 TEST(CudaSpgemm, BuiltWithoutCudaThrowsNotSupported) {
-    if (gs::config::with_cuda) GTEST_SKIP() << "built with CUDA";
+    if (gs::config::with_cuda || simulated) GTEST_SKIP() << "built with CUDA";
     const auto a = gs::test::random_csr<double, std::int32_t>(10, 10, 2, 1);
     EXPECT_THROW(gs::cuda::spgemm(a.view(), a.view()), gs::NotSupported);
 }
@@ -87,25 +121,32 @@ TEST(CudaSpgemm, RandomSizesAcrossWarpAndBlockBoundaries) {
 
 TEST(CudaSpgemm, RmatHeavyRowsAndLevels) {
     SKIP_WITHOUT_GPU();
-    const auto a = gs::test::rmat_like<float, std::int32_t>(14, 14, 16, 3);
-    const auto st = expect_matches(a, a, {}, "rmat14^2");
-    std::cout << "rmat14^2: heavy " << st.heavy_rows << " levels " << st.levels_run << " batches " << st.batches << "\n";
-    const auto st2 = expect_matches(a, a, budget(3072), "rmat14^2 low smem");
+    const int s = static_cast<int>(sim_or(10, 14));
+    const auto a = gs::test::rmat_like<float, std::int32_t>(s, s, 16, 3);
+    const auto st = expect_matches(a, a, {}, "rmat^2");
+    std::cout << "rmat" << s << "^2: heavy " << st.heavy_rows << " levels " << st.levels_run << " batches " << st.batches << "\n";
+    // at 3 KiB a level holds 64 chunks of 256 columns: the simulator needs B wider than 2^14 for two levels
+    const int r = static_cast<int>(sim_or(10, 14)), c = static_cast<int>(sim_or(16, 14));
+    const auto a_low = gs::test::rmat_like<float, std::int32_t>(r, c, 16, 3);
+    const auto b_low = gs::test::rmat_like<float, std::int32_t>(c, c, 16, 3);
+    const auto st2 = expect_matches(a_low, b_low, budget(3072), "rmat low smem");
     EXPECT_GT(st2.heavy_rows, 0);
     EXPECT_GE(st2.levels_run, 2) << "a low shared-memory budget must force a multi-level multisplit";
-    const auto wide = gs::test::rmat_like<double, std::int32_t>(10, 20, 16, 4);
-    const auto b = gs::test::rmat_like<double, std::int32_t>(20, 20, 8, 5);
-    const auto st3 = expect_matches(wide, b, budget(8192), "rmat 2^10x2^20 * 2^20x2^20");
+    const int w = static_cast<int>(sim_or(16, 20));
+    const auto wide = gs::test::rmat_like<double, std::int32_t>(static_cast<int>(sim_or(8, 10)), w, 16, 4);
+    const auto b = gs::test::rmat_like<double, std::int32_t>(w, w, 8, 5);
+    const auto st3 = expect_matches(wide, b, budget(8192), "wide rmat times square rmat");
     EXPECT_GE(st3.nlevels, 2);
 }
 
 TEST(CudaSpgemm, BandedEmptyRowsRectangular) {
     SKIP_WITHOUT_GPU();
-    const auto band = gs::test::banded<double, std::int32_t>(5000, 20, 1);
+    const auto band = gs::test::banded<double, std::int32_t>(sim_or(1500, 5000), 20, 1);
     expect_matches(band, band, {}, "banded");
     expect_matches(band, band, budget(4096), "banded low smem");
-    const auto a = gs::test::random_csr<double, std::int32_t>(777, 1300, 25, 2, 0.4);
-    const auto b = gs::test::random_csr<double, std::int32_t>(1300, 90001, 40, 3, 0.3);
+    const std::int64_t k = sim_or(500, 1300);
+    const auto a = gs::test::random_csr<double, std::int32_t>(sim_or(300, 777), k, 25, 2, 0.4);
+    const auto b = gs::test::random_csr<double, std::int32_t>(k, sim_or(30001, 90001), 40, 3, 0.3);
     expect_matches(a, b, {}, "rectangular");
     expect_matches(a, b, budget(4096), "rectangular low smem");
     const gs::Csr<double, std::int32_t> z(0, 0), e(50, 60), f(60, 0);
@@ -116,12 +157,13 @@ TEST(CudaSpgemm, BandedEmptyRowsRectangular) {
 
 TEST(CudaSpgemm, Int64IndicesAndBatches) {
     SKIP_WITHOUT_GPU();
-    const auto a = gs::test::rmat_like<double, std::int64_t>(12, 12, 16, 8);
-    expect_matches(a, a, {}, "int64 rmat12^2");
-    const auto st = expect_matches(a, a, budget(8192, 1 << 16), "int64 batched");
+    const int s = static_cast<int>(sim_or(10, 12));
+    const auto a = gs::test::rmat_like<double, std::int64_t>(s, s, 16, 8);
+    expect_matches(a, a, {}, "int64 rmat^2");
+    const auto st = expect_matches(a, a, budget(8192, sim_or(1 << 14, 1 << 16)), "int64 batched");
     EXPECT_GT(st.batches, 1);
-    const auto af = gs::test::rmat_like<float, std::int64_t>(12, 12, 8, 9);
-    expect_matches(af, af, budget(4096, 1 << 14), "float int64 batched low smem");
+    const auto af = gs::test::rmat_like<float, std::int64_t>(s, s, 8, 9);
+    expect_matches(af, af, budget(4096, sim_or(1 << 12, 1 << 14)), "float int64 batched low smem");
 }
 
 TEST(CudaSpgemm, RealMatricesSquared) {
@@ -130,7 +172,7 @@ TEST(CudaSpgemm, RealMatricesSquared) {
     if (manifest.empty()) GTEST_SKIP() << "no shared matrices";
     int done = 0;
     for (const auto& m : manifest) {
-        if (m.nrows != m.ncols || m.nnz_stored > 400000 || m.field == "complex" || done >= 4) continue;
+        if (m.nrows != m.ncols || m.nnz_stored > sim_or(40000, 400000) || m.field == "complex" || done >= sim_or(3, 4)) continue;
         const auto mat = gs::io::read_mtx<double, std::int32_t>(gs::test::matrix_dir() + "/" + m.file);
         expect_matches(mat, mat, {}, m.name);
         ++done;
@@ -138,6 +180,7 @@ TEST(CudaSpgemm, RealMatricesSquared) {
 }
 
 TEST(CudaSpgemm, PlanBackendNumericReuse) {
+    if (simulated) GTEST_SKIP() << "SpgemmPlan calls the library's GPU backend, not the simulator";
     SKIP_WITHOUT_GPU();
     auto a = gs::test::rmat_like<double, std::int32_t>(12, 12, 10, 12);
     gs::SpgemmOptions o;
@@ -169,11 +212,61 @@ TEST(CudaSpgemm, SanitizerSmall) {
 // sort and the outer product, light rows through the hash.
 TEST(CudaSpgemm, UnsortedRowsWithDuplicates) {
     SKIP_WITHOUT_GPU();
-    auto a = gs::test::unsort_rows(gs::test::rmat_like<double, std::int32_t>(11, 11, 12, 41), 7);
+    const int s = static_cast<int>(sim_or(9, 11));
+    auto a = gs::test::unsort_rows(gs::test::rmat_like<double, std::int32_t>(s, s, 12, 41), 7);
     a.col_idx.push_back(a.col_idx.back());  // a duplicate in the last nonempty row
     a.values.push_back(0.25);
     a.row_ptr.back() += 1;
-    const auto b = gs::test::unsort_rows(gs::test::rmat_like<double, std::int32_t>(11, 11, 6, 42), 8);
+    const auto b = gs::test::unsort_rows(gs::test::rmat_like<double, std::int32_t>(s, s, 6, 42), 8);
     expect_matches(a, b, {}, "unsorted");
     expect_matches(a, b, budget(4096), "unsorted low smem");
 }
+
+#ifdef GIGASPARSE_CUDA_SIM
+// Simulator only: threads between barriers in reverse and random order (a race or a missing
+// barrier changes the product), device memory too small for one heavy batch (the automatic budget
+// must batch), too small for C (OutOfMemory, nothing leaked), and a shared-memory budget too small.
+TEST(CudaSpgemm, SimulatedThreadOrdersGiveTheSameProduct) {
+    const auto a = gs::test::rmat_like<double, std::int32_t>(8, 16, 12, 31);
+    const auto b = gs::test::rmat_like<double, std::int32_t>(16, 16, 3, 32);
+    for (cuda_sim::Order o : {cuda_sim::Order::reverse, cuda_sim::Order::random}) {
+        cuda_sim::config().order = o;
+        cuda_sim::config().seed = 17;
+        const auto st = expect_matches(a, b, budget(4096, 1 << 15), o == cuda_sim::Order::reverse ? "reverse order" : "random order");
+        EXPECT_GE(st.levels_run, 2);
+    }
+    cuda_sim::config() = cuda_sim::Config{};
+}
+
+TEST(CudaSpgemm, SimulatedSmallDeviceBatchesHeavyRowsOrReportsOutOfMemory) {
+    const auto a = gs::test::rmat_like<double, std::int32_t>(9, 9, 16, 51);
+    GpuSpgemmStats whole;
+    expect_matches(a, a, budget(4096), "unlimited device");
+    const auto c = gs::reference::spgemm(a.view(), a.view());
+    // room for A, C and a fraction of the heavy intermediate: the free-memory budget must batch
+    const std::int64_t csr_bytes = (a.nrows + 1) * 8 + a.nnz() * 12, c_bytes = (c.nrows + 1) * 8 + c.nnz() * 12;
+    cuda_sim::config().device_memory = static_cast<std::size_t>(2 * csr_bytes + 2 * c_bytes + 64 * a.nrows * 8 + (1 << 20));
+    const auto st = expect_matches(a, a, budget(4096), "small device");
+    EXPECT_GT(st.batches, 1);
+    EXPECT_LE(st.device_bytes_peak, static_cast<std::int64_t>(cuda_sim::config().device_memory));
+    cuda_sim::config().device_memory = static_cast<std::size_t>(csr_bytes + c_bytes / 4);
+    cuda_sim::reset();
+    EXPECT_THROW(gs::cuda::gmagnus::multiply(a.view(), a.view(), budget(4096), &whole), gs::OutOfMemory);
+    EXPECT_EQ(cuda_sim::stats().allocations_live, 0) << "device memory leaked on the error path";
+    cuda_sim::config() = cuda_sim::Config{};
+    cuda_sim::reset();
+}
+
+TEST(CudaSpgemm, SimulatedSharedMemoryTooSmallIsNotSupported) {
+    const auto a = gs::test::random_csr<double, std::int32_t>(50, 50, 4, 3);
+    cuda_sim::reset();
+    EXPECT_THROW(gs::cuda::gmagnus::multiply(a.view(), a.view(), budget(64), nullptr), gs::NotSupported);
+    EXPECT_EQ(cuda_sim::stats().allocations_live, 0);
+    cuda_sim::config().shared_optin = 8192;  // a smaller device: the default budget follows it
+    GpuSpgemmStats st;
+    const auto c = gs::cuda::gmagnus::multiply(a.view(), a.view(), {}, &st);
+    EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(a.view(), a.view()).view(), c.view(), 1e-12));
+    EXPECT_LE(st.hash_capacity * 12, 8192);
+    cuda_sim::config() = cuda_sim::Config{};
+}
+#endif

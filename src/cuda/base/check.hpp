@@ -1,6 +1,8 @@
 // src/cuda/base/check.hpp: checked CUDA runtime calls and post-launch checks (throw BackendError).
 #pragma once
 
+#include "cuda/base/abi.hpp"
+
 #include <source_location>
 #include <string>
 
@@ -9,6 +11,7 @@
 #include <gigasparse/core/error.hpp>
 
 namespace gigasparse::cuda {
+inline namespace GIGASPARSE_CUDA_ABI {
 
 inline void check(cudaError_t status, const char* what, std::source_location where = std::source_location::current()) {
     if (status != cudaSuccess)
@@ -21,4 +24,5 @@ inline void check_launch(const char* kernel, std::source_location where = std::s
     check(cudaGetLastError(), kernel, where);
 }
 
+}  // namespace GIGASPARSE_CUDA_ABI
 }  // namespace gigasparse::cuda

@@ -1,6 +1,8 @@
 // src/cuda/base/device_buffer.hpp: RAII device memory (with a peak-usage tracker), streams, events, and device-resident CSR.
 #pragma once
 
+#include "cuda/base/abi.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -13,6 +15,7 @@
 #include "cuda/base/check.hpp"
 
 namespace gigasparse::cuda {
+inline namespace GIGASPARSE_CUDA_ABI {
 
 // Counts the bytes a computation holds on the device (current and peak).
 struct MemoryTracker {
@@ -164,4 +167,5 @@ Csr<V, I> download(const DeviceCsr<V, I>& d, cudaStream_t s) {
     return c;
 }
 
+}  // namespace GIGASPARSE_CUDA_ABI
 }  // namespace gigasparse::cuda

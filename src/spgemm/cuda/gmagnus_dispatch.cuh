@@ -15,12 +15,16 @@
 #include <gigasparse/core/error.hpp>
 #include <gigasparse/cuda/spgemm.hpp>
 
+#include "cuda/base/abi.hpp"
 #include "cuda/base/check.hpp"
 #include "cuda/base/device_buffer.hpp"
+#include "cuda/base/launch.hpp"
 #include "spgemm/cuda/gmagnus_kernels.cuh"
 #include "spgemm/cuda/gmagnus_math.hpp"
 
-namespace gigasparse::cuda::gmagnus {
+namespace gigasparse::cuda {
+inline namespace GIGASPARSE_CUDA_ABI {
+namespace gmagnus {
 
 inline constexpr int multisplit_block = 256;
 inline constexpr int outer_block = 1024;  // most threads of the outer product (one block per SM: its offsets fill shared memory); make_params lowers it for small budgets
@@ -250,13 +254,11 @@ private:
         part_ids_.allocate(m_, &mem_);
         if (m_ == 0) return;
         check(cudaMemsetAsync(row_nnz_.data(), 0, m_ * sizeof(count_t), hs), "cudaMemsetAsync");
-        row_products_kernel<I><<<grid_for(m_ * warp_size, simple_block), simple_block, 0, hs>>>(m_, a_.row_ptr.data(), a_.col_idx.data(),
+        launch("row_products_kernel", &row_products_kernel<I>, grid_for(m_ * warp_size, simple_block), simple_block, 0, hs, m_, a_.row_ptr.data(), a_.col_idx.data(),
                                                                                                 b_.row_ptr.data(), products_.data());
-        check_launch("row_products_kernel");
         DeviceBuffer<char> flags(m_, &mem_);
         DeviceBuffer<count_t> ids(m_, &mem_), nsel(2, &mem_);
-        heavy_flags_kernel<<<grid_for(m_, simple_block), simple_block, 0, hs>>>(m_, products_.data(), p_, flags.data(), ids.data());
-        check_launch("heavy_flags_kernel");
+        launch("heavy_flags_kernel", &heavy_flags_kernel, grid_for(m_, simple_block), simple_block, 0, hs, m_, products_.data(), p_, flags.data(), ids.data());
         temp_h_.run("cub::DevicePartition::Flagged", [&](void* t, std::size_t& b) {
             return cub::DevicePartition::Flagged(t, b, ids.data(), flags.data(), part_ids_.data(), nsel.data(), m_, hs);
         });
@@ -280,8 +282,7 @@ private:
         light_rows_sorted_.allocate(nl, &mem_);
         check(cudaMemsetAsync(counts.data(), 0, (nbins_ + 1) * sizeof(count_t), ls), "cudaMemsetAsync");
         const count_t* rows = part_ids_.data() + nheavy_;
-        light_bin_keys_kernel<<<grid_for(nl, simple_block), simple_block, 0, ls>>>(nl, rows, products_.data(), nbins_, keys.data(), counts.data());
-        check_launch("light_bin_keys_kernel");
+        launch("light_bin_keys_kernel", &light_bin_keys_kernel, grid_for(nl, simple_block), simple_block, 0, ls, nl, rows, products_.data(), nbins_, keys.data(), counts.data());
         const int bits = floor_log2(nbins_) + 1;
         temp_l_.run("cub::DeviceRadixSort::SortPairs", [&](void* t, std::size_t& b) {
             return cub::DeviceRadixSort::SortPairs(t, b, keys.data(), keys_sorted.data(), rows, light_rows_sorted_.data(), nl, 0, bits, ls);
@@ -300,10 +301,8 @@ private:
             if (n == 0) continue;
             const count_t cap = hash_bin_capacity(bn);
             const auto shmem = static_cast<std::size_t>(hash_smem_bytes(cap, p_.sizes, P == Phase::numeric));
-            hash_rows_kernel<P, V, I><<<static_cast<unsigned>(n), hash_bin_threads(bn), shmem, ls>>>(
-                light_rows_sorted_.data() + light_begin_[bn], cap, a_.row_ptr.data(), a_.col_idx.data(), a_.values.data(), b_.row_ptr.data(),
+            launch("hash_rows_kernel", &hash_rows_kernel<P, V, I>, static_cast<unsigned>(n), hash_bin_threads(bn), shmem, ls, light_rows_sorted_.data() + light_begin_[bn], cap, a_.row_ptr.data(), a_.col_idx.data(), a_.values.data(), b_.row_ptr.data(),
                 b_.col_idx.data(), b_.values.data(), row_nnz_.data(), c_.row_ptr.data(), c_.col_idx.data(), c_.values.data());
-            check_launch("hash_rows_kernel");
         }
     }
 
@@ -313,8 +312,7 @@ private:
         batch_bounds_.assign(1, 0);
         if (nheavy_ == 0) return;
         DeviceBuffer<count_t> sizes(nheavy_, &mem_), prefix(nheavy_, &mem_);
-        gather_products_kernel<<<grid_for(nheavy_, simple_block), simple_block, 0, hs>>>(nheavy_, part_ids_.data(), products_.data(), sizes.data());
-        check_launch("gather_products_kernel");
+        launch("gather_products_kernel", &gather_products_kernel, grid_for(nheavy_, simple_block), simple_block, 0, hs, nheavy_, part_ids_.data(), products_.data(), sizes.data());
         temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
             return cub::DeviceScan::InclusiveSum(t, b, sizes.data(), prefix.data(), nheavy_, hs);
         });
@@ -347,16 +345,14 @@ private:
         const std::size_t t_csc = timer.start(hs);
         // Ĉ.rowPtr of the batch
         DeviceBuffer<count_t> sizes(nh, &mem_), chat_ptr(nh + 1, &mem_);
-        gather_products_kernel<<<grid_for(nh, simple_block), simple_block, 0, hs>>>(nh, rows, products_.data(), sizes.data());
-        check_launch("gather_products_kernel");
+        launch("gather_products_kernel", &gather_products_kernel, grid_for(nh, simple_block), simple_block, 0, hs, nh, rows, products_.data(), sizes.data());
         check(cudaMemsetAsync(chat_ptr.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
         temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
             return cub::DeviceScan::InclusiveSum(t, b, sizes.data(), chat_ptr.data() + 1, nh, hs);
         });
         // masked CSR -> CSC of the batch's rows of A (stable radix sort by column)
         DeviceBuffer<count_t> entry_ptr(nh + 1, &mem_);
-        row_lengths_kernel<<<grid_for(nh, simple_block), simple_block, 0, hs>>>(nh, rows, a_.row_ptr.data(), sizes.data());
-        check_launch("row_lengths_kernel");
+        launch("row_lengths_kernel", &row_lengths_kernel, grid_for(nh, simple_block), simple_block, 0, hs, nh, rows, a_.row_ptr.data(), sizes.data());
         check(cudaMemsetAsync(entry_ptr.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
         temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
             return cub::DeviceScan::InclusiveSum(t, b, sizes.data(), entry_ptr.data() + 1, nh, hs);
@@ -364,27 +360,22 @@ private:
         const count_t nent = read_scalar(entry_ptr.data() + nh, hs);
         DeviceBuffer<count_t> keys(nent, &mem_), keys_sorted(nent, &mem_), ent_h(nent, &mem_), ent_j(nent, &mem_), ent_t(nent, &mem_),
             t_sorted(nent, &mem_);
-        heavy_entries_kernel<I><<<grid_for(nh * warp_size, simple_block), simple_block, 0, hs>>>(
-            nh, rows, a_.row_ptr.data(), a_.col_idx.data(), b_.row_ptr.data(), entry_ptr.data(), ka, keys.data(), ent_h.data(), ent_j.data(),
+        launch("heavy_entries_kernel", &heavy_entries_kernel<I>, grid_for(nh * warp_size, simple_block), simple_block, 0, hs, nh, rows, a_.row_ptr.data(), a_.col_idx.data(), b_.row_ptr.data(), entry_ptr.data(), ka, keys.data(), ent_h.data(), ent_j.data(),
             ent_t.data());
-        check_launch("heavy_entries_kernel");
         const int key_bits = floor_log2(std::max<count_t>(ka, 1)) + 1;
         temp_h_.run("cub::DeviceRadixSort::SortPairs", [&](void* t, std::size_t& b) {
             return cub::DeviceRadixSort::SortPairs(t, b, reinterpret_cast<const ull*>(keys.data()), reinterpret_cast<ull*>(keys_sorted.data()),
                                                    ent_t.data(), t_sorted.data(), nent, 0, key_bits, hs);
         });
         DeviceBuffer<count_t> col_ptr(ka + 1, &mem_), slice_off(ka + 1, &mem_), slice_sizes(std::max<count_t>(ka, 1), &mem_), bread(1, &mem_);
-        csc_colptr_kernel<<<grid_for(ka + 1, simple_block), simple_block, 0, hs>>>(ka, nent, keys_sorted.data(), col_ptr.data());
-        check_launch("csc_colptr_kernel");
+        launch("csc_colptr_kernel", &csc_colptr_kernel, grid_for(ka + 1, simple_block), simple_block, 0, hs, ka, nent, keys_sorted.data(), col_ptr.data());
         const count_t nkept = read_scalar(col_ptr.data() + ka, hs);
         DeviceBuffer<count_t> csc_row(nkept, &mem_);
         DeviceBuffer<V> csc_val(nkept, &mem_);
-        csc_gather_kernel<V><<<grid_for(nkept, simple_block), simple_block, 0, hs>>>(nkept, t_sorted.data(), ent_h.data(), ent_j.data(), a_.values.data(),
+        launch("csc_gather_kernel", &csc_gather_kernel<V>, grid_for(nkept, simple_block), simple_block, 0, hs, nkept, t_sorted.data(), ent_h.data(), ent_j.data(), a_.values.data(),
                                                                                     csc_row.data(), csc_val.data());
-        check_launch("csc_gather_kernel");
         check(cudaMemsetAsync(bread.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
-        slice_sizes_kernel<<<grid_for(ka, simple_block), simple_block, 0, hs>>>(ka, col_ptr.data(), b_.row_ptr.data(), slice_sizes.data(), bread.data());
-        check_launch("slice_sizes_kernel");
+        launch("slice_sizes_kernel", &slice_sizes_kernel, grid_for(ka, simple_block), simple_block, 0, hs, ka, col_ptr.data(), b_.row_ptr.data(), slice_sizes.data(), bread.data());
         check(cudaMemsetAsync(slice_off.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
         if (ka > 0)
             temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
@@ -401,10 +392,8 @@ private:
         timer.stop(t_csc, hs, &st_.setup_ms);
         const std::size_t t_outer = timer.start(hs);
         const count_t ge = p_.outer_group_elems;
-        outer_product_kernel<V, I><<<grid_for(chat_nnz, static_cast<int>(ge)), p_.outer_threads, static_cast<std::size_t>(ge) * sizeof(count_t), hs>>>(
-            chat_nnz, ge, ka, slice_off.data(), col_ptr.data(), csc_row.data(), csc_val.data(), b_.row_ptr.data(), b_.col_idx.data(),
+        launch("outer_product_kernel", &outer_product_kernel<V, I>, grid_for(chat_nnz, static_cast<int>(ge)), p_.outer_threads, static_cast<std::size_t>(ge) * sizeof(count_t), hs, chat_nnz, ge, ka, slice_off.data(), col_ptr.data(), csc_row.data(), csc_val.data(), b_.row_ptr.data(), b_.col_idx.data(),
             b_.values.data(), cursor.data(), im->col[0].data(), im->val[0].data());
-        check_launch("outer_product_kernel");
         timer.stop(t_outer, hs, &st_.outer_ms);
         // hierarchical multisplit (Alg. 5), double buffered, heavy chunks first
         const std::size_t t_ms = timer.start(hs);
@@ -418,9 +407,8 @@ private:
         if (p_.nlevels == 0) {
             level_segs.emplace_back(nh, &mem_);
             level_nsegs.push_back(nh);
-            make_segments_kernel<<<grid_for(nh, simple_block), simple_block, 0, hs>>>(0, nh, in_ptr.data(), in_row.data(), in_base.data(), 0, span,
+            launch("make_segments_kernel", &make_segments_kernel, grid_for(nh, simple_block), simple_block, 0, hs, 0, nh, in_ptr.data(), in_row.data(), in_base.data(), 0, span,
                                                                                       level_segs.back().data());
-            check_launch("make_segments_kernel");
         }
         if (p_.nlevels > 0) {
             im->col[1].allocate(chat_nnz, &mem_);
@@ -440,12 +428,9 @@ private:
             check(cudaMemsetAsync(counts.data(), 0, n_out * sizeof(count_t), hs), "cudaMemsetAsync");
             const unsigned blocks = grid_for(total, static_cast<int>(L.group_elems));
             const std::size_t t_hist = timer.start(hs);
-            histogram_kernel<multisplit_block, I><<<blocks, multisplit_block, static_cast<std::size_t>(slots * warps) * sizeof(unsigned), hs>>>(
-                L, in_ptr.data(), im->col[in_buf].data(), counts.data());
-            check_launch("histogram_kernel");
+            launch("histogram_kernel", &histogram_kernel<multisplit_block, I>, blocks, multisplit_block, static_cast<std::size_t>(slots * warps) * sizeof(unsigned), hs, L, in_ptr.data(), im->col[in_buf].data(), counts.data());
             timer.stop(t_hist, hs, &st_.multisplit_kernels_ms);
-            split_flags_kernel<<<grid_for(n_out, simple_block), simple_block, 0, hs>>>(n_out, counts.data(), L.sub_log2, p_, flags.data(), ids.data());
-            check_launch("split_flags_kernel");
+            launch("split_flags_kernel", &split_flags_kernel, grid_for(n_out, simple_block), simple_block, 0, hs, n_out, counts.data(), L.sub_log2, p_, flags.data(), ids.data());
             count_t n_split = 0;
             const count_t* ord = ids.data();
             if (!last_level) {
@@ -455,10 +440,9 @@ private:
                 n_split = read_scalar(nsel.data(), hs);
                 ord = order.data();
             }
-            level_order_kernel<<<grid_for(n_out, simple_block), simple_block, 0, hs>>>(n_out, ord, counts.data(), in_row.data(), in_base.data(),
+            launch("level_order_kernel", &level_order_kernel, grid_for(n_out, simple_block), simple_block, 0, hs, n_out, ord, counts.data(), in_row.data(), in_base.data(),
                                                                                        L.chunks_log2, L.sub_log2, pos.data(), osz.data(), out_row.data(),
                                                                                        out_base.data());
-            check_launch("level_order_kernel");
             check(cudaMemsetAsync(out_ptr.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
             temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
                 return cub::DeviceScan::InclusiveSum(t, b, osz.data(), out_ptr.data() + 1, n_out, hs);
@@ -467,19 +451,17 @@ private:
             const int out_buf = 1 - in_buf;
             const std::size_t shmem = static_cast<std::size_t>(multisplit_smem_bytes(L.group_elems, L.group_rows, nchunks, multisplit_block, p_.sizes));
             const std::size_t t_split = timer.start(hs);
-            multisplit_kernel<multisplit_block, V, I><<<blocks, multisplit_block, shmem, hs>>>(L, in_ptr.data(), im->col[in_buf].data(),
+            launch("multisplit_kernel", &multisplit_kernel<multisplit_block, V, I>, blocks, multisplit_block, shmem, hs, L, in_ptr.data(), im->col[in_buf].data(),
                                                                                                im->val[in_buf].data(), pos.data(), cursor2.data(),
                                                                                                im->col[out_buf].data(), im->val[out_buf].data());
-            check_launch("multisplit_kernel");
             timer.stop(t_split, hs, &st_.multisplit_kernels_ms);
             st_.multisplit_bytes += total * static_cast<count_t>(3 * sizeof(I) + 2 * sizeof(V));
             // light (and, on the last level, dense) chunks become segments
             const count_t nseg = n_out - n_split;
             level_segs.emplace_back(nseg, &mem_);
             level_nsegs.push_back(nseg);
-            make_segments_kernel<<<grid_for(nseg, simple_block), simple_block, 0, hs>>>(n_split, n_out, out_ptr.data(), out_row.data(), out_base.data(),
+            launch("make_segments_kernel", &make_segments_kernel, grid_for(nseg, simple_block), simple_block, 0, hs, n_split, n_out, out_ptr.data(), out_row.data(), out_base.data(),
                                                                                         out_buf, L.sub_log2, level_segs.back().data());
-            check_launch("make_segments_kernel");
             // next level: the heavy prefix of this level's output (double buffering: writes into the
             // consumed input buffer never reach this level's segments, which lie past the prefix)
             // (read_scalar synchronizes the stream; without it, wait anyway: this level's pos, cursor2
@@ -526,8 +508,7 @@ private:
         im.bin_ids.allocate(n, &mem_);
         check(cudaMemsetAsync(counts.data(), 0, (nbins_ + 2) * sizeof(count_t), hs), "cudaMemsetAsync");
         check(cudaMemsetAsync(im.seg_nnz.data(), 0, n * sizeof(count_t), hs), "cudaMemsetAsync");
-        segment_bin_keys_kernel<<<grid_for(n, simple_block), simple_block, 0, hs>>>(n, im.segs.data(), p_, nbins_, keys.data(), ids.data(), counts.data());
-        check_launch("segment_bin_keys_kernel");
+        launch("segment_bin_keys_kernel", &segment_bin_keys_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, im.segs.data(), p_, nbins_, keys.data(), ids.data(), counts.data());
         const int bits = floor_log2(nbins_ + 1) + 1;
         temp_h_.run("cub::DeviceRadixSort::SortPairs", [&](void* t, std::size_t& b) {
             return cub::DeviceRadixSort::SortPairs(t, b, keys.data(), keys_sorted.data(), ids.data(), im.bin_ids.data(), n, 0, bits, hs);
@@ -547,22 +528,17 @@ private:
             if (n == 0) continue;
             const count_t cap = hash_bin_capacity(bn);
             const auto shmem = static_cast<std::size_t>(hash_smem_bytes(cap, p_.sizes, P == Phase::numeric));
-            hash_segments_kernel<P, V, I><<<static_cast<unsigned>(n), hash_bin_threads(bn), shmem, hs>>>(
-                im.bin_ids.data() + im.bin_begin[bn], im.segs.data(), cap, im.col[0].data(), im.val[0].data(), im.col[1].data(), im.val[1].data(),
+            launch("hash_segments_kernel", &hash_segments_kernel<P, V, I>, static_cast<unsigned>(n), hash_bin_threads(bn), shmem, hs, im.bin_ids.data() + im.bin_begin[bn], im.segs.data(), cap, im.col[0].data(), im.val[0].data(), im.col[1].data(), im.val[1].data(),
                 im.seg_nnz.data(), im.seg_out.data(), c_.col_idx.data(), c_.values.data());
-            check_launch("hash_segments_kernel");
         }
         const count_t nd = im.bin_begin[nbins_ + 1] - im.bin_begin[nbins_];
         if (nd > 0) {
             const auto shmem = static_cast<std::size_t>(dense_smem_bytes(chunk_span_log2(p_, p_.nlevels), p_.sizes, P == Phase::numeric));
-            dense_segments_kernel<dense_block, P, V, I><<<static_cast<unsigned>(nd), dense_block, shmem, hs>>>(
-                im.bin_ids.data() + im.bin_begin[nbins_], im.segs.data(), im.col[0].data(), im.val[0].data(), im.col[1].data(), im.val[1].data(),
+            launch("dense_segments_kernel", &dense_segments_kernel<dense_block, P, V, I>, static_cast<unsigned>(nd), dense_block, shmem, hs, im.bin_ids.data() + im.bin_begin[nbins_], im.segs.data(), im.col[0].data(), im.val[0].data(), im.col[1].data(), im.val[1].data(),
                 im.seg_nnz.data(), im.seg_out.data(), c_.col_idx.data(), c_.values.data());
-            check_launch("dense_segments_kernel");
         }
         if (P == Phase::symbolic && add_rows && im.nsegs > 0) {
-            segment_row_nnz_kernel<<<grid_for(im.nsegs, simple_block), simple_block, 0, hs>>>(im.nsegs, im.segs.data(), im.seg_nnz.data(), row_nnz_.data());
-            check_launch("segment_row_nnz_kernel");
+            launch("segment_row_nnz_kernel", &segment_row_nnz_kernel, grid_for(im.nsegs, simple_block), simple_block, 0, hs, im.nsegs, im.segs.data(), im.seg_nnz.data(), row_nnz_.data());
         }
     }
 
@@ -574,29 +550,25 @@ private:
         if (n == 0) return;
         DeviceBuffer<count_t> kb(n, &mem_), kr(n, &mem_), ids(n, &mem_), kb2(n, &mem_), ids2(n, &mem_), kr_sorted(n, &mem_), ids3(n, &mem_),
             cnt(n, &mem_), g(n, &mem_);
-        segment_keys_kernel<<<grid_for(n, simple_block), simple_block, 0, hs>>>(n, im.segs.data(), kb.data(), kr.data(), ids.data());
-        check_launch("segment_keys_kernel");
+        launch("segment_keys_kernel", &segment_keys_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, im.segs.data(), kb.data(), kr.data(), ids.data());
         const int base_bits = std::max(1, p_.span_log2 + 1);
         temp_h_.run("cub::DeviceRadixSort::SortPairs", [&](void* t, std::size_t& b) {
             return cub::DeviceRadixSort::SortPairs(t, b, reinterpret_cast<const ull*>(kb.data()), reinterpret_cast<ull*>(kb2.data()), ids.data(),
                                                    ids2.data(), n, 0, base_bits, hs);
         });
         // rows in the base order, then a stable sort by row
-        gather_products_kernel<<<grid_for(n, simple_block), simple_block, 0, hs>>>(n, ids2.data(), kr.data(), kb.data());
-        check_launch("gather_products_kernel");
+        launch("gather_products_kernel", &gather_products_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, ids2.data(), kr.data(), kb.data());
         const int row_bits = floor_log2(std::max<count_t>(m_, 1)) + 1;
         temp_h_.run("cub::DeviceRadixSort::SortPairs", [&](void* t, std::size_t& b) {
             return cub::DeviceRadixSort::SortPairs(t, b, reinterpret_cast<const ull*>(kb.data()), reinterpret_cast<ull*>(kr_sorted.data()), ids2.data(),
                                                    ids3.data(), n, 0, row_bits, hs);
         });
-        gather_counts_kernel<<<grid_for(n, simple_block), simple_block, 0, hs>>>(n, ids3.data(), im.seg_nnz.data(), cnt.data());
-        check_launch("gather_counts_kernel");
+        launch("gather_counts_kernel", &gather_counts_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, ids3.data(), im.seg_nnz.data(), cnt.data());
         temp_h_.run("cub::DeviceScan::ExclusiveSum", [&](void* t, std::size_t& b) {
             return cub::DeviceScan::ExclusiveSum(t, b, cnt.data(), g.data(), n, hs);
         });
-        segment_offsets_kernel<<<grid_for(n, simple_block), simple_block, 0, hs>>>(n, ids3.data(), kr_sorted.data(), g.data(), c_.row_ptr.data(),
+        launch("segment_offsets_kernel", &segment_offsets_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, ids3.data(), kr_sorted.data(), g.data(), c_.row_ptr.data(),
                                                                                    im.seg_out.data());
-        check_launch("segment_offsets_kernel");
         heavy_.sync();
     }
 
@@ -613,12 +585,9 @@ private:
     std::vector<count_t> light_begin_, heavy_prefix_, batch_bounds_;
 };
 
-}  // namespace gigasparse::cuda::gmagnus
-
-namespace gigasparse::cuda {
-
+// C = A·B with gMAGNUS (the body of cuda::spgemm; the CPU simulator's tests call it directly).
 template <class V, class I>
-Csr<V, I> spgemm(CsrView<V, I> a, CsrView<V, I> b, const GpuSpgemmOptions& options, GpuSpgemmStats* stats) {
+Csr<V, I> multiply(CsrView<V, I> a, CsrView<V, I> b, const GpuSpgemmOptions& options, GpuSpgemmStats* stats) {
     if (a.ncols != b.nrows)
         throw DimensionMismatch("cuda::spgemm: A is " + std::to_string(a.nrows) + " x " + std::to_string(a.ncols) + " but B is " +
                                 std::to_string(b.nrows) + " x " + std::to_string(b.ncols));
@@ -626,8 +595,18 @@ Csr<V, I> spgemm(CsrView<V, I> a, CsrView<V, I> b, const GpuSpgemmOptions& optio
     GpuSpgemmStats& st = stats ? *stats : local;
     st = GpuSpgemmStats{};
     check(cudaSetDevice(options.device), "cudaSetDevice");  // before Gmagnus creates its streams
-    gmagnus::Gmagnus<V, I> g(options, st);
+    Gmagnus<V, I> g(options, st);
     return g.run(a, b);
 }
+
+}  // namespace gmagnus
+}  // namespace GIGASPARSE_CUDA_ABI
+
+#ifndef GIGASPARSE_CUDA_SIM  // the simulator's tests call gmagnus::multiply: the library's cuda::spgemm stays the GPU one
+template <class V, class I>
+Csr<V, I> spgemm(CsrView<V, I> a, CsrView<V, I> b, const GpuSpgemmOptions& options, GpuSpgemmStats* stats) {
+    return gmagnus::multiply(a, b, options, stats);
+}
+#endif
 
 }  // namespace gigasparse::cuda

@@ -10,7 +10,14 @@
 
 #include "spgemm/cuda/gmagnus_math.hpp"
 
-namespace gigasparse::cuda::gmagnus {
+// Dynamic shared memory of a kernel (the CPU simulator, tests/cuda_sim, defines its own).
+#ifndef GIGASPARSE_DYNAMIC_SHARED
+#define GIGASPARSE_DYNAMIC_SHARED(name) extern __shared__ __align__(16) unsigned char name[]
+#endif
+
+namespace gigasparse::cuda {
+inline namespace GIGASPARSE_CUDA_ABI {
+namespace gmagnus {
 
 using ull = unsigned long long;
 
@@ -158,7 +165,7 @@ static __global__ void __launch_bounds__(outer_max_threads) outer_product_kernel
                                      const count_t* __restrict__ col_ptr, const count_t* __restrict__ csc_row, const V* __restrict__ csc_val,
                                      const count_t* __restrict__ b_ptr, const I* __restrict__ b_col, const V* __restrict__ b_val,
                                      count_t* __restrict__ cursor, I* __restrict__ out_col, V* __restrict__ out_val) {
-    extern __shared__ __align__(16) unsigned char smem_raw[];
+    GIGASPARSE_DYNAMIC_SHARED(smem_raw);
     count_t* offsets_local = reinterpret_cast<count_t*>(smem_raw);
     __shared__ count_t s_first_slice, s_a_begin, s_a_end;
     const Range R = group_range(blockIdx.x, group_elems, total);
@@ -235,7 +242,7 @@ __device__ __forceinline__ count_t advance_row(const count_t* __restrict__ in_pt
 template <int THREADS, class I>
 static __global__ void __launch_bounds__(THREADS) histogram_kernel(LevelArgs L, const count_t* __restrict__ in_ptr, const I* __restrict__ in_col,
                                                             count_t* __restrict__ counts) {
-    extern __shared__ __align__(16) unsigned char smem_raw[];
+    GIGASPARSE_DYNAMIC_SHARED(smem_raw);
     unsigned* hist = reinterpret_cast<unsigned*>(smem_raw);
     __shared__ count_t s_r0;
     constexpr int warps = THREADS / warp_size;
@@ -269,7 +276,7 @@ template <int THREADS, class V, class I>
 static __global__ void __launch_bounds__(THREADS) multisplit_kernel(LevelArgs L, const count_t* __restrict__ in_ptr, const I* __restrict__ in_col,
                                                              const V* __restrict__ in_val, const count_t* __restrict__ pos, count_t* __restrict__ cursor,
                                                              I* __restrict__ out_col, V* __restrict__ out_val) {
-    extern __shared__ __align__(16) unsigned char smem_raw[];
+    GIGASPARSE_DYNAMIC_SHARED(smem_raw);
     constexpr int warps = THREADS / warp_size;
     const count_t slots = L.group_rows << L.chunks_log2;
     // layout (eq. 5): offsets_global[slots] (count_t), col_buf[group_elems] (I), val_buf[group_elems] (V),
@@ -414,7 +421,7 @@ template <Phase P, class V, class I>
 static __global__ void __launch_bounds__(hash_max_threads) hash_rows_kernel(const count_t* __restrict__ rows, count_t cap, const count_t* __restrict__ a_ptr, const I* __restrict__ a_col,
                                  const V* __restrict__ a_val, const count_t* __restrict__ b_ptr, const I* __restrict__ b_col, const V* __restrict__ b_val,
                                  count_t* __restrict__ row_nnz, const count_t* __restrict__ c_ptr, I* __restrict__ c_col, V* __restrict__ c_val) {
-    extern __shared__ __align__(16) unsigned char smem_raw[];
+    GIGASPARSE_DYNAMIC_SHARED(smem_raw);
     V* vals = reinterpret_cast<V*>(smem_raw);
     I* keys = reinterpret_cast<I*>(P == Phase::numeric ? smem_raw + cap * sizeof(V) : smem_raw);
     __shared__ unsigned n_unique;
@@ -447,7 +454,7 @@ template <Phase P, class V, class I>
 static __global__ void __launch_bounds__(hash_max_threads) hash_segments_kernel(const count_t* __restrict__ ids, const Segment* __restrict__ segs, count_t cap, const I* __restrict__ col0,
                                      const V* __restrict__ val0, const I* __restrict__ col1, const V* __restrict__ val1, count_t* __restrict__ seg_nnz,
                                      const count_t* __restrict__ seg_out, I* __restrict__ c_col, V* __restrict__ c_val) {
-    extern __shared__ __align__(16) unsigned char smem_raw[];
+    GIGASPARSE_DYNAMIC_SHARED(smem_raw);
     V* vals = reinterpret_cast<V*>(smem_raw);
     I* keys = reinterpret_cast<I*>(P == Phase::numeric ? smem_raw + cap * sizeof(V) : smem_raw);
     __shared__ unsigned n_unique;
@@ -478,7 +485,7 @@ static __global__ void __launch_bounds__(THREADS) dense_segments_kernel(const co
                                                                  const V* __restrict__ val0, const I* __restrict__ col1, const V* __restrict__ val1,
                                                                  count_t* __restrict__ seg_nnz, const count_t* __restrict__ seg_out,
                                                                  I* __restrict__ c_col, V* __restrict__ c_val) {
-    extern __shared__ __align__(16) unsigned char smem_raw[];
+    GIGASPARSE_DYNAMIC_SHARED(smem_raw);
     __shared__ typename cub::BlockScan<unsigned, THREADS>::TempStorage scan_tmp;
     __shared__ typename cub::BlockReduce<unsigned, THREADS>::TempStorage reduce_tmp;
     const count_t id = ids[blockIdx.x];
@@ -565,4 +572,6 @@ static __global__ void gather_products_kernel(count_t n, const count_t* __restri
     if (t < n) out[t] = products[rows[t]];
 }
 
-}  // namespace gigasparse::cuda::gmagnus
+}  // namespace gmagnus
+}  // namespace GIGASPARSE_CUDA_ABI
+}  // namespace gigasparse::cuda

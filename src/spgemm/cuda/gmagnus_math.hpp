@@ -7,6 +7,8 @@
 // (Alg. 5), §III-D parameters, §III-E accumulation.
 #pragma once
 
+#include "cuda/base/abi.hpp"
+
 #include <cstdint>
 
 #ifdef __CUDACC__
@@ -15,7 +17,9 @@
 #define GIGASPARSE_HD
 #endif
 
-namespace gigasparse::cuda::gmagnus {
+namespace gigasparse::cuda {
+inline namespace GIGASPARSE_CUDA_ABI {
+namespace gmagnus {
 
 using count_t = std::int64_t;  // 64-bit counts and offsets everywhere (Ĉ.nnz may pass 2^31)
 
@@ -330,9 +334,6 @@ GIGASPARSE_HD inline count_t batch_end(const Offset* prefix, count_t nheavy, cou
     return lo;
 }
 
-}  // namespace gigasparse::cuda::gmagnus
-
-namespace gigasparse::cuda::gmagnus {
 
 // ---------------------------------------------------------------- block-level helpers
 // The multisplit scan walks warp-private histograms slot-major (slot s of warp 0, 1, ..., then
@@ -346,4 +347,6 @@ GIGASPARSE_HD constexpr count_t scan_order_to_storage(count_t v, count_t warps, 
 GIGASPARSE_HD constexpr count_t bitonic_partner(count_t i, count_t j) { return i ^ j; }
 GIGASPARSE_HD constexpr bool bitonic_ascending(count_t i, count_t k_size) { return (i & k_size) == 0; }
 
-}  // namespace gigasparse::cuda::gmagnus
+}  // namespace gmagnus
+}  // namespace GIGASPARSE_CUDA_ABI
+}  // namespace gigasparse::cuda

@@ -1,0 +1,304 @@
+// tests/cuda_sim/cuda_sim/runtime.hpp: a CPU simulator of the CUDA subset gigasparse's kernels and
+// dispatch code use, so that the real CUDA sources (not a rewrite of them) run and are tested on
+// machines without a GPU, under AddressSanitizer too.
+//
+// How it runs CUDA code:
+//   * each thread of a block is a fiber (its own stack); __syncthreads and the warp collectives
+//     (__shfl_down_sync, __syncwarp) switch fibers, so barriers have their real meaning. Threads run
+//     between barriers in forward, reverse or seeded random order (Config::order): a result that
+//     depends on that order is a race or a missing barrier;
+//   * __shared__ variables are thread_local (one copy per block, since blocks run one after the
+//     other); dynamic shared memory is a fresh heap block of exactly the launch's size, filled with
+//     garbage, so overruns reach AddressSanitizer and reads before writes give wrong results;
+//   * device memory is host memory from cudaMalloc, filled with garbage, with a capacity
+//     (Config::device_memory) so out-of-memory paths run; each stream is a queue executed only when
+//     the host waits (cudaStreamSynchronize, an event the stream waits for, a synchronous copy), so
+//     a missing wait leaves the data unwritten and the test fails;
+//   * checked like the hardware: block and grid limits, dynamic shared memory above the function's
+//     attribute, cub::BlockScan with a block of another size; beyond the hardware: barriers not
+//     reached by every thread, kernel or CUB arguments that are not device pointers, cudaFree of a
+//     buffer that queued work still uses. A failed kernel makes a sticky cudaErrorLaunchFailure as
+//     on a GPU; cuda_sim::last_error_detail() says which check, in which kernel, block and thread.
+// Not simulated: timing, concurrency between blocks or streams, memory-model effects within a
+// barrier interval (fibers do not interleave there), warp divergence, static shared-memory sizes
+// (cudaFuncGetAttributes reports Config::static_shared_bytes).
+//
+// Use: put tests/cuda_sim/include before any CUDA include path and define GIGASPARSE_CUDA_SIM (the
+// CMake target gigasparse_cuda_sim does both); its cuda_runtime.h and cub/ headers include this.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#ifndef GIGASPARSE_CUDA_SIM
+#define GIGASPARSE_CUDA_SIM 1
+#endif
+
+// ---------------------------------------------------------------- CUDA language extensions
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __launch_bounds__(...)
+#define __shared__ thread_local
+#define __align__(n) alignas(n)
+// Dynamic shared memory of the running block (the kernels declare it through this macro).
+#define GIGASPARSE_DYNAMIC_SHARED(name) unsigned char* name = ::cuda_sim::dynamic_shared()
+
+struct dim3 {
+    unsigned x, y, z;
+    constexpr dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
+};
+using uint3 = dim3;
+inline thread_local dim3 threadIdx{0, 0, 0};
+inline thread_local dim3 blockIdx{0, 0, 0};
+inline thread_local dim3 blockDim{1, 1, 1};
+inline thread_local dim3 gridDim{1, 1, 1};
+inline constexpr int warpSize = 32;
+
+// ---------------------------------------------------------------- runtime types
+enum cudaError_t {
+    cudaSuccess = 0,
+    cudaErrorInvalidValue = 1,
+    cudaErrorMemoryAllocation = 2,
+    cudaErrorInvalidConfiguration = 9,
+    cudaErrorInvalidDevicePointer = 17,
+    cudaErrorInvalidMemcpyDirection = 21,
+    cudaErrorInvalidDeviceFunction = 98,
+    cudaErrorNoDevice = 100,
+    cudaErrorInvalidDevice = 101,
+    cudaErrorInvalidResourceHandle = 400,
+    cudaErrorNotReady = 600,
+    cudaErrorIllegalAddress = 700,
+    cudaErrorLaunchFailure = 719,
+};
+enum cudaMemcpyKind {
+    cudaMemcpyHostToHost = 0,
+    cudaMemcpyHostToDevice = 1,
+    cudaMemcpyDeviceToHost = 2,
+    cudaMemcpyDeviceToDevice = 3,
+    cudaMemcpyDefault = 4,
+};
+enum cudaFuncAttribute {
+    cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
+};
+inline constexpr unsigned cudaStreamDefault = 0x00;
+inline constexpr unsigned cudaStreamNonBlocking = 0x01;
+
+struct CUstream_st;
+struct CUevent_st;
+using cudaStream_t = CUstream_st*;
+using cudaEvent_t = CUevent_st*;
+
+struct cudaDeviceProp {
+    char name[256];
+    std::size_t totalGlobalMem;
+    std::size_t sharedMemPerBlock;
+    std::size_t sharedMemPerBlockOptin;
+    std::size_t sharedMemPerMultiprocessor;
+    int regsPerBlock;
+    int warpSize;
+    int maxThreadsPerBlock;
+    int maxThreadsDim[3];
+    int maxGridSize[3];
+    int multiProcessorCount;
+    int major, minor;
+    int memoryBusWidth;
+    int l2CacheSize;
+};
+struct cudaFuncAttributes {
+    std::size_t sharedSizeBytes;
+    std::size_t constSizeBytes;
+    std::size_t localSizeBytes;
+    int maxThreadsPerBlock;
+    int numRegs;
+    int maxDynamicSharedSizeBytes;
+};
+struct cudaLaunchAttribute {
+    int id;
+};
+struct cudaLaunchConfig_t {
+    dim3 gridDim;
+    dim3 blockDim;
+    std::size_t dynamicSmemBytes;
+    cudaStream_t stream;
+    cudaLaunchAttribute* attrs;
+    unsigned numAttrs;
+};
+
+// ---------------------------------------------------------------- simulator control (tests)
+namespace cuda_sim {
+
+enum class Order { forward, reverse, random };
+
+struct Config {
+    std::size_t device_memory = std::size_t(4) << 30;  // capacity reported and enforced by cudaMalloc
+    std::size_t shared_optin = 232448;                 // H100/H200: 227 KiB per block
+    std::size_t static_shared_bytes = 2304;            // what cudaFuncGetAttributes reports for every kernel
+    int sm_count = 132;
+    Order order = Order::forward;                       // thread order between barriers
+    std::uint64_t seed = 1;                             // for Order::random
+    bool garbage_fill = true;                           // new device and dynamic shared memory hold 0xA5 bytes
+};
+
+struct Stats {
+    std::int64_t launches = 0, blocks = 0, threads = 0, barriers = 0, warp_collectives = 0;
+    std::int64_t device_bytes_live = 0, device_bytes_peak = 0, allocations_live = 0;
+    std::int64_t ops_deferred_max = 0;  // most operations queued on one stream at once
+};
+
+Config& config();
+Stats stats();
+// Clears the sticky error, the statistics and the streams' queues (not allocations: a test checks
+// allocations_live == 0 itself).
+void reset();
+// What the last failure was, in words (kernel, block, thread, check); empty when none.
+std::string last_error_detail();
+// Names the next kernel launch in error messages (src/cuda/base/launch.hpp calls it).
+void name_next_launch(const char* name);
+
+unsigned char* dynamic_shared();
+void block_barrier();
+void warp_barrier(unsigned mask);
+std::uint64_t* warp_exchange_slots();  // 32 slots of the calling thread's warp
+[[noreturn]] void fail(const std::string& what);  // from device code: fails the running kernel
+[[noreturn]] void fail_host(const std::string& what);
+
+// A pointer handed to device work must lie in a live device allocation (or be null); `uses` lists
+// those pointers so cudaFree can refuse to free what queued work still reads.
+struct Op {
+    std::string what;
+    std::vector<const void*> uses;
+    std::function<void()> run;
+};
+cudaError_t enqueue(cudaStream_t s, Op op);
+bool is_device_pointer(const void* p);
+// Bytes of the live allocation from p to its end (-1 when p is not device memory).
+std::int64_t device_bytes_from(const void* p);
+
+struct Launch {
+    const void* kernel;
+    dim3 grid, block;
+    std::size_t smem;
+    std::function<void()> body;  // one thread's execution of the kernel
+};
+cudaError_t launch(const cudaLaunchConfig_t* cfg, Launch l, std::vector<const void*> pointer_args);
+
+template <class T>
+void collect_pointer(std::vector<const void*>& out, const T& v) {
+    if constexpr (std::is_pointer_v<T>) out.push_back(static_cast<const void*>(v));
+}
+
+}  // namespace cuda_sim
+
+// ---------------------------------------------------------------- runtime API (host)
+cudaError_t cudaSetDevice(int device);
+cudaError_t cudaGetDevice(int* device);
+cudaError_t cudaGetDeviceCount(int* count);
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device);
+cudaError_t cudaDeviceSynchronize();
+cudaError_t cudaMalloc(void** p, std::size_t bytes);
+template <class T>
+cudaError_t cudaMalloc(T** p, std::size_t bytes) {
+    return cudaMalloc(reinterpret_cast<void**>(p), bytes);
+}
+cudaError_t cudaFree(void* p);
+cudaError_t cudaMemGetInfo(std::size_t* free_bytes, std::size_t* total_bytes);
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, cudaStream_t s = nullptr);
+cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind);
+cudaError_t cudaMemsetAsync(void* p, int value, std::size_t bytes, cudaStream_t s = nullptr);
+cudaError_t cudaMemset(void* p, int value, std::size_t bytes);
+cudaError_t cudaStreamCreate(cudaStream_t* s);
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned flags);
+cudaError_t cudaStreamDestroy(cudaStream_t s);
+cudaError_t cudaStreamSynchronize(cudaStream_t s);
+cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags = 0);
+cudaError_t cudaEventCreate(cudaEvent_t* e);
+cudaError_t cudaEventDestroy(cudaEvent_t e);
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = nullptr);
+cudaError_t cudaEventSynchronize(cudaEvent_t e);
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t stop);
+cudaError_t cudaGetLastError();
+cudaError_t cudaPeekAtLastError();
+const char* cudaGetErrorName(cudaError_t e);
+const char* cudaGetErrorString(cudaError_t e);
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func);
+cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int value);
+
+template <class... Exp, class... Act>
+cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t* cfg, void (*kernel)(Exp...), Act&&... args) {
+    static_assert(sizeof...(Exp) == sizeof...(Act), "kernel argument count");
+    auto params = std::make_shared<std::tuple<std::decay_t<Exp>...>>(std::forward<Act>(args)...);
+    std::vector<const void*> pointers;
+    std::apply([&](const auto&... v) { (cuda_sim::collect_pointer(pointers, v), ...); }, *params);
+    cuda_sim::Launch l{reinterpret_cast<const void*>(kernel), cfg->gridDim, cfg->blockDim, cfg->dynamicSmemBytes,
+                       [kernel, params] { std::apply(kernel, *params); }};
+    return cuda_sim::launch(cfg, std::move(l), std::move(pointers));
+}
+
+// ---------------------------------------------------------------- device intrinsics
+// Fibers never switch inside these, so plain read-modify-writes are atomic.
+inline void __syncthreads() { cuda_sim::block_barrier(); }
+inline void __syncwarp(unsigned mask = 0xffffffffu) { cuda_sim::warp_barrier(mask); }
+
+template <class T>
+T __shfl_down_sync(unsigned mask, T v, unsigned delta, int width = warpSize) {
+    static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 8, "__shfl_down_sync of a type over 8 bytes");
+    std::uint64_t* slots = cuda_sim::warp_exchange_slots();
+    const unsigned linear = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    const unsigned lane = linear % warpSize;
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &v, sizeof(T));
+    slots[lane] = bits;
+    cuda_sim::warp_barrier(mask);
+    const unsigned seg = lane / static_cast<unsigned>(width) * static_cast<unsigned>(width);
+    T r = v;
+    if (lane + delta < seg + static_cast<unsigned>(width)) std::memcpy(&r, &slots[lane + delta], sizeof(T));
+    cuda_sim::warp_barrier(mask);  // every lane has read before the slots are reused
+    return r;
+}
+
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __ffs(int x) { return __builtin_ffs(x); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(static_cast<unsigned>(x)); }
+
+template <class T>
+inline T sim_atomic_add(T* p, T v) {
+    const T old = *p;
+    *p = old + v;
+    return old;
+}
+inline int atomicAdd(int* p, int v) { return sim_atomic_add(p, v); }
+inline unsigned atomicAdd(unsigned* p, unsigned v) { return sim_atomic_add(p, v); }
+inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) { return sim_atomic_add(p, v); }
+inline float atomicAdd(float* p, float v) { return sim_atomic_add(p, v); }
+inline double atomicAdd(double* p, double v) { return sim_atomic_add(p, v); }
+template <class T>
+inline T sim_atomic_cas(T* p, T expected, T desired) {
+    const T old = *p;
+    if (old == expected) *p = desired;
+    return old;
+}
+inline int atomicCAS(int* p, int e, int d) { return sim_atomic_cas(p, e, d); }
+inline unsigned atomicCAS(unsigned* p, unsigned e, unsigned d) { return sim_atomic_cas(p, e, d); }
+inline unsigned long long atomicCAS(unsigned long long* p, unsigned long long e, unsigned long long d) { return sim_atomic_cas(p, e, d); }
+inline unsigned atomicOr(unsigned* p, unsigned v) {
+    const unsigned old = *p;
+    *p = old | v;
+    return old;
+}
+inline unsigned atomicMax(unsigned* p, unsigned v) {
+    const unsigned old = *p;
+    if (v > old) *p = v;
+    return old;
+}

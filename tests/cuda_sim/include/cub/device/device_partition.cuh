@@ -1,0 +1,3 @@
+// tests/cuda_sim/include/cub/device/device_partition.cuh: the CUDA simulator's CUB subset stands in for CUB.
+#pragma once
+#include "cuda_sim/cub.hpp"

@@ -1,0 +1,732 @@
+// tests/cuda_sim/runtime.cpp: the CUDA simulator's fibers, device memory, streams, events and errors
+// (see cuda_sim/runtime.hpp for what is simulated and what is checked).
+#include "cuda_sim/runtime.hpp"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <map>
+#include <random>
+#include <set>
+#include <stdexcept>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define CUDA_SIM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CUDA_SIM_ASAN 1
+#endif
+#endif
+#ifdef CUDA_SIM_ASAN
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+struct CUstream_st {
+    std::deque<std::pair<std::uint64_t, cuda_sim::Op>> queue;
+    std::uint64_t next_seq = 1;
+};
+struct CUevent_st {
+    CUstream_st* stream = nullptr;
+    std::uint64_t seq = 0;     // the record operation's place in its stream
+    bool complete = false;
+    double time_ms = 0;
+};
+
+namespace cuda_sim {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+const clock_type::time_point t_start = clock_type::now();
+double now_ms() { return std::chrono::duration<double, std::milli>(clock_type::now() - t_start).count(); }
+
+// ---------------------------------------------------------------- global state
+struct State {
+    Config cfg;
+    Stats st;
+    cudaError_t sticky = cudaSuccess;   // a failed kernel: every later call returns it
+    cudaError_t last = cudaSuccess;     // cudaGetLastError
+    std::string detail;
+    std::map<const unsigned char*, std::size_t> allocations;  // base -> bytes
+    std::set<CUstream_st*> streams;
+    std::set<CUevent_st*> events;
+    std::map<const void*, int> max_dynamic_smem;  // cudaFuncAttributeMaxDynamicSharedMemorySize
+    std::string next_name;
+    std::uint64_t launch_count = 0;
+};
+State& S() {
+    static State s;
+    return s;
+}
+
+cudaError_t set_error(cudaError_t e, const std::string& detail) {
+    State& s = S();
+    s.last = e;
+    s.detail = detail;
+    std::fprintf(stderr, "cuda_sim: %s: %s\n", cudaGetErrorName(e), detail.c_str());
+    return e;
+}
+cudaError_t set_sticky(const std::string& detail) {
+    S().sticky = cudaErrorLaunchFailure;
+    return set_error(cudaErrorLaunchFailure, detail);
+}
+// Every runtime call first reports a sticky failure, as the CUDA runtime does.
+#define CUDA_SIM_STICKY()                                 \
+    do {                                                  \
+        if (S().sticky != cudaSuccess) return S().sticky; \
+    } while (0)
+
+const std::pair<const unsigned char*, std::size_t>* find_allocation(const void* p) {
+    State& s = S();
+    const auto* q = static_cast<const unsigned char*>(p);
+    auto it = s.allocations.upper_bound(q);
+    if (it == s.allocations.begin()) return nullptr;
+    --it;
+    if (q > it->first + it->second) return nullptr;  // one past the end still names the allocation
+    return reinterpret_cast<const std::pair<const unsigned char*, std::size_t>*>(&*it);
+}
+
+// ---------------------------------------------------------------- fibers
+// A fiber switch saves the callee-saved registers on the current stack and moves to the other stack
+// (x86-64 System V; no signal-mask system call as in swapcontext, so a switch costs nanoseconds).
+extern "C" void gigasparse_cuda_sim_switch(void** save_sp, void* load_sp);
+asm(R"(
+    .text
+    .globl gigasparse_cuda_sim_switch
+    .hidden gigasparse_cuda_sim_switch
+    .type gigasparse_cuda_sim_switch, @function
+gigasparse_cuda_sim_switch:
+    pushq %rbp
+    pushq %rbx
+    pushq %r12
+    pushq %r13
+    pushq %r14
+    pushq %r15
+    movq %rsp, (%rdi)
+    movq %rsi, %rsp
+    popq %r15
+    popq %r14
+    popq %r13
+    popq %r12
+    popq %rbx
+    popq %rbp
+    ret
+    .size gigasparse_cuda_sim_switch, .-gigasparse_cuda_sim_switch
+)");
+
+// Kernels need little stack; AddressSanitizer's redzones need more. Small stacks keep the switch
+// from missing the TLB on every fiber.
+#ifdef CUDA_SIM_ASAN
+constexpr std::size_t fiber_stack_bytes = std::size_t(256) << 10;
+#else
+constexpr std::size_t fiber_stack_bytes = std::size_t(32) << 10;
+#endif
+
+enum class FiberState { runnable, block_barrier, warp_barrier, done };
+
+struct Fiber {
+    void* sp = nullptr;
+    unsigned char* stack = nullptr;
+    FiberState state = FiberState::runnable;
+    unsigned warp_mask = 0;
+};
+
+struct BlockRun {
+    std::vector<Fiber>* fibers = nullptr;
+    unsigned nthreads = 0;
+    unsigned current = 0;
+    const std::function<void()>* body = nullptr;
+    void* sched_sp = nullptr;
+    unsigned char* smem = nullptr;
+    std::vector<std::uint64_t> warp_slots;
+    std::string error;
+    unsigned done = 0, at_block = 0, at_warp = 0;  // fibers in each waiting state
+    const void* sched_bottom = nullptr;  // the scheduler's stack, for AddressSanitizer's fiber switches
+    std::size_t sched_size = 0;
+};
+
+thread_local BlockRun* tl_run = nullptr;
+struct FiberAbort {};  // thrown by fail() inside a fiber, caught at the fiber's entry
+thread_local std::vector<Fiber> tl_fibers;
+
+void set_thread_index(unsigned t) {
+    threadIdx.x = t % blockDim.x;
+    threadIdx.y = (t / blockDim.x) % blockDim.y;
+    threadIdx.z = t / (blockDim.x * blockDim.y);
+}
+
+void asan_start(void** fake, const void* bottom, std::size_t size) {
+#ifdef CUDA_SIM_ASAN
+    __sanitizer_start_switch_fiber(fake, bottom, size);
+#else
+    (void)fake, (void)bottom, (void)size;
+#endif
+}
+void asan_finish(void* fake, const void** bottom, std::size_t* size) {
+#ifdef CUDA_SIM_ASAN
+    __sanitizer_finish_switch_fiber(fake, bottom, size);
+#else
+    (void)fake, (void)bottom, (void)size;
+#endif
+}
+
+[[noreturn]] void fiber_entry() {
+    BlockRun* r = tl_run;
+    asan_finish(nullptr, &r->sched_bottom, &r->sched_size);
+    try {
+        (*r->body)();
+    } catch (const FiberAbort&) {
+        // fail() recorded the error
+    }
+    Fiber& f = (*r->fibers)[r->current];
+    f.state = FiberState::done;
+    ++r->done;
+    asan_start(nullptr, r->sched_bottom, r->sched_size);  // this fiber's stack is done
+    gigasparse_cuda_sim_switch(&f.sp, r->sched_sp);
+    std::abort();  // never resumed
+}
+
+// A fresh fiber: its first switch pops six zero registers and returns into fiber_entry with the
+// stack aligned as after a call.
+void prepare(Fiber& f) {
+    auto* top = reinterpret_cast<std::uintptr_t*>(f.stack + fiber_stack_bytes);
+    std::uintptr_t* sp = top - 8;  // 16-byte aligned
+    for (int i = 0; i < 6; ++i) sp[i] = 0;
+    sp[6] = reinterpret_cast<std::uintptr_t>(&fiber_entry);
+    sp[7] = 0;
+    f.sp = sp;
+}
+
+// From device code: back to the scheduler until released.
+void yield(FiberState why) {
+    BlockRun* r = tl_run;
+    Fiber& f = (*r->fibers)[r->current];
+    f.state = why;
+    (why == FiberState::warp_barrier ? r->at_warp : r->at_block) += 1;
+    void* fake = nullptr;
+    asan_start(&fake, r->sched_bottom, r->sched_size);
+    gigasparse_cuda_sim_switch(&f.sp, r->sched_sp);
+    asan_finish(fake, &r->sched_bottom, &r->sched_size);
+}
+
+void resume(BlockRun& r, unsigned t) {
+    Fiber& f = (*r.fibers)[t];
+    r.current = t;
+    set_thread_index(t);
+    void* fake = nullptr;
+    asan_start(&fake, f.stack, fiber_stack_bytes);
+    gigasparse_cuda_sim_switch(&r.sched_sp, f.sp);
+    asan_finish(fake, nullptr, nullptr);
+}
+
+std::string block_name() {
+    return "block (" + std::to_string(blockIdx.x) + "," + std::to_string(blockIdx.y) + "," + std::to_string(blockIdx.z) + ")";
+}
+
+// Runs the block's threads to completion; returns an error description or "".
+std::string run_block(unsigned nthreads, const std::function<void()>& body, unsigned char* smem, std::mt19937_64& rng) {
+    if (tl_fibers.size() < nthreads) tl_fibers.resize(nthreads);
+    BlockRun r;
+    r.fibers = &tl_fibers;
+    r.nthreads = nthreads;
+    r.body = &body;
+    r.smem = smem;
+    r.warp_slots.assign(static_cast<std::size_t>((nthreads + 31) / 32) * 32, 0);
+    for (unsigned t = 0; t < nthreads; ++t) {
+        Fiber& f = tl_fibers[t];
+        if (!f.stack) {
+            void* m = mmap(nullptr, fiber_stack_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+            if (m == MAP_FAILED) return "cannot map a fiber stack";
+            f.stack = static_cast<unsigned char*>(m);
+        }
+        prepare(f);
+        f.state = FiberState::runnable;
+    }
+    BlockRun* saved = tl_run;
+    tl_run = &r;
+    std::vector<unsigned> order(nthreads);
+    for (unsigned t = 0; t < nthreads; ++t) order[t] = S().cfg.order == Order::reverse ? nthreads - 1 - t : t;
+    std::string err;
+    while (true) {
+        if (S().cfg.order == Order::random) std::shuffle(order.begin(), order.end(), rng);
+        for (unsigned t : order)
+            if (tl_fibers[t].state == FiberState::runnable) {
+                resume(r, t);
+                if (!r.error.empty()) break;
+            }
+        if (!r.error.empty()) {
+            err = r.error;
+            break;
+        }
+        const unsigned done = r.done, at_block = r.at_block, at_warp = r.at_warp;
+        if (done == nthreads) break;
+        // warp collectives: every lane named by the masks has arrived
+        bool released = false;
+        for (unsigned w0 = 0; at_warp > 0 && w0 < nthreads; w0 += 32) {
+            const unsigned lanes = std::min(32u, nthreads - w0);
+            unsigned waiting = 0, mask = 0, exited = 0;
+            for (unsigned l = 0; l < lanes; ++l) {
+                const Fiber& f = tl_fibers[w0 + l];
+                if (f.state == FiberState::warp_barrier) {
+                    waiting |= 1u << l;
+                    mask |= f.warp_mask;
+                } else if (f.state == FiberState::done) {
+                    exited |= 1u << l;
+                }
+            }
+            if (!waiting) continue;
+            const unsigned in_block = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
+            if (mask & ~in_block) {
+                err = "warp collective with mask " + std::to_string(mask) + " names lanes beyond the block's " + std::to_string(nthreads) + " threads";
+                break;
+            }
+            if (mask & exited) {
+                err = "warp collective (mask " + std::to_string(mask) + ") waits for lanes that have exited";
+                break;
+            }
+            if ((waiting & mask) == mask) {
+                for (unsigned l = 0; l < lanes; ++l)
+                    if (waiting & (1u << l)) {
+                        tl_fibers[w0 + l].state = FiberState::runnable;
+                        --r.at_warp;
+                    }
+                released = true;
+            }
+        }
+        if (!err.empty()) break;
+        if (released) continue;
+        if (at_block > 0 && at_block + done == nthreads) {
+            if (done > 0) {
+                err = "__syncthreads reached by " + std::to_string(at_block) + " of " + std::to_string(nthreads) + " threads; the others had exited";
+                break;
+            }
+            ++S().st.barriers;
+            for (unsigned t = 0; t < nthreads; ++t) tl_fibers[t].state = FiberState::runnable;
+            r.at_block = 0;
+            continue;
+        }
+        err = "deadlock: " + std::to_string(at_block) + " threads at __syncthreads, " + std::to_string(at_warp) +
+              " at a warp collective that cannot complete, " + std::to_string(done) + " exited";
+        break;
+    }
+    tl_run = saved;
+    return err;
+}
+
+// ---------------------------------------------------------------- streams
+void execute(cudaStream_t s, std::uint64_t upto);
+
+void run_op(Op& op) {
+    if (S().sticky != cudaSuccess) return;  // a failed kernel stops the device
+    op.run();
+}
+
+void execute(cudaStream_t s, std::uint64_t upto) {
+    while (!s->queue.empty() && s->queue.front().first <= upto) {
+        Op op = std::move(s->queue.front().second);
+        s->queue.pop_front();
+        run_op(op);
+    }
+}
+void execute_all() {
+    for (CUstream_st* s : S().streams) execute(s, UINT64_MAX);
+}
+
+bool valid_stream(cudaStream_t s) { return s == nullptr || S().streams.count(s) > 0; }
+
+void fill_garbage(void* p, std::size_t n) {
+    if (S().cfg.garbage_fill && n > 0) std::memset(p, 0xA5, n);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- control
+Config& config() { return S().cfg; }
+Stats stats() { return S().st; }
+void reset() {
+    State& s = S();
+    for (CUstream_st* st : s.streams) st->queue.clear();
+    s.sticky = cudaSuccess;
+    s.last = cudaSuccess;
+    s.detail.clear();
+    const Stats keep = s.st;
+    s.st = Stats{};
+    s.st.device_bytes_live = keep.device_bytes_live;
+    s.st.device_bytes_peak = keep.device_bytes_live;
+    s.st.allocations_live = keep.allocations_live;
+}
+std::string last_error_detail() { return S().detail; }
+void name_next_launch(const char* name) { S().next_name = name ? name : ""; }
+
+unsigned char* dynamic_shared() {
+    if (!tl_run) fail_host("dynamic shared memory used outside a kernel");
+    return tl_run->smem;
+}
+void fail(const std::string& what) {
+    if (!tl_run) fail_host(what);
+    if (tl_run->error.empty()) tl_run->error = "thread " + std::to_string(tl_run->current) + ": " + what;
+    throw FiberAbort{};  // unwinds this thread's frames; the block stops at the error
+}
+void fail_host(const std::string& what) { throw std::logic_error("cuda_sim: " + what); }
+
+void block_barrier() {
+    if (!tl_run) fail_host("__syncthreads outside a kernel");
+    yield(FiberState::block_barrier);
+}
+void warp_barrier(unsigned mask) {
+    if (!tl_run) fail_host("warp collective outside a kernel");
+    ++S().st.warp_collectives;
+    (*tl_run->fibers)[tl_run->current].warp_mask = mask;
+    yield(FiberState::warp_barrier);
+}
+std::uint64_t* warp_exchange_slots() {
+    if (!tl_run) fail_host("warp collective outside a kernel");
+    return tl_run->warp_slots.data() + tl_run->current / 32 * 32;
+}
+
+bool is_device_pointer(const void* p) { return p == nullptr || find_allocation(p) != nullptr; }
+std::int64_t device_bytes_from(const void* p) {
+    const auto* a = find_allocation(p);
+    if (!a) return -1;
+    return static_cast<std::int64_t>(a->first + a->second - static_cast<const unsigned char*>(p));
+}
+
+cudaError_t enqueue(cudaStream_t s, Op op) {
+    CUDA_SIM_STICKY();
+    if (!valid_stream(s)) return set_error(cudaErrorInvalidResourceHandle, op.what + ": unknown stream");
+    for (const void* p : op.uses)
+        if (!is_device_pointer(p)) {
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "%p", p);
+            return set_error(cudaErrorInvalidDevicePointer, op.what + ": argument " + buf + " is not device memory");
+        }
+    if (s == nullptr) {  // the legacy default stream waits for all work and runs at once
+        execute_all();
+        run_op(op);
+        return S().sticky;
+    }
+    s->queue.emplace_back(s->next_seq++, std::move(op));
+    S().st.ops_deferred_max = std::max<std::int64_t>(S().st.ops_deferred_max, static_cast<std::int64_t>(s->queue.size()));
+    return cudaSuccess;
+}
+
+cudaError_t launch(const cudaLaunchConfig_t* cfg, Launch l, std::vector<const void*> pointer_args) {
+    State& s = S();
+    CUDA_SIM_STICKY();
+    std::string name = s.next_name.empty() ? "kernel" : s.next_name;
+    s.next_name.clear();
+    const std::uint64_t id = ++s.launch_count;
+    name += " (launch " + std::to_string(id) + ")";
+    const dim3 g = l.grid, b = l.block;
+    const std::uint64_t threads = std::uint64_t(b.x) * b.y * b.z;
+    if (threads == 0 || threads > 1024 || b.x > 1024 || b.y > 1024 || b.z > 64 || g.x == 0 || g.y == 0 || g.z == 0 || g.x > 2147483647u ||
+        g.y > 65535 || g.z > 65535)
+        return set_error(cudaErrorInvalidConfiguration, name + ": grid (" + std::to_string(g.x) + "," + std::to_string(g.y) + "," + std::to_string(g.z) +
+                                                            ") block (" + std::to_string(b.x) + "," + std::to_string(b.y) + "," + std::to_string(b.z) + ")");
+    const auto it = s.max_dynamic_smem.find(l.kernel);
+    const std::size_t smem_limit = it != s.max_dynamic_smem.end() ? static_cast<std::size_t>(it->second) : 49152 - s.cfg.static_shared_bytes;
+    if (l.smem > smem_limit)
+        return set_error(cudaErrorInvalidValue, name + ": " + std::to_string(l.smem) + " bytes of dynamic shared memory above the function's limit of " +
+                                                    std::to_string(smem_limit));
+    Op op;
+    op.what = name;
+    op.uses = std::move(pointer_args);
+    auto launch_state = std::make_shared<Launch>(std::move(l));
+    op.run = [launch_state, name, id] {
+        const Launch& L = *launch_state;
+        State& st = S();
+        ++st.st.launches;
+        std::mt19937_64 rng(st.cfg.seed + id);
+        gridDim = L.grid;
+        blockDim = L.block;
+        const unsigned n = L.block.x * L.block.y * L.block.z;
+        for (unsigned z = 0; z < L.grid.z; ++z)
+            for (unsigned y = 0; y < L.grid.y; ++y)
+                for (unsigned x = 0; x < L.grid.x; ++x) {
+                    blockIdx = dim3(x, y, z);
+                    std::unique_ptr<unsigned char[]> smem(new unsigned char[std::max<std::size_t>(L.smem, 1)]);
+                    fill_garbage(smem.get(), L.smem);
+                    ++st.st.blocks;
+                    st.st.threads += n;
+                    const std::string err = run_block(n, L.body, smem.get(), rng);
+                    if (!err.empty()) {
+                        set_sticky(name + ", " + block_name() + ", " + err);
+                        return;
+                    }
+                }
+    };
+    return enqueue(cfg->stream, std::move(op));
+}
+
+}  // namespace cuda_sim
+
+using namespace cuda_sim;
+
+// ---------------------------------------------------------------- runtime API
+cudaError_t cudaSetDevice(int device) {
+    CUDA_SIM_STICKY();
+    return device == 0 ? cudaSuccess : set_error(cudaErrorInvalidDevice, "cudaSetDevice(" + std::to_string(device) + "): the simulator has device 0");
+}
+cudaError_t cudaGetDevice(int* device) {
+    *device = 0;
+    return cudaSuccess;
+}
+cudaError_t cudaGetDeviceCount(int* count) {
+    *count = 1;
+    return cudaSuccess;
+}
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int device) {
+    CUDA_SIM_STICKY();
+    if (device != 0) return set_error(cudaErrorInvalidDevice, "cudaGetDeviceProperties: no such device");
+    *p = cudaDeviceProp{};
+    std::snprintf(p->name, sizeof p->name, "gigasparse CUDA simulator (CPU)");
+    const Config& c = S().cfg;
+    p->totalGlobalMem = c.device_memory;
+    p->sharedMemPerBlock = 49152;
+    p->sharedMemPerBlockOptin = c.shared_optin;
+    p->sharedMemPerMultiprocessor = c.shared_optin + 1024;
+    p->regsPerBlock = 65536;
+    p->warpSize = 32;
+    p->maxThreadsPerBlock = 1024;
+    p->maxThreadsDim[0] = p->maxThreadsDim[1] = 1024;
+    p->maxThreadsDim[2] = 64;
+    p->maxGridSize[0] = 2147483647;
+    p->maxGridSize[1] = p->maxGridSize[2] = 65535;
+    p->multiProcessorCount = c.sm_count;
+    p->major = 9;
+    p->minor = 0;
+    p->memoryBusWidth = 6144;
+    p->l2CacheSize = 50 << 20;
+    return cudaSuccess;
+}
+cudaError_t cudaDeviceSynchronize() {
+    CUDA_SIM_STICKY();
+    execute_all();
+    return S().sticky;
+}
+
+cudaError_t cudaMalloc(void** p, std::size_t bytes) {
+    CUDA_SIM_STICKY();
+    State& s = S();
+    *p = nullptr;
+    if (bytes == 0) return cudaSuccess;
+    if (static_cast<std::int64_t>(bytes) > static_cast<std::int64_t>(s.cfg.device_memory) - s.st.device_bytes_live)
+        return set_error(cudaErrorMemoryAllocation, "cudaMalloc(" + std::to_string(bytes) + "): " + std::to_string(s.st.device_bytes_live) + " of " +
+                                                        std::to_string(s.cfg.device_memory) + " bytes in use");
+    void* m = std::malloc(bytes);
+    if (!m) return set_error(cudaErrorMemoryAllocation, "cudaMalloc: host allocation failed");
+    fill_garbage(m, bytes);
+    s.allocations[static_cast<const unsigned char*>(m)] = bytes;
+    s.st.device_bytes_live += static_cast<std::int64_t>(bytes);
+    s.st.device_bytes_peak = std::max(s.st.device_bytes_peak, s.st.device_bytes_live);
+    ++s.st.allocations_live;
+    *p = m;
+    return cudaSuccess;
+}
+
+cudaError_t cudaFree(void* p) {
+    State& s = S();
+    if (!p) return cudaSuccess;
+    const auto it = s.allocations.find(static_cast<const unsigned char*>(p));
+    if (it == s.allocations.end()) return set_error(cudaErrorInvalidDevicePointer, "cudaFree of a pointer that is not the start of a device allocation");
+    // queued work that still uses the buffer: on a GPU it would read freed memory
+    for (CUstream_st* st : s.streams)
+        for (const auto& [seq, op] : st->queue)
+            for (const void* u : op.uses) {
+                const auto* q = static_cast<const unsigned char*>(u);
+                if (q >= it->first && q <= it->first + it->second)  // not freed: the queued work would read freed memory
+                    return set_sticky("cudaFree of a buffer that queued work still uses: " + op.what);
+            }
+    s.st.device_bytes_live -= static_cast<std::int64_t>(it->second);
+    --s.st.allocations_live;
+    s.allocations.erase(it);
+    std::free(p);
+    return s.sticky;
+}
+
+cudaError_t cudaMemGetInfo(std::size_t* free_bytes, std::size_t* total_bytes) {
+    CUDA_SIM_STICKY();
+    const State& s = S();
+    *total_bytes = s.cfg.device_memory;
+    *free_bytes = s.cfg.device_memory - static_cast<std::size_t>(s.st.device_bytes_live);
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, cudaStream_t s) {
+    CUDA_SIM_STICKY();
+    if (bytes == 0) return cudaSuccess;
+    const bool dst_dev = find_allocation(dst) != nullptr, src_dev = find_allocation(src) != nullptr;
+    const bool want_dst_dev = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+    const bool want_src_dev = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+    if (kind != cudaMemcpyDefault && kind != cudaMemcpyHostToHost && (dst_dev != want_dst_dev || src_dev != want_src_dev))
+        return set_error(cudaErrorInvalidValue, "cudaMemcpyAsync: pointers do not match the direction " + std::to_string(kind));
+    if (dst_dev && device_bytes_from(dst) < static_cast<std::int64_t>(bytes))
+        return set_error(cudaErrorInvalidValue, "cudaMemcpyAsync: " + std::to_string(bytes) + " bytes past the end of the destination allocation");
+    if (src_dev && device_bytes_from(src) < static_cast<std::int64_t>(bytes))
+        return set_error(cudaErrorInvalidValue, "cudaMemcpyAsync: " + std::to_string(bytes) + " bytes past the end of the source allocation");
+    Op op;
+    op.what = "cudaMemcpyAsync";
+    if (dst_dev) op.uses.push_back(dst);
+    if (src_dev) {
+        op.uses.push_back(src);
+        op.run = [dst, src, bytes] { std::memcpy(dst, src, bytes); };
+    } else {  // pageable host source: consumed when the call returns
+        auto copy = std::make_shared<std::vector<unsigned char>>(static_cast<const unsigned char*>(src), static_cast<const unsigned char*>(src) + bytes);
+        op.run = [dst, copy] { std::memcpy(dst, copy->data(), copy->size()); };
+    }
+    return enqueue(s, std::move(op));
+}
+cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
+    const cudaError_t e = cudaMemcpyAsync(dst, src, bytes, kind, nullptr);
+    return e;
+}
+cudaError_t cudaMemsetAsync(void* p, int value, std::size_t bytes, cudaStream_t s) {
+    CUDA_SIM_STICKY();
+    if (bytes == 0) return cudaSuccess;
+    if (device_bytes_from(p) < static_cast<std::int64_t>(bytes))
+        return set_error(cudaErrorInvalidValue, "cudaMemsetAsync: " + std::to_string(bytes) + " bytes not inside one device allocation");
+    Op op;
+    op.what = "cudaMemsetAsync";
+    op.uses.push_back(p);
+    op.run = [p, value, bytes] { std::memset(p, value, bytes); };
+    return enqueue(s, std::move(op));
+}
+cudaError_t cudaMemset(void* p, int value, std::size_t bytes) { return cudaMemsetAsync(p, value, bytes, nullptr); }
+
+cudaError_t cudaStreamCreate(cudaStream_t* s) { return cudaStreamCreateWithFlags(s, cudaStreamDefault); }
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned) {
+    CUDA_SIM_STICKY();
+    *s = new CUstream_st;
+    S().streams.insert(*s);
+    return cudaSuccess;
+}
+cudaError_t cudaStreamDestroy(cudaStream_t s) {
+    if (!s || !S().streams.count(s)) return set_error(cudaErrorInvalidResourceHandle, "cudaStreamDestroy: unknown stream");
+    execute(s, UINT64_MAX);  // the stream's work still completes
+    S().streams.erase(s);
+    delete s;
+    return cudaSuccess;
+}
+cudaError_t cudaStreamSynchronize(cudaStream_t s) {
+    CUDA_SIM_STICKY();
+    if (!valid_stream(s)) return set_error(cudaErrorInvalidResourceHandle, "cudaStreamSynchronize: unknown stream");
+    if (s == nullptr) execute_all();
+    else execute(s, UINT64_MAX);
+    return S().sticky;
+}
+cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned) {
+    CUDA_SIM_STICKY();
+    if (!S().events.count(e)) return set_error(cudaErrorInvalidResourceHandle, "cudaStreamWaitEvent: unknown event");
+    CUstream_st* es = e->stream;
+    const std::uint64_t seq = e->seq;
+    if (!es) return cudaSuccess;  // never recorded: nothing to wait for
+    Op op;
+    op.what = "cudaStreamWaitEvent";
+    op.run = [es, seq] {
+        if (S().streams.count(es)) execute(es, seq);
+    };
+    return enqueue(s, std::move(op));
+}
+cudaError_t cudaEventCreate(cudaEvent_t* e) {
+    CUDA_SIM_STICKY();
+    *e = new CUevent_st;
+    S().events.insert(*e);
+    return cudaSuccess;
+}
+cudaError_t cudaEventDestroy(cudaEvent_t e) {
+    if (!S().events.erase(e)) return set_error(cudaErrorInvalidResourceHandle, "cudaEventDestroy: unknown event");
+    if (e->stream && S().streams.count(e->stream)) execute(e->stream, e->seq);  // its queued record completes first
+    delete e;
+    return cudaSuccess;
+}
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
+    CUDA_SIM_STICKY();
+    if (!S().events.count(e)) return set_error(cudaErrorInvalidResourceHandle, "cudaEventRecord: unknown event");
+    if (!valid_stream(s)) return set_error(cudaErrorInvalidResourceHandle, "cudaEventRecord: unknown stream");
+    e->complete = false;
+    if (s == nullptr) {
+        execute_all();
+        e->stream = nullptr;
+        e->complete = true;
+        e->time_ms = now_ms();
+        return cudaSuccess;
+    }
+    e->stream = s;
+    e->seq = s->next_seq;
+    Op op;
+    op.what = "cudaEventRecord";
+    op.run = [e] {
+        e->complete = true;
+        e->time_ms = now_ms();
+    };
+    return enqueue(s, std::move(op));
+}
+cudaError_t cudaEventSynchronize(cudaEvent_t e) {
+    CUDA_SIM_STICKY();
+    if (!S().events.count(e)) return set_error(cudaErrorInvalidResourceHandle, "cudaEventSynchronize: unknown event");
+    if (e->stream) execute(e->stream, e->seq);
+    return S().sticky;
+}
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t stop) {
+    CUDA_SIM_STICKY();
+    if (!S().events.count(start) || !S().events.count(stop)) return set_error(cudaErrorInvalidResourceHandle, "cudaEventElapsedTime: unknown event");
+    if (!start->complete || !stop->complete) return set_error(cudaErrorNotReady, "cudaEventElapsedTime: an event has not completed (no wait before reading it)");
+    *ms = static_cast<float>(stop->time_ms - start->time_ms);
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetLastError() {
+    State& s = S();
+    const cudaError_t e = s.sticky != cudaSuccess ? s.sticky : s.last;
+    s.last = cudaSuccess;
+    return e;
+}
+cudaError_t cudaPeekAtLastError() { return S().sticky != cudaSuccess ? S().sticky : S().last; }
+
+const char* cudaGetErrorName(cudaError_t e) {
+    switch (e) {
+        case cudaSuccess: return "cudaSuccess";
+        case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
+        case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
+        case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
+        case cudaErrorInvalidDevicePointer: return "cudaErrorInvalidDevicePointer";
+        case cudaErrorInvalidMemcpyDirection: return "cudaErrorInvalidMemcpyDirection";
+        case cudaErrorInvalidDeviceFunction: return "cudaErrorInvalidDeviceFunction";
+        case cudaErrorNoDevice: return "cudaErrorNoDevice";
+        case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
+        case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
+        case cudaErrorNotReady: return "cudaErrorNotReady";
+        case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
+        case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
+    }
+    return "cudaErrorUnknown";
+}
+// The simulator's detail of the last failure (what a compute-sanitizer report would say).
+const char* cudaGetErrorString(cudaError_t e) {
+    thread_local std::string text;
+    text = std::string(e == cudaSuccess ? "no error" : "simulated failure") + (S().detail.empty() || e == cudaSuccess ? "" : ": " + S().detail);
+    return text.c_str();
+}
+
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* a, const void* func) {
+    CUDA_SIM_STICKY();
+    *a = cudaFuncAttributes{};
+    a->sharedSizeBytes = S().cfg.static_shared_bytes;
+    a->maxThreadsPerBlock = 1024;
+    const auto it = S().max_dynamic_smem.find(func);
+    a->maxDynamicSharedSizeBytes = it != S().max_dynamic_smem.end() ? it->second : static_cast<int>(49152 - S().cfg.static_shared_bytes);
+    return cudaSuccess;
+}
+cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int value) {
+    CUDA_SIM_STICKY();
+    if (attr != cudaFuncAttributeMaxDynamicSharedMemorySize) return set_error(cudaErrorInvalidValue, "cudaFuncSetAttribute: attribute not simulated");
+    if (value < 0 || static_cast<std::size_t>(value) + S().cfg.static_shared_bytes > S().cfg.shared_optin)
+        return set_error(cudaErrorInvalidValue, "cudaFuncSetAttribute: " + std::to_string(value) + " bytes of dynamic shared memory + " +
+                                                    std::to_string(S().cfg.static_shared_bytes) + " static exceed the opt-in maximum " +
+                                                    std::to_string(S().cfg.shared_optin));
+    S().max_dynamic_smem[func] = value;
+    return cudaSuccess;
+}

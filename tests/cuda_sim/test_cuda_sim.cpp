@@ -1,0 +1,304 @@
+// tests/cuda_sim/test_cuda_sim.cpp: the CUDA simulator itself: barriers and warp collectives, thread
+// orders that expose a missing barrier, stream order, and each check that turns a GPU bug into a
+// test failure (barrier divergence, host pointers, freeing in-use buffers, shared-memory limits,
+// device capacity), plus the CUB subset's documented semantics.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+#include <cub/block/block_scan.cuh>
+#include <cub/device/device_partition.cuh>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cuda_runtime.h>
+
+namespace {
+
+// Fresh simulator state for each test; restores the default configuration afterwards.
+class CudaSim : public ::testing::Test {
+protected:
+    void SetUp() override {
+        cuda_sim::config() = cuda_sim::Config{};
+        cuda_sim::reset();
+    }
+    void TearDown() override {
+        EXPECT_EQ(cuda_sim::stats().allocations_live, live_at_start_) << "device memory leaked";
+        cuda_sim::config() = cuda_sim::Config{};
+        cuda_sim::reset();
+    }
+    template <class T>
+    T* device(std::size_t n) {
+        void* p = nullptr;
+        EXPECT_EQ(cudaMalloc(&p, n * sizeof(T)), cudaSuccess);
+        return static_cast<T*>(p);
+    }
+    template <class T>
+    std::vector<T> to_host(const T* d, std::size_t n) {
+        std::vector<T> h(n);
+        EXPECT_EQ(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+        return h;
+    }
+    template <class... P, class... A>
+    cudaError_t run(void (*k)(P...), unsigned grid, unsigned block, std::size_t smem, cudaStream_t s, A... args) {
+        cudaLaunchConfig_t cfg{};
+        cfg.gridDim = dim3(grid);
+        cfg.blockDim = dim3(block);
+        cfg.dynamicSmemBytes = smem;
+        cfg.stream = s;
+        return cudaLaunchKernelEx(&cfg, k, args...);
+    }
+    std::int64_t live_at_start_ = cuda_sim::stats().allocations_live;
+};
+
+// out[blockIdx * blockDim + t] = value thread 0 of the block published (with or without a barrier).
+template <bool Barrier>
+__global__ void broadcast_kernel(int value, int* out) {
+    __shared__ int s;
+    if (threadIdx.x == 0) s = value + static_cast<int>(blockIdx.x);
+    if constexpr (Barrier) __syncthreads();
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+
+__global__ void divergent_barrier_kernel(int* out) {
+    if (threadIdx.x >= 16) return;
+    __syncthreads();
+    out[threadIdx.x] = 1;
+}
+
+// Warp sums with __shfl_down_sync, one per warp.
+__global__ void warp_sum_kernel(const int* in, int* out) {
+    const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+    int v = in[t];
+    for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
+    if (threadIdx.x % 32 == 0) out[t / 32] = v;
+}
+
+__global__ void copy_kernel(const int* in, int* out, int n) {
+    const int t = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+    if (t < n) out[t] = in[t];
+}
+
+template <int THREADS>
+__global__ void block_scan_kernel(const unsigned* in, unsigned* out) {
+    __shared__ typename cub::BlockScan<unsigned, THREADS>::TempStorage tmp;
+    unsigned prefix = 0;
+    cub::BlockScan<unsigned, THREADS>(tmp).ExclusiveSum(in[threadIdx.x], prefix);
+    out[threadIdx.x] = prefix;
+}
+
+__global__ void dynamic_shared_kernel(int* out) {
+    GIGASPARSE_DYNAMIC_SHARED(raw);
+    int* s = reinterpret_cast<int*>(raw);
+    s[threadIdx.x] = static_cast<int>(threadIdx.x);
+    __syncthreads();
+    out[threadIdx.x] = s[blockDim.x - 1 - threadIdx.x];
+}
+
+TEST_F(CudaSim, BarrierPublishesSharedWritesInEveryOrder) {
+    int* out = device<int>(3 * 64);
+    for (cuda_sim::Order o : {cuda_sim::Order::forward, cuda_sim::Order::reverse, cuda_sim::Order::random}) {
+        cuda_sim::config().order = o;
+        const int value = 100 * (static_cast<int>(o) + 1);
+        ASSERT_EQ(run(&broadcast_kernel<true>, 3, 64, 0, nullptr, value, out), cudaSuccess);
+        const auto h = to_host(out, 3 * 64);
+        for (int i = 0; i < 3 * 64; ++i) ASSERT_EQ(h[i], value + i / 64) << "order " << static_cast<int>(o) << " element " << i;
+    }
+    EXPECT_GE(cuda_sim::stats().barriers, 9);
+    cudaFree(out);
+}
+
+// Without the barrier, threads that run before thread 0 read a stale value: reverse order shows it.
+TEST_F(CudaSim, MissingBarrierGivesWrongResultsInReverseOrder) {
+    int* out = device<int>(64);
+    cuda_sim::config().order = cuda_sim::Order::reverse;
+    ASSERT_EQ(run(&broadcast_kernel<false>, 1, 64, 0, nullptr, 7, out), cudaSuccess);
+    const auto h = to_host(out, 64);
+    EXPECT_EQ(h[0], 7);
+    EXPECT_NE(h[63], 7) << "thread 63 ran first and cannot have seen thread 0's write";
+    cudaFree(out);
+}
+
+TEST_F(CudaSim, BarrierNotReachedByAllThreadsFailsTheKernel) {
+    int* out = device<int>(64);
+    cudaStream_t s;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    ASSERT_EQ(run(&divergent_barrier_kernel, 1, 64, 0, s, out), cudaSuccess);  // launches are asynchronous
+    EXPECT_EQ(cudaStreamSynchronize(s), cudaErrorLaunchFailure);
+    EXPECT_NE(cuda_sim::last_error_detail().find("__syncthreads reached by 16 of 64"), std::string::npos) << cuda_sim::last_error_detail();
+    EXPECT_EQ(cudaGetLastError(), cudaErrorLaunchFailure) << "the error is sticky";
+    EXPECT_EQ(cudaGetLastError(), cudaErrorLaunchFailure);
+    cuda_sim::reset();
+    cudaFree(out);
+    cudaStreamDestroy(s);
+}
+
+TEST_F(CudaSim, ShuffleDownSumsEachWarp) {
+    std::vector<int> h(256);
+    std::iota(h.begin(), h.end(), 1);
+    int* in = device<int>(256);
+    int* out = device<int>(8);
+    ASSERT_EQ(cudaMemcpy(in, h.data(), 256 * sizeof(int), cudaMemcpyHostToDevice), cudaSuccess);
+    cuda_sim::config().order = cuda_sim::Order::random;
+    ASSERT_EQ(run(&warp_sum_kernel, 2, 128, 0, nullptr, in, out), cudaSuccess);
+    const auto sums = to_host(out, 8);
+    for (int w = 0; w < 8; ++w) EXPECT_EQ(sums[w], 32 * (32 * w + 1) + 31 * 32 / 2) << "warp " << w;
+    cudaFree(in);
+    cudaFree(out);
+}
+
+TEST_F(CudaSim, StreamWorkRunsOnlyWhenTheHostWaits) {
+    cudaStream_t s;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    int* d = device<int>(4);
+    ASSERT_EQ(cudaMemsetAsync(d, 0, 4 * sizeof(int), s), cudaSuccess);
+    int h[4] = {9, 9, 9, 9};
+    ASSERT_EQ(cudaMemcpyAsync(h, d, sizeof h, cudaMemcpyDeviceToHost, s), cudaSuccess);
+    EXPECT_EQ(h[0], 9) << "read before cudaStreamSynchronize: a missing wait must show";
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    EXPECT_EQ(h[0], 0);
+    cudaFree(d);
+    cudaStreamDestroy(s);
+}
+
+TEST_F(CudaSim, CrossStreamReadsNeedAnEventWait) {
+    cudaStream_t a, b;
+    cudaEvent_t e;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking), cudaSuccess);
+    ASSERT_EQ(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking), cudaSuccess);
+    ASSERT_EQ(cudaEventCreate(&e), cudaSuccess);
+    int* in = device<int>(32);
+    int* out = device<int>(32);
+    for (bool wait : {false, true}) {
+        ASSERT_EQ(cudaMemsetAsync(in, 0, 32 * sizeof(int), a), cudaSuccess);
+        ASSERT_EQ(cudaEventRecord(e, a), cudaSuccess);
+        if (wait) {
+            ASSERT_EQ(cudaStreamWaitEvent(b, e), cudaSuccess);
+        }
+        ASSERT_EQ(run(&copy_kernel, 1, 32, 0, b, in, out, 32), cudaSuccess);
+        ASSERT_EQ(cudaStreamSynchronize(b), cudaSuccess);
+        const auto h = to_host(out, 32);
+        if (wait) EXPECT_EQ(h[5], 0);
+        else EXPECT_NE(h[5], 0) << "stream b ran before stream a's memset without a wait";
+        ASSERT_EQ(cudaStreamSynchronize(a), cudaSuccess);
+    }
+    float ms = -1;
+    EXPECT_EQ(cudaEventElapsedTime(&ms, e, e), cudaSuccess);
+    cudaFree(in);
+    cudaFree(out);
+    cudaEventDestroy(e);
+    cudaStreamDestroy(a);
+    cudaStreamDestroy(b);
+}
+
+TEST_F(CudaSim, FreeingABufferQueuedWorkUsesFails) {
+    cudaStream_t s;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    int* in = device<int>(32);
+    int* out = device<int>(32);
+    ASSERT_EQ(run(&copy_kernel, 1, 32, 0, s, in, out, 32), cudaSuccess);
+    EXPECT_EQ(cudaFree(in), cudaErrorLaunchFailure);
+    EXPECT_NE(cuda_sim::last_error_detail().find("queued work still uses"), std::string::npos) << cuda_sim::last_error_detail();
+    cuda_sim::reset();  // drops the queued kernel
+    EXPECT_EQ(cudaFree(in), cudaSuccess);
+    cudaStreamDestroy(s);
+    cudaFree(out);
+}
+
+TEST_F(CudaSim, HostPointersAreNotKernelArguments) {
+    std::vector<int> host(32), out_host(32);
+    int* out = device<int>(32);
+    EXPECT_EQ(run(&copy_kernel, 1, 32, 0, nullptr, host.data(), out, 32), cudaErrorInvalidDevicePointer);
+    EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidDevicePointer);
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "a launch error is not sticky";
+    cudaFree(out);
+}
+
+TEST_F(CudaSim, DynamicSharedMemoryNeedsTheAttributeAboveTheDefault) {
+    int* out = device<int>(1024);
+    EXPECT_EQ(run(&dynamic_shared_kernel, 1, 256, 256 * sizeof(int), nullptr, out), cudaSuccess);
+    EXPECT_EQ(to_host(out, 256)[3], 252);
+    const std::size_t big = 100000;
+    EXPECT_EQ(run(&dynamic_shared_kernel, 1, 256, big, nullptr, out), cudaErrorInvalidValue);
+    const void* k = reinterpret_cast<const void*>(&dynamic_shared_kernel);
+    EXPECT_EQ(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(big)), cudaSuccess);
+    EXPECT_EQ(run(&dynamic_shared_kernel, 1, 256, big, nullptr, out), cudaSuccess);
+    EXPECT_EQ(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, 232448), cudaErrorInvalidValue)
+        << "dynamic + static shared memory above the opt-in maximum";
+    EXPECT_EQ(run(&dynamic_shared_kernel, 1, 2048, 0, nullptr, out), cudaErrorInvalidConfiguration);
+    (void)cudaGetLastError();
+    cudaFree(out);
+}
+
+TEST_F(CudaSim, DeviceCapacityIsEnforced) {
+    cuda_sim::config().device_memory = 1 << 20;
+    void* a = nullptr;
+    void* b = nullptr;
+    ASSERT_EQ(cudaMalloc(&a, 600 << 10), cudaSuccess);
+    EXPECT_EQ(cudaMalloc(&b, 600 << 10), cudaErrorMemoryAllocation);
+    std::size_t free_b = 0, total_b = 0;
+    ASSERT_EQ(cudaMemGetInfo(&free_b, &total_b), cudaSuccess);
+    EXPECT_EQ(total_b, std::size_t(1) << 20);
+    EXPECT_EQ(free_b, (std::size_t(1) << 20) - (600 << 10));
+    (void)cudaGetLastError();
+    cudaFree(a);
+}
+
+TEST_F(CudaSim, CubBlockScanAndItsBlockSizeCheck) {
+    std::vector<unsigned> h(128);
+    for (unsigned i = 0; i < 128; ++i) h[i] = i % 5;
+    unsigned* in = device<unsigned>(128);
+    unsigned* out = device<unsigned>(128);
+    ASSERT_EQ(cudaMemcpy(in, h.data(), 128 * sizeof(unsigned), cudaMemcpyHostToDevice), cudaSuccess);
+    cuda_sim::config().order = cuda_sim::Order::random;
+    ASSERT_EQ(run(&block_scan_kernel<128>, 1, 128, 0, nullptr, in, out), cudaSuccess);
+    const auto r = to_host(out, 128);
+    unsigned run_sum = 0;
+    for (unsigned i = 0; i < 128; ++i) {
+        ASSERT_EQ(r[i], run_sum) << i;
+        run_sum += h[i];
+    }
+    cudaStream_t s;
+    ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    ASSERT_EQ(run(&block_scan_kernel<128>, 1, 64, 0, s, in, out), cudaSuccess);
+    EXPECT_EQ(cudaStreamSynchronize(s), cudaErrorLaunchFailure) << "BlockScan<128> in a block of 64";
+    cuda_sim::reset();
+    cudaStreamDestroy(s);
+    cudaFree(in);
+    cudaFree(out);
+}
+
+TEST_F(CudaSim, CubDeviceAlgorithmsFollowCubSemantics) {
+    const std::vector<int> vals = {10, 11, 12, 13, 14, 15};
+    const std::vector<char> flags = {1, 0, 1, 0, 0, 1};
+    const std::vector<unsigned> keys = {0x13, 0x02, 0x11, 0x03, 0x12, 0x01};  // sort by the low 4 bits
+    int* dv = device<int>(6);
+    int* dout = device<int>(6);
+    char* df = device<char>(6);
+    int* dn = device<int>(1);
+    unsigned* dk = device<unsigned>(6);
+    unsigned* dk2 = device<unsigned>(6);
+    cudaMemcpy(dv, vals.data(), 6 * sizeof(int), cudaMemcpyHostToDevice);
+    cudaMemcpy(df, flags.data(), 6, cudaMemcpyHostToDevice);
+    cudaMemcpy(dk, keys.data(), 6 * sizeof(unsigned), cudaMemcpyHostToDevice);
+    std::size_t bytes = 0;
+    ASSERT_EQ(cub::DevicePartition::Flagged(nullptr, bytes, dv, df, dout, dn, 6), cudaSuccess);
+    void* temp = nullptr;
+    ASSERT_EQ(cudaMalloc(&temp, bytes), cudaSuccess);
+    ASSERT_EQ(cub::DevicePartition::Flagged(temp, bytes, dv, df, dout, dn, 6), cudaSuccess);
+    EXPECT_EQ(to_host(dout, 6), (std::vector<int>{10, 12, 15, 14, 13, 11})) << "rejected items come last, reversed";
+    EXPECT_EQ(to_host(dn, 1)[0], 3);
+    ASSERT_EQ(cub::DeviceRadixSort::SortPairs(temp, bytes, dk, dk2, dv, dout, 6, 0, 4), cudaSuccess);
+    EXPECT_EQ(to_host(dk2, 6), (std::vector<unsigned>{0x11, 0x01, 0x02, 0x12, 0x13, 0x03})) << "stable, by bits [0, 4) only";
+    EXPECT_EQ(to_host(dout, 6), (std::vector<int>{12, 15, 11, 14, 10, 13}));
+    ASSERT_EQ(cub::DeviceScan::ExclusiveSum(temp, bytes, dv, dout, 6), cudaSuccess);
+    EXPECT_EQ(to_host(dout, 6), (std::vector<int>{0, 10, 21, 33, 46, 60}));
+    std::size_t too_small = 8;
+    EXPECT_THROW((void)cub::DeviceScan::InclusiveSum(temp, too_small, dv, dout, 6), std::logic_error) << "temporary storage too small";
+    for (void* p : {static_cast<void*>(dv), static_cast<void*>(dout), static_cast<void*>(df), static_cast<void*>(dn), static_cast<void*>(dk),
+                    static_cast<void*>(dk2), temp})
+        cudaFree(p);
+}
+
+}  // namespace
