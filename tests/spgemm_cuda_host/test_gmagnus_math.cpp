@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "spgemm/cuda/gmagnus_math.hpp"
+#include "spgemm_cuda_host/power_law.hpp"
 
 namespace gm = gigasparse::cuda::gmagnus;
 using gm::count_t;
@@ -233,4 +234,30 @@ TEST(GmagnusMath, SharedMemoryBudgetLeavesTheStaticPart) {
     const gm::Params p = gm::make_params(count_t(1) << 20, b, {4, 8, 8, 4}, 256, 1024);
     EXPECT_TRUE(gm::params_feasible(p));
     EXPECT_LE(gm::dense_smem_bytes(gm::chunk_span_log2(p, p.nlevels), p.sizes, true) + stat, optin);
+}
+
+// The GPU test CudaSpgemm.RmatHeavyRowsAndLevels runs rmat14^2 at a 3 KiB budget on the device
+// (the simulator runs a smaller case): it expects heavy rows and a level-0 chunk above tau, so a
+// second level runs. Counted here from the parameters, without running the product.
+TEST(GmagnusMath, GpuSizedTestReachesTwoLevels) {
+    const auto r14 = gigasparse::test::rmat_like<float, std::int32_t>(14, 14, 16, 3);
+    const gm::Params p = gm::make_params(r14.ncols, 3072, {4, 4, 8, 4}, 256, 1024);
+    ASSERT_TRUE(gm::params_feasible(p));
+    ASSERT_GE(p.nlevels, 2);
+    const int sub = gm::chunk_span_log2(p, 1);
+    count_t heavy = 0, split_chunks = 0;
+    for (count_t r = 0; r < r14.nrows; ++r) {
+        count_t products = 0;
+        std::vector<count_t> per_chunk(count_t(1) << p.chunks_log2[0], 0);
+        for (auto j = r14.row_ptr[r]; j < r14.row_ptr[r + 1]; ++j)
+            for (auto q = r14.row_ptr[r14.col_idx[j]]; q < r14.row_ptr[r14.col_idx[j] + 1]; ++q) {
+                ++products;
+                ++per_chunk[gm::chunk_of(r14.col_idx[q], sub)];
+            }
+        if (gm::accum_kind(products, p.span_log2, p) == gm::AccumKind::hash) continue;
+        ++heavy;
+        for (count_t c : per_chunk) split_chunks += gm::accum_kind(c, sub, p) == gm::AccumKind::split;
+    }
+    EXPECT_GT(heavy, 0);
+    EXPECT_GT(split_chunks, 0) << "the GPU test expects levels_run >= 2";
 }

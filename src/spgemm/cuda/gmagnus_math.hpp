@@ -1,8 +1,9 @@
 // src/spgemm/cuda/gmagnus_math.hpp: gMAGNUS index arithmetic shared by the CUDA kernels and g++ unit tests.
 //
 // Everything here is a pure function of integers (no CUDA headers, no allocation), so the same code
-// decides parameters on the host, maps flattened indices inside the kernels, and drives the host
-// emulation of the whole pipeline in tests/spgemm_cuda_host/. Paper references are to gMAGNUS
+// decides parameters on the host and maps flattened indices inside the kernels; tests/spgemm_cuda_host
+// checks it case by case, and the kernels that use it run on the CPU simulator (tests/cuda_sim).
+// Paper references are to gMAGNUS
 // (shared/seeds/000_8abcc2d981f553bd.txt): §III-B outer product (Alg. 4), §III-C multisplit
 // (Alg. 5), §III-D parameters, §III-E accumulation.
 #pragma once
