@@ -235,7 +235,7 @@ TEST(CudaSpgemm, SimulatedThreadOrdersGiveTheSameProduct) {
         const auto st = expect_matches(a, b, budget(4096, 1 << 15), o == cuda_sim::Order::reverse ? "reverse order" : "random order");
         EXPECT_GE(st.levels_run, 2);
     }
-    cuda_sim::config() = cuda_sim::Config{};
+    cuda_sim::config() = cuda_sim::default_config();
 }
 
 TEST(CudaSpgemm, SimulatedSmallDeviceBatchesHeavyRowsOrReportsOutOfMemory) {
@@ -253,7 +253,7 @@ TEST(CudaSpgemm, SimulatedSmallDeviceBatchesHeavyRowsOrReportsOutOfMemory) {
     cuda_sim::reset();
     EXPECT_THROW(gs::cuda::gmagnus::multiply(a.view(), a.view(), budget(4096), &whole), gs::OutOfMemory);
     EXPECT_EQ(cuda_sim::stats().allocations_live, 0) << "device memory leaked on the error path";
-    cuda_sim::config() = cuda_sim::Config{};
+    cuda_sim::config() = cuda_sim::default_config();
     cuda_sim::reset();
 }
 
@@ -267,6 +267,6 @@ TEST(CudaSpgemm, SimulatedSharedMemoryTooSmallIsNotSupported) {
     const auto c = gs::cuda::gmagnus::multiply(a.view(), a.view(), {}, &st);
     EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(a.view(), a.view()).view(), c.view(), 1e-12));
     EXPECT_LE(st.hash_capacity * 12, 8192);
-    cuda_sim::config() = cuda_sim::Config{};
+    cuda_sim::config() = cuda_sim::default_config();
 }
 #endif

@@ -57,8 +57,27 @@ struct State {
     std::string next_name;
     std::uint64_t launch_count = 0;
 };
+State& S();
+}  // namespace
+
+Config default_config() {
+    Config c;
+    if (const char* o = std::getenv("GIGASPARSE_CUDA_SIM_ORDER")) {
+        const std::string v = o;
+        if (v == "reverse") c.order = Order::reverse;
+        else if (v == "random") c.order = Order::random;
+    }
+    if (const char* sd = std::getenv("GIGASPARSE_CUDA_SIM_SEED")) c.seed = std::strtoull(sd, nullptr, 10);
+    return c;
+}
+
+namespace {
 State& S() {
-    static State s;
+    static State s = [] {
+        State x;
+        x.cfg = default_config();
+        return x;
+    }();
     return s;
 }
 

@@ -155,7 +155,10 @@ struct Stats {
     std::int64_t ops_deferred_max = 0;  // most operations queued on one stream at once
 };
 
-Config& config();
+// The defaults, with the thread order and seed from GIGASPARSE_CUDA_SIM_ORDER=forward|reverse|random
+// and GIGASPARSE_CUDA_SIM_SEED when set (to run a whole suite in another order).
+Config default_config();
+Config& config();  // starts as default_config()
 Stats stats();
 // Clears the sticky error, the statistics and the streams' queues (not allocations: a test checks
 // allocations_live == 0 itself).
