@@ -8,6 +8,7 @@
 #include <string>
 
 #include <gigasparse/core/matrix.hpp>
+#include <gigasparse/cuda/spgemm.hpp>
 
 namespace gigasparse {
 
@@ -89,6 +90,9 @@ struct SpgemmOptions {
 
     // numeric() verifies that A and B have the pattern given to symbolic() (a 64-bit fingerprint).
     bool check_pattern = true;
+
+    // The cuda backend's device and budgets (gMAGNUS; see cuda::GpuSpgemmOptions).
+    cuda::GpuSpgemmOptions gpu;
 };
 
 // Where the time went and what the planner decided.
@@ -125,6 +129,10 @@ struct SpgemmStats {
     // unsorted rows, per-thread records).
     std::int64_t workspace_bytes = 0;
     std::int64_t plan_bytes = 0;
+
+    // The cuda backend's own statistics of its last run (device phase times, heavy/light rows,
+    // multisplit levels, batches, device memory peak); zero for the other backends.
+    cuda::GpuSpgemmStats gpu;
 };
 
 // Two-phase product: symbolic(A, B) once (pattern of C), then numeric(A, B) as often as wanted with new

@@ -1,8 +1,9 @@
 """Sparse matrix-matrix product C = A @ B: MAGNUS on CPU threads (gMAGNUS on the GPU when built
 with CUDA), the one-call ``spgemm`` and the reusable two-phase ``SpgemmPlan``.
 
-Backends: "cpu" (OpenMP MAGNUS), "reference" (sequential oracle), "cuda" (GPU; NotSupported until
-the GPU backend is available), "auto" (cuda when a GPU backend and device exist, else cpu).
+Backends: "cpu" (OpenMP MAGNUS), "reference" (sequential oracle), "cuda" (gMAGNUS on the GPU;
+NotSupported without the CUDA backend or a device), "auto" (cuda when a GPU backend and device
+exist, else cpu).
 Values float32/float64 (complex products use the reference kernel under "auto"); the result keeps
 entries that cancel to exactly zero (a structural product), rows sorted.
 """
@@ -43,10 +44,12 @@ def spgemm(a: Any, b: Any, backend: str = "auto", *, return_stats: bool = False,
 
     options: threads, l2_bytes, cache_line_bytes, sort_threshold, dense_max_fill, fine_chunk_cols,
     coarse_chunk_cols, force_category ("sort", "dense", "fine", "coarse"), serial_products, fused_products,
-    dense_l2_factor, window_max_fill, spa_max_cols, spa_threshold, ... (SpgemmOptions).
+    dense_l2_factor, window_max_fill, spa_max_cols, spa_threshold, ... (SpgemmOptions); for "cuda":
+    device, shared_memory_bytes, intermediate_budget_bytes (GpuSpgemmOptions).
     With return_stats=True returns (C, stats) where stats is a dict (times per phase, products,
     row categories, accumulators used, chunk sizes, workspace and plan bytes, whether the product
-    took the fused one-pass path).
+    took the fused one-pass path; with "cuda", stats["gpu"] holds the device's phase times in
+    milliseconds, heavy/light rows, multisplit levels, batches and device memory peak).
     """
     matrix = is_matrix(a, b)
     a, b = _operands(a, b)

@@ -50,6 +50,9 @@ SpgemmOptions make_options(const std::string& backend, const nb::dict& kwargs) {
         else if (k == "window_max_fill") o.window_max_fill = v;
         else if (k == "spa_max_cols") o.spa_max_cols = v;
         else if (k == "spa_threshold") o.spa_threshold = v;
+        else if (k == "device") o.gpu.device = static_cast<int>(v);
+        else if (k == "shared_memory_bytes") o.gpu.shared_memory_bytes = v;
+        else if (k == "intermediate_budget_bytes") o.gpu.intermediate_budget_bytes = v;
         else throw InvalidArgument("spgemm: unknown option '" + k + "'");
     }
     return o;
@@ -89,6 +92,27 @@ nb::dict stats_dict(const SpgemmStats& s) {
     d["coarse_chunk_cols"] = s.coarse_chunk_cols;
     d["coarse_chunks"] = s.coarse_chunks;
     d["coarse_batches"] = s.coarse_batches;
+    if (s.backend == SpgemmBackend::cuda) {  // the device's own account (CUDA events, milliseconds)
+        const cuda::GpuSpgemmStats& g = s.gpu;
+        nb::dict gpu;
+        gpu["heavy_rows"] = g.heavy_rows;
+        gpu["light_rows"] = g.light_rows;
+        gpu["heavy_products"] = g.heavy_products;
+        gpu["levels"] = g.nlevels;
+        gpu["levels_run"] = g.levels_run;
+        gpu["batches"] = g.batches;
+        gpu["tau"] = g.tau;
+        gpu["device_bytes_peak"] = g.device_bytes_peak;
+        gpu["upload_ms"] = g.upload_ms;
+        gpu["setup_ms"] = g.setup_ms;
+        gpu["outer_ms"] = g.outer_ms;
+        gpu["multisplit_ms"] = g.multisplit_ms;
+        gpu["symbolic_ms"] = g.symbolic_ms;
+        gpu["numeric_ms"] = g.numeric_ms;
+        gpu["total_ms"] = g.total_ms;
+        gpu["download_ms"] = g.download_ms;
+        d["gpu"] = gpu;
+    }
     return d;
 }
 

@@ -177,7 +177,10 @@ def test_cuda_backend_or_not_supported(dtype):
         with pytest.raises(gs.NotSupported, match="cuda"):
             gs.spgemm(a, b, backend="cuda")
         return
-    c = gs.spgemm(a, b, backend="cuda")
+    c, stats = gs.spgemm(a, b, backend="cuda", return_stats=True, shared_memory_bytes=8192)
     assert_sparse_close(c, a @ b, tol(dtype))
+    assert stats["backend"] == "cuda"
+    assert stats["gpu"]["heavy_rows"] + stats["gpu"]["light_rows"] == a.shape[0]
+    assert stats["gpu"]["total_ms"] > 0
     plan = gs.SpgemmPlan(a, b, backend="cuda")
     assert_sparse_close(plan.numeric(a, b), a @ b, tol(dtype))

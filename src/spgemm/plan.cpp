@@ -270,7 +270,7 @@ void SpgemmPlan<V, I>::symbolic(CsrView<V, I> a, CsrView<V, I> b) {
     s.stats.plan_bytes += static_cast<std::int64_t>(s.row_ptr.capacity() * sizeof(offset_t));
     s.stats.setup_seconds = t.lap();
     if (s.options.backend == SpgemmBackend::reference) spgemm::symbolic(spgemm::ReferenceBackend{}, a, b, std::span<offset_t>(s.row_ptr));
-    else if (s.options.backend == SpgemmBackend::cuda) s.row_ptr = cuda::spgemm(a, b).row_ptr;  // gMAGNUS has no separate symbolic entry yet
+    else if (s.options.backend == SpgemmBackend::cuda) s.row_ptr = cuda::spgemm(a, b, s.options.gpu, &s.stats.gpu).row_ptr;  // gMAGNUS has no separate symbolic entry yet
     else spgemm::symbolic(spgemm::OmpBackend{}, s.analysis, a, b, s.workspaces, s.run_threads, std::span<offset_t>(s.row_ptr));
     s.stats.symbolic_seconds = t.lap();
     s.stats.nnz_c = s.row_ptr.back();
@@ -305,7 +305,7 @@ void SpgemmPlan<V, I>::numeric(CsrView<V, I> a, CsrView<V, I> b, Csr<V, I>& c) {
     } else {
         resize_output(c, n, s.run_threads);
         if (s.options.backend == SpgemmBackend::reference) spgemm::numeric(spgemm::ReferenceBackend{}, a, b, c);
-        else c = cuda::spgemm(a, b);
+        else c = cuda::spgemm(a, b, s.options.gpu, &s.stats.gpu);
     }
     s.stats.numeric_seconds = t.seconds();
     s.stats.workspace_bytes = 0;

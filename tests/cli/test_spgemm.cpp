@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <gigasparse/cuda/device.hpp>
 #include <gigasparse/io/matrix_market.hpp>
 #include <gigasparse/reference/kernels.hpp>
 
@@ -57,6 +58,25 @@ TEST(CliSpgemm, ReferenceBackendAndErrors) {
     const auto mismatch = run_cli("spgemm '" + f.b + "' '" + f.a + "' --json");  // (3x2)·(3x3)
     EXPECT_EQ(mismatch.exit_code, 3);
     EXPECT_NE(mismatch.out.find("\"error\""), std::string::npos);
+}
+
+// --backend cuda: without a device, exit code 4 and the reason; with one, the GPU's account in text and JSON.
+TEST(CliSpgemm, CudaBackendRunsOrSaysWhyNot) {
+    Files f;
+    const auto r = run_cli("spgemm '" + f.a + "' --backend cuda --check");
+    if (cuda::device_count() == 0) {
+        EXPECT_EQ(r.exit_code, 4);
+        EXPECT_NE(r.err.find("cuda backend needs a CUDA device"), std::string::npos) << r.err;
+        return;
+    }
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find("gpu: "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("device ms: setup"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("check against the reference: ok"), std::string::npos) << r.out;
+    const auto j = run_cli("spgemm '" + f.a + "' --backend cuda --device 0 --json");
+    ASSERT_EQ(j.exit_code, 0) << j.err;
+    for (const char* key : {"\"gpu\":{\"device\":", "\"heavy_rows\":", "\"milliseconds\":{", "\"device_bytes_peak\":"})
+        EXPECT_NE(j.out.find(key), std::string::npos) << key << " in " << j.out;
 }
 
 TEST(CliSpgemm, SharedMatrixChecksAgainstReference) {

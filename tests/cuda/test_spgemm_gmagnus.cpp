@@ -166,6 +166,35 @@ TEST(CudaSpgemm, Int64IndicesAndBatches) {
     expect_matches(af, af, budget(4096, sim_or(1 << 12, 1 << 14)), "float int64 batched low smem");
 }
 
+// B with more than 2^32 columns (int64 indices): 64-bit column spans through the levels, chunk bases
+// and the segment sort. The reference runs on B with its used columns renumbered 0..k-1.
+TEST(CudaSpgemm, Int64ColumnsBeyond32Bits) {
+    SKIP_WITHOUT_GPU();
+    const std::int64_t wide = (std::int64_t(3) << 31) + 12345;  // about 6.4e9 columns
+    const auto a = gs::test::rmat_like<double, std::int64_t>(9, 9, 12, 61);
+    auto narrow = gs::test::random_csr<double, std::int64_t>(a.ncols, 5000, 6, 62);
+    std::vector<std::int64_t> map(5000);
+    for (std::int64_t c = 0; c < 5000; ++c) map[c] = c * (wide / 5000) + (c % 7);  // spread over all of [0, wide)
+    gs::Csr<double, std::int64_t> b(narrow.nrows, wide);
+    b.row_ptr = narrow.row_ptr;
+    b.values = narrow.values;
+    for (auto c : narrow.col_idx) b.col_idx.push_back(map[c]);
+    const auto expected_narrow = gs::reference::spgemm(a.view(), narrow.view());
+    gs::Csr<double, std::int64_t> expected(a.nrows, wide);
+    expected.row_ptr = expected_narrow.row_ptr;
+    expected.values = expected_narrow.values;
+    for (auto c : expected_narrow.col_idx) expected.col_idx.push_back(map[c]);  // map is increasing: rows stay sorted
+    GpuSpgemmStats st;
+    const auto c = gpu_spgemm(a.view(), b.view(), {}, &st);  // all rows light: 64-bit hash keys
+    EXPECT_TRUE(gs::test::csr_near(expected.view(), c.view(), 1e-10));
+    const auto c2 = gpu_spgemm(a.view(), b.view(), budget(16384), &st);  // heavy rows through several levels
+    EXPECT_TRUE(gs::test::csr_near(expected.view(), c2.view(), 1e-10));
+    EXPECT_GT(st.heavy_rows, 0);
+    EXPECT_GE(st.nlevels, 2);
+    EXPECT_GE(st.levels_run, 1);  // sparse rows: no level-0 chunk is dense enough to split again
+    EXPECT_THROW(gpu_spgemm(a.view(), b.view(), budget(4096), &st), gs::NotSupported) << "4 KiB cannot split 2^33 columns in 8 levels";
+}
+
 TEST(CudaSpgemm, RealMatricesSquared) {
     SKIP_WITHOUT_GPU();
     const auto manifest = gs::test::read_manifest();

@@ -1,5 +1,6 @@
 // tools/cli/commands/spgemm.cpp: `gigasparse spgemm A.mtx [B.mtx]`: C = A·B (A·A without B) with the MAGNUS CPU
-// backend or the reference; prints shapes, nnz, flops, the phase breakdown and the row categories.
+// backend, gMAGNUS on the GPU or the reference; prints shapes, nnz, flops, the phase breakdown, the row
+// categories and, on the GPU, the device's own phase times.
 #include <cmath>
 #include <iostream>
 #include <limits>
@@ -7,6 +8,7 @@
 #include <gigasparse/core/convert.hpp>
 #include <gigasparse/core/error.hpp>
 #include <gigasparse/core/timer.hpp>
+#include <gigasparse/cuda/device.hpp>
 #include <gigasparse/io/matrix_market.hpp>
 #include <gigasparse/reference/kernels.hpp>
 #include <gigasparse/spgemm.hpp>
@@ -30,6 +32,29 @@ Json stats_json(const SpgemmStats& s) {
     j.set("backend", to_string(s.backend)).set("threads", s.threads).set("fused", s.fused).set("products", s.products).set("max_row_products", s.max_row_products);
     j.set("wide_rows", s.wide_rows).set("spa_rows", s.spa_rows).set("window_rows", s.window_rows).set("category_rows", cats).set("category_products", prods).set("chunks", chunks);
     return j;
+}
+
+Json gpu_json(const cuda::GpuSpgemmStats& g, int device) {
+    Json ms, p;
+    ms.set("upload", g.upload_ms).set("setup", g.setup_ms).set("outer_product", g.outer_ms).set("multisplit", g.multisplit_ms);
+    ms.set("symbolic", g.symbolic_ms).set("numeric", g.numeric_ms).set("total", g.total_ms).set("download", g.download_ms);
+    p.set("tau", g.tau).set("hash_capacity", g.hash_capacity).set("dense_columns", g.dense_columns).set("levels", g.nlevels);
+    Json j;
+    j.set("device", cuda::device_summary(device)).set("heavy_rows", g.heavy_rows).set("light_rows", g.light_rows);
+    j.set("heavy_products", g.heavy_products).set("levels_run", g.levels_run).set("batches", g.batches);
+    j.set("device_bytes_peak", g.device_bytes_peak).set("milliseconds", ms).set("params", p);
+    return j;
+}
+
+// The GPU's own account of the last product (CUDA events; the host-side times above include the transfers).
+void print_gpu(const cuda::GpuSpgemmStats& g, int device) {
+    std::cout << "gpu: " << cuda::device_summary(device) << "\n"
+              << "  rows: heavy " << format_count(g.heavy_rows) << " (" << format_count(g.heavy_products) << " products), light "
+              << format_count(g.light_rows) << "; multisplit levels " << g.levels_run << " of " << g.nlevels << ", batches " << g.batches
+              << "; device memory peak " << format_count(g.device_bytes_peak) << " B\n"
+              << "  device ms: setup " << g.setup_ms << ", outer product " << g.outer_ms << ", multisplit " << g.multisplit_ms << ", symbolic "
+              << g.symbolic_ms << ", numeric " << g.numeric_ms << ", total " << g.total_ms << " (transfers: up " << g.upload_ms << ", down "
+              << g.download_ms << ")\n";
 }
 
 // "ok" or what differs from the reference (pattern exact, values within 1e-10 of the row maximum).
@@ -82,6 +107,8 @@ int run_spgemm(const Args& args) {
     SpgemmOptions o;
     o.backend = parse_spgemm_backend(args.get("backend", "cpu"));
     o.threads = static_cast<int>(args.get_int("threads", 0));
+    o.gpu.device = static_cast<int>(args.get_int("device", 0));
+    const bool gpu = o.backend == SpgemmBackend::cuda;
     SpgemmStats s;
     const Csr<double, I> c = multiply<double, I>(a, bb, o, &s);
     const std::string check = args.flag("check") ? check_against_reference(a, bb, c) : std::string();
@@ -92,10 +119,12 @@ int run_spgemm(const Args& args) {
         Json j;
         j.set("rows", c.nrows).set("cols", c.ncols).set("nnz", c.nnz()).set("nnz_a", a.nnz()).set("nnz_b", bb.nnz());
         j.set("flops", 2 * s.products).set("times", times).set("stats", stats_json(s));
+        if (gpu) j.set("gpu", gpu_json(s.gpu, o.gpu.device));
         if (!check.empty()) j.set("check", check);
         std::cout << j.str() << "\n";
     } else {
         print_text(s, a.nrows, a.ncols, bb.nrows, bb.ncols, a.nnz(), bb.nnz());
+        if (gpu) print_gpu(s.gpu, o.gpu.device);
         if (args.flag("stats")) print_stats(s);
         if (!check.empty()) std::cout << "check against the reference: " << check << "\n";
         if (auto out = args.get("output")) std::cout << "wrote " << *out << "\n";
@@ -104,7 +133,7 @@ int run_spgemm(const Args& args) {
 }
 
 int spgemm(const Args& args) {
-    args.expect_only({"backend", "threads", "output"});
+    args.expect_only({"backend", "threads", "output", "device"});
     const auto& pos = args.positional();
     if (pos.empty() || pos.size() > 2) throw UsageError("spgemm expects A.mtx and optionally B.mtx");
     std::int64_t dim = 0;
@@ -117,15 +146,18 @@ int spgemm(const Args& args) {
 
 const bool registered = register_command({
     "spgemm",
-    "sparse matrix product C = A*B (MAGNUS on the CPU), with phase times and row categories",
-    "usage: gigasparse spgemm A.mtx [B.mtx] [-o C.mtx] [--backend cpu|reference] [--threads N] [--stats] [--check] [--json]\n\n"
+    "sparse matrix product C = A*B (MAGNUS on the CPU, gMAGNUS on the GPU), with phase times and row categories",
+    "usage: gigasparse spgemm A.mtx [B.mtx] [-o C.mtx] [--backend cpu|cuda|reference] [--device N] [--threads N] [--stats] [--check] [--json]\n\n"
     "Computes C = A*B (A*A when B is omitted) in double precision; file reading and writing are not timed.\n"
-    "  --backend B  cpu (default: MAGNUS, OpenMP) or reference (sequential oracle); cuda is not available yet.\n"
+    "  --backend B  cpu (default: MAGNUS, OpenMP), cuda (gMAGNUS on the GPU; also prints the device's phase\n"
+    "               times, heavy/light rows, multisplit levels, batches and device memory) or reference\n"
+    "               (sequential oracle). cuda without a GPU fails with exit code 4 and the reason.\n"
+    "  --device N   CUDA device for --backend cuda (default 0).\n"
     "  --threads N  OpenMP threads (default: OMP_NUM_THREADS or all cores).\n"
     "  --stats      also print the row categories (sort/dense/fine/coarse) and the chunk parameters.\n"
     "  --check      compare C with the reference product (exit 1 when they differ).\n"
     "  -o C.mtx     write C (Matrix Market, gzip when the name ends in .gz), atomically.\n"
-    "  --json       one JSON object: rows, cols, nnz, flops, times{setup,symbolic,numeric,total}, stats{...}[, check].\n"
+    "  --json       one JSON object: rows, cols, nnz, flops, times{setup,symbolic,numeric,total}, stats{...}[, gpu{...}][, check].\n"
     "exit codes: 0 ok, 1 check failed, 2 usage error, 3 unreadable input or shapes that do not match, 4 failure\n",
     {"stats", "check"},
     spgemm,
