@@ -8,6 +8,7 @@
 #include <gigasparse/core/timer.hpp>
 #include <gigasparse/core/types.hpp>
 #include <gigasparse/cuda/device.hpp>
+#include <gigasparse/cuda/device_matrix.hpp>
 #include <gigasparse/cuda/spgemm.hpp>
 #include <gigasparse/direct/solver.hpp>
 #include <gigasparse/gen/generators.hpp>

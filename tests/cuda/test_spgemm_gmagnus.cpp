@@ -11,6 +11,7 @@
 #include <gigasparse/config.hpp>
 #include <gigasparse/core/error.hpp>
 #include <gigasparse/cuda/device.hpp>
+#include <gigasparse/cuda/device_matrix.hpp>
 #include <gigasparse/cuda/spgemm.hpp>
 #include <gigasparse/io/matrix_market.hpp>
 #include <gigasparse/reference/kernels.hpp>
@@ -21,6 +22,7 @@
 
 #ifdef GIGASPARSE_CUDA_SIM
 #include "cuda_sim/runtime.hpp"
+#include "spgemm/cuda/device_matrix.cuh"
 #include "spgemm/cuda/gmagnus_dispatch.cuh"
 #endif
 
@@ -44,6 +46,18 @@ gs::Csr<V, I> gpu_spgemm(gs::CsrView<V, I> a, gs::CsrView<V, I> b, const GpuSpge
 }
 
 bool no_gpu(std::string&) { return false; }
+
+// Each test starts on a fresh simulated device (a sticky error of one test must not fail the next).
+struct ResetSimulator : ::testing::EmptyTestEventListener {
+    void OnTestStart(const ::testing::TestInfo&) override {
+        cuda_sim::config() = cuda_sim::default_config();
+        cuda_sim::reset();
+    }
+};
+const bool simulator_reset_registered = [] {
+    ::testing::UnitTest::GetInstance()->listeners().Append(new ResetSimulator);
+    return true;
+}();
 #else
 inline constexpr bool simulated = false;
 
@@ -108,6 +122,7 @@ TEST(CudaSpgemm, BuiltWithoutCudaThrowsNotSupported) {
     if (gs::config::with_cuda || simulated) GTEST_SKIP() << "built with CUDA";
     const auto a = gs::test::random_csr<double, std::int32_t>(10, 10, 2, 1);
     EXPECT_THROW(gs::cuda::spgemm(a.view(), a.view()), gs::NotSupported);
+    EXPECT_THROW((gs::cuda::DeviceMatrix<double, std::int32_t>::upload(a.view())), gs::NotSupported);
 }
 
 TEST(CudaSpgemm, RandomSizesAcrossWarpAndBlockBoundaries) {
@@ -193,6 +208,39 @@ TEST(CudaSpgemm, Int64ColumnsBeyond32Bits) {
     EXPECT_GE(st.nlevels, 2);
     EXPECT_GE(st.levels_run, 1);  // sparse rows: no level-0 chunk is dense enough to split again
     EXPECT_THROW(gpu_spgemm(a.view(), b.view(), budget(4096), &st), gs::NotSupported) << "4 KiB cannot split 2^33 columns in 8 levels";
+}
+
+// Device-resident operands: C = A·A and D = C·A without a host round trip, then one download.
+TEST(CudaSpgemm, DeviceResidentChainOfProducts) {
+    SKIP_WITHOUT_GPU();
+    using DM = gs::cuda::DeviceMatrix<double, std::int32_t>;
+    const auto a = gs::test::rmat_like<double, std::int32_t>(static_cast<int>(sim_or(9, 12)), static_cast<int>(sim_or(9, 12)), 8, 71);
+    const DM da = DM::upload(a.view());
+    EXPECT_EQ(da.nrows(), a.nrows);
+    EXPECT_EQ(da.nnz(), a.nnz());
+    EXPECT_GT(da.bytes(), 0);
+    EXPECT_TRUE(gs::test::csr_near(a.view(), da.download().view(), 0.0));
+    GpuSpgemmStats st;
+    DM dc = gs::cuda::spgemm(da, da, budget(8192), &st);
+    EXPECT_GT(st.heavy_rows, 0);
+    EXPECT_GE(st.device_bytes_peak, da.bytes() + dc.bytes()) << "the peak counts the resident inputs and the output";
+    const DM dd = gs::cuda::spgemm(dc, da);
+    const auto c = gs::reference::spgemm(a.view(), a.view());
+    EXPECT_TRUE(gs::test::csr_near(c.view(), dc.download().view(), 1e-10));
+    EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(c.view(), a.view()).view(), dd.download().view(), 1e-9));
+#ifdef GIGASPARSE_CUDA_SIM
+    EXPECT_TRUE(cuda_sim::is_device_pointer(dd.col_idx()) && dd.col_idx() != nullptr);
+#endif
+    DM moved = std::move(dc);
+    EXPECT_EQ(dc.nnz(), 0);
+    EXPECT_EQ(dc.download().nnz(), 0);
+    EXPECT_THROW(gs::cuda::spgemm(dc, da), gs::InvalidArgument) << "moved-from operand";
+    const auto rect = gs::test::random_csr<double, std::int32_t>(10, 7, 2, 3);
+    const DM dr = DM::upload(rect.view());
+    EXPECT_THROW(gs::cuda::spgemm(da, dr), gs::DimensionMismatch);
+    auto bad = rect;
+    bad.col_idx[0] = 99;
+    EXPECT_THROW(DM::upload(bad.view()), gs::InvalidStructure);
 }
 
 TEST(CudaSpgemm, RealMatricesSquared) {

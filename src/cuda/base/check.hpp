@@ -1,7 +1,7 @@
 // src/cuda/base/check.hpp: checked CUDA runtime calls and post-launch checks (throw BackendError).
 #pragma once
 
-#include "cuda/base/abi.hpp"
+#include <gigasparse/cuda/abi.hpp>
 
 #include <source_location>
 #include <string>

@@ -1,10 +1,11 @@
 // src/cuda/base/device_buffer.hpp: RAII device memory (with a peak-usage tracker), streams, events, and device-resident CSR.
 #pragma once
 
-#include "cuda/base/abi.hpp"
+#include <gigasparse/cuda/abi.hpp>
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <utility>
 #include <vector>
 
@@ -66,8 +67,16 @@ public:
     void reserve(std::int64_t n, MemoryTracker* tracker = nullptr) {
         if (n > size_) allocate(n, tracker ? tracker : tracker_);
     }
+    // Stops counting this buffer in its tracker (before it moves to an owner that outlives the tracker).
+    void untrack() noexcept {
+        if (tracker_) tracker_->remove(bytes());
+        tracker_ = nullptr;
+    }
+    // Freed while an exception unwinds, the buffer may still be used by work queued before the
+    // failure: wait for the device first (errors ignored; the exception reports the failure).
     void release() noexcept {
         if (ptr_) {
+            if (std::uncaught_exceptions() > 0) (void)cudaDeviceSynchronize();
             (void)cudaFree(ptr_);
             if (tracker_) tracker_->remove(bytes());
         }

@@ -7,7 +7,7 @@
 
 #include <cuda_runtime.h>
 
-#include "cuda/base/abi.hpp"
+#include <gigasparse/cuda/abi.hpp>
 #include "cuda/base/check.hpp"
 
 namespace gigasparse::cuda {

@@ -15,7 +15,7 @@
 #include <gigasparse/core/error.hpp>
 #include <gigasparse/cuda/spgemm.hpp>
 
-#include "cuda/base/abi.hpp"
+#include <gigasparse/cuda/abi.hpp>
 #include "cuda/base/check.hpp"
 #include "cuda/base/device_buffer.hpp"
 #include "cuda/base/launch.hpp"
@@ -109,7 +109,33 @@ public:
     Gmagnus(const Gmagnus&) = delete;
     Gmagnus& operator=(const Gmagnus&) = delete;
 
+    // Host CSR in and out: upload, the device-resident product, download (all timed).
     Csr<V, I> run(CsrView<V, I> a_host, CsrView<V, I> b_host) {
+        const cudaStream_t hs = heavy_.get();
+        Event u0, u1;
+        u0.record(hs);
+        DeviceCsr<V, I> a = upload(a_host, hs, &mem_);
+        DeviceCsr<V, I> b = upload(b_host, hs, &mem_);
+        u1.record(hs);
+        DeviceCsr<V, I> c = run_device(a, b, false);
+        st_.upload_ms = u1.since(u0);
+        Event d0, d1;
+        d0.record(hs);
+        Csr<V, I> host = download(c, hs);
+        d1.record(hs);
+        heavy_.sync();
+        st_.download_ms = d1.since(d0);
+        return host;
+    }
+
+    // C = A·B with A, B and C in device memory (A and B ready: their writes complete or queued on no
+    // other stream). inputs_tracked: A and B were allocated through this object's tracker.
+    // C's buffers leave the tracker, so C may outlive this object.
+    DeviceCsr<V, I> run_device(const DeviceCsr<V, I>& a, const DeviceCsr<V, I>& b, bool inputs_external = true) {
+        a_ = &a;
+        b_ = &b;
+        const std::int64_t input_bytes = a.row_ptr.bytes() + a.col_idx.bytes() + a.values.bytes() + b.row_ptr.bytes() + b.col_idx.bytes() + b.values.bytes();
+        if (inputs_external) mem_.add(input_bytes);  // device_bytes_peak counts the inputs either way
         check(cudaSetDevice(opt_.device), "cudaSetDevice");
         cudaDeviceProp prop{};
         check(cudaGetDeviceProperties(&prop, opt_.device), "cudaGetDeviceProperties");
@@ -118,7 +144,7 @@ public:
         // compiled kernels: static + dynamic above the opt-in maximum fails cudaFuncSetAttribute.
         const std::int64_t smem = shared_memory_budget(prop.sharedMemPerBlockOptin, max_static_smem(), opt_.shared_memory_bytes);
         const ElementSizes sizes{static_cast<int>(sizeof(I)), static_cast<int>(sizeof(V)), 8, 4};
-        p_ = make_params(b_host.ncols, smem, sizes, multisplit_block, outer_block);
+        p_ = make_params(b.ncols, smem, sizes, multisplit_block, outer_block);
         if (!params_feasible(p_))
             throw NotSupported("cuda::spgemm: shared-memory budget of " + std::to_string(smem) + " bytes is too small for gMAGNUS");
         nbins_ = hash_bin_count(p_);
@@ -131,13 +157,9 @@ public:
         temp_l_.stream = ls;
 
         PhaseTimer timer;
-        const std::size_t up = timer.start(hs);
-        a_ = upload(a_host, hs, &mem_);
-        b_ = upload(b_host, hs, &mem_);
-        timer.stop(up, hs, &st_.upload_ms);
         Event t0, t_setup, t_sym, t_num;
         t0.record(hs);
-        m_ = a_.nrows;
+        m_ = a.nrows;
         setup();
         t_setup.record(hs);
         // ---- symbolic: light rows on the light stream, heavy rows (batches) on the heavy stream
@@ -159,7 +181,7 @@ public:
         check(cudaStreamWaitEvent(hs, light_done.get()), "cudaStreamWaitEvent");
         // ---- row pointers of C
         c_.nrows = m_;
-        c_.ncols = b_.ncols;
+        c_.ncols = b_->ncols;
         c_.row_ptr.allocate(m_ + 1, &mem_);
         check(cudaMemsetAsync(c_.row_ptr.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
         if (m_ > 0)
@@ -195,16 +217,14 @@ public:
         st_.symbolic_ms = t_sym.since(t_setup);
         st_.numeric_ms = t_num.since(t_sym);
         st_.total_ms = t_num.since(t0);
-        Event d0, d1;
-        d0.record(hs);
-        Csr<V, I> c = download(c_, hs);
-        d1.record(hs);
-        heavy_.sync();
-        st_.download_ms = d1.since(d0);
         timer.collect();
         st_.nnz_c = c_.nnz;
         st_.device_bytes_peak = mem_.peak;
-        return c;
+        if (inputs_external) mem_.remove(input_bytes);
+        c_.row_ptr.untrack();
+        c_.col_idx.untrack();
+        c_.values.untrack();
+        return std::move(c_);
     }
 
 private:
@@ -254,8 +274,8 @@ private:
         part_ids_.allocate(m_, &mem_);
         if (m_ == 0) return;
         check(cudaMemsetAsync(row_nnz_.data(), 0, m_ * sizeof(count_t), hs), "cudaMemsetAsync");
-        launch("row_products_kernel", &row_products_kernel<I>, grid_for(m_ * warp_size, simple_block), simple_block, 0, hs, m_, a_.row_ptr.data(), a_.col_idx.data(),
-                                                                                                b_.row_ptr.data(), products_.data());
+        launch("row_products_kernel", &row_products_kernel<I>, grid_for(m_ * warp_size, simple_block), simple_block, 0, hs, m_, a_->row_ptr.data(), a_->col_idx.data(),
+                                                                                                b_->row_ptr.data(), products_.data());
         DeviceBuffer<char> flags(m_, &mem_);
         DeviceBuffer<count_t> ids(m_, &mem_), nsel(2, &mem_);
         launch("heavy_flags_kernel", &heavy_flags_kernel, grid_for(m_, simple_block), simple_block, 0, hs, m_, products_.data(), p_, flags.data(), ids.data());
@@ -301,8 +321,8 @@ private:
             if (n == 0) continue;
             const count_t cap = hash_bin_capacity(bn);
             const auto shmem = static_cast<std::size_t>(hash_smem_bytes(cap, p_.sizes, P == Phase::numeric));
-            launch("hash_rows_kernel", &hash_rows_kernel<P, V, I>, static_cast<unsigned>(n), hash_bin_threads(bn), shmem, ls, light_rows_sorted_.data() + light_begin_[bn], cap, a_.row_ptr.data(), a_.col_idx.data(), a_.values.data(), b_.row_ptr.data(),
-                b_.col_idx.data(), b_.values.data(), row_nnz_.data(), c_.row_ptr.data(), c_.col_idx.data(), c_.values.data());
+            launch("hash_rows_kernel", &hash_rows_kernel<P, V, I>, static_cast<unsigned>(n), hash_bin_threads(bn), shmem, ls, light_rows_sorted_.data() + light_begin_[bn], cap, a_->row_ptr.data(), a_->col_idx.data(), a_->values.data(), b_->row_ptr.data(),
+                b_->col_idx.data(), b_->values.data(), row_nnz_.data(), c_.row_ptr.data(), c_.col_idx.data(), c_.values.data());
         }
     }
 
@@ -341,7 +361,7 @@ private:
         const count_t nh = last - first;
         const count_t* rows = part_ids_.data() + first;
         const count_t chat_nnz = heavy_prefix_[last - 1] - (first == 0 ? 0 : heavy_prefix_[first - 1]);
-        const count_t ka = a_.ncols;
+        const count_t ka = a_->ncols;
         const std::size_t t_csc = timer.start(hs);
         // Ĉ.rowPtr of the batch
         DeviceBuffer<count_t> sizes(nh, &mem_), chat_ptr(nh + 1, &mem_);
@@ -352,7 +372,7 @@ private:
         });
         // masked CSR -> CSC of the batch's rows of A (stable radix sort by column)
         DeviceBuffer<count_t> entry_ptr(nh + 1, &mem_);
-        launch("row_lengths_kernel", &row_lengths_kernel, grid_for(nh, simple_block), simple_block, 0, hs, nh, rows, a_.row_ptr.data(), sizes.data());
+        launch("row_lengths_kernel", &row_lengths_kernel, grid_for(nh, simple_block), simple_block, 0, hs, nh, rows, a_->row_ptr.data(), sizes.data());
         check(cudaMemsetAsync(entry_ptr.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
         temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
             return cub::DeviceScan::InclusiveSum(t, b, sizes.data(), entry_ptr.data() + 1, nh, hs);
@@ -360,7 +380,7 @@ private:
         const count_t nent = read_scalar(entry_ptr.data() + nh, hs);
         DeviceBuffer<count_t> keys(nent, &mem_), keys_sorted(nent, &mem_), ent_h(nent, &mem_), ent_j(nent, &mem_), ent_t(nent, &mem_),
             t_sorted(nent, &mem_);
-        launch("heavy_entries_kernel", &heavy_entries_kernel<I>, grid_for(nh * warp_size, simple_block), simple_block, 0, hs, nh, rows, a_.row_ptr.data(), a_.col_idx.data(), b_.row_ptr.data(), entry_ptr.data(), ka, keys.data(), ent_h.data(), ent_j.data(),
+        launch("heavy_entries_kernel", &heavy_entries_kernel<I>, grid_for(nh * warp_size, simple_block), simple_block, 0, hs, nh, rows, a_->row_ptr.data(), a_->col_idx.data(), b_->row_ptr.data(), entry_ptr.data(), ka, keys.data(), ent_h.data(), ent_j.data(),
             ent_t.data());
         const int key_bits = floor_log2(std::max<count_t>(ka, 1)) + 1;
         temp_h_.run("cub::DeviceRadixSort::SortPairs", [&](void* t, std::size_t& b) {
@@ -372,10 +392,10 @@ private:
         const count_t nkept = read_scalar(col_ptr.data() + ka, hs);
         DeviceBuffer<count_t> csc_row(nkept, &mem_);
         DeviceBuffer<V> csc_val(nkept, &mem_);
-        launch("csc_gather_kernel", &csc_gather_kernel<V>, grid_for(nkept, simple_block), simple_block, 0, hs, nkept, t_sorted.data(), ent_h.data(), ent_j.data(), a_.values.data(),
+        launch("csc_gather_kernel", &csc_gather_kernel<V>, grid_for(nkept, simple_block), simple_block, 0, hs, nkept, t_sorted.data(), ent_h.data(), ent_j.data(), a_->values.data(),
                                                                                     csc_row.data(), csc_val.data());
         check(cudaMemsetAsync(bread.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
-        launch("slice_sizes_kernel", &slice_sizes_kernel, grid_for(ka, simple_block), simple_block, 0, hs, ka, col_ptr.data(), b_.row_ptr.data(), slice_sizes.data(), bread.data());
+        launch("slice_sizes_kernel", &slice_sizes_kernel, grid_for(ka, simple_block), simple_block, 0, hs, ka, col_ptr.data(), b_->row_ptr.data(), slice_sizes.data(), bread.data());
         check(cudaMemsetAsync(slice_off.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
         if (ka > 0)
             temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
@@ -392,8 +412,8 @@ private:
         timer.stop(t_csc, hs, &st_.setup_ms);
         const std::size_t t_outer = timer.start(hs);
         const count_t ge = p_.outer_group_elems;
-        launch("outer_product_kernel", &outer_product_kernel<V, I>, grid_for(chat_nnz, static_cast<int>(ge)), p_.outer_threads, static_cast<std::size_t>(ge) * sizeof(count_t), hs, chat_nnz, ge, ka, slice_off.data(), col_ptr.data(), csc_row.data(), csc_val.data(), b_.row_ptr.data(), b_.col_idx.data(),
-            b_.values.data(), cursor.data(), im->col[0].data(), im->val[0].data());
+        launch("outer_product_kernel", &outer_product_kernel<V, I>, grid_for(chat_nnz, static_cast<int>(ge)), p_.outer_threads, static_cast<std::size_t>(ge) * sizeof(count_t), hs, chat_nnz, ge, ka, slice_off.data(), col_ptr.data(), csc_row.data(), csc_val.data(), b_->row_ptr.data(), b_->col_idx.data(),
+            b_->values.data(), cursor.data(), im->col[0].data(), im->val[0].data());
         timer.stop(t_outer, hs, &st_.outer_ms);
         // hierarchical multisplit (Alg. 5), double buffered, heavy chunks first
         const std::size_t t_ms = timer.start(hs);
@@ -579,7 +599,9 @@ private:
     MemoryTracker mem_;
     Stream heavy_, light_;
     Temp temp_h_, temp_l_;
-    DeviceCsr<V, I> a_, b_, c_;
+    const DeviceCsr<V, I>* a_ = nullptr;  // the operands of run_device()
+    const DeviceCsr<V, I>* b_ = nullptr;
+    DeviceCsr<V, I> c_;
     count_t m_ = 0, nheavy_ = 0;
     DeviceBuffer<count_t> products_, row_nnz_, part_ids_, light_rows_sorted_;
     std::vector<count_t> light_begin_, heavy_prefix_, batch_bounds_;

@@ -8,7 +8,7 @@
 // (Alg. 5), §III-D parameters, §III-E accumulation.
 #pragma once
 
-#include "cuda/base/abi.hpp"
+#include <gigasparse/cuda/abi.hpp>
 
 #include <cstdint>
 
