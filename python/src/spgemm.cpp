@@ -105,6 +105,7 @@ nb::dict stats_dict(const SpgemmStats& s) {
         gpu["device_bytes_peak"] = g.device_bytes_peak;
         gpu["upload_ms"] = g.upload_ms;
         gpu["setup_ms"] = g.setup_ms;
+        gpu["csc_ms"] = g.csc_ms;
         gpu["outer_ms"] = g.outer_ms;
         gpu["multisplit_ms"] = g.multisplit_ms;
         gpu["symbolic_ms"] = g.symbolic_ms;

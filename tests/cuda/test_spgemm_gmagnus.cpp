@@ -283,6 +283,15 @@ TEST(CudaSpgemm, SanitizerSmall) {
     EXPECT_GT(st.light_rows, 0);
     EXPECT_GE(st.levels_run, 2);
     EXPECT_GT(st.batches, 1);
+    // what the benchmark's speed-of-light fractions divide: each build of Ĉ writes it once (columns
+    // and values) in the outer product and moves it (3 column + 2 value accesses) at level 0
+    EXPECT_GE(st.outer_bytes, st.heavy_products * 12);
+    EXPECT_GE(st.multisplit_bytes, st.heavy_products * (3 * 4 + 2 * 8));
+    EXPECT_GT(st.outer_ms, 0);
+    EXPECT_GT(st.multisplit_kernels_ms, 0);
+    EXPECT_LE(st.multisplit_kernels_ms, st.multisplit_ms * 1.001);
+    EXPECT_NEAR(st.setup_ms + st.symbolic_ms + st.numeric_ms, st.total_ms, 1e-3 * st.total_ms + 1e-3);
+    EXPECT_GT(st.upload_ms + st.download_ms, 0);
 }
 
 // Rows in any order, duplicates summed (the SpgemmPlan contract): heavy rows go through the CSC

@@ -29,7 +29,9 @@ struct GpuSpgemmStats {
     std::int64_t batches = 0;
     std::int64_t nnz_c = 0;
     std::int64_t device_bytes_peak = 0;  // bytes held by the computation (inputs and output included)
-    double upload_ms = 0, setup_ms = 0, outer_ms = 0, multisplit_ms = 0, symbolic_ms = 0, numeric_ms = 0, download_ms = 0;
+    // setup + symbolic + numeric = total; csc, outer and multisplit are parts of symbolic and numeric
+    // (the heavy intermediate is built in both when it takes several batches)
+    double upload_ms = 0, setup_ms = 0, csc_ms = 0, outer_ms = 0, multisplit_ms = 0, symbolic_ms = 0, numeric_ms = 0, download_ms = 0;
     double multisplit_kernels_ms = 0;    // histogram + multisplit kernels only (the multisplit phase minus scans, partitions, syncs)
     double total_ms = 0;                 // setup to the end of numeric (device-resident inputs and output)
     std::int64_t outer_bytes = 0;        // minimal DRAM traffic of the outer-product kernel(s)

@@ -409,7 +409,7 @@ private:
         im->val[0].allocate(chat_nnz, &mem_);
         DeviceBuffer<count_t> cursor(nh, &mem_);
         check(cudaMemcpyAsync(cursor.data(), chat_ptr.data(), nh * sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
-        timer.stop(t_csc, hs, &st_.setup_ms);
+        timer.stop(t_csc, hs, &st_.csc_ms);
         const std::size_t t_outer = timer.start(hs);
         const count_t ge = p_.outer_group_elems;
         launch("outer_product_kernel", &outer_product_kernel<V, I>, grid_for(chat_nnz, static_cast<int>(ge)), p_.outer_threads, static_cast<std::size_t>(ge) * sizeof(count_t), hs, chat_nnz, ge, ka, slice_off.data(), col_ptr.data(), csc_row.data(), csc_val.data(), b_->row_ptr.data(), b_->col_idx.data(),
