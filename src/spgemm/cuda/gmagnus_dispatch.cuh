@@ -128,9 +128,10 @@ public:
         return host;
     }
 
-    // C = A·B with A, B and C in device memory (A and B ready: their writes complete or queued on no
-    // other stream). inputs_tracked: A and B were allocated through this object's tracker.
-    // C's buffers leave the tracker, so C may outlive this object.
+    // C = A·B with A, B and C in device memory. A and B are ready: their writes are complete, or
+    // queued on this object's heavy stream (run()). inputs_external: A and B were not allocated
+    // through this object's tracker (their bytes are added for device_bytes_peak). C's buffers leave
+    // the tracker on return, so C may outlive this object.
     DeviceCsr<V, I> run_device(const DeviceCsr<V, I>& a, const DeviceCsr<V, I>& b, bool inputs_external = true) {
         a_ = &a;
         b_ = &b;
