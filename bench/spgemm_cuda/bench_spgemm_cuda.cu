@@ -1,6 +1,6 @@
 // bench/spgemm_cuda/bench_spgemm_cuda.cu: gMAGNUS vs cuSPARSE SpGEMM (best of ALG1/ALG2/ALG3) on R-MAT and A² of the shared matrices.
 //
-// Usage: bench_spgemm_cuda OUTDIR [--scales LO HI] [--big-from S] [--repeats N] [--max-nnz N] [--time-budget SECONDS]
+// Usage: bench_spgemm_cuda OUTDIR [--scales LO HI] [--big-from S] [--repeats N] [--max-nnz N] [--time-budget SECONDS] [--multisplit-threads 256|512|1024] [--outer-threads N]
 // Cases not started within the time budget are listed as skipped; the outputs are rewritten after
 // every case. Shared matrices come from $GIGASPARSE_MATRIX_DIR, else the configured directory.
 // Writes OUTDIR/spgemm_cuda.json and OUTDIR/spgemm_cuda_summary.txt and prints the summary table.
@@ -217,7 +217,7 @@ double copy_bandwidth() {
     return 2.0 * double(bytes) / (best * 1e-3);  // read + write bytes per second
 }
 
-void run_case(Result& r, const Mat& a, const Mat& b, int repeats, cusparseHandle_t h) {
+void run_case(Result& r, const Mat& a, const Mat& b, int repeats, const gs::cuda::GpuSpgemmOptions& opt, cusparseHandle_t h) {
     const gs::Timer wall;
     r.m = a.nrows;
     r.nnz_a = a.nnz();
@@ -227,7 +227,7 @@ void run_case(Result& r, const Mat& a, const Mat& b, int repeats, cusparseHandle
         double best = 1e300;
         for (int k = 0; k <= repeats; ++k) {
             gs::cuda::GpuSpgemmStats st;
-            ours = gs::cuda::spgemm<V, I>(a.view(), b.view(), {}, &st);
+            ours = gs::cuda::spgemm<V, I>(a.view(), b.view(), opt, &st);
             if ((k > 0 || repeats == 0) && st.total_ms < best) {
                 best = st.total_ms;
                 r.st = st;
@@ -283,6 +283,7 @@ struct Context {
     std::string outdir, device;
     int driver = 0, repeats = 0, skipped = 0;
     double bw = 0, time_budget = 0;
+    gs::cuda::GpuSpgemmOptions gpu;  // --multisplit-threads, --outer-threads (0: defaults)
 };
 
 // Rewritten after every case, so a run stopped by its time limit still leaves its results.
@@ -290,7 +291,8 @@ void write_outputs(const Context& cx, const std::vector<Result>& results, bool f
     std::ofstream js(cx.outdir + "/spgemm_cuda.json");
     js << "{\n  \"device\": \"" << json_escape(cx.device) << "\", \"driver\": " << cx.driver << ", \"copy_bandwidth_gbs\": " << cx.bw * 1e-9
        << ", \"finished\": " << (finished ? "true" : "false") << ", \"skipped_cases\": " << cx.skipped
-       << ",\n  \"value_type\": \"float\", \"index_type\": \"int32\", \"repeats\": " << cx.repeats << ",\n  \"cases\": [\n";
+       << ",\n  \"value_type\": \"float\", \"index_type\": \"int32\", \"repeats\": " << cx.repeats << ", \"multisplit_threads\": " << cx.gpu.multisplit_threads
+       << ", \"outer_threads\": " << cx.gpu.outer_threads << ",\n  \"cases\": [\n";
     for (std::size_t i = 0; i < results.size(); ++i) {
         const Result& r = results[i];
         const auto& st = r.st;
@@ -357,7 +359,7 @@ struct CaseSpec {
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: %s OUTDIR [--scales LO HI] [--big-from S] [--repeats N] [--max-nnz N] [--time-budget SECONDS]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s OUTDIR [--scales LO HI] [--big-from S] [--repeats N] [--max-nnz N] [--time-budget SECONDS] [--multisplit-threads 256|512|1024] [--outer-threads N]\n", argv[0]);
         return 2;
     }
     Context cx;
@@ -380,6 +382,10 @@ int main(int argc, char** argv) {
             max_nnz = std::stoll(argv[++i]);
         } else if (a == "--time-budget" && i + 1 < argc) {
             cx.time_budget = std::stod(argv[++i]);
+        } else if (a == "--multisplit-threads" && i + 1 < argc) {
+            cx.gpu.multisplit_threads = std::stoi(argv[++i]);
+        } else if (a == "--outer-threads" && i + 1 < argc) {
+            cx.gpu.outer_threads = std::stoi(argv[++i]);
         } else {
             std::fprintf(stderr, "bench_spgemm_cuda: unknown argument %s\n", a.c_str());
             return 2;
@@ -458,12 +464,12 @@ int main(int argc, char** argv) {
                 const Mat a = gs::gen::rmat<V, I>(oa);
                 r.set = "rmat";
                 r.name = "rmat" + std::to_string(c.scale) + "_a" + std::to_string(c.epr) + "_b8";
-                run_case(r, a, b, cx.repeats, h);
+                run_case(r, a, b, cx.repeats, cx.gpu, h);
             } else {
                 const Mat a = gs::io::read_mtx<V, I>(mdir + "/" + c.file);
                 r.set = "shared";
                 r.name = c.name;
-                run_case(r, a, a, cx.repeats, h);
+                run_case(r, a, a, cx.repeats, cx.gpu, h);
             }
         } catch (const std::exception& e) {
             std::fprintf(stderr, "skipping %s: %s\n", c.file.empty() ? ("rmat" + std::to_string(c.scale)).c_str() : c.name.c_str(), e.what());

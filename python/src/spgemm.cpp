@@ -53,6 +53,8 @@ SpgemmOptions make_options(const std::string& backend, const nb::dict& kwargs) {
         else if (k == "device") o.gpu.device = static_cast<int>(v);
         else if (k == "shared_memory_bytes") o.gpu.shared_memory_bytes = v;
         else if (k == "intermediate_budget_bytes") o.gpu.intermediate_budget_bytes = v;
+        else if (k == "multisplit_threads") o.gpu.multisplit_threads = static_cast<int>(v);
+        else if (k == "outer_threads") o.gpu.outer_threads = static_cast<int>(v);
         else throw InvalidArgument("spgemm: unknown option '" + k + "'");
     }
     return o;

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <tuple>
 
 #include <gigasparse/config.hpp>
 #include <gigasparse/core/error.hpp>
@@ -292,6 +293,28 @@ TEST(CudaSpgemm, SanitizerSmall) {
     EXPECT_LE(st.multisplit_kernels_ms, st.multisplit_ms * 1.001);
     EXPECT_NEAR(st.setup_ms + st.symbolic_ms + st.numeric_ms, st.total_ms, 1e-3 * st.total_ms + 1e-3);
     EXPECT_GT(st.upload_ms + st.download_ms, 0);
+}
+
+// The tuning knobs: every multisplit block size and a small outer-product block give the same
+// product through heavy rows and the multisplit; invalid sizes are InvalidArgument.
+TEST(CudaSpgemm, BlockSizeOptions) {
+    SKIP_WITHOUT_GPU();
+    const auto a = gs::test::rmat_like<double, std::int32_t>(7, 15, 12, 33);
+    const auto b = gs::test::rmat_like<double, std::int32_t>(15, 15, 3, 34);
+    for (const auto& [ms, outer, smem] : {std::tuple{512, 64, 16384}, std::tuple{1024, 1024, 65536}, std::tuple{256, 32, 8192}}) {
+        GpuSpgemmOptions o = budget(smem, 1 << 15);
+        o.multisplit_threads = ms;
+        o.outer_threads = outer;
+        const auto st = expect_matches(a, b, o, "multisplit " + std::to_string(ms) + " outer " + std::to_string(outer));
+        EXPECT_GT(st.heavy_rows, 0);
+        EXPECT_GE(st.levels_run, 1);
+    }
+    GpuSpgemmOptions bad;
+    bad.multisplit_threads = 128;
+    EXPECT_THROW(gpu_spgemm(a.view(), b.view(), bad), gs::InvalidArgument);
+    bad = {};
+    bad.outer_threads = 48;
+    EXPECT_THROW(gpu_spgemm(a.view(), b.view(), bad), gs::InvalidArgument);
 }
 
 // Rows in any order, duplicates summed (the SpgemmPlan contract): heavy rows go through the CSC

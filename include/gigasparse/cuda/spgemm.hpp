@@ -16,6 +16,12 @@ struct GpuSpgemmOptions {
     // Device bytes the heavy intermediate (two buffers, double buffering) may use per batch. 0: a
     // fraction of the free device memory. Lower values force batching of heavy rows (tests).
     std::int64_t intermediate_budget_bytes = 0;
+    // Block sizes (0: the defaults, 256 and 1024). multisplit_threads: 256, 512 or 1024 threads for the
+    // histogram and multisplit kernels (more warps per SM, but warp-private histograms take more
+    // shared memory, so fewer chunks per level); outer_threads: a power of two from 32 to 1024 for the
+    // outer product (lowered when shared memory holds fewer offsets). For tuning; InvalidArgument else.
+    int multisplit_threads = 0;
+    int outer_threads = 0;
 };
 
 // What the GPU run decided and where the time went (milliseconds from CUDA events).

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <cub/device/device_partition.cuh>
@@ -26,12 +27,24 @@ namespace gigasparse::cuda {
 inline namespace GIGASPARSE_CUDA_ABI {
 namespace gmagnus {
 
-inline constexpr int multisplit_block = 256;
+inline constexpr int multisplit_block = 256;  // default threads of the histogram and multisplit kernels (GpuSpgemmOptions::multisplit_threads)
 inline constexpr int outer_block = 1024;  // most threads of the outer product (one block per SM: its offsets fill shared memory); make_params lowers it for small budgets
 inline constexpr int dense_block = 512;
 inline constexpr int simple_block = 256;
 
 inline unsigned grid_for(count_t n, int block) { return static_cast<unsigned>(std::max<count_t>(1, ceil_div(n, block))); }
+
+// Calls f(std::integral_constant<int, T>{}) for the multisplit block size T in {256, 512, 1024}
+// (the kernels' warp-private histograms and CUB scan are sized at compile time).
+template <class F>
+void with_multisplit_threads(int threads, F&& f) {
+    switch (threads) {
+        case 256: f(std::integral_constant<int, 256>{}); break;
+        case 512: f(std::integral_constant<int, 512>{}); break;
+        case 1024: f(std::integral_constant<int, 1024>{}); break;
+        default: throw InvalidArgument("cuda::spgemm: multisplit_threads must be 256, 512 or 1024, not " + std::to_string(threads));
+    }
+}
 
 // CUB temporary storage that grows on demand (one per stream: freeing it synchronizes the device).
 // Growing it first waits for its stream: a CUB call queued earlier may still use the old buffer
@@ -143,9 +156,13 @@ public:
         // s_LM: the opt-in maximum less the largest static shared memory of our kernels (CUB temp
         // storage; 2208 bytes for the 512-thread dense kernel with nvcc 13 / sm_90), read from the
         // compiled kernels: static + dynamic above the opt-in maximum fails cudaFuncSetAttribute.
-        const std::int64_t smem = shared_memory_budget(prop.sharedMemPerBlockOptin, max_static_smem(), opt_.shared_memory_bytes);
+        const int ms_threads = opt_.multisplit_threads != 0 ? opt_.multisplit_threads : multisplit_block;
+        const int outer_threads = opt_.outer_threads != 0 ? opt_.outer_threads : outer_block;
+        if (outer_threads < warp_size || outer_threads > outer_max_threads || (outer_threads & (outer_threads - 1)) != 0)
+            throw InvalidArgument("cuda::spgemm: outer_threads must be a power of two from 32 to 1024, not " + std::to_string(outer_threads));
+        const std::int64_t smem = shared_memory_budget(prop.sharedMemPerBlockOptin, max_static_smem(ms_threads), opt_.shared_memory_bytes);
         const ElementSizes sizes{static_cast<int>(sizeof(I)), static_cast<int>(sizeof(V)), 8, 4};
-        p_ = make_params(b.ncols, smem, sizes, multisplit_block, outer_block);
+        p_ = make_params(b.ncols, smem, sizes, ms_threads, outer_threads);
         if (!params_feasible(p_))
             throw NotSupported("cuda::spgemm: shared-memory budget of " + std::to_string(smem) + " bytes is too small for gMAGNUS");
         nbins_ = hash_bin_count(p_);
@@ -238,11 +255,15 @@ private:
         st_.nlevels = p_.nlevels;
     }
 
-    // The kernels launched with dynamic shared memory.
-    static std::vector<const void*> smem_kernels() {
-        return {reinterpret_cast<const void*>(&outer_product_kernel<V, I>),
-                reinterpret_cast<const void*>(&histogram_kernel<multisplit_block, I>),
-                reinterpret_cast<const void*>(&multisplit_kernel<multisplit_block, V, I>),
+    // The kernels launched with dynamic shared memory (the multisplit pair for the chosen block size).
+    static std::vector<const void*> smem_kernels(int ms_threads) {
+        const void* hist = nullptr;
+        const void* split = nullptr;
+        with_multisplit_threads(ms_threads, [&](auto t) {
+            hist = reinterpret_cast<const void*>(&histogram_kernel<decltype(t)::value, I>);
+            split = reinterpret_cast<const void*>(&multisplit_kernel<decltype(t)::value, V, I>);
+        });
+        return {reinterpret_cast<const void*>(&outer_product_kernel<V, I>), hist, split,
                 reinterpret_cast<const void*>(&hash_rows_kernel<Phase::symbolic, V, I>),
                 reinterpret_cast<const void*>(&hash_rows_kernel<Phase::numeric, V, I>),
                 reinterpret_cast<const void*>(&hash_segments_kernel<Phase::symbolic, V, I>),
@@ -251,9 +272,9 @@ private:
                 reinterpret_cast<const void*>(&dense_segments_kernel<dense_block, Phase::numeric, V, I>)};
     }
 
-    static std::int64_t max_static_smem() {
+    static std::int64_t max_static_smem(int ms_threads) {
         std::int64_t mx = 0;
-        for (const void* f : smem_kernels()) {
+        for (const void* f : smem_kernels(ms_threads)) {
             cudaFuncAttributes a{};
             check(cudaFuncGetAttributes(&a, f), "cudaFuncGetAttributes");
             mx = std::max<std::int64_t>(mx, static_cast<std::int64_t>(a.sharedSizeBytes));
@@ -263,7 +284,7 @@ private:
 
     void set_smem_attributes() {
         const int s = static_cast<int>(p_.smem_bytes);
-        for (const void* f : smem_kernels())
+        for (const void* f : smem_kernels(p_.multisplit_threads))
             check(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, s), "cudaFuncSetAttribute");
     }
 
@@ -442,14 +463,18 @@ private:
             const count_t nchunks = count_t(1) << L.chunks_log2;
             const count_t n_out = n_in * nchunks;
             const count_t slots = L.group_rows * nchunks;
-            constexpr int warps = multisplit_block / warp_size;
+            const int ms_threads = p_.multisplit_threads;
+            const int warps = ms_threads / warp_size;
             DeviceBuffer<count_t> counts(n_out, &mem_), ids(n_out, &mem_), order(n_out, &mem_), pos(n_out, &mem_), osz(n_out, &mem_),
                 out_ptr(n_out + 1, &mem_), out_row(n_out, &mem_), out_base(n_out, &mem_), cursor2(n_out, &mem_), nsel(1, &mem_);
             DeviceBuffer<char> flags(n_out, &mem_);
             check(cudaMemsetAsync(counts.data(), 0, n_out * sizeof(count_t), hs), "cudaMemsetAsync");
             const unsigned blocks = grid_for(total, static_cast<int>(L.group_elems));
             const std::size_t t_hist = timer.start(hs);
-            launch("histogram_kernel", &histogram_kernel<multisplit_block, I>, blocks, multisplit_block, static_cast<std::size_t>(slots * warps) * sizeof(unsigned), hs, L, in_ptr.data(), im->col[in_buf].data(), counts.data());
+            with_multisplit_threads(ms_threads, [&](auto t) {
+                launch("histogram_kernel", &histogram_kernel<decltype(t)::value, I>, blocks, ms_threads, static_cast<std::size_t>(slots * warps) * sizeof(unsigned),
+                       hs, L, in_ptr.data(), im->col[in_buf].data(), counts.data());
+            });
             timer.stop(t_hist, hs, &st_.multisplit_kernels_ms);
             launch("split_flags_kernel", &split_flags_kernel, grid_for(n_out, simple_block), simple_block, 0, hs, n_out, counts.data(), L.sub_log2, p_, flags.data(), ids.data());
             count_t n_split = 0;
@@ -470,11 +495,12 @@ private:
             });
             check(cudaMemcpyAsync(cursor2.data(), out_ptr.data(), n_out * sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
             const int out_buf = 1 - in_buf;
-            const std::size_t shmem = static_cast<std::size_t>(multisplit_smem_bytes(L.group_elems, L.group_rows, nchunks, multisplit_block, p_.sizes));
+            const std::size_t shmem = static_cast<std::size_t>(multisplit_smem_bytes(L.group_elems, L.group_rows, nchunks, ms_threads, p_.sizes));
             const std::size_t t_split = timer.start(hs);
-            launch("multisplit_kernel", &multisplit_kernel<multisplit_block, V, I>, blocks, multisplit_block, shmem, hs, L, in_ptr.data(), im->col[in_buf].data(),
-                                                                                               im->val[in_buf].data(), pos.data(), cursor2.data(),
-                                                                                               im->col[out_buf].data(), im->val[out_buf].data());
+            with_multisplit_threads(ms_threads, [&](auto t) {
+                launch("multisplit_kernel", &multisplit_kernel<decltype(t)::value, V, I>, blocks, ms_threads, shmem, hs, L, in_ptr.data(),
+                       im->col[in_buf].data(), im->val[in_buf].data(), pos.data(), cursor2.data(), im->col[out_buf].data(), im->val[out_buf].data());
+            });
             timer.stop(t_split, hs, &st_.multisplit_kernels_ms);
             st_.multisplit_bytes += total * static_cast<count_t>(3 * sizeof(I) + 2 * sizeof(V));
             // light (and, on the last level, dense) chunks become segments
