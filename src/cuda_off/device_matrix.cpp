@@ -12,16 +12,14 @@ inline namespace GIGASPARSE_CUDA_ABI {
 template <class V, class I>
 struct DeviceMatrix<V, I>::Impl {};
 
-template <class V, class I>
-DeviceMatrix<V, I>::DeviceMatrix() = default;
-template <class V, class I>
-DeviceMatrix<V, I>::DeviceMatrix(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-template <class V, class I>
-DeviceMatrix<V, I>::~DeviceMatrix() = default;
-template <class V, class I>
-DeviceMatrix<V, I>::DeviceMatrix(DeviceMatrix&&) noexcept = default;
-template <class V, class I>
-DeviceMatrix<V, I>& DeviceMatrix<V, I>::operator=(DeviceMatrix&&) noexcept = default;
+}  // namespace GIGASPARSE_CUDA_ABI
+}  // namespace gigasparse::cuda
+
+#include "cuda/base/device_matrix_members.hpp"
+
+namespace gigasparse::cuda {
+inline namespace GIGASPARSE_CUDA_ABI {
+
 template <class V, class I>
 DeviceMatrix<V, I> DeviceMatrix<V, I>::upload(CsrView<V, I>, int) {
     throw NotSupported("cuda::DeviceMatrix::upload: gigasparse was built without the CUDA backend");

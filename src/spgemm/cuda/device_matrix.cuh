@@ -23,16 +23,13 @@ struct DeviceMatrix<V, I>::Impl {
     int device = 0;
 };
 
-template <class V, class I>
-DeviceMatrix<V, I>::DeviceMatrix() = default;
-template <class V, class I>
-DeviceMatrix<V, I>::DeviceMatrix(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
-template <class V, class I>
-DeviceMatrix<V, I>::~DeviceMatrix() = default;
-template <class V, class I>
-DeviceMatrix<V, I>::DeviceMatrix(DeviceMatrix&&) noexcept = default;
-template <class V, class I>
-DeviceMatrix<V, I>& DeviceMatrix<V, I>::operator=(DeviceMatrix&&) noexcept = default;
+}  // namespace GIGASPARSE_CUDA_ABI
+}  // namespace gigasparse::cuda
+
+#include "cuda/base/device_matrix_members.hpp"
+
+namespace gigasparse::cuda {
+inline namespace GIGASPARSE_CUDA_ABI {
 
 template <class V, class I>
 DeviceMatrix<V, I> DeviceMatrix<V, I>::upload(CsrView<V, I> a, int device) {
