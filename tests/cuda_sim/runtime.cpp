@@ -428,7 +428,6 @@ cudaError_t enqueue(cudaStream_t s, Op op) {
         return S().sticky;
     }
     s->queue.emplace_back(s->next_seq++, std::move(op));
-    S().st.ops_deferred_max = std::max<std::int64_t>(S().st.ops_deferred_max, static_cast<std::int64_t>(s->queue.size()));
     return cudaSuccess;
 }
 
@@ -488,14 +487,6 @@ using namespace cuda_sim;
 cudaError_t cudaSetDevice(int device) {
     CUDA_SIM_STICKY();
     return device == 0 ? cudaSuccess : set_error(cudaErrorInvalidDevice, "cudaSetDevice(" + std::to_string(device) + "): the simulator has device 0");
-}
-cudaError_t cudaGetDevice(int* device) {
-    *device = 0;
-    return cudaSuccess;
-}
-cudaError_t cudaGetDeviceCount(int* count) {
-    *count = 1;
-    return cudaSuccess;
 }
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int device) {
     CUDA_SIM_STICKY();
@@ -599,8 +590,7 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaM
     return enqueue(s, std::move(op));
 }
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
-    const cudaError_t e = cudaMemcpyAsync(dst, src, bytes, kind, nullptr);
-    return e;
+    return cudaMemcpyAsync(dst, src, bytes, kind, nullptr);  // the default stream runs at once
 }
 cudaError_t cudaMemsetAsync(void* p, int value, std::size_t bytes, cudaStream_t s) {
     CUDA_SIM_STICKY();
@@ -613,9 +603,7 @@ cudaError_t cudaMemsetAsync(void* p, int value, std::size_t bytes, cudaStream_t 
     op.run = [p, value, bytes] { std::memset(p, value, bytes); };
     return enqueue(s, std::move(op));
 }
-cudaError_t cudaMemset(void* p, int value, std::size_t bytes) { return cudaMemsetAsync(p, value, bytes, nullptr); }
 
-cudaError_t cudaStreamCreate(cudaStream_t* s) { return cudaStreamCreateWithFlags(s, cudaStreamDefault); }
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned) {
     CUDA_SIM_STICKY();
     *s = new CUstream_st;
@@ -682,12 +670,6 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
         e->time_ms = now_ms();
     };
     return enqueue(s, std::move(op));
-}
-cudaError_t cudaEventSynchronize(cudaEvent_t e) {
-    CUDA_SIM_STICKY();
-    if (!S().events.count(e)) return set_error(cudaErrorInvalidResourceHandle, "cudaEventSynchronize: unknown event");
-    if (e->stream) execute(e->stream, e->seq);
-    return S().sticky;
 }
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t stop) {
     CUDA_SIM_STICKY();

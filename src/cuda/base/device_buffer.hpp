@@ -132,6 +132,7 @@ struct DeviceCsr {
     DeviceBuffer<offset_t> row_ptr;
     DeviceBuffer<I> col_idx;
     DeviceBuffer<V> values;
+    std::int64_t bytes() const { return row_ptr.bytes() + col_idx.bytes() + values.bytes(); }
 };
 
 template <class T>

@@ -61,7 +61,7 @@ template <class V, class I>
 int DeviceMatrix<V, I>::device() const { return impl_ ? impl_->device : 0; }
 template <class V, class I>
 std::int64_t DeviceMatrix<V, I>::bytes() const {
-    return impl_ ? impl_->csr.row_ptr.bytes() + impl_->csr.col_idx.bytes() + impl_->csr.values.bytes() : 0;
+    return impl_ ? impl_->csr.bytes() : 0;
 }
 template <class V, class I>
 const offset_t* DeviceMatrix<V, I>::row_ptr() const { return impl_ ? impl_->csr.row_ptr.data() : nullptr; }
@@ -73,22 +73,16 @@ const V* DeviceMatrix<V, I>::values() const { return impl_ ? impl_->csr.values.d
 template <class V, class I>
 DeviceMatrix<V, I> spgemm(const DeviceMatrix<V, I>& a, const DeviceMatrix<V, I>& b, const GpuSpgemmOptions& options, GpuSpgemmStats* stats) {
     if (!a.impl() || !b.impl()) throw InvalidArgument("cuda::spgemm: an operand is an empty (default-constructed or moved-from) DeviceMatrix");
-    if (a.ncols() != b.nrows())
-        throw DimensionMismatch("cuda::spgemm: A is " + std::to_string(a.nrows()) + " x " + std::to_string(a.ncols()) + " but B is " +
-                                std::to_string(b.nrows()) + " x " + std::to_string(b.ncols()));
     if (a.device() != b.device())
         throw InvalidArgument("cuda::spgemm: A is on device " + std::to_string(a.device()) + " and B on device " + std::to_string(b.device()));
     GpuSpgemmOptions o = options;
     o.device = a.device();
-    GpuSpgemmStats local;
-    GpuSpgemmStats& st = stats ? *stats : local;
-    st = GpuSpgemmStats{};
-    check(cudaSetDevice(o.device), "cudaSetDevice");
-    gmagnus::Gmagnus<V, I> g(o, st);
-    auto impl = std::make_unique<typename DeviceMatrix<V, I>::Impl>();
-    impl->device = o.device;
-    impl->csr = g.run_device(a.impl()->csr, b.impl()->csr);
-    return DeviceMatrix<V, I>(std::move(impl));
+    return gmagnus::with_gmagnus<V, I>(a.nrows(), a.ncols(), b.nrows(), b.ncols(), o, stats, [&](gmagnus::Gmagnus<V, I>& g) {
+        auto impl = std::make_unique<typename DeviceMatrix<V, I>::Impl>();
+        impl->device = o.device;
+        impl->csr = g.run_device(a.impl()->csr, b.impl()->csr);
+        return DeviceMatrix<V, I>(std::move(impl));
+    });
 }
 
 }  // namespace GIGASPARSE_CUDA_ABI

@@ -27,7 +27,7 @@ namespace gigasparse::cuda {
 inline namespace GIGASPARSE_CUDA_ABI {
 namespace gmagnus {
 
-inline constexpr int multisplit_block = 256;  // default threads of the histogram and multisplit kernels (GpuSpgemmOptions::multisplit_threads)
+inline constexpr int multisplit_block = 256;  // default of GpuSpgemmOptions::multisplit_threads (histogram and multisplit kernels)
 inline constexpr int outer_block = 1024;  // most threads of the outer product (one block per SM: its offsets fill shared memory); make_params lowers it for small budgets
 inline constexpr int dense_block = 512;
 inline constexpr int simple_block = 256;
@@ -148,7 +148,7 @@ public:
     DeviceCsr<V, I> run_device(const DeviceCsr<V, I>& a, const DeviceCsr<V, I>& b, bool inputs_external = true) {
         a_ = &a;
         b_ = &b;
-        const std::int64_t input_bytes = a.row_ptr.bytes() + a.col_idx.bytes() + a.values.bytes() + b.row_ptr.bytes() + b.col_idx.bytes() + b.values.bytes();
+        const std::int64_t input_bytes = a.bytes() + b.bytes();
         if (inputs_external) mem_.add(input_bytes);  // device_bytes_peak counts the inputs either way
         check(cudaSetDevice(opt_.device), "cudaSetDevice");
         cudaDeviceProp prop{};
@@ -296,11 +296,12 @@ private:
         part_ids_.allocate(m_, &mem_);
         if (m_ == 0) return;
         check(cudaMemsetAsync(row_nnz_.data(), 0, m_ * sizeof(count_t), hs), "cudaMemsetAsync");
-        launch("row_products_kernel", &row_products_kernel<I>, grid_for(m_ * warp_size, simple_block), simple_block, 0, hs, m_, a_->row_ptr.data(), a_->col_idx.data(),
-                                                                                                b_->row_ptr.data(), products_.data());
+        launch("row_products_kernel", &row_products_kernel<I>, grid_for(m_ * warp_size, simple_block), simple_block, 0, hs, m_, a_->row_ptr.data(),
+               a_->col_idx.data(), b_->row_ptr.data(), products_.data());
         DeviceBuffer<char> flags(m_, &mem_);
         DeviceBuffer<count_t> ids(m_, &mem_), nsel(2, &mem_);
-        launch("heavy_flags_kernel", &heavy_flags_kernel, grid_for(m_, simple_block), simple_block, 0, hs, m_, products_.data(), p_, flags.data(), ids.data());
+        launch("heavy_flags_kernel", &heavy_flags_kernel, grid_for(m_, simple_block), simple_block, 0, hs, m_, products_.data(), p_, flags.data(),
+               ids.data());
         temp_h_.run("cub::DevicePartition::Flagged", [&](void* t, std::size_t& b) {
             return cub::DevicePartition::Flagged(t, b, ids.data(), flags.data(), part_ids_.data(), nsel.data(), m_, hs);
         });
@@ -324,7 +325,8 @@ private:
         light_rows_sorted_.allocate(nl, &mem_);
         check(cudaMemsetAsync(counts.data(), 0, (nbins_ + 1) * sizeof(count_t), ls), "cudaMemsetAsync");
         const count_t* rows = part_ids_.data() + nheavy_;
-        launch("light_bin_keys_kernel", &light_bin_keys_kernel, grid_for(nl, simple_block), simple_block, 0, ls, nl, rows, products_.data(), nbins_, keys.data(), counts.data());
+        launch("light_bin_keys_kernel", &light_bin_keys_kernel, grid_for(nl, simple_block), simple_block, 0, ls, nl, rows, products_.data(), nbins_,
+               keys.data(), counts.data());
         const int bits = floor_log2(nbins_) + 1;
         temp_l_.run("cub::DeviceRadixSort::SortPairs", [&](void* t, std::size_t& b) {
             return cub::DeviceRadixSort::SortPairs(t, b, keys.data(), keys_sorted.data(), rows, light_rows_sorted_.data(), nl, 0, bits, ls);
@@ -343,8 +345,9 @@ private:
             if (n == 0) continue;
             const count_t cap = hash_bin_capacity(bn);
             const auto shmem = static_cast<std::size_t>(hash_smem_bytes(cap, p_.sizes, P == Phase::numeric));
-            launch("hash_rows_kernel", &hash_rows_kernel<P, V, I>, static_cast<unsigned>(n), hash_bin_threads(bn), shmem, ls, light_rows_sorted_.data() + light_begin_[bn], cap, a_->row_ptr.data(), a_->col_idx.data(), a_->values.data(), b_->row_ptr.data(),
-                b_->col_idx.data(), b_->values.data(), row_nnz_.data(), c_.row_ptr.data(), c_.col_idx.data(), c_.values.data());
+            launch("hash_rows_kernel", &hash_rows_kernel<P, V, I>, static_cast<unsigned>(n), hash_bin_threads(bn), shmem, ls,
+                   light_rows_sorted_.data() + light_begin_[bn], cap, a_->row_ptr.data(), a_->col_idx.data(), a_->values.data(), b_->row_ptr.data(),
+                   b_->col_idx.data(), b_->values.data(), row_nnz_.data(), c_.row_ptr.data(), c_.col_idx.data(), c_.values.data());
         }
     }
 
@@ -354,7 +357,8 @@ private:
         batch_bounds_.assign(1, 0);
         if (nheavy_ == 0) return;
         DeviceBuffer<count_t> sizes(nheavy_, &mem_), prefix(nheavy_, &mem_);
-        launch("gather_products_kernel", &gather_products_kernel, grid_for(nheavy_, simple_block), simple_block, 0, hs, nheavy_, part_ids_.data(), products_.data(), sizes.data());
+        launch("gather_products_kernel", &gather_products_kernel, grid_for(nheavy_, simple_block), simple_block, 0, hs, nheavy_, part_ids_.data(),
+               products_.data(), sizes.data());
         temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
             return cub::DeviceScan::InclusiveSum(t, b, sizes.data(), prefix.data(), nheavy_, hs);
         });
@@ -387,14 +391,16 @@ private:
         const std::size_t t_csc = timer.start(hs);
         // Ĉ.rowPtr of the batch
         DeviceBuffer<count_t> sizes(nh, &mem_), chat_ptr(nh + 1, &mem_);
-        launch("gather_products_kernel", &gather_products_kernel, grid_for(nh, simple_block), simple_block, 0, hs, nh, rows, products_.data(), sizes.data());
+        launch("gather_products_kernel", &gather_products_kernel, grid_for(nh, simple_block), simple_block, 0, hs, nh, rows, products_.data(),
+               sizes.data());
         check(cudaMemsetAsync(chat_ptr.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
         temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
             return cub::DeviceScan::InclusiveSum(t, b, sizes.data(), chat_ptr.data() + 1, nh, hs);
         });
         // masked CSR -> CSC of the batch's rows of A (stable radix sort by column)
         DeviceBuffer<count_t> entry_ptr(nh + 1, &mem_);
-        launch("row_lengths_kernel", &row_lengths_kernel, grid_for(nh, simple_block), simple_block, 0, hs, nh, rows, a_->row_ptr.data(), sizes.data());
+        launch("row_lengths_kernel", &row_lengths_kernel, grid_for(nh, simple_block), simple_block, 0, hs, nh, rows, a_->row_ptr.data(),
+               sizes.data());
         check(cudaMemsetAsync(entry_ptr.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
         temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
             return cub::DeviceScan::InclusiveSum(t, b, sizes.data(), entry_ptr.data() + 1, nh, hs);
@@ -402,22 +408,25 @@ private:
         const count_t nent = read_scalar(entry_ptr.data() + nh, hs);
         DeviceBuffer<count_t> keys(nent, &mem_), keys_sorted(nent, &mem_), ent_h(nent, &mem_), ent_j(nent, &mem_), ent_t(nent, &mem_),
             t_sorted(nent, &mem_);
-        launch("heavy_entries_kernel", &heavy_entries_kernel<I>, grid_for(nh * warp_size, simple_block), simple_block, 0, hs, nh, rows, a_->row_ptr.data(), a_->col_idx.data(), b_->row_ptr.data(), entry_ptr.data(), ka, keys.data(), ent_h.data(), ent_j.data(),
-            ent_t.data());
+        launch("heavy_entries_kernel", &heavy_entries_kernel<I>, grid_for(nh * warp_size, simple_block), simple_block, 0, hs, nh, rows,
+               a_->row_ptr.data(), a_->col_idx.data(), b_->row_ptr.data(), entry_ptr.data(), ka, keys.data(), ent_h.data(), ent_j.data(),
+               ent_t.data());
         const int key_bits = floor_log2(std::max<count_t>(ka, 1)) + 1;
         temp_h_.run("cub::DeviceRadixSort::SortPairs", [&](void* t, std::size_t& b) {
             return cub::DeviceRadixSort::SortPairs(t, b, reinterpret_cast<const ull*>(keys.data()), reinterpret_cast<ull*>(keys_sorted.data()),
                                                    ent_t.data(), t_sorted.data(), nent, 0, key_bits, hs);
         });
         DeviceBuffer<count_t> col_ptr(ka + 1, &mem_), slice_off(ka + 1, &mem_), slice_sizes(std::max<count_t>(ka, 1), &mem_), bread(1, &mem_);
-        launch("csc_colptr_kernel", &csc_colptr_kernel, grid_for(ka + 1, simple_block), simple_block, 0, hs, ka, nent, keys_sorted.data(), col_ptr.data());
+        launch("csc_colptr_kernel", &csc_colptr_kernel, grid_for(ka + 1, simple_block), simple_block, 0, hs, ka, nent, keys_sorted.data(),
+               col_ptr.data());
         const count_t nkept = read_scalar(col_ptr.data() + ka, hs);
         DeviceBuffer<count_t> csc_row(nkept, &mem_);
         DeviceBuffer<V> csc_val(nkept, &mem_);
-        launch("csc_gather_kernel", &csc_gather_kernel<V>, grid_for(nkept, simple_block), simple_block, 0, hs, nkept, t_sorted.data(), ent_h.data(), ent_j.data(), a_->values.data(),
-                                                                                    csc_row.data(), csc_val.data());
+        launch("csc_gather_kernel", &csc_gather_kernel<V>, grid_for(nkept, simple_block), simple_block, 0, hs, nkept, t_sorted.data(), ent_h.data(),
+               ent_j.data(), a_->values.data(), csc_row.data(), csc_val.data());
         check(cudaMemsetAsync(bread.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
-        launch("slice_sizes_kernel", &slice_sizes_kernel, grid_for(ka, simple_block), simple_block, 0, hs, ka, col_ptr.data(), b_->row_ptr.data(), slice_sizes.data(), bread.data());
+        launch("slice_sizes_kernel", &slice_sizes_kernel, grid_for(ka, simple_block), simple_block, 0, hs, ka, col_ptr.data(), b_->row_ptr.data(),
+               slice_sizes.data(), bread.data());
         check(cudaMemsetAsync(slice_off.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
         if (ka > 0)
             temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
@@ -434,8 +443,9 @@ private:
         timer.stop(t_csc, hs, &st_.csc_ms);
         const std::size_t t_outer = timer.start(hs);
         const count_t ge = p_.outer_group_elems;
-        launch("outer_product_kernel", &outer_product_kernel<V, I>, grid_for(chat_nnz, static_cast<int>(ge)), p_.outer_threads, static_cast<std::size_t>(ge) * sizeof(count_t), hs, chat_nnz, ge, ka, slice_off.data(), col_ptr.data(), csc_row.data(), csc_val.data(), b_->row_ptr.data(), b_->col_idx.data(),
-            b_->values.data(), cursor.data(), im->col[0].data(), im->val[0].data());
+        launch("outer_product_kernel", &outer_product_kernel<V, I>, grid_for(chat_nnz, static_cast<int>(ge)), p_.outer_threads,
+               static_cast<std::size_t>(ge) * sizeof(count_t), hs, chat_nnz, ge, ka, slice_off.data(), col_ptr.data(), csc_row.data(), csc_val.data(),
+               b_->row_ptr.data(), b_->col_idx.data(), b_->values.data(), cursor.data(), im->col[0].data(), im->val[0].data());
         timer.stop(t_outer, hs, &st_.outer_ms);
         // hierarchical multisplit (Alg. 5), double buffered, heavy chunks first
         const std::size_t t_ms = timer.start(hs);
@@ -449,8 +459,8 @@ private:
         if (p_.nlevels == 0) {
             level_segs.emplace_back(nh, &mem_);
             level_nsegs.push_back(nh);
-            launch("make_segments_kernel", &make_segments_kernel, grid_for(nh, simple_block), simple_block, 0, hs, 0, nh, in_ptr.data(), in_row.data(), in_base.data(), 0, span,
-                                                                                      level_segs.back().data());
+            launch("make_segments_kernel", &make_segments_kernel, grid_for(nh, simple_block), simple_block, 0, hs, 0, nh, in_ptr.data(),
+                   in_row.data(), in_base.data(), 0, span, level_segs.back().data());
         }
         if (p_.nlevels > 0) {
             im->col[1].allocate(chat_nnz, &mem_);
@@ -472,11 +482,12 @@ private:
             const unsigned blocks = grid_for(total, static_cast<int>(L.group_elems));
             const std::size_t t_hist = timer.start(hs);
             with_multisplit_threads(ms_threads, [&](auto t) {
-                launch("histogram_kernel", &histogram_kernel<decltype(t)::value, I>, blocks, ms_threads, static_cast<std::size_t>(slots * warps) * sizeof(unsigned),
-                       hs, L, in_ptr.data(), im->col[in_buf].data(), counts.data());
+                launch("histogram_kernel", &histogram_kernel<decltype(t)::value, I>, blocks, ms_threads,
+                       static_cast<std::size_t>(slots * warps) * sizeof(unsigned), hs, L, in_ptr.data(), im->col[in_buf].data(), counts.data());
             });
             timer.stop(t_hist, hs, &st_.multisplit_kernels_ms);
-            launch("split_flags_kernel", &split_flags_kernel, grid_for(n_out, simple_block), simple_block, 0, hs, n_out, counts.data(), L.sub_log2, p_, flags.data(), ids.data());
+            launch("split_flags_kernel", &split_flags_kernel, grid_for(n_out, simple_block), simple_block, 0, hs, n_out, counts.data(), L.sub_log2,
+                   p_, flags.data(), ids.data());
             count_t n_split = 0;
             const count_t* ord = ids.data();
             if (!last_level) {
@@ -486,9 +497,8 @@ private:
                 n_split = read_scalar(nsel.data(), hs);
                 ord = order.data();
             }
-            launch("level_order_kernel", &level_order_kernel, grid_for(n_out, simple_block), simple_block, 0, hs, n_out, ord, counts.data(), in_row.data(), in_base.data(),
-                                                                                       L.chunks_log2, L.sub_log2, pos.data(), osz.data(), out_row.data(),
-                                                                                       out_base.data());
+            launch("level_order_kernel", &level_order_kernel, grid_for(n_out, simple_block), simple_block, 0, hs, n_out, ord, counts.data(),
+                   in_row.data(), in_base.data(), L.chunks_log2, L.sub_log2, pos.data(), osz.data(), out_row.data(), out_base.data());
             check(cudaMemsetAsync(out_ptr.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
             temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
                 return cub::DeviceScan::InclusiveSum(t, b, osz.data(), out_ptr.data() + 1, n_out, hs);
@@ -507,8 +517,8 @@ private:
             const count_t nseg = n_out - n_split;
             level_segs.emplace_back(nseg, &mem_);
             level_nsegs.push_back(nseg);
-            launch("make_segments_kernel", &make_segments_kernel, grid_for(nseg, simple_block), simple_block, 0, hs, n_split, n_out, out_ptr.data(), out_row.data(), out_base.data(),
-                                                                                        out_buf, L.sub_log2, level_segs.back().data());
+            launch("make_segments_kernel", &make_segments_kernel, grid_for(nseg, simple_block), simple_block, 0, hs, n_split, n_out, out_ptr.data(),
+                   out_row.data(), out_base.data(), out_buf, L.sub_log2, level_segs.back().data());
             // next level: the heavy prefix of this level's output (double buffering: writes into the
             // consumed input buffer never reach this level's segments, which lie past the prefix)
             // (read_scalar synchronizes the stream; without it, wait anyway: this level's pos, cursor2
@@ -555,7 +565,8 @@ private:
         im.bin_ids.allocate(n, &mem_);
         check(cudaMemsetAsync(counts.data(), 0, (nbins_ + 2) * sizeof(count_t), hs), "cudaMemsetAsync");
         check(cudaMemsetAsync(im.seg_nnz.data(), 0, n * sizeof(count_t), hs), "cudaMemsetAsync");
-        launch("segment_bin_keys_kernel", &segment_bin_keys_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, im.segs.data(), p_, nbins_, keys.data(), ids.data(), counts.data());
+        launch("segment_bin_keys_kernel", &segment_bin_keys_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, im.segs.data(), p_, nbins_,
+               keys.data(), ids.data(), counts.data());
         const int bits = floor_log2(nbins_ + 1) + 1;
         temp_h_.run("cub::DeviceRadixSort::SortPairs", [&](void* t, std::size_t& b) {
             return cub::DeviceRadixSort::SortPairs(t, b, keys.data(), keys_sorted.data(), ids.data(), im.bin_ids.data(), n, 0, bits, hs);
@@ -575,17 +586,20 @@ private:
             if (n == 0) continue;
             const count_t cap = hash_bin_capacity(bn);
             const auto shmem = static_cast<std::size_t>(hash_smem_bytes(cap, p_.sizes, P == Phase::numeric));
-            launch("hash_segments_kernel", &hash_segments_kernel<P, V, I>, static_cast<unsigned>(n), hash_bin_threads(bn), shmem, hs, im.bin_ids.data() + im.bin_begin[bn], im.segs.data(), cap, im.col[0].data(), im.val[0].data(), im.col[1].data(), im.val[1].data(),
-                im.seg_nnz.data(), im.seg_out.data(), c_.col_idx.data(), c_.values.data());
+            launch("hash_segments_kernel", &hash_segments_kernel<P, V, I>, static_cast<unsigned>(n), hash_bin_threads(bn), shmem, hs,
+                   im.bin_ids.data() + im.bin_begin[bn], im.segs.data(), cap, im.col[0].data(), im.val[0].data(), im.col[1].data(), im.val[1].data(),
+                   im.seg_nnz.data(), im.seg_out.data(), c_.col_idx.data(), c_.values.data());
         }
         const count_t nd = im.bin_begin[nbins_ + 1] - im.bin_begin[nbins_];
         if (nd > 0) {
             const auto shmem = static_cast<std::size_t>(dense_smem_bytes(chunk_span_log2(p_, p_.nlevels), p_.sizes, P == Phase::numeric));
-            launch("dense_segments_kernel", &dense_segments_kernel<dense_block, P, V, I>, static_cast<unsigned>(nd), dense_block, shmem, hs, im.bin_ids.data() + im.bin_begin[nbins_], im.segs.data(), im.col[0].data(), im.val[0].data(), im.col[1].data(), im.val[1].data(),
-                im.seg_nnz.data(), im.seg_out.data(), c_.col_idx.data(), c_.values.data());
+            launch("dense_segments_kernel", &dense_segments_kernel<dense_block, P, V, I>, static_cast<unsigned>(nd), dense_block, shmem, hs,
+                   im.bin_ids.data() + im.bin_begin[nbins_], im.segs.data(), im.col[0].data(), im.val[0].data(), im.col[1].data(), im.val[1].data(),
+                   im.seg_nnz.data(), im.seg_out.data(), c_.col_idx.data(), c_.values.data());
         }
         if (P == Phase::symbolic && add_rows && im.nsegs > 0) {
-            launch("segment_row_nnz_kernel", &segment_row_nnz_kernel, grid_for(im.nsegs, simple_block), simple_block, 0, hs, im.nsegs, im.segs.data(), im.seg_nnz.data(), row_nnz_.data());
+            launch("segment_row_nnz_kernel", &segment_row_nnz_kernel, grid_for(im.nsegs, simple_block), simple_block, 0, hs, im.nsegs, im.segs.data(),
+                   im.seg_nnz.data(), row_nnz_.data());
         }
     }
 
@@ -597,25 +611,28 @@ private:
         if (n == 0) return;
         DeviceBuffer<count_t> kb(n, &mem_), kr(n, &mem_), ids(n, &mem_), kb2(n, &mem_), ids2(n, &mem_), kr_sorted(n, &mem_), ids3(n, &mem_),
             cnt(n, &mem_), g(n, &mem_);
-        launch("segment_keys_kernel", &segment_keys_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, im.segs.data(), kb.data(), kr.data(), ids.data());
+        launch("segment_keys_kernel", &segment_keys_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, im.segs.data(), kb.data(), kr.data(),
+               ids.data());
         const int base_bits = std::max(1, p_.span_log2 + 1);
         temp_h_.run("cub::DeviceRadixSort::SortPairs", [&](void* t, std::size_t& b) {
             return cub::DeviceRadixSort::SortPairs(t, b, reinterpret_cast<const ull*>(kb.data()), reinterpret_cast<ull*>(kb2.data()), ids.data(),
                                                    ids2.data(), n, 0, base_bits, hs);
         });
         // rows in the base order, then a stable sort by row
-        launch("gather_products_kernel", &gather_products_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, ids2.data(), kr.data(), kb.data());
+        launch("gather_products_kernel", &gather_products_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, ids2.data(), kr.data(),
+               kb.data());
         const int row_bits = floor_log2(std::max<count_t>(m_, 1)) + 1;
         temp_h_.run("cub::DeviceRadixSort::SortPairs", [&](void* t, std::size_t& b) {
             return cub::DeviceRadixSort::SortPairs(t, b, reinterpret_cast<const ull*>(kb.data()), reinterpret_cast<ull*>(kr_sorted.data()), ids2.data(),
                                                    ids3.data(), n, 0, row_bits, hs);
         });
-        launch("gather_counts_kernel", &gather_counts_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, ids3.data(), im.seg_nnz.data(), cnt.data());
+        launch("gather_counts_kernel", &gather_counts_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, ids3.data(), im.seg_nnz.data(),
+               cnt.data());
         temp_h_.run("cub::DeviceScan::ExclusiveSum", [&](void* t, std::size_t& b) {
             return cub::DeviceScan::ExclusiveSum(t, b, cnt.data(), g.data(), n, hs);
         });
-        launch("segment_offsets_kernel", &segment_offsets_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, ids3.data(), kr_sorted.data(), g.data(), c_.row_ptr.data(),
-                                                                                   im.seg_out.data());
+        launch("segment_offsets_kernel", &segment_offsets_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, ids3.data(), kr_sorted.data(),
+               g.data(), c_.row_ptr.data(), im.seg_out.data());
         heavy_.sync();
     }
 
@@ -634,18 +651,26 @@ private:
     std::vector<count_t> light_begin_, heavy_prefix_, batch_bounds_;
 };
 
-// C = A·B with gMAGNUS (the body of cuda::spgemm; the CPU simulator's tests call it directly).
-template <class V, class I>
-Csr<V, I> multiply(CsrView<V, I> a, CsrView<V, I> b, const GpuSpgemmOptions& options, GpuSpgemmStats* stats) {
-    if (a.ncols != b.nrows)
-        throw DimensionMismatch("cuda::spgemm: A is " + std::to_string(a.nrows) + " x " + std::to_string(a.ncols) + " but B is " +
-                                std::to_string(b.nrows) + " x " + std::to_string(b.ncols));
+// What both entry points (host CSR and DeviceMatrix) do around a product: the shape check, fresh
+// statistics, the device made current before Gmagnus creates its streams; then run(g).
+template <class V, class I, class Run>
+auto with_gmagnus(std::int64_t a_rows, std::int64_t a_cols, std::int64_t b_rows, std::int64_t b_cols, const GpuSpgemmOptions& options,
+                  GpuSpgemmStats* stats, Run&& run) {
+    if (a_cols != b_rows)
+        throw DimensionMismatch("cuda::spgemm: A is " + std::to_string(a_rows) + " x " + std::to_string(a_cols) + " but B is " +
+                                std::to_string(b_rows) + " x " + std::to_string(b_cols));
     GpuSpgemmStats local;
     GpuSpgemmStats& st = stats ? *stats : local;
     st = GpuSpgemmStats{};
-    check(cudaSetDevice(options.device), "cudaSetDevice");  // before Gmagnus creates its streams
+    check(cudaSetDevice(options.device), "cudaSetDevice");
     Gmagnus<V, I> g(options, st);
-    return g.run(a, b);
+    return run(g);
+}
+
+// C = A·B with gMAGNUS (the body of cuda::spgemm; the CPU simulator's tests call it directly).
+template <class V, class I>
+Csr<V, I> multiply(CsrView<V, I> a, CsrView<V, I> b, const GpuSpgemmOptions& options, GpuSpgemmStats* stats) {
+    return with_gmagnus<V, I>(a.nrows, a.ncols, b.nrows, b.ncols, options, stats, [&](Gmagnus<V, I>& g) { return g.run(a, b); });
 }
 
 }  // namespace gmagnus

@@ -33,12 +33,10 @@ inline void require_threads(unsigned threads, const char* what) {
 inline std::size_t temp_bytes(std::int64_t n) { return 256 + static_cast<std::size_t>(std::max<std::int64_t>(n, 0)) * 4; }
 
 // The checks of a real call: temporary storage present and large enough, inside device memory.
-inline cudaError_t check_temp(const char* what, void* temp, std::size_t bytes, std::int64_t n) {
-    if (bytes < temp_bytes(n) || cuda_sim::device_bytes_from(temp) < static_cast<std::int64_t>(temp_bytes(n))) {
+inline void check_temp(const char* what, void* temp, std::size_t bytes, std::int64_t n) {
+    if (bytes < temp_bytes(n) || cuda_sim::device_bytes_from(temp) < static_cast<std::int64_t>(temp_bytes(n)))
         cuda_sim::fail_host(std::string(what) + ": temporary storage of " + std::to_string(bytes) + " bytes (needs " + std::to_string(temp_bytes(n)) +
                             ", in device memory)");
-    }
-    return cudaSuccess;
 }
 
 template <class Op>

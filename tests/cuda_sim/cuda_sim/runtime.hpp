@@ -4,7 +4,7 @@
 //
 // How it runs CUDA code:
 //   * each thread of a block is a fiber (its own stack); __syncthreads and the warp collectives
-//     (__shfl_down_sync, __syncwarp) switch fibers, so barriers have their real meaning. Threads run
+//     (__shfl_down_sync) switch fibers, so barriers have their real meaning. Threads run
 //     between barriers in forward, reverse or seeded random order (Config::order): a result that
 //     depends on that order is a race or a missing barrier;
 //   * __shared__ variables are thread_local (one copy per block, since blocks run one after the
@@ -57,7 +57,6 @@ struct dim3 {
     unsigned x, y, z;
     constexpr dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
 };
-using uint3 = dim3;
 inline thread_local dim3 threadIdx{0, 0, 0};
 inline thread_local dim3 blockIdx{0, 0, 0};
 inline thread_local dim3 blockDim{1, 1, 1};
@@ -90,7 +89,6 @@ enum cudaMemcpyKind {
 enum cudaFuncAttribute {
     cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
 };
-inline constexpr unsigned cudaStreamDefault = 0x00;
 inline constexpr unsigned cudaStreamNonBlocking = 0x01;
 
 struct CUstream_st;
@@ -152,7 +150,6 @@ struct Config {
 struct Stats {
     std::int64_t launches = 0, blocks = 0, threads = 0, barriers = 0, warp_collectives = 0;
     std::int64_t device_bytes_live = 0, device_bytes_peak = 0, allocations_live = 0;
-    std::int64_t ops_deferred_max = 0;  // most operations queued on one stream at once
 };
 
 // The defaults, with the thread order and seed from GIGASPARSE_CUDA_SIM_ORDER=forward|reverse|random
@@ -204,8 +201,6 @@ void collect_pointer(std::vector<const void*>& out, const T& v) {
 
 // ---------------------------------------------------------------- runtime API (host)
 cudaError_t cudaSetDevice(int device);
-cudaError_t cudaGetDevice(int* device);
-cudaError_t cudaGetDeviceCount(int* count);
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device);
 cudaError_t cudaDeviceSynchronize();
 cudaError_t cudaMalloc(void** p, std::size_t bytes);
@@ -218,8 +213,6 @@ cudaError_t cudaMemGetInfo(std::size_t* free_bytes, std::size_t* total_bytes);
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, cudaStream_t s = nullptr);
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind);
 cudaError_t cudaMemsetAsync(void* p, int value, std::size_t bytes, cudaStream_t s = nullptr);
-cudaError_t cudaMemset(void* p, int value, std::size_t bytes);
-cudaError_t cudaStreamCreate(cudaStream_t* s);
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned flags);
 cudaError_t cudaStreamDestroy(cudaStream_t s);
 cudaError_t cudaStreamSynchronize(cudaStream_t s);
@@ -227,7 +220,6 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags = 
 cudaError_t cudaEventCreate(cudaEvent_t* e);
 cudaError_t cudaEventDestroy(cudaEvent_t e);
 cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = nullptr);
-cudaError_t cudaEventSynchronize(cudaEvent_t e);
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t stop);
 cudaError_t cudaGetLastError();
 cudaError_t cudaPeekAtLastError();
@@ -250,7 +242,6 @@ cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t* cfg, void (*kernel)(Exp
 // ---------------------------------------------------------------- device intrinsics
 // Fibers never switch inside these, so plain read-modify-writes are atomic.
 inline void __syncthreads() { cuda_sim::block_barrier(); }
-inline void __syncwarp(unsigned mask = 0xffffffffu) { cuda_sim::warp_barrier(mask); }
 
 template <class T>
 T __shfl_down_sync(unsigned mask, T v, unsigned delta, int width = warpSize) {
@@ -270,10 +261,7 @@ T __shfl_down_sync(unsigned mask, T v, unsigned delta, int width = warpSize) {
 }
 
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
-inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
 inline int __ffs(int x) { return __builtin_ffs(x); }
-inline int __ffsll(long long x) { return __builtin_ffsll(x); }
-inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(static_cast<unsigned>(x)); }
 
 template <class T>
 inline T sim_atomic_add(T* p, T v) {
@@ -281,7 +269,6 @@ inline T sim_atomic_add(T* p, T v) {
     *p = old + v;
     return old;
 }
-inline int atomicAdd(int* p, int v) { return sim_atomic_add(p, v); }
 inline unsigned atomicAdd(unsigned* p, unsigned v) { return sim_atomic_add(p, v); }
 inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) { return sim_atomic_add(p, v); }
 inline float atomicAdd(float* p, float v) { return sim_atomic_add(p, v); }
@@ -292,16 +279,10 @@ inline T sim_atomic_cas(T* p, T expected, T desired) {
     if (old == expected) *p = desired;
     return old;
 }
-inline int atomicCAS(int* p, int e, int d) { return sim_atomic_cas(p, e, d); }
 inline unsigned atomicCAS(unsigned* p, unsigned e, unsigned d) { return sim_atomic_cas(p, e, d); }
 inline unsigned long long atomicCAS(unsigned long long* p, unsigned long long e, unsigned long long d) { return sim_atomic_cas(p, e, d); }
 inline unsigned atomicOr(unsigned* p, unsigned v) {
     const unsigned old = *p;
     *p = old | v;
-    return old;
-}
-inline unsigned atomicMax(unsigned* p, unsigned v) {
-    const unsigned old = *p;
-    if (v > old) *p = v;
     return old;
 }
