@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
+#include <set>
 #include <string>
 #include <tuple>
 
@@ -36,13 +37,19 @@ namespace {
 #ifdef GIGASPARSE_CUDA_SIM
 inline constexpr bool simulated = true;
 
-// The simulated run must also leave no device memory behind and no sticky error.
+// The simulated run must also leave no device memory behind, no sticky error and, in the racecheck
+// build, no race. Kernels run so far: the names of what the simulator launched.
+std::set<std::string> kernels_run;
+
 template <class V, class I>
 gs::Csr<V, I> gpu_spgemm(gs::CsrView<V, I> a, gs::CsrView<V, I> b, const GpuSpgemmOptions& o = {}, GpuSpgemmStats* st = nullptr) {
     cuda_sim::reset();
+    const std::int64_t races = cuda_sim::race_reports();
     auto c = gs::cuda::gmagnus::multiply(a, b, o, st);
     EXPECT_EQ(cuda_sim::stats().allocations_live, 0) << "device memory leaked";
     EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess) << cuda_sim::last_error_detail();
+    EXPECT_EQ(cuda_sim::race_reports(), races) << "ThreadSanitizer reported a race (above)";
+    for (const auto& [name, n] : cuda_sim::stats().kernels) kernels_run.insert(name);
     return c;
 }
 
@@ -297,6 +304,37 @@ TEST(CudaSpgemm, SanitizerSmall) {
 
 // The tuning knobs: every multisplit block size and a small outer-product block give the same
 // product through heavy rows and the multisplit; invalid sizes are InvalidArgument.
+// Small products through every gMAGNUS kernel, with small blocks. The racecheck build of the
+// simulator (tests/cuda_sim: ThreadSanitizer told CUDA's happens-before order, about 100 times
+// slower) runs only this test: no race between the threads of a block, the blocks of a kernel,
+// the two streams, or the device and the host.
+TEST(CudaSpgemm, RacecheckSmallProducts) {
+    SKIP_WITHOUT_GPU();
+#ifdef GIGASPARSE_CUDA_SIM
+    kernels_run.clear();
+#endif
+    GpuSpgemmOptions o = budget(4096, 1 << 13);
+    o.multisplit_threads = 256;
+    o.outer_threads = 64;
+    const auto a = gs::test::rmat_like<double, std::int32_t>(6, 12, 8, 51);
+    const auto b = gs::test::rmat_like<double, std::int32_t>(12, 12, 3, 52);
+    const auto st = expect_matches(a, b, o, "heavy and light rows, two levels, batches");
+    EXPECT_GT(st.heavy_rows, 0);
+    EXPECT_GT(st.light_rows, 0);
+    EXPECT_GE(st.levels_run, 2);
+    EXPECT_GT(st.batches, 1);
+    const auto af = gs::test::rmat_like<float, std::int64_t>(6, 6, 6, 53);
+    expect_matches(af, af, {}, "float, int64, light rows");
+#ifdef GIGASPARSE_CUDA_SIM
+    for (const char* k : {"row_products_kernel", "heavy_flags_kernel", "light_bin_keys_kernel", "hash_rows_kernel", "gather_products_kernel",
+                          "row_lengths_kernel", "heavy_entries_kernel", "csc_colptr_kernel", "csc_gather_kernel", "slice_sizes_kernel",
+                          "outer_product_kernel", "make_segments_kernel", "histogram_kernel", "split_flags_kernel", "level_order_kernel",
+                          "multisplit_kernel", "segment_bin_keys_kernel", "hash_segments_kernel", "dense_segments_kernel",
+                          "segment_row_nnz_kernel", "segment_keys_kernel", "gather_counts_kernel", "segment_offsets_kernel"})
+        EXPECT_TRUE(kernels_run.count(k)) << k << " did not run";
+#endif
+}
+
 TEST(CudaSpgemm, BlockSizeOptions) {
     SKIP_WITHOUT_GPU();
     const auto a = gs::test::rmat_like<double, std::int32_t>(7, 15, 12, 33);

@@ -25,15 +25,38 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
+// Racecheck build: this file is not instrumented itself (its bookkeeping would race with the
+// kernels it schedules); it tells ThreadSanitizer the order through the annotations below.
+#ifdef GIGASPARSE_CUDA_SIM_RACECHECK
+#define CUDA_SIM_TSAN 1
+#include <pthread.h>
+#include <sanitizer/tsan_interface.h>
+extern "C" void AnnotateIgnoreSyncBegin(const char* file, int line);
+extern "C" void AnnotateIgnoreSyncEnd(const char* file, int line);
+extern "C" void __tsan_ignore_thread_begin();
+extern "C" void __tsan_ignore_thread_end();
+#endif
+
+namespace cuda_sim {
+namespace {
+struct FiberPool;
+}
+}  // namespace cuda_sim
+
 struct CUstream_st {
     std::deque<std::pair<std::uint64_t, cuda_sim::Op>> queue;
     std::uint64_t next_seq = 1;
+    bool blocking = true;  // created without cudaStreamNonBlocking: ordered with the legacy default stream
+    void* race = nullptr;  // racecheck: the stream's context (what its work may assume done)
+    char done = 0;         // racecheck: the stream's context released here, for the host to learn it
+    std::unique_ptr<cuda_sim::FiberPool> fibers;  // for the threads of the blocks of its kernels
 };
 struct CUevent_st {
     CUstream_st* stream = nullptr;
     std::uint64_t seq = 0;     // the record operation's place in its stream
     bool complete = false;
     double time_ms = 0;
+    std::shared_ptr<char> recorded;  // racecheck: released by the last record operation
 };
 
 namespace cuda_sim {
@@ -81,6 +104,73 @@ State& S() {
     return s;
 }
 
+// ---------------------------------------------------------------- racecheck
+// ThreadSanitizer learns CUDA's happens-before order through these (no-ops in other builds): each
+// simulated thread, block, stream and the host is a context; release/acquire on an address order
+// two contexts. A stream's context ignores memory accesses (it runs only simulator bookkeeping on
+// the host's stack) but not synchronization.
+namespace race {
+#ifdef CUDA_SIM_TSAN
+constexpr bool on = true;
+void* current() { return __tsan_get_current_fiber(); }
+void* create() { return __tsan_create_fiber(0); }
+void destroy(void* c) { __tsan_destroy_fiber(c); }
+void to(void* c) { __tsan_switch_to_fiber(c, __tsan_switch_to_fiber_no_sync); }
+void release(const void* a) { __tsan_release(const_cast<void*>(a)); }
+void acquire(const void* a) { __tsan_acquire(const_cast<void*>(a)); }
+void* create_stream_context() {
+    void* here = current();
+    void* c = create();
+    to(c);
+    __tsan_ignore_thread_begin();
+    to(here);
+    return c;
+}
+void destroy_stream_context(void* c) {
+    void* here = current();
+    to(c);
+    __tsan_ignore_thread_end();
+    to(here);
+    destroy(c);
+}
+#else
+constexpr bool on = false;
+void* current() { return nullptr; }
+void* create() { return nullptr; }
+void destroy(void*) {}
+void to(void*) {}
+void release(const void*) {}
+void acquire(const void*) {}
+void* create_stream_context() { return nullptr; }
+void destroy_stream_context(void*) {}
+#endif
+// The rest of a scope runs in context c (null: the current one).
+class In {
+public:
+    explicit In(void* c) : prev_(current()) {
+        if (c) to(c);
+    }
+    ~In() {
+        if (prev_) to(prev_);
+    }
+    In(const In&) = delete;
+    In& operator=(const In&) = delete;
+
+private:
+    void* prev_;
+};
+// The host learns what stream s has done.
+void host_learns(CUstream_st* s) {
+    if (!on) return;
+    {
+        In in(s->race);
+        release(&s->done);
+    }
+    acquire(&s->done);
+}
+std::atomic<std::int64_t> reports{0};
+}  // namespace race
+
 cudaError_t set_error(cudaError_t e, const std::string& detail) {
     State& s = S();
     s.last = e;
@@ -98,15 +188,26 @@ cudaError_t set_sticky(const std::string& detail) {
         if (S().sticky != cudaSuccess) return S().sticky; \
     } while (0)
 
-const std::pair<const unsigned char*, std::size_t>* find_allocation(const void* p) {
+// The live allocation p points into; with past_end, also the one p is one past the end of (an end
+// pointer passed to a kernel). A host buffer may start right where a device allocation ends.
+const std::pair<const unsigned char*, std::size_t>* find_allocation(const void* p, bool past_end = false) {
     State& s = S();
     const auto* q = static_cast<const unsigned char*>(p);
     auto it = s.allocations.upper_bound(q);
     if (it == s.allocations.begin()) return nullptr;
     --it;
-    if (q > it->first + it->second) return nullptr;  // one past the end still names the allocation
+    if (q > it->first + it->second || (q == it->first + it->second && !past_end)) return nullptr;
     return reinterpret_cast<const std::pair<const unsigned char*, std::size_t>*>(&*it);
 }
+
+// The operation running now (not thread_local: streams run on the host's thread, and a block's
+// thread, racecheck, runs while the host's waits for it): the fibers of its stream, and,
+// racecheck, where its device work releases for the stream to learn of it when the operation ends.
+struct Running {
+    const char* done = nullptr;
+    FiberPool* fibers = nullptr;
+};
+Running running;
 
 // ---------------------------------------------------------------- fibers
 // A fiber switch saves the callee-saved registers on the current stack and moves to the other stack
@@ -151,7 +252,30 @@ struct Fiber {
     unsigned char* stack = nullptr;
     FiberState state = FiberState::runnable;
     unsigned warp_mask = 0;
+    void* race = nullptr;  // racecheck: this simulated thread's context
 };
+// The fibers of a stream's blocks (the host's for the legacy default stream): thread t of every
+// block runs on fiber t, with its stack and, racecheck, its context (creating a context costs a
+// millisecond and a megabyte). The kernels of one stream are ordered anyway; the blocks of one
+// kernel are then ordered where the same thread index's context carries the order: races between
+// blocks are reported between different thread indices, and after the blocks' last barrier.
+// Streams have their own fibers, so the order of one stream does not hide races with another.
+struct FiberPool {
+    std::vector<Fiber> fibers;
+    FiberPool() = default;
+    FiberPool(const FiberPool&) = delete;
+    FiberPool& operator=(const FiberPool&) = delete;
+    ~FiberPool() {
+        for (Fiber& f : fibers) {
+            if (f.stack) munmap(f.stack, fiber_stack_bytes);
+            if (f.race) race::destroy(f.race);
+        }
+    }
+};
+FiberPool& host_fibers() {
+    static FiberPool p;
+    return p;
+}
 
 struct BlockRun {
     std::vector<Fiber>* fibers = nullptr;
@@ -165,11 +289,27 @@ struct BlockRun {
     unsigned done = 0, at_block = 0, at_warp = 0;  // fibers in each waiting state
     const void* sched_bottom = nullptr;  // the scheduler's stack, for AddressSanitizer's fiber switches
     std::size_t sched_size = 0;
+    void* sched_race = nullptr;  // racecheck: the block's (scheduler's) context
+    std::deque<char> syncs;      // racecheck: a fresh address for each barrier and for the block's end
+
+    // Racecheck: everything each fiber in `who` did happens before what any of them does next.
+    void order(const std::vector<unsigned>& who) {
+        if (!race::on || who.empty()) return;
+        const char* at = &syncs.emplace_back();
+        for (unsigned t : who) {
+            race::to((*fibers)[t].race);
+            race::release(at);
+        }
+        for (unsigned t : who) {
+            race::to((*fibers)[t].race);
+            race::acquire(at);
+        }
+        race::to(sched_race);
+    }
 };
 
 thread_local BlockRun* tl_run = nullptr;
 struct FiberAbort {};  // thrown by fail() inside a fiber, caught at the fiber's entry
-thread_local std::vector<Fiber> tl_fibers;
 
 void set_thread_index(unsigned t) {
     threadIdx.x = t % blockDim.x;
@@ -203,6 +343,8 @@ void asan_finish(void* fake, const void** bottom, std::size_t* size) {
     Fiber& f = (*r->fibers)[r->current];
     f.state = FiberState::done;
     ++r->done;
+    race::release(&r->syncs.front());  // the block's end learns of this thread
+    race::to(r->sched_race);
     asan_start(nullptr, r->sched_bottom, r->sched_size);  // this fiber's stack is done
     gigasparse_cuda_sim_switch(&f.sp, r->sched_sp);
     std::abort();  // never resumed
@@ -226,6 +368,7 @@ void yield(FiberState why) {
     f.state = why;
     (why == FiberState::warp_barrier ? r->at_warp : r->at_block) += 1;
     void* fake = nullptr;
+    race::to(r->sched_race);
     asan_start(&fake, r->sched_bottom, r->sched_size);
     gigasparse_cuda_sim_switch(&f.sp, r->sched_sp);
     asan_finish(fake, &r->sched_bottom, &r->sched_size);
@@ -236,6 +379,7 @@ void resume(BlockRun& r, unsigned t) {
     r.current = t;
     set_thread_index(t);
     void* fake = nullptr;
+    race::to(f.race);
     asan_start(&fake, f.stack, fiber_stack_bytes);
     gigasparse_cuda_sim_switch(&r.sched_sp, f.sp);
     asan_finish(fake, nullptr, nullptr);
@@ -247,22 +391,35 @@ std::string block_name() {
 
 // Runs the block's threads to completion; returns an error description or "".
 std::string run_block(unsigned nthreads, const std::function<void()>& body, unsigned char* smem, std::mt19937_64& rng) {
-    if (tl_fibers.size() < nthreads) tl_fibers.resize(nthreads);
+    std::vector<Fiber>& fibers = running.fibers->fibers;
+    if (fibers.size() < nthreads) fibers.resize(nthreads);
     BlockRun r;
-    r.fibers = &tl_fibers;
+    r.fibers = &fibers;
     r.nthreads = nthreads;
     r.body = &body;
     r.smem = smem;
     r.warp_slots.assign(static_cast<std::size_t>((nthreads + 31) / 32) * 32, 0);
+    r.sched_race = race::current();
+    r.syncs.emplace_back();  // the block's end
     for (unsigned t = 0; t < nthreads; ++t) {
-        Fiber& f = tl_fibers[t];
+        Fiber& f = fibers[t];
         if (!f.stack) {
             void* m = mmap(nullptr, fiber_stack_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
             if (m == MAP_FAILED) return "cannot map a fiber stack";
             f.stack = static_cast<unsigned char*>(m);
         }
+        if (race::on && !f.race) f.race = race::create();
         prepare(f);
         f.state = FiberState::runnable;
+    }
+    if (race::on) {  // every thread knows what the block's start knows
+        const char* start = &r.syncs.emplace_back();
+        race::release(start);
+        for (unsigned t = 0; t < nthreads; ++t) {
+            race::to(fibers[t].race);
+            race::acquire(start);
+        }
+        race::to(r.sched_race);
     }
     BlockRun* saved = tl_run;
     tl_run = &r;
@@ -272,14 +429,11 @@ std::string run_block(unsigned nthreads, const std::function<void()>& body, unsi
     while (true) {
         if (S().cfg.order == Order::random) std::shuffle(order.begin(), order.end(), rng);
         for (unsigned t : order)
-            if (tl_fibers[t].state == FiberState::runnable) {
+            if (fibers[t].state == FiberState::runnable) {
                 resume(r, t);
                 if (!r.error.empty()) break;
             }
-        if (!r.error.empty()) {
-            err = r.error;
-            break;
-        }
+        if (!r.error.empty()) break;  // read after the block's end below (a thread wrote it)
         const unsigned done = r.done, at_block = r.at_block, at_warp = r.at_warp;
         if (done == nthreads) break;
         // warp collectives: every lane named by the masks has arrived
@@ -288,7 +442,7 @@ std::string run_block(unsigned nthreads, const std::function<void()>& body, unsi
             const unsigned lanes = std::min(32u, nthreads - w0);
             unsigned waiting = 0, mask = 0, exited = 0;
             for (unsigned l = 0; l < lanes; ++l) {
-                const Fiber& f = tl_fibers[w0 + l];
+                const Fiber& f = fibers[w0 + l];
                 if (f.state == FiberState::warp_barrier) {
                     waiting |= 1u << l;
                     mask |= f.warp_mask;
@@ -307,11 +461,14 @@ std::string run_block(unsigned nthreads, const std::function<void()>& body, unsi
                 break;
             }
             if ((waiting & mask) == mask) {
+                std::vector<unsigned> who;
                 for (unsigned l = 0; l < lanes; ++l)
                     if (waiting & (1u << l)) {
-                        tl_fibers[w0 + l].state = FiberState::runnable;
+                        fibers[w0 + l].state = FiberState::runnable;
                         --r.at_warp;
+                        who.push_back(w0 + l);
                     }
+                r.order(who);
                 released = true;
             }
         }
@@ -323,8 +480,13 @@ std::string run_block(unsigned nthreads, const std::function<void()>& body, unsi
                 break;
             }
             ++S().st.barriers;
-            for (unsigned t = 0; t < nthreads; ++t) tl_fibers[t].state = FiberState::runnable;
+            for (unsigned t = 0; t < nthreads; ++t) fibers[t].state = FiberState::runnable;
             r.at_block = 0;
+            if (race::on) {
+                std::vector<unsigned> all(nthreads);
+                for (unsigned t = 0; t < nthreads; ++t) all[t] = t;
+                r.order(all);
+            }
             continue;
         }
         err = "deadlock: " + std::to_string(at_block) + " threads at __syncthreads, " + std::to_string(at_warp) +
@@ -332,26 +494,96 @@ std::string run_block(unsigned nthreads, const std::function<void()>& body, unsi
         break;
     }
     tl_run = saved;
+    if (race::on) {
+        for (unsigned t = 0; t < nthreads; ++t)
+            if (fibers[t].state != FiberState::done) {  // stopped by an error: abandoned where they are
+                race::to(fibers[t].race);
+                race::release(&r.syncs.front());
+            }
+        race::to(r.sched_race);
+        race::acquire(&r.syncs.front());  // the block's end knows what all its threads did
+    }
+    if (!r.error.empty()) err = r.error;
     return err;
 }
 
 // ---------------------------------------------------------------- streams
 void execute(cudaStream_t s, std::uint64_t upto);
 
-void run_op(Op& op) {
+// Runs fn as one unit of device work: a block of a kernel, a copy, a CUB call. Racecheck: on a
+// fresh OS thread (fresh thread_local __shared__ variables and context), which knows what the
+// stream knows; the stream does not learn of it before the whole operation ends, so the blocks of
+// one kernel stay unordered.
+void device_work(const std::function<void()>& fn) {
+#ifdef CUDA_SIM_TSAN
+    struct Work {
+        const std::function<void()>* fn;
+        const char* done;
+        std::exception_ptr error;
+    } w{&fn, running.done, nullptr};
+    pthread_t t;
+    const auto body = [](void* p) -> void* {
+        auto* w = static_cast<Work*>(p);
+        try {
+            (*w->fn)();
+        } catch (...) {
+            w->error = std::current_exception();
+        }
+        race::release(w->done);
+        return nullptr;
+    };
+    pthread_attr_t attr;  // a small stack: ThreadSanitizer clears the shadow of the whole stack at the start
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, std::size_t(512) << 10);
+    const int started = pthread_create(&t, &attr, body, &w);
+    pthread_attr_destroy(&attr);
+    if (started != 0) fail_host("cannot start a thread for device work");
+    AnnotateIgnoreSyncBegin(__FILE__, __LINE__);
+    pthread_join(t, nullptr);
+    AnnotateIgnoreSyncEnd(__FILE__, __LINE__);
+    if (w.error) std::rethrow_exception(w.error);
+#else
+    fn();
+#endif
+}
+
+// Runs op in stream s's context (the host's for the legacy default stream, s == nullptr), and
+// destroys it there: what its device work read is freed after that work.
+void run_op(cudaStream_t s, Op&& queued) {
     if (S().sticky != cudaSuccess) return;  // a failed kernel stops the device
-    op.run();
+    race::In in(s ? s->race : nullptr);
+    const auto op = std::make_unique<const Op>(std::move(queued));  // on the heap: device work does not read the host's stack
+    if (op->enqueued) race::acquire(op->enqueued.get());  // what the host had done when it enqueued op
+    const auto done = std::make_unique<char>();
+    const Running outer = running;
+    running = Running{done.get(), s ? s->fibers.get() : &host_fibers()};
+    try {
+        if (op->device_work) device_work(op->run);
+        else op->run();
+    } catch (...) {
+        running = outer;
+        throw;
+    }
+    running = outer;
+    race::acquire(done.get());
 }
 
 void execute(cudaStream_t s, std::uint64_t upto) {
     while (!s->queue.empty() && s->queue.front().first <= upto) {
         Op op = std::move(s->queue.front().second);
         s->queue.pop_front();
-        run_op(op);
+        run_op(s, std::move(op));
     }
 }
 void execute_all() {
     for (CUstream_st* s : S().streams) execute(s, UINT64_MAX);
+}
+// The legacy default stream waits for all work (the simulator runs it) and, racecheck, the host
+// learns of the blocking streams (those created without cudaStreamNonBlocking).
+void legacy_stream_wait() {
+    execute_all();
+    for (CUstream_st* b : S().streams)
+        if (b->blocking) race::host_learns(b);
 }
 
 bool valid_stream(cudaStream_t s) { return s == nullptr || S().streams.count(s) > 0; }
@@ -378,6 +610,8 @@ void reset() {
     s.st.allocations_live = keep.allocations_live;
 }
 std::string last_error_detail() { return S().detail; }
+bool racecheck() { return race::on; }
+std::int64_t race_reports() { return race::reports.load(); }
 void name_next_launch(const char* name) { S().next_name = name ? name : ""; }
 
 unsigned char* dynamic_shared() {
@@ -389,6 +623,7 @@ void fail(const std::string& what) {
     if (tl_run->error.empty()) tl_run->error = "thread " + std::to_string(tl_run->current) + ": " + what;
     throw FiberAbort{};  // unwinds this thread's frames; the block stops at the error
 }
+void opaque_use(const void*) {}
 void fail_host(const std::string& what) { throw std::logic_error("cuda_sim: " + what); }
 
 void block_barrier() {
@@ -406,7 +641,7 @@ std::uint64_t* warp_exchange_slots() {
     return tl_run->warp_slots.data() + tl_run->current / 32 * 32;
 }
 
-bool is_device_pointer(const void* p) { return p == nullptr || find_allocation(p) != nullptr; }
+bool is_device_pointer(const void* p) { return p == nullptr || find_allocation(p, true) != nullptr; }
 std::int64_t device_bytes_from(const void* p) {
     const auto* a = find_allocation(p);
     if (!a) return -1;
@@ -422,11 +657,13 @@ cudaError_t enqueue(cudaStream_t s, Op op) {
             std::snprintf(buf, sizeof buf, "%p", p);
             return set_error(cudaErrorInvalidDevicePointer, op.what + ": argument " + buf + " is not device memory");
         }
-    if (s == nullptr) {  // the legacy default stream waits for all work and runs at once
-        execute_all();
-        run_op(op);
+    if (s == nullptr) {  // the legacy default stream runs at once
+        legacy_stream_wait();
+        run_op(nullptr, std::move(op));
         return S().sticky;
     }
+    op.enqueued = std::make_unique<char>();
+    race::release(op.enqueued.get());
     s->queue.emplace_back(s->next_seq++, std::move(op));
     return cudaSuccess;
 }
@@ -434,7 +671,8 @@ cudaError_t enqueue(cudaStream_t s, Op op) {
 cudaError_t launch(const cudaLaunchConfig_t* cfg, Launch l, std::vector<const void*> pointer_args) {
     State& s = S();
     CUDA_SIM_STICKY();
-    std::string name = s.next_name.empty() ? "kernel" : s.next_name;
+    const std::string kernel = s.next_name.empty() ? "kernel" : s.next_name;
+    std::string name = kernel;
     s.next_name.clear();
     const std::uint64_t id = ++s.launch_count;
     name += " (launch " + std::to_string(id) + ")";
@@ -453,25 +691,31 @@ cudaError_t launch(const cudaLaunchConfig_t* cfg, Launch l, std::vector<const vo
     op.what = name;
     op.uses = std::move(pointer_args);
     auto launch_state = std::make_shared<Launch>(std::move(l));
-    op.run = [launch_state, name, id] {
+    op.device_work = false;  // each block is a unit of device work
+    op.run = [launch_state, name, kernel, id] {
         const Launch& L = *launch_state;
         State& st = S();
         ++st.st.launches;
+        ++st.st.kernels[kernel];
         std::mt19937_64 rng(st.cfg.seed + id);
-        gridDim = L.grid;
-        blockDim = L.block;
         const unsigned n = L.block.x * L.block.y * L.block.z;
         for (unsigned z = 0; z < L.grid.z; ++z)
             for (unsigned y = 0; y < L.grid.y; ++y)
                 for (unsigned x = 0; x < L.grid.x; ++x) {
-                    blockIdx = dim3(x, y, z);
-                    std::unique_ptr<unsigned char[]> smem(new unsigned char[std::max<std::size_t>(L.smem, 1)]);
-                    fill_garbage(smem.get(), L.smem);
                     ++st.st.blocks;
                     st.st.threads += n;
-                    const std::string err = run_block(n, L.body, smem.get(), rng);
+                    std::string err;
+                    device_work([&] {
+                        gridDim = L.grid;
+                        blockDim = L.block;
+                        blockIdx = dim3(x, y, z);
+                        std::unique_ptr<unsigned char[]> smem(new unsigned char[std::max<std::size_t>(L.smem, 1)]);
+                        fill_garbage(smem.get(), L.smem);
+                        err = run_block(n, L.body, smem.get(), rng);
+                        if (!err.empty()) err = block_name() + ", " + err;
+                    });
                     if (!err.empty()) {
-                        set_sticky(name + ", " + block_name() + ", " + err);
+                        set_sticky(name + ", " + err);
                         return;
                     }
                 }
@@ -482,6 +726,17 @@ cudaError_t launch(const cudaLaunchConfig_t* cfg, Launch l, std::vector<const vo
 }  // namespace cuda_sim
 
 using namespace cuda_sim;
+
+#ifdef CUDA_SIM_TSAN
+// ThreadSanitizer calls this for each report it prints (a weak hook in its runtime).
+namespace __tsan {
+struct ReportDesc;
+bool OnReport(const ReportDesc*, bool suppressed) {
+    if (!suppressed) cuda_sim::race::reports.fetch_add(1);
+    return suppressed;
+}
+}  // namespace __tsan
+#endif
 
 // ---------------------------------------------------------------- runtime API
 cudaError_t cudaSetDevice(int device) {
@@ -515,6 +770,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int device) {
 cudaError_t cudaDeviceSynchronize() {
     CUDA_SIM_STICKY();
     execute_all();
+    for (CUstream_st* s : S().streams) race::host_learns(s);
     return S().sticky;
 }
 
@@ -550,6 +806,7 @@ cudaError_t cudaFree(void* p) {
                 if (q >= it->first && q <= it->first + it->second)  // not freed: the queued work would read freed memory
                     return set_sticky("cudaFree of a buffer that queued work still uses: " + op.what);
             }
+    for (CUstream_st* st : s.streams) race::host_learns(st);  // cudaFree waits for the device
     s.st.device_bytes_live -= static_cast<std::int64_t>(it->second);
     --s.st.allocations_live;
     s.allocations.erase(it);
@@ -604,9 +861,12 @@ cudaError_t cudaMemsetAsync(void* p, int value, std::size_t bytes, cudaStream_t 
     return enqueue(s, std::move(op));
 }
 
-cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned) {
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned flags) {
     CUDA_SIM_STICKY();
     *s = new CUstream_st;
+    (*s)->fibers = std::make_unique<FiberPool>();
+    (*s)->blocking = (flags & cudaStreamNonBlocking) == 0;
+    (*s)->race = race::create_stream_context();
     S().streams.insert(*s);
     return cudaSuccess;
 }
@@ -614,14 +874,19 @@ cudaError_t cudaStreamDestroy(cudaStream_t s) {
     if (!s || !S().streams.count(s)) return set_error(cudaErrorInvalidResourceHandle, "cudaStreamDestroy: unknown stream");
     execute(s, UINT64_MAX);  // the stream's work still completes
     S().streams.erase(s);
+    race::destroy_stream_context(s->race);
     delete s;
     return cudaSuccess;
 }
 cudaError_t cudaStreamSynchronize(cudaStream_t s) {
     CUDA_SIM_STICKY();
     if (!valid_stream(s)) return set_error(cudaErrorInvalidResourceHandle, "cudaStreamSynchronize: unknown stream");
-    if (s == nullptr) execute_all();
-    else execute(s, UINT64_MAX);
+    if (s == nullptr) {
+        legacy_stream_wait();
+    } else {
+        execute(s, UINT64_MAX);
+        race::host_learns(s);
+    }
     return S().sticky;
 }
 cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned) {
@@ -632,8 +897,10 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned) {
     if (!es) return cudaSuccess;  // never recorded: nothing to wait for
     Op op;
     op.what = "cudaStreamWaitEvent";
-    op.run = [es, seq] {
+    op.device_work = false;
+    op.run = [es, seq, recorded = e->recorded] {
         if (S().streams.count(es)) execute(es, seq);
+        if (recorded) race::acquire(recorded.get());  // in s's context: what es had done at the record
     };
     return enqueue(s, std::move(op));
 }
@@ -663,11 +930,14 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
     }
     e->stream = s;
     e->seq = s->next_seq;
+    e->recorded = std::make_shared<char>();
     Op op;
     op.what = "cudaEventRecord";
-    op.run = [e] {
+    op.device_work = false;
+    op.run = [e, recorded = e->recorded] {
         e->complete = true;
         e->time_ms = now_ms();
+        race::release(recorded.get());  // in s's context
     };
     return enqueue(s, std::move(op));
 }

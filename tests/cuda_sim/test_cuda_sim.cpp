@@ -1,7 +1,8 @@
 // tests/cuda_sim/test_cuda_sim.cpp: the CUDA simulator itself: barriers and warp collectives, thread
 // orders that expose a missing barrier, stream order, and each check that turns a GPU bug into a
 // test failure (barrier divergence, host pointers, freeing in-use buffers, shared-memory limits,
-// device capacity), plus the CUB subset's documented semantics.
+// device capacity), plus the CUB subset's documented semantics. Built twice: the racecheck build
+// (ThreadSanitizer) must also report each race these tests commit on purpose, and no other.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -14,9 +15,15 @@
 #include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
 
+#ifdef GIGASPARSE_CUDA_SIM_RACECHECK
+// Some tests race on purpose: the fixture checks each test's number of reports, not the exit code.
+extern "C" const char* __tsan_default_options() { return "exitcode=0"; }
+#endif
+
 namespace {
 
-// Fresh simulator state for each test; restores the default configuration afterwards.
+// Fresh simulator state for each test; restores the default configuration afterwards. In the
+// racecheck build, a test reports no race unless it sets races_expected_, and then at least one.
 class CudaSim : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -25,6 +32,10 @@ protected:
     }
     void TearDown() override {
         EXPECT_EQ(cuda_sim::stats().allocations_live, live_at_start_) << "device memory leaked";
+        if (cuda_sim::racecheck()) {
+            if (races_expected_) EXPECT_GT(cuda_sim::race_reports(), races_at_start_) << "the racecheck build missed this test's race";
+            else EXPECT_EQ(cuda_sim::race_reports(), races_at_start_) << "ThreadSanitizer reported a race (above)";
+        }
         cuda_sim::config() = cuda_sim::Config{};
         cuda_sim::reset();
     }
@@ -49,7 +60,11 @@ protected:
         cfg.stream = s;
         return cudaLaunchKernelEx(&cfg, k, args...);
     }
+    // Whether the racecheck build has reported a race since `since` (always true in other builds).
+    static bool raced_since(std::int64_t since) { return !cuda_sim::racecheck() || cuda_sim::race_reports() > since; }
     std::int64_t live_at_start_ = cuda_sim::stats().allocations_live;
+    std::int64_t races_at_start_ = cuda_sim::race_reports();
+    bool races_expected_ = false;
 };
 
 // out[blockIdx * blockDim + t] = value thread 0 of the block published (with or without a barrier).
@@ -78,6 +93,34 @@ __global__ void warp_sum_kernel(const int* in, int* out) {
 __global__ void copy_kernel(const int* in, int* out, int n) {
     const int t = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
     if (t < n) out[t] = in[t];
+}
+
+// Thread b of block b adds one to *c, atomically or not.
+template <bool Atomic>
+__global__ void block_count_kernel(unsigned* c) {
+    if (threadIdx.x != blockIdx.x % blockDim.x) return;
+    if constexpr (Atomic) atomicAdd(c, 1u);
+    else *c += 1;
+}
+
+// Thread 0 publishes through shared memory; a shuffle orders the lanes of each warp, not the warps.
+template <unsigned Reader>
+__global__ void shuffle_publish_kernel(int* out) {
+    __shared__ int x;
+    if (threadIdx.x == 0) x = 42;
+    const int v = __shfl_down_sync(0xffffffffu, static_cast<int>(threadIdx.x), 1);
+    if (threadIdx.x == Reader) out[0] = x + 0 * v;
+}
+
+// Two scans in one TempStorage: CUB requires a barrier before the storage is reused.
+template <bool Barrier>
+__global__ void two_scans_kernel(const unsigned* in, unsigned* out) {
+    __shared__ typename cub::BlockScan<unsigned, 64>::TempStorage tmp;
+    unsigned a = 0, b = 0;
+    cub::BlockScan<unsigned, 64>(tmp).ExclusiveSum(in[threadIdx.x], a);
+    if constexpr (Barrier) __syncthreads();
+    cub::BlockScan<unsigned, 64>(tmp).ExclusiveSum(a, b);
+    out[threadIdx.x] = b;
 }
 
 template <int THREADS>
@@ -111,6 +154,7 @@ TEST_F(CudaSim, BarrierPublishesSharedWritesInEveryOrder) {
 
 // Without the barrier, threads that run before thread 0 read a stale value: reverse order shows it.
 TEST_F(CudaSim, MissingBarrierGivesWrongResultsInReverseOrder) {
+    races_expected_ = true;
     int* out = device<int>(64);
     cuda_sim::config().order = cuda_sim::Order::reverse;
     ASSERT_EQ(run(&broadcast_kernel<false>, 1, 64, 0, nullptr, 7, out), cudaSuccess);
@@ -149,6 +193,7 @@ TEST_F(CudaSim, ShuffleDownSumsEachWarp) {
 }
 
 TEST_F(CudaSim, StreamWorkRunsOnlyWhenTheHostWaits) {
+    races_expected_ = true;  // the host reads h while the copy into it is queued
     cudaStream_t s;
     ASSERT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
     int* d = device<int>(4);
@@ -163,6 +208,7 @@ TEST_F(CudaSim, StreamWorkRunsOnlyWhenTheHostWaits) {
 }
 
 TEST_F(CudaSim, CrossStreamReadsNeedAnEventWait) {
+    races_expected_ = true;  // the pass without the wait
     cudaStream_t a, b;
     cudaEvent_t e;
     ASSERT_EQ(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking), cudaSuccess);
@@ -299,6 +345,53 @@ TEST_F(CudaSim, CubDeviceAlgorithmsFollowCubSemantics) {
     for (void* p : {static_cast<void*>(dv), static_cast<void*>(dout), static_cast<void*>(df), static_cast<void*>(dn), static_cast<void*>(dk),
                     static_cast<void*>(dk2), temp})
         cudaFree(p);
+}
+
+// Racecheck: races between the blocks of one kernel are reported (between different thread
+// indices: a stream's blocks share one context per thread index), relaxed atomics are not races.
+TEST_F(CudaSim, RacecheckBlocksOfAKernelAreUnordered) {
+    races_expected_ = true;
+    unsigned* c = device<unsigned>(2);
+    ASSERT_EQ(cudaMemsetAsync(c, 0, 2 * sizeof(unsigned)), cudaSuccess);
+    const std::int64_t before = cuda_sim::race_reports();
+    ASSERT_EQ(run(&block_count_kernel<true>, 4, 32, 0, nullptr, c), cudaSuccess);
+    EXPECT_EQ(cuda_sim::race_reports(), before) << "atomics of different blocks are not a race";
+    ASSERT_EQ(run(&block_count_kernel<false>, 4, 32, 0, nullptr, c + 1), cudaSuccess);
+    EXPECT_TRUE(raced_since(before)) << "plain writes of four blocks to one word";
+    const auto h = to_host(c, 2);
+    EXPECT_EQ(h[0], 4u);
+    cudaFree(c);
+}
+
+// Racecheck: a warp collective orders the lanes that take part in it, and no other thread.
+TEST_F(CudaSim, RacecheckWarpCollectiveOrdersOnlyItsLanes) {
+    races_expected_ = true;
+    int* out = device<int>(1);
+    const std::int64_t before = cuda_sim::race_reports();
+    ASSERT_EQ(run(&shuffle_publish_kernel<1>, 1, 64, 0, nullptr, out), cudaSuccess);
+    EXPECT_EQ(cuda_sim::race_reports(), before) << "lane 1 read after a shuffle with lane 0";
+    EXPECT_EQ(to_host(out, 1)[0], 42);
+    ASSERT_EQ(run(&shuffle_publish_kernel<32>, 1, 64, 0, nullptr, out), cudaSuccess);
+    EXPECT_TRUE(raced_since(before)) << "thread 32 is in another warp: nothing orders it after thread 0";
+    cudaFree(out);
+}
+
+// Racecheck: reusing a cub::BlockScan's TempStorage without a barrier is a race (CUB's rule).
+TEST_F(CudaSim, RacecheckBlockScanStorageReuseNeedsABarrier) {
+    races_expected_ = true;
+    std::vector<unsigned> h(64, 1);
+    unsigned* in = device<unsigned>(64);
+    unsigned* out = device<unsigned>(64);
+    ASSERT_EQ(cudaMemcpy(in, h.data(), 64 * sizeof(unsigned), cudaMemcpyHostToDevice), cudaSuccess);
+    const std::int64_t before = cuda_sim::race_reports();
+    ASSERT_EQ(run(&two_scans_kernel<true>, 1, 64, 0, nullptr, in, out), cudaSuccess);
+    EXPECT_EQ(cuda_sim::race_reports(), before);
+    const auto r = to_host(out, 64);
+    EXPECT_EQ(r[10], 45u) << "exclusive scan of 0, 1, ..., 9";
+    ASSERT_EQ(run(&two_scans_kernel<false>, 1, 64, 0, nullptr, in, out), cudaSuccess);
+    EXPECT_TRUE(raced_since(before));
+    cudaFree(in);
+    cudaFree(out);
 }
 
 }  // namespace

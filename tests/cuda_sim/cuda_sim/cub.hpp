@@ -1,6 +1,7 @@
 // tests/cuda_sim/cuda_sim/cub.hpp: the CUB subset gigasparse uses, for the CUDA simulator, with CUB's
 // documented semantics: BlockScan/BlockReduce are block collectives (the block must have exactly
-// THREADS threads; BlockReduce's result is valid in thread 0 only); the device-wide algorithms
+// THREADS threads; BlockReduce's result is valid in thread 0 only; reusing a TempStorage without
+// a __syncthreads between is a race, which the racecheck build reports); the device-wide algorithms
 // answer a size query when d_temp_storage is null and otherwise check the temporary storage and
 // their arguments, then run in stream order. DevicePartition::Flagged keeps the selected items in
 // order and puts the rejected ones after them in reverse order; DeviceRadixSort is stable and
@@ -72,6 +73,7 @@ public:
     void ExclusiveSum(T x, T& out) {
         T total;
         ExclusiveSum(x, out, total);
+        cuda_sim::opaque_use(&total);  // every thread reads the storage for the aggregate, as CUB's warp-scan algorithm does
     }
     void ExclusiveSum(T x, T& out, T& aggregate) {
         const unsigned t = sim_detail::linear_thread();

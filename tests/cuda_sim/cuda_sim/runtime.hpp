@@ -19,18 +19,31 @@
 //     reached by every thread, kernel or CUB arguments that are not device pointers, cudaFree of a
 //     buffer that queued work still uses. A failed kernel makes a sticky cudaErrorLaunchFailure as
 //     on a GPU; cuda_sim::last_error_detail() says which check, in which kernel, block and thread.
-// Not simulated: timing, concurrency between blocks or streams, memory-model effects within a
-// barrier interval (fibers do not interleave there), warp divergence, static shared-memory sizes
-// (cudaFuncGetAttributes reports Config::static_shared_bytes).
+// Racecheck (the same sources built with -fsanitize=thread, target gigasparse_cuda_sim_racecheck):
+//     ThreadSanitizer is told CUDA's happens-before order, so it reports what compute-sanitizer's
+//     racecheck would and more: two threads of a block touching the same word between barriers
+//     (shared or global memory, one of them writing, not both atomic), two blocks of one kernel
+//     doing so, kernels of two streams not ordered by an event, the host reading what device work
+//     writes before a synchronization. Each simulated thread is a ThreadSanitizer fiber; a barrier
+//     or warp collective orders its participants only; each block runs on a fresh OS thread (so
+//     its __shared__ variables are fresh) created from its stream's context, which learns of the
+//     block only when the whole kernel ends; a stream's context learns of the host at enqueue and
+//     of other streams through events, and the host learns of a stream when it synchronizes.
+// Not simulated: timing, concurrency itself (threads between barriers and blocks run one after
+// the other: a race gives a wrong result only in the racecheck build's report, or in an order
+// that shows it), warp divergence, static shared-memory sizes (cudaFuncGetAttributes reports
+// Config::static_shared_bytes).
 //
 // Use: put tests/cuda_sim/include before any CUDA include path and define GIGASPARSE_CUDA_SIM (the
 // CMake target gigasparse_cuda_sim does both); its cuda_runtime.h and cub/ headers include this.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -150,6 +163,7 @@ struct Config {
 struct Stats {
     std::int64_t launches = 0, blocks = 0, threads = 0, barriers = 0, warp_collectives = 0;
     std::int64_t device_bytes_live = 0, device_bytes_peak = 0, allocations_live = 0;
+    std::map<std::string, std::int64_t> kernels;  // launches run, by the name given to name_next_launch ("kernel" without)
 };
 
 // The defaults, with the thread order and seed from GIGASPARSE_CUDA_SIM_ORDER=forward|reverse|random
@@ -164,12 +178,16 @@ void reset();
 std::string last_error_detail();
 // Names the next kernel launch in error messages (src/cuda/base/launch.hpp calls it).
 void name_next_launch(const char* name);
+// Racecheck builds (ThreadSanitizer): whether this is one, and how many races it has reported so far.
+bool racecheck();
+std::int64_t race_reports();
 
 unsigned char* dynamic_shared();
 void block_barrier();
 void warp_barrier(unsigned mask);
 std::uint64_t* warp_exchange_slots();  // 32 slots of the calling thread's warp
 [[noreturn]] void fail(const std::string& what);  // from device code: fails the running kernel
+void opaque_use(const void* p);                    // the compiler cannot drop what computed *p
 [[noreturn]] void fail_host(const std::string& what);
 
 // A pointer handed to device work must lie in a live device allocation (or be null); `uses` lists
@@ -178,6 +196,8 @@ struct Op {
     std::string what;
     std::vector<const void*> uses;
     std::function<void()> run;
+    bool device_work = true;         // a copy, memset or CUB call: runs as one unit of device work; false for stream control
+    std::unique_ptr<char> enqueued;  // racecheck: what the host had done when it enqueued the operation (set by enqueue)
 };
 cudaError_t enqueue(cudaStream_t s, Op op);
 bool is_device_pointer(const void* p);
@@ -240,7 +260,6 @@ cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t* cfg, void (*kernel)(Exp
 }
 
 // ---------------------------------------------------------------- device intrinsics
-// Fibers never switch inside these, so plain read-modify-writes are atomic.
 inline void __syncthreads() { cuda_sim::block_barrier(); }
 
 template <class T>
@@ -263,11 +282,11 @@ T __shfl_down_sync(unsigned mask, T v, unsigned delta, int width = warpSize) {
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 inline int __ffs(int x) { return __builtin_ffs(x); }
 
+// Relaxed atomics, as on the GPU: under ThreadSanitizer (racecheck build) they are atomics and
+// order nothing, so only a barrier, a kernel boundary or stream order publishes plain writes.
 template <class T>
 inline T sim_atomic_add(T* p, T v) {
-    const T old = *p;
-    *p = old + v;
-    return old;
+    return std::atomic_ref<T>(*p).fetch_add(v, std::memory_order_relaxed);
 }
 inline unsigned atomicAdd(unsigned* p, unsigned v) { return sim_atomic_add(p, v); }
 inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) { return sim_atomic_add(p, v); }
@@ -275,14 +294,9 @@ inline float atomicAdd(float* p, float v) { return sim_atomic_add(p, v); }
 inline double atomicAdd(double* p, double v) { return sim_atomic_add(p, v); }
 template <class T>
 inline T sim_atomic_cas(T* p, T expected, T desired) {
-    const T old = *p;
-    if (old == expected) *p = desired;
-    return old;
+    std::atomic_ref<T>(*p).compare_exchange_strong(expected, desired, std::memory_order_relaxed);
+    return expected;  // the old value either way
 }
 inline unsigned atomicCAS(unsigned* p, unsigned e, unsigned d) { return sim_atomic_cas(p, e, d); }
 inline unsigned long long atomicCAS(unsigned long long* p, unsigned long long e, unsigned long long d) { return sim_atomic_cas(p, e, d); }
-inline unsigned atomicOr(unsigned* p, unsigned v) {
-    const unsigned old = *p;
-    *p = old | v;
-    return old;
-}
+inline unsigned atomicOr(unsigned* p, unsigned v) { return std::atomic_ref<unsigned>(*p).fetch_or(v, std::memory_order_relaxed); }
