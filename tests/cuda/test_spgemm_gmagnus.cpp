@@ -325,6 +325,12 @@ TEST(CudaSpgemm, RacecheckSmallProducts) {
     EXPECT_GT(st.batches, 1);
     const auto af = gs::test::rmat_like<float, std::int64_t>(6, 6, 6, 53);
     expect_matches(af, af, {}, "float, int64, light rows");
+    GpuSpgemmOptions big = budget(1 << 14, 1 << 13);
+    big.multisplit_threads = 1024;
+    const auto a2 = gs::test::rmat_like<double, std::int32_t>(6, 12, 12, 54);
+    const auto st2 = expect_matches(a2, b, big, "1024-thread blocks");
+    EXPECT_GT(st2.heavy_rows, 0);
+    EXPECT_GE(st2.levels_run, 2);
 #ifdef GIGASPARSE_CUDA_SIM
     for (const char* k : {"row_products_kernel", "heavy_flags_kernel", "light_bin_keys_kernel", "hash_rows_kernel", "gather_products_kernel",
                           "row_lengths_kernel", "heavy_entries_kernel", "csc_colptr_kernel", "csc_gather_kernel", "slice_sizes_kernel",

@@ -22,6 +22,7 @@
 #endif
 #endif
 #ifdef CUDA_SIM_ASAN
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -291,6 +292,7 @@ struct BlockRun {
     std::size_t sched_size = 0;
     void* sched_race = nullptr;  // racecheck: the block's (scheduler's) context
     std::deque<char> syncs;      // racecheck: a fresh address for each barrier and for the block's end
+    const char* end = nullptr;   // racecheck: where each thread releases when it ends (syncs.front())
 
     // Racecheck: everything each fiber in `who` did happens before what any of them does next.
     void order(const std::vector<unsigned>& who) {
@@ -343,7 +345,7 @@ void asan_finish(void* fake, const void** bottom, std::size_t* size) {
     Fiber& f = (*r->fibers)[r->current];
     f.state = FiberState::done;
     ++r->done;
-    race::release(&r->syncs.front());  // the block's end learns of this thread
+    race::release(r->end);  // the block's end learns of this thread
     race::to(r->sched_race);
     asan_start(nullptr, r->sched_bottom, r->sched_size);  // this fiber's stack is done
     gigasparse_cuda_sim_switch(&f.sp, r->sched_sp);
@@ -400,7 +402,7 @@ std::string run_block(unsigned nthreads, const std::function<void()>& body, unsi
     r.smem = smem;
     r.warp_slots.assign(static_cast<std::size_t>((nthreads + 31) / 32) * 32, 0);
     r.sched_race = race::current();
-    r.syncs.emplace_back();  // the block's end
+    r.end = &r.syncs.emplace_back();
     for (unsigned t = 0; t < nthreads; ++t) {
         Fiber& f = fibers[t];
         if (!f.stack) {
@@ -494,15 +496,16 @@ std::string run_block(unsigned nthreads, const std::function<void()>& body, unsi
         break;
     }
     tl_run = saved;
-    if (race::on) {
-        for (unsigned t = 0; t < nthreads; ++t)
-            if (fibers[t].state != FiberState::done) {  // stopped by an error: abandoned where they are
-                race::to(fibers[t].race);
-                race::release(&r.syncs.front());
-            }
-        race::to(r.sched_race);
-        race::acquire(&r.syncs.front());  // the block's end knows what all its threads did
-    }
+    for (unsigned t = 0; t < nthreads; ++t)
+        if (fibers[t].state != FiberState::done) {  // stopped by an error: abandoned where they are
+            race::to(fibers[t].race);
+            race::release(r.end);
+#ifdef CUDA_SIM_ASAN
+            __asan_unpoison_memory_region(fibers[t].stack, fiber_stack_bytes);  // their frames' scopes stay poisoned
+#endif
+        }
+    race::to(r.sched_race);
+    race::acquire(r.end);  // the block's end knows what all its threads did
     if (!r.error.empty()) err = r.error;
     return err;
 }
