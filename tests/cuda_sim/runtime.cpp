@@ -392,7 +392,10 @@ std::string block_name() {
 }
 
 // Runs the block's threads to completion; returns an error description or "".
-std::string run_block(unsigned nthreads, const std::function<void()>& body, unsigned char* smem, std::mt19937_64& rng) {
+// The random thread order comes from the seed, the launch and the block only (and the generator
+// lives on the block's own thread, racecheck).
+std::string run_block(unsigned nthreads, const std::function<void()>& body, unsigned char* smem, std::uint64_t order_seed) {
+    std::mt19937_64 rng(order_seed);
     std::vector<Fiber>& fibers = running.fibers->fibers;
     if (fibers.size() < nthreads) fibers.resize(nthreads);
     BlockRun r;
@@ -700,7 +703,6 @@ cudaError_t launch(const cudaLaunchConfig_t* cfg, Launch l, std::vector<const vo
         State& st = S();
         ++st.st.launches;
         ++st.st.kernels[kernel];
-        std::mt19937_64 rng(st.cfg.seed + id);
         const unsigned n = L.block.x * L.block.y * L.block.z;
         for (unsigned z = 0; z < L.grid.z; ++z)
             for (unsigned y = 0; y < L.grid.y; ++y)
@@ -714,7 +716,8 @@ cudaError_t launch(const cudaLaunchConfig_t* cfg, Launch l, std::vector<const vo
                         blockIdx = dim3(x, y, z);
                         std::unique_ptr<unsigned char[]> smem(new unsigned char[std::max<std::size_t>(L.smem, 1)]);
                         fill_garbage(smem.get(), L.smem);
-                        err = run_block(n, L.body, smem.get(), rng);
+                        const std::uint64_t block = x + std::uint64_t(L.grid.x) * (y + std::uint64_t(L.grid.y) * z);
+                        err = run_block(n, L.body, smem.get(), st.cfg.seed + id * 0x9E3779B97F4A7C15ull + block);
                         if (!err.empty()) err = block_name() + ", " + err;
                     });
                     if (!err.empty()) {
