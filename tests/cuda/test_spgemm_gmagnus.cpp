@@ -305,7 +305,7 @@ TEST(CudaSpgemm, SanitizerSmall) {
 // The tuning knobs: every multisplit block size and a small outer-product block give the same
 // product through heavy rows and the multisplit; invalid sizes are InvalidArgument.
 // Small products through every gMAGNUS kernel, with small blocks. The racecheck build of the
-// simulator (tests/cuda_sim: ThreadSanitizer told CUDA's happens-before order, about 100 times
+// simulator (tests/cuda_sim: ThreadSanitizer told CUDA's happens-before order, about 80 times
 // slower) runs only this test: no race between the threads of a block, the blocks of a kernel,
 // the two streams, or the device and the host.
 TEST(CudaSpgemm, RacecheckSmallProducts) {

@@ -23,7 +23,8 @@
 //     ThreadSanitizer is told CUDA's happens-before order, so it reports what compute-sanitizer's
 //     racecheck would and more: two threads of a block touching the same word between barriers
 //     (shared or global memory, one of them writing, not both atomic), two blocks of one kernel
-//     doing so, kernels of two streams not ordered by an event, the host reading what device work
+//     doing so (threads of different indices: a stream's blocks reuse one context per thread
+//     index), kernels of two streams not ordered by an event, the host reading what device work
 //     writes before a synchronization. Each simulated thread is a ThreadSanitizer fiber; a barrier
 //     or warp collective orders its participants only; each block runs on a fresh OS thread (so
 //     its __shared__ variables are fresh) created from its stream's context, which learns of the
