@@ -52,6 +52,10 @@ struct CUstream_st {
     char done = 0;         // racecheck: the stream's context released here, for the host to learn it
     std::unique_ptr<cuda_sim::FiberPool> fibers;  // for the threads of the blocks of its kernels
 };
+struct CUmemPoolHandle_st {
+    std::uint64_t release_threshold = 0;  // bytes kept reserved past a synchronization
+    std::int64_t reserved = 0, used = 0, reserved_high = 0, used_high = 0;
+};
 struct CUevent_st {
     CUstream_st* stream = nullptr;
     std::uint64_t seq = 0;     // the record operation's place in its stream
@@ -75,6 +79,13 @@ struct State {
     cudaError_t last = cudaSuccess;     // cudaGetLastError
     std::string detail;
     std::map<const unsigned char*, std::size_t> allocations;  // base -> bytes
+    struct AllocInfo {
+        CUmemPoolHandle_st* pool = nullptr;  // from cudaMallocFromPoolAsync; null for cudaMalloc
+        bool free_queued = false;            // cudaFreeAsync enqueued, not yet run
+    };
+    std::map<const unsigned char*, AllocInfo> alloc_info;  // base -> how it was allocated
+    std::int64_t malloc_bytes = 0;                         // live cudaMalloc bytes (pools count what they reserve)
+    std::set<CUmemPoolHandle_st*> pools;
     std::set<CUstream_st*> streams;
     std::set<CUevent_st*> events;
     std::map<const void*, int> max_dynamic_smem;  // cudaFuncAttributeMaxDynamicSharedMemorySize
@@ -199,6 +210,66 @@ const std::pair<const unsigned char*, std::size_t>* find_allocation(const void* 
     --it;
     if (q > it->first + it->second || (q == it->first + it->second && !past_end)) return nullptr;
     return reinterpret_cast<const std::pair<const unsigned char*, std::size_t>*>(&*it);
+}
+
+// Device capacity in use: cudaMalloc allocations and what the pools reserve.
+std::int64_t capacity_used() {
+    std::int64_t b = S().malloc_bytes;
+    for (const CUmemPoolHandle_st* p : S().pools) b += p->reserved;
+    return b;
+}
+void update_pool_stats() {
+    std::int64_t b = 0;
+    for (const CUmemPoolHandle_st* p : S().pools) b += p->reserved;
+    S().st.pool_bytes_reserved = b;
+}
+// A new allocation of host memory standing in for device memory (garbage filled by the caller).
+void* new_block(std::size_t bytes, CUmemPoolHandle_st* pool) {
+    State& s = S();
+    void* m = std::malloc(bytes);
+    if (!m) return nullptr;
+    const auto* base = static_cast<const unsigned char*>(m);
+    s.allocations[base] = bytes;
+    s.alloc_info[base] = State::AllocInfo{pool, false};
+    s.st.device_bytes_live += static_cast<std::int64_t>(bytes);
+    s.st.device_bytes_peak = std::max(s.st.device_bytes_peak, s.st.device_bytes_live);
+    ++s.st.allocations_live;
+    return m;
+}
+void delete_block(const unsigned char* base) {
+    State& s = S();
+    const auto it = s.allocations.find(base);
+    if (it == s.allocations.end()) return;
+    const auto bytes = static_cast<std::int64_t>(it->second);
+    const State::AllocInfo info = s.alloc_info[base];
+    if (info.pool) info.pool->used -= bytes;
+    else s.malloc_bytes -= bytes;
+    s.st.device_bytes_live -= bytes;
+    --s.st.allocations_live;
+    s.allocations.erase(it);
+    s.alloc_info.erase(base);
+    std::free(const_cast<unsigned char*>(base));
+}
+// At a stream, event or device synchronization each pool returns what it reserves beyond its
+// release threshold and its allocations.
+void release_pools() {
+    for (CUmemPoolHandle_st* p : S().pools) {
+        const auto keep = static_cast<std::int64_t>(std::min<std::uint64_t>(p->release_threshold, INT64_MAX));
+        if (p->reserved > keep) p->reserved = std::max(p->used, keep);
+    }
+    update_pool_stats();
+}
+// Queued work of any stream that uses the allocation at base (empty: none).
+std::string queued_user(const unsigned char* base, std::size_t bytes, const void* except_frees = nullptr) {
+    for (CUstream_st* st : S().streams)
+        for (const auto& [seq, op] : st->queue) {
+            if (except_frees && op.frees == except_frees) continue;
+            for (const void* u : op.uses) {
+                const auto* q = static_cast<const unsigned char*>(u);
+                if (q >= base && q <= base + bytes) return op.what;
+            }
+        }
+    return {};
 }
 
 // The operation running now (not thread_local: streams run on the host's thread, and a block's
@@ -556,7 +627,10 @@ void device_work(const std::function<void()>& fn) {
 // Runs op in stream s's context (the host's for the legacy default stream, s == nullptr), and
 // destroys it there: what its device work read is freed after that work.
 void run_op(cudaStream_t s, Op&& queued) {
-    if (S().sticky != cudaSuccess) return;  // a failed kernel stops the device
+    if (S().sticky != cudaSuccess) {  // a failed kernel stops the device; its memory is still released
+        if (queued.frees) delete_block(static_cast<const unsigned char*>(queued.frees));
+        return;
+    }
     race::In in(s ? s->race : nullptr);
     const auto op = std::make_unique<const Op>(std::move(queued));  // on the heap: device work does not read the host's stack
     if (op->enqueued) race::acquire(op->enqueued.get());  // what the host had done when it enqueued op
@@ -605,7 +679,11 @@ Config& config() { return S().cfg; }
 Stats stats() { return S().st; }
 void reset() {
     State& s = S();
-    for (CUstream_st* st : s.streams) st->queue.clear();
+    for (CUstream_st* st : s.streams) {
+        for (const auto& [seq, op] : st->queue)
+            if (op.frees) delete_block(static_cast<const unsigned char*>(op.frees));
+        st->queue.clear();
+    }
     s.sticky = cudaSuccess;
     s.last = cudaSuccess;
     s.detail.clear();
@@ -614,6 +692,7 @@ void reset() {
     s.st.device_bytes_live = keep.device_bytes_live;
     s.st.device_bytes_peak = keep.device_bytes_live;
     s.st.allocations_live = keep.allocations_live;
+    update_pool_stats();
 }
 std::string last_error_detail() { return S().detail; }
 bool racecheck() { return race::on; }
@@ -663,6 +742,9 @@ cudaError_t enqueue(cudaStream_t s, Op op) {
             std::snprintf(buf, sizeof buf, "%p", p);
             return set_error(cudaErrorInvalidDevicePointer, op.what + ": argument " + buf + " is not device memory");
         }
+    for (const void* p : op.uses)
+        if (const auto* a = find_allocation(p, true); a && p != op.frees && S().alloc_info[a->first].free_queued)
+            return set_sticky(op.what + " uses a buffer after its cudaFreeAsync was enqueued");
     if (s == nullptr) {  // the legacy default stream runs at once
         legacy_stream_wait();
         run_op(nullptr, std::move(op));
@@ -749,6 +831,22 @@ cudaError_t cudaSetDevice(int device) {
     CUDA_SIM_STICKY();
     return device == 0 ? cudaSuccess : set_error(cudaErrorInvalidDevice, "cudaSetDevice(" + std::to_string(device) + "): the simulator has device 0");
 }
+cudaError_t cudaGetDevice(int* device) {
+    CUDA_SIM_STICKY();
+    *device = 0;
+    return cudaSuccess;
+}
+cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) {
+    CUDA_SIM_STICKY();
+    if (device != 0) return set_error(cudaErrorInvalidDevice, "cudaDeviceGetAttribute: no such device");
+    const Config& c = S().cfg;
+    switch (attr) {
+        case cudaDevAttrMultiProcessorCount: *value = c.sm_count; return cudaSuccess;
+        case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = static_cast<int>(c.shared_optin); return cudaSuccess;
+        case cudaDevAttrMemoryPoolsSupported: *value = c.memory_pools ? 1 : 0; return cudaSuccess;
+    }
+    return set_error(cudaErrorInvalidValue, "cudaDeviceGetAttribute: attribute not simulated");
+}
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int device) {
     CUDA_SIM_STICKY();
     if (device != 0) return set_error(cudaErrorInvalidDevice, "cudaGetDeviceProperties: no such device");
@@ -777,6 +875,7 @@ cudaError_t cudaDeviceSynchronize() {
     CUDA_SIM_STICKY();
     execute_all();
     for (CUstream_st* s : S().streams) race::host_learns(s);
+    release_pools();
     return S().sticky;
 }
 
@@ -784,39 +883,33 @@ cudaError_t cudaMalloc(void** p, std::size_t bytes) {
     CUDA_SIM_STICKY();
     State& s = S();
     *p = nullptr;
+    ++s.st.malloc_calls;
     if (bytes == 0) return cudaSuccess;
-    if (static_cast<std::int64_t>(bytes) > static_cast<std::int64_t>(s.cfg.device_memory) - s.st.device_bytes_live)
-        return set_error(cudaErrorMemoryAllocation, "cudaMalloc(" + std::to_string(bytes) + "): " + std::to_string(s.st.device_bytes_live) + " of " +
+    if (static_cast<std::int64_t>(bytes) > static_cast<std::int64_t>(s.cfg.device_memory) - capacity_used())
+        return set_error(cudaErrorMemoryAllocation, "cudaMalloc(" + std::to_string(bytes) + "): " + std::to_string(capacity_used()) + " of " +
                                                         std::to_string(s.cfg.device_memory) + " bytes in use");
-    void* m = std::malloc(bytes);
+    void* m = new_block(bytes, nullptr);
     if (!m) return set_error(cudaErrorMemoryAllocation, "cudaMalloc: host allocation failed");
     fill_garbage(m, bytes);
-    s.allocations[static_cast<const unsigned char*>(m)] = bytes;
-    s.st.device_bytes_live += static_cast<std::int64_t>(bytes);
-    s.st.device_bytes_peak = std::max(s.st.device_bytes_peak, s.st.device_bytes_live);
-    ++s.st.allocations_live;
+    s.malloc_bytes += static_cast<std::int64_t>(bytes);
     *p = m;
     return cudaSuccess;
 }
 
 cudaError_t cudaFree(void* p) {
     State& s = S();
+    ++s.st.free_calls;
     if (!p) return cudaSuccess;
-    const auto it = s.allocations.find(static_cast<const unsigned char*>(p));
+    const auto* base = static_cast<const unsigned char*>(p);
+    const auto it = s.allocations.find(base);
     if (it == s.allocations.end()) return set_error(cudaErrorInvalidDevicePointer, "cudaFree of a pointer that is not the start of a device allocation");
+    if (s.alloc_info[base].free_queued) return set_error(cudaErrorInvalidDevicePointer, "cudaFree of a buffer whose cudaFreeAsync is already enqueued");
     // queued work that still uses the buffer: on a GPU it would read freed memory
-    for (CUstream_st* st : s.streams)
-        for (const auto& [seq, op] : st->queue)
-            for (const void* u : op.uses) {
-                const auto* q = static_cast<const unsigned char*>(u);
-                if (q >= it->first && q <= it->first + it->second)  // not freed: the queued work would read freed memory
-                    return set_sticky("cudaFree of a buffer that queued work still uses: " + op.what);
-            }
+    if (const std::string user = queued_user(base, it->second); !user.empty())
+        return set_sticky("cudaFree of a buffer that queued work still uses: " + user);
     for (CUstream_st* st : s.streams) race::host_learns(st);  // cudaFree waits for the device
-    s.st.device_bytes_live -= static_cast<std::int64_t>(it->second);
-    --s.st.allocations_live;
-    s.allocations.erase(it);
-    std::free(p);
+    delete_block(base);
+    update_pool_stats();
     return s.sticky;
 }
 
@@ -824,8 +917,127 @@ cudaError_t cudaMemGetInfo(std::size_t* free_bytes, std::size_t* total_bytes) {
     CUDA_SIM_STICKY();
     const State& s = S();
     *total_bytes = s.cfg.device_memory;
-    *free_bytes = s.cfg.device_memory - static_cast<std::size_t>(s.st.device_bytes_live);
+    *free_bytes = static_cast<std::size_t>(std::max<std::int64_t>(0, static_cast<std::int64_t>(s.cfg.device_memory) - capacity_used()));
     return cudaSuccess;
+}
+
+// ---------------------------------------------------------------- memory pools
+cudaError_t cudaMemPoolCreate(cudaMemPool_t* pool, const cudaMemPoolProps* props) {
+    CUDA_SIM_STICKY();
+    if (!S().cfg.memory_pools) return set_error(cudaErrorNotSupported, "cudaMemPoolCreate: this device has no memory pools (Config::memory_pools)");
+    if (!props || props->allocType != cudaMemAllocationTypePinned || props->location.type != cudaMemLocationTypeDevice || props->location.id != 0 ||
+        props->handleTypes != cudaMemHandleTypeNone)
+        return set_error(cudaErrorInvalidValue, "cudaMemPoolCreate: pinned device memory of device 0 without export handles is what is simulated");
+    *pool = new CUmemPoolHandle_st;
+    S().pools.insert(*pool);
+    return cudaSuccess;
+}
+cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool) {
+    if (!S().pools.count(pool)) return set_error(cudaErrorInvalidValue, "cudaMemPoolDestroy: unknown pool");
+    if (pool->used > 0) return set_error(cudaErrorInvalidValue, "cudaMemPoolDestroy: allocations from the pool are still live");
+    S().pools.erase(pool);
+    delete pool;
+    update_pool_stats();
+    return cudaSuccess;
+}
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void* value) {
+    CUDA_SIM_STICKY();
+    if (!S().pools.count(pool) || !value) return set_error(cudaErrorInvalidValue, "cudaMemPoolSetAttribute: unknown pool or no value");
+    switch (attr) {
+        case cudaMemPoolAttrReleaseThreshold: pool->release_threshold = *static_cast<std::uint64_t*>(value); return cudaSuccess;
+        case cudaMemPoolReuseFollowEventDependencies:
+        case cudaMemPoolReuseAllowOpportunistic:
+        case cudaMemPoolReuseAllowInternalDependencies: return cudaSuccess;  // reuse is not simulated: every allocation is fresh
+        default: return set_error(cudaErrorInvalidValue, "cudaMemPoolSetAttribute: read-only attribute " + std::to_string(attr));
+    }
+}
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void* value) {
+    CUDA_SIM_STICKY();
+    if (!S().pools.count(pool) || !value) return set_error(cudaErrorInvalidValue, "cudaMemPoolGetAttribute: unknown pool or no value");
+    auto* v = static_cast<std::uint64_t*>(value);
+    switch (attr) {
+        case cudaMemPoolAttrReleaseThreshold: *v = pool->release_threshold; return cudaSuccess;
+        case cudaMemPoolAttrReservedMemCurrent: *v = static_cast<std::uint64_t>(pool->reserved); return cudaSuccess;
+        case cudaMemPoolAttrReservedMemHigh: *v = static_cast<std::uint64_t>(pool->reserved_high); return cudaSuccess;
+        case cudaMemPoolAttrUsedMemCurrent: *v = static_cast<std::uint64_t>(pool->used); return cudaSuccess;
+        case cudaMemPoolAttrUsedMemHigh: *v = static_cast<std::uint64_t>(pool->used_high); return cudaSuccess;
+        default: *static_cast<int*>(value) = 1; return cudaSuccess;  // the reuse flags: on
+    }
+}
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, std::size_t keep) {
+    CUDA_SIM_STICKY();
+    if (!S().pools.count(pool)) return set_error(cudaErrorInvalidValue, "cudaMemPoolTrimTo: unknown pool");
+    pool->reserved = std::max(pool->used, std::min(pool->reserved, static_cast<std::int64_t>(std::min<std::size_t>(keep, INT64_MAX))));
+    update_pool_stats();
+    return cudaSuccess;
+}
+// The pointer is returned at once; the allocation's garbage fill is device work of stream s, so
+// only work ordered after it on s (or through an event) sees the memory as allocated.
+cudaError_t cudaMallocFromPoolAsync(void** p, std::size_t bytes, cudaMemPool_t pool, cudaStream_t s) {
+    CUDA_SIM_STICKY();
+    State& st = S();
+    *p = nullptr;
+    ++st.st.pool_allocs;
+    if (!st.pools.count(pool)) return set_error(cudaErrorInvalidValue, "cudaMallocFromPoolAsync: unknown pool");
+    if (!valid_stream(s)) return set_error(cudaErrorInvalidResourceHandle, "cudaMallocFromPoolAsync: unknown stream");
+    if (bytes == 0) return cudaSuccess;
+    const auto b = static_cast<std::int64_t>(bytes);
+    const std::int64_t grow = std::max<std::int64_t>(0, pool->used + b - pool->reserved);
+    if (grow > static_cast<std::int64_t>(st.cfg.device_memory) - capacity_used())
+        return set_error(cudaErrorMemoryAllocation, "cudaMallocFromPoolAsync(" + std::to_string(bytes) + "): " + std::to_string(capacity_used()) +
+                                                        " of " + std::to_string(st.cfg.device_memory) + " bytes in use or reserved, " +
+                                                        std::to_string(pool->reserved - pool->used) + " free in the pool");
+    void* m = new_block(bytes, pool);
+    if (!m) return set_error(cudaErrorMemoryAllocation, "cudaMallocFromPoolAsync: host allocation failed");
+    pool->used += b;
+    pool->reserved += grow;
+    pool->used_high = std::max(pool->used_high, pool->used);
+    pool->reserved_high = std::max(pool->reserved_high, pool->reserved);
+    update_pool_stats();
+    Op op;
+    op.what = "cudaMallocFromPoolAsync";
+    op.uses.push_back(m);
+    op.run = [m, bytes] { fill_garbage(m, bytes); };
+    *p = m;
+    return enqueue(s, std::move(op));
+}
+// Queued on s: when s reaches it, work still queued on another stream that uses the buffer is not
+// ordered before the free (an error); work enqueued after it that uses the buffer is refused.
+cudaError_t cudaFreeAsync(void* p, cudaStream_t s) {
+    State& st = S();
+    ++st.st.pool_frees;
+    if (!p) return cudaSuccess;
+    const auto* base = static_cast<const unsigned char*>(p);
+    const bool live = st.allocations.count(base) > 0;
+    if (st.sticky != cudaSuccess) {  // the device is lost: what it held is released at once
+        if (live && st.alloc_info[base].pool && !st.alloc_info[base].free_queued) {
+            delete_block(base);
+            update_pool_stats();
+        }
+        return st.sticky;
+    }
+    if (!live) return set_error(cudaErrorInvalidDevicePointer, "cudaFreeAsync of a pointer that is not the start of a device allocation");
+    const State::AllocInfo& info = st.alloc_info[base];
+    if (!info.pool) return set_error(cudaErrorInvalidDevicePointer, "cudaFreeAsync of a cudaMalloc allocation (free it with cudaFree)");
+    if (info.free_queued) return set_error(cudaErrorInvalidDevicePointer, "cudaFreeAsync of a buffer whose cudaFreeAsync is already enqueued");
+    if (!valid_stream(s)) return set_error(cudaErrorInvalidResourceHandle, "cudaFreeAsync: unknown stream");
+    Op op;
+    op.what = "cudaFreeAsync";
+    op.uses.push_back(p);
+    op.frees = p;
+    op.run = [base] {
+        const std::size_t bytes = S().allocations.count(base) ? S().allocations[base] : 0;
+        if (const std::string user = queued_user(base, bytes, base); !user.empty()) {
+            set_sticky("cudaFreeAsync reached while work queued on another stream, not ordered before it, still uses the buffer: " + user);
+            delete_block(base);
+            return;
+        }
+        delete_block(base);
+        update_pool_stats();
+    };
+    const cudaError_t e = enqueue(s, std::move(op));
+    if (e == cudaSuccess && st.allocations.count(base)) st.alloc_info[base].free_queued = true;
+    return e;
 }
 
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, cudaStream_t s) {
@@ -893,6 +1105,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t s) {
         execute(s, UINT64_MAX);
         race::host_learns(s);
     }
+    release_pools();
     return S().sticky;
 }
 cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned) {
@@ -978,6 +1191,7 @@ const char* cudaGetErrorName(cudaError_t e) {
         case cudaErrorNotReady: return "cudaErrorNotReady";
         case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
         case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
+        case cudaErrorNotSupported: return "cudaErrorNotSupported";
     }
     return "cudaErrorUnknown";
 }

@@ -14,6 +14,12 @@
 //     (Config::device_memory) so out-of-memory paths run; each stream is a queue executed only when
 //     the host waits (cudaStreamSynchronize, an event the stream waits for, a synchronous copy), so
 //     a missing wait leaves the data unwritten and the test fails;
+//   * stream-ordered allocation (cudaMallocFromPoolAsync, cudaFreeAsync) from memory pools that
+//     reserve device capacity and keep it up to their release threshold, returning the rest at a
+//     synchronization or cudaMemPoolTrimTo. The garbage fill is queued on the allocating stream, so
+//     work of another stream that is not ordered after it finds its results overwritten (and the
+//     racecheck build reports the race); the free is queued too, and a use enqueued after it, or
+//     still queued on another stream when it runs, is an error;
 //   * checked like the hardware: block and grid limits, dynamic shared memory above the function's
 //     attribute, cub::BlockScan with a block of another size; beyond the hardware: barriers not
 //     reached by every thread, kernel or CUB arguments that are not device pointers, cudaFree of a
@@ -92,6 +98,7 @@ enum cudaError_t {
     cudaErrorNotReady = 600,
     cudaErrorIllegalAddress = 700,
     cudaErrorLaunchFailure = 719,
+    cudaErrorNotSupported = 801,
 };
 enum cudaMemcpyKind {
     cudaMemcpyHostToHost = 0,
@@ -104,11 +111,45 @@ enum cudaFuncAttribute {
     cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
 };
 inline constexpr unsigned cudaStreamNonBlocking = 0x01;
+enum cudaDeviceAttr {  // the values of CUDA's driver_types.h
+    cudaDevAttrMultiProcessorCount = 16,
+    cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+    cudaDevAttrMemoryPoolsSupported = 115,
+};
 
 struct CUstream_st;
 struct CUevent_st;
+struct CUmemPoolHandle_st;
 using cudaStream_t = CUstream_st*;
 using cudaEvent_t = CUevent_st*;
+using cudaMemPool_t = CUmemPoolHandle_st*;
+
+enum cudaMemAllocationType { cudaMemAllocationTypeInvalid = 0, cudaMemAllocationTypePinned = 1 };
+enum cudaMemAllocationHandleType { cudaMemHandleTypeNone = 0 };
+enum cudaMemLocationType { cudaMemLocationTypeInvalid = 0, cudaMemLocationTypeDevice = 1 };
+struct cudaMemLocation {
+    cudaMemLocationType type;
+    int id;
+};
+struct cudaMemPoolProps {
+    cudaMemAllocationType allocType;
+    cudaMemAllocationHandleType handleTypes;
+    cudaMemLocation location;
+    void* win32SecurityAttributes;
+    std::size_t maxSize;
+    unsigned short usage;
+    unsigned char reserved[54];
+};
+enum cudaMemPoolAttr {
+    cudaMemPoolReuseFollowEventDependencies = 1,
+    cudaMemPoolReuseAllowOpportunistic = 2,
+    cudaMemPoolReuseAllowInternalDependencies = 3,
+    cudaMemPoolAttrReleaseThreshold = 4,
+    cudaMemPoolAttrReservedMemCurrent = 5,
+    cudaMemPoolAttrReservedMemHigh = 6,
+    cudaMemPoolAttrUsedMemCurrent = 7,
+    cudaMemPoolAttrUsedMemHigh = 8,
+};
 
 struct cudaDeviceProp {
     char name[256];
@@ -159,11 +200,14 @@ struct Config {
     Order order = Order::forward;                       // thread order between barriers
     std::uint64_t seed = 1;                             // for Order::random
     bool garbage_fill = true;                           // new device and dynamic shared memory hold 0xA5 bytes
+    bool memory_pools = true;                           // cudaDevAttrMemoryPoolsSupported (false: cudaMemPoolCreate fails)
 };
 
 struct Stats {
     std::int64_t launches = 0, blocks = 0, threads = 0, barriers = 0, warp_collectives = 0;
-    std::int64_t device_bytes_live = 0, device_bytes_peak = 0, allocations_live = 0;
+    std::int64_t device_bytes_live = 0, device_bytes_peak = 0, allocations_live = 0;  // allocations (cudaMalloc and pools)
+    std::int64_t pool_bytes_reserved = 0;  // device capacity the pools hold (allocated from them or cached)
+    std::int64_t malloc_calls = 0, free_calls = 0, pool_allocs = 0, pool_frees = 0;  // cudaMalloc, cudaFree, cudaMallocFromPoolAsync, cudaFreeAsync
     std::map<std::string, std::int64_t> kernels;  // launches run, by the name given to name_next_launch ("kernel" without)
 };
 
@@ -199,6 +243,7 @@ struct Op {
     std::function<void()> run;
     bool device_work = true;         // a copy, memset or CUB call: runs as one unit of device work; false for stream control
     std::unique_ptr<char> enqueued;  // racecheck: what the host had done when it enqueued the operation (set by enqueue)
+    const void* frees = nullptr;     // cudaFreeAsync: the allocation it frees (freed even when the queue is dropped)
 };
 cudaError_t enqueue(cudaStream_t s, Op op);
 bool is_device_pointer(const void* p);
@@ -222,6 +267,8 @@ void collect_pointer(std::vector<const void*>& out, const T& v) {
 
 // ---------------------------------------------------------------- runtime API (host)
 cudaError_t cudaSetDevice(int device);
+cudaError_t cudaGetDevice(int* device);
+cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device);
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device);
 cudaError_t cudaDeviceSynchronize();
 cudaError_t cudaMalloc(void** p, std::size_t bytes);
@@ -231,6 +278,17 @@ cudaError_t cudaMalloc(T** p, std::size_t bytes) {
 }
 cudaError_t cudaFree(void* p);
 cudaError_t cudaMemGetInfo(std::size_t* free_bytes, std::size_t* total_bytes);
+cudaError_t cudaMemPoolCreate(cudaMemPool_t* pool, const cudaMemPoolProps* props);
+cudaError_t cudaMemPoolDestroy(cudaMemPool_t pool);
+cudaError_t cudaMemPoolSetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void* value);
+cudaError_t cudaMemPoolGetAttribute(cudaMemPool_t pool, cudaMemPoolAttr attr, void* value);
+cudaError_t cudaMemPoolTrimTo(cudaMemPool_t pool, std::size_t min_bytes_to_keep);
+cudaError_t cudaMallocFromPoolAsync(void** p, std::size_t bytes, cudaMemPool_t pool, cudaStream_t s);
+template <class T>
+cudaError_t cudaMallocFromPoolAsync(T** p, std::size_t bytes, cudaMemPool_t pool, cudaStream_t s) {
+    return cudaMallocFromPoolAsync(reinterpret_cast<void**>(p), bytes, pool, s);
+}
+cudaError_t cudaFreeAsync(void* p, cudaStream_t s);
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, cudaStream_t s = nullptr);
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind);
 cudaError_t cudaMemsetAsync(void* p, int value, std::size_t bytes, cudaStream_t s = nullptr);
