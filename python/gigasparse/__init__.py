@@ -34,6 +34,17 @@ def cuda_device_count() -> int:
     return _gigasparse.cuda_device_count()
 
 
+def cuda_cached_memory_bytes(device: int = 0) -> int:
+    """Device memory gigasparse keeps in its stream-ordered pool for the next GPU products (freed by
+    earlier ones; other libraries see it as used). 0 without CUDA or a GPU."""
+    return _gigasparse.cuda_cached_memory_bytes(device)
+
+
+def cuda_release_memory(device: int = 0) -> None:
+    """Returns the memory gigasparse's pool keeps on `device` to the driver (no-op without a GPU)."""
+    _gigasparse.cuda_release_memory(device)
+
+
 def blas_info() -> dict[str, str]:
     """The BLAS the compiled core runs: {"library", "core" (OpenBLAS kernel set), "forced_core"
     (OPENBLAS_CORETYPE), "cpu_isa", "kernel_isa", "recommended"}; "recommended" is non-empty when the
@@ -58,6 +69,6 @@ def validate(a: object, *, sorted: bool = True, finite: bool = False) -> None:
 __all__ = [
     "BackendError", "bicgstab", "blas_info", "LuSgs", "lusgs", "TriangularSolve", "cg", "fgmres", "gmres", "ic0", "ilu0", "jacobi", "Preconditioner", "sgs",
     "SolveInfo", "DimensionMismatch", "DirectSolver", "cholesky", "factorized", "splu", "spsolve", "Error", "InvalidArgument", "InvalidStructure", "IoError", "MtxInfo",
-    "NotSupported", "OutOfMemory", "ParseError", "PhaseError", "cuda_device_count", "generate", "mminfo", "read_mtx",
+    "NotSupported", "OutOfMemory", "ParseError", "PhaseError", "cuda_cached_memory_bytes", "cuda_device_count", "cuda_release_memory", "generate", "mminfo", "read_mtx",
     "reference", "SpgemmPlan", "spgemm", "spmv", "validate", "with_cuda", "write_mtx",
 ]

@@ -44,6 +44,10 @@ NB_MODULE(_gigasparse, m) {
           "Number of usable CUDA devices (0 without the CUDA backend or without a GPU).");
     m.def("cuda_device_summary", &gigasparse::cuda::device_summary, nanobind::arg("device") = 0,
           "A one-line description of a CUDA device, or why there is none.");
+    m.def("cuda_cached_memory_bytes", &gigasparse::cuda::cached_memory_bytes, nanobind::arg("device") = 0,
+          "Device bytes gigasparse's memory pool keeps for its next GPU computations (0 without CUDA).");
+    m.def("cuda_release_memory", &gigasparse::cuda::release_cached_memory, nanobind::arg("device") = 0,
+          "Returns the memory gigasparse's pool keeps on a device to the driver.");
     m.def(
         "blas_info",
         [] {

@@ -176,8 +176,13 @@ def test_cuda_backend_or_not_supported(dtype):
     if gs.cuda_device_count() == 0:
         with pytest.raises(gs.NotSupported, match="cuda"):
             gs.spgemm(a, b, backend="cuda")
+        assert gs.cuda_cached_memory_bytes() == 0
+        gs.cuda_release_memory()  # nothing to release
         return
     c, stats = gs.spgemm(a, b, backend="cuda", return_stats=True, shared_memory_bytes=8192)
+    assert gs.cuda_cached_memory_bytes() > 0  # kept for the next product
+    gs.cuda_release_memory()
+    assert gs.cuda_cached_memory_bytes() == 0
     assert_sparse_close(c, a @ b, tol(dtype))
     assert stats["backend"] == "cuda"
     assert stats["gpu"]["heavy_rows"] + stats["gpu"]["light_rows"] == a.shape[0]

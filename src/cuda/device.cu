@@ -7,6 +7,7 @@
 #include <gigasparse/cuda/device.hpp>
 
 #include "cuda/base/check.hpp"
+#include "cuda/base/memory_pool.hpp"
 
 namespace gigasparse::cuda {
 namespace {
@@ -33,6 +34,20 @@ std::string device_summary(int device) {
     check(cudaGetDeviceProperties(&p, device), "cudaGetDeviceProperties");
     return std::string(p.name) + " (sm_" + std::to_string(p.major) + std::to_string(p.minor) + ", " + std::to_string(p.multiProcessorCount) +
            " SMs, " + std::to_string(p.totalGlobalMem / (1024.0 * 1024 * 1024)).substr(0, 5) + " GiB)";
+}
+
+std::int64_t cached_memory_bytes(int device) {
+    if (device_count() <= device) return 0;
+    return pool_cached_bytes(memory_pool(device));
+}
+
+void release_cached_memory(int device) {
+    if (device_count() <= device) return;
+    int current = 0;
+    check(cudaGetDevice(&current), "cudaGetDevice");
+    check(cudaSetDevice(device), "cudaSetDevice");
+    trim_memory_pool(memory_pool(device));
+    check(cudaSetDevice(current), "cudaSetDevice");
 }
 
 double smoke_axpy(long long n) {

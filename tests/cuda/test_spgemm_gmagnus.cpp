@@ -49,6 +49,11 @@ gs::Csr<V, I> gpu_spgemm(gs::CsrView<V, I> a, gs::CsrView<V, I> b, const GpuSpge
     EXPECT_EQ(cuda_sim::stats().allocations_live, 0) << "device memory leaked";
     EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess) << cuda_sim::last_error_detail();
     EXPECT_EQ(cuda_sim::race_reports(), races) << "ThreadSanitizer reported a race (above)";
+    if (cuda_sim::config().memory_pools) {
+        EXPECT_EQ(cuda_sim::stats().malloc_calls + cuda_sim::stats().free_calls, 0)
+            << "cudaMalloc/cudaFree in a product: they synchronize the device (stream-ordered allocation only)";
+        EXPECT_GT(cuda_sim::stats().pool_allocs, 0);
+    }
     for (const auto& [name, n] : cuda_sim::stats().kernels) kernels_run.insert(name);
     return c;
 }
@@ -420,6 +425,35 @@ TEST(CudaSpgemm, SimulatedSharedMemoryTooSmallIsNotSupported) {
     const auto c = gs::cuda::gmagnus::multiply(a.view(), a.view(), {}, &st);
     EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(a.view(), a.view()).view(), c.view(), 1e-12));
     EXPECT_LE(st.hash_capacity * 12, 8192);
+    cuda_sim::config() = cuda_sim::default_config();
+}
+
+// Device memory comes from gigasparse's stream-ordered pool, which keeps what a product reserved
+// for the next one (no growth when it repeats) until it is released.
+TEST(CudaSpgemm, SimulatedMemoryPoolIsReusedAndReleased) {
+    const auto a = gs::test::rmat_like<double, std::int32_t>(9, 9, 16, 51);
+    const cudaMemPool_t pool = gs::cuda::current_memory_pool();
+    ASSERT_NE(pool, nullptr);
+    gs::cuda::trim_memory_pool(pool);
+    EXPECT_EQ(cuda_sim::stats().pool_bytes_reserved, 0);
+    const auto st = expect_matches(a, a, budget(4096), "first product");
+    const std::int64_t reserved = cuda_sim::stats().pool_bytes_reserved;
+    EXPECT_GE(reserved, st.device_bytes_peak) << "the pool keeps what the product used";
+    EXPECT_EQ(gs::cuda::pool_cached_bytes(pool), reserved) << "none of it in use";
+    expect_matches(a, a, budget(4096), "second product");
+    EXPECT_EQ(cuda_sim::stats().pool_bytes_reserved, reserved) << "the second product reused the reserve";
+    gs::cuda::trim_memory_pool(pool);
+    EXPECT_EQ(cuda_sim::stats().pool_bytes_reserved, 0);
+}
+
+// A device without the stream-ordered allocator: cudaMalloc/cudaFree instead, same product.
+TEST(CudaSpgemm, SimulatedDeviceWithoutMemoryPools) {
+    const auto a = gs::test::rmat_like<double, std::int32_t>(9, 9, 16, 51);
+    cuda_sim::config().memory_pools = false;
+    const auto st = expect_matches(a, a, budget(4096), "no memory pools");
+    EXPECT_GT(st.heavy_rows, 0);
+    EXPECT_GT(cuda_sim::stats().malloc_calls, 0);
+    EXPECT_EQ(cuda_sim::stats().pool_allocs, 0);
     cuda_sim::config() = cuda_sim::default_config();
 }
 #endif

@@ -236,10 +236,11 @@ void* new_block(std::size_t bytes, CUmemPoolHandle_st* pool) {
     ++s.st.allocations_live;
     return m;
 }
-void delete_block(const unsigned char* base) {
+// Drops an allocation from the bookkeeping (the caller frees its memory); false when unknown.
+bool forget_block(const unsigned char* base) {
     State& s = S();
     const auto it = s.allocations.find(base);
-    if (it == s.allocations.end()) return;
+    if (it == s.allocations.end()) return false;
     const auto bytes = static_cast<std::int64_t>(it->second);
     const State::AllocInfo info = s.alloc_info[base];
     if (info.pool) info.pool->used -= bytes;
@@ -248,7 +249,10 @@ void delete_block(const unsigned char* base) {
     --s.st.allocations_live;
     s.allocations.erase(it);
     s.alloc_info.erase(base);
-    std::free(const_cast<unsigned char*>(base));
+    return true;
+}
+void delete_block(const unsigned char* base) {
+    if (forget_block(base)) std::free(const_cast<unsigned char*>(base));
 }
 // At a stream, event or device synchronization each pool returns what it reserves beyond its
 // release threshold and its allocations.
@@ -259,14 +263,17 @@ void release_pools() {
     }
     update_pool_stats();
 }
-// Queued work of any stream that uses the allocation at base (empty: none).
-std::string queued_user(const unsigned char* base, std::size_t bytes, const void* except_frees = nullptr) {
+// Queued work of any stream that uses the allocation at base (empty: none). A queued free uses only
+// its own allocation (which cannot be freed twice), not the one ending where it starts.
+std::string queued_user(const unsigned char* base) {
     for (CUstream_st* st : S().streams)
         for (const auto& [seq, op] : st->queue) {
-            if (except_frees && op.frees == except_frees) continue;
+            if (op.frees) continue;
             for (const void* u : op.uses) {
-                const auto* q = static_cast<const unsigned char*>(u);
-                if (q >= base && q <= base + bytes) return op.what;
+                // the allocation u lies in, else the one it is the end pointer of (blocks may be adjacent)
+                const auto* a = find_allocation(u);
+                if (!a) a = find_allocation(u, true);
+                if (a && a->first == base) return op.what;
             }
         }
     return {};
@@ -905,7 +912,7 @@ cudaError_t cudaFree(void* p) {
     if (it == s.allocations.end()) return set_error(cudaErrorInvalidDevicePointer, "cudaFree of a pointer that is not the start of a device allocation");
     if (s.alloc_info[base].free_queued) return set_error(cudaErrorInvalidDevicePointer, "cudaFree of a buffer whose cudaFreeAsync is already enqueued");
     // queued work that still uses the buffer: on a GPU it would read freed memory
-    if (const std::string user = queued_user(base, it->second); !user.empty())
+    if (const std::string user = queued_user(base); !user.empty())
         return set_sticky("cudaFree of a buffer that queued work still uses: " + user);
     for (CUstream_st* st : s.streams) race::host_learns(st);  // cudaFree waits for the device
     delete_block(base);
@@ -1025,15 +1032,16 @@ cudaError_t cudaFreeAsync(void* p, cudaStream_t s) {
     op.what = "cudaFreeAsync";
     op.uses.push_back(p);
     op.frees = p;
+    op.device_work = false;  // the bookkeeping runs in the stream's context; the free itself is device work
     op.run = [base] {
-        const std::size_t bytes = S().allocations.count(base) ? S().allocations[base] : 0;
-        if (const std::string user = queued_user(base, bytes, base); !user.empty()) {
+        const auto it = S().allocations.find(base);
+        if (it == S().allocations.end()) return;
+        if (const std::string user = queued_user(base); !user.empty())
             set_sticky("cudaFreeAsync reached while work queued on another stream, not ordered before it, still uses the buffer: " + user);
-            delete_block(base);
-            return;
-        }
-        delete_block(base);
+        forget_block(base);
         update_pool_stats();
+        // racecheck: a write of the whole buffer in the stream's order (races with unordered uses)
+        device_work([base] { std::free(const_cast<unsigned char*>(base)); });
     };
     const cudaError_t e = enqueue(s, std::move(op));
     if (e == cudaSuccess && st.allocations.count(base)) st.alloc_info[base].free_queued = true;

@@ -14,6 +14,7 @@
 #include <gigasparse/core/matrix.hpp>
 
 #include "cuda/base/check.hpp"
+#include "cuda/base/memory_pool.hpp"
 
 namespace gigasparse::cuda {
 inline namespace GIGASPARSE_CUDA_ABI {
@@ -29,56 +30,88 @@ struct MemoryTracker {
     void remove(std::int64_t bytes) { current -= bytes; }
 };
 
+// Where a DeviceBuffer lives: the stream its allocation and its free are ordered on (null: the
+// legacy default stream), and the tracker that counts its bytes (optional).
+struct Placement {
+    cudaStream_t stream = nullptr;
+    MemoryTracker* tracker = nullptr;
+};
+
 // Owning, move-only device array of T (uninitialized). Size 0 holds no allocation.
+// Allocated from the device's gigasparse memory pool in the order of its stream: usable on that
+// stream at once, on another only after an event (or a synchronization) orders it after the
+// allocation. Freed in the same order, so work queued on its stream before the free may still use
+// it; work of other streams must be ordered before the free. Without memory pools: cudaMalloc, and
+// cudaFree after waiting for the device.
 template <class T>
 class DeviceBuffer {
 public:
     DeviceBuffer() = default;
-    explicit DeviceBuffer(std::int64_t n, MemoryTracker* tracker = nullptr) { allocate(n, tracker); }
+    DeviceBuffer(std::int64_t n, Placement where) { allocate(n, where); }
     ~DeviceBuffer() { release(); }
-    DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), size_(std::exchange(o.size_, 0)), tracker_(o.tracker_) {}
+    DeviceBuffer(DeviceBuffer&& o) noexcept
+        : ptr_(std::exchange(o.ptr_, nullptr)), size_(std::exchange(o.size_, 0)), where_(o.where_), pooled_(o.pooled_) {}
     DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
         if (this != &o) {
             release();
             ptr_ = std::exchange(o.ptr_, nullptr);
             size_ = std::exchange(o.size_, 0);
-            tracker_ = o.tracker_;
+            where_ = o.where_;
+            pooled_ = o.pooled_;
         }
         return *this;
     }
     DeviceBuffer(const DeviceBuffer&) = delete;
     DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
-    void allocate(std::int64_t n, MemoryTracker* tracker = nullptr) {
+    // Throws OutOfMemory when the device cannot hold n more elements, after waiting for the frees
+    // still queued and returning the pool's unused memory.
+    void allocate(std::int64_t n, Placement where) {
         release();
-        tracker_ = tracker;
+        where_ = where;
         if (n <= 0) return;
-        const cudaError_t st = cudaMalloc(&ptr_, static_cast<std::size_t>(n) * sizeof(T));
+        const auto bytes = static_cast<std::size_t>(n) * sizeof(T);
+        const cudaMemPool_t pool = current_memory_pool();
+        const auto try_alloc = [&] {
+            return pool ? cudaMallocFromPoolAsync(reinterpret_cast<void**>(&ptr_), bytes, pool, where.stream)
+                        : cudaMalloc(reinterpret_cast<void**>(&ptr_), bytes);
+        };
+        cudaError_t st = try_alloc();
+        if (st == cudaErrorMemoryAllocation && pool) {
+            (void)cudaGetLastError();
+            trim_memory_pool(pool);
+            st = try_alloc();
+        }
         if (st == cudaErrorMemoryAllocation) {
             (void)cudaGetLastError();
             ptr_ = nullptr;
-            throw OutOfMemory("CUDA device allocation of " + std::to_string(static_cast<std::size_t>(n) * sizeof(T)) + " bytes failed");
+            throw OutOfMemory("CUDA device allocation of " + std::to_string(bytes) + " bytes failed");
         }
-        check(st, "cudaMalloc");
+        check(st, pool ? "cudaMallocFromPoolAsync" : "cudaMalloc");
+        pooled_ = pool != nullptr;
         size_ = n;
-        if (tracker_) tracker_->add(bytes());
+        if (where_.tracker) where_.tracker->add(this->bytes());
     }
-    // Grows (discarding contents) when smaller than n.
-    void reserve(std::int64_t n, MemoryTracker* tracker = nullptr) {
-        if (n > size_) allocate(n, tracker ? tracker : tracker_);
+    // Grows (discarding contents) when smaller than n, in the same place.
+    void reserve(std::int64_t n) {
+        if (n > size_) allocate(n, where_);
     }
-    // Stops counting this buffer in its tracker (before it moves to an owner that outlives the tracker).
-    void untrack() noexcept {
-        if (tracker_) tracker_->remove(bytes());
-        tracker_ = nullptr;
+    // The buffer leaves its tracker and its stream (before it moves to an owner that outlives
+    // both): its free is then ordered on the legacy default stream, after the owner's work, which
+    // is synchronous (DeviceMatrix).
+    void detach() noexcept {
+        if (where_.tracker) where_.tracker->remove(bytes());
+        where_ = Placement{};
     }
     // Freed while an exception unwinds, the buffer may still be used by work queued before the
-    // failure: wait for the device first (errors ignored; the exception reports the failure).
+    // failure on another stream: wait for the device first (errors ignored; the exception reports
+    // the failure). Without a pool, cudaFree is not ordered after queued work: wait too.
     void release() noexcept {
         if (ptr_) {
-            if (std::uncaught_exceptions() > 0) (void)cudaDeviceSynchronize();
-            (void)cudaFree(ptr_);
-            if (tracker_) tracker_->remove(bytes());
+            if (std::uncaught_exceptions() > 0 || !pooled_) (void)cudaDeviceSynchronize();
+            if (pooled_) (void)cudaFreeAsync(ptr_, where_.stream);
+            else (void)cudaFree(ptr_);
+            if (where_.tracker) where_.tracker->remove(bytes());
         }
         ptr_ = nullptr;
         size_ = 0;
@@ -90,7 +123,8 @@ public:
 private:
     T* ptr_ = nullptr;
     std::int64_t size_ = 0;
-    MemoryTracker* tracker_ = nullptr;
+    Placement where_{};
+    bool pooled_ = false;
 };
 
 class Stream {
@@ -133,11 +167,17 @@ struct DeviceCsr {
     DeviceBuffer<I> col_idx;
     DeviceBuffer<V> values;
     std::int64_t bytes() const { return row_ptr.bytes() + col_idx.bytes() + values.bytes(); }
+    // See DeviceBuffer::detach (the product's C, an uploaded DeviceMatrix).
+    void detach() noexcept {
+        row_ptr.detach();
+        col_idx.detach();
+        values.detach();
+    }
 };
 
 template <class T>
 void copy_to_device(DeviceBuffer<T>& dst, const T* src, std::int64_t n, cudaStream_t s, MemoryTracker* tracker) {
-    dst.allocate(n, tracker);
+    dst.allocate(n, Placement{s, tracker});
     if (n > 0) check(cudaMemcpyAsync(dst.data(), src, static_cast<std::size_t>(n) * sizeof(T), cudaMemcpyHostToDevice, s), "cudaMemcpyAsync H2D");
 }
 

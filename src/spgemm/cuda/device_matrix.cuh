@@ -40,6 +40,7 @@ DeviceMatrix<V, I> DeviceMatrix<V, I>::upload(CsrView<V, I> a, int device) {
     Stream s;
     impl->csr = cuda::upload(a, s.get(), nullptr);
     s.sync();
+    impl->csr.detach();  // outlives the stream
     return DeviceMatrix(std::move(impl));
 }
 

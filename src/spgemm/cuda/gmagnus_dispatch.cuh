@@ -46,22 +46,15 @@ void with_multisplit_threads(int threads, F&& f) {
     }
 }
 
-// CUB temporary storage that grows on demand (one per stream: freeing it synchronizes the device).
-// Growing it first waits for its stream: a CUB call queued earlier may still use the old buffer
-// (cudaFree is not documented to wait for other work).
+// CUB temporary storage that grows on demand, ordered on one stream: the old buffer's free is
+// queued after the CUB calls that used it.
 struct Temp {
     DeviceBuffer<unsigned char> buf;
-    MemoryTracker* tracker = nullptr;
-    cudaStream_t stream = nullptr;
     template <class F>
     void run(const char* what, F&& f) {
         std::size_t bytes = 0;
         check(f(static_cast<void*>(nullptr), bytes), what);
-        const auto need = static_cast<std::int64_t>(std::max<std::size_t>(bytes, 1));
-        if (need > buf.size()) {
-            check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-            buf.reserve(need, tracker);
-        }
+        buf.reserve(static_cast<std::int64_t>(std::max<std::size_t>(bytes, 1)));
         check(f(static_cast<void*>(buf.data()), bytes), what);
     }
 };
@@ -151,8 +144,8 @@ public:
         const std::int64_t input_bytes = a.bytes() + b.bytes();
         if (inputs_external) mem_.add(input_bytes);  // device_bytes_peak counts the inputs either way
         check(cudaSetDevice(opt_.device), "cudaSetDevice");
-        cudaDeviceProp prop{};
-        check(cudaGetDeviceProperties(&prop, opt_.device), "cudaGetDeviceProperties");
+        int smem_optin = 0;  // one attribute: cudaGetDeviceProperties queries them all (slow)
+        check(cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, opt_.device), "cudaDeviceGetAttribute");
         // s_LM: the opt-in maximum less the largest static shared memory of our kernels (CUB temp
         // storage; 2208 bytes for the 512-thread dense kernel with nvcc 13 / sm_90), read from the
         // compiled kernels: static + dynamic above the opt-in maximum fails cudaFuncSetAttribute.
@@ -160,7 +153,7 @@ public:
         const int outer_threads = opt_.outer_threads != 0 ? opt_.outer_threads : outer_block;
         if (outer_threads < warp_size || outer_threads > outer_max_threads || (outer_threads & (outer_threads - 1)) != 0)
             throw InvalidArgument("cuda::spgemm: outer_threads must be a power of two from 32 to 1024, not " + std::to_string(outer_threads));
-        const std::int64_t smem = shared_memory_budget(prop.sharedMemPerBlockOptin, max_static_smem(ms_threads), opt_.shared_memory_bytes);
+        const std::int64_t smem = shared_memory_budget(smem_optin, max_static_smem(ms_threads), opt_.shared_memory_bytes);
         const ElementSizes sizes{static_cast<int>(sizeof(I)), static_cast<int>(sizeof(V)), 8, 4};
         p_ = make_params(b.ncols, smem, sizes, ms_threads, outer_threads);
         if (!params_feasible(p_))
@@ -169,10 +162,8 @@ public:
         fill_param_stats();
         set_smem_attributes();
         const cudaStream_t hs = heavy_.get(), ls = light_.get();
-        temp_h_.tracker = &mem_;
-        temp_l_.tracker = &mem_;
-        temp_h_.stream = hs;
-        temp_l_.stream = ls;
+        temp_h_.buf.allocate(0, at(hs));
+        temp_l_.buf.allocate(0, at(ls));
 
         PhaseTimer timer;
         Event t0, t_setup, t_sym, t_num;
@@ -191,8 +182,7 @@ public:
         for (std::size_t bt = 0; bt + 1 < batch_bounds_.size(); ++bt) {
             auto im = build_intermediate(batch_bounds_[bt], batch_bounds_[bt + 1], timer);
             segment_phase<Phase::symbolic>(*im, true);
-            if (batch_bounds_.size() == 2) kept = std::move(im);
-            else heavy_.sync();  // the accumulation kernels still read *im, freed at the end of this iteration
+            if (batch_bounds_.size() == 2) kept = std::move(im);  // else freed in stream order after its accumulation
         }
         Event light_done;
         light_done.record(ls);
@@ -200,15 +190,15 @@ public:
         // ---- row pointers of C
         c_.nrows = m_;
         c_.ncols = b_->ncols;
-        c_.row_ptr.allocate(m_ + 1, &mem_);
+        c_.row_ptr.allocate(m_ + 1, at(hs));
         check(cudaMemsetAsync(c_.row_ptr.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
         if (m_ > 0)
             temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
                 return cub::DeviceScan::InclusiveSum(t, b, row_nnz_.data(), c_.row_ptr.data() + 1, m_, hs);
             });
         c_.nnz = read_scalar(c_.row_ptr.data() + m_, hs);
-        c_.col_idx.allocate(c_.nnz, &mem_);
-        c_.values.allocate(c_.nnz, &mem_);
+        c_.col_idx.allocate(c_.nnz, at(hs));
+        c_.values.allocate(c_.nnz, at(hs));
         t_sym.record(hs);
         // ---- numeric
         check(cudaStreamWaitEvent(ls, t_sym.get()), "cudaStreamWaitEvent");
@@ -223,7 +213,6 @@ public:
             }
             segment_offsets(*im);
             segment_phase<Phase::numeric>(*im, false);
-            heavy_.sync();  // before *im is freed
         }
         Event light_num_done;
         light_num_done.record(ls);
@@ -239,9 +228,7 @@ public:
         st_.nnz_c = c_.nnz;
         st_.device_bytes_peak = mem_.peak;
         if (inputs_external) mem_.remove(input_bytes);
-        c_.row_ptr.untrack();
-        c_.col_idx.untrack();
-        c_.values.untrack();
+        c_.detach();
         return std::move(c_);
     }
 
@@ -291,15 +278,15 @@ private:
     // Setup phase: intermediate sizes, heavy/light partition (Alg. 3 lines 2-4).
     void setup() {
         const cudaStream_t hs = heavy_.get();
-        products_.allocate(m_, &mem_);
-        row_nnz_.allocate(m_, &mem_);
-        part_ids_.allocate(m_, &mem_);
+        products_.allocate(m_, at(hs));
+        row_nnz_.allocate(m_, at(hs));
+        part_ids_.allocate(m_, at(hs));
         if (m_ == 0) return;
         check(cudaMemsetAsync(row_nnz_.data(), 0, m_ * sizeof(count_t), hs), "cudaMemsetAsync");
         launch("row_products_kernel", &row_products_kernel<I>, grid_for(m_ * warp_size, simple_block), simple_block, 0, hs, m_, a_->row_ptr.data(),
                a_->col_idx.data(), b_->row_ptr.data(), products_.data());
-        DeviceBuffer<char> flags(m_, &mem_);
-        DeviceBuffer<count_t> ids(m_, &mem_), nsel(2, &mem_);
+        DeviceBuffer<char> flags(m_, at(hs));
+        DeviceBuffer<count_t> ids(m_, at(hs)), nsel(2, at(hs));
         launch("heavy_flags_kernel", &heavy_flags_kernel, grid_for(m_, simple_block), simple_block, 0, hs, m_, products_.data(), p_, flags.data(),
                ids.data());
         temp_h_.run("cub::DevicePartition::Flagged", [&](void* t, std::size_t& b) {
@@ -308,8 +295,11 @@ private:
         temp_h_.run("cub::DeviceReduce::Sum", [&](void* t, std::size_t& b) {
             return cub::DeviceReduce::Sum(t, b, products_.data(), nsel.data() + 1, m_, hs);
         });
-        nheavy_ = read_scalar(nsel.data(), hs);
-        st_.products = read_scalar(nsel.data() + 1, hs);
+        count_t sel[2] = {0, 0};  // heavy rows, products: one round trip
+        check(cudaMemcpyAsync(sel, nsel.data(), sizeof sel, cudaMemcpyDeviceToHost, hs), "cudaMemcpyAsync D2H");
+        heavy_.sync();
+        nheavy_ = sel[0];
+        st_.products = sel[1];
         st_.heavy_rows = nheavy_;
         st_.light_rows = m_ - nheavy_;
     }
@@ -320,9 +310,9 @@ private:
         const count_t nl = m_ - nheavy_;
         light_begin_.assign(nbins_ + 2, 0);
         if (nl == 0) return;
-        DeviceBuffer<unsigned> keys(nl, &mem_), keys_sorted(nl, &mem_);
-        DeviceBuffer<count_t> counts(nbins_ + 1, &mem_);
-        light_rows_sorted_.allocate(nl, &mem_);
+        DeviceBuffer<unsigned> keys(nl, at(ls)), keys_sorted(nl, at(ls));
+        DeviceBuffer<count_t> counts(nbins_ + 1, at(ls));
+        light_rows_sorted_.allocate(nl, at(ls));
         check(cudaMemsetAsync(counts.data(), 0, (nbins_ + 1) * sizeof(count_t), ls), "cudaMemsetAsync");
         const count_t* rows = part_ids_.data() + nheavy_;
         launch("light_bin_keys_kernel", &light_bin_keys_kernel, grid_for(nl, simple_block), simple_block, 0, ls, nl, rows, products_.data(), nbins_,
@@ -356,7 +346,7 @@ private:
         const cudaStream_t hs = heavy_.get();
         batch_bounds_.assign(1, 0);
         if (nheavy_ == 0) return;
-        DeviceBuffer<count_t> sizes(nheavy_, &mem_), prefix(nheavy_, &mem_);
+        DeviceBuffer<count_t> sizes(nheavy_, at(hs)), prefix(nheavy_, at(hs));
         launch("gather_products_kernel", &gather_products_kernel, grid_for(nheavy_, simple_block), simple_block, 0, hs, nheavy_, part_ids_.data(),
                products_.data(), sizes.data());
         temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
@@ -370,7 +360,10 @@ private:
         if (budget_bytes <= 0) {
             std::size_t free_b = 0, total_b = 0;
             check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
-            budget_bytes = static_cast<std::int64_t>(free_b / 5 * 2);  // leave room for C, segments and CUB storage
+            // what the device has free plus what gigasparse's pool holds unused; leave room for C,
+            // segments and CUB storage
+            const std::int64_t avail = static_cast<std::int64_t>(free_b) + pool_cached_bytes(current_memory_pool());
+            budget_bytes = avail / 5 * 2;
         }
         const count_t budget = std::max<count_t>(1, budget_bytes / (2 * static_cast<count_t>(sizeof(I) + sizeof(V))));
         for (count_t first = 0; first < nheavy_;) {
@@ -390,7 +383,7 @@ private:
         const count_t ka = a_->ncols;
         const std::size_t t_csc = timer.start(hs);
         // Ĉ.rowPtr of the batch
-        DeviceBuffer<count_t> sizes(nh, &mem_), chat_ptr(nh + 1, &mem_);
+        DeviceBuffer<count_t> sizes(nh, at(hs)), chat_ptr(nh + 1, at(hs));
         launch("gather_products_kernel", &gather_products_kernel, grid_for(nh, simple_block), simple_block, 0, hs, nh, rows, products_.data(),
                sizes.data());
         check(cudaMemsetAsync(chat_ptr.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
@@ -398,7 +391,7 @@ private:
             return cub::DeviceScan::InclusiveSum(t, b, sizes.data(), chat_ptr.data() + 1, nh, hs);
         });
         // masked CSR -> CSC of the batch's rows of A (stable radix sort by column)
-        DeviceBuffer<count_t> entry_ptr(nh + 1, &mem_);
+        DeviceBuffer<count_t> entry_ptr(nh + 1, at(hs));
         launch("row_lengths_kernel", &row_lengths_kernel, grid_for(nh, simple_block), simple_block, 0, hs, nh, rows, a_->row_ptr.data(),
                sizes.data());
         check(cudaMemsetAsync(entry_ptr.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
@@ -406,8 +399,8 @@ private:
             return cub::DeviceScan::InclusiveSum(t, b, sizes.data(), entry_ptr.data() + 1, nh, hs);
         });
         const count_t nent = read_scalar(entry_ptr.data() + nh, hs);
-        DeviceBuffer<count_t> keys(nent, &mem_), keys_sorted(nent, &mem_), ent_h(nent, &mem_), ent_j(nent, &mem_), ent_t(nent, &mem_),
-            t_sorted(nent, &mem_);
+        DeviceBuffer<count_t> keys(nent, at(hs)), keys_sorted(nent, at(hs)), ent_h(nent, at(hs)), ent_j(nent, at(hs)), ent_t(nent, at(hs)),
+            t_sorted(nent, at(hs));
         launch("heavy_entries_kernel", &heavy_entries_kernel<I>, grid_for(nh * warp_size, simple_block), simple_block, 0, hs, nh, rows,
                a_->row_ptr.data(), a_->col_idx.data(), b_->row_ptr.data(), entry_ptr.data(), ka, keys.data(), ent_h.data(), ent_j.data(),
                ent_t.data());
@@ -416,12 +409,12 @@ private:
             return cub::DeviceRadixSort::SortPairs(t, b, reinterpret_cast<const ull*>(keys.data()), reinterpret_cast<ull*>(keys_sorted.data()),
                                                    ent_t.data(), t_sorted.data(), nent, 0, key_bits, hs);
         });
-        DeviceBuffer<count_t> col_ptr(ka + 1, &mem_), slice_off(ka + 1, &mem_), slice_sizes(std::max<count_t>(ka, 1), &mem_), bread(1, &mem_);
+        DeviceBuffer<count_t> col_ptr(ka + 1, at(hs)), slice_off(ka + 1, at(hs)), slice_sizes(std::max<count_t>(ka, 1), at(hs)), bread(1, at(hs));
         launch("csc_colptr_kernel", &csc_colptr_kernel, grid_for(ka + 1, simple_block), simple_block, 0, hs, ka, nent, keys_sorted.data(),
                col_ptr.data());
         const count_t nkept = read_scalar(col_ptr.data() + ka, hs);
-        DeviceBuffer<count_t> csc_row(nkept, &mem_);
-        DeviceBuffer<V> csc_val(nkept, &mem_);
+        DeviceBuffer<count_t> csc_row(nkept, at(hs));
+        DeviceBuffer<V> csc_val(nkept, at(hs));
         launch("csc_gather_kernel", &csc_gather_kernel<V>, grid_for(nkept, simple_block), simple_block, 0, hs, nkept, t_sorted.data(), ent_h.data(),
                ent_j.data(), a_->values.data(), csc_row.data(), csc_val.data());
         check(cudaMemsetAsync(bread.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
@@ -436,9 +429,9 @@ private:
         st_.outer_bytes += chat_nnz * static_cast<count_t>(sizeof(I) + sizeof(V)) + b_read * static_cast<count_t>(sizeof(I) + sizeof(V)) +
                            nkept * static_cast<count_t>(sizeof(count_t) + sizeof(V));
         // outer product (Alg. 4)
-        im->col[0].allocate(chat_nnz, &mem_);
-        im->val[0].allocate(chat_nnz, &mem_);
-        DeviceBuffer<count_t> cursor(nh, &mem_);
+        im->col[0].allocate(chat_nnz, at(hs));
+        im->val[0].allocate(chat_nnz, at(hs));
+        DeviceBuffer<count_t> cursor(nh, at(hs));
         check(cudaMemcpyAsync(cursor.data(), chat_ptr.data(), nh * sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
         timer.stop(t_csc, hs, &st_.csc_ms);
         const std::size_t t_outer = timer.start(hs);
@@ -451,20 +444,20 @@ private:
         const std::size_t t_ms = timer.start(hs);
         std::vector<DeviceBuffer<Segment>> level_segs;
         std::vector<count_t> level_nsegs;
-        DeviceBuffer<count_t> in_ptr = std::move(chat_ptr), in_row(nh, &mem_), in_base(nh, &mem_);
+        DeviceBuffer<count_t> in_ptr = std::move(chat_ptr), in_row(nh, at(hs)), in_base(nh, at(hs));
         check(cudaMemcpyAsync(in_row.data(), rows, nh * sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
         check(cudaMemsetAsync(in_base.data(), 0, nh * sizeof(count_t), hs), "cudaMemsetAsync");
         count_t n_in = nh, total = chat_nnz;
         int in_buf = 0, span = p_.span_log2;
         if (p_.nlevels == 0) {
-            level_segs.emplace_back(nh, &mem_);
+            level_segs.emplace_back(nh, at(hs));
             level_nsegs.push_back(nh);
             launch("make_segments_kernel", &make_segments_kernel, grid_for(nh, simple_block), simple_block, 0, hs, 0, nh, in_ptr.data(),
                    in_row.data(), in_base.data(), 0, span, level_segs.back().data());
         }
         if (p_.nlevels > 0) {
-            im->col[1].allocate(chat_nnz, &mem_);
-            im->val[1].allocate(chat_nnz, &mem_);
+            im->col[1].allocate(chat_nnz, at(hs));
+            im->val[1].allocate(chat_nnz, at(hs));
         }
         for (int level = 0; level < p_.nlevels && n_in > 0; ++level) {
             ++st_.levels_run;
@@ -475,9 +468,9 @@ private:
             const count_t slots = L.group_rows * nchunks;
             const int ms_threads = p_.multisplit_threads;
             const int warps = ms_threads / warp_size;
-            DeviceBuffer<count_t> counts(n_out, &mem_), ids(n_out, &mem_), order(n_out, &mem_), pos(n_out, &mem_), osz(n_out, &mem_),
-                out_ptr(n_out + 1, &mem_), out_row(n_out, &mem_), out_base(n_out, &mem_), cursor2(n_out, &mem_), nsel(1, &mem_);
-            DeviceBuffer<char> flags(n_out, &mem_);
+            DeviceBuffer<count_t> counts(n_out, at(hs)), ids(n_out, at(hs)), order(n_out, at(hs)), pos(n_out, at(hs)), osz(n_out, at(hs)),
+                out_ptr(n_out + 1, at(hs)), out_row(n_out, at(hs)), out_base(n_out, at(hs)), cursor2(n_out, at(hs)), nsel(1, at(hs));
+            DeviceBuffer<char> flags(n_out, at(hs));
             check(cudaMemsetAsync(counts.data(), 0, n_out * sizeof(count_t), hs), "cudaMemsetAsync");
             const unsigned blocks = grid_for(total, static_cast<int>(L.group_elems));
             const std::size_t t_hist = timer.start(hs);
@@ -515,19 +508,14 @@ private:
             st_.multisplit_bytes += total * static_cast<count_t>(3 * sizeof(I) + 2 * sizeof(V));
             // light (and, on the last level, dense) chunks become segments
             const count_t nseg = n_out - n_split;
-            level_segs.emplace_back(nseg, &mem_);
+            level_segs.emplace_back(nseg, at(hs));
             level_nsegs.push_back(nseg);
             launch("make_segments_kernel", &make_segments_kernel, grid_for(nseg, simple_block), simple_block, 0, hs, n_split, n_out, out_ptr.data(),
                    out_row.data(), out_base.data(), out_buf, L.sub_log2, level_segs.back().data());
             // next level: the heavy prefix of this level's output (double buffering: writes into the
-            // consumed input buffer never reach this level's segments, which lie past the prefix)
-            // (read_scalar synchronizes the stream; without it, wait anyway: this level's pos, cursor2
-            // and counts are freed at the end of the iteration while the multisplit kernel may still run)
-            if (n_split > 0) total = read_scalar(out_ptr.data() + n_split, hs);
-            else {
-                total = 0;
-                heavy_.sync();
-            }
+            // consumed input buffer never reach this level's segments, which lie past the prefix;
+            // this level's pos, cursor2 and counts are freed in stream order after the multisplit)
+            total = n_split > 0 ? read_scalar(out_ptr.data() + n_split, hs) : 0;
             n_in = n_split;
             in_ptr = std::move(out_ptr);
             in_row = std::move(out_row);
@@ -539,7 +527,7 @@ private:
         count_t nsegs = 0;
         for (count_t n : level_nsegs) nsegs += n;
         im->nsegs = nsegs;
-        im->segs.allocate(nsegs, &mem_);
+        im->segs.allocate(nsegs, at(hs));
         count_t at = 0;
         for (std::size_t l = 0; l < level_segs.size(); ++l) {
             if (level_nsegs[l] > 0)
@@ -549,20 +537,19 @@ private:
         }
         timer.stop(t_ms, hs, &st_.multisplit_ms);
         bin_segments(*im);
-        heavy_.sync();  // level buffers are freed on return
-        return im;
+        return im;  // the level buffers are freed in stream order
     }
 
     void bin_segments(Intermediate<V, I>& im) {
         const cudaStream_t hs = heavy_.get();
         const count_t n = im.nsegs;
         im.bin_begin.assign(nbins_ + 3, 0);
-        im.seg_nnz.allocate(n, &mem_);
-        im.seg_out.allocate(n, &mem_);
+        im.seg_nnz.allocate(n, at(hs));
+        im.seg_out.allocate(n, at(hs));
         if (n == 0) return;
-        DeviceBuffer<unsigned> keys(n, &mem_), keys_sorted(n, &mem_);
-        DeviceBuffer<count_t> ids(n, &mem_), counts(nbins_ + 2, &mem_);
-        im.bin_ids.allocate(n, &mem_);
+        DeviceBuffer<unsigned> keys(n, at(hs)), keys_sorted(n, at(hs));
+        DeviceBuffer<count_t> ids(n, at(hs)), counts(nbins_ + 2, at(hs));
+        im.bin_ids.allocate(n, at(hs));
         check(cudaMemsetAsync(counts.data(), 0, (nbins_ + 2) * sizeof(count_t), hs), "cudaMemsetAsync");
         check(cudaMemsetAsync(im.seg_nnz.data(), 0, n * sizeof(count_t), hs), "cudaMemsetAsync");
         launch("segment_bin_keys_kernel", &segment_bin_keys_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, im.segs.data(), p_, nbins_,
@@ -609,8 +596,8 @@ private:
         const cudaStream_t hs = heavy_.get();
         const count_t n = im.nsegs;
         if (n == 0) return;
-        DeviceBuffer<count_t> kb(n, &mem_), kr(n, &mem_), ids(n, &mem_), kb2(n, &mem_), ids2(n, &mem_), kr_sorted(n, &mem_), ids3(n, &mem_),
-            cnt(n, &mem_), g(n, &mem_);
+        DeviceBuffer<count_t> kb(n, at(hs)), kr(n, at(hs)), ids(n, at(hs)), kb2(n, at(hs)), ids2(n, at(hs)), kr_sorted(n, at(hs)), ids3(n, at(hs)),
+            cnt(n, at(hs)), g(n, at(hs));
         launch("segment_keys_kernel", &segment_keys_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, im.segs.data(), kb.data(), kr.data(),
                ids.data());
         const int base_bits = std::max(1, p_.span_log2 + 1);
@@ -633,8 +620,10 @@ private:
         });
         launch("segment_offsets_kernel", &segment_offsets_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, ids3.data(), kr_sorted.data(),
                g.data(), c_.row_ptr.data(), im.seg_out.data());
-        heavy_.sync();
     }
+
+    // Device buffers of this product: ordered on stream s, counted in mem_.
+    Placement at(cudaStream_t s) { return Placement{s, &mem_}; }
 
     GpuSpgemmOptions opt_;
     GpuSpgemmStats& st_;
