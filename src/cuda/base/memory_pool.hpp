@@ -28,9 +28,11 @@ inline cudaMemPool_t memory_pool(int device) {
     check(cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, device), "cudaDeviceGetAttribute(MemoryPoolsSupported)");
     if (!supported) return nullptr;
     static std::mutex mutex;
-    static std::map<int, cudaMemPool_t> pools;  // never destroyed: the driver releases them at exit
+    // never destroyed (nor the pools: the driver releases them at exit; kernels may run during
+    // static destruction)
+    static auto* const pools = new std::map<int, cudaMemPool_t>;
     const std::lock_guard<std::mutex> lock(mutex);
-    if (const auto it = pools.find(device); it != pools.end()) return it->second;
+    if (const auto it = pools->find(device); it != pools->end()) return it->second;
     cudaMemPoolProps props{};
     props.allocType = cudaMemAllocationTypePinned;
     props.handleTypes = cudaMemHandleTypeNone;
@@ -40,7 +42,7 @@ inline cudaMemPool_t memory_pool(int device) {
     check(cudaMemPoolCreate(&pool, &props), "cudaMemPoolCreate");
     std::uint64_t keep = UINT64_MAX;
     check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep), "cudaMemPoolSetAttribute(ReleaseThreshold)");
-    pools.emplace(device, pool);
+    pools->emplace(device, pool);
     return pool;
 }
 
