@@ -338,7 +338,7 @@ TEST(CudaSpgemm, RacecheckSmallProducts) {
     EXPECT_GE(st2.levels_run, 2);
 #ifdef GIGASPARSE_CUDA_SIM
     for (const char* k : {"row_products_kernel", "heavy_flags_kernel", "light_bin_keys_kernel", "hash_rows_kernel", "gather_products_kernel",
-                          "row_lengths_kernel", "heavy_entries_kernel", "csc_colptr_kernel", "csc_gather_kernel", "slice_sizes_kernel",
+                          "row_lengths_kernel", "heavy_entries_kernel", "csc_colptr_kernel", "csc_gather_kernel", "slice_sizes_kernel", "level_split_kernel",
                           "outer_product_kernel", "make_segments_kernel", "histogram_kernel", "split_flags_kernel", "level_order_kernel",
                           "multisplit_kernel", "segment_bin_keys_kernel", "hash_segments_kernel", "dense_segments_kernel",
                           "segment_row_nnz_kernel", "segment_keys_kernel", "gather_counts_kernel", "segment_offsets_kernel"})
@@ -444,6 +444,21 @@ TEST(CudaSpgemm, SimulatedMemoryPoolIsReusedAndReleased) {
     EXPECT_EQ(cuda_sim::stats().pool_bytes_reserved, reserved) << "the second product reused the reserve";
     gs::cuda::trim_memory_pool(pool);
     EXPECT_EQ(cuda_sim::stats().pool_bytes_reserved, 0);
+}
+
+// The host waits for the device only for counts that size buffers or launches. With one batch:
+// setup (heavy rows, products), the light rows' bins, the batch plan, then building the heavy
+// intermediate (its A entries, one per split level for the next level's size, the segments' bins),
+// C's nnz, the end of the product (the heavy stream, which waited for the light one), and the host
+// call's download (copy, then the event that times it).
+TEST(CudaSpgemm, SimulatedHostWaitsPerProduct) {
+    const auto a = gs::test::rmat_like<double, std::int32_t>(8, 16, 12, 31);
+    const auto b = gs::test::rmat_like<double, std::int32_t>(16, 16, 3, 32);
+    const auto st = expect_matches(a, b, budget(4096), "host waits");
+    ASSERT_EQ(st.batches, 1);
+    ASSERT_GE(st.levels_run, 2);
+    const std::int64_t build = 1 + (st.levels_run - 1) + 1;
+    EXPECT_EQ(cuda_sim::stats().host_waits, 3 + build + 1 + 1 + 2) << "levels " << st.levels_run;
 }
 
 // A device without the stream-ordered allocator: cudaMalloc/cudaFree instead, same product.

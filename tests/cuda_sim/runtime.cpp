@@ -880,6 +880,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int device) {
 }
 cudaError_t cudaDeviceSynchronize() {
     CUDA_SIM_STICKY();
+    ++S().st.host_waits;
     execute_all();
     for (CUstream_st* s : S().streams) race::host_learns(s);
     release_pools();
@@ -1073,6 +1074,7 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaM
     return enqueue(s, std::move(op));
 }
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
+    ++S().st.host_waits;
     return cudaMemcpyAsync(dst, src, bytes, kind, nullptr);  // the default stream runs at once
 }
 cudaError_t cudaMemsetAsync(void* p, int value, std::size_t bytes, cudaStream_t s) {
@@ -1107,6 +1109,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t s) {
 cudaError_t cudaStreamSynchronize(cudaStream_t s) {
     CUDA_SIM_STICKY();
     if (!valid_stream(s)) return set_error(cudaErrorInvalidResourceHandle, "cudaStreamSynchronize: unknown stream");
+    ++S().st.host_waits;
     if (s == nullptr) {
         legacy_stream_wait();
     } else {

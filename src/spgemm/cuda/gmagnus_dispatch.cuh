@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -106,11 +107,14 @@ template <class V, class I>
 class Gmagnus {
 public:
     Gmagnus(const GpuSpgemmOptions& o, GpuSpgemmStats& st) : opt_(o), st_(st) {}
-    // On an exception the members' buffers are freed with kernels possibly still queued: wait for
-    // both streams first (errors ignored: the exception in flight already reports the failure).
+    // On an exception the members' buffers are freed with kernels possibly still queued on the
+    // other stream: wait for both streams first (errors ignored: the exception in flight already
+    // reports the failure). After a product both are idle, and frees are stream-ordered.
     ~Gmagnus() {
-        (void)cudaStreamSynchronize(heavy_.get());
-        (void)cudaStreamSynchronize(light_.get());
+        if (std::uncaught_exceptions() > 0) {
+            (void)cudaStreamSynchronize(heavy_.get());
+            (void)cudaStreamSynchronize(light_.get());
+        }
     }
     Gmagnus(const Gmagnus&) = delete;
     Gmagnus& operator=(const Gmagnus&) = delete;
@@ -218,8 +222,10 @@ public:
         light_num_done.record(ls);
         check(cudaStreamWaitEvent(hs, light_num_done.get()), "cudaStreamWaitEvent");
         t_num.record(hs);
-        heavy_.sync();
-        light_.sync();
+        count_t traffic[2] = {0, 0};  // B and Ã entries the outer products read
+        check(cudaMemcpyAsync(traffic, traffic_.data(), sizeof traffic, cudaMemcpyDeviceToHost, hs), "cudaMemcpyAsync D2H");
+        heavy_.sync();  // the heavy stream waited for the light one's last work
+        st_.outer_bytes += traffic[0] * static_cast<count_t>(sizeof(I) + sizeof(V)) + traffic[1] * static_cast<count_t>(sizeof(count_t) + sizeof(V));
         st_.setup_ms = t_setup.since(t0);
         st_.symbolic_ms = t_sym.since(t_setup);
         st_.numeric_ms = t_num.since(t_sym);
@@ -281,6 +287,8 @@ private:
         products_.allocate(m_, at(hs));
         row_nnz_.allocate(m_, at(hs));
         part_ids_.allocate(m_, at(hs));
+        traffic_.allocate(2, at(hs));
+        check(cudaMemsetAsync(traffic_.data(), 0, 2 * sizeof(count_t), hs), "cudaMemsetAsync");
         if (m_ == 0) return;
         check(cudaMemsetAsync(row_nnz_.data(), 0, m_ * sizeof(count_t), hs), "cudaMemsetAsync");
         launch("row_products_kernel", &row_products_kernel<I>, grid_for(m_ * warp_size, simple_block), simple_block, 0, hs, m_, a_->row_ptr.data(),
@@ -409,25 +417,22 @@ private:
             return cub::DeviceRadixSort::SortPairs(t, b, reinterpret_cast<const ull*>(keys.data()), reinterpret_cast<ull*>(keys_sorted.data()),
                                                    ent_t.data(), t_sorted.data(), nent, 0, key_bits, hs);
         });
-        DeviceBuffer<count_t> col_ptr(ka + 1, at(hs)), slice_off(ka + 1, at(hs)), slice_sizes(std::max<count_t>(ka, 1), at(hs)), bread(1, at(hs));
+        DeviceBuffer<count_t> col_ptr(ka + 1, at(hs)), slice_off(ka + 1, at(hs)), slice_sizes(std::max<count_t>(ka, 1), at(hs));
         launch("csc_colptr_kernel", &csc_colptr_kernel, grid_for(ka + 1, simple_block), simple_block, 0, hs, ka, nent, keys_sorted.data(),
                col_ptr.data());
-        const count_t nkept = read_scalar(col_ptr.data() + ka, hs);
-        DeviceBuffer<count_t> csc_row(nkept, at(hs));
-        DeviceBuffer<V> csc_val(nkept, at(hs));
-        launch("csc_gather_kernel", &csc_gather_kernel<V>, grid_for(nkept, simple_block), simple_block, 0, hs, nkept, t_sorted.data(), ent_h.data(),
-               ent_j.data(), a_->values.data(), csc_row.data(), csc_val.data());
-        check(cudaMemsetAsync(bread.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
+        // the kept entries (col_ptr[ka] <= nent) stay a device count: no round trip
+        DeviceBuffer<count_t> csc_row(nent, at(hs));
+        DeviceBuffer<V> csc_val(nent, at(hs));
+        launch("csc_gather_kernel", &csc_gather_kernel<V>, grid_for(nent, simple_block), simple_block, 0, hs, nent, col_ptr.data() + ka, t_sorted.data(),
+               ent_h.data(), ent_j.data(), a_->values.data(), csc_row.data(), csc_val.data());
         launch("slice_sizes_kernel", &slice_sizes_kernel, grid_for(ka, simple_block), simple_block, 0, hs, ka, col_ptr.data(), b_->row_ptr.data(),
-               slice_sizes.data(), bread.data());
+               slice_sizes.data(), traffic_.data());
         check(cudaMemsetAsync(slice_off.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
         if (ka > 0)
             temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
                 return cub::DeviceScan::InclusiveSum(t, b, slice_sizes.data(), slice_off.data() + 1, ka, hs);
             });
-        const count_t b_read = read_scalar(bread.data(), hs);
-        st_.outer_bytes += chat_nnz * static_cast<count_t>(sizeof(I) + sizeof(V)) + b_read * static_cast<count_t>(sizeof(I) + sizeof(V)) +
-                           nkept * static_cast<count_t>(sizeof(count_t) + sizeof(V));
+        st_.outer_bytes += chat_nnz * static_cast<count_t>(sizeof(I) + sizeof(V));  // + B and Ã reads: traffic_, at the end
         // outer product (Alg. 4)
         im->col[0].allocate(chat_nnz, at(hs));
         im->val[0].allocate(chat_nnz, at(hs));
@@ -469,7 +474,7 @@ private:
             const int ms_threads = p_.multisplit_threads;
             const int warps = ms_threads / warp_size;
             DeviceBuffer<count_t> counts(n_out, at(hs)), ids(n_out, at(hs)), order(n_out, at(hs)), pos(n_out, at(hs)), osz(n_out, at(hs)),
-                out_ptr(n_out + 1, at(hs)), out_row(n_out, at(hs)), out_base(n_out, at(hs)), cursor2(n_out, at(hs)), nsel(1, at(hs));
+                out_ptr(n_out + 1, at(hs)), out_row(n_out, at(hs)), out_base(n_out, at(hs)), cursor2(n_out, at(hs)), split(2, at(hs));
             DeviceBuffer<char> flags(n_out, at(hs));
             check(cudaMemsetAsync(counts.data(), 0, n_out * sizeof(count_t), hs), "cudaMemsetAsync");
             const unsigned blocks = grid_for(total, static_cast<int>(L.group_elems));
@@ -481,13 +486,11 @@ private:
             timer.stop(t_hist, hs, &st_.multisplit_kernels_ms);
             launch("split_flags_kernel", &split_flags_kernel, grid_for(n_out, simple_block), simple_block, 0, hs, n_out, counts.data(), L.sub_log2,
                    p_, flags.data(), ids.data());
-            count_t n_split = 0;
             const count_t* ord = ids.data();
             if (!last_level) {
                 temp_h_.run("cub::DevicePartition::Flagged", [&](void* t, std::size_t& b) {
-                    return cub::DevicePartition::Flagged(t, b, ids.data(), flags.data(), order.data(), nsel.data(), n_out, hs);
+                    return cub::DevicePartition::Flagged(t, b, ids.data(), flags.data(), order.data(), split.data(), n_out, hs);
                 });
-                n_split = read_scalar(nsel.data(), hs);
                 ord = order.data();
             }
             launch("level_order_kernel", &level_order_kernel, grid_for(n_out, simple_block), simple_block, 0, hs, n_out, ord, counts.data(),
@@ -496,6 +499,16 @@ private:
             temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
                 return cub::DeviceScan::InclusiveSum(t, b, osz.data(), out_ptr.data() + 1, n_out, hs);
             });
+            // split chunks and their elements, in one round trip (before the multisplit runs)
+            count_t n_split = 0, next_total = 0;
+            if (!last_level) {
+                launch("level_split_kernel", &level_split_kernel, 1, 1, 0, hs, split.data(), out_ptr.data());
+                count_t h[2] = {0, 0};
+                check(cudaMemcpyAsync(h, split.data(), sizeof h, cudaMemcpyDeviceToHost, hs), "cudaMemcpyAsync D2H");
+                heavy_.sync();
+                n_split = h[0];
+                next_total = h[1];
+            }
             check(cudaMemcpyAsync(cursor2.data(), out_ptr.data(), n_out * sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
             const int out_buf = 1 - in_buf;
             const std::size_t shmem = static_cast<std::size_t>(multisplit_smem_bytes(L.group_elems, L.group_rows, nchunks, ms_threads, p_.sizes));
@@ -515,7 +528,7 @@ private:
             // next level: the heavy prefix of this level's output (double buffering: writes into the
             // consumed input buffer never reach this level's segments, which lie past the prefix;
             // this level's pos, cursor2 and counts are freed in stream order after the multisplit)
-            total = n_split > 0 ? read_scalar(out_ptr.data() + n_split, hs) : 0;
+            total = next_total;
             n_in = n_split;
             in_ptr = std::move(out_ptr);
             in_row = std::move(out_row);
@@ -528,12 +541,12 @@ private:
         for (count_t n : level_nsegs) nsegs += n;
         im->nsegs = nsegs;
         im->segs.allocate(nsegs, at(hs));
-        count_t at = 0;
+        count_t seg_at = 0;
         for (std::size_t l = 0; l < level_segs.size(); ++l) {
             if (level_nsegs[l] > 0)
-                check(cudaMemcpyAsync(im->segs.data() + at, level_segs[l].data(), level_nsegs[l] * sizeof(Segment), cudaMemcpyDeviceToDevice, hs),
+                check(cudaMemcpyAsync(im->segs.data() + seg_at, level_segs[l].data(), level_nsegs[l] * sizeof(Segment), cudaMemcpyDeviceToDevice, hs),
                       "cudaMemcpyAsync D2D");
-            at += level_nsegs[l];
+            seg_at += level_nsegs[l];
         }
         timer.stop(t_ms, hs, &st_.multisplit_ms);
         bin_segments(*im);
@@ -637,6 +650,7 @@ private:
     DeviceCsr<V, I> c_;
     count_t m_ = 0, nheavy_ = 0;
     DeviceBuffer<count_t> products_, row_nnz_, part_ids_, light_rows_sorted_;
+    DeviceBuffer<count_t> traffic_;  // B and Ã entries read by the outer products (slice_sizes_kernel)
     std::vector<count_t> light_begin_, heavy_prefix_, batch_bounds_;
 };
 

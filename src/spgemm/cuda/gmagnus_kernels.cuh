@@ -116,12 +116,13 @@ static __global__ void heavy_entries_kernel(count_t nh, const count_t* __restric
     }
 }
 
-// After the stable sort by column: CSC rows (batch-local heavy index) and values of the kept entries.
+// After the stable sort by column: CSC rows (batch-local heavy index) and values of the kept entries
+// (*n_kept of the n sorted ones: the count stays on the device).
 template <class V>
-static __global__ void csc_gather_kernel(count_t n, const count_t* __restrict__ sorted_t, const count_t* __restrict__ ent_h, const count_t* __restrict__ ent_j,
-                                  const V* __restrict__ a_val, count_t* __restrict__ csc_row, V* __restrict__ csc_val) {
+static __global__ void csc_gather_kernel(count_t n, const count_t* __restrict__ n_kept, const count_t* __restrict__ sorted_t, const count_t* __restrict__ ent_h,
+                                  const count_t* __restrict__ ent_j, const V* __restrict__ a_val, count_t* __restrict__ csc_row, V* __restrict__ csc_val) {
     const count_t x = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
-    if (x >= n) return;
+    if (x >= n || x >= *n_kept) return;
     const count_t t = sorted_t[x];
     csc_row[x] = ent_h[t];
     csc_val[x] = a_val[ent_j[t]];
@@ -145,14 +146,17 @@ static __global__ void csc_colptr_kernel(count_t ncols, count_t nkept, const cou
     }
     col_ptr[k] = lo;
 }
+// traffic[0] += B entries the outer product reads, traffic[1] += Ã entries (for the speed-of-light
+// byte counts, read once at the end of the product).
 static __global__ void slice_sizes_kernel(count_t ncols, const count_t* __restrict__ col_ptr, const count_t* __restrict__ b_ptr, count_t* __restrict__ sizes,
-                                   count_t* __restrict__ b_rows_read) {
+                                   count_t* __restrict__ traffic) {
     const count_t k = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
+    if (k == 0) atomic_add_count(&traffic[1], col_ptr[ncols]);
     if (k >= ncols) return;
     const count_t na = col_ptr[k + 1] - col_ptr[k];
     const count_t nb = b_ptr[k + 1] - b_ptr[k];
     sizes[k] = na * nb;
-    if (na > 0 && nb > 0) atomic_add_count(b_rows_read, nb);
+    if (na > 0 && nb > 0) atomic_add_count(&traffic[0], nb);
 }
 
 // ------------------------------------------------------------------ outer product (Alg. 4)
@@ -348,6 +352,10 @@ static __global__ void level_order_kernel(count_t n_out, const count_t* __restri
     out_row[o] = in_row[q >> chunks_log2];
     out_base[o] = in_base[q >> chunks_log2] + ((q & ((count_t(1) << chunks_log2) - 1)) << sub_log2);
 }
+
+// What the host needs for the next level, in one copy: split[0] = the split chunks (the partition's
+// count), split[1] = their elements (where the split prefix of the scanned sizes ends).
+static __global__ void level_split_kernel(count_t* __restrict__ split, const count_t* __restrict__ out_ptr) { split[1] = out_ptr[split[0]]; }
 
 static __global__ void split_flags_kernel(count_t n, const count_t* __restrict__ counts, int sub_log2, Params p, char* __restrict__ flags,
                                    count_t* __restrict__ ids) {
