@@ -256,6 +256,18 @@ TEST(CudaSpgemm, DeviceResidentChainOfProducts) {
     EXPECT_THROW(DM::upload(bad.view()), gs::InvalidStructure);
 }
 
+#ifndef GIGASPARSE_CUDA_SIM  // the simulator's version: SimulatedMemoryPoolIsReusedAndReleased
+// The stream-ordered pool keeps a product's memory for the next one until it is released.
+TEST(CudaSpgemm, MemoryPoolKeepsAndReleases) {
+    SKIP_WITHOUT_GPU();
+    const auto a = gs::test::rmat_like<double, std::int32_t>(12, 12, 8, 72);
+    const auto st = expect_matches(a, a, {}, "pool");
+    EXPECT_GE(gs::cuda::cached_memory_bytes(), st.device_bytes_peak) << "kept for the next product";
+    gs::cuda::release_cached_memory();
+    EXPECT_EQ(gs::cuda::cached_memory_bytes(), 0);
+}
+#endif
+
 TEST(CudaSpgemm, RealMatricesSquared) {
     SKIP_WITHOUT_GPU();
     const auto manifest = gs::test::read_manifest();
