@@ -91,6 +91,15 @@ __global__ void warp_sum_kernel(const int* in, int* out) {
     if (threadIdx.x % 32 == 0) out[t / 32] = v;
 }
 
+// Each warp's ballot of in[t] % 3 == 0, and the lanes below each lane that passed (a compaction).
+__global__ void ballot_kernel(const int* in, unsigned* ballots, int* ranks) {
+    const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+    const bool pass = in[t] % 3 == 0;
+    const unsigned b = __ballot_sync(0xffffffffu, pass);
+    if (threadIdx.x % 32 == 0) ballots[t / 32] = b;
+    ranks[t] = pass ? __popc(b & ((1u << (threadIdx.x % 32)) - 1)) : -1;
+}
+
 __global__ void copy_kernel(const int* in, int* out, int n) {
     const int t = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
     if (t < n) out[t] = in[t];
@@ -191,6 +200,34 @@ TEST_F(CudaSim, ShuffleDownSumsEachWarp) {
     for (int w = 0; w < 8; ++w) EXPECT_EQ(sums[w], 32 * (32 * w + 1) + 31 * 32 / 2) << "warp " << w;
     cudaFree(in);
     cudaFree(out);
+}
+
+TEST_F(CudaSim, BallotCollectsEachWarpsPredicates) {
+    std::vector<int> h(128);
+    for (int i = 0; i < 128; ++i) h[i] = (i * 7) % 10;
+    int* in = device<int>(128);
+    unsigned* ballots = device<unsigned>(4);
+    int* ranks = device<int>(128);
+    ASSERT_EQ(cudaMemcpy(in, h.data(), 128 * sizeof(int), cudaMemcpyHostToDevice), cudaSuccess);
+    cuda_sim::config().order = cuda_sim::Order::random;
+    ASSERT_EQ(run(&ballot_kernel, 2, 64, 0, nullptr, in, ballots, ranks), cudaSuccess);
+    const auto b = to_host(ballots, 4);
+    const auto r = to_host(ranks, 128);
+    for (int w = 0; w < 4; ++w) {
+        unsigned expect = 0;
+        int rank = 0;
+        for (int l = 0; l < 32; ++l)
+            if (h[32 * w + l] % 3 == 0) {
+                expect |= 1u << l;
+                EXPECT_EQ(r[32 * w + l], rank++) << "warp " << w << " lane " << l;
+            } else {
+                EXPECT_EQ(r[32 * w + l], -1);
+            }
+        EXPECT_EQ(b[w], expect) << "warp " << w;
+    }
+    cudaFree(in);
+    cudaFree(ballots);
+    cudaFree(ranks);
 }
 
 TEST_F(CudaSim, StreamWorkRunsOnlyWhenTheHostWaits) {

@@ -1,6 +1,8 @@
 // tests/spgemm_cuda_host/test_gmagnus_math.cpp: hand-checked cases of the gMAGNUS parameter and index functions.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <random>
 #include <vector>
 
@@ -140,6 +142,36 @@ TEST(GmagnusMath, HashBinsAndKinds) {
     EXPECT_EQ(gm::accum_kind(p.tau + 1, 15, p), gm::AccumKind::dense);
     for (count_t key : {0, 1, 77, 1 << 30}) EXPECT_LT(gm::hash_slot(key, 64), 64u);
     EXPECT_EQ(gm::next_probe(63, 64), 0u);
+}
+
+// The pair mapping visits each (i, i + j) with bit j of i clear once, and the network it drives
+// (as the hash kernels run it: one pair per thread and step) sorts.
+TEST(GmagnusMath, BitonicPairsCoverTheNetworkAndSort) {
+    for (count_t n = 2; n <= 256; n <<= 1)
+        for (count_t j = 1; j < n; j <<= 1) {
+            std::vector<int> seen(static_cast<std::size_t>(n), 0);
+            for (count_t t = 0; t < n / 2; ++t) {
+                const count_t i = gm::bitonic_pair_low(t, j);
+                ASSERT_LT(i + j, n);
+                ASSERT_EQ(i & j, 0) << "n " << n << " j " << j << " t " << t;
+                ++seen[static_cast<std::size_t>(i)];
+            }
+            for (count_t i = 0; i < n; ++i) EXPECT_EQ(seen[static_cast<std::size_t>(i)], (i & j) == 0 ? 1 : 0);
+        }
+    std::mt19937_64 rng(5);
+    for (count_t n : {2, 8, 64, 1024}) {
+        std::vector<std::uint32_t> keys(static_cast<std::size_t>(n));
+        for (auto& k : keys) k = static_cast<std::uint32_t>(rng() % 100);
+        for (count_t k = 2; k <= n; k <<= 1)
+            for (count_t j = k >> 1; j > 0; j >>= 1)
+                for (count_t t = 0; t < n / 2; ++t) {
+                    const count_t i = gm::bitonic_pair_low(t, j);
+                    auto& a = keys[static_cast<std::size_t>(i)];
+                    auto& b = keys[static_cast<std::size_t>(i + j)];
+                    if ((a > b) == gm::bitonic_ascending(i, k)) std::swap(a, b);
+                }
+        EXPECT_TRUE(std::is_sorted(keys.begin(), keys.end())) << n;
+    }
 }
 
 TEST(GmagnusMath, BatchesCoverRowsAndRespectBudget) {

@@ -392,30 +392,70 @@ __device__ __forceinline__ void hash_insert(I* keys, V* vals, count_t cap, I key
     }
 }
 
-// Bitonic sort of the whole table by unsigned key (empty = -1 = largest), then write the first n.
+// Moves the n occupied entries of the table to its front (in any order: they are sorted next), in
+// place, in rounds of blockDim.x slots: each warp ballots its occupied slots, the warps' counts give
+// every entry its position, and a position never exceeds the slot it came from, which, like every
+// slot of the round, was read before the round's barrier. blockDim.x divides cap (both powers of
+// two, cap >= blockDim.x). warp_counts: 32 words of shared memory. Table indices are 32-bit (a
+// table fits shared memory): fewer registers in the loops.
 template <class V, class I>
-__device__ void sort_and_write(I* keys, V* vals, count_t cap, unsigned n, count_t base, I* __restrict__ out_col, V* __restrict__ out_val) {
+__device__ void compact_table(I* keys, V* vals, unsigned cap, unsigned* warp_counts) {
+    const unsigned lane = threadIdx.x % warp_size, warp = threadIdx.x / warp_size, nwarps = blockDim.x / warp_size;
+    unsigned base = 0;
+    for (unsigned r = 0; r < cap; r += blockDim.x) {
+        const unsigned i = r + threadIdx.x;
+        const I k = keys[i];
+        const V v = vals[i];
+        const bool occupied = k != I(-1);
+        const unsigned ballot = __ballot_sync(0xffffffffu, occupied);
+        if (lane == 0) warp_counts[warp] = static_cast<unsigned>(__popc(ballot));
+        __syncthreads();
+        unsigned before = 0, total = 0;
+        for (unsigned w = 0; w < nwarps; ++w) {
+            const unsigned c = warp_counts[w];
+            if (w < warp) before += c;
+            total += c;
+        }
+        __syncthreads();  // every count read before the next round's, every slot before the writes
+        if (occupied) {
+            const unsigned pos = base + before + static_cast<unsigned>(__popc(ballot & ((1u << lane) - 1u)));
+            keys[pos] = k;
+            vals[pos] = v;
+        }
+        base += total;
+    }
+    __syncthreads();
+}
+
+// Sorts the table's n entries (compacted first, so the bitonic network spans the next power of two
+// of n, not the whole table: the table is at most half full) and writes them with column base.
+template <class V, class I>
+__device__ void sort_and_write(I* keys, V* vals, count_t cap, unsigned n, count_t base, I* __restrict__ out_col, V* __restrict__ out_val,
+                               unsigned* warp_counts) {
     using U = std::make_unsigned_t<I>;
-    for (count_t k = 2; k <= cap; k <<= 1) {
-        for (count_t j = k >> 1; j > 0; j >>= 1) {
-            for (count_t i = threadIdx.x; i < cap; i += blockDim.x) {
-                const count_t q = bitonic_partner(i, j);
-                if (q > i) {
-                    const bool up = bitonic_ascending(i, k);
-                    if ((static_cast<U>(keys[i]) > static_cast<U>(keys[q])) == up) {
-                        const I tk = keys[i];
-                        keys[i] = keys[q];
-                        keys[q] = tk;
-                        const V tv = vals[i];
-                        vals[i] = vals[q];
-                        vals[q] = tv;
-                    }
+    if (n == 0) return;
+    compact_table(keys, vals, static_cast<unsigned>(cap), warp_counts);
+    const auto len = static_cast<unsigned>(ceil_pow2(n));
+    for (unsigned i = n + threadIdx.x; i < len; i += blockDim.x) keys[i] = I(-1);  // empty sorts last
+    __syncthreads();
+    for (unsigned k = 2; k <= len; k <<= 1) {
+        for (unsigned j = k >> 1; j > 0; j >>= 1) {
+            for (unsigned t = threadIdx.x; t < len / 2; t += blockDim.x) {
+                const auto i = static_cast<unsigned>(bitonic_pair_low(t, j));
+                const unsigned q = i + j;
+                const I ki = keys[i], kq = keys[q];
+                if ((static_cast<U>(ki) > static_cast<U>(kq)) == bitonic_ascending(i, k)) {
+                    keys[i] = kq;
+                    keys[q] = ki;
+                    const V tv = vals[i];
+                    vals[i] = vals[q];
+                    vals[q] = tv;
                 }
             }
             __syncthreads();
         }
     }
-    for (count_t i = threadIdx.x; i < n; i += blockDim.x) {
+    for (unsigned i = threadIdx.x; i < n; i += blockDim.x) {
         out_col[i] = static_cast<I>(static_cast<count_t>(keys[i]) + base);
         out_val[i] = vals[i];
     }
@@ -433,6 +473,7 @@ static __global__ void __launch_bounds__(hash_max_threads) hash_rows_kernel(cons
     V* vals = reinterpret_cast<V*>(smem_raw);
     I* keys = reinterpret_cast<I*>(P == Phase::numeric ? smem_raw + cap * sizeof(V) : smem_raw);
     __shared__ unsigned n_unique;
+    __shared__ unsigned warp_counts[32];
     const count_t row = rows[blockIdx.x];
     for (count_t i = threadIdx.x; i < cap; i += blockDim.x) {
         keys[i] = I(-1);
@@ -453,7 +494,7 @@ static __global__ void __launch_bounds__(hash_max_threads) hash_rows_kernel(cons
     if constexpr (P == Phase::symbolic) {
         if (threadIdx.x == 0) row_nnz[row] = n_unique;
     } else {
-        sort_and_write(keys, vals, cap, n_unique, 0, c_col + c_ptr[row], c_val + c_ptr[row]);
+        sort_and_write(keys, vals, cap, n_unique, 0, c_col + c_ptr[row], c_val + c_ptr[row], warp_counts);
     }
 }
 
@@ -466,6 +507,7 @@ static __global__ void __launch_bounds__(hash_max_threads) hash_segments_kernel(
     V* vals = reinterpret_cast<V*>(smem_raw);
     I* keys = reinterpret_cast<I*>(P == Phase::numeric ? smem_raw + cap * sizeof(V) : smem_raw);
     __shared__ unsigned n_unique;
+    __shared__ unsigned warp_counts[32];
     const count_t id = ids[blockIdx.x];
     const Segment sg = segs[id];
     const I* col = sg.buffer == 0 ? col0 : col1;
@@ -482,7 +524,7 @@ static __global__ void __launch_bounds__(hash_max_threads) hash_segments_kernel(
     if constexpr (P == Phase::symbolic) {
         if (threadIdx.x == 0) seg_nnz[id] = n_unique;
     } else {
-        sort_and_write(keys, vals, cap, n_unique, sg.base, c_col + seg_out[id], c_val + seg_out[id]);
+        sort_and_write(keys, vals, cap, n_unique, sg.base, c_col + seg_out[id], c_val + seg_out[id], warp_counts);
     }
 }
 

@@ -343,9 +343,10 @@ GIGASPARSE_HD constexpr count_t scan_order_to_storage(count_t v, count_t warps, 
     return (v % warps) * slots + v / warps;
 }
 
-// Bitonic sort network over n = 2^k keys: in step (k_size, j) element i is compared with
-// partner(i) = i ^ j when partner > i, ascending when (i & k_size) == 0.
-GIGASPARSE_HD constexpr count_t bitonic_partner(count_t i, count_t j) { return i ^ j; }
+// Bitonic sort network over n = 2^k keys: step (k_size, j) compares the n/2 pairs (i, i + j) for
+// the i with bit j clear (pair t of the step has low index bitonic_pair_low(t, j), so n/2 threads
+// each take one pair), ascending when (i & k_size) == 0.
+GIGASPARSE_HD constexpr count_t bitonic_pair_low(count_t t, count_t j) { return ((t & ~(j - 1)) << 1) | (t & (j - 1)); }
 GIGASPARSE_HD constexpr bool bitonic_ascending(count_t i, count_t k_size) { return (i & k_size) == 0; }
 
 }  // namespace gmagnus

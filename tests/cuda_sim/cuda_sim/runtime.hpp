@@ -339,6 +339,19 @@ T __shfl_down_sync(unsigned mask, T v, unsigned delta, int width = warpSize) {
     return r;
 }
 
+// Bit l set when lane l (named in mask) passed a nonzero predicate.
+inline unsigned __ballot_sync(unsigned mask, int pred) {
+    std::uint64_t* slots = cuda_sim::warp_exchange_slots();
+    const unsigned linear = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    slots[linear % warpSize] = pred != 0;
+    cuda_sim::warp_barrier(mask);
+    unsigned r = 0;
+    for (unsigned l = 0; l < static_cast<unsigned>(warpSize); ++l)
+        if (((mask >> l) & 1u) && slots[l]) r |= 1u << l;
+    cuda_sim::warp_barrier(mask);  // every lane has read before the slots are reused
+    return r;
+}
+
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 inline int __ffs(int x) { return __builtin_ffs(x); }
 
