@@ -14,7 +14,8 @@ struct GpuSpgemmOptions {
     // values force more heavy rows and more multisplit levels (tests use this).
     std::int64_t shared_memory_bytes = 0;
     // Device bytes the heavy intermediate (two buffers, double buffering) may use per batch. 0: a
-    // fraction of the free device memory. Lower values force batching of heavy rows (tests).
+    // fraction of the free device memory (with what gigasparse's memory pool holds unused; see
+    // cuda/device.hpp). Lower values force batching of heavy rows (tests).
     std::int64_t intermediate_budget_bytes = 0;
     // Block sizes (0: the defaults, 256 and 1024). multisplit_threads: 256, 512 or 1024 threads for the
     // histogram and multisplit kernels (more warps per SM, but warp-private histograms take more
