@@ -212,17 +212,14 @@ const std::pair<const unsigned char*, std::size_t>* find_allocation(const void* 
     return reinterpret_cast<const std::pair<const unsigned char*, std::size_t>*>(&*it);
 }
 
-// Device capacity in use: cudaMalloc allocations and what the pools reserve.
-std::int64_t capacity_used() {
-    std::int64_t b = S().malloc_bytes;
+std::int64_t pools_reserved() {
+    std::int64_t b = 0;
     for (const CUmemPoolHandle_st* p : S().pools) b += p->reserved;
     return b;
 }
-void update_pool_stats() {
-    std::int64_t b = 0;
-    for (const CUmemPoolHandle_st* p : S().pools) b += p->reserved;
-    S().st.pool_bytes_reserved = b;
-}
+// Device capacity in use: cudaMalloc allocations and what the pools reserve.
+std::int64_t capacity_used() { return S().malloc_bytes + pools_reserved(); }
+void update_pool_stats() { S().st.pool_bytes_reserved = pools_reserved(); }
 // A new allocation of host memory standing in for device memory (garbage filled by the caller).
 void* new_block(std::size_t bytes, CUmemPoolHandle_st* pool) {
     State& s = S();
@@ -1013,7 +1010,6 @@ cudaError_t cudaMallocFromPoolAsync(void** p, std::size_t bytes, cudaMemPool_t p
 // ordered before the free (an error); work enqueued after it that uses the buffer is refused.
 cudaError_t cudaFreeAsync(void* p, cudaStream_t s) {
     State& st = S();
-    ++st.st.pool_frees;
     if (!p) return cudaSuccess;
     const auto* base = static_cast<const unsigned char*>(p);
     const bool live = st.allocations.count(base) > 0;

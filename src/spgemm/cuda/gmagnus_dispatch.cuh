@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <exception>
 #include <memory>
@@ -60,10 +61,11 @@ struct Temp {
     }
 };
 
-template <class T>
-T read_scalar(const T* p, cudaStream_t s) {
-    T v{};
-    check(cudaMemcpyAsync(&v, p, sizeof(T), cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync D2H");
+// N consecutive values from the device, after the work queued on s (one round trip: a host wait).
+template <std::size_t N = 1, class T>
+std::array<T, N> read_device(const T* p, cudaStream_t s) {
+    std::array<T, N> v{};
+    check(cudaMemcpyAsync(v.data(), p, sizeof v, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync D2H");
     check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
     return v;
 }
@@ -200,7 +202,7 @@ public:
             temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
                 return cub::DeviceScan::InclusiveSum(t, b, row_nnz_.data(), c_.row_ptr.data() + 1, m_, hs);
             });
-        c_.nnz = read_scalar(c_.row_ptr.data() + m_, hs);
+        c_.nnz = read_device(c_.row_ptr.data() + m_, hs)[0];
         c_.col_idx.allocate(c_.nnz, at(hs));
         c_.values.allocate(c_.nnz, at(hs));
         t_sym.record(hs);
@@ -222,9 +224,8 @@ public:
         light_num_done.record(ls);
         check(cudaStreamWaitEvent(hs, light_num_done.get()), "cudaStreamWaitEvent");
         t_num.record(hs);
-        count_t traffic[2] = {0, 0};  // B and Ã entries the outer products read
-        check(cudaMemcpyAsync(traffic, traffic_.data(), sizeof traffic, cudaMemcpyDeviceToHost, hs), "cudaMemcpyAsync D2H");
-        heavy_.sync();  // the heavy stream waited for the light one's last work
+        // B and Ã entries the outer products read; the heavy stream waited for the light one's last work
+        const auto traffic = read_device<2>(traffic_.data(), hs);
         st_.outer_bytes += traffic[0] * static_cast<count_t>(sizeof(I) + sizeof(V)) + traffic[1] * static_cast<count_t>(sizeof(count_t) + sizeof(V));
         st_.setup_ms = t_setup.since(t0);
         st_.symbolic_ms = t_sym.since(t_setup);
@@ -303,9 +304,7 @@ private:
         temp_h_.run("cub::DeviceReduce::Sum", [&](void* t, std::size_t& b) {
             return cub::DeviceReduce::Sum(t, b, products_.data(), nsel.data() + 1, m_, hs);
         });
-        count_t sel[2] = {0, 0};  // heavy rows, products: one round trip
-        check(cudaMemcpyAsync(sel, nsel.data(), sizeof sel, cudaMemcpyDeviceToHost, hs), "cudaMemcpyAsync D2H");
-        heavy_.sync();
+        const auto sel = read_device<2>(nsel.data(), hs);  // heavy rows, products
         nheavy_ = sel[0];
         st_.products = sel[1];
         st_.heavy_rows = nheavy_;
@@ -406,7 +405,7 @@ private:
         temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
             return cub::DeviceScan::InclusiveSum(t, b, sizes.data(), entry_ptr.data() + 1, nh, hs);
         });
-        const count_t nent = read_scalar(entry_ptr.data() + nh, hs);
+        const count_t nent = read_device(entry_ptr.data() + nh, hs)[0];
         DeviceBuffer<count_t> keys(nent, at(hs)), keys_sorted(nent, at(hs)), ent_h(nent, at(hs)), ent_j(nent, at(hs)), ent_t(nent, at(hs)),
             t_sorted(nent, at(hs));
         launch("heavy_entries_kernel", &heavy_entries_kernel<I>, grid_for(nh * warp_size, simple_block), simple_block, 0, hs, nh, rows,
@@ -503,9 +502,7 @@ private:
             count_t n_split = 0, next_total = 0;
             if (!last_level) {
                 launch("level_split_kernel", &level_split_kernel, 1, 1, 0, hs, split.data(), out_ptr.data());
-                count_t h[2] = {0, 0};
-                check(cudaMemcpyAsync(h, split.data(), sizeof h, cudaMemcpyDeviceToHost, hs), "cudaMemcpyAsync D2H");
-                heavy_.sync();
+                const auto h = read_device<2>(split.data(), hs);
                 n_split = h[0];
                 next_total = h[1];
             }

@@ -207,7 +207,7 @@ struct Stats {
     std::int64_t launches = 0, blocks = 0, threads = 0, barriers = 0, warp_collectives = 0;
     std::int64_t device_bytes_live = 0, device_bytes_peak = 0, allocations_live = 0;  // allocations (cudaMalloc and pools)
     std::int64_t pool_bytes_reserved = 0;  // device capacity the pools hold (allocated from them or cached)
-    std::int64_t malloc_calls = 0, free_calls = 0, pool_allocs = 0, pool_frees = 0;  // cudaMalloc, cudaFree, cudaMallocFromPoolAsync, cudaFreeAsync
+    std::int64_t malloc_calls = 0, free_calls = 0, pool_allocs = 0;  // cudaMalloc, cudaFree, cudaMallocFromPoolAsync calls
     std::int64_t host_waits = 0;  // the host waiting for the device: cudaStreamSynchronize, cudaDeviceSynchronize, cudaMemcpy
     std::map<std::string, std::int64_t> kernels;  // launches run, by the name given to name_next_launch ("kernel" without)
 };
