@@ -350,7 +350,7 @@ TEST(CudaSpgemm, RacecheckSmallProducts) {
     EXPECT_GE(st2.levels_run, 2);
 #ifdef GIGASPARSE_CUDA_SIM
     for (const char* k : {"row_products_kernel", "heavy_flags_kernel", "light_bin_keys_kernel", "hash_rows_kernel", "gather_products_kernel",
-                          "row_lengths_kernel", "heavy_entries_kernel", "csc_colptr_kernel", "csc_gather_kernel", "slice_sizes_kernel", "level_split_kernel",
+                          "row_lengths_kernel", "heavy_entries_kernel", "csc_colptr_kernel", "csc_gather_kernel", "gather_values_kernel", "slice_sizes_kernel", "level_split_kernel",
                           "outer_product_kernel", "make_segments_kernel", "histogram_kernel", "split_flags_kernel", "level_order_kernel",
                           "multisplit_kernel", "segment_bin_keys_kernel", "hash_segments_kernel", "dense_segments_kernel",
                           "segment_row_nnz_kernel", "segment_keys_kernel", "gather_counts_kernel", "segment_offsets_kernel"})

@@ -92,26 +92,55 @@ struct PhaseTimer {
     }
 };
 
-// Segments of one batch after the outer product and the multisplit, ready for accumulation.
-template <class V, class I>
-struct Intermediate {
-    DeviceBuffer<I> col[2];
-    DeviceBuffer<V> val[2];
+// The pattern of one batch of heavy rows: its masked CSC of A, the multisplit levels and the
+// segments, with their bins and output positions. Everything a numeric phase needs to rebuild the
+// batch's intermediate with new values and accumulate it into C without a host wait; kept by the
+// plan between calls.
+struct HeavyBatch {
+    count_t first = 0, last = 0;  // the batch's heavy rows: part_ids[first, last)
+    count_t chat_nnz = 0;         // its intermediate products (nnz of its rows of Ĉ)
+    count_t nent = 0;             // entries of its rows of A (the CSC keeps those whose row of B is nonempty: col_ptr[ka])
+    DeviceBuffer<count_t> chat_ptr;            // row starts of the batch's Ĉ (nh + 1)
+    DeviceBuffer<count_t> col_ptr, slice_off;  // CSC column starts and flattened slice starts (ka + 1 each)
+    DeviceBuffer<count_t> csc_row, csc_src;    // CSC row (batch-local) and A entry of each position
+    struct Level {
+        LevelArgs L{};
+        count_t n_out = 0;
+        unsigned blocks = 0;
+        std::size_t shmem = 0;
+        int in_buf = 0;
+        DeviceBuffer<count_t> pos, out_ptr;  // input chunk -> output chunk; output chunk starts (n_out + 1: the multisplit's cursors start there)
+    };
+    std::vector<Level> levels;
     DeviceBuffer<Segment> segs;
     count_t nsegs = 0;
-    DeviceBuffer<count_t> seg_nnz, seg_out;
-    // binning
-    DeviceBuffer<count_t> bin_ids;
+    DeviceBuffer<count_t> seg_nnz;   // symbolic phase only (freed once seg_out is known)
+    DeviceBuffer<count_t> seg_out;   // where each segment's sorted entries go in C
+    DeviceBuffer<count_t> bin_ids;   // segments grouped by bin
     std::vector<count_t> bin_begin;  // nbins + 3 entries (hash bins, dense, empty)
+    // The chunk starts level l reads: Ĉ's rows, then the previous level's output.
+    const count_t* in_ptr(std::size_t l) const { return l == 0 ? chat_ptr.data() : levels[l - 1].out_ptr.data(); }
 };
 
+// A batch's intermediate Ĉ: columns and values, two buffers when the multisplit runs.
+template <class V, class I>
+struct HeavyValues {
+    DeviceBuffer<I> col[2];
+    DeviceBuffer<V> val[2];
+};
+
+// gMAGNUS in two phases on one device (Alg. 3). symbolic(): parameters, the heavy/light partition,
+// the light rows' bins, the heavy batches' patterns and C's row offsets. numeric(): C's columns and
+// values from the operands' current values, with no host wait until its end. One product is
+// symbolic() keeping the intermediate (one batch) and numeric() reusing it; a plan calls numeric()
+// as often as the values change.
 template <class V, class I>
 class Gmagnus {
 public:
     Gmagnus(const GpuSpgemmOptions& o, GpuSpgemmStats& st) : opt_(o), st_(st) {}
     // On an exception the members' buffers are freed with kernels possibly still queued on the
     // other stream: wait for both streams first (errors ignored: the exception in flight already
-    // reports the failure). After a product both are idle, and frees are stream-ordered.
+    // reports the failure). After a phase both are idle, and frees are stream-ordered.
     ~Gmagnus() {
         if (std::uncaught_exceptions() > 0) {
             (void)cudaStreamSynchronize(heavy_.get());
@@ -130,26 +159,158 @@ public:
         DeviceCsr<V, I> b = upload(b_host, hs, &mem_);
         u1.record(hs);
         DeviceCsr<V, I> c = run_device(a, b, false);
-        st_.upload_ms = u1.since(u0);
+        const float upload_ms = u1.since(u0);
         Event d0, d1;
         d0.record(hs);
         Csr<V, I> host = download(c, hs);
         d1.record(hs);
         heavy_.sync();
+        st_.upload_ms = upload_ms;
         st_.download_ms = d1.since(d0);
         return host;
     }
 
-    // C = A·B with A, B and C in device memory. A and B are ready: their writes are complete, or
-    // queued on this object's heavy stream (run()). inputs_external: A and B were not allocated
-    // through this object's tracker (their bytes are added for device_bytes_peak). C's buffers leave
-    // the tracker on return, so C may outlive this object.
+    // C = A·B with A, B and C in device memory (see symbolic() for A and B). C's buffers leave the
+    // tracker on return, so C may outlive this object.
     DeviceCsr<V, I> run_device(const DeviceCsr<V, I>& a, const DeviceCsr<V, I>& b, bool inputs_external = true) {
+        symbolic(a, b, true, inputs_external);
+        return numeric(a, b, inputs_external);
+    }
+
+    // C's pattern. A and B are ready: their writes are complete, or queued on the heavy stream.
+    // keep_values: the next numeric() gets the same values (one product): a single batch's
+    // intermediate is kept for it instead of being rebuilt. inputs_external: A and B were not
+    // allocated through this object's tracker (their bytes are added for device_bytes_peak).
+    // Returns after the device finished (C's nnz is known).
+    void symbolic(const DeviceCsr<V, I>& a, const DeviceCsr<V, I>& b, bool keep_values, bool inputs_external) {
+        planned_ = false;
+        batches_.clear();
+        kept_.reset();
+        st_ = GpuSpgemmStats{};
         a_ = &a;
         b_ = &b;
-        const std::int64_t input_bytes = a.bytes() + b.bytes();
+        const std::int64_t input_bytes = a.bytes() + (&a == &b ? 0 : b.bytes());
         if (inputs_external) mem_.add(input_bytes);  // device_bytes_peak counts the inputs either way
         check(cudaSetDevice(opt_.device), "cudaSetDevice");
+        choose_params(b.ncols);
+        const cudaStream_t hs = heavy_.get(), ls = light_.get();
+        temp_h_.buf.allocate(0, at(hs));
+        temp_l_.buf.allocate(0, at(ls));
+
+        PhaseTimer timer;
+        Event t0, t_setup, t_sym;
+        t0.record(hs);
+        m_ = a.nrows;
+        n_ = b.ncols;
+        setup();
+        t_setup.record(hs);
+        // light rows on the light stream, heavy rows (batches) on the heavy stream
+        check(cudaStreamWaitEvent(ls, t_setup.get()), "cudaStreamWaitEvent");
+        light_bins();
+        light_rows<Phase::symbolic>(nullptr, nullptr);
+        plan_batches();
+        for (std::size_t bt = 0; bt + 1 < batch_bounds_.size(); ++bt) {
+            HeavyValues<V, I> v;
+            HeavyBatch hb = build_batch(batch_bounds_[bt], batch_bounds_[bt + 1], v, timer);
+            segment_phase<Phase::symbolic>(hb, v, nullptr, nullptr);
+            if (keep_values && batch_bounds_.size() == 2) kept_ = std::make_unique<HeavyValues<V, I>>(std::move(v));  // else freed in stream order
+            batches_.push_back(std::move(hb));
+        }
+        Event light_done;
+        light_done.record(ls);
+        check(cudaStreamWaitEvent(hs, light_done.get()), "cudaStreamWaitEvent");
+        // row offsets of C, then where each segment's entries go
+        row_ptr_.allocate(m_ + 1, at(hs));
+        check(cudaMemsetAsync(row_ptr_.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
+        if (m_ > 0)
+            temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
+                return cub::DeviceScan::InclusiveSum(t, b, row_nnz_.data(), row_ptr_.data() + 1, m_, hs);
+            });
+        for (HeavyBatch& hb : batches_) {
+            segment_offsets(hb);
+            hb.seg_nnz.allocate(0, at(hs));  // freed in stream order
+        }
+        t_sym.record(hs);
+        // nnz(C) and the B and Ã entries the outer products read, in one round trip
+        check(cudaMemcpyAsync(traffic_.data() + 2, row_ptr_.data() + m_, sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
+        const auto t = read_device<3>(traffic_.data(), hs);
+        nnz_ = t[2];
+        traffic_bytes_ = t[0] * static_cast<count_t>(sizeof(I) + sizeof(V)) + t[1] * static_cast<count_t>(sizeof(count_t) + sizeof(V));
+        st_.outer_bytes += traffic_bytes_;
+        st_.setup_ms = t_setup.since(t0);
+        st_.symbolic_ms = t_sym.since(t_setup);
+        timer.collect();
+        st_.nnz_c = nnz_;
+        st_.device_bytes_peak = mem_.peak;
+        if (inputs_external) mem_.remove(input_bytes);
+        sym_ = st_;
+        planned_ = true;
+    }
+
+    // C = A·B with the current values of A and B, whose patterns are those given to symbolic()
+    // (ready as there). Returns after the device finished.
+    DeviceCsr<V, I> numeric(const DeviceCsr<V, I>& a, const DeviceCsr<V, I>& b, bool inputs_external) {
+        if (!planned_) throw PhaseError("cuda::spgemm: numeric phase before the symbolic phase");
+        st_ = sym_;  // the symbolic phase's figures; this numeric phase's are added
+        a_ = &a;
+        b_ = &b;
+        const std::int64_t input_bytes = a.bytes() + (&a == &b ? 0 : b.bytes());
+        if (inputs_external) mem_.add(input_bytes);
+        check(cudaSetDevice(opt_.device), "cudaSetDevice");
+        const cudaStream_t hs = heavy_.get(), ls = light_.get();
+        PhaseTimer timer;
+        Event t0, t_num;
+        t0.record(hs);
+        DeviceCsr<V, I> c;
+        c.nrows = m_;
+        c.ncols = n_;
+        c.nnz = nnz_;
+        c.row_ptr.allocate(m_ + 1, at(hs));
+        check(cudaMemcpyAsync(c.row_ptr.data(), row_ptr_.data(), (m_ + 1) * sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
+        c.col_idx.allocate(nnz_, at(hs));
+        c.values.allocate(nnz_, at(hs));
+        Event ready;
+        ready.record(hs);
+        check(cudaStreamWaitEvent(ls, ready.get()), "cudaStreamWaitEvent");
+        light_rows<Phase::numeric>(c.col_idx.data(), c.values.data());
+        const bool rebuilt = !kept_;
+        for (HeavyBatch& hb : batches_) {
+            HeavyValues<V, I> v;
+            if (kept_) {
+                v = std::move(*kept_);
+                kept_.reset();
+            } else {
+                v = rebuild_values(hb, timer);
+            }
+            segment_phase<Phase::numeric>(hb, v, c.col_idx.data(), c.values.data());
+        }
+        Event light_done;
+        light_done.record(ls);
+        check(cudaStreamWaitEvent(hs, light_done.get()), "cudaStreamWaitEvent");
+        t_num.record(hs);
+        heavy_.sync();  // the heavy stream waited for the light one
+        if (rebuilt && !batches_.empty()) st_.outer_bytes += traffic_bytes_;
+        st_.numeric_ms = t_num.since(t0);
+        st_.total_ms = st_.setup_ms + st_.symbolic_ms + st_.numeric_ms;
+        timer.collect();
+        st_.device_bytes_peak = mem_.peak;
+        if (inputs_external) mem_.remove(input_bytes);
+        c.detach();
+        return c;
+    }
+
+    bool planned() const { return planned_; }
+    count_t nnz() const { return nnz_; }
+    count_t rows() const { return m_; }
+    // C's row offsets on the device (after symbolic()).
+    const count_t* row_ptr() const { return row_ptr_.data(); }
+    // Device bytes held between calls (the plan's structure; inputs and C excluded).
+    std::int64_t held_bytes() const { return mem_.current; }
+    cudaStream_t stream() const { return heavy_.get(); }
+    MemoryTracker* tracker() { return &mem_; }
+
+private:
+    void choose_params(count_t b_cols) {
         int smem_optin = 0;  // one attribute: cudaGetDeviceProperties queries them all (slow)
         check(cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, opt_.device), "cudaDeviceGetAttribute");
         // s_LM: the opt-in maximum less the largest static shared memory of our kernels (CUB temp
@@ -161,85 +322,14 @@ public:
             throw InvalidArgument("cuda::spgemm: outer_threads must be a power of two from 32 to 1024, not " + std::to_string(outer_threads));
         const std::int64_t smem = shared_memory_budget(smem_optin, max_static_smem(ms_threads), opt_.shared_memory_bytes);
         const ElementSizes sizes{static_cast<int>(sizeof(I)), static_cast<int>(sizeof(V)), 8, 4};
-        p_ = make_params(b.ncols, smem, sizes, ms_threads, outer_threads);
+        p_ = make_params(b_cols, smem, sizes, ms_threads, outer_threads);
         if (!params_feasible(p_))
             throw NotSupported("cuda::spgemm: shared-memory budget of " + std::to_string(smem) + " bytes is too small for gMAGNUS");
         nbins_ = hash_bin_count(p_);
         fill_param_stats();
         set_smem_attributes();
-        const cudaStream_t hs = heavy_.get(), ls = light_.get();
-        temp_h_.buf.allocate(0, at(hs));
-        temp_l_.buf.allocate(0, at(ls));
-
-        PhaseTimer timer;
-        Event t0, t_setup, t_sym, t_num;
-        t0.record(hs);
-        m_ = a.nrows;
-        setup();
-        t_setup.record(hs);
-        // ---- symbolic: light rows on the light stream, heavy rows (batches) on the heavy stream
-        Event setup_done;
-        setup_done.record(hs);
-        check(cudaStreamWaitEvent(ls, setup_done.get()), "cudaStreamWaitEvent");
-        light_bins();
-        light_rows<Phase::symbolic>();
-        plan_batches();
-        std::unique_ptr<Intermediate<V, I>> kept;
-        for (std::size_t bt = 0; bt + 1 < batch_bounds_.size(); ++bt) {
-            auto im = build_intermediate(batch_bounds_[bt], batch_bounds_[bt + 1], timer);
-            segment_phase<Phase::symbolic>(*im, true);
-            if (batch_bounds_.size() == 2) kept = std::move(im);  // else freed in stream order after its accumulation
-        }
-        Event light_done;
-        light_done.record(ls);
-        check(cudaStreamWaitEvent(hs, light_done.get()), "cudaStreamWaitEvent");
-        // ---- row pointers of C
-        c_.nrows = m_;
-        c_.ncols = b_->ncols;
-        c_.row_ptr.allocate(m_ + 1, at(hs));
-        check(cudaMemsetAsync(c_.row_ptr.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
-        if (m_ > 0)
-            temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
-                return cub::DeviceScan::InclusiveSum(t, b, row_nnz_.data(), c_.row_ptr.data() + 1, m_, hs);
-            });
-        c_.nnz = read_device(c_.row_ptr.data() + m_, hs)[0];
-        c_.col_idx.allocate(c_.nnz, at(hs));
-        c_.values.allocate(c_.nnz, at(hs));
-        t_sym.record(hs);
-        // ---- numeric
-        check(cudaStreamWaitEvent(ls, t_sym.get()), "cudaStreamWaitEvent");
-        light_rows<Phase::numeric>();
-        for (std::size_t bt = 0; bt + 1 < batch_bounds_.size(); ++bt) {
-            std::unique_ptr<Intermediate<V, I>> im;
-            if (kept) {
-                im = std::move(kept);
-            } else {
-                im = build_intermediate(batch_bounds_[bt], batch_bounds_[bt + 1], timer);
-                segment_phase<Phase::symbolic>(*im, false);
-            }
-            segment_offsets(*im);
-            segment_phase<Phase::numeric>(*im, false);
-        }
-        Event light_num_done;
-        light_num_done.record(ls);
-        check(cudaStreamWaitEvent(hs, light_num_done.get()), "cudaStreamWaitEvent");
-        t_num.record(hs);
-        // B and Ã entries the outer products read; the heavy stream waited for the light one's last work
-        const auto traffic = read_device<2>(traffic_.data(), hs);
-        st_.outer_bytes += traffic[0] * static_cast<count_t>(sizeof(I) + sizeof(V)) + traffic[1] * static_cast<count_t>(sizeof(count_t) + sizeof(V));
-        st_.setup_ms = t_setup.since(t0);
-        st_.symbolic_ms = t_sym.since(t_setup);
-        st_.numeric_ms = t_num.since(t_sym);
-        st_.total_ms = t_num.since(t0);
-        timer.collect();
-        st_.nnz_c = c_.nnz;
-        st_.device_bytes_peak = mem_.peak;
-        if (inputs_external) mem_.remove(input_bytes);
-        c_.detach();
-        return std::move(c_);
     }
 
-private:
     void fill_param_stats() {
         st_.tau = p_.tau;
         st_.hash_capacity = p_.hash_capacity;
@@ -288,8 +378,8 @@ private:
         products_.allocate(m_, at(hs));
         row_nnz_.allocate(m_, at(hs));
         part_ids_.allocate(m_, at(hs));
-        traffic_.allocate(2, at(hs));
-        check(cudaMemsetAsync(traffic_.data(), 0, 2 * sizeof(count_t), hs), "cudaMemsetAsync");
+        traffic_.allocate(3, at(hs));
+        check(cudaMemsetAsync(traffic_.data(), 0, 3 * sizeof(count_t), hs), "cudaMemsetAsync");
         if (m_ == 0) return;
         check(cudaMemsetAsync(row_nnz_.data(), 0, m_ * sizeof(count_t), hs), "cudaMemsetAsync");
         launch("row_products_kernel", &row_products_kernel<I>, grid_for(m_ * warp_size, simple_block), simple_block, 0, hs, m_, a_->row_ptr.data(),
@@ -335,7 +425,7 @@ private:
     }
 
     template <Phase P>
-    void light_rows() {
+    void light_rows(I* c_col, V* c_val) {
         const cudaStream_t ls = light_.get();
         for (int bn = 0; bn < nbins_; ++bn) {
             const count_t n = light_begin_[bn + 1] - light_begin_[bn];
@@ -344,7 +434,7 @@ private:
             const auto shmem = static_cast<std::size_t>(hash_smem_bytes(cap, p_.sizes, P == Phase::numeric));
             launch("hash_rows_kernel", &hash_rows_kernel<P, V, I>, static_cast<unsigned>(n), hash_bin_threads(bn), shmem, ls,
                    light_rows_sorted_.data() + light_begin_[bn], cap, a_->row_ptr.data(), a_->col_idx.data(), a_->values.data(), b_->row_ptr.data(),
-                   b_->col_idx.data(), b_->values.data(), row_nnz_.data(), c_.row_ptr.data(), c_.col_idx.data(), c_.values.data());
+                   b_->col_idx.data(), b_->values.data(), row_nnz_.data(), row_ptr_.data(), c_col, c_val);
         }
     }
 
@@ -380,22 +470,27 @@ private:
         st_.batches = static_cast<count_t>(batch_bounds_.size()) - 1;
     }
 
-    // Outer product + hierarchical multisplit of heavy rows [first, last) (Alg. 3 lines 7-20).
-    std::unique_ptr<Intermediate<V, I>> build_intermediate(count_t first, count_t last, PhaseTimer& timer) {
+    // The pattern of heavy rows [first, last) (Alg. 3 lines 7-20): Ĉ's row starts, the masked CSC of
+    // A, the outer product and the hierarchical multisplit, which also fill v with the batch's
+    // intermediate for the symbolic accumulation.
+    HeavyBatch build_batch(count_t first, count_t last, HeavyValues<V, I>& v, PhaseTimer& timer) {
         const cudaStream_t hs = heavy_.get();
-        auto im = std::make_unique<Intermediate<V, I>>();
+        HeavyBatch hb;
+        hb.first = first;
+        hb.last = last;
         const count_t nh = last - first;
         const count_t* rows = part_ids_.data() + first;
-        const count_t chat_nnz = heavy_prefix_[last - 1] - (first == 0 ? 0 : heavy_prefix_[first - 1]);
+        hb.chat_nnz = heavy_prefix_[last - 1] - (first == 0 ? 0 : heavy_prefix_[first - 1]);
         const count_t ka = a_->ncols;
         const std::size_t t_csc = timer.start(hs);
         // Ĉ.rowPtr of the batch
-        DeviceBuffer<count_t> sizes(nh, at(hs)), chat_ptr(nh + 1, at(hs));
+        DeviceBuffer<count_t> sizes(nh, at(hs));
+        hb.chat_ptr.allocate(nh + 1, at(hs));
         launch("gather_products_kernel", &gather_products_kernel, grid_for(nh, simple_block), simple_block, 0, hs, nh, rows, products_.data(),
                sizes.data());
-        check(cudaMemsetAsync(chat_ptr.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
+        check(cudaMemsetAsync(hb.chat_ptr.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
         temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
-            return cub::DeviceScan::InclusiveSum(t, b, sizes.data(), chat_ptr.data() + 1, nh, hs);
+            return cub::DeviceScan::InclusiveSum(t, b, sizes.data(), hb.chat_ptr.data() + 1, nh, hs);
         });
         // masked CSR -> CSC of the batch's rows of A (stable radix sort by column)
         DeviceBuffer<count_t> entry_ptr(nh + 1, at(hs));
@@ -406,6 +501,7 @@ private:
             return cub::DeviceScan::InclusiveSum(t, b, sizes.data(), entry_ptr.data() + 1, nh, hs);
         });
         const count_t nent = read_device(entry_ptr.data() + nh, hs)[0];
+        hb.nent = nent;
         DeviceBuffer<count_t> keys(nent, at(hs)), keys_sorted(nent, at(hs)), ent_h(nent, at(hs)), ent_j(nent, at(hs)), ent_t(nent, at(hs)),
             t_sorted(nent, at(hs));
         launch("heavy_entries_kernel", &heavy_entries_kernel<I>, grid_for(nh * warp_size, simple_block), simple_block, 0, hs, nh, rows,
@@ -416,71 +512,68 @@ private:
             return cub::DeviceRadixSort::SortPairs(t, b, reinterpret_cast<const ull*>(keys.data()), reinterpret_cast<ull*>(keys_sorted.data()),
                                                    ent_t.data(), t_sorted.data(), nent, 0, key_bits, hs);
         });
-        DeviceBuffer<count_t> col_ptr(ka + 1, at(hs)), slice_off(ka + 1, at(hs)), slice_sizes(std::max<count_t>(ka, 1), at(hs));
+        hb.col_ptr.allocate(ka + 1, at(hs));
+        hb.slice_off.allocate(ka + 1, at(hs));
+        DeviceBuffer<count_t> slice_sizes(std::max<count_t>(ka, 1), at(hs));
         launch("csc_colptr_kernel", &csc_colptr_kernel, grid_for(ka + 1, simple_block), simple_block, 0, hs, ka, nent, keys_sorted.data(),
-               col_ptr.data());
+               hb.col_ptr.data());
         // the kept entries (col_ptr[ka] <= nent) stay a device count: no round trip
-        DeviceBuffer<count_t> csc_row(nent, at(hs));
-        DeviceBuffer<V> csc_val(nent, at(hs));
-        launch("csc_gather_kernel", &csc_gather_kernel<V>, grid_for(nent, simple_block), simple_block, 0, hs, nent, col_ptr.data() + ka, t_sorted.data(),
-               ent_h.data(), ent_j.data(), a_->values.data(), csc_row.data(), csc_val.data());
-        launch("slice_sizes_kernel", &slice_sizes_kernel, grid_for(ka, simple_block), simple_block, 0, hs, ka, col_ptr.data(), b_->row_ptr.data(),
+        hb.csc_row.allocate(nent, at(hs));
+        hb.csc_src.allocate(nent, at(hs));
+        launch("csc_gather_kernel", &csc_gather_kernel, grid_for(nent, simple_block), simple_block, 0, hs, nent, hb.col_ptr.data() + ka, t_sorted.data(),
+               ent_h.data(), ent_j.data(), hb.csc_row.data(), hb.csc_src.data());
+        launch("slice_sizes_kernel", &slice_sizes_kernel, grid_for(ka, simple_block), simple_block, 0, hs, ka, hb.col_ptr.data(), b_->row_ptr.data(),
                slice_sizes.data(), traffic_.data());
-        check(cudaMemsetAsync(slice_off.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
+        check(cudaMemsetAsync(hb.slice_off.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
         if (ka > 0)
             temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
-                return cub::DeviceScan::InclusiveSum(t, b, slice_sizes.data(), slice_off.data() + 1, ka, hs);
+                return cub::DeviceScan::InclusiveSum(t, b, slice_sizes.data(), hb.slice_off.data() + 1, ka, hs);
             });
-        st_.outer_bytes += chat_nnz * static_cast<count_t>(sizeof(I) + sizeof(V));  // + B and Ã reads: traffic_, at the end
-        // outer product (Alg. 4)
-        im->col[0].allocate(chat_nnz, at(hs));
-        im->val[0].allocate(chat_nnz, at(hs));
-        DeviceBuffer<count_t> cursor(nh, at(hs));
-        check(cudaMemcpyAsync(cursor.data(), chat_ptr.data(), nh * sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
         timer.stop(t_csc, hs, &st_.csc_ms);
-        const std::size_t t_outer = timer.start(hs);
-        const count_t ge = p_.outer_group_elems;
-        launch("outer_product_kernel", &outer_product_kernel<V, I>, grid_for(chat_nnz, static_cast<int>(ge)), p_.outer_threads,
-               static_cast<std::size_t>(ge) * sizeof(count_t), hs, chat_nnz, ge, ka, slice_off.data(), col_ptr.data(), csc_row.data(), csc_val.data(),
-               b_->row_ptr.data(), b_->col_idx.data(), b_->values.data(), cursor.data(), im->col[0].data(), im->val[0].data());
-        timer.stop(t_outer, hs, &st_.outer_ms);
+        v = alloc_values(hb);
+        outer_product(hb, v, timer);
         // hierarchical multisplit (Alg. 5), double buffered, heavy chunks first
         const std::size_t t_ms = timer.start(hs);
         std::vector<DeviceBuffer<Segment>> level_segs;
         std::vector<count_t> level_nsegs;
-        DeviceBuffer<count_t> in_ptr = std::move(chat_ptr), in_row(nh, at(hs)), in_base(nh, at(hs));
+        DeviceBuffer<count_t> in_row(nh, at(hs)), in_base(nh, at(hs));
         check(cudaMemcpyAsync(in_row.data(), rows, nh * sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
         check(cudaMemsetAsync(in_base.data(), 0, nh * sizeof(count_t), hs), "cudaMemsetAsync");
-        count_t n_in = nh, total = chat_nnz;
+        count_t n_in = nh, total = hb.chat_nnz;
         int in_buf = 0, span = p_.span_log2;
         if (p_.nlevels == 0) {
             level_segs.emplace_back(nh, at(hs));
             level_nsegs.push_back(nh);
-            launch("make_segments_kernel", &make_segments_kernel, grid_for(nh, simple_block), simple_block, 0, hs, 0, nh, in_ptr.data(),
+            launch("make_segments_kernel", &make_segments_kernel, grid_for(nh, simple_block), simple_block, 0, hs, 0, nh, hb.chat_ptr.data(),
                    in_row.data(), in_base.data(), 0, span, level_segs.back().data());
-        }
-        if (p_.nlevels > 0) {
-            im->col[1].allocate(chat_nnz, at(hs));
-            im->val[1].allocate(chat_nnz, at(hs));
         }
         for (int level = 0; level < p_.nlevels && n_in > 0; ++level) {
             ++st_.levels_run;
             const bool last_level = level + 1 == p_.nlevels;
-            LevelArgs L{total, n_in, p_.multisplit_group_elems[level], p_.multisplit_group_rows[level], p_.chunks_log2[level], span - p_.chunks_log2[level]};
+            HeavyBatch::Level lv;
+            LevelArgs& L = lv.L;
+            L = LevelArgs{total, n_in, p_.multisplit_group_elems[level], p_.multisplit_group_rows[level], p_.chunks_log2[level],
+                          span - p_.chunks_log2[level]};
             const count_t nchunks = count_t(1) << L.chunks_log2;
             const count_t n_out = n_in * nchunks;
             const count_t slots = L.group_rows * nchunks;
             const int ms_threads = p_.multisplit_threads;
             const int warps = ms_threads / warp_size;
-            DeviceBuffer<count_t> counts(n_out, at(hs)), ids(n_out, at(hs)), order(n_out, at(hs)), pos(n_out, at(hs)), osz(n_out, at(hs)),
-                out_ptr(n_out + 1, at(hs)), out_row(n_out, at(hs)), out_base(n_out, at(hs)), cursor2(n_out, at(hs)), split(2, at(hs));
+            lv.n_out = n_out;
+            lv.in_buf = in_buf;
+            lv.blocks = grid_for(total, static_cast<int>(L.group_elems));
+            lv.shmem = static_cast<std::size_t>(multisplit_smem_bytes(L.group_elems, L.group_rows, nchunks, ms_threads, p_.sizes));
+            lv.pos.allocate(n_out, at(hs));
+            lv.out_ptr.allocate(n_out + 1, at(hs));
+            DeviceBuffer<count_t> counts(n_out, at(hs)), ids(n_out, at(hs)), order(n_out, at(hs)), osz(n_out, at(hs)), out_row(n_out, at(hs)),
+                out_base(n_out, at(hs)), split(2, at(hs));
             DeviceBuffer<char> flags(n_out, at(hs));
             check(cudaMemsetAsync(counts.data(), 0, n_out * sizeof(count_t), hs), "cudaMemsetAsync");
-            const unsigned blocks = grid_for(total, static_cast<int>(L.group_elems));
+            const count_t* in_ptr = hb.in_ptr(hb.levels.size());
             const std::size_t t_hist = timer.start(hs);
             with_multisplit_threads(ms_threads, [&](auto t) {
-                launch("histogram_kernel", &histogram_kernel<decltype(t)::value, I>, blocks, ms_threads,
-                       static_cast<std::size_t>(slots * warps) * sizeof(unsigned), hs, L, in_ptr.data(), im->col[in_buf].data(), counts.data());
+                launch("histogram_kernel", &histogram_kernel<decltype(t)::value, I>, lv.blocks, ms_threads,
+                       static_cast<std::size_t>(slots * warps) * sizeof(unsigned), hs, L, in_ptr, v.col[in_buf].data(), counts.data());
             });
             timer.stop(t_hist, hs, &st_.multisplit_kernels_ms);
             launch("split_flags_kernel", &split_flags_kernel, grid_for(n_out, simple_block), simple_block, 0, hs, n_out, counts.data(), L.sub_log2,
@@ -493,122 +586,175 @@ private:
                 ord = order.data();
             }
             launch("level_order_kernel", &level_order_kernel, grid_for(n_out, simple_block), simple_block, 0, hs, n_out, ord, counts.data(),
-                   in_row.data(), in_base.data(), L.chunks_log2, L.sub_log2, pos.data(), osz.data(), out_row.data(), out_base.data());
-            check(cudaMemsetAsync(out_ptr.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
+                   in_row.data(), in_base.data(), L.chunks_log2, L.sub_log2, lv.pos.data(), osz.data(), out_row.data(), out_base.data());
+            check(cudaMemsetAsync(lv.out_ptr.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
             temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
-                return cub::DeviceScan::InclusiveSum(t, b, osz.data(), out_ptr.data() + 1, n_out, hs);
+                return cub::DeviceScan::InclusiveSum(t, b, osz.data(), lv.out_ptr.data() + 1, n_out, hs);
             });
             // split chunks and their elements, in one round trip (before the multisplit runs)
             count_t n_split = 0, next_total = 0;
             if (!last_level) {
-                launch("level_split_kernel", &level_split_kernel, 1, 1, 0, hs, split.data(), out_ptr.data());
+                launch("level_split_kernel", &level_split_kernel, 1, 1, 0, hs, split.data(), lv.out_ptr.data());
                 const auto h = read_device<2>(split.data(), hs);
                 n_split = h[0];
                 next_total = h[1];
             }
-            check(cudaMemcpyAsync(cursor2.data(), out_ptr.data(), n_out * sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
-            const int out_buf = 1 - in_buf;
-            const std::size_t shmem = static_cast<std::size_t>(multisplit_smem_bytes(L.group_elems, L.group_rows, nchunks, ms_threads, p_.sizes));
-            const std::size_t t_split = timer.start(hs);
-            with_multisplit_threads(ms_threads, [&](auto t) {
-                launch("multisplit_kernel", &multisplit_kernel<decltype(t)::value, V, I>, blocks, ms_threads, shmem, hs, L, in_ptr.data(),
-                       im->col[in_buf].data(), im->val[in_buf].data(), pos.data(), cursor2.data(), im->col[out_buf].data(), im->val[out_buf].data());
-            });
-            timer.stop(t_split, hs, &st_.multisplit_kernels_ms);
-            st_.multisplit_bytes += total * static_cast<count_t>(3 * sizeof(I) + 2 * sizeof(V));
+            hb.levels.push_back(std::move(lv));
+            multisplit(hb, hb.levels.size() - 1, v, timer);
             // light (and, on the last level, dense) chunks become segments
+            const int out_buf = 1 - in_buf;
             const count_t nseg = n_out - n_split;
             level_segs.emplace_back(nseg, at(hs));
             level_nsegs.push_back(nseg);
-            launch("make_segments_kernel", &make_segments_kernel, grid_for(nseg, simple_block), simple_block, 0, hs, n_split, n_out, out_ptr.data(),
-                   out_row.data(), out_base.data(), out_buf, L.sub_log2, level_segs.back().data());
+            launch("make_segments_kernel", &make_segments_kernel, grid_for(nseg, simple_block), simple_block, 0, hs, n_split, n_out,
+                   hb.levels.back().out_ptr.data(), out_row.data(), out_base.data(), out_buf, L.sub_log2, level_segs.back().data());
             // next level: the heavy prefix of this level's output (double buffering: writes into the
             // consumed input buffer never reach this level's segments, which lie past the prefix;
-            // this level's pos, cursor2 and counts are freed in stream order after the multisplit)
+            // this level's transient buffers are freed in stream order after their last use)
             total = next_total;
             n_in = n_split;
-            in_ptr = std::move(out_ptr);
             in_row = std::move(out_row);
             in_base = std::move(out_base);
             in_buf = out_buf;
-            span = L.sub_log2;
+            span = hb.levels.back().L.sub_log2;
         }
         // all segments of the batch in one array
         count_t nsegs = 0;
         for (count_t n : level_nsegs) nsegs += n;
-        im->nsegs = nsegs;
-        im->segs.allocate(nsegs, at(hs));
+        hb.nsegs = nsegs;
+        hb.segs.allocate(nsegs, at(hs));
         count_t seg_at = 0;
         for (std::size_t l = 0; l < level_segs.size(); ++l) {
             if (level_nsegs[l] > 0)
-                check(cudaMemcpyAsync(im->segs.data() + seg_at, level_segs[l].data(), level_nsegs[l] * sizeof(Segment), cudaMemcpyDeviceToDevice, hs),
+                check(cudaMemcpyAsync(hb.segs.data() + seg_at, level_segs[l].data(), level_nsegs[l] * sizeof(Segment), cudaMemcpyDeviceToDevice, hs),
                       "cudaMemcpyAsync D2D");
             seg_at += level_nsegs[l];
         }
         timer.stop(t_ms, hs, &st_.multisplit_ms);
-        bin_segments(*im);
-        return im;  // the level buffers are freed in stream order
+        bin_segments(hb);
+        return hb;  // the level buffers are freed in stream order
     }
 
-    void bin_segments(Intermediate<V, I>& im) {
+    HeavyValues<V, I> alloc_values(const HeavyBatch& hb) {
         const cudaStream_t hs = heavy_.get();
-        const count_t n = im.nsegs;
-        im.bin_begin.assign(nbins_ + 3, 0);
-        im.seg_nnz.allocate(n, at(hs));
-        im.seg_out.allocate(n, at(hs));
+        HeavyValues<V, I> v;
+        v.col[0].allocate(hb.chat_nnz, at(hs));
+        v.val[0].allocate(hb.chat_nnz, at(hs));
+        if (p_.nlevels > 0) {
+            v.col[1].allocate(hb.chat_nnz, at(hs));
+            v.val[1].allocate(hb.chat_nnz, at(hs));
+        }
+        return v;
+    }
+
+    // A's values in CSC order, then the outer product (Alg. 4) into v's first buffer.
+    void outer_product(const HeavyBatch& hb, HeavyValues<V, I>& v, PhaseTimer& timer) {
+        const cudaStream_t hs = heavy_.get();
+        const count_t nh = hb.last - hb.first, ka = a_->ncols;
+        const std::size_t t_csc = timer.start(hs);
+        DeviceBuffer<V> csc_val(hb.nent, at(hs));
+        launch("gather_values_kernel", &gather_values_kernel<V>, grid_for(hb.nent, simple_block), simple_block, 0, hs, hb.nent, hb.col_ptr.data() + ka,
+               hb.csc_src.data(), a_->values.data(), csc_val.data());
+        DeviceBuffer<count_t> cursor(nh, at(hs));
+        check(cudaMemcpyAsync(cursor.data(), hb.chat_ptr.data(), nh * sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
+        timer.stop(t_csc, hs, &st_.csc_ms);
+        const std::size_t t_outer = timer.start(hs);
+        const count_t ge = p_.outer_group_elems;
+        launch("outer_product_kernel", &outer_product_kernel<V, I>, grid_for(hb.chat_nnz, static_cast<int>(ge)), p_.outer_threads,
+               static_cast<std::size_t>(ge) * sizeof(count_t), hs, hb.chat_nnz, ge, ka, hb.slice_off.data(), hb.col_ptr.data(), hb.csc_row.data(),
+               csc_val.data(), b_->row_ptr.data(), b_->col_idx.data(), b_->values.data(), cursor.data(), v.col[0].data(), v.val[0].data());
+        timer.stop(t_outer, hs, &st_.outer_ms);
+        st_.outer_bytes += hb.chat_nnz * static_cast<count_t>(sizeof(I) + sizeof(V));  // + B and Ã reads: traffic_
+    }
+
+    // The multisplit kernel of level l (its histogram, order and output chunks are in hb).
+    void multisplit(const HeavyBatch& hb, std::size_t l, HeavyValues<V, I>& v, PhaseTimer& timer) {
+        const cudaStream_t hs = heavy_.get();
+        const HeavyBatch::Level& lv = hb.levels[l];
+        DeviceBuffer<count_t> cursor(lv.n_out, at(hs));
+        check(cudaMemcpyAsync(cursor.data(), lv.out_ptr.data(), lv.n_out * sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
+        const int in = lv.in_buf, out = 1 - lv.in_buf;
+        const std::size_t t_split = timer.start(hs);
+        with_multisplit_threads(p_.multisplit_threads, [&](auto t) {
+            launch("multisplit_kernel", &multisplit_kernel<decltype(t)::value, V, I>, lv.blocks, p_.multisplit_threads, lv.shmem, hs, lv.L, hb.in_ptr(l),
+                   v.col[in].data(), v.val[in].data(), lv.pos.data(), cursor.data(), v.col[out].data(), v.val[out].data());
+        });
+        timer.stop(t_split, hs, &st_.multisplit_kernels_ms);
+        st_.multisplit_bytes += lv.L.total * static_cast<count_t>(3 * sizeof(I) + 2 * sizeof(V));
+    }
+
+    // A batch's intermediate from the current values: the outer product and the multisplit kernels
+    // only (the pattern work and its host waits were done by the symbolic phase).
+    HeavyValues<V, I> rebuild_values(const HeavyBatch& hb, PhaseTimer& timer) {
+        const cudaStream_t hs = heavy_.get();
+        HeavyValues<V, I> v = alloc_values(hb);
+        outer_product(hb, v, timer);
+        const std::size_t t_ms = timer.start(hs);
+        for (std::size_t l = 0; l < hb.levels.size(); ++l) multisplit(hb, l, v, timer);
+        timer.stop(t_ms, hs, &st_.multisplit_ms);
+        return v;
+    }
+
+    void bin_segments(HeavyBatch& hb) {
+        const cudaStream_t hs = heavy_.get();
+        const count_t n = hb.nsegs;
+        hb.bin_begin.assign(nbins_ + 3, 0);
+        hb.seg_nnz.allocate(n, at(hs));
+        hb.seg_out.allocate(n, at(hs));
         if (n == 0) return;
         DeviceBuffer<unsigned> keys(n, at(hs)), keys_sorted(n, at(hs));
         DeviceBuffer<count_t> ids(n, at(hs)), counts(nbins_ + 2, at(hs));
-        im.bin_ids.allocate(n, at(hs));
+        hb.bin_ids.allocate(n, at(hs));
         check(cudaMemsetAsync(counts.data(), 0, (nbins_ + 2) * sizeof(count_t), hs), "cudaMemsetAsync");
-        check(cudaMemsetAsync(im.seg_nnz.data(), 0, n * sizeof(count_t), hs), "cudaMemsetAsync");
-        launch("segment_bin_keys_kernel", &segment_bin_keys_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, im.segs.data(), p_, nbins_,
+        check(cudaMemsetAsync(hb.seg_nnz.data(), 0, n * sizeof(count_t), hs), "cudaMemsetAsync");
+        launch("segment_bin_keys_kernel", &segment_bin_keys_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, hb.segs.data(), p_, nbins_,
                keys.data(), ids.data(), counts.data());
         const int bits = floor_log2(nbins_ + 1) + 1;
         temp_h_.run("cub::DeviceRadixSort::SortPairs", [&](void* t, std::size_t& b) {
-            return cub::DeviceRadixSort::SortPairs(t, b, keys.data(), keys_sorted.data(), ids.data(), im.bin_ids.data(), n, 0, bits, hs);
+            return cub::DeviceRadixSort::SortPairs(t, b, keys.data(), keys_sorted.data(), ids.data(), hb.bin_ids.data(), n, 0, bits, hs);
         });
         std::vector<count_t> h(nbins_ + 2);
         check(cudaMemcpyAsync(h.data(), counts.data(), h.size() * sizeof(count_t), cudaMemcpyDeviceToHost, hs), "cudaMemcpyAsync D2H");
         heavy_.sync();
-        for (int bn = 0; bn < nbins_ + 2; ++bn) im.bin_begin[bn + 1] = im.bin_begin[bn] + h[bn];
+        for (int bn = 0; bn < nbins_ + 2; ++bn) hb.bin_begin[bn + 1] = hb.bin_begin[bn] + h[bn];
     }
 
-    // Symbolic (seg_nnz, and row_nnz when add_rows) or numeric accumulation of a batch's segments.
+    // Symbolic (seg_nnz and row_nnz) or numeric (into C's columns and values) accumulation of a
+    // batch's segments.
     template <Phase P>
-    void segment_phase(Intermediate<V, I>& im, bool add_rows) {
+    void segment_phase(HeavyBatch& hb, HeavyValues<V, I>& v, I* c_col, V* c_val) {
         const cudaStream_t hs = heavy_.get();
         for (int bn = 0; bn < nbins_; ++bn) {
-            const count_t n = im.bin_begin[bn + 1] - im.bin_begin[bn];
+            const count_t n = hb.bin_begin[bn + 1] - hb.bin_begin[bn];
             if (n == 0) continue;
             const count_t cap = hash_bin_capacity(bn);
             const auto shmem = static_cast<std::size_t>(hash_smem_bytes(cap, p_.sizes, P == Phase::numeric));
             launch("hash_segments_kernel", &hash_segments_kernel<P, V, I>, static_cast<unsigned>(n), hash_bin_threads(bn), shmem, hs,
-                   im.bin_ids.data() + im.bin_begin[bn], im.segs.data(), cap, im.col[0].data(), im.val[0].data(), im.col[1].data(), im.val[1].data(),
-                   im.seg_nnz.data(), im.seg_out.data(), c_.col_idx.data(), c_.values.data());
+                   hb.bin_ids.data() + hb.bin_begin[bn], hb.segs.data(), cap, v.col[0].data(), v.val[0].data(), v.col[1].data(), v.val[1].data(),
+                   hb.seg_nnz.data(), hb.seg_out.data(), c_col, c_val);
         }
-        const count_t nd = im.bin_begin[nbins_ + 1] - im.bin_begin[nbins_];
+        const count_t nd = hb.bin_begin[nbins_ + 1] - hb.bin_begin[nbins_];
         if (nd > 0) {
             const auto shmem = static_cast<std::size_t>(dense_smem_bytes(chunk_span_log2(p_, p_.nlevels), p_.sizes, P == Phase::numeric));
             launch("dense_segments_kernel", &dense_segments_kernel<dense_block, P, V, I>, static_cast<unsigned>(nd), dense_block, shmem, hs,
-                   im.bin_ids.data() + im.bin_begin[nbins_], im.segs.data(), im.col[0].data(), im.val[0].data(), im.col[1].data(), im.val[1].data(),
-                   im.seg_nnz.data(), im.seg_out.data(), c_.col_idx.data(), c_.values.data());
+                   hb.bin_ids.data() + hb.bin_begin[nbins_], hb.segs.data(), v.col[0].data(), v.val[0].data(), v.col[1].data(), v.val[1].data(),
+                   hb.seg_nnz.data(), hb.seg_out.data(), c_col, c_val);
         }
-        if (P == Phase::symbolic && add_rows && im.nsegs > 0) {
-            launch("segment_row_nnz_kernel", &segment_row_nnz_kernel, grid_for(im.nsegs, simple_block), simple_block, 0, hs, im.nsegs, im.segs.data(),
-                   im.seg_nnz.data(), row_nnz_.data());
+        if (P == Phase::symbolic && hb.nsegs > 0) {
+            launch("segment_row_nnz_kernel", &segment_row_nnz_kernel, grid_for(hb.nsegs, simple_block), simple_block, 0, hs, hb.nsegs, hb.segs.data(),
+                   hb.seg_nnz.data(), row_nnz_.data());
         }
     }
 
     // Output position of each segment: its row's start plus the nnz of the row's segments with a
     // smaller column base (two stable radix sorts give the (row, base) order).
-    void segment_offsets(Intermediate<V, I>& im) {
+    void segment_offsets(HeavyBatch& hb) {
         const cudaStream_t hs = heavy_.get();
-        const count_t n = im.nsegs;
+        const count_t n = hb.nsegs;
         if (n == 0) return;
         DeviceBuffer<count_t> kb(n, at(hs)), kr(n, at(hs)), ids(n, at(hs)), kb2(n, at(hs)), ids2(n, at(hs)), kr_sorted(n, at(hs)), ids3(n, at(hs)),
             cnt(n, at(hs)), g(n, at(hs));
-        launch("segment_keys_kernel", &segment_keys_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, im.segs.data(), kb.data(), kr.data(),
+        launch("segment_keys_kernel", &segment_keys_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, hb.segs.data(), kb.data(), kr.data(),
                ids.data());
         const int base_bits = std::max(1, p_.span_log2 + 1);
         temp_h_.run("cub::DeviceRadixSort::SortPairs", [&](void* t, std::size_t& b) {
@@ -623,13 +769,13 @@ private:
             return cub::DeviceRadixSort::SortPairs(t, b, reinterpret_cast<const ull*>(kb.data()), reinterpret_cast<ull*>(kr_sorted.data()), ids2.data(),
                                                    ids3.data(), n, 0, row_bits, hs);
         });
-        launch("gather_counts_kernel", &gather_counts_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, ids3.data(), im.seg_nnz.data(),
+        launch("gather_counts_kernel", &gather_counts_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, ids3.data(), hb.seg_nnz.data(),
                cnt.data());
         temp_h_.run("cub::DeviceScan::ExclusiveSum", [&](void* t, std::size_t& b) {
             return cub::DeviceScan::ExclusiveSum(t, b, cnt.data(), g.data(), n, hs);
         });
         launch("segment_offsets_kernel", &segment_offsets_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, ids3.data(), kr_sorted.data(),
-               g.data(), c_.row_ptr.data(), im.seg_out.data());
+               g.data(), row_ptr_.data(), hb.seg_out.data());
     }
 
     // Device buffers of this product: ordered on stream s, counted in mem_.
@@ -637,18 +783,22 @@ private:
 
     GpuSpgemmOptions opt_;
     GpuSpgemmStats& st_;
+    GpuSpgemmStats sym_;  // the statistics at the end of symbolic()
     Params p_{};
     int nbins_ = 0;
     MemoryTracker mem_;
     Stream heavy_, light_;
     Temp temp_h_, temp_l_;
-    const DeviceCsr<V, I>* a_ = nullptr;  // the operands of run_device()
+    const DeviceCsr<V, I>* a_ = nullptr;  // the operands of the current phase
     const DeviceCsr<V, I>* b_ = nullptr;
-    DeviceCsr<V, I> c_;
-    count_t m_ = 0, nheavy_ = 0;
-    DeviceBuffer<count_t> products_, row_nnz_, part_ids_, light_rows_sorted_;
-    DeviceBuffer<count_t> traffic_;  // B and Ã entries read by the outer products (slice_sizes_kernel)
+    bool planned_ = false;
+    count_t m_ = 0, n_ = 0, nheavy_ = 0, nnz_ = 0;
+    count_t traffic_bytes_ = 0;  // B and Ã reads of one build of all batches' intermediates
+    DeviceBuffer<count_t> products_, row_nnz_, part_ids_, light_rows_sorted_, row_ptr_;
+    DeviceBuffer<count_t> traffic_;  // B and Ã entries read by the outer products (slice_sizes_kernel), then nnz(C)
     std::vector<count_t> light_begin_, heavy_prefix_, batch_bounds_;
+    std::vector<HeavyBatch> batches_;
+    std::unique_ptr<HeavyValues<V, I>> kept_;  // one batch's intermediate, from symbolic(keep_values)
 };
 
 // What both entry points (host CSR and DeviceMatrix) do around a product: the shape check, fresh

@@ -116,16 +116,25 @@ static __global__ void heavy_entries_kernel(count_t nh, const count_t* __restric
     }
 }
 
-// After the stable sort by column: CSC rows (batch-local heavy index) and values of the kept entries
-// (*n_kept of the n sorted ones: the count stays on the device).
-template <class V>
+// After the stable sort by column: CSC rows (batch-local heavy index) and the A entry of each kept
+// position (*n_kept of the n sorted ones: the count stays on the device). The pattern part of the
+// CSC, kept by the plan; gather_values_kernel fills in the values of each numeric phase.
 static __global__ void csc_gather_kernel(count_t n, const count_t* __restrict__ n_kept, const count_t* __restrict__ sorted_t, const count_t* __restrict__ ent_h,
-                                  const count_t* __restrict__ ent_j, const V* __restrict__ a_val, count_t* __restrict__ csc_row, V* __restrict__ csc_val) {
+                                  const count_t* __restrict__ ent_j, count_t* __restrict__ csc_row, count_t* __restrict__ csc_src) {
     const count_t x = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
     if (x >= n || x >= *n_kept) return;
     const count_t t = sorted_t[x];
     csc_row[x] = ent_h[t];
-    csc_val[x] = a_val[ent_j[t]];
+    csc_src[x] = ent_j[t];
+}
+
+// out[x] = values[src[x]] for x < min(n, *n_kept).
+template <class V>
+static __global__ void gather_values_kernel(count_t n, const count_t* __restrict__ n_kept, const count_t* __restrict__ src, const V* __restrict__ values,
+                                            V* __restrict__ out) {
+    const count_t x = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
+    if (x >= n || x >= *n_kept) return;
+    out[x] = values[src[x]];
 }
 
 // lengths[h] = nnz of heavy row h of A.
