@@ -1,9 +1,12 @@
-// src/cuda_off/spgemm.cpp: the gMAGNUS entry point when gigasparse is built without CUDA (throws NotSupported).
+// src/cuda_off/spgemm.cpp: the gMAGNUS entry point and its two-phase plan when gigasparse is built without CUDA (NotSupported).
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include <gigasparse/core/error.hpp>
 #include <gigasparse/core/types.hpp>
 #include <gigasparse/cuda/spgemm.hpp>
+#include <gigasparse/cuda/spgemm_plan.hpp>
 
 namespace gigasparse::cuda {
 
@@ -17,4 +20,59 @@ Csr<V, I> spgemm(CsrView<V, I>, CsrView<V, I>, const GpuSpgemmOptions&, GpuSpgem
 GIGASPARSE_FOR_EACH_REAL_VALUE_INDEX(GIGASPARSE_INSTANTIATE_CUDA_SPGEMM)
 #undef GIGASPARSE_INSTANTIATE_CUDA_SPGEMM
 
+}  // namespace gigasparse::cuda
+
+// cuda::GpuSpgemmPlan without CUDA: never planned; symbolic() throws NotSupported.
+namespace gigasparse::cuda {
+inline namespace GIGASPARSE_CUDA_ABI {
+
+template <class V, class I>
+struct GpuSpgemmPlan<V, I>::Impl {
+    GpuSpgemmOptions options;
+    GpuSpgemmStats stats;
+    std::vector<offset_t> row_ptr;
+};
+
+template <class V, class I>
+GpuSpgemmPlan<V, I>::GpuSpgemmPlan(const GpuSpgemmOptions& options) : impl_(std::make_unique<Impl>()) {
+    impl_->options = options;
+}
+template <class V, class I>
+GpuSpgemmPlan<V, I>::~GpuSpgemmPlan() = default;
+template <class V, class I>
+GpuSpgemmPlan<V, I>::GpuSpgemmPlan(GpuSpgemmPlan&&) noexcept = default;
+template <class V, class I>
+GpuSpgemmPlan<V, I>& GpuSpgemmPlan<V, I>::operator=(GpuSpgemmPlan&&) noexcept = default;
+template <class V, class I>
+void GpuSpgemmPlan<V, I>::symbolic(CsrView<V, I>, CsrView<V, I>) {
+    throw NotSupported("cuda::GpuSpgemmPlan: gigasparse was built without the CUDA backend");
+}
+template <class V, class I>
+void GpuSpgemmPlan<V, I>::numeric(CsrView<V, I>, CsrView<V, I>, Csr<V, I>&) {
+    throw PhaseError("cuda::GpuSpgemmPlan: numeric() called before symbolic()");
+}
+template <class V, class I>
+Csr<V, I> GpuSpgemmPlan<V, I>::numeric(CsrView<V, I> a, CsrView<V, I> b) {
+    Csr<V, I> c;
+    numeric(a, b, c);
+    return c;
+}
+template <class V, class I>
+bool GpuSpgemmPlan<V, I>::has_symbolic() const { return false; }
+template <class V, class I>
+std::int64_t GpuSpgemmPlan<V, I>::nnz() const { throw PhaseError("cuda::GpuSpgemmPlan: nnz() called before symbolic()"); }
+template <class V, class I>
+const std::vector<offset_t>& GpuSpgemmPlan<V, I>::row_ptr() const { throw PhaseError("cuda::GpuSpgemmPlan: row_ptr() called before symbolic()"); }
+template <class V, class I>
+const GpuSpgemmStats& GpuSpgemmPlan<V, I>::stats() const { return impl_->stats; }
+template <class V, class I>
+std::int64_t GpuSpgemmPlan<V, I>::device_bytes() const { return 0; }
+template <class V, class I>
+const GpuSpgemmOptions& GpuSpgemmPlan<V, I>::options() const { return impl_->options; }
+
+#define GIGASPARSE_INSTANTIATE_GPU_PLAN(V, I) template class GpuSpgemmPlan<V, I>;
+GIGASPARSE_FOR_EACH_REAL_VALUE_INDEX(GIGASPARSE_INSTANTIATE_GPU_PLAN)
+#undef GIGASPARSE_INSTANTIATE_GPU_PLAN
+
+}  // namespace GIGASPARSE_CUDA_ABI
 }  // namespace gigasparse::cuda

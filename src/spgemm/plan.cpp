@@ -13,6 +13,7 @@
 #include <gigasparse/core/timer.hpp>
 #include <gigasparse/cuda/device.hpp>
 #include <gigasparse/cuda/spgemm.hpp>
+#include <gigasparse/cuda/spgemm_plan.hpp>
 #include <gigasparse/spgemm.hpp>
 
 #include "spgemm/analysis.hpp"
@@ -47,14 +48,6 @@ SpgemmBackend parse_spgemm_backend(const std::string& name) {
 }
 
 namespace {
-
-// A and B are the same matrix (A·A): same shape and the same arrays.
-template <class V, class I>
-bool same_operand(CsrView<V, I> a, CsrView<V, I> b) {
-    return a.nrows == b.nrows && a.ncols == b.ncols && a.row_ptr.data() == b.row_ptr.data() && a.row_ptr.size() == b.row_ptr.size() &&
-           a.col_idx.data() == b.col_idx.data() && a.col_idx.size() == b.col_idx.size() && a.values.data() == b.values.data() &&
-           a.values.size() == b.values.size();
-}
 
 // 64-bit hash of one array: four independent multiply-mix lanes (no single dependency chain).
 template <class T>
@@ -175,7 +168,7 @@ bool check_csr(CsrView<V, I> m, int threads) {
 template <class V, class I>
 bool check_operands(CsrView<V, I> a, CsrView<V, I> b, int threads) {
     const bool a_sorted = check_csr(a, threads);
-    const bool b_sorted = same_operand(a, b) ? a_sorted : check_csr(b, threads);
+    const bool b_sorted = a.same_storage(b) ? a_sorted : check_csr(b, threads);
     if (a.ncols != b.nrows)
         throw DimensionMismatch("spgemm: A is " + std::to_string(a.nrows) + " x " + std::to_string(a.ncols) + " but B is " +
                                 std::to_string(b.nrows) + " x " + std::to_string(b.ncols));
@@ -224,6 +217,8 @@ struct SpgemmPlan<V, I>::State {
     std::uint64_t fp_a = 0, fp_b = 0;
     bool planned = false;
     bool one_shot = false;
+    std::unique_ptr<cuda::GpuSpgemmPlan<V, I>> gpu;  // cuda backend: the pattern work kept on the device
+    std::optional<Csr<V, I>> gpu_c;                   // cuda backend in multiply(): the product, computed once by symbolic()
     std::optional<bool> validated_b_sorted;  // multiply() validated the operands already (B sorted or not)
     int run_threads = 1;  // threads of the phases: 1 for products below serial_products  // multiply(): numeric() runs once, so C takes the row pointers instead of a copy
     int threads = 1;
@@ -243,6 +238,28 @@ SpgemmPlan<V, I>::SpgemmPlan(SpgemmPlan&&) noexcept = default;
 template <class V, class I>
 SpgemmPlan<V, I>& SpgemmPlan<V, I>::operator=(SpgemmPlan&&) noexcept = default;
 
+namespace {
+
+// The cuda backend's symbolic phase. multiply() (one_shot: numeric() follows with the same values)
+// runs the whole product here, once; a reusable plan keeps the pattern work on the device
+// (cuda::GpuSpgemmPlan) for its numeric phases.
+template <class V, class I>
+void cuda_symbolic(typename SpgemmPlan<V, I>::State& s, CsrView<V, I> a, CsrView<V, I> b) {
+    s.gpu_c.reset();
+    if (s.one_shot) {
+        s.gpu.reset();
+        s.gpu_c = cuda::spgemm(a, b, s.options.gpu, &s.stats.gpu);
+        s.row_ptr = s.gpu_c->row_ptr;
+        return;
+    }
+    if (!s.gpu) s.gpu = std::make_unique<cuda::GpuSpgemmPlan<V, I>>(s.options.gpu);
+    s.gpu->symbolic(a, b);
+    s.row_ptr = s.gpu->row_ptr();
+    s.stats.gpu = s.gpu->stats();
+}
+
+}  // namespace
+
 template <class V, class I>
 void SpgemmPlan<V, I>::symbolic(CsrView<V, I> a, CsrView<V, I> b) {
     State& s = *state_;
@@ -260,7 +277,7 @@ void SpgemmPlan<V, I>::symbolic(CsrView<V, I> a, CsrView<V, I> b) {
     s.ncols = b.ncols;
     if (s.options.check_pattern) {
         s.fp_a = fingerprint(a, setup_options.threads);
-        s.fp_b = same_operand(a, b) ? s.fp_a : fingerprint(b, setup_options.threads);
+        s.fp_b = a.same_storage(b) ? s.fp_a : fingerprint(b, setup_options.threads);
     }
     s.row_ptr.assign(static_cast<std::size_t>(a.nrows + 1), 0);
     spgemm::analyze(a, b, b_sorted, setup_options, s.analysis);  // counts and categories are reported for every backend
@@ -270,7 +287,7 @@ void SpgemmPlan<V, I>::symbolic(CsrView<V, I> a, CsrView<V, I> b) {
     s.stats.plan_bytes += static_cast<std::int64_t>(s.row_ptr.capacity() * sizeof(offset_t));
     s.stats.setup_seconds = t.lap();
     if (s.options.backend == SpgemmBackend::reference) spgemm::symbolic(spgemm::ReferenceBackend{}, a, b, std::span<offset_t>(s.row_ptr));
-    else if (s.options.backend == SpgemmBackend::cuda) s.row_ptr = cuda::spgemm(a, b, s.options.gpu, &s.stats.gpu).row_ptr;  // gMAGNUS has no separate symbolic entry yet
+    else if (s.options.backend == SpgemmBackend::cuda) cuda_symbolic(s, a, b);
     else spgemm::symbolic(spgemm::OmpBackend{}, s.analysis, a, b, s.workspaces, s.run_threads, std::span<offset_t>(s.row_ptr));
     s.stats.symbolic_seconds = t.lap();
     s.stats.nnz_c = s.row_ptr.back();
@@ -286,7 +303,7 @@ void SpgemmPlan<V, I>::numeric(CsrView<V, I> a, CsrView<V, I> b, Csr<V, I>& c) {
         b.values.size() != b.col_idx.size())
         throw InvalidArgument("spgemm: numeric() operands differ in shape from those given to symbolic()");
     if (s.options.check_pattern &&
-        (fingerprint(a, s.threads) != s.fp_a || (same_operand(a, b) ? s.fp_a : fingerprint(b, s.threads)) != s.fp_b))
+        (fingerprint(a, s.threads) != s.fp_a || (a.same_storage(b) ? s.fp_a : fingerprint(b, s.threads)) != s.fp_b))
         throw InvalidArgument("spgemm: numeric() operands do not have the pattern given to symbolic() (run symbolic() again)");
     c.nrows = s.nrows;
     c.ncols = s.ncols;
@@ -302,10 +319,17 @@ void SpgemmPlan<V, I>::numeric(CsrView<V, I> a, CsrView<V, I> b, Csr<V, I>& c) {
         if (c.col_idx.size() < n) reserve_output(c.col_idx, n, s.run_threads);
         if (c.values.size() < n) reserve_output(c.values, n, s.run_threads);
         spgemm::numeric(spgemm::OmpBackend{}, s.analysis, a, b, s.workspaces, s.run_threads, c);
+    } else if (s.options.backend == SpgemmBackend::cuda) {
+        if (s.gpu_c) {
+            c = std::move(*s.gpu_c);
+            s.gpu_c.reset();
+        } else {
+            s.gpu->numeric(a, b, c);
+            s.stats.gpu = s.gpu->stats();
+        }
     } else {
         resize_output(c, n, s.run_threads);
-        if (s.options.backend == SpgemmBackend::reference) spgemm::numeric(spgemm::ReferenceBackend{}, a, b, c);
-        else c = cuda::spgemm(a, b, s.options.gpu, &s.stats.gpu);
+        spgemm::numeric(spgemm::ReferenceBackend{}, a, b, c);
     }
     s.stats.numeric_seconds = t.seconds();
     s.stats.workspace_bytes = 0;
@@ -392,8 +416,8 @@ Csr<V, I> multiply(CsrView<V, I> a, CsrView<V, I> b, const SpgemmOptions& option
         }
         s.validated_b_sorted = b_sorted;  // a larger product: the plan's setup skips the validation done here
     }
+    s.one_shot = true;  // numeric() runs once, with the values given to symbolic()
     plan.symbolic(a, b);
-    plan.state_->one_shot = true;
     Csr<V, I> c = plan.numeric(a, b);
     if (stats) *stats = plan.stats();
     return c;

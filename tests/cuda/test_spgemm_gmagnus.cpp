@@ -15,6 +15,7 @@
 #include <gigasparse/cuda/device.hpp>
 #include <gigasparse/cuda/device_matrix.hpp>
 #include <gigasparse/cuda/spgemm.hpp>
+#include <gigasparse/cuda/spgemm_plan.hpp>
 #include <gigasparse/io/matrix_market.hpp>
 #include <gigasparse/reference/kernels.hpp>
 #include <gigasparse/spgemm.hpp>
@@ -26,6 +27,7 @@
 #include "cuda_sim/runtime.hpp"
 #include "spgemm/cuda/device_matrix.cuh"
 #include "spgemm/cuda/gmagnus_dispatch.cuh"
+#include "spgemm/cuda/plan.cuh"
 #endif
 
 namespace gs = gigasparse;
@@ -295,6 +297,99 @@ TEST(CudaSpgemm, PlanBackendNumericReuse) {
     const auto c2 = plan.numeric(a, a);
     EXPECT_EQ(c2.row_ptr, c1.row_ptr);
     EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(a.view(), a.view()).view(), c2.view(), 1e-10));
+}
+
+// New values, same patterns: deterministic and different each round.
+template <class V, class I>
+void new_values(gs::Csr<V, I>& m, int round) {
+    for (std::size_t k = 0; k < m.values.size(); ++k) m.values[k] = V(0.5) + V(0.25) * V((k * 7 + static_cast<std::size_t>(round) * 3) % 11) - V(round);
+}
+
+// The two-phase plan: symbolic() once, then numeric() with new values of A and B gives the product
+// of those values, with one batch of heavy rows and with several. On the simulator: the numeric
+// phase runs no pattern kernel (no histogram, CSC sort, bins, offsets: the plan kept their
+// results) and waits for the device only at its end and for the download.
+TEST(CudaSpgemm, PlanNumericWithNewValues) {
+    SKIP_WITHOUT_GPU();
+    auto a = gs::test::rmat_like<double, std::int32_t>(8, 16, 12, 61);
+    auto b = gs::test::rmat_like<double, std::int32_t>(16, 16, 3, 62);
+    for (const std::int64_t inter : {std::int64_t{0}, std::int64_t{1} << 15}) {
+        SCOPED_TRACE(inter == 0 ? "one batch" : "batches");
+#ifdef GIGASPARSE_CUDA_SIM
+        cuda_sim::reset();
+#endif
+        {
+            gs::cuda::GpuSpgemmPlan<double, std::int32_t> plan(budget(4096, inter));
+            EXPECT_FALSE(plan.has_symbolic());
+            EXPECT_THROW(plan.numeric(a.view(), b.view()), gs::PhaseError);
+            plan.symbolic(a.view(), b.view());
+            const auto ref0 = gs::reference::spgemm(a.view(), b.view());
+            EXPECT_EQ(plan.row_ptr(), ref0.row_ptr);
+            EXPECT_EQ(plan.nnz(), ref0.nnz());
+            const GpuSpgemmStats sym = plan.stats();
+            EXPECT_GT(sym.heavy_rows, 0);
+            EXPECT_GE(sym.levels_run, 2);
+            EXPECT_EQ(sym.batches > 1, inter != 0);
+            EXPECT_EQ(sym.numeric_ms, 0);
+            EXPECT_GT(plan.device_bytes(), 0);
+            for (int round = 0; round < 2; ++round) {
+                new_values(a, round);
+                new_values(b, round + 5);
+#ifdef GIGASPARSE_CUDA_SIM
+                const cuda_sim::Stats before = cuda_sim::stats();
+#endif
+                const auto c = plan.numeric(a.view(), b.view());
+                EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(a.view(), b.view()).view(), c.view(), 1e-10)) << "round " << round;
+                const GpuSpgemmStats& st = plan.stats();
+                EXPECT_GT(st.numeric_ms, 0);
+                EXPECT_EQ(st.symbolic_ms, sym.symbolic_ms) << "the symbolic phase's figures stay";
+                EXPECT_EQ(st.levels_run, sym.levels_run);
+                EXPECT_NEAR(st.total_ms, st.setup_ms + st.symbolic_ms + st.numeric_ms, 1e-6 * st.total_ms + 1e-6);
+#ifdef GIGASPARSE_CUDA_SIM
+                const cuda_sim::Stats after = cuda_sim::stats();
+                EXPECT_EQ(after.host_waits - before.host_waits, 2) << "the end of the product and the download";
+                EXPECT_EQ(after.malloc_calls + after.free_calls, 0);
+                const auto launched = [&](const char* k) {
+                    const auto x = after.kernels.find(k), y = before.kernels.find(k);
+                    return (x == after.kernels.end() ? 0 : x->second) - (y == before.kernels.end() ? 0 : y->second);
+                };
+                for (const char* k : {"row_products_kernel", "histogram_kernel", "heavy_entries_kernel", "csc_gather_kernel", "segment_bin_keys_kernel",
+                                      "segment_keys_kernel", "segment_offsets_kernel", "level_order_kernel", "light_bin_keys_kernel"})
+                    EXPECT_EQ(launched(k), 0) << k << " ran in the numeric phase";
+                for (const char* k : {"gather_values_kernel", "outer_product_kernel", "multisplit_kernel", "hash_rows_kernel", "hash_segments_kernel"})
+                    EXPECT_GT(launched(k), 0) << k << " did not run in the numeric phase";
+                EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess) << cuda_sim::last_error_detail();
+#endif
+            }
+        }
+#ifdef GIGASPARSE_CUDA_SIM
+        EXPECT_EQ(cuda_sim::stats().allocations_live, 0) << "the plan left device memory behind";
+#endif
+    }
+}
+
+// A·A is uploaded once; a later numeric() with a B of its own (same pattern, other values) gets a
+// device copy of the pattern for it. Shapes or entry counts other than symbolic()'s: InvalidArgument.
+TEST(CudaSpgemm, PlanSquareThenSeparateOperands) {
+    SKIP_WITHOUT_GPU();
+    auto a = gs::test::rmat_like<double, std::int32_t>(9, 9, 16, 63);
+    gs::cuda::GpuSpgemmPlan<double, std::int32_t> plan(budget(4096));
+    plan.symbolic(a.view(), a.view());
+    const std::int64_t square_bytes = plan.device_bytes();
+    auto c = plan.numeric(a.view(), a.view());
+    EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(a.view(), a.view()).view(), c.view(), 1e-10));
+    auto b = a;
+    new_values(b, 3);
+    c = plan.numeric(a.view(), b.view());
+    EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(a.view(), b.view()).view(), c.view(), 1e-10));
+    EXPECT_GT(plan.device_bytes(), square_bytes) << "B's own copy";
+    new_values(a, 4);
+    plan.numeric(a.view(), b.view(), c);
+    EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(a.view(), b.view()).view(), c.view(), 1e-10));
+    const auto other = gs::test::rmat_like<double, std::int32_t>(9, 9, 8, 64);
+    EXPECT_THROW(plan.numeric(other.view(), b.view()), gs::InvalidArgument);
+    const auto tall = gs::test::random_csr<double, std::int32_t>(a.ncols + 1, a.ncols, 2, 65);
+    EXPECT_THROW(plan.symbolic(a.view(), tall.view()), gs::DimensionMismatch);
 }
 
 // Small product that reaches every kernel (light hash rows, outer product, two multisplit levels,

@@ -31,6 +31,12 @@ struct CsrView {
     offset_t nnz() const { return nrows == 0 || row_ptr.empty() ? 0 : row_ptr[nrows]; }
     offset_t row_begin(std::int64_t i) const { return row_ptr[i]; }
     offset_t row_end(std::int64_t i) const { return row_ptr[i + 1]; }
+    // The same matrix: same shape and the very same arrays (A·A passed as (a, a)).
+    bool same_storage(const CsrView& o) const {
+        return nrows == o.nrows && ncols == o.ncols && row_ptr.data() == o.row_ptr.data() && row_ptr.size() == o.row_ptr.size() &&
+               col_idx.data() == o.col_idx.data() && col_idx.size() == o.col_idx.size() && values.data() == o.values.data() &&
+               values.size() == o.values.size();
+    }
 };
 
 // Owning host CSR matrix. An aggregate with public members, CSparse style: the invariants are
