@@ -25,6 +25,7 @@
 #include <gigasparse/core/timer.hpp>
 #include <gigasparse/cuda/device.hpp>
 #include <gigasparse/cuda/spgemm.hpp>
+#include <gigasparse/cuda/spgemm_plan.hpp>
 #include <gigasparse/gen/generators.hpp>
 #include <gigasparse/io/matrix_market.hpp>
 
@@ -39,7 +40,10 @@ struct Result {
     std::string name, set;
     std::int64_t m = 0, nnz_a = 0, nnz_b = 0, products = 0, nnz_c = 0;
     double ours_ms = -1, cusparse_ms = -1, wall_s = 0;
-    std::string cusparse_best = "failed", ours_status = "ok", check = "n/a", cusparse_failures;
+    // numeric reuse (patterns fixed, values on the device): GpuSpgemmPlan::numeric's device time vs
+    // cusparseSpGEMMreuse_compute
+    double ours_reuse_ms = -1, cusparse_reuse_ms = -1;
+    std::string cusparse_best = "failed", ours_status = "ok", check = "n/a", cusparse_failures, reuse_check = "n/a";
     gs::cuda::GpuSpgemmStats st;
 };
 
@@ -169,6 +173,82 @@ double cusparse_run(cusparseHandle_t h, const DevCsr& a, const DevCsr& b, cuspar
     return ms;
 }
 
+// cuSPARSE's numeric reuse (the documented sequence of the reuse API, CUSPARSE_SPGEMM_DEFAULT):
+// reuse_workEstimation, reuse_nnz, C allocated, reuse_copy (pattern, untimed), then
+// reuse_compute timed alone, best of `repeats` after a warm-up. Returns ms, or -1 with `why`.
+double cusparse_reuse(cusparseHandle_t h, const DevCsr& a, const DevCsr& b, int repeats, std::string& why) {
+    int *dcp = nullptr, *dci = nullptr;
+    float* dcv = nullptr;
+    void *b1 = nullptr, *b2 = nullptr, *b3 = nullptr, *b4 = nullptr, *b5 = nullptr;
+    double ms = -1;
+    cusparseSpMatDescr_t ma = nullptr, mb = nullptr, mc = nullptr;
+    cusparseSpGEMMDescr_t d = nullptr;
+    const float alpha = 1, beta = 0;
+    const auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
+    const auto alg = CUSPARSE_SPGEMM_DEFAULT;
+    cudaEvent_t e0 = nullptr, e1 = nullptr;
+    auto sp = [&](cusparseStatus_t st, const char* what) {
+        if (st != CUSPARSE_STATUS_SUCCESS) why = std::string(what) + ": " + cusparseGetErrorString(st);
+        return st == CUSPARSE_STATUS_SUCCESS;
+    };
+    auto cu = [&](cudaError_t st, const char* what) {
+        if (st != cudaSuccess) why = std::string(what) + ": " + cudaGetErrorString(st);
+        return st == cudaSuccess;
+    };
+    bool ok = a.ok && b.ok && cu(cudaMalloc(&dcp, (a.nrows + 1) * sizeof(int)), "cudaMalloc C.rowptr") && cu(cudaEventCreate(&e0), "event") &&
+              cu(cudaEventCreate(&e1), "event");
+    if (!a.ok || !b.ok) why = "inputs not on the device";
+    ok = ok && sp(cusparseCreateCsr(&ma, a.nrows, a.ncols, a.nnz, a.ptr, a.col, a.val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                                    CUDA_R_32F),
+                  "createCsr A");
+    ok = ok && sp(cusparseCreateCsr(&mb, b.nrows, b.ncols, b.nnz, b.ptr, b.col, b.val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                                    CUDA_R_32F),
+                  "createCsr B");
+    ok = ok && sp(cusparseCreateCsr(&mc, a.nrows, b.ncols, 0, nullptr, nullptr, nullptr, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                    CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F),
+                  "createCsr C");
+    ok = ok && sp(cusparseSpGEMM_createDescr(&d), "SpGEMM_createDescr");
+    std::size_t s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0;
+    ok = ok && sp(cusparseSpGEMMreuse_workEstimation(h, op, op, ma, mb, mc, alg, d, &s1, nullptr), "reuse_workEstimation(size)");
+    ok = ok && cu(cudaMalloc(&b1, std::max<std::size_t>(s1, 1)), "cudaMalloc buffer1");
+    ok = ok && sp(cusparseSpGEMMreuse_workEstimation(h, op, op, ma, mb, mc, alg, d, &s1, b1), "reuse_workEstimation");
+    ok = ok && sp(cusparseSpGEMMreuse_nnz(h, op, op, ma, mb, mc, alg, d, &s2, nullptr, &s3, nullptr, &s4, nullptr), "reuse_nnz(size)");
+    ok = ok && cu(cudaMalloc(&b2, std::max<std::size_t>(s2, 1)), "cudaMalloc buffer2") && cu(cudaMalloc(&b3, std::max<std::size_t>(s3, 1)), "cudaMalloc buffer3") &&
+         cu(cudaMalloc(&b4, std::max<std::size_t>(s4, 1)), "cudaMalloc buffer4");
+    ok = ok && sp(cusparseSpGEMMreuse_nnz(h, op, op, ma, mb, mc, alg, d, &s2, b2, &s3, b3, &s4, b4), "reuse_nnz");
+    std::int64_t rows = 0, cols = 0, nnz_c = 0;
+    ok = ok && sp(cusparseSpMatGetSize(mc, &rows, &cols, &nnz_c), "SpMatGetSize");
+    ok = ok && cu(cudaMalloc(&dci, std::max<std::int64_t>(nnz_c, 1) * sizeof(int)), "cudaMalloc C.col") &&
+         cu(cudaMalloc(&dcv, std::max<std::int64_t>(nnz_c, 1) * sizeof(float)), "cudaMalloc C.val");
+    ok = ok && sp(cusparseCsrSetPointers(mc, dcp, dci, dcv), "CsrSetPointers");
+    ok = ok && sp(cusparseSpGEMMreuse_copy(h, op, op, ma, mb, mc, alg, d, &s5, nullptr), "reuse_copy(size)");
+    ok = ok && cu(cudaMalloc(&b5, std::max<std::size_t>(s5, 1)), "cudaMalloc buffer5");
+    ok = ok && sp(cusparseSpGEMMreuse_copy(h, op, op, ma, mb, mc, alg, d, &s5, b5), "reuse_copy");
+    double best = 1e300;
+    for (int k = 0; ok && k <= repeats; ++k) {
+        cudaEventRecord(e0);
+        ok = sp(cusparseSpGEMMreuse_compute(h, op, op, &alpha, ma, mb, &beta, mc, CUDA_R_32F, alg, d), "reuse_compute");
+        if (!ok) break;
+        cudaEventRecord(e1);
+        ok = cu(cudaEventSynchronize(e1), "cudaEventSynchronize");
+        float t = 0;
+        cudaEventElapsedTime(&t, e0, e1);
+        if (k > 0 || repeats == 0) best = std::min(best, double(t));
+    }
+    if (ok) ms = best;
+    (void)cudaGetLastError();
+    if (d) cusparseSpGEMM_destroyDescr(d);
+    if (ma) cusparseDestroySpMat(ma);
+    if (mb) cusparseDestroySpMat(mb);
+    if (mc) cusparseDestroySpMat(mc);
+    for (void* p : {static_cast<void*>(dcp), static_cast<void*>(dci), static_cast<void*>(dcv), b1, b2, b3, b4, b5})
+        if (p) cudaFree(p);
+    if (e0) cudaEventDestroy(e0);
+    if (e1) cudaEventDestroy(e1);
+    (void)cudaGetLastError();
+    return ms;
+}
+
 // Pattern equal after sorting each row of `other`; values within rtol of the row's max magnitude.
 std::string compare(const Mat& ours, Mat other) {
     if (ours.nrows != other.nrows || ours.row_ptr != other.row_ptr) return "row pointers differ";
@@ -267,6 +347,26 @@ void run_case(Result& r, const Mat& a, const Mat& b, int repeats, const gs::cuda
             r.cusparse_best = c.name;
         }
     }
+    // numeric reuse: one symbolic phase, then numeric phases with the values already on the device
+    if (r.ours_status == "ok") {
+        try {
+            gs::cuda::GpuSpgemmPlan<V, I> plan(opt);
+            plan.symbolic(a.view(), b.view());
+            Mat c;
+            double best = 1e300;
+            for (int k = 0; k <= repeats; ++k) {
+                plan.numeric(a.view(), b.view(), c);
+                if (k > 0 || repeats == 0) best = std::min(best, plan.stats().numeric_ms);
+            }
+            r.ours_reuse_ms = best;
+            r.reuse_check = compare(ours, c);
+        } catch (const std::exception& e) {
+            r.reuse_check = std::string("failed: ") + e.what();
+        }
+    }
+    std::string why;
+    r.cusparse_reuse_ms = cusparse_reuse(h, da, db, repeats, why);
+    if (r.cusparse_reuse_ms < 0) r.cusparse_failures += std::string(r.cusparse_failures.empty() ? "" : "; ") + "reuse: " + why;
     r.wall_s = wall.seconds();
 }
 
@@ -302,7 +402,8 @@ void write_outputs(const Context& cx, const std::vector<Result>& results, bool f
            << ", \"products\": " << r.products << ", \"nnz_c\": " << r.nnz_c << ", \"gigasparse_ms\": " << r.ours_ms << ", \"gigasparse_status\": \""
            << json_escape(r.ours_status) << "\", \"cusparse_ms\": " << r.cusparse_ms << ", \"cusparse_best\": \"" << r.cusparse_best
            << "\", \"cusparse_check\": \"" << json_escape(r.check) << "\", \"cusparse_failures\": \"" << json_escape(r.cusparse_failures)
-           << "\", \"wall_s\": " << r.wall_s << ", \"heavy_rows\": " << st.heavy_rows << ", \"heavy_products\": " << st.heavy_products
+           << "\", \"gigasparse_reuse_ms\": " << r.ours_reuse_ms << ", \"cusparse_reuse_ms\": " << r.cusparse_reuse_ms << ", \"reuse_check\": \""
+           << json_escape(r.reuse_check) << "\", \"wall_s\": " << r.wall_s << ", \"heavy_rows\": " << st.heavy_rows << ", \"heavy_products\": " << st.heavy_products
            << ", \"tau\": " << st.tau << ", \"nlevels\": " << st.nlevels << ", \"levels\": " << st.levels_run << ", \"batches\": " << st.batches
            << ", \"device_bytes_peak\": " << st.device_bytes_peak << ", \"phases_ms\": {\"setup\": " << st.setup_ms << ", \"csc\": " << st.csc_ms << ", \"outer\": " << st.outer_ms
            << ", \"multisplit\": " << st.multisplit_ms << ", \"multisplit_kernels\": " << st.multisplit_kernels_ms << ", \"symbolic\": " << st.symbolic_ms
@@ -316,12 +417,13 @@ void write_outputs(const Context& cx, const std::vector<Result>& results, bool f
     t << "gigasparse gMAGNUS vs cuSPARSE (float/int32) on " << cx.device << ", driver " << cx.driver << ", copy bandwidth " << cx.bw * 1e-9 << " GB/s"
       << (finished ? "" : " [PARTIAL: run still going or stopped]") << "\n";
     t << "times: ms, best of " << cx.repeats << " after a warm-up, device-resident inputs; phases: setup, then symb and numer, which contain csc (CSR->CSC of heavy rows), outer, msplit (phase); "
-         "symb, numer; op_bw / ms_bw: outer-product / multisplit-kernel DRAM bytes over time, as a fraction of the copy bandwidth\n";
-    std::snprintf(buf, sizeof buf, "%-22s %10s %10s %9s %8s %-9s %6s %6s %6s %6s %6s %6s %5s %5s %3s  %s\n", "case", "ours_ms", "cusp_ms", "speedup", "best",
-                  "check", "setup", "csc", "outer", "msplit", "symb", "numer", "op_bw", "ms_bw", "lvl", "status");
+         "symb, numer; reuse_ms / cs_reuse: numeric phase alone with the pattern planned and the values on the device (GpuSpgemmPlan::numeric / cusparseSpGEMMreuse_compute); op_bw / ms_bw: outer-product / multisplit-kernel DRAM bytes over time, as a fraction of the copy bandwidth\n";
+    std::snprintf(buf, sizeof buf, "%-22s %10s %10s %9s %8s %-9s %9s %9s %6s %6s %6s %6s %6s %6s %5s %5s %3s  %s\n", "case", "ours_ms", "cusp_ms", "speedup",
+                  "best", "check", "reuse_ms", "cs_reuse", "setup", "csc", "outer", "msplit", "symb", "numer", "op_bw", "ms_bw", "lvl", "status");
     t << buf;
     double lg[2] = {0, 0};
-    int cnt[2] = {0, 0}, ours_fail_only[2] = {0, 0}, mismatches = 0;
+    int cnt[2] = {0, 0}, ours_fail_only[2] = {0, 0}, mismatches = 0, cnt_reuse = 0, reuse_mismatches = 0;
+    double lg_reuse = 0;
     for (const Result& r : results) {
         const auto& st = r.st;
         const double sp = r.ours_ms > 0 && r.cusparse_ms > 0 ? r.cusparse_ms / r.ours_ms : 0;
@@ -334,8 +436,14 @@ void write_outputs(const Context& cx, const std::vector<Result>& results, bool f
         if (r.check != "match" && r.check != "n/a") ++mismatches;
         const double outer_frac = st.outer_ms > 0 && cx.bw > 0 ? double(st.outer_bytes) / (st.outer_ms * 1e-3) / cx.bw : 0;
         const double ms_frac = st.multisplit_kernels_ms > 0 && cx.bw > 0 ? double(st.multisplit_bytes) / (st.multisplit_kernels_ms * 1e-3) / cx.bw : 0;
-        std::snprintf(buf, sizeof buf, "%-22s %10.3f %10.3f %9.2f %8s %-9s %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f %5.2f %5.2f %3d  %s\n", r.name.substr(0, 22).c_str(),
-                      r.ours_ms, r.cusparse_ms, sp, r.cusparse_best.c_str(), r.check.substr(0, 9).c_str(), st.setup_ms, st.csc_ms, st.outer_ms, st.multisplit_ms,
+        if (r.ours_reuse_ms > 0 && r.cusparse_reuse_ms > 0) {
+            lg_reuse += std::log(r.cusparse_reuse_ms / r.ours_reuse_ms);
+            ++cnt_reuse;
+        }
+        if (r.reuse_check != "match" && r.reuse_check != "n/a") ++reuse_mismatches;
+        std::snprintf(buf, sizeof buf, "%-22s %10.3f %10.3f %9.2f %8s %-9s %9.3f %9.3f %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f %5.2f %5.2f %3d  %s\n",
+                      r.name.substr(0, 22).c_str(), r.ours_ms, r.cusparse_ms, sp, r.cusparse_best.c_str(), r.check.substr(0, 9).c_str(), r.ours_reuse_ms,
+                      r.cusparse_reuse_ms, st.setup_ms, st.csc_ms, st.outer_ms, st.multisplit_ms,
                       st.symbolic_ms, st.numeric_ms, outer_frac, ms_frac, st.levels_run, r.ours_status.substr(0, 60).c_str());
         t << buf;
     }
@@ -344,7 +452,10 @@ void write_outputs(const Context& cx, const std::vector<Result>& results, bool f
                       cnt[k] ? std::exp(lg[k] / cnt[k]) : 0.0, cnt[k], ours_fail_only[k]);
         t << buf;
     }
-    t << "outputs differing from cuSPARSE: " << mismatches << "\n";
+    std::snprintf(buf, sizeof buf, "geomean numeric-reuse speedup (cusparseSpGEMMreuse_compute / GpuSpgemmPlan::numeric) %.3f over %d cases\n",
+                  cnt_reuse ? std::exp(lg_reuse / cnt_reuse) : 0.0, cnt_reuse);
+    t << buf;
+    t << "outputs differing from cuSPARSE: " << mismatches << "; plan outputs differing from the one-call product: " << reuse_mismatches << "\n";
     if (cx.skipped > 0) t << cx.skipped << " cases skipped: time budget of " << cx.time_budget << " s exhausted\n";
     std::ofstream(cx.outdir + "/spgemm_cuda_summary.txt") << t.str();
     if (finished) std::printf("%s", t.str().c_str());

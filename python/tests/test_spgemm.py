@@ -189,3 +189,8 @@ def test_cuda_backend_or_not_supported(dtype):
     assert stats["gpu"]["total_ms"] > 0
     plan = gs.SpgemmPlan(a, b, backend="cuda")
     assert_sparse_close(plan.numeric(a, b), a @ b, tol(dtype))
+    a2, b2 = a.copy(), b.copy()  # same patterns, new values: the plan's device-side pattern is reused
+    a2.data[:] = 2 * a.data - 0.5
+    b2.data[:] = -b.data
+    assert_sparse_close(plan.numeric(a2, b2), a2 @ b2, tol(dtype))
+    assert plan.stats()["gpu"]["numeric_ms"] > 0

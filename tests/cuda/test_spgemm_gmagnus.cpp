@@ -424,6 +424,7 @@ TEST(CudaSpgemm, RacecheckSmallProducts) {
     SKIP_WITHOUT_GPU();
 #ifdef GIGASPARSE_CUDA_SIM
     kernels_run.clear();
+    const std::int64_t races_before = cuda_sim::race_reports();
 #endif
     GpuSpgemmOptions o = budget(4096, 1 << 13);
     o.multisplit_threads = 256;
@@ -435,6 +436,20 @@ TEST(CudaSpgemm, RacecheckSmallProducts) {
     EXPECT_GT(st.light_rows, 0);
     EXPECT_GE(st.levels_run, 2);
     EXPECT_GT(st.batches, 1);
+    {
+        // the plan's numeric phase with new values of both operands (values uploaded on the heavy
+        // stream, read by both; batches rebuilt without the pattern kernels)
+        gs::cuda::GpuSpgemmPlan<double, std::int32_t> plan(o);
+        plan.symbolic(a.view(), b.view());
+        auto a2 = a, b2 = b;
+        new_values(a2, 1);
+        new_values(b2, 2);
+        const auto c = plan.numeric(a2.view(), b2.view());
+        EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(a2.view(), b2.view()).view(), c.view(), 1e-10)) << "plan";
+    }
+#ifdef GIGASPARSE_CUDA_SIM
+    EXPECT_EQ(cuda_sim::race_reports(), races_before) << "ThreadSanitizer reported a race in the plan (above)";
+#endif
     const auto af = gs::test::rmat_like<float, std::int64_t>(6, 6, 6, 53);
     expect_matches(af, af, {}, "float, int64, light rows");
     GpuSpgemmOptions big = budget(1 << 14, 1 << 13);
