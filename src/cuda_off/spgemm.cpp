@@ -58,6 +58,14 @@ Csr<V, I> GpuSpgemmPlan<V, I>::numeric(CsrView<V, I> a, CsrView<V, I> b) {
     return c;
 }
 template <class V, class I>
+void GpuSpgemmPlan<V, I>::symbolic(const DeviceMatrix<V, I>&, const DeviceMatrix<V, I>&) {
+    throw NotSupported("cuda::GpuSpgemmPlan: gigasparse was built without the CUDA backend");
+}
+template <class V, class I>
+DeviceMatrix<V, I> GpuSpgemmPlan<V, I>::numeric(const DeviceMatrix<V, I>&, const DeviceMatrix<V, I>&) {
+    throw PhaseError("cuda::GpuSpgemmPlan: numeric() called before symbolic()");
+}
+template <class V, class I>
 bool GpuSpgemmPlan<V, I>::has_symbolic() const { return false; }
 template <class V, class I>
 std::int64_t GpuSpgemmPlan<V, I>::nnz() const { throw PhaseError("cuda::GpuSpgemmPlan: nnz() called before symbolic()"); }

@@ -392,6 +392,43 @@ TEST(CudaSpgemm, PlanSquareThenSeparateOperands) {
     EXPECT_THROW(plan.symbolic(a.view(), tall.view()), gs::DimensionMismatch);
 }
 
+// The plan on device-resident operands: the patterns are the plan's own copies (the operands of
+// symbolic() may go away), numeric() reads the values of the matrices it gets and returns C on the
+// device, waiting for the device once, at its end. Host and device calls mix.
+TEST(CudaSpgemm, PlanWithDeviceMatrices) {
+    SKIP_WITHOUT_GPU();
+    using DM = gs::cuda::DeviceMatrix<double, std::int32_t>;
+    auto a = gs::test::rmat_like<double, std::int32_t>(8, 16, 12, 66);
+    auto b = gs::test::rmat_like<double, std::int32_t>(16, 16, 3, 67);
+    gs::cuda::GpuSpgemmPlan<double, std::int32_t> plan(budget(4096, std::int64_t{1} << 15));
+    {
+        const DM da = DM::upload(a.view()), db = DM::upload(b.view());
+        plan.symbolic(da, db);
+        EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(a.view(), b.view()).view(), plan.numeric(da, db).download().view(), 1e-10));
+    }  // the operands of symbolic() are gone
+    EXPECT_GT(plan.stats().batches, 1);
+    new_values(a, 7);
+    new_values(b, 8);
+    const DM da = DM::upload(a.view()), db = DM::upload(b.view());
+#ifdef GIGASPARSE_CUDA_SIM
+    const cuda_sim::Stats before = cuda_sim::stats();
+#endif
+    const DM dc = plan.numeric(da, db);
+#ifdef GIGASPARSE_CUDA_SIM
+    EXPECT_EQ(cuda_sim::stats().host_waits - before.host_waits, 1) << "only the end of the product";
+#endif
+    const auto expected = gs::reference::spgemm(a.view(), b.view());
+    EXPECT_TRUE(gs::test::csr_near(expected.view(), dc.download().view(), 1e-10));
+    EXPECT_TRUE(gs::test::csr_near(expected.view(), plan.numeric(a.view(), b.view()).view(), 1e-10)) << "host operands after device ones";
+    EXPECT_THROW(plan.numeric(DM{}, db), gs::InvalidArgument);
+    EXPECT_THROW(plan.numeric(db, db), gs::InvalidArgument) << "B's shape is not A's";
+    // S·S on the device
+    const auto sq = gs::test::rmat_like<double, std::int32_t>(9, 9, 16, 68);
+    const DM ds = DM::upload(sq.view());
+    plan.symbolic(ds, ds);
+    EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(sq.view(), sq.view()).view(), plan.numeric(ds, ds).download().view(), 1e-10));
+}
+
 // Small product that reaches every kernel (light hash rows, outer product, two multisplit levels,
 // hash and dense chunks, two batches): the case compute-sanitizer runs in scripts/device-check.
 TEST(CudaSpgemm, SanitizerSmall) {

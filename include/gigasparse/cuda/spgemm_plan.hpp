@@ -9,6 +9,7 @@
 //         Csr<double, int> c = plan.numeric(a, b);   // uploads values only; outer product,
 //     }                                              // multisplit and accumulation kernels only
 //
+// The same with DeviceMatrix operands keeps A, B and C on the GPU.
 // SpgemmPlan with SpgemmBackend::cuda is this plan behind the library's common API (it adds the
 // operands' validation and the pattern check). Built without CUDA, symbolic() throws NotSupported.
 #pragma once
@@ -19,6 +20,7 @@
 
 #include <gigasparse/core/matrix.hpp>
 #include <gigasparse/cuda/abi.hpp>
+#include <gigasparse/cuda/device_matrix.hpp>
 #include <gigasparse/cuda/spgemm.hpp>
 
 namespace gigasparse::cuda {
@@ -49,6 +51,13 @@ public:
     // and the end of the product. PhaseError before symbolic(). The second form reuses c's storage.
     Csr<V, I> numeric(CsrView<V, I> a, CsrView<V, I> b);
     void numeric(CsrView<V, I> a, CsrView<V, I> b, Csr<V, I>& c);
+
+    // The same with A, B and C on the device (chains of products, e.g. a Galerkin product R·A·P
+    // whose values change): symbolic() copies the patterns of a and b (the plan's own copy: the
+    // operands may change or go away), numeric() reads their values in place and returns C on
+    // their device. a and b on one device (InvalidArgument otherwise, or when empty).
+    void symbolic(const DeviceMatrix<V, I>& a, const DeviceMatrix<V, I>& b);
+    DeviceMatrix<V, I> numeric(const DeviceMatrix<V, I>& a, const DeviceMatrix<V, I>& b);
 
     bool has_symbolic() const;
     std::int64_t nnz() const;                       // nnz(C) after symbolic()

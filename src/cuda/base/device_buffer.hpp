@@ -159,6 +159,20 @@ private:
     cudaEvent_t e_{};
 };
 
+// Non-owning view of a device-resident CSR matrix: what the gMAGNUS dispatch reads. Its arrays may
+// have different owners (a plan's copy of the pattern with the caller's values).
+template <class V, class I>
+struct DeviceCsrRef {
+    std::int64_t nrows = 0, ncols = 0, nnz = 0;
+    const offset_t* row_ptr = nullptr;
+    const I* col_idx = nullptr;
+    const V* values = nullptr;
+    std::int64_t bytes() const {
+        return (nrows + 1) * static_cast<std::int64_t>(sizeof(offset_t)) + nnz * static_cast<std::int64_t>(sizeof(I) + sizeof(V));
+    }
+    bool same(const DeviceCsrRef& o) const { return row_ptr == o.row_ptr && col_idx == o.col_idx && values == o.values; }
+};
+
 // Device-resident CSR matrix: 64-bit row offsets, columns I, values V.
 template <class V, class I>
 struct DeviceCsr {
@@ -167,6 +181,7 @@ struct DeviceCsr {
     DeviceBuffer<I> col_idx;
     DeviceBuffer<V> values;
     std::int64_t bytes() const { return row_ptr.bytes() + col_idx.bytes() + values.bytes(); }
+    DeviceCsrRef<V, I> ref() const { return {nrows, ncols, nnz, row_ptr.data(), col_idx.data(), values.data()}; }
     // See DeviceBuffer::detach (the product's C, an uploaded DeviceMatrix).
     void detach() noexcept {
         row_ptr.detach();

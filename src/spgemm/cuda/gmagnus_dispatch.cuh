@@ -173,8 +173,8 @@ public:
     // C = A·B with A, B and C in device memory (see symbolic() for A and B). C's buffers leave the
     // tracker on return, so C may outlive this object.
     DeviceCsr<V, I> run_device(const DeviceCsr<V, I>& a, const DeviceCsr<V, I>& b, bool inputs_external = true) {
-        symbolic(a, b, true, inputs_external);
-        return numeric(a, b, inputs_external);
+        symbolic(a.ref(), b.ref(), true, inputs_external);
+        return numeric(a.ref(), b.ref(), inputs_external);
     }
 
     // C's pattern. A and B are ready: their writes are complete, or queued on the heavy stream.
@@ -182,14 +182,14 @@ public:
     // intermediate is kept for it instead of being rebuilt. inputs_external: A and B were not
     // allocated through this object's tracker (their bytes are added for device_bytes_peak).
     // Returns after the device finished (C's nnz is known).
-    void symbolic(const DeviceCsr<V, I>& a, const DeviceCsr<V, I>& b, bool keep_values, bool inputs_external) {
+    void symbolic(DeviceCsrRef<V, I> a, DeviceCsrRef<V, I> b, bool keep_values, bool inputs_external) {
         planned_ = false;
         batches_.clear();
         kept_.reset();
         st_ = GpuSpgemmStats{};
-        a_ = &a;
-        b_ = &b;
-        const std::int64_t input_bytes = a.bytes() + (&a == &b ? 0 : b.bytes());
+        a_ = a;
+        b_ = b;
+        const std::int64_t input_bytes = a.bytes() + (a.same(b) ? 0 : b.bytes());
         if (inputs_external) mem_.add(input_bytes);  // device_bytes_peak counts the inputs either way
         check(cudaSetDevice(opt_.device), "cudaSetDevice");
         choose_params(b.ncols);
@@ -249,12 +249,12 @@ public:
 
     // C = A·B with the current values of A and B, whose patterns are those given to symbolic()
     // (ready as there). Returns after the device finished.
-    DeviceCsr<V, I> numeric(const DeviceCsr<V, I>& a, const DeviceCsr<V, I>& b, bool inputs_external) {
+    DeviceCsr<V, I> numeric(DeviceCsrRef<V, I> a, DeviceCsrRef<V, I> b, bool inputs_external) {
         if (!planned_) throw PhaseError("cuda::spgemm: numeric phase before the symbolic phase");
         st_ = sym_;  // the symbolic phase's figures; this numeric phase's are added
-        a_ = &a;
-        b_ = &b;
-        const std::int64_t input_bytes = a.bytes() + (&a == &b ? 0 : b.bytes());
+        a_ = a;
+        b_ = b;
+        const std::int64_t input_bytes = a.bytes() + (a.same(b) ? 0 : b.bytes());
         if (inputs_external) mem_.add(input_bytes);
         check(cudaSetDevice(opt_.device), "cudaSetDevice");
         const cudaStream_t hs = heavy_.get(), ls = light_.get();
@@ -382,8 +382,8 @@ private:
         check(cudaMemsetAsync(traffic_.data(), 0, 3 * sizeof(count_t), hs), "cudaMemsetAsync");
         if (m_ == 0) return;
         check(cudaMemsetAsync(row_nnz_.data(), 0, m_ * sizeof(count_t), hs), "cudaMemsetAsync");
-        launch("row_products_kernel", &row_products_kernel<I>, grid_for(m_ * warp_size, simple_block), simple_block, 0, hs, m_, a_->row_ptr.data(),
-               a_->col_idx.data(), b_->row_ptr.data(), products_.data());
+        launch("row_products_kernel", &row_products_kernel<I>, grid_for(m_ * warp_size, simple_block), simple_block, 0, hs, m_, a_.row_ptr,
+               a_.col_idx, b_.row_ptr, products_.data());
         DeviceBuffer<char> flags(m_, at(hs));
         DeviceBuffer<count_t> ids(m_, at(hs)), nsel(2, at(hs));
         launch("heavy_flags_kernel", &heavy_flags_kernel, grid_for(m_, simple_block), simple_block, 0, hs, m_, products_.data(), p_, flags.data(),
@@ -433,8 +433,8 @@ private:
             const count_t cap = hash_bin_capacity(bn);
             const auto shmem = static_cast<std::size_t>(hash_smem_bytes(cap, p_.sizes, P == Phase::numeric));
             launch("hash_rows_kernel", &hash_rows_kernel<P, V, I>, static_cast<unsigned>(n), hash_bin_threads(bn), shmem, ls,
-                   light_rows_sorted_.data() + light_begin_[bn], cap, a_->row_ptr.data(), a_->col_idx.data(), a_->values.data(), b_->row_ptr.data(),
-                   b_->col_idx.data(), b_->values.data(), row_nnz_.data(), row_ptr_.data(), c_col, c_val);
+                   light_rows_sorted_.data() + light_begin_[bn], cap, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr,
+                   b_.col_idx, b_.values, row_nnz_.data(), row_ptr_.data(), c_col, c_val);
         }
     }
 
@@ -481,7 +481,7 @@ private:
         const count_t nh = last - first;
         const count_t* rows = part_ids_.data() + first;
         hb.chat_nnz = heavy_prefix_[last - 1] - (first == 0 ? 0 : heavy_prefix_[first - 1]);
-        const count_t ka = a_->ncols;
+        const count_t ka = a_.ncols;
         const std::size_t t_csc = timer.start(hs);
         // Ĉ.rowPtr of the batch
         DeviceBuffer<count_t> sizes(nh, at(hs));
@@ -494,7 +494,7 @@ private:
         });
         // masked CSR -> CSC of the batch's rows of A (stable radix sort by column)
         DeviceBuffer<count_t> entry_ptr(nh + 1, at(hs));
-        launch("row_lengths_kernel", &row_lengths_kernel, grid_for(nh, simple_block), simple_block, 0, hs, nh, rows, a_->row_ptr.data(),
+        launch("row_lengths_kernel", &row_lengths_kernel, grid_for(nh, simple_block), simple_block, 0, hs, nh, rows, a_.row_ptr,
                sizes.data());
         check(cudaMemsetAsync(entry_ptr.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
         temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
@@ -505,7 +505,7 @@ private:
         DeviceBuffer<count_t> keys(nent, at(hs)), keys_sorted(nent, at(hs)), ent_h(nent, at(hs)), ent_j(nent, at(hs)), ent_t(nent, at(hs)),
             t_sorted(nent, at(hs));
         launch("heavy_entries_kernel", &heavy_entries_kernel<I>, grid_for(nh * warp_size, simple_block), simple_block, 0, hs, nh, rows,
-               a_->row_ptr.data(), a_->col_idx.data(), b_->row_ptr.data(), entry_ptr.data(), ka, keys.data(), ent_h.data(), ent_j.data(),
+               a_.row_ptr, a_.col_idx, b_.row_ptr, entry_ptr.data(), ka, keys.data(), ent_h.data(), ent_j.data(),
                ent_t.data());
         const int key_bits = floor_log2(std::max<count_t>(ka, 1)) + 1;
         temp_h_.run("cub::DeviceRadixSort::SortPairs", [&](void* t, std::size_t& b) {
@@ -522,7 +522,7 @@ private:
         hb.csc_src.allocate(nent, at(hs));
         launch("csc_gather_kernel", &csc_gather_kernel, grid_for(nent, simple_block), simple_block, 0, hs, nent, hb.col_ptr.data() + ka, t_sorted.data(),
                ent_h.data(), ent_j.data(), hb.csc_row.data(), hb.csc_src.data());
-        launch("slice_sizes_kernel", &slice_sizes_kernel, grid_for(ka, simple_block), simple_block, 0, hs, ka, hb.col_ptr.data(), b_->row_ptr.data(),
+        launch("slice_sizes_kernel", &slice_sizes_kernel, grid_for(ka, simple_block), simple_block, 0, hs, ka, hb.col_ptr.data(), b_.row_ptr,
                slice_sizes.data(), traffic_.data());
         check(cudaMemsetAsync(hb.slice_off.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
         if (ka > 0)
@@ -650,11 +650,11 @@ private:
     // A's values in CSC order, then the outer product (Alg. 4) into v's first buffer.
     void outer_product(const HeavyBatch& hb, HeavyValues<V, I>& v, PhaseTimer& timer) {
         const cudaStream_t hs = heavy_.get();
-        const count_t nh = hb.last - hb.first, ka = a_->ncols;
+        const count_t nh = hb.last - hb.first, ka = a_.ncols;
         const std::size_t t_csc = timer.start(hs);
         DeviceBuffer<V> csc_val(hb.nent, at(hs));
         launch("gather_values_kernel", &gather_values_kernel<V>, grid_for(hb.nent, simple_block), simple_block, 0, hs, hb.nent, hb.col_ptr.data() + ka,
-               hb.csc_src.data(), a_->values.data(), csc_val.data());
+               hb.csc_src.data(), a_.values, csc_val.data());
         DeviceBuffer<count_t> cursor(nh, at(hs));
         check(cudaMemcpyAsync(cursor.data(), hb.chat_ptr.data(), nh * sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
         timer.stop(t_csc, hs, &st_.csc_ms);
@@ -662,7 +662,7 @@ private:
         const count_t ge = p_.outer_group_elems;
         launch("outer_product_kernel", &outer_product_kernel<V, I>, grid_for(hb.chat_nnz, static_cast<int>(ge)), p_.outer_threads,
                static_cast<std::size_t>(ge) * sizeof(count_t), hs, hb.chat_nnz, ge, ka, hb.slice_off.data(), hb.col_ptr.data(), hb.csc_row.data(),
-               csc_val.data(), b_->row_ptr.data(), b_->col_idx.data(), b_->values.data(), cursor.data(), v.col[0].data(), v.val[0].data());
+               csc_val.data(), b_.row_ptr, b_.col_idx, b_.values, cursor.data(), v.col[0].data(), v.val[0].data());
         timer.stop(t_outer, hs, &st_.outer_ms);
         st_.outer_bytes += hb.chat_nnz * static_cast<count_t>(sizeof(I) + sizeof(V));  // + B and Ã reads: traffic_
     }
@@ -789,8 +789,7 @@ private:
     MemoryTracker mem_;
     Stream heavy_, light_;
     Temp temp_h_, temp_l_;
-    const DeviceCsr<V, I>* a_ = nullptr;  // the operands of the current phase
-    const DeviceCsr<V, I>* b_ = nullptr;
+    DeviceCsrRef<V, I> a_, b_;  // the operands of the current phase
     bool planned_ = false;
     count_t m_ = 0, n_ = 0, nheavy_ = 0, nnz_ = 0;
     count_t traffic_bytes_ = 0;  // B and Ã reads of one build of all batches' intermediates

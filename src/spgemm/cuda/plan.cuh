@@ -1,6 +1,7 @@
 // src/spgemm/cuda/plan.cuh: cuda::GpuSpgemmPlan, the two-phase gMAGNUS product with the pattern
-// work kept on the device (a gmagnus::Gmagnus and the plan's copies of A and B). Instantiated in
-// gmagnus_float.cu / gmagnus_double.cu; the CPU simulator's tests instantiate it for the simulator.
+// work kept on the device (a gmagnus::Gmagnus, and the plan's copies of A's and B's patterns).
+// Instantiated in gmagnus_float.cu / gmagnus_double.cu; the CPU simulator's tests instantiate it
+// for the simulator.
 #pragma once
 
 #include <memory>
@@ -13,6 +14,7 @@
 #include <gigasparse/cuda/spgemm_plan.hpp>
 
 #include "cuda/base/device_buffer.hpp"
+#include "spgemm/cuda/device_matrix.cuh"
 #include "spgemm/cuda/gmagnus_dispatch.cuh"
 
 namespace gigasparse::cuda {
@@ -26,11 +28,54 @@ struct GpuSpgemmPlan<V, I>::Impl {
     // Declared after what it refers to (stats) and before what lives on its streams (a, b): the
     // buffers are freed first, in the order of those streams, then the streams.
     std::unique_ptr<gmagnus::Gmagnus<V, I>> g;
-    DeviceCsr<V, I> a, b;  // b is empty while B is A
+    // The patterns the plan was made for (b's is empty while B is A); the values arrays hold the
+    // host calls' values (allocated by the first host call).
+    DeviceCsr<V, I> a, b;
     bool b_is_a = false;
     bool planned = false;
 
-    const DeviceCsr<V, I>& dev_b() const { return b_is_a ? a : b; }
+    DeviceCsrRef<V, I> pattern_a() const { return a.ref(); }
+    DeviceCsrRef<V, I> pattern_b() const { return b_is_a ? a.ref() : b.ref(); }
+    Placement at() { return Placement{g->stream(), g->tracker()}; }
+
+    // A fresh plan: the previous one's device memory goes first.
+    void clear() {
+        planned = false;
+        a = {};
+        b = {};
+        g.reset();
+        row_ptr.clear();
+        stats = GpuSpgemmStats{};
+    }
+    void check_product(std::int64_t ar, std::int64_t ac, std::int64_t br, std::int64_t bc) const {
+        if (ac != br)
+            throw DimensionMismatch("cuda::GpuSpgemmPlan: A is " + std::to_string(ar) + " x " + std::to_string(ac) + " but B is " + std::to_string(br) +
+                                    " x " + std::to_string(bc));
+    }
+    void check_planned_shapes(std::int64_t ar, std::int64_t ac, std::int64_t an, std::int64_t br, std::int64_t bc, std::int64_t bn) const {
+        if (!planned) throw PhaseError("cuda::GpuSpgemmPlan: numeric() called before symbolic()");
+        const DeviceCsrRef<V, I> pa = pattern_a(), pb = pattern_b();
+        if (ar != pa.nrows || ac != pa.ncols || an != pa.nnz || br != pb.nrows || bc != pb.ncols || bn != pb.nnz)
+            throw InvalidArgument("cuda::GpuSpgemmPlan: numeric() operands differ in shape or number of entries from those given to symbolic()");
+    }
+    // symbolic() after the patterns are on the device: the pattern work, then C's row offsets to the
+    // host. On failure the plan is left empty.
+    void plan(DeviceCsrRef<V, I> ra, DeviceCsrRef<V, I> rb) {
+        const cudaStream_t hs = g->stream();
+        Event d0, d1;
+        g->symbolic(ra, rb, false, false);
+        row_ptr.resize(static_cast<std::size_t>(ra.nrows + 1));
+        d0.record(hs);
+        check(cudaMemcpyAsync(row_ptr.data(), g->row_ptr(), row_ptr.size() * sizeof(offset_t), cudaMemcpyDeviceToHost, hs), "cudaMemcpyAsync D2H");
+        d1.record(hs);
+        check(cudaStreamSynchronize(hs), "cudaStreamSynchronize");
+        stats.download_ms = d1.since(d0);
+        planned = true;
+    }
+    void fail() noexcept {
+        (void)cudaDeviceSynchronize();  // work of both streams may still read A and B
+        clear();
+    }
 };
 
 template <class V, class I>
@@ -47,77 +92,88 @@ GpuSpgemmPlan<V, I>& GpuSpgemmPlan<V, I>::operator=(GpuSpgemmPlan&&) noexcept = 
 template <class V, class I>
 void GpuSpgemmPlan<V, I>::symbolic(CsrView<V, I> a, CsrView<V, I> b) {
     Impl& s = *impl_;
-    if (a.ncols != b.nrows)
-        throw DimensionMismatch("cuda::GpuSpgemmPlan: A is " + std::to_string(a.nrows) + " x " + std::to_string(a.ncols) + " but B is " +
-                                std::to_string(b.nrows) + " x " + std::to_string(b.ncols));
-    // a fresh plan: the previous one's device memory goes first
-    s.planned = false;
-    s.a = {};
-    s.b = {};
-    s.g.reset();
-    s.row_ptr.clear();
-    s.stats = GpuSpgemmStats{};
+    s.check_product(a.nrows, a.ncols, b.nrows, b.ncols);
+    s.clear();
     check(cudaSetDevice(s.options.device), "cudaSetDevice");
     s.g = std::make_unique<gmagnus::Gmagnus<V, I>>(s.options, s.stats);
     try {
         const cudaStream_t hs = s.g->stream();
-        Event u0, u1, d0, d1;
+        Event u0, u1;
         u0.record(hs);
         s.b_is_a = a.same_storage(b);
         s.a = upload(a, hs, s.g->tracker());
         if (!s.b_is_a) s.b = upload(b, hs, s.g->tracker());
         u1.record(hs);
-        s.g->symbolic(s.a, s.dev_b(), false, false);
-        s.row_ptr.resize(static_cast<std::size_t>(a.nrows + 1));
-        d0.record(hs);
-        check(cudaMemcpyAsync(s.row_ptr.data(), s.g->row_ptr(), s.row_ptr.size() * sizeof(offset_t), cudaMemcpyDeviceToHost, hs), "cudaMemcpyAsync D2H");
-        d1.record(hs);
-        check(cudaStreamSynchronize(hs), "cudaStreamSynchronize");
+        s.plan(s.pattern_a(), s.pattern_b());
         s.stats.upload_ms = u1.since(u0);
-        s.stats.download_ms = d1.since(d0);
     } catch (...) {
-        (void)cudaDeviceSynchronize();  // work of both streams may still read A and B
-        s.a = {};
-        s.b = {};
-        s.g.reset();
-        s.row_ptr.clear();
+        s.fail();
         throw;
     }
-    s.planned = true;
+}
+
+template <class V, class I>
+void GpuSpgemmPlan<V, I>::symbolic(const DeviceMatrix<V, I>& a, const DeviceMatrix<V, I>& b) {
+    Impl& s = *impl_;
+    if (!a.impl() || !b.impl()) throw InvalidArgument("cuda::GpuSpgemmPlan: an operand is an empty (default-constructed or moved-from) DeviceMatrix");
+    if (a.device() != b.device())
+        throw InvalidArgument("cuda::GpuSpgemmPlan: A is on device " + std::to_string(a.device()) + " and B on device " + std::to_string(b.device()));
+    s.check_product(a.nrows(), a.ncols(), b.nrows(), b.ncols());
+    s.clear();
+    s.options.device = a.device();
+    check(cudaSetDevice(s.options.device), "cudaSetDevice");
+    s.g = std::make_unique<gmagnus::Gmagnus<V, I>>(s.options, s.stats);
+    try {
+        const cudaStream_t hs = s.g->stream();
+        const auto copy_pattern = [&](const DeviceMatrix<V, I>& m, DeviceCsr<V, I>& d) {
+            d.nrows = m.nrows();
+            d.ncols = m.ncols();
+            d.nnz = m.nnz();
+            d.row_ptr.allocate(d.nrows + 1, s.at());
+            d.col_idx.allocate(d.nnz, s.at());
+            check(cudaMemcpyAsync(d.row_ptr.data(), m.row_ptr(), static_cast<std::size_t>(d.row_ptr.bytes()), cudaMemcpyDeviceToDevice, hs),
+                  "cudaMemcpyAsync D2D");
+            if (d.nnz > 0)
+                check(cudaMemcpyAsync(d.col_idx.data(), m.col_idx(), static_cast<std::size_t>(d.col_idx.bytes()), cudaMemcpyDeviceToDevice, hs),
+                      "cudaMemcpyAsync D2D");
+        };
+        s.b_is_a = &a == &b;
+        copy_pattern(a, s.a);
+        if (!s.b_is_a) copy_pattern(b, s.b);
+        DeviceCsrRef<V, I> ra = s.pattern_a(), rb = s.pattern_b();
+        ra.values = a.values();
+        rb.values = b.values();
+        s.plan(ra, rb);
+    } catch (...) {
+        s.fail();
+        throw;
+    }
 }
 
 template <class V, class I>
 void GpuSpgemmPlan<V, I>::numeric(CsrView<V, I> a, CsrView<V, I> b, Csr<V, I>& c) {
     Impl& s = *impl_;
-    if (!s.planned) throw PhaseError("cuda::GpuSpgemmPlan: numeric() called before symbolic()");
-    const auto same_shape = [](CsrView<V, I> x, const DeviceCsr<V, I>& d) {
-        return x.nrows == d.nrows && x.ncols == d.ncols && static_cast<std::int64_t>(x.values.size()) == d.nnz;
-    };
-    if (!same_shape(a, s.a) || !same_shape(b, s.dev_b()))
-        throw InvalidArgument("cuda::GpuSpgemmPlan: numeric() operands differ in shape or number of entries from those given to symbolic()");
+    s.check_planned_shapes(a.nrows, a.ncols, static_cast<std::int64_t>(a.values.size()), b.nrows, b.ncols, static_cast<std::int64_t>(b.values.size()));
     check(cudaSetDevice(s.options.device), "cudaSetDevice");
     const cudaStream_t hs = s.g->stream();
-    if (s.b_is_a && !a.same_storage(b)) {
-        // B was A in symbolic(), now it has values of its own: a copy of A's pattern for them
-        s.b.nrows = s.a.nrows;
-        s.b.ncols = s.a.ncols;
-        s.b.nnz = s.a.nnz;
-        s.b.row_ptr.allocate(s.a.nrows + 1, Placement{hs, s.g->tracker()});
-        s.b.col_idx.allocate(s.a.nnz, Placement{hs, s.g->tracker()});
-        s.b.values.allocate(s.a.nnz, Placement{hs, s.g->tracker()});
-        check(cudaMemcpyAsync(s.b.row_ptr.data(), s.a.row_ptr.data(), static_cast<std::size_t>(s.b.row_ptr.bytes()), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
-        if (s.a.nnz > 0)
-            check(cudaMemcpyAsync(s.b.col_idx.data(), s.a.col_idx.data(), static_cast<std::size_t>(s.b.col_idx.bytes()), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
-        s.b_is_a = false;
-    }
+    // the host values go into the plan's arrays (B's own unless B is A again)
+    const bool b_in_a = s.b_is_a && a.same_storage(b);
+    if (s.a.values.size() < s.a.nnz) s.a.values.allocate(s.a.nnz, s.at());
+    const std::int64_t b_nnz = s.pattern_b().nnz;
+    if (!b_in_a && s.b.values.size() < b_nnz) s.b.values.allocate(b_nnz, s.at());
     Event u0, u1, d0, d1;
     u0.record(hs);
     if (s.a.nnz > 0)
-        check(cudaMemcpyAsync(s.a.values.data(), a.values.data(), static_cast<std::size_t>(s.a.values.bytes()), cudaMemcpyHostToDevice, hs), "cudaMemcpyAsync H2D");
-    if (!s.b_is_a && s.b.nnz > 0)
-        check(cudaMemcpyAsync(s.b.values.data(), b.values.data(), static_cast<std::size_t>(s.b.values.bytes()), cudaMemcpyHostToDevice, hs), "cudaMemcpyAsync H2D");
+        check(cudaMemcpyAsync(s.a.values.data(), a.values.data(), static_cast<std::size_t>(s.a.nnz) * sizeof(V), cudaMemcpyHostToDevice, hs),
+              "cudaMemcpyAsync H2D");
+    if (!b_in_a && b_nnz > 0)
+        check(cudaMemcpyAsync(s.b.values.data(), b.values.data(), static_cast<std::size_t>(b_nnz) * sizeof(V), cudaMemcpyHostToDevice, hs),
+              "cudaMemcpyAsync H2D");
     u1.record(hs);
-    DeviceCsr<V, I> dc = s.g->numeric(s.a, s.dev_b(), false);
+    DeviceCsrRef<V, I> ra = s.pattern_a(), rb = s.pattern_b();
+    ra.values = s.a.values.data();
+    rb.values = b_in_a ? s.a.values.data() : s.b.values.data();
+    DeviceCsr<V, I> dc = s.g->numeric(ra, rb, false);
     c.nrows = dc.nrows;
     c.ncols = dc.ncols;
     c.row_ptr = s.row_ptr;
@@ -125,8 +181,10 @@ void GpuSpgemmPlan<V, I>::numeric(CsrView<V, I> a, CsrView<V, I> b, Csr<V, I>& c
     c.values.resize(static_cast<std::size_t>(dc.nnz));
     d0.record(hs);
     if (dc.nnz > 0) {
-        check(cudaMemcpyAsync(c.col_idx.data(), dc.col_idx.data(), static_cast<std::size_t>(dc.col_idx.bytes()), cudaMemcpyDeviceToHost, hs), "cudaMemcpyAsync D2H");
-        check(cudaMemcpyAsync(c.values.data(), dc.values.data(), static_cast<std::size_t>(dc.values.bytes()), cudaMemcpyDeviceToHost, hs), "cudaMemcpyAsync D2H");
+        check(cudaMemcpyAsync(c.col_idx.data(), dc.col_idx.data(), static_cast<std::size_t>(dc.col_idx.bytes()), cudaMemcpyDeviceToHost, hs),
+              "cudaMemcpyAsync D2H");
+        check(cudaMemcpyAsync(c.values.data(), dc.values.data(), static_cast<std::size_t>(dc.values.bytes()), cudaMemcpyDeviceToHost, hs),
+              "cudaMemcpyAsync D2H");
     }
     d1.record(hs);
     check(cudaStreamSynchronize(hs), "cudaStreamSynchronize");
@@ -139,6 +197,33 @@ Csr<V, I> GpuSpgemmPlan<V, I>::numeric(CsrView<V, I> a, CsrView<V, I> b) {
     Csr<V, I> c;
     numeric(a, b, c);
     return c;
+}
+
+template <class V, class I>
+DeviceMatrix<V, I> GpuSpgemmPlan<V, I>::numeric(const DeviceMatrix<V, I>& a, const DeviceMatrix<V, I>& b) {
+    Impl& s = *impl_;
+    if (!a.impl() || !b.impl()) throw InvalidArgument("cuda::GpuSpgemmPlan: an operand is an empty (default-constructed or moved-from) DeviceMatrix");
+    s.check_planned_shapes(a.nrows(), a.ncols(), a.nnz(), b.nrows(), b.ncols(), b.nnz());
+    if (a.device() != s.options.device || b.device() != s.options.device)
+        throw InvalidArgument("cuda::GpuSpgemmPlan: the operands are not on the plan's device " + std::to_string(s.options.device));
+    check(cudaSetDevice(s.options.device), "cudaSetDevice");
+    DeviceCsrRef<V, I> ra = s.pattern_a(), rb = s.pattern_b();
+    ra.values = a.values();
+    rb.values = b.values();
+    const std::int64_t values_bytes = (a.nnz() + (&a == &b ? 0 : b.nnz())) * static_cast<std::int64_t>(sizeof(V));
+    s.g->tracker()->add(values_bytes);  // device_bytes_peak counts the operands' values read in place
+    auto impl = std::make_unique<typename DeviceMatrix<V, I>::Impl>();
+    impl->device = s.options.device;
+    try {
+        impl->csr = s.g->numeric(ra, rb, false);
+    } catch (...) {
+        s.g->tracker()->remove(values_bytes);
+        throw;
+    }
+    s.g->tracker()->remove(values_bytes);
+    s.stats.upload_ms = 0;
+    s.stats.download_ms = 0;
+    return DeviceMatrix<V, I>(std::move(impl));
 }
 
 template <class V, class I>
