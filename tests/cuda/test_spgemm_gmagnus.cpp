@@ -356,7 +356,8 @@ TEST(CudaSpgemm, PlanNumericWithNewValues) {
                 for (const char* k : {"row_products_kernel", "histogram_kernel", "heavy_entries_kernel", "csc_gather_kernel", "segment_bin_keys_kernel",
                                       "segment_keys_kernel", "segment_offsets_kernel", "level_order_kernel", "light_bin_keys_kernel"})
                     EXPECT_EQ(launched(k), 0) << k << " ran in the numeric phase";
-                for (const char* k : {"gather_values_kernel", "outer_product_kernel", "multisplit_kernel", "hash_rows_kernel", "hash_segments_kernel"})
+                for (const char* k : {"gather_values_kernel", "outer_product_kernel", "multisplit_kernel", "hash_rows_kernel", "hash_rows_warp_kernel",
+                                      "hash_segments_kernel"})
                     EXPECT_GT(launched(k), 0) << k << " did not run in the numeric phase";
                 EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess) << cuda_sim::last_error_detail();
 #endif
@@ -496,7 +497,7 @@ TEST(CudaSpgemm, RacecheckSmallProducts) {
     EXPECT_GT(st2.heavy_rows, 0);
     EXPECT_GE(st2.levels_run, 2);
 #ifdef GIGASPARSE_CUDA_SIM
-    for (const char* k : {"row_products_kernel", "heavy_flags_kernel", "light_bin_keys_kernel", "hash_rows_kernel", "gather_products_kernel",
+    for (const char* k : {"row_products_kernel", "heavy_flags_kernel", "light_bin_keys_kernel", "hash_rows_kernel", "hash_rows_warp_kernel", "gather_products_kernel",
                           "row_lengths_kernel", "heavy_entries_kernel", "csc_colptr_kernel", "csc_gather_kernel", "gather_values_kernel", "slice_sizes_kernel", "level_split_kernel",
                           "outer_product_kernel", "make_segments_kernel", "histogram_kernel", "split_flags_kernel", "level_order_kernel",
                           "multisplit_kernel", "segment_bin_keys_kernel", "hash_segments_kernel", "dense_segments_kernel",

@@ -94,6 +94,17 @@ __global__ void broadcast_kernel(int value, int* out) {
     out[blockIdx.x * blockDim.x + threadIdx.x] = s;
 }
 
+// Each warp's lane 0 publishes to its warp through shared memory, with or without __syncwarp; the
+// warps of a block share nothing (hash_rows_warp_kernel's pattern).
+template <bool Sync>
+__global__ void warp_broadcast_kernel(int value, int* out) {
+    __shared__ int s[32];
+    const unsigned warp = threadIdx.x / 32;
+    if (threadIdx.x % 32 == 0) s[warp] = value + static_cast<int>(warp);
+    if constexpr (Sync) __syncwarp();
+    out[threadIdx.x] = s[warp];
+}
+
 __global__ void divergent_barrier_kernel(int* out) {
     if (threadIdx.x >= 16) return;
     __syncthreads();
@@ -188,6 +199,36 @@ TEST_F(CudaSim, MissingBarrierGivesWrongResultsInReverseOrder) {
     const auto h = to_host(out, 64);
     EXPECT_EQ(h[0], 7);
     EXPECT_NE(h[63], 7) << "thread 63 ran first and cannot have seen thread 0's write";
+    cudaFree(out);
+}
+
+// __syncwarp orders the lanes of a warp (in every thread order, and for racecheck); without it,
+// lanes that run before lane 0 read a stale value.
+TEST_F(CudaSim, SyncwarpPublishesWithinTheWarp) {
+    int* out = device<int>(96);
+    for (cuda_sim::Order o : {cuda_sim::Order::forward, cuda_sim::Order::reverse, cuda_sim::Order::random}) {
+        cuda_sim::config().order = o;
+        const std::int64_t races = cuda_sim::race_reports();
+        ASSERT_EQ(run(&warp_broadcast_kernel<true>, 1, 96, 0, nullptr, 5, out), cudaSuccess);
+        const auto h = to_host(out, 96);
+        for (int i = 0; i < 96; ++i) ASSERT_EQ(h[i], 5 + i / 32) << "order " << static_cast<int>(o) << " thread " << i;
+        EXPECT_EQ(cuda_sim::race_reports(), races);
+    }
+    cudaFree(out);
+}
+
+TEST_F(CudaSim, MissingSyncwarpGivesWrongResultsInReverseOrder) {
+    races_expected_ = true;
+    int* out = device<int>(64);
+    cuda_sim::config().order = cuda_sim::Order::reverse;
+    const std::int64_t races = cuda_sim::race_reports();
+    ASSERT_EQ(run(&warp_broadcast_kernel<false>, 1, 64, 0, nullptr, 7, out), cudaSuccess);
+    if (cuda_sim::racecheck()) {
+        EXPECT_GT(cuda_sim::race_reports(), races) << "lane 31's read is not ordered after lane 0's write";
+    } else {
+        const auto h = to_host(out, 64);
+        EXPECT_NE(h[31], 7) << "lane 31 ran first and cannot have seen lane 0's write";
+    }
     cudaFree(out);
 }
 

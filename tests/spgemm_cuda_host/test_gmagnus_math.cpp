@@ -144,6 +144,20 @@ TEST(GmagnusMath, HashBinsAndKinds) {
     EXPECT_EQ(gm::next_probe(63, 64), 0u);
 }
 
+// Rows per block of the warp-per-row hash kernel: 8 when their tables fit the budget, fewer under a
+// small one, never 0; the bins it serves are the one-warp ones (tables of 32 and 64 entries).
+TEST(GmagnusMath, WarpRowsPerBlock) {
+    const gm::ElementSizes dbl{4, 8, 8, 4}, flt64{8, 4, 8, 4};
+    EXPECT_EQ(gm::warp_rows_per_block(64, dbl, true, 227 * 1024), 8);
+    EXPECT_EQ(gm::warp_rows_per_block(64, dbl, true, 4096), 5);    // 768-byte tables
+    EXPECT_EQ(gm::warp_rows_per_block(64, flt64, false, 1024), 2);  // symbolic: keys only (512 bytes)
+    EXPECT_EQ(gm::warp_rows_per_block(64, dbl, true, 100), 1);
+    int warp_bins = 0;
+    for (int bin = 0; bin < 10; ++bin) warp_bins += gm::hash_bin_threads(bin) == 32;
+    EXPECT_EQ(warp_bins, 2);
+    EXPECT_EQ(gm::hash_bin_capacity(1), 64);
+}
+
 // The pair mapping visits each (i, i + j) with bit j of i clear once, and the network it drives
 // (as the hash kernels run it: one pair per thread and step) sorts.
 TEST(GmagnusMath, BitonicPairsCoverTheNetworkAndSort) {

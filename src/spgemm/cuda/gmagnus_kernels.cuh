@@ -401,31 +401,43 @@ __device__ __forceinline__ void hash_insert(I* keys, V* vals, count_t cap, I key
     }
 }
 
+// The threads that share one hash table: a whole block, or one warp of it (hash_rows_warp_kernel).
+struct BlockGroup {
+    static __device__ __forceinline__ unsigned rank() { return threadIdx.x; }
+    static __device__ __forceinline__ unsigned size() { return blockDim.x; }
+    static __device__ __forceinline__ void sync() { __syncthreads(); }
+};
+struct WarpGroup {
+    static __device__ __forceinline__ unsigned rank() { return threadIdx.x % warp_size; }
+    static __device__ __forceinline__ unsigned size() { return warp_size; }
+    static __device__ __forceinline__ void sync() { __syncwarp(); }
+};
+
 // Moves the n occupied entries of the table to its front (in any order: they are sorted next), in
-// place, in rounds of blockDim.x slots: each warp ballots its occupied slots, the warps' counts give
+// place, in rounds of G::size() slots: each warp ballots its occupied slots, the warps' counts give
 // every entry its position, and a position never exceeds the slot it came from, which, like every
-// slot of the round, was read before the round's barrier. blockDim.x divides cap (both powers of
-// two, cap >= blockDim.x). warp_counts: 32 words of shared memory. Table indices are 32-bit (a
-// table fits shared memory): fewer registers in the loops.
-template <class V, class I>
+// slot of the round, was read before the round's barrier. G::size() divides cap (both powers of
+// two, cap >= G::size()). warp_counts: a word per warp of the group in shared memory. Table indices
+// are 32-bit (a table fits shared memory): fewer registers in the loops.
+template <class G, class V, class I>
 __device__ void compact_table(I* keys, V* vals, unsigned cap, unsigned* warp_counts) {
-    const unsigned lane = threadIdx.x % warp_size, warp = threadIdx.x / warp_size, nwarps = blockDim.x / warp_size;
+    const unsigned lane = G::rank() % warp_size, warp = G::rank() / warp_size, nwarps = G::size() / warp_size;
     unsigned base = 0;
-    for (unsigned r = 0; r < cap; r += blockDim.x) {
-        const unsigned i = r + threadIdx.x;
+    for (unsigned r = 0; r < cap; r += G::size()) {
+        const unsigned i = r + G::rank();
         const I k = keys[i];
         const V v = vals[i];
         const bool occupied = k != I(-1);
         const unsigned ballot = __ballot_sync(0xffffffffu, occupied);
         if (lane == 0) warp_counts[warp] = static_cast<unsigned>(__popc(ballot));
-        __syncthreads();
+        G::sync();
         unsigned before = 0, total = 0;
         for (unsigned w = 0; w < nwarps; ++w) {
             const unsigned c = warp_counts[w];
             if (w < warp) before += c;
             total += c;
         }
-        __syncthreads();  // every count read before the next round's, every slot before the writes
+        G::sync();  // every count read before the next round's, every slot before the writes
         if (occupied) {
             const unsigned pos = base + before + static_cast<unsigned>(__popc(ballot & ((1u << lane) - 1u)));
             keys[pos] = k;
@@ -433,23 +445,23 @@ __device__ void compact_table(I* keys, V* vals, unsigned cap, unsigned* warp_cou
         }
         base += total;
     }
-    __syncthreads();
+    G::sync();
 }
 
 // Sorts the table's n entries (compacted first, so the bitonic network spans the next power of two
 // of n, not the whole table: the table is at most half full) and writes them with column base.
-template <class V, class I>
+template <class G, class V, class I>
 __device__ void sort_and_write(I* keys, V* vals, count_t cap, unsigned n, count_t base, I* __restrict__ out_col, V* __restrict__ out_val,
                                unsigned* warp_counts) {
     using U = std::make_unsigned_t<I>;
     if (n == 0) return;
-    compact_table(keys, vals, static_cast<unsigned>(cap), warp_counts);
+    compact_table<G>(keys, vals, static_cast<unsigned>(cap), warp_counts);
     const auto len = static_cast<unsigned>(ceil_pow2(n));
-    for (unsigned i = n + threadIdx.x; i < len; i += blockDim.x) keys[i] = I(-1);  // empty sorts last
-    __syncthreads();
+    for (unsigned i = n + G::rank(); i < len; i += G::size()) keys[i] = I(-1);  // empty sorts last
+    G::sync();
     for (unsigned k = 2; k <= len; k <<= 1) {
         for (unsigned j = k >> 1; j > 0; j >>= 1) {
-            for (unsigned t = threadIdx.x; t < len / 2; t += blockDim.x) {
+            for (unsigned t = G::rank(); t < len / 2; t += G::size()) {
                 const auto i = static_cast<unsigned>(bitonic_pair_low(t, j));
                 const unsigned q = i + j;
                 const I ki = keys[i], kq = keys[q];
@@ -461,10 +473,10 @@ __device__ void sort_and_write(I* keys, V* vals, count_t cap, unsigned n, count_
                     vals[q] = tv;
                 }
             }
-            __syncthreads();
+            G::sync();
         }
     }
-    for (unsigned i = threadIdx.x; i < n; i += blockDim.x) {
+    for (unsigned i = G::rank(); i < n; i += G::size()) {
         out_col[i] = static_cast<I>(static_cast<count_t>(keys[i]) + base);
         out_val[i] = vals[i];
     }
@@ -503,7 +515,47 @@ static __global__ void __launch_bounds__(hash_max_threads) hash_rows_kernel(cons
     if constexpr (P == Phase::symbolic) {
         if (threadIdx.x == 0) row_nnz[row] = n_unique;
     } else {
-        sort_and_write(keys, vals, cap, n_unique, 0, c_col + c_ptr[row], c_val + c_ptr[row], warp_counts);
+        sort_and_write<BlockGroup>(keys, vals, cap, n_unique, 0, c_col + c_ptr[row], c_val + c_ptr[row], warp_counts);
+    }
+}
+
+// Light rows of the bins whose table needs one warp (hash_bin_threads == 32): one warp per row,
+// rows_per_block (<= warp_rows_max_warps) rows per block, each warp with its own table in dynamic
+// shared memory (table_bytes apart) and only warp barriers. A block per row would leave these
+// rows, the most numerous of a power-law matrix, at one warp per block: at most 32 blocks, so 32
+// of 64 warps, resident per SM, and a block launch per row.
+template <Phase P, class V, class I>
+static __global__ void __launch_bounds__(warp_rows_max_warps * warp_size) hash_rows_warp_kernel(
+    count_t nrows, const count_t* __restrict__ rows, count_t cap, count_t table_bytes, const count_t* __restrict__ a_ptr, const I* __restrict__ a_col,
+    const V* __restrict__ a_val, const count_t* __restrict__ b_ptr, const I* __restrict__ b_col, const V* __restrict__ b_val,
+    count_t* __restrict__ row_nnz, const count_t* __restrict__ c_ptr, I* __restrict__ c_col, V* __restrict__ c_val) {
+    GIGASPARSE_DYNAMIC_SHARED(smem_raw);
+    __shared__ unsigned n_unique[warp_rows_max_warps];
+    __shared__ unsigned warp_counts[warp_rows_max_warps];
+    const unsigned warp = threadIdx.x / warp_size, lane = threadIdx.x % warp_size;
+    const count_t x = blockIdx.x * static_cast<count_t>(blockDim.x / warp_size) + warp;
+    if (x >= nrows) return;  // the whole warp: no block barrier follows
+    unsigned char* table = smem_raw + warp * table_bytes;
+    V* vals = reinterpret_cast<V*>(table);
+    I* keys = reinterpret_cast<I*>(P == Phase::numeric ? table + cap * sizeof(V) : table);
+    const count_t row = rows[x];
+    for (count_t i = lane; i < cap; i += warp_size) {
+        keys[i] = I(-1);
+        if constexpr (P == Phase::numeric) vals[i] = V(0);
+    }
+    if (lane == 0) n_unique[warp] = 0;
+    __syncwarp();
+    for (count_t j = a_ptr[row]; j < a_ptr[row + 1]; ++j) {
+        const count_t k = static_cast<count_t>(a_col[j]);
+        const V av = P == Phase::numeric ? a_val[j] : V(0);
+        for (count_t q = b_ptr[k] + lane; q < b_ptr[k + 1]; q += warp_size)
+            hash_insert<P>(keys, vals, cap, b_col[q], P == Phase::numeric ? av * b_val[q] : V(0), &n_unique[warp]);
+    }
+    __syncwarp();
+    if constexpr (P == Phase::symbolic) {
+        if (lane == 0) row_nnz[row] = n_unique[warp];
+    } else {
+        sort_and_write<WarpGroup>(keys, vals, cap, n_unique[warp], 0, c_col + c_ptr[row], c_val + c_ptr[row], &warp_counts[warp]);
     }
 }
 
@@ -533,7 +585,7 @@ static __global__ void __launch_bounds__(hash_max_threads) hash_segments_kernel(
     if constexpr (P == Phase::symbolic) {
         if (threadIdx.x == 0) seg_nnz[id] = n_unique;
     } else {
-        sort_and_write(keys, vals, cap, n_unique, sg.base, c_col + seg_out[id], c_val + seg_out[id], warp_counts);
+        sort_and_write<BlockGroup>(keys, vals, cap, n_unique, sg.base, c_col + seg_out[id], c_val + seg_out[id], warp_counts);
     }
 }
 

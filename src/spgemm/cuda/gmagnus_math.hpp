@@ -186,6 +186,15 @@ GIGASPARSE_HD constexpr count_t hash_smem_bytes(count_t capacity, const ElementS
     return capacity * (s.col + (numeric ? s.val : 0));
 }
 
+// hash_rows_warp_kernel: one warp per light row whose table needs one warp (hash_bin_threads == 32),
+// up to warp_rows_max_warps rows per block, as many as the shared-memory budget holds tables of
+// `capacity` entries (at least one).
+inline constexpr int warp_rows_max_warps = 8;
+GIGASPARSE_HD constexpr int warp_rows_per_block(count_t capacity, const ElementSizes& s, bool numeric, count_t smem_bytes) {
+    const count_t fit = smem_bytes / max_c(hash_smem_bytes(capacity, s, numeric), count_t(1));
+    return static_cast<int>(fit < 1 ? 1 : (fit > warp_rows_max_warps ? warp_rows_max_warps : fit));
+}
+
 // True when the parameters are usable: the smallest hash bin (32 entries) fits, every kernel's
 // dynamic shared memory fits the budget (the launch would fail otherwise), and every multisplit
 // level fits at least one round of threads.

@@ -339,6 +339,9 @@ T __shfl_down_sync(unsigned mask, T v, unsigned delta, int width = warpSize) {
     return r;
 }
 
+// Barrier (and memory order) of the lanes named in mask.
+inline void __syncwarp(unsigned mask = 0xffffffffu) { cuda_sim::warp_barrier(mask); }
+
 // Bit l set when lane l (named in mask) passed a nonzero predicate.
 inline unsigned __ballot_sync(unsigned mask, int pred) {
     std::uint64_t* slots = cuda_sim::warp_exchange_slots();
