@@ -73,6 +73,113 @@ struct DevCsr {
     DevCsr& operator=(const DevCsr&) = delete;
 };
 
+// The objects of one cuSPARSE SpGEMM: A and B described, C described empty with its row offsets
+// allocated, a SpGEMM descriptor and two events; work buffers and C's arrays allocated through it.
+// Everything is freed with it. sp()/cu() check a call and keep the failure in `why`; `ok` is false
+// from the first failure on, and every later step is skipped.
+struct CusparseSpgemm {
+    std::string& why;
+    bool ok = true;
+    cusparseSpMatDescr_t ma = nullptr, mb = nullptr, mc = nullptr;
+    cusparseSpGEMMDescr_t d = nullptr;
+    cudaEvent_t e0 = nullptr, e1 = nullptr;
+    int *dcp = nullptr, *dci = nullptr;
+    float* dcv = nullptr;
+    std::int64_t nnz_c = 0;
+    std::vector<void*> buffers;
+
+    CusparseSpgemm(const DevCsr& a, const DevCsr& b, std::string& w) : why(w) {
+        if (!a.ok || !b.ok) fail("inputs not on the device");
+        check_cu(cudaMalloc(&dcp, (a.nrows + 1) * sizeof(int)), "cudaMalloc C.rowptr") && check_cu(cudaEventCreate(&e0), "event") &&
+            check_cu(cudaEventCreate(&e1), "event");
+        sp(cusparseCreateCsr(&ma, a.nrows, a.ncols, a.nnz, a.ptr, a.col, a.val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                             CUDA_R_32F),
+           "createCsr A");
+        sp(cusparseCreateCsr(&mb, b.nrows, b.ncols, b.nnz, b.ptr, b.col, b.val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                             CUDA_R_32F),
+           "createCsr B");
+        sp(cusparseCreateCsr(&mc, a.nrows, b.ncols, 0, nullptr, nullptr, nullptr, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                             CUDA_R_32F),
+           "createCsr C");
+        sp(cusparseSpGEMM_createDescr(&d), "SpGEMM_createDescr");
+    }
+    ~CusparseSpgemm() {
+        (void)cudaGetLastError();
+        if (d) cusparseSpGEMM_destroyDescr(d);
+        for (cusparseSpMatDescr_t m : {ma, mb, mc})
+            if (m) cusparseDestroySpMat(m);
+        for (void* p : {static_cast<void*>(dcp), static_cast<void*>(dci), static_cast<void*>(dcv)})
+            if (p) cudaFree(p);
+        for (void* p : buffers)
+            if (p) cudaFree(p);
+        if (e0) cudaEventDestroy(e0);
+        if (e1) cudaEventDestroy(e1);
+        (void)cudaGetLastError();
+    }
+    CusparseSpgemm(const CusparseSpgemm&) = delete;
+    CusparseSpgemm& operator=(const CusparseSpgemm&) = delete;
+
+    bool fail(const std::string& what) {
+        if (ok) why = what;
+        ok = false;
+        return false;
+    }
+    bool sp(cusparseStatus_t st, const char* what) {
+        if (ok && st != CUSPARSE_STATUS_SUCCESS) fail(std::string(what) + ": " + cusparseGetErrorString(st));
+        return ok;
+    }
+    bool check_cu(cudaError_t st, const char* what) {
+        if (ok && st != cudaSuccess) fail(std::string(what) + ": " + cudaGetErrorString(st));
+        return ok;
+    }
+    // A work buffer of `bytes` (at least 1), freed with this object (or at once with release()).
+    void* buffer(std::size_t bytes, const char* what) {
+        void* p = nullptr;
+        if (ok && check_cu(cudaMalloc(&p, std::max<std::size_t>(bytes, 1)), what)) buffers.push_back(p);
+        return p;
+    }
+    void release(void* p) {
+        for (void*& q : buffers)
+            if (q == p && p) {
+                cudaFree(p);
+                q = nullptr;
+            }
+    }
+    // C's size from cuSPARSE, its columns and values allocated and set.
+    bool allocate_c() {
+        std::int64_t rows = 0, cols = 0;
+        return sp(cusparseSpMatGetSize(mc, &rows, &cols, &nnz_c), "SpMatGetSize") &&
+               check_cu(cudaMalloc(&dci, std::max<std::int64_t>(nnz_c, 1) * sizeof(int)), "cudaMalloc C.col") &&
+               check_cu(cudaMalloc(&dcv, std::max<std::int64_t>(nnz_c, 1) * sizeof(float)), "cudaMalloc C.val") &&
+               sp(cusparseCsrSetPointers(mc, dcp, dci, dcv), "CsrSetPointers");
+    }
+    void start() {
+        if (ok) cudaEventRecord(e0);
+    }
+    // Milliseconds since start(), after the device finished (-1 after a failure).
+    double stop() {
+        if (!ok) return -1;
+        cudaEventRecord(e1);
+        if (!check_cu(cudaEventSynchronize(e1), "cudaEventSynchronize")) return -1;
+        float t = 0;
+        cudaEventElapsedTime(&t, e0, e1);
+        return t;
+    }
+    // C to the host (32-bit row offsets widened).
+    bool download(std::int64_t nrows, std::int64_t ncols, Mat& out) {
+        std::vector<int> cp(nrows + 1);
+        out.nrows = nrows;
+        out.ncols = ncols;
+        out.col_idx.resize(nnz_c);
+        out.values.resize(nnz_c);
+        const bool done = check_cu(cudaMemcpy(cp.data(), dcp, cp.size() * sizeof(int), cudaMemcpyDeviceToHost), "D2H") &&
+                          check_cu(cudaMemcpy(out.col_idx.data(), dci, nnz_c * sizeof(int), cudaMemcpyDeviceToHost), "D2H") &&
+                          check_cu(cudaMemcpy(out.values.data(), dcv, nnz_c * sizeof(float), cudaMemcpyDeviceToHost), "D2H");
+        out.row_ptr.assign(cp.begin(), cp.end());
+        return done;
+    }
+};
+
 // One cuSPARSE SpGEMM (the generic API's documented sequence): workEstimation (size query, then
 // with buffer1); ALG2/ALG3: estimateMemory (size query of buffer3, then with buffer3, which gives
 // bufferSize2; chunk_fraction is read by ALG3 only, ALG2 gets a valid 1.0); ALG1: compute as the
@@ -80,96 +187,30 @@ struct DevCsr {
 // alone does not fill C's row offsets). Timed from the first call to the end of the copy,
 // allocations of the work buffers and of C included, like ours. Returns ms, or -1 with `why` set.
 double cusparse_run(cusparseHandle_t h, const DevCsr& a, const DevCsr& b, cusparseSpGEMMAlg_t alg, float chunk_fraction, Mat* out, std::string& why) {
-    int *dcp = nullptr, *dci = nullptr;
-    float* dcv = nullptr;
-    void *b1 = nullptr, *b2 = nullptr, *b3 = nullptr;
-    double ms = -1;
-    cusparseSpMatDescr_t ma = nullptr, mb = nullptr, mc = nullptr;
-    cusparseSpGEMMDescr_t d = nullptr;
+    CusparseSpgemm g(a, b, why);
     const float alpha = 1, beta = 0;
     const auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
-    cudaEvent_t e0 = nullptr, e1 = nullptr;
-    cusparseStatus_t cs = CUSPARSE_STATUS_SUCCESS;
-    auto sp = [&](cusparseStatus_t st, const char* what) {
-        if (st != CUSPARSE_STATUS_SUCCESS) {
-            cs = st;
-            why = std::string(what) + ": " + cusparseGetErrorString(st);
-        }
-        return st == CUSPARSE_STATUS_SUCCESS;
-    };
-    auto cu = [&](cudaError_t st, const char* what) {
-        if (st != cudaSuccess) why = std::string(what) + ": " + cudaGetErrorString(st);
-        return st == cudaSuccess;
-    };
-    bool ok = a.ok && b.ok && cu(cudaMalloc(&dcp, (a.nrows + 1) * sizeof(int)), "cudaMalloc C.rowptr") && cu(cudaEventCreate(&e0), "event") &&
-              cu(cudaEventCreate(&e1), "event");
-    if (!a.ok || !b.ok) why = "inputs not on the device";
-    ok = ok && sp(cusparseCreateCsr(&ma, a.nrows, a.ncols, a.nnz, a.ptr, a.col, a.val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
-                                    CUDA_R_32F),
-                  "createCsr A");
-    ok = ok && sp(cusparseCreateCsr(&mb, b.nrows, b.ncols, b.nnz, b.ptr, b.col, b.val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
-                                    CUDA_R_32F),
-                  "createCsr B");
-    ok = ok && sp(cusparseCreateCsr(&mc, a.nrows, b.ncols, 0, nullptr, nullptr, nullptr, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                                    CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F),
-                  "createCsr C");
-    ok = ok && sp(cusparseSpGEMM_createDescr(&d), "SpGEMM_createDescr");
-    if (ok) cudaEventRecord(e0);
+    g.start();
     std::size_t s1 = 0, s2 = 0, s3 = 0;
-    ok = ok && sp(cusparseSpGEMM_workEstimation(h, op, op, &alpha, ma, mb, &beta, mc, CUDA_R_32F, alg, d, &s1, nullptr), "workEstimation(size)");
-    ok = ok && cu(cudaMalloc(&b1, std::max<std::size_t>(s1, 1)), "cudaMalloc buffer1");
-    ok = ok && sp(cusparseSpGEMM_workEstimation(h, op, op, &alpha, ma, mb, &beta, mc, CUDA_R_32F, alg, d, &s1, b1), "workEstimation");
-    if (ok && alg != CUSPARSE_SPGEMM_ALG1) {
-        ok = sp(cusparseSpGEMM_estimateMemory(h, op, op, &alpha, ma, mb, &beta, mc, CUDA_R_32F, alg, d, chunk_fraction, &s3, nullptr, nullptr),
-                "estimateMemory(size)");
-        ok = ok && cu(cudaMalloc(&b3, std::max<std::size_t>(s3, 1)), "cudaMalloc buffer3");
-        ok = ok && sp(cusparseSpGEMM_estimateMemory(h, op, op, &alpha, ma, mb, &beta, mc, CUDA_R_32F, alg, d, chunk_fraction, &s3, b3, &s2),
-                      "estimateMemory");
-        if (b3) {
-            cudaFree(b3);  // may be freed once estimateMemory returned (cuSPARSE sample spgemm_mem)
-            b3 = nullptr;
-        }
-    } else if (ok) {
-        ok = sp(cusparseSpGEMM_compute(h, op, op, &alpha, ma, mb, &beta, mc, CUDA_R_32F, alg, d, &s2, nullptr), "compute(size)");
+    g.sp(cusparseSpGEMM_workEstimation(h, op, op, &alpha, g.ma, g.mb, &beta, g.mc, CUDA_R_32F, alg, g.d, &s1, nullptr), "workEstimation(size)");
+    void* b1 = g.buffer(s1, "cudaMalloc buffer1");
+    g.sp(cusparseSpGEMM_workEstimation(h, op, op, &alpha, g.ma, g.mb, &beta, g.mc, CUDA_R_32F, alg, g.d, &s1, b1), "workEstimation");
+    if (alg != CUSPARSE_SPGEMM_ALG1) {
+        g.sp(cusparseSpGEMM_estimateMemory(h, op, op, &alpha, g.ma, g.mb, &beta, g.mc, CUDA_R_32F, alg, g.d, chunk_fraction, &s3, nullptr, nullptr),
+             "estimateMemory(size)");
+        void* b3 = g.buffer(s3, "cudaMalloc buffer3");
+        g.sp(cusparseSpGEMM_estimateMemory(h, op, op, &alpha, g.ma, g.mb, &beta, g.mc, CUDA_R_32F, alg, g.d, chunk_fraction, &s3, b3, &s2),
+             "estimateMemory");
+        g.release(b3);  // may be freed once estimateMemory returned (cuSPARSE sample spgemm_mem)
+    } else {
+        g.sp(cusparseSpGEMM_compute(h, op, op, &alpha, g.ma, g.mb, &beta, g.mc, CUDA_R_32F, alg, g.d, &s2, nullptr), "compute(size)");
     }
-    ok = ok && cu(cudaMalloc(&b2, std::max<std::size_t>(s2, 1)), "cudaMalloc buffer2");
-    ok = ok && sp(cusparseSpGEMM_compute(h, op, op, &alpha, ma, mb, &beta, mc, CUDA_R_32F, alg, d, &s2, b2), "compute");
-    std::int64_t rows = 0, cols = 0, nnz_c = 0;
-    ok = ok && sp(cusparseSpMatGetSize(mc, &rows, &cols, &nnz_c), "SpMatGetSize");
-    ok = ok && cu(cudaMalloc(&dci, std::max<std::int64_t>(nnz_c, 1) * sizeof(int)), "cudaMalloc C.col") &&
-         cu(cudaMalloc(&dcv, std::max<std::int64_t>(nnz_c, 1) * sizeof(float)), "cudaMalloc C.val");
-    ok = ok && sp(cusparseCsrSetPointers(mc, dcp, dci, dcv), "CsrSetPointers");
-    ok = ok && sp(cusparseSpGEMM_copy(h, op, op, &alpha, ma, mb, &beta, mc, CUDA_R_32F, alg, d), "SpGEMM_copy");
-    if (ok) cudaEventRecord(e1);
-    ok = ok && cu(cudaEventSynchronize(e1), "cudaEventSynchronize");
-    if (ok) {
-        float t = 0;
-        cudaEventElapsedTime(&t, e0, e1);
-        ms = t;
-        if (out) {
-            std::vector<int> cp(a.nrows + 1);
-            out->nrows = a.nrows;
-            out->ncols = b.ncols;
-            out->col_idx.resize(nnz_c);
-            out->values.resize(nnz_c);
-            ok = cu(cudaMemcpy(cp.data(), dcp, cp.size() * sizeof(int), cudaMemcpyDeviceToHost), "D2H") &&
-                 cu(cudaMemcpy(out->col_idx.data(), dci, nnz_c * sizeof(int), cudaMemcpyDeviceToHost), "D2H") &&
-                 cu(cudaMemcpy(out->values.data(), dcv, nnz_c * sizeof(float), cudaMemcpyDeviceToHost), "D2H");
-            out->row_ptr.assign(cp.begin(), cp.end());
-            if (!ok) ms = -1;
-        }
-    }
-    (void)cs;
-    (void)cudaGetLastError();
-    if (d) cusparseSpGEMM_destroyDescr(d);
-    if (ma) cusparseDestroySpMat(ma);
-    if (mb) cusparseDestroySpMat(mb);
-    if (mc) cusparseDestroySpMat(mc);
-    for (void* p : {static_cast<void*>(dcp), static_cast<void*>(dci), static_cast<void*>(dcv), b1, b2, b3})
-        if (p) cudaFree(p);
-    if (e0) cudaEventDestroy(e0);
-    if (e1) cudaEventDestroy(e1);
-    (void)cudaGetLastError();
+    void* b2 = g.buffer(s2, "cudaMalloc buffer2");
+    g.sp(cusparseSpGEMM_compute(h, op, op, &alpha, g.ma, g.mb, &beta, g.mc, CUDA_R_32F, alg, g.d, &s2, b2), "compute");
+    g.allocate_c();
+    g.sp(cusparseSpGEMM_copy(h, op, op, &alpha, g.ma, g.mb, &beta, g.mc, CUDA_R_32F, alg, g.d), "SpGEMM_copy");
+    const double ms = g.stop();
+    if (ms >= 0 && out && !g.download(a.nrows, b.ncols, *out)) return -1;
     return ms;
 }
 
@@ -177,76 +218,31 @@ double cusparse_run(cusparseHandle_t h, const DevCsr& a, const DevCsr& b, cuspar
 // reuse_workEstimation, reuse_nnz, C allocated, reuse_copy (pattern, untimed), then
 // reuse_compute timed alone, best of `repeats` after a warm-up. Returns ms, or -1 with `why`.
 double cusparse_reuse(cusparseHandle_t h, const DevCsr& a, const DevCsr& b, int repeats, std::string& why) {
-    int *dcp = nullptr, *dci = nullptr;
-    float* dcv = nullptr;
-    void *b1 = nullptr, *b2 = nullptr, *b3 = nullptr, *b4 = nullptr, *b5 = nullptr;
-    double ms = -1;
-    cusparseSpMatDescr_t ma = nullptr, mb = nullptr, mc = nullptr;
-    cusparseSpGEMMDescr_t d = nullptr;
+    CusparseSpgemm g(a, b, why);
     const float alpha = 1, beta = 0;
     const auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
     const auto alg = CUSPARSE_SPGEMM_DEFAULT;
-    cudaEvent_t e0 = nullptr, e1 = nullptr;
-    auto sp = [&](cusparseStatus_t st, const char* what) {
-        if (st != CUSPARSE_STATUS_SUCCESS) why = std::string(what) + ": " + cusparseGetErrorString(st);
-        return st == CUSPARSE_STATUS_SUCCESS;
-    };
-    auto cu = [&](cudaError_t st, const char* what) {
-        if (st != cudaSuccess) why = std::string(what) + ": " + cudaGetErrorString(st);
-        return st == cudaSuccess;
-    };
-    bool ok = a.ok && b.ok && cu(cudaMalloc(&dcp, (a.nrows + 1) * sizeof(int)), "cudaMalloc C.rowptr") && cu(cudaEventCreate(&e0), "event") &&
-              cu(cudaEventCreate(&e1), "event");
-    if (!a.ok || !b.ok) why = "inputs not on the device";
-    ok = ok && sp(cusparseCreateCsr(&ma, a.nrows, a.ncols, a.nnz, a.ptr, a.col, a.val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
-                                    CUDA_R_32F),
-                  "createCsr A");
-    ok = ok && sp(cusparseCreateCsr(&mb, b.nrows, b.ncols, b.nnz, b.ptr, b.col, b.val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
-                                    CUDA_R_32F),
-                  "createCsr B");
-    ok = ok && sp(cusparseCreateCsr(&mc, a.nrows, b.ncols, 0, nullptr, nullptr, nullptr, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                                    CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F),
-                  "createCsr C");
-    ok = ok && sp(cusparseSpGEMM_createDescr(&d), "SpGEMM_createDescr");
     std::size_t s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0;
-    ok = ok && sp(cusparseSpGEMMreuse_workEstimation(h, op, op, ma, mb, mc, alg, d, &s1, nullptr), "reuse_workEstimation(size)");
-    ok = ok && cu(cudaMalloc(&b1, std::max<std::size_t>(s1, 1)), "cudaMalloc buffer1");
-    ok = ok && sp(cusparseSpGEMMreuse_workEstimation(h, op, op, ma, mb, mc, alg, d, &s1, b1), "reuse_workEstimation");
-    ok = ok && sp(cusparseSpGEMMreuse_nnz(h, op, op, ma, mb, mc, alg, d, &s2, nullptr, &s3, nullptr, &s4, nullptr), "reuse_nnz(size)");
-    ok = ok && cu(cudaMalloc(&b2, std::max<std::size_t>(s2, 1)), "cudaMalloc buffer2") && cu(cudaMalloc(&b3, std::max<std::size_t>(s3, 1)), "cudaMalloc buffer3") &&
-         cu(cudaMalloc(&b4, std::max<std::size_t>(s4, 1)), "cudaMalloc buffer4");
-    ok = ok && sp(cusparseSpGEMMreuse_nnz(h, op, op, ma, mb, mc, alg, d, &s2, b2, &s3, b3, &s4, b4), "reuse_nnz");
-    std::int64_t rows = 0, cols = 0, nnz_c = 0;
-    ok = ok && sp(cusparseSpMatGetSize(mc, &rows, &cols, &nnz_c), "SpMatGetSize");
-    ok = ok && cu(cudaMalloc(&dci, std::max<std::int64_t>(nnz_c, 1) * sizeof(int)), "cudaMalloc C.col") &&
-         cu(cudaMalloc(&dcv, std::max<std::int64_t>(nnz_c, 1) * sizeof(float)), "cudaMalloc C.val");
-    ok = ok && sp(cusparseCsrSetPointers(mc, dcp, dci, dcv), "CsrSetPointers");
-    ok = ok && sp(cusparseSpGEMMreuse_copy(h, op, op, ma, mb, mc, alg, d, &s5, nullptr), "reuse_copy(size)");
-    ok = ok && cu(cudaMalloc(&b5, std::max<std::size_t>(s5, 1)), "cudaMalloc buffer5");
-    ok = ok && sp(cusparseSpGEMMreuse_copy(h, op, op, ma, mb, mc, alg, d, &s5, b5), "reuse_copy");
-    double best = 1e300;
-    for (int k = 0; ok && k <= repeats; ++k) {
-        cudaEventRecord(e0);
-        ok = sp(cusparseSpGEMMreuse_compute(h, op, op, &alpha, ma, mb, &beta, mc, CUDA_R_32F, alg, d), "reuse_compute");
-        if (!ok) break;
-        cudaEventRecord(e1);
-        ok = cu(cudaEventSynchronize(e1), "cudaEventSynchronize");
-        float t = 0;
-        cudaEventElapsedTime(&t, e0, e1);
-        if (k > 0 || repeats == 0) best = std::min(best, double(t));
+    g.sp(cusparseSpGEMMreuse_workEstimation(h, op, op, g.ma, g.mb, g.mc, alg, g.d, &s1, nullptr), "reuse_workEstimation(size)");
+    void* b1 = g.buffer(s1, "cudaMalloc buffer1");
+    g.sp(cusparseSpGEMMreuse_workEstimation(h, op, op, g.ma, g.mb, g.mc, alg, g.d, &s1, b1), "reuse_workEstimation");
+    g.sp(cusparseSpGEMMreuse_nnz(h, op, op, g.ma, g.mb, g.mc, alg, g.d, &s2, nullptr, &s3, nullptr, &s4, nullptr), "reuse_nnz(size)");
+    void* b2 = g.buffer(s2, "cudaMalloc buffer2");
+    void* b3 = g.buffer(s3, "cudaMalloc buffer3");
+    void* b4 = g.buffer(s4, "cudaMalloc buffer4");
+    g.sp(cusparseSpGEMMreuse_nnz(h, op, op, g.ma, g.mb, g.mc, alg, g.d, &s2, b2, &s3, b3, &s4, b4), "reuse_nnz");
+    g.allocate_c();
+    g.sp(cusparseSpGEMMreuse_copy(h, op, op, g.ma, g.mb, g.mc, alg, g.d, &s5, nullptr), "reuse_copy(size)");
+    void* b5 = g.buffer(s5, "cudaMalloc buffer5");
+    g.sp(cusparseSpGEMMreuse_copy(h, op, op, g.ma, g.mb, g.mc, alg, g.d, &s5, b5), "reuse_copy");
+    double best = -1;
+    for (int k = 0; g.ok && k <= repeats; ++k) {
+        g.start();
+        g.sp(cusparseSpGEMMreuse_compute(h, op, op, &alpha, g.ma, g.mb, &beta, g.mc, CUDA_R_32F, alg, g.d), "reuse_compute");
+        const double ms = g.stop();
+        if (ms >= 0 && (k > 0 || repeats == 0) && (best < 0 || ms < best)) best = ms;
     }
-    if (ok) ms = best;
-    (void)cudaGetLastError();
-    if (d) cusparseSpGEMM_destroyDescr(d);
-    if (ma) cusparseDestroySpMat(ma);
-    if (mb) cusparseDestroySpMat(mb);
-    if (mc) cusparseDestroySpMat(mc);
-    for (void* p : {static_cast<void*>(dcp), static_cast<void*>(dci), static_cast<void*>(dcv), b1, b2, b3, b4, b5})
-        if (p) cudaFree(p);
-    if (e0) cudaEventDestroy(e0);
-    if (e1) cudaEventDestroy(e1);
-    (void)cudaGetLastError();
-    return ms;
+    return g.ok ? best : -1;
 }
 
 // Pattern equal after sorting each row of `other`; values within rtol of the row's max magnitude.

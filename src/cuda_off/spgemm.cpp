@@ -33,16 +33,14 @@ struct GpuSpgemmPlan<V, I>::Impl {
     std::vector<offset_t> row_ptr;
 };
 
-template <class V, class I>
-GpuSpgemmPlan<V, I>::GpuSpgemmPlan(const GpuSpgemmOptions& options) : impl_(std::make_unique<Impl>()) {
-    impl_->options = options;
-}
-template <class V, class I>
-GpuSpgemmPlan<V, I>::~GpuSpgemmPlan() = default;
-template <class V, class I>
-GpuSpgemmPlan<V, I>::GpuSpgemmPlan(GpuSpgemmPlan&&) noexcept = default;
-template <class V, class I>
-GpuSpgemmPlan<V, I>& GpuSpgemmPlan<V, I>::operator=(GpuSpgemmPlan&&) noexcept = default;
+}  // namespace GIGASPARSE_CUDA_ABI
+}  // namespace gigasparse::cuda
+
+#include "cuda/base/spgemm_plan_members.hpp"
+
+namespace gigasparse::cuda {
+inline namespace GIGASPARSE_CUDA_ABI {
+
 template <class V, class I>
 void GpuSpgemmPlan<V, I>::symbolic(CsrView<V, I>, CsrView<V, I>) {
     throw NotSupported("cuda::GpuSpgemmPlan: gigasparse was built without the CUDA backend");
@@ -50,12 +48,6 @@ void GpuSpgemmPlan<V, I>::symbolic(CsrView<V, I>, CsrView<V, I>) {
 template <class V, class I>
 void GpuSpgemmPlan<V, I>::numeric(CsrView<V, I>, CsrView<V, I>, Csr<V, I>&) {
     throw PhaseError("cuda::GpuSpgemmPlan: numeric() called before symbolic()");
-}
-template <class V, class I>
-Csr<V, I> GpuSpgemmPlan<V, I>::numeric(CsrView<V, I> a, CsrView<V, I> b) {
-    Csr<V, I> c;
-    numeric(a, b, c);
-    return c;
 }
 template <class V, class I>
 void GpuSpgemmPlan<V, I>::symbolic(const DeviceMatrix<V, I>&, const DeviceMatrix<V, I>&) {
@@ -72,11 +64,7 @@ std::int64_t GpuSpgemmPlan<V, I>::nnz() const { throw PhaseError("cuda::GpuSpgem
 template <class V, class I>
 const std::vector<offset_t>& GpuSpgemmPlan<V, I>::row_ptr() const { throw PhaseError("cuda::GpuSpgemmPlan: row_ptr() called before symbolic()"); }
 template <class V, class I>
-const GpuSpgemmStats& GpuSpgemmPlan<V, I>::stats() const { return impl_->stats; }
-template <class V, class I>
 std::int64_t GpuSpgemmPlan<V, I>::device_bytes() const { return 0; }
-template <class V, class I>
-const GpuSpgemmOptions& GpuSpgemmPlan<V, I>::options() const { return impl_->options; }
 
 #define GIGASPARSE_INSTANTIATE_GPU_PLAN(V, I) template class GpuSpgemmPlan<V, I>;
 GIGASPARSE_FOR_EACH_REAL_VALUE_INDEX(GIGASPARSE_INSTANTIATE_GPU_PLAN)

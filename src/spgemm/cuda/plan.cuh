@@ -78,16 +78,13 @@ struct GpuSpgemmPlan<V, I>::Impl {
     }
 };
 
-template <class V, class I>
-GpuSpgemmPlan<V, I>::GpuSpgemmPlan(const GpuSpgemmOptions& options) : impl_(std::make_unique<Impl>()) {
-    impl_->options = options;
-}
-template <class V, class I>
-GpuSpgemmPlan<V, I>::~GpuSpgemmPlan() = default;
-template <class V, class I>
-GpuSpgemmPlan<V, I>::GpuSpgemmPlan(GpuSpgemmPlan&&) noexcept = default;
-template <class V, class I>
-GpuSpgemmPlan<V, I>& GpuSpgemmPlan<V, I>::operator=(GpuSpgemmPlan&&) noexcept = default;
+}  // namespace GIGASPARSE_CUDA_ABI
+}  // namespace gigasparse::cuda
+
+#include "cuda/base/spgemm_plan_members.hpp"
+
+namespace gigasparse::cuda {
+inline namespace GIGASPARSE_CUDA_ABI {
 
 template <class V, class I>
 void GpuSpgemmPlan<V, I>::symbolic(CsrView<V, I> a, CsrView<V, I> b) {
@@ -193,13 +190,6 @@ void GpuSpgemmPlan<V, I>::numeric(CsrView<V, I> a, CsrView<V, I> b, Csr<V, I>& c
 }
 
 template <class V, class I>
-Csr<V, I> GpuSpgemmPlan<V, I>::numeric(CsrView<V, I> a, CsrView<V, I> b) {
-    Csr<V, I> c;
-    numeric(a, b, c);
-    return c;
-}
-
-template <class V, class I>
 DeviceMatrix<V, I> GpuSpgemmPlan<V, I>::numeric(const DeviceMatrix<V, I>& a, const DeviceMatrix<V, I>& b) {
     Impl& s = *impl_;
     if (!a.impl() || !b.impl()) throw InvalidArgument("cuda::GpuSpgemmPlan: an operand is an empty (default-constructed or moved-from) DeviceMatrix");
@@ -239,11 +229,7 @@ const std::vector<offset_t>& GpuSpgemmPlan<V, I>::row_ptr() const {
     return impl_->row_ptr;
 }
 template <class V, class I>
-const GpuSpgemmStats& GpuSpgemmPlan<V, I>::stats() const { return impl_->stats; }
-template <class V, class I>
 std::int64_t GpuSpgemmPlan<V, I>::device_bytes() const { return impl_->g ? impl_->g->held_bytes() : 0; }
-template <class V, class I>
-const GpuSpgemmOptions& GpuSpgemmPlan<V, I>::options() const { return impl_->options; }
 
 }  // namespace GIGASPARSE_CUDA_ABI
 }  // namespace gigasparse::cuda
