@@ -77,6 +77,9 @@ class SpgemmPlan:
         plan = SpgemmPlan(A, B)          # runs symbolic
         C = plan.numeric(A, B)
         A.data *= 2; C2 = plan.numeric(A, B)
+
+    With backend="cuda" the plan keeps A's and B's patterns and the pattern work of gMAGNUS on the
+    GPU: numeric() uploads the values only and runs the numeric kernels.
     """
 
     def __init__(self, a: Any = None, b: Any = None, backend: str = "auto", **options: Any) -> None:
