@@ -1,6 +1,6 @@
 // bench/spgemm_cuda/bench_spgemm_cuda.cu: gMAGNUS vs cuSPARSE SpGEMM (best of ALG1/ALG2/ALG3) on R-MAT and A² of the shared matrices.
 //
-// Usage: bench_spgemm_cuda OUTDIR [--scales LO HI] [--big-from S] [--repeats N] [--max-nnz N] [--time-budget SECONDS] [--multisplit-threads 256|512|1024] [--outer-threads N]
+// Usage: bench_spgemm_cuda OUTDIR [--scales LO HI] [--big-from S] [--repeats N] [--max-nnz N] [--time-budget SECONDS] [--multisplit-threads 256|512|1024] [--outer-threads N] [--block-light-rows]
 // Cases not started within the time budget are listed as skipped; the outputs are rewritten after
 // every case. Shared matrices come from $GIGASPARSE_MATRIX_DIR, else the configured directory.
 // Writes OUTDIR/spgemm_cuda.json and OUTDIR/spgemm_cuda_summary.txt and prints the summary table.
@@ -379,7 +379,7 @@ struct Context {
     std::string outdir, device;
     int driver = 0, repeats = 0, skipped = 0;
     double bw = 0, time_budget = 0;
-    gs::cuda::GpuSpgemmOptions gpu;  // --multisplit-threads, --outer-threads (0: defaults)
+    gs::cuda::GpuSpgemmOptions gpu;  // --multisplit-threads, --outer-threads (0: defaults), --block-light-rows
 };
 
 // Rewritten after every case, so a run stopped by its time limit still leaves its results.
@@ -388,7 +388,8 @@ void write_outputs(const Context& cx, const std::vector<Result>& results, bool f
     js << "{\n  \"device\": \"" << json_escape(cx.device) << "\", \"driver\": " << cx.driver << ", \"copy_bandwidth_gbs\": " << cx.bw * 1e-9
        << ", \"finished\": " << (finished ? "true" : "false") << ", \"skipped_cases\": " << cx.skipped
        << ",\n  \"value_type\": \"float\", \"index_type\": \"int32\", \"repeats\": " << cx.repeats << ", \"multisplit_threads\": " << cx.gpu.multisplit_threads
-       << ", \"outer_threads\": " << cx.gpu.outer_threads << ",\n  \"cases\": [\n";
+       << ", \"outer_threads\": " << cx.gpu.outer_threads << ", \"warp_light_rows\": " << (cx.gpu.warp_light_rows ? "true" : "false")
+       << ",\n  \"cases\": [\n";
     for (std::size_t i = 0; i < results.size(); ++i) {
         const Result& r = results[i];
         const auto& st = r.st;
@@ -466,7 +467,7 @@ struct CaseSpec {
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: %s OUTDIR [--scales LO HI] [--big-from S] [--repeats N] [--max-nnz N] [--time-budget SECONDS] [--multisplit-threads 256|512|1024] [--outer-threads N]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s OUTDIR [--scales LO HI] [--big-from S] [--repeats N] [--max-nnz N] [--time-budget SECONDS] [--multisplit-threads 256|512|1024] [--outer-threads N] [--block-light-rows]\n", argv[0]);
         return 2;
     }
     Context cx;
@@ -493,6 +494,8 @@ int main(int argc, char** argv) {
             cx.gpu.multisplit_threads = std::stoi(argv[++i]);
         } else if (a == "--outer-threads" && i + 1 < argc) {
             cx.gpu.outer_threads = std::stoi(argv[++i]);
+        } else if (a == "--block-light-rows") {
+            cx.gpu.warp_light_rows = false;
         } else {
             std::fprintf(stderr, "bench_spgemm_cuda: unknown argument %s\n", a.c_str());
             return 2;

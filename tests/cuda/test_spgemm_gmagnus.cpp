@@ -518,6 +518,21 @@ TEST(CudaSpgemm, BlockSizeOptions) {
         EXPECT_GT(st.heavy_rows, 0);
         EXPECT_GE(st.levels_run, 1);
     }
+    // short light rows on a 32-thread block each instead of a warp each: the same product
+    const auto light = gs::test::rmat_like<double, std::int32_t>(9, 9, 4, 35);
+    GpuSpgemmOptions block_rows;
+    block_rows.warp_light_rows = false;
+#ifdef GIGASPARSE_CUDA_SIM
+    kernels_run.clear();
+#endif
+    expect_matches(light, light, block_rows, "block per light row");
+#ifdef GIGASPARSE_CUDA_SIM
+    EXPECT_FALSE(kernels_run.count("hash_rows_warp_kernel"));
+    EXPECT_TRUE(kernels_run.count("hash_rows_kernel"));
+    kernels_run.clear();
+    expect_matches(light, light, {}, "warp per light row");
+    EXPECT_TRUE(kernels_run.count("hash_rows_warp_kernel"));
+#endif
     GpuSpgemmOptions bad;
     bad.multisplit_threads = 128;
     EXPECT_THROW(gpu_spgemm(a.view(), b.view(), bad), gs::InvalidArgument);

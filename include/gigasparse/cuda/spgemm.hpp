@@ -23,6 +23,9 @@ struct GpuSpgemmOptions {
     // outer product (lowered when shared memory holds fewer offsets). For tuning; InvalidArgument else.
     int multisplit_threads = 0;
     int outer_threads = 0;
+    // Light rows of at most 32 products (the hash bins of one warp): one warp per row, several rows
+    // per block (true), or a 32-thread block per row (false; for comparison).
+    bool warp_light_rows = true;
 };
 
 // What the GPU run decided and where the time went (milliseconds from CUDA events).

@@ -433,7 +433,7 @@ private:
             const count_t cap = hash_bin_capacity(bn);
             const count_t table = hash_smem_bytes(cap, p_.sizes, P == Phase::numeric);
             const count_t* rows = light_rows_sorted_.data() + light_begin_[bn];
-            if (hash_bin_threads(bn) == warp_size) {  // a warp per row, several rows per block
+            if (opt_.warp_light_rows && hash_bin_threads(bn) == warp_size) {  // a warp per row, several rows per block
                 const int per_block = warp_rows_per_block(cap, p_.sizes, P == Phase::numeric, p_.smem_bytes);
                 launch("hash_rows_warp_kernel", &hash_rows_warp_kernel<P, V, I>, grid_for(n, per_block), per_block * warp_size,
                        static_cast<std::size_t>(per_block * table), ls, n, rows, cap, table, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx,
