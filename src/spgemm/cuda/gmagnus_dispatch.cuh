@@ -299,12 +299,10 @@ public:
         return c;
     }
 
-    bool planned() const { return planned_; }
-    count_t nnz() const { return nnz_; }
-    count_t rows() const { return m_; }
     // C's row offsets on the device (after symbolic()).
     const count_t* row_ptr() const { return row_ptr_.data(); }
-    // Device bytes held between calls (the plan's structure; inputs and C excluded).
+    // Device bytes held between calls: the pattern work, and whatever else was allocated through
+    // tracker() (GpuSpgemmPlan's copies of A and B); C excluded.
     std::int64_t held_bytes() const { return mem_.current; }
     cudaStream_t stream() const { return heavy_.get(); }
     MemoryTracker* tracker() { return &mem_; }

@@ -173,7 +173,7 @@ void GpuSpgemmPlan<V, I>::numeric(CsrView<V, I> a, CsrView<V, I> b, Csr<V, I>& c
     DeviceCsr<V, I> dc = s.g->numeric(ra, rb, false);
     c.nrows = dc.nrows;
     c.ncols = dc.ncols;
-    c.row_ptr = s.row_ptr;
+    if (c.row_ptr != s.row_ptr) c.row_ptr = s.row_ptr;  // SpgemmPlan passes C with these offsets already
     c.col_idx.resize(static_cast<std::size_t>(dc.nnz));
     c.values.resize(static_cast<std::size_t>(dc.nnz));
     d0.record(hs);
