@@ -354,7 +354,7 @@ TEST(CudaSpgemm, PlanNumericWithNewValues) {
                     return (x == after.kernels.end() ? 0 : x->second) - (y == before.kernels.end() ? 0 : y->second);
                 };
                 for (const char* k : {"row_products_kernel", "histogram_kernel", "heavy_entries_kernel", "csc_gather_kernel", "segment_bin_keys_kernel",
-                                      "segment_keys_kernel", "segment_offsets_kernel", "level_order_kernel", "light_bin_keys_kernel"})
+                                      "segment_keys_kernel", "segment_offsets_kernel", "level_order_kernel", "row_classes_kernel"})
                     EXPECT_EQ(launched(k), 0) << k << " ran in the numeric phase";
                 for (const char* k : {"gather_values_kernel", "outer_product_kernel", "multisplit_kernel", "hash_rows_kernel", "hash_rows_warp_kernel",
                                       "hash_segments_kernel"})
@@ -497,7 +497,7 @@ TEST(CudaSpgemm, RacecheckSmallProducts) {
     EXPECT_GT(st2.heavy_rows, 0);
     EXPECT_GE(st2.levels_run, 2);
 #ifdef GIGASPARSE_CUDA_SIM
-    for (const char* k : {"row_products_kernel", "heavy_flags_kernel", "light_bin_keys_kernel", "hash_rows_kernel", "hash_rows_warp_kernel", "gather_products_kernel",
+    for (const char* k : {"row_products_kernel", "row_classes_kernel", "hash_rows_kernel", "hash_rows_warp_kernel", "gather_products_kernel",
                           "row_lengths_kernel", "heavy_entries_kernel", "csc_colptr_kernel", "csc_gather_kernel", "gather_values_kernel", "slice_sizes_kernel", "level_split_kernel",
                           "outer_product_kernel", "make_segments_kernel", "histogram_kernel", "split_flags_kernel", "level_order_kernel",
                           "multisplit_kernel", "segment_bin_keys_kernel", "hash_segments_kernel", "dense_segments_kernel",
@@ -622,18 +622,31 @@ TEST(CudaSpgemm, SimulatedMemoryPoolIsReusedAndReleased) {
 }
 
 // The host waits for the device only for counts that size buffers or launches. With one batch:
-// setup (heavy rows, products), the light rows' bins, the batch plan, then building the heavy
-// intermediate (its A entries, one per split level for the next level's size, the segments' bins),
-// C's nnz, the end of the product (the heavy stream, which waited for the light one), and the host
-// call's download (copy, then the event that times it).
+// the setup's row classes (light rows' bins, heavy rows, products and A entries of the heavy rows,
+// which also plan the batch), then building the heavy intermediate (one per split level for the
+// next level's size, the segments' bins), C's nnz, the end of the product (the heavy stream, which
+// waited for the light one), and the host call's download (copy, then the event that times it).
+// Several batches add one (the prefix sums that cut them) and the segments' bins of each batch.
 TEST(CudaSpgemm, SimulatedHostWaitsPerProduct) {
     const auto a = gs::test::rmat_like<double, std::int32_t>(8, 16, 12, 31);
     const auto b = gs::test::rmat_like<double, std::int32_t>(16, 16, 3, 32);
     const auto st = expect_matches(a, b, budget(4096), "host waits");
     ASSERT_EQ(st.batches, 1);
     ASSERT_GE(st.levels_run, 2);
-    const std::int64_t build = 1 + (st.levels_run - 1) + 1;
-    EXPECT_EQ(cuda_sim::stats().host_waits, 3 + build + 1 + 1 + 2) << "levels " << st.levels_run;
+    const std::int64_t build = (st.levels_run - 1) + 1;
+    EXPECT_EQ(cuda_sim::stats().host_waits, 1 + build + 1 + 1 + 2) << "levels " << st.levels_run;
+    std::cout << "one product, " << st.levels_run << " levels: " << cuda_sim::stats().launches << " launches, " << cuda_sim::stats().host_waits
+              << " host waits\n";
+
+    // heavy rows into 256 columns: dense chunks without a split level, so a batch's build waits
+    // only for its segments' bins
+    cuda_sim::reset();
+    const auto a2 = gs::test::rmat_like<double, std::int32_t>(6, 8, 16, 33);
+    const auto b2 = gs::test::rmat_like<double, std::int32_t>(8, 8, 12, 34);
+    const auto st2 = expect_matches(a2, b2, budget(4096, 1 << 14), "host waits, batches");
+    ASSERT_GE(st2.batches, 2);
+    ASSERT_EQ(st2.nlevels, 0);
+    EXPECT_EQ(cuda_sim::stats().host_waits, 1 + 1 + st2.batches + 1 + 1 + 2) << "batches " << st2.batches;
 }
 
 // A device without the stream-ordered allocator: cudaMalloc/cudaFree instead, same product.

@@ -111,6 +111,22 @@ TEST(GmagnusMath, AbEntriesAndExcess) {
     EXPECT_EQ(gm::group_range(2, 4, 10).end, 10);
 }
 
+// get_ab_entry divides in 32 bits when it can: both paths, and the boundary between them, against
+// plain 64-bit division and modulo.
+TEST(GmagnusMath, AbEntriesAcrossThe32BitBoundary) {
+    const count_t two32 = count_t(1) << 32;
+    const std::vector<std::pair<count_t, count_t>> cases{
+        {0, 1}, {7, 7}, {two32 - 1, 1}, {two32 - 1, 3}, {two32 - 1, two32 - 1}, {two32, 1}, {two32, 3}, {two32 + 5, two32 - 1},
+        {3 * two32 + 17, 1000003}, {(count_t(1) << 62) + 12345, 7}, {123, two32}, {two32 * 5 + 1, two32 + 2}, {4000000000LL, 65536}};
+    for (const auto& [local, nb] : cases) {
+        for (const count_t off : {count_t(0), count_t(1000), two32 + 9}) {
+            const gm::ABEntry e = gm::get_ab_entry(off + local, off, nb);
+            EXPECT_EQ(e.a, local / nb) << local << " / " << nb;
+            EXPECT_EQ(e.b, local % nb) << local << " % " << nb;
+        }
+    }
+}
+
 TEST(GmagnusMath, ChunkMappingAndSlots) {
     EXPECT_EQ(gm::chunk_of(0b1011'0110, 4), 0b1011);
     EXPECT_EQ(gm::col_in_chunk(0b1011'0110, 4), 0b0110);

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <exception>
 #include <memory>
@@ -12,7 +11,6 @@
 
 #include <cub/device/device_partition.cuh>
 #include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 
 #include <gigasparse/core/error.hpp>
@@ -61,14 +59,19 @@ struct Temp {
     }
 };
 
-// N consecutive values from the device, after the work queued on s (one round trip: a host wait).
-template <std::size_t N = 1, class T>
-std::array<T, N> read_device(const T* p, cudaStream_t s) {
-    std::array<T, N> v{};
-    check(cudaMemcpyAsync(v.data(), p, sizeof v, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync D2H");
+// n consecutive values from the device, after the work queued on s (one round trip: a host wait).
+template <class T>
+std::vector<T> read_device(const T* p, count_t n, cudaStream_t s) {
+    std::vector<T> v(static_cast<std::size_t>(n));
+    if (n > 0) check(cudaMemcpyAsync(v.data(), p, v.size() * sizeof(T), cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync D2H");
     check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
     return v;
 }
+
+// A batch of heavy rows: heavy_rows()[first, last), their intermediate products and A entries.
+struct BatchSpan {
+    count_t first = 0, last = 0, products = 0, entries = 0;
+};
 
 // Accumulates the elapsed time of (possibly nested) event pairs, read once at the end.
 struct PhaseTimer {
@@ -195,7 +198,6 @@ public:
         choose_params(b.ncols);
         const cudaStream_t hs = heavy_.get(), ls = light_.get();
         temp_h_.buf.allocate(0, at(hs));
-        temp_l_.buf.allocate(0, at(ls));
 
         PhaseTimer timer;
         Event t0, t_setup, t_sym;
@@ -206,14 +208,13 @@ public:
         t_setup.record(hs);
         // light rows on the light stream, heavy rows (batches) on the heavy stream
         check(cudaStreamWaitEvent(ls, t_setup.get()), "cudaStreamWaitEvent");
-        light_bins();
         light_rows<Phase::symbolic>(nullptr, nullptr);
         plan_batches();
-        for (std::size_t bt = 0; bt + 1 < batch_bounds_.size(); ++bt) {
+        for (const BatchSpan& batch : batches_plan_) {
             HeavyValues<V, I> v;
-            HeavyBatch hb = build_batch(batch_bounds_[bt], batch_bounds_[bt + 1], v, timer);
+            HeavyBatch hb = build_batch(batch, v, timer);
             segment_phase<Phase::symbolic>(hb, v, nullptr, nullptr);
-            if (keep_values && batch_bounds_.size() == 2) kept_ = std::make_unique<HeavyValues<V, I>>(std::move(v));  // else freed in stream order
+            if (keep_values && batches_plan_.size() == 1) kept_ = std::make_unique<HeavyValues<V, I>>(std::move(v));  // else freed in stream order
             batches_.push_back(std::move(hb));
         }
         Event light_done;
@@ -233,7 +234,7 @@ public:
         t_sym.record(hs);
         // nnz(C) and the B and Ã entries the outer products read, in one round trip
         check(cudaMemcpyAsync(traffic_.data() + 2, row_ptr_.data() + m_, sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
-        const auto t = read_device<3>(traffic_.data(), hs);
+        const auto t = read_device(traffic_.data(), 3, hs);
         nnz_ = t[2];
         traffic_bytes_ = t[0] * static_cast<count_t>(sizeof(I) + sizeof(V)) + t[1] * static_cast<count_t>(sizeof(count_t) + sizeof(V));
         st_.outer_bytes += traffic_bytes_;
@@ -324,6 +325,8 @@ private:
         if (!params_feasible(p_))
             throw NotSupported("cuda::spgemm: shared-memory budget of " + std::to_string(smem) + " bytes is too small for gMAGNUS");
         nbins_ = hash_bin_count(p_);
+        if (row_tally_count(nbins_) > max_tallies)  // needs a budget above 2^50 bytes
+            throw NotSupported("cuda::spgemm: " + std::to_string(nbins_) + " hash bins are more than the setup kernel counts");
         fill_param_stats();
         set_smem_attributes();
     }
@@ -370,57 +373,44 @@ private:
             check(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, s), "cudaFuncSetAttribute");
     }
 
-    // Setup phase: intermediate sizes, heavy/light partition (Alg. 3 lines 2-4).
+    // Setup phase (Alg. 3 lines 2-4): products per row, then one sort of the rows by class — light
+    // rows by hash bin, rows without products, heavy rows last (in order) — and one read of the
+    // class tallies, which also size the heavy batches.
     void setup() {
         const cudaStream_t hs = heavy_.get();
         products_.allocate(m_, at(hs));
         row_nnz_.allocate(m_, at(hs));
-        part_ids_.allocate(m_, at(hs));
+        row_order_.allocate(m_, at(hs));
         traffic_.allocate(3, at(hs));
         check(cudaMemsetAsync(traffic_.data(), 0, 3 * sizeof(count_t), hs), "cudaMemsetAsync");
+        light_begin_.assign(nbins_ + 2, 0);
+        nheavy_ = heavy_entries_ = 0;
         if (m_ == 0) return;
         check(cudaMemsetAsync(row_nnz_.data(), 0, m_ * sizeof(count_t), hs), "cudaMemsetAsync");
         launch("row_products_kernel", &row_products_kernel<I>, grid_for(m_ * warp_size, simple_block), simple_block, 0, hs, m_, a_.row_ptr,
                a_.col_idx, b_.row_ptr, products_.data());
-        DeviceBuffer<char> flags(m_, at(hs));
-        DeviceBuffer<count_t> ids(m_, at(hs)), nsel(2, at(hs));
-        launch("heavy_flags_kernel", &heavy_flags_kernel, grid_for(m_, simple_block), simple_block, 0, hs, m_, products_.data(), p_, flags.data(),
-               ids.data());
-        temp_h_.run("cub::DevicePartition::Flagged", [&](void* t, std::size_t& b) {
-            return cub::DevicePartition::Flagged(t, b, ids.data(), flags.data(), part_ids_.data(), nsel.data(), m_, hs);
+        const int ntally = row_tally_count(nbins_);
+        DeviceBuffer<unsigned> keys(m_, at(hs)), keys_sorted(m_, at(hs));
+        DeviceBuffer<count_t> ids(m_, at(hs)), tallies(ntally, at(hs));
+        check(cudaMemsetAsync(tallies.data(), 0, ntally * sizeof(count_t), hs), "cudaMemsetAsync");
+        launch("row_classes_kernel", &row_classes_kernel, grid_for(m_, simple_block), simple_block, 0, hs, m_, products_.data(), a_.row_ptr, p_, nbins_,
+               keys.data(), ids.data(), tallies.data());
+        const int bits = floor_log2(nbins_ + 1) + 1;
+        temp_h_.run("cub::DeviceRadixSort::SortPairs", [&](void* t, std::size_t& b) {
+            return cub::DeviceRadixSort::SortPairs(t, b, keys.data(), keys_sorted.data(), ids.data(), row_order_.data(), m_, 0, bits, hs);
         });
-        temp_h_.run("cub::DeviceReduce::Sum", [&](void* t, std::size_t& b) {
-            return cub::DeviceReduce::Sum(t, b, products_.data(), nsel.data() + 1, m_, hs);
-        });
-        const auto sel = read_device<2>(nsel.data(), hs);  // heavy rows, products
-        nheavy_ = sel[0];
-        st_.products = sel[1];
+        const std::vector<count_t> t = read_device(tallies.data(), ntally, hs);
+        for (int bn = 0; bn <= nbins_; ++bn) light_begin_[bn + 1] = light_begin_[bn] + t[bn];
+        nheavy_ = t[nbins_ + 1];
+        st_.products = t[nbins_ + 2];
+        st_.heavy_products = t[nbins_ + 3];
+        heavy_entries_ = t[nbins_ + 4];
         st_.heavy_rows = nheavy_;
         st_.light_rows = m_ - nheavy_;
     }
 
-    // Light rows grouped by hash bin (light stream).
-    void light_bins() {
-        const cudaStream_t ls = light_.get();
-        const count_t nl = m_ - nheavy_;
-        light_begin_.assign(nbins_ + 2, 0);
-        if (nl == 0) return;
-        DeviceBuffer<unsigned> keys(nl, at(ls)), keys_sorted(nl, at(ls));
-        DeviceBuffer<count_t> counts(nbins_ + 1, at(ls));
-        light_rows_sorted_.allocate(nl, at(ls));
-        check(cudaMemsetAsync(counts.data(), 0, (nbins_ + 1) * sizeof(count_t), ls), "cudaMemsetAsync");
-        const count_t* rows = part_ids_.data() + nheavy_;
-        launch("light_bin_keys_kernel", &light_bin_keys_kernel, grid_for(nl, simple_block), simple_block, 0, ls, nl, rows, products_.data(), nbins_,
-               keys.data(), counts.data());
-        const int bits = floor_log2(nbins_) + 1;
-        temp_l_.run("cub::DeviceRadixSort::SortPairs", [&](void* t, std::size_t& b) {
-            return cub::DeviceRadixSort::SortPairs(t, b, keys.data(), keys_sorted.data(), rows, light_rows_sorted_.data(), nl, 0, bits, ls);
-        });
-        std::vector<count_t> h(nbins_ + 1);
-        check(cudaMemcpyAsync(h.data(), counts.data(), h.size() * sizeof(count_t), cudaMemcpyDeviceToHost, ls), "cudaMemcpyAsync D2H");
-        light_.sync();
-        for (int bn = 0; bn <= nbins_; ++bn) light_begin_[bn + 1] = light_begin_[bn] + h[bn];
-    }
+    // The heavy rows, in order (after the light ones in row_order_).
+    const count_t* heavy_rows() const { return row_order_.data() + (m_ - nheavy_); }
 
     template <Phase P>
     void light_rows(I* c_col, V* c_val) {
@@ -430,7 +420,7 @@ private:
             if (n == 0) continue;
             const count_t cap = hash_bin_capacity(bn);
             const count_t table = hash_smem_bytes(cap, p_.sizes, P == Phase::numeric);
-            const count_t* rows = light_rows_sorted_.data() + light_begin_[bn];
+            const count_t* rows = row_order_.data() + light_begin_[bn];
             if (opt_.warp_light_rows && hash_bin_threads(bn) == warp_size) {  // a warp per row, several rows per block
                 const int per_block = warp_rows_per_block(cap, p_.sizes, P == Phase::numeric, p_.smem_bytes);
                 launch("hash_rows_warp_kernel", &hash_rows_warp_kernel<P, V, I>, grid_for(n, per_block), per_block * warp_size,
@@ -443,21 +433,12 @@ private:
         }
     }
 
-    // Heavy rows in batches whose double-buffered intermediate fits the budget.
+    // Heavy rows in batches whose double-buffered intermediate fits the budget. One batch when all
+    // heavy products fit (the setup's tallies tell): no device work. Otherwise the prefix sums of
+    // the heavy rows' products and A entries, read in one round trip, give the batches.
     void plan_batches() {
-        const cudaStream_t hs = heavy_.get();
-        batch_bounds_.assign(1, 0);
+        batches_plan_.clear();
         if (nheavy_ == 0) return;
-        DeviceBuffer<count_t> sizes(nheavy_, at(hs)), prefix(nheavy_, at(hs));
-        launch("gather_products_kernel", &gather_products_kernel, grid_for(nheavy_, simple_block), simple_block, 0, hs, nheavy_, part_ids_.data(),
-               products_.data(), sizes.data());
-        temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
-            return cub::DeviceScan::InclusiveSum(t, b, sizes.data(), prefix.data(), nheavy_, hs);
-        });
-        heavy_prefix_.resize(nheavy_);
-        check(cudaMemcpyAsync(heavy_prefix_.data(), prefix.data(), nheavy_ * sizeof(count_t), cudaMemcpyDeviceToHost, hs), "cudaMemcpyAsync D2H");
-        heavy_.sync();
-        st_.heavy_products = heavy_prefix_.back();
         std::int64_t budget_bytes = opt_.intermediate_budget_bytes;
         if (budget_bytes <= 0) {
             std::size_t free_b = 0, total_b = 0;
@@ -468,24 +449,45 @@ private:
             budget_bytes = avail / 5 * 2;
         }
         const count_t budget = std::max<count_t>(1, budget_bytes / (2 * static_cast<count_t>(sizeof(I) + sizeof(V))));
-        for (count_t first = 0; first < nheavy_;) {
-            first = batch_end(heavy_prefix_.data(), nheavy_, first, budget);
-            batch_bounds_.push_back(first);
+        if (st_.heavy_products <= budget) {
+            batches_plan_.push_back({0, nheavy_, st_.heavy_products, heavy_entries_});
+        } else {
+            const cudaStream_t hs = heavy_.get();
+            DeviceBuffer<count_t> sizes(nheavy_, at(hs)), prefix(2 * nheavy_, at(hs));
+            launch("gather_products_kernel", &gather_products_kernel, grid_for(nheavy_, simple_block), simple_block, 0, hs, nheavy_, heavy_rows(),
+                   products_.data(), sizes.data());
+            temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
+                return cub::DeviceScan::InclusiveSum(t, b, sizes.data(), prefix.data(), nheavy_, hs);
+            });
+            launch("row_lengths_kernel", &row_lengths_kernel, grid_for(nheavy_, simple_block), simple_block, 0, hs, nheavy_, heavy_rows(), a_.row_ptr,
+                   sizes.data());
+            temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
+                return cub::DeviceScan::InclusiveSum(t, b, sizes.data(), prefix.data() + nheavy_, nheavy_, hs);
+            });
+            const std::vector<count_t> h = read_device(prefix.data(), 2 * nheavy_, hs);
+            const count_t* products = h.data();
+            const count_t* entries = h.data() + nheavy_;
+            const auto between = [](const count_t* pre, count_t first, count_t last) { return pre[last - 1] - (first == 0 ? 0 : pre[first - 1]); };
+            for (count_t first = 0; first < nheavy_;) {
+                const count_t last = batch_end(products, nheavy_, first, budget);
+                batches_plan_.push_back({first, last, between(products, first, last), between(entries, first, last)});
+                first = last;
+            }
         }
-        st_.batches = static_cast<count_t>(batch_bounds_.size()) - 1;
+        st_.batches = static_cast<count_t>(batches_plan_.size());
     }
 
-    // The pattern of heavy rows [first, last) (Alg. 3 lines 7-20): Ĉ's row starts, the masked CSC of
+    // The pattern of the heavy rows of `batch` (Alg. 3 lines 7-20): Ĉ's row starts, the masked CSC of
     // A, the outer product and the hierarchical multisplit, which also fill v with the batch's
     // intermediate for the symbolic accumulation.
-    HeavyBatch build_batch(count_t first, count_t last, HeavyValues<V, I>& v, PhaseTimer& timer) {
+    HeavyBatch build_batch(const BatchSpan& batch, HeavyValues<V, I>& v, PhaseTimer& timer) {
         const cudaStream_t hs = heavy_.get();
         HeavyBatch hb;
-        hb.first = first;
-        hb.last = last;
-        const count_t nh = last - first;
-        const count_t* rows = part_ids_.data() + first;
-        hb.chat_nnz = heavy_prefix_[last - 1] - (first == 0 ? 0 : heavy_prefix_[first - 1]);
+        hb.first = batch.first;
+        hb.last = batch.last;
+        const count_t nh = batch.last - batch.first;
+        const count_t* rows = heavy_rows() + batch.first;
+        hb.chat_nnz = batch.products;
         const count_t ka = a_.ncols;
         const std::size_t t_csc = timer.start(hs);
         // Ĉ.rowPtr of the batch
@@ -505,7 +507,7 @@ private:
         temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
             return cub::DeviceScan::InclusiveSum(t, b, sizes.data(), entry_ptr.data() + 1, nh, hs);
         });
-        const count_t nent = read_device(entry_ptr.data() + nh, hs)[0];
+        const count_t nent = batch.entries;  // = entry_ptr[nh], known from the plan: no round trip
         hb.nent = nent;
         DeviceBuffer<count_t> keys(nent, at(hs)), keys_sorted(nent, at(hs)), ent_h(nent, at(hs)), ent_j(nent, at(hs)), ent_t(nent, at(hs)),
             t_sorted(nent, at(hs));
@@ -600,7 +602,7 @@ private:
             count_t n_split = 0, next_total = 0;
             if (!last_level) {
                 launch("level_split_kernel", &level_split_kernel, 1, 1, 0, hs, split.data(), lv.out_ptr.data());
-                const auto h = read_device<2>(split.data(), hs);
+                const auto h = read_device(split.data(), 2, hs);
                 n_split = h[0];
                 next_total = h[1];
             }
@@ -718,9 +720,7 @@ private:
         temp_h_.run("cub::DeviceRadixSort::SortPairs", [&](void* t, std::size_t& b) {
             return cub::DeviceRadixSort::SortPairs(t, b, keys.data(), keys_sorted.data(), ids.data(), hb.bin_ids.data(), n, 0, bits, hs);
         });
-        std::vector<count_t> h(nbins_ + 2);
-        check(cudaMemcpyAsync(h.data(), counts.data(), h.size() * sizeof(count_t), cudaMemcpyDeviceToHost, hs), "cudaMemcpyAsync D2H");
-        heavy_.sync();
+        const std::vector<count_t> h = read_device(counts.data(), nbins_ + 2, hs);
         for (int bn = 0; bn < nbins_ + 2; ++bn) hb.bin_begin[bn + 1] = hb.bin_begin[bn] + h[bn];
     }
 
@@ -793,14 +793,17 @@ private:
     int nbins_ = 0;
     MemoryTracker mem_;
     Stream heavy_, light_;
-    Temp temp_h_, temp_l_;
+    Temp temp_h_;  // CUB storage (every CUB call runs on the heavy stream)
     DeviceCsrRef<V, I> a_, b_;  // the operands of the current phase
     bool planned_ = false;
     count_t m_ = 0, n_ = 0, nheavy_ = 0, nnz_ = 0;
     count_t traffic_bytes_ = 0;  // B and Ã reads of one build of all batches' intermediates
-    DeviceBuffer<count_t> products_, row_nnz_, part_ids_, light_rows_sorted_, row_ptr_;
+    count_t heavy_entries_ = 0;  // entries of A in the heavy rows
+    DeviceBuffer<count_t> products_, row_nnz_, row_ptr_;
+    DeviceBuffer<count_t> row_order_;  // light rows by hash bin, then rows without products, then heavy rows (in order)
     DeviceBuffer<count_t> traffic_;  // B and Ã entries read by the outer products (slice_sizes_kernel), then nnz(C)
-    std::vector<count_t> light_begin_, heavy_prefix_, batch_bounds_;
+    std::vector<count_t> light_begin_;  // light rows of hash bin b: row_order_[light_begin_[b], light_begin_[b + 1])
+    std::vector<BatchSpan> batches_plan_;
     std::vector<HeavyBatch> batches_;
     std::unique_ptr<HeavyValues<V, I>> kept_;  // one batch's intermediate, from symbolic(keep_values)
 };

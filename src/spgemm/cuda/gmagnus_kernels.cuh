@@ -14,6 +14,12 @@
 #ifndef GIGASPARSE_DYNAMIC_SHARED
 #define GIGASPARSE_DYNAMIC_SHARED(name) extern __shared__ __align__(16) unsigned char name[]
 #endif
+// Full unrolling of a constant-trip loop (nvcc; the simulator's g++ build unrolls as it sees fit).
+#ifdef __CUDACC__
+#define GIGASPARSE_UNROLL _Pragma("unroll")
+#else
+#define GIGASPARSE_UNROLL
+#endif
 
 namespace gigasparse::cuda {
 inline namespace GIGASPARSE_CUDA_ABI {
@@ -58,38 +64,71 @@ static __global__ void row_products_kernel(count_t m, const count_t* __restrict_
     if (lane == 0) products[warp] = sum;
 }
 
-// flags[r] = 1 for heavy rows (not hash-accumulable), ids[r] = r.
-static __global__ void heavy_flags_kernel(count_t m, const count_t* __restrict__ products, Params p, char* __restrict__ flags, count_t* __restrict__ ids) {
+// Per-block tallies: shared counters, zeroed by the block before a __syncthreads, then flushed with
+// one global atomic per nonzero counter, so a global counter sees one atomic per block instead of
+// one per row or segment (at most max_tallies counters).
+__device__ __forceinline__ void clear_tallies(count_t* s, int n) {
+    for (int k = threadIdx.x; k < n; k += blockDim.x) s[k] = 0;
+    __syncthreads();
+}
+__device__ __forceinline__ void flush_tallies(const count_t* s, int n, count_t* __restrict__ global) {
+    __syncthreads();
+    for (int k = threadIdx.x; k < n; k += blockDim.x)
+        if (s[k] != 0) atomic_add_count(&global[k], s[k]);
+}
+// Adds v into *s once per warp (every lane of the warp calls it).
+__device__ __forceinline__ void warp_tally(count_t* s, count_t v) {
+    for (int o = warp_size / 2; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
+    if (threadIdx.x % warp_size == 0 && v != 0) atomic_add_count(s, v);
+}
+
+// Setup (Alg. 3 lines 2-4): the sort key of each row — the hash bin of a light row with products,
+// `nbins` for a row without products, nbins + 1 for a heavy row (not hash-accumulable) — and
+// ids[r] = r. Tallies (row_tally_count(nbins) counters): rows per key, then the products of all
+// rows, the heavy rows' products and the heavy rows' entries of A. One sort by key and one read of
+// the tallies give the light rows' bins, the heavy rows (last, in order) and the batch sizes.
+static __global__ void row_classes_kernel(count_t m, const count_t* __restrict__ products, const count_t* __restrict__ a_ptr, Params p, int nbins,
+                                          unsigned* __restrict__ keys, count_t* __restrict__ ids, count_t* __restrict__ tallies) {
+    __shared__ count_t s[max_tallies];
+    clear_tallies(s, row_tally_count(nbins));
     const count_t r = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
-    if (r >= m) return;
-    flags[r] = accum_kind(products[r], p.span_log2, p) != AccumKind::hash;
-    ids[r] = r;
+    count_t pr = 0, heavy_pr = 0, heavy_ent = 0;
+    if (r < m) {
+        pr = products[r];
+        const bool heavy = accum_kind(pr, p.span_log2, p) != AccumKind::hash;
+        const unsigned key = heavy ? static_cast<unsigned>(nbins + 1) : pr == 0 ? static_cast<unsigned>(nbins) : static_cast<unsigned>(hash_bin(pr));
+        keys[r] = key;
+        ids[r] = r;
+        atomic_add_count(&s[key], 1);
+        if (heavy) {
+            heavy_pr = pr;
+            heavy_ent = a_ptr[r + 1] - a_ptr[r];
+        }
+    }
+    warp_tally(&s[nbins + 2], pr);
+    warp_tally(&s[nbins + 3], heavy_pr);
+    warp_tally(&s[nbins + 4], heavy_ent);
+    flush_tallies(s, row_tally_count(nbins), tallies);
 }
 
-// Bin key of each listed light row (hash bin; `nbins` for rows without products).
-static __global__ void light_bin_keys_kernel(count_t n, const count_t* __restrict__ rows, const count_t* __restrict__ products, int nbins,
-                                      unsigned* __restrict__ keys, count_t* __restrict__ bin_counts) {
-    const count_t t = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
-    if (t >= n) return;
-    const count_t pr = products[rows[t]];
-    const unsigned key = pr == 0 ? static_cast<unsigned>(nbins) : static_cast<unsigned>(hash_bin(pr));
-    keys[t] = key;
-    atomic_add_count(&bin_counts[key], 1);
-}
-
-// Segment bin keys: hash bins, then the dense bin (nbins), then empty (nbins + 1).
+// Segment bin keys: hash bins, then the dense bin (nbins), then empty (nbins + 1); bin_counts
+// (nbins + 2) counts the segments of each key.
 static __global__ void segment_bin_keys_kernel(count_t n, const Segment* __restrict__ segs, Params p, int nbins, unsigned* __restrict__ keys,
                                         count_t* __restrict__ ids, count_t* __restrict__ bin_counts) {
+    __shared__ count_t s[max_tallies];
+    clear_tallies(s, nbins + 2);
     const count_t t = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
-    if (t >= n) return;
-    const count_t size = segs[t].end - segs[t].begin;
-    unsigned key;
-    if (size == 0) key = static_cast<unsigned>(nbins + 1);
-    else if (accum_kind(size, segs[t].span_log2, p) == AccumKind::hash) key = static_cast<unsigned>(hash_bin(size));
-    else key = static_cast<unsigned>(nbins);
-    keys[t] = key;
-    ids[t] = t;
-    atomic_add_count(&bin_counts[key], 1);
+    if (t < n) {
+        const count_t size = segs[t].end - segs[t].begin;
+        unsigned key;
+        if (size == 0) key = static_cast<unsigned>(nbins + 1);
+        else if (accum_kind(size, segs[t].span_log2, p) == AccumKind::hash) key = static_cast<unsigned>(hash_bin(size));
+        else key = static_cast<unsigned>(nbins);
+        keys[t] = key;
+        ids[t] = t;
+        atomic_add_count(&s[key], 1);
+    }
+    flush_tallies(s, nbins + 2, bin_counts);
 }
 
 // ------------------------------------------------------------------ masked CSR -> CSC of heavy rows
@@ -168,10 +207,33 @@ static __global__ void slice_sizes_kernel(count_t ncols, const count_t* __restri
     if (na > 0 && nb > 0) atomic_add_count(&traffic[0], nb);
 }
 
+// ------------------------------------------------------------------ element loops
+// Thread t visits the elements R.begin + t + k·stride of its block's range in order, UNROLL at a
+// time: the loads of a round (load(i), in element order) are all issued before the first result
+// is used (use(i, x)), so each thread keeps UNROLL elements' loads in flight instead of one.
+template <int UNROLL, class Load, class Use>
+__device__ __forceinline__ void for_each_element(Range R, count_t stride, Load load, Use use) {
+    using T = decltype(load(count_t{}));
+    for (count_t base = R.begin + threadIdx.x; base < R.end; base += UNROLL * stride) {
+        T x[UNROLL];
+        GIGASPARSE_UNROLL
+        for (int u = 0; u < UNROLL; ++u) {
+            const count_t i = base + u * stride;
+            if (i < R.end) x[u] = load(i);
+        }
+        GIGASPARSE_UNROLL
+        for (int u = 0; u < UNROLL; ++u) {
+            const count_t i = base + u * stride;
+            if (i < R.end) use(i, x[u]);
+        }
+    }
+}
+
 // ------------------------------------------------------------------ outer product (Alg. 4)
 // Block g owns flattened elements group_range(g); offsets_local (dynamic shared memory) holds the
 // write position reserved for each Ã entry the block touches.
 inline constexpr int outer_max_threads = 1024;  // launch bound; Params::outer_threads never exceeds it
+inline constexpr int outer_unroll = 4;          // elements per thread with loads in flight (step 3)
 
 template <class V, class I>
 static __global__ void __launch_bounds__(outer_max_threads) outer_product_kernel(count_t total, count_t group_elems, count_t nslices, const count_t* __restrict__ slice_off,
@@ -201,19 +263,36 @@ static __global__ void __launch_bounds__(outer_max_threads) outer_product_kernel
         offsets_local[ai - a_begin] = atomic_add_count(&cursor[csc_row[ai]], nb - ex.first - ex.last);
     }
     __syncthreads();
-    // step 3: consecutive flattened elements -> consecutive elements of Ĉ
+    // step 3: consecutive flattened elements -> consecutive elements of Ĉ. The current slice's
+    // bounds and starts stay in registers (reloaded when an element lies past it), and the loads
+    // of outer_unroll elements are issued before the first is stored.
     slice = s_first_slice;
-    for (count_t i = R.begin + threadIdx.x; i < R.end; i += blockDim.x) {
-        slice = advance_owner(slice_off, nslices, slice, i);
-        const count_t nb = b_ptr[slice + 1] - b_ptr[slice];
-        const ABEntry e = get_ab_entry(i, slice_off[slice], nb);
-        const count_t ai = col_ptr[slice] + e.a;
-        const Excess ex = get_excess(slice_off[slice] + e.a * nb, nb, R);
-        const count_t dest = offsets_local[ai - a_begin] + e.b - ex.first;
-        const count_t q = b_ptr[slice] + e.b;
-        out_col[dest] = b_col[q];
-        out_val[dest] = csc_val[ai] * b_val[q];
-    }
+    count_t off = slice_off[slice], end = slice_off[slice + 1], a0 = col_ptr[slice], b0 = b_ptr[slice];
+    count_t nb = b_ptr[slice + 1] - b0;
+    struct Product {
+        count_t dest;
+        I col;
+        V val;
+    };
+    const auto load = [&](count_t i) {
+        if (i >= end) {
+            slice = advance_owner(slice_off, nslices, slice, i);
+            off = slice_off[slice];
+            end = slice_off[slice + 1];
+            a0 = col_ptr[slice];
+            b0 = b_ptr[slice];
+            nb = b_ptr[slice + 1] - b0;
+        }
+        const ABEntry e = get_ab_entry(i, off, nb);
+        const count_t ai = a0 + e.a;
+        const Excess ex = get_excess(off + e.a * nb, nb, R);
+        const count_t q = b0 + e.b;
+        return Product{offsets_local[ai - a_begin] + e.b - ex.first, b_col[q], csc_val[ai] * b_val[q]};
+    };
+    for_each_element<outer_unroll>(R, blockDim.x, load, [&](count_t, const Product& x) {
+        out_col[x.dest] = x.col;
+        out_val[x.dest] = x.val;
+    });
 }
 
 // ------------------------------------------------------------------ block scan over a shared array
@@ -246,10 +325,22 @@ struct LevelArgs {
     int sub_log2;         // column span of the output chunks
 };
 
-__device__ __forceinline__ count_t advance_row(const count_t* __restrict__ in_ptr, count_t i, count_t r) {
-    while (i >= in_ptr[r + 1]) ++r;
-    return r;
-}
+// The input row of a thread's increasing element positions, from the block's first row r0: the
+// row's end stays in a register, so an element in the same row as the previous one costs no load.
+struct RowCursor {
+    const count_t* __restrict__ ptr;
+    count_t r, end;
+    __device__ __forceinline__ RowCursor(const count_t* __restrict__ in_ptr, count_t r0) : ptr(in_ptr), r(r0), end(in_ptr[r0 + 1]) {}
+    __device__ __forceinline__ count_t row_of(count_t i) {
+        while (i >= end) end = ptr[++r + 1];
+        return r;
+    }
+};
+
+// The multisplit's element loops keep multisplit_unroll elements' loads in flight per thread: a
+// multisplit block fills shared memory, so an SM runs one (8 warps with 256 threads), and a plain
+// strided loop, with shared atomics between its loads, has one load per thread in flight.
+inline constexpr int multisplit_unroll = 4;
 
 // Histogram kernel: per-block warp-private histograms of (local row, chunk), flushed to counts[].
 template <int THREADS, class I>
@@ -266,12 +357,11 @@ static __global__ void __launch_bounds__(THREADS) histogram_kernel(LevelArgs L, 
     __syncthreads();
     const count_t r0 = s_r0;
     const int warp = threadIdx.x / warp_size;
-    count_t r = r0;
-    for (count_t i = R.begin + threadIdx.x; i < R.end; i += THREADS) {
-        r = advance_row(in_ptr, i, r);
-        const count_t c = chunk_of(static_cast<count_t>(in_col[i]), L.sub_log2);
-        atomicAdd(&hist[warp_slot(warp, local_slot(r - r0, c, L.chunks_log2), slots)], 1u);
-    }
+    RowCursor rows(in_ptr, r0);
+    for_each_element<multisplit_unroll>(R, THREADS, [&](count_t i) { return in_col[i]; }, [&](count_t i, I col) {
+        const count_t c = chunk_of(static_cast<count_t>(col), L.sub_log2);
+        atomicAdd(&hist[warp_slot(warp, local_slot(rows.row_of(i) - r0, c, L.chunks_log2), slots)], 1u);
+    });
     __syncthreads();
     const count_t nchunks = count_t(1) << L.chunks_log2;
     for (count_t s = threadIdx.x; s < slots; s += THREADS) {
@@ -307,12 +397,11 @@ static __global__ void __launch_bounds__(THREADS) multisplit_kernel(LevelArgs L,
     const count_t r0 = s_r0;
     const int warp = threadIdx.x / warp_size;
     // local histogram (warp-private)
-    count_t r = r0;
-    for (count_t i = R.begin + threadIdx.x; i < R.end; i += THREADS) {
-        r = advance_row(in_ptr, i, r);
-        const count_t c = chunk_of(static_cast<count_t>(in_col[i]), L.sub_log2);
-        atomicAdd(&hist[warp_slot(warp, local_slot(r - r0, c, L.chunks_log2), slots)], 1u);
-    }
+    RowCursor rows(in_ptr, r0);
+    for_each_element<multisplit_unroll>(R, THREADS, [&](count_t i) { return in_col[i]; }, [&](count_t i, I col) {
+        const count_t c = chunk_of(static_cast<count_t>(col), L.sub_log2);
+        atomicAdd(&hist[warp_slot(warp, local_slot(rows.row_of(i) - r0, c, L.chunks_log2), slots)], 1u);
+    });
     __syncthreads();
     // reserve global ranges (one atomic per nonempty (row, chunk) of the block)
     const count_t nchunks = count_t(1) << L.chunks_log2;
@@ -325,23 +414,24 @@ static __global__ void __launch_bounds__(THREADS) multisplit_kernel(LevelArgs L,
     // local offsets: slot-major scan over the warp-major histograms
     block_exclusive_scan<THREADS>(hist, slots * warps, [slots](count_t v) { return scan_order_to_storage(v, warps, slots); }, scan_tmp);
     // permute into shared memory
-    r = r0;
-    for (count_t i = R.begin + threadIdx.x; i < R.end; i += THREADS) {
-        r = advance_row(in_ptr, i, r);
-        const I col = in_col[i];
-        const count_t c = chunk_of(static_cast<count_t>(col), L.sub_log2);
-        const unsigned d = atomicAdd(&hist[warp_slot(warp, local_slot(r - r0, c, L.chunks_log2), slots)], 1u);
-        col_buf[d] = col;
-        val_buf[d] = in_val[i];
-    }
+    struct Element {
+        I col;
+        V val;
+    };
+    rows = RowCursor(in_ptr, r0);
+    for_each_element<multisplit_unroll>(R, THREADS, [&](count_t i) { return Element{in_col[i], in_val[i]}; }, [&](count_t i, Element e) {
+        const count_t c = chunk_of(static_cast<count_t>(e.col), L.sub_log2);
+        const unsigned d = atomicAdd(&hist[warp_slot(warp, local_slot(rows.row_of(i) - r0, c, L.chunks_log2), slots)], 1u);
+        col_buf[d] = e.col;
+        val_buf[d] = e.val;
+    });
     __syncthreads();
     // coalesced writes: buffer position j keeps the row of input element R.begin + j; after the
     // permute, the counter of (slot s-1, last warp) holds the start of slot s
-    r = r0;
+    rows = RowCursor(in_ptr, r0);
     for (count_t j = threadIdx.x; j < R.end - R.begin; j += THREADS) {
-        r = advance_row(in_ptr, R.begin + j, r);
         const count_t col = static_cast<count_t>(col_buf[j]);
-        const count_t s = local_slot(r - r0, chunk_of(col, L.sub_log2), L.chunks_log2);
+        const count_t s = local_slot(rows.row_of(R.begin + j) - r0, chunk_of(col, L.sub_log2), L.chunks_log2);
         const count_t start = s == 0 ? 0 : hist[scan_order_to_storage(s * warps - 1, warps, slots)];
         const count_t dest = offsets_global[s] + j - start;
         out_col[dest] = static_cast<I>(col_in_chunk(col, L.sub_log2));

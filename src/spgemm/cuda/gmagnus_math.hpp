@@ -268,9 +268,18 @@ GIGASPARSE_HD constexpr Range group_range(count_t group, count_t group_elems, co
 struct ABEntry {
     count_t a = 0, b = 0;
 };
+// The outer product calls it per element: when both operands fit in 32 bits (all but slices of
+// over 2^32 elements) it divides in 32 bits — a GPU has no 64-bit divide instruction, and the
+// software routine costs several times the 32-bit one; the remainder comes from the quotient.
 GIGASPARSE_HD constexpr ABEntry get_ab_entry(count_t i, count_t slice_offset, count_t b_row_nnz) {
     const count_t local = i - slice_offset;
-    return {local / b_row_nnz, local % b_row_nnz};
+    if (((static_cast<std::uint64_t>(local) | static_cast<std::uint64_t>(b_row_nnz)) >> 32) == 0) {
+        const auto l = static_cast<std::uint32_t>(local), n = static_cast<std::uint32_t>(b_row_nnz);
+        const std::uint32_t q = l / n;
+        return {static_cast<count_t>(q), static_cast<count_t>(l - q * n)};
+    }
+    const count_t q = local / b_row_nnz;
+    return {q, local - q * b_row_nnz};
 }
 
 // GetExcess(): elements of the B̃ row pass belonging to flattened A entry `a_entry_start` (its first
@@ -305,6 +314,11 @@ GIGASPARSE_HD constexpr int hash_bin(count_t products) {
 }
 GIGASPARSE_HD constexpr count_t hash_bin_capacity(int bin) { return count_t(1) << (min_hash_log2 + bin); }
 GIGASPARSE_HD constexpr int hash_bin_count(const Params& p) { return floor_log2(p.hash_capacity) - min_hash_log2 + 1; }
+// Counters of the setup's row classes (row_classes_kernel): rows per key (nbins hash bins, rows
+// without products, heavy rows), then all products, the heavy rows' products and their A entries;
+// at most max_tallies per block (shared memory). A 2^31-byte budget gives 27 bins.
+inline constexpr int max_tallies = 64;
+GIGASPARSE_HD constexpr int row_tally_count(int nbins) { return nbins + 5; }
 // Threads of a block for a hash bin: half the table (a bitonic-sort step pairs two entries per thread),
 // between one warp and 1024.
 GIGASPARSE_HD constexpr int hash_bin_threads(int bin) {
