@@ -119,6 +119,21 @@ __global__ void warp_sum_kernel(const int* in, int* out) {
     if (threadIdx.x % 32 == 0) out[t / 32] = v;
 }
 
+// Each warp's inclusive prefix sums (__shfl_up_sync, 64-bit), the warp reversed (__shfl_sync), and
+// lane 3 of each 8-lane segment (__shfl_sync with a width; a source lane past the width wraps).
+__global__ void shuffle_kernel(const long long* in, long long* scan, long long* reversed, long long* seg3) {
+    const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+    const int lane = static_cast<int>(threadIdx.x % 32);
+    long long v = in[t];
+    for (int o = 1; o < 32; o *= 2) {
+        const long long u = __shfl_up_sync(0xffffffffu, v, o);
+        if (lane >= o) v += u;
+    }
+    scan[t] = v;
+    reversed[t] = __shfl_sync(0xffffffffu, in[t], 31 - lane);
+    seg3[t] = __shfl_sync(0xffffffffu, in[t], 3 + 8, 8);
+}
+
 // Each warp's ballot of in[t] % 3 == 0, and the lanes below each lane that passed (a compaction).
 __global__ void ballot_kernel(const int* in, unsigned* ballots, int* ranks) {
     const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
@@ -256,6 +271,33 @@ TEST_F(CudaSim, ShuffleDownSumsEachWarp) {
     for (int w = 0; w < 8; ++w) EXPECT_EQ(sums[w], 32 * (32 * w + 1) + 31 * 32 / 2) << "warp " << w;
     cudaFree(in);
     cudaFree(out);
+}
+
+TEST_F(CudaSim, ShuffleUpAndIndexedShuffles) {
+    std::vector<long long> h(128);
+    for (int i = 0; i < 128; ++i) h[i] = (1LL << 40) + i * i;
+    long long* in = device<long long>(128);
+    long long* scan = device<long long>(128);
+    long long* reversed = device<long long>(128);
+    long long* seg3 = device<long long>(128);
+    ASSERT_EQ(cudaMemcpy(in, h.data(), 128 * sizeof(long long), cudaMemcpyHostToDevice), cudaSuccess);
+    for (const cuda_sim::Order order : {cuda_sim::Order::forward, cuda_sim::Order::reverse, cuda_sim::Order::random}) {
+        cuda_sim::config().order = order;
+        ASSERT_EQ(run(&shuffle_kernel, 2, 64, 0, nullptr, in, scan, reversed, seg3), cudaSuccess);
+        const auto sc = to_host(scan, 128), rv = to_host(reversed, 128), s3 = to_host(seg3, 128);
+        for (int t = 0; t < 128; ++t) {
+            const int w = t / 32 * 32, lane = t % 32;
+            long long sum = 0;
+            for (int l = 0; l <= lane; ++l) sum += h[w + l];
+            EXPECT_EQ(sc[t], sum) << "thread " << t;
+            EXPECT_EQ(rv[t], h[w + 31 - lane]) << "thread " << t;
+            EXPECT_EQ(s3[t], h[t / 8 * 8 + 3]) << "thread " << t;
+        }
+    }
+    cudaFree(in);
+    cudaFree(scan);
+    cudaFree(reversed);
+    cudaFree(seg3);
 }
 
 TEST_F(CudaSim, BallotCollectsEachWarpsPredicates) {

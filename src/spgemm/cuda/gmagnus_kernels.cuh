@@ -375,8 +375,10 @@ static __global__ void __launch_bounds__(THREADS) histogram_kernel(LevelArgs L, 
 // Multisplit kernel: local histogram, global reservation per (row, chunk), local scan, permute in
 // shared memory, coalesced writes of each chunk run. pos[] maps a global chunk id to its output row
 // (heavy chunks first); cursor[] starts at the output row pointers.
+// One block per SM (its shared memory; the launch bound says so: with the block size alone ptxas,
+// nvcc 13 / sm_90, held the 512-thread kernel to 32 registers and spilled).
 template <int THREADS, class V, class I>
-static __global__ void __launch_bounds__(THREADS) multisplit_kernel(LevelArgs L, const count_t* __restrict__ in_ptr, const I* __restrict__ in_col,
+static __global__ void __launch_bounds__(THREADS, 1) multisplit_kernel(LevelArgs L, const count_t* __restrict__ in_ptr, const I* __restrict__ in_col,
                                                              const V* __restrict__ in_val, const count_t* __restrict__ pos, count_t* __restrict__ cursor,
                                                              I* __restrict__ out_col, V* __restrict__ out_val) {
     GIGASPARSE_DYNAMIC_SHARED(smem_raw);
@@ -572,12 +574,71 @@ __device__ void sort_and_write(I* keys, V* vals, count_t cap, unsigned n, count_
     }
 }
 
+// The products of a light row of A — A entries [a_begin, a_end) times their rows of B — over the
+// lanes of the group's warps, each product once: f(q, av) for B entry q and A value av. Warp w of
+// nwarps takes `per` consecutive A entries at a time (one per lane; per = the row's entries over
+// the warps, at most 32) and loads their B row starts and lengths at once (no dependent round of
+// loads per entry). Then the cheaper of two walks, in rounds of 32 products: entry by entry (the
+// lanes over one B row: a round per 32 entries of each row), or over the entries' products
+// flattened (each lane takes every 32nd; its entry found by a binary search over the lengths'
+// shuffle scan), which keeps the lanes busy when B's rows are short — with 8 entries per B row,
+// entry by entry leaves 24 of 32 lanes idle. Counted on the host for the light rows of the
+// benchmark's A² of the shared matrices: 1.94× fewer warp rounds (geomean of 57; up to 5×),
+// unchanged on its R-MAT products (their light rows' products come from long hub rows of B).
+template <Phase P, class V, class I, class F>
+__device__ __forceinline__ void for_each_row_product(count_t a_begin, count_t a_end, int warp, int nwarps, const I* __restrict__ a_col,
+                                                     const V* __restrict__ a_val, const count_t* __restrict__ b_ptr, F f) {
+    constexpr unsigned all = 0xffffffffu;
+    const int lane = static_cast<int>(threadIdx.x % warp_size);
+    const count_t per = min_c(max_c(ceil_div(a_end - a_begin, nwarps), 1), warp_size);
+    for (count_t j0 = a_begin + per * warp; j0 < a_end; j0 += per * nwarps) {
+        const count_t j = j0 + lane;
+        count_t start = 0, len = 0;
+        V av = V(0);
+        if (lane < per && j < a_end) {
+            const count_t k = static_cast<count_t>(a_col[j]);
+            start = b_ptr[k];
+            len = b_ptr[k + 1] - start;
+            if constexpr (P == Phase::numeric) av = a_val[j];
+        }
+        count_t incl = len, rounds = ceil_div(len, warp_size);  // inclusive scans over the lanes
+        for (int o = 1; o < warp_size; o *= 2) {
+            const count_t t = __shfl_up_sync(all, incl, o), u = __shfl_up_sync(all, rounds, o);
+            if (lane >= o) {
+                incl += t;
+                rounds += u;
+            }
+        }
+        const count_t total = __shfl_sync(all, incl, warp_size - 1);
+        if (__shfl_sync(all, rounds, warp_size - 1) <= ceil_div(total, warp_size)) {  // entry by entry
+            for (int e = 0; e < per; ++e) {
+                const count_t e_start = __shfl_sync(all, start, e), e_len = __shfl_sync(all, len, e);
+                const V e_av = P == Phase::numeric ? __shfl_sync(all, av, e) : V(0);
+                for (count_t q = e_start + lane; q < e_start + e_len; q += warp_size) f(q, e_av);
+            }
+            continue;
+        }
+        const count_t first = incl - len;
+        for (count_t p0 = 0; p0 < total; p0 += warp_size) {
+            const count_t p = p0 + lane;
+            int e = 0;  // lanes whose products all lie before p: the owner of product p
+            for (int step = warp_size / 2; step > 0; step /= 2)
+                if (__shfl_sync(all, incl, e + step - 1) <= p) e += step;
+            const count_t e_first = __shfl_sync(all, first, e), e_start = __shfl_sync(all, start, e);
+            const V e_av = P == Phase::numeric ? __shfl_sync(all, av, e) : V(0);
+            if (p < total) f(e_start + (p - e_first), e_av);
+        }
+    }
+}
+
 // Light rows of A: one block per row of the bin, Gustavson products into the hash table.
 // Symbolic: row_nnz[row] = distinct columns. Numeric: sorted row written at c_ptr[row].
 inline constexpr int hash_max_threads = 1024;  // hash_bin_threads() never exceeds this (launch bound of the hash kernels)
 
+// Launch bound with one block per SM: without the minimum, ptxas (nvcc 13, sm_90) held the numeric
+// kernel to 32 registers and spilled (cuda_kernel_resources).
 template <Phase P, class V, class I>
-static __global__ void __launch_bounds__(hash_max_threads) hash_rows_kernel(const count_t* __restrict__ rows, count_t cap, const count_t* __restrict__ a_ptr, const I* __restrict__ a_col,
+static __global__ void __launch_bounds__(hash_max_threads, 1) hash_rows_kernel(const count_t* __restrict__ rows, count_t cap, const count_t* __restrict__ a_ptr, const I* __restrict__ a_col,
                                  const V* __restrict__ a_val, const count_t* __restrict__ b_ptr, const I* __restrict__ b_col, const V* __restrict__ b_val,
                                  count_t* __restrict__ row_nnz, const count_t* __restrict__ c_ptr, I* __restrict__ c_col, V* __restrict__ c_val) {
     GIGASPARSE_DYNAMIC_SHARED(smem_raw);
@@ -592,15 +653,8 @@ static __global__ void __launch_bounds__(hash_max_threads) hash_rows_kernel(cons
     }
     if (threadIdx.x == 0) n_unique = 0;
     __syncthreads();
-    const int lane = threadIdx.x % warp_size;
-    const int warp = threadIdx.x / warp_size;
-    const int nwarps = blockDim.x / warp_size;
-    for (count_t j = a_ptr[row] + warp; j < a_ptr[row + 1]; j += nwarps) {
-        const count_t k = static_cast<count_t>(a_col[j]);
-        const V av = P == Phase::numeric ? a_val[j] : V(0);
-        for (count_t q = b_ptr[k] + lane; q < b_ptr[k + 1]; q += warp_size)
-            hash_insert<P>(keys, vals, cap, b_col[q], P == Phase::numeric ? av * b_val[q] : V(0), &n_unique);
-    }
+    for_each_row_product<P>(a_ptr[row], a_ptr[row + 1], static_cast<int>(threadIdx.x / warp_size), static_cast<int>(blockDim.x / warp_size), a_col, a_val, b_ptr,
+                            [&](count_t q, V av) { hash_insert<P>(keys, vals, cap, b_col[q], P == Phase::numeric ? av * b_val[q] : V(0), &n_unique); });
     __syncthreads();
     if constexpr (P == Phase::symbolic) {
         if (threadIdx.x == 0) row_nnz[row] = n_unique;
@@ -614,8 +668,11 @@ static __global__ void __launch_bounds__(hash_max_threads) hash_rows_kernel(cons
 // shared memory (table_bytes apart) and only warp barriers. A block per row would leave these
 // rows, the most numerous of a power-law matrix, at one warp per block: at most 32 blocks, so 32
 // of 64 warps, resident per SM, and a block launch per row.
+// Launch bound: 6 resident blocks per SM (48 warps, up to 40 registers). With the block size alone
+// ptxas (nvcc 13, sm_90) aimed at 8 blocks — 32 registers — and spilled in the symbolic kernel.
+inline constexpr int warp_rows_min_blocks = 6;
 template <Phase P, class V, class I>
-static __global__ void __launch_bounds__(warp_rows_max_warps * warp_size) hash_rows_warp_kernel(
+static __global__ void __launch_bounds__(warp_rows_max_warps * warp_size, warp_rows_min_blocks) hash_rows_warp_kernel(
     count_t nrows, const count_t* __restrict__ rows, count_t cap, count_t table_bytes, const count_t* __restrict__ a_ptr, const I* __restrict__ a_col,
     const V* __restrict__ a_val, const count_t* __restrict__ b_ptr, const I* __restrict__ b_col, const V* __restrict__ b_val,
     count_t* __restrict__ row_nnz, const count_t* __restrict__ c_ptr, I* __restrict__ c_col, V* __restrict__ c_val) {
@@ -635,12 +692,9 @@ static __global__ void __launch_bounds__(warp_rows_max_warps * warp_size) hash_r
     }
     if (lane == 0) n_unique[warp] = 0;
     __syncwarp();
-    for (count_t j = a_ptr[row]; j < a_ptr[row + 1]; ++j) {
-        const count_t k = static_cast<count_t>(a_col[j]);
-        const V av = P == Phase::numeric ? a_val[j] : V(0);
-        for (count_t q = b_ptr[k] + lane; q < b_ptr[k + 1]; q += warp_size)
-            hash_insert<P>(keys, vals, cap, b_col[q], P == Phase::numeric ? av * b_val[q] : V(0), &n_unique[warp]);
-    }
+    for_each_row_product<P>(a_ptr[row], a_ptr[row + 1], 0, 1, a_col, a_val, b_ptr, [&](count_t q, V av) {
+        hash_insert<P>(keys, vals, cap, b_col[q], P == Phase::numeric ? av * b_val[q] : V(0), &n_unique[warp]);
+    });
     __syncwarp();
     if constexpr (P == Phase::symbolic) {
         if (lane == 0) row_nnz[row] = n_unique[warp];

@@ -322,21 +322,40 @@ cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t* cfg, void (*kernel)(Exp
 // ---------------------------------------------------------------- device intrinsics
 inline void __syncthreads() { cuda_sim::block_barrier(); }
 
-template <class T>
-T __shfl_down_sync(unsigned mask, T v, unsigned delta, int width = warpSize) {
-    static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 8, "__shfl_down_sync of a type over 8 bytes");
-    std::uint64_t* slots = cuda_sim::warp_exchange_slots();
+namespace cuda_sim {
+// A warp shuffle: each lane publishes v, then reads the value of lane src(lane, seg) (seg: the first
+// lane of its width-wide segment), or keeps its own when src returns a lane outside the segment.
+template <class T, class Src>
+T warp_shuffle(unsigned mask, T v, int width, Src src) {
+    static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 8, "a warp shuffle of a type over 8 bytes");
+    std::uint64_t* slots = warp_exchange_slots();
     const unsigned linear = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-    const unsigned lane = linear % warpSize;
+    const int lane = static_cast<int>(linear % warpSize);
     std::uint64_t bits = 0;
     std::memcpy(&bits, &v, sizeof(T));
     slots[lane] = bits;
-    cuda_sim::warp_barrier(mask);
-    const unsigned seg = lane / static_cast<unsigned>(width) * static_cast<unsigned>(width);
+    warp_barrier(mask);
+    const int seg = lane / width * width;
+    const int from = src(lane, seg);
     T r = v;
-    if (lane + delta < seg + static_cast<unsigned>(width)) std::memcpy(&r, &slots[lane + delta], sizeof(T));
-    cuda_sim::warp_barrier(mask);  // every lane has read before the slots are reused
+    if (from >= seg && from < seg + width) std::memcpy(&r, &slots[from], sizeof(T));
+    warp_barrier(mask);  // every lane has read before the slots are reused
     return r;
+}
+}  // namespace cuda_sim
+
+template <class T>
+T __shfl_down_sync(unsigned mask, T v, unsigned delta, int width = warpSize) {
+    return cuda_sim::warp_shuffle(mask, v, width, [delta](int lane, int) { return lane + static_cast<int>(delta); });
+}
+template <class T>
+T __shfl_up_sync(unsigned mask, T v, unsigned delta, int width = warpSize) {
+    return cuda_sim::warp_shuffle(mask, v, width, [delta](int lane, int) { return lane - static_cast<int>(delta); });
+}
+// Lane src_lane of the caller's segment (src_lane modulo width, as on the GPU).
+template <class T>
+T __shfl_sync(unsigned mask, T v, int src_lane, int width = warpSize) {
+    return cuda_sim::warp_shuffle(mask, v, width, [src_lane, width](int, int seg) { return seg + ((src_lane % width) + width) % width; });
 }
 
 // Barrier (and memory order) of the lanes named in mask.
