@@ -403,7 +403,7 @@ void write_outputs(const Context& cx, const std::vector<Result>& results, bool f
            << json_escape(r.reuse_check) << "\", \"wall_s\": " << r.wall_s << ", \"heavy_rows\": " << st.heavy_rows << ", \"heavy_products\": " << st.heavy_products
            << ", \"tau\": " << st.tau << ", \"nlevels\": " << st.nlevels << ", \"levels\": " << st.levels_run << ", \"batches\": " << st.batches
            << ", \"device_bytes_peak\": " << st.device_bytes_peak << ", \"phases_ms\": {\"setup\": " << st.setup_ms << ", \"csc\": " << st.csc_ms << ", \"outer\": " << st.outer_ms
-           << ", \"multisplit\": " << st.multisplit_ms << ", \"multisplit_kernels\": " << st.multisplit_kernels_ms << ", \"symbolic\": " << st.symbolic_ms
+           << ", \"multisplit\": " << st.multisplit_ms << ", \"multisplit_kernels\": " << st.multisplit_kernels_ms << ", \"light\": " << st.light_ms << ", \"symbolic\": " << st.symbolic_ms
            << ", \"numeric\": " << st.numeric_ms << ", \"total\": " << st.total_ms << ", \"upload\": " << st.upload_ms << ", \"download\": " << st.download_ms
            << "}, \"outer_bytes\": " << st.outer_bytes << ", \"multisplit_bytes\": " << st.multisplit_bytes << ", \"outer_bw_fraction\": " << outer_frac
            << ", \"multisplit_bw_fraction\": " << ms_frac << "}" << (i + 1 < results.size() ? "," : "") << "\n";
@@ -413,10 +413,10 @@ void write_outputs(const Context& cx, const std::vector<Result>& results, bool f
     char buf[512];
     t << "gigasparse gMAGNUS vs cuSPARSE (float/int32) on " << cx.device << ", driver " << cx.driver << ", copy bandwidth " << cx.bw * 1e-9 << " GB/s"
       << (finished ? "" : " [PARTIAL: run still going or stopped]") << "\n";
-    t << "times: ms, best of " << cx.repeats << " after a warm-up, device-resident inputs; phases: setup, then symb and numer, which contain csc (CSR->CSC of heavy rows), outer, msplit (phase); "
+    t << "times: ms, best of " << cx.repeats << " after a warm-up, device-resident inputs; phases: setup, then symb and numer, which contain csc (CSR->CSC of heavy rows), outer, msplit (phase) and, on their own stream, light (light rows); "
          "symb, numer; reuse_ms / cs_reuse: numeric phase alone with the pattern planned and the values on the device (GpuSpgemmPlan::numeric / cusparseSpGEMMreuse_compute); op_bw / ms_bw: outer-product / multisplit-kernel DRAM bytes over time, as a fraction of the copy bandwidth\n";
-    std::snprintf(buf, sizeof buf, "%-22s %10s %10s %9s %8s %-9s %9s %9s %6s %6s %6s %6s %6s %6s %5s %5s %3s  %s\n", "case", "ours_ms", "cusp_ms", "speedup",
-                  "best", "check", "reuse_ms", "cs_reuse", "setup", "csc", "outer", "msplit", "symb", "numer", "op_bw", "ms_bw", "lvl", "status");
+    std::snprintf(buf, sizeof buf, "%-22s %10s %10s %9s %8s %-9s %9s %9s %6s %6s %6s %6s %6s %6s %6s %5s %5s %3s  %s\n", "case", "ours_ms", "cusp_ms", "speedup",
+                  "best", "check", "reuse_ms", "cs_reuse", "setup", "csc", "outer", "msplit", "light", "symb", "numer", "op_bw", "ms_bw", "lvl", "status");
     t << buf;
     double lg[2] = {0, 0};
     int cnt[2] = {0, 0}, ours_fail_only[2] = {0, 0}, mismatches = 0, cnt_reuse = 0, reuse_mismatches = 0;
@@ -438,9 +438,9 @@ void write_outputs(const Context& cx, const std::vector<Result>& results, bool f
             ++cnt_reuse;
         }
         if (r.reuse_check != "match" && r.reuse_check != "n/a") ++reuse_mismatches;
-        std::snprintf(buf, sizeof buf, "%-22s %10.3f %10.3f %9.2f %8s %-9s %9.3f %9.3f %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f %5.2f %5.2f %3d  %s\n",
+        std::snprintf(buf, sizeof buf, "%-22s %10.3f %10.3f %9.2f %8s %-9s %9.3f %9.3f %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f %5.2f %5.2f %3d  %s\n",
                       r.name.substr(0, 22).c_str(), r.ours_ms, r.cusparse_ms, sp, r.cusparse_best.c_str(), r.check.substr(0, 9).c_str(), r.ours_reuse_ms,
-                      r.cusparse_reuse_ms, st.setup_ms, st.csc_ms, st.outer_ms, st.multisplit_ms,
+                      r.cusparse_reuse_ms, st.setup_ms, st.csc_ms, st.outer_ms, st.multisplit_ms, st.light_ms,
                       st.symbolic_ms, st.numeric_ms, outer_frac, ms_frac, st.levels_run, r.ours_status.substr(0, 60).c_str());
         t << buf;
     }

@@ -111,6 +111,7 @@ nb::dict stats_dict(const SpgemmStats& s) {
         gpu["csc_ms"] = g.csc_ms;
         gpu["outer_ms"] = g.outer_ms;
         gpu["multisplit_ms"] = g.multisplit_ms;
+        gpu["light_ms"] = g.light_ms;
         gpu["symbolic_ms"] = g.symbolic_ms;
         gpu["numeric_ms"] = g.numeric_ms;
         gpu["total_ms"] = g.total_ms;

@@ -448,6 +448,8 @@ TEST(CudaSpgemm, SanitizerSmall) {
     EXPECT_GT(st.outer_ms, 0);
     EXPECT_GT(st.multisplit_kernels_ms, 0);
     EXPECT_LE(st.multisplit_kernels_ms, st.multisplit_ms * 1.001);
+    EXPECT_GT(st.light_ms, 0);
+    EXPECT_LE(st.light_ms, (st.symbolic_ms + st.numeric_ms) * 1.001) << "the light rows run inside the two phases";
     EXPECT_NEAR(st.setup_ms + st.symbolic_ms + st.numeric_ms, st.total_ms, 1e-3 * st.total_ms + 1e-3);
     EXPECT_GT(st.upload_ms + st.download_ms, 0);
 }

@@ -43,6 +43,7 @@ struct GpuSpgemmStats {
     // (the heavy intermediate is built in both when it takes several batches)
     double upload_ms = 0, setup_ms = 0, csc_ms = 0, outer_ms = 0, multisplit_ms = 0, symbolic_ms = 0, numeric_ms = 0, download_ms = 0;
     double multisplit_kernels_ms = 0;    // histogram + multisplit kernels only (the multisplit phase minus scans, partitions, syncs)
+    double light_ms = 0;                 // the light rows' hash kernels (own stream, beside the heavy rows: inside symbolic + numeric)
     double total_ms = 0;                 // setup to the end of numeric (device-resident inputs and output)
     std::int64_t outer_bytes = 0;        // minimal DRAM traffic of the outer-product kernel(s)
     std::int64_t multisplit_bytes = 0;   // minimal DRAM traffic of the histogram + multisplit kernels

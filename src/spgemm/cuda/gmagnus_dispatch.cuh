@@ -208,7 +208,9 @@ public:
         t_setup.record(hs);
         // light rows on the light stream, heavy rows (batches) on the heavy stream
         check(cudaStreamWaitEvent(ls, t_setup.get()), "cudaStreamWaitEvent");
+        const std::size_t t_light = timer.start(ls);
         light_rows<Phase::symbolic>(nullptr, nullptr);
+        timer.stop(t_light, ls, &st_.light_ms);
         plan_batches();
         for (const BatchSpan& batch : batches_plan_) {
             HeavyValues<V, I> v;
@@ -273,7 +275,9 @@ public:
         Event ready;
         ready.record(hs);
         check(cudaStreamWaitEvent(ls, ready.get()), "cudaStreamWaitEvent");
+        const std::size_t t_light = timer.start(ls);
         light_rows<Phase::numeric>(c.col_idx.data(), c.values.data());
+        timer.stop(t_light, ls, &st_.light_ms);
         const bool rebuilt = !kept_;
         for (HeavyBatch& hb : batches_) {
             HeavyValues<V, I> v;

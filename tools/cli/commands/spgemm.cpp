@@ -37,7 +37,7 @@ Json stats_json(const SpgemmStats& s) {
 Json gpu_json(const cuda::GpuSpgemmStats& g, int device) {
     Json ms, p;
     ms.set("upload", g.upload_ms).set("setup", g.setup_ms).set("csr_to_csc", g.csc_ms).set("outer_product", g.outer_ms).set("multisplit", g.multisplit_ms);
-    ms.set("symbolic", g.symbolic_ms).set("numeric", g.numeric_ms).set("total", g.total_ms).set("download", g.download_ms);
+    ms.set("light_rows", g.light_ms).set("symbolic", g.symbolic_ms).set("numeric", g.numeric_ms).set("total", g.total_ms).set("download", g.download_ms);
     p.set("tau", g.tau).set("hash_capacity", g.hash_capacity).set("dense_columns", g.dense_columns).set("levels", g.nlevels);
     Json j;
     j.set("device", cuda::device_summary(device)).set("heavy_rows", g.heavy_rows).set("light_rows", g.light_rows);
@@ -53,7 +53,8 @@ void print_gpu(const cuda::GpuSpgemmStats& g, int device) {
               << format_count(g.light_rows) << "; multisplit levels " << g.levels_run << " of " << g.nlevels << ", batches " << g.batches
               << "; device memory peak " << format_count(g.device_bytes_peak) << " B\n"
               << "  device ms: setup " << g.setup_ms << ", symbolic " << g.symbolic_ms << ", numeric " << g.numeric_ms << ", total " << g.total_ms
-              << " (inside symbolic + numeric: CSR->CSC " << g.csc_ms << ", outer product " << g.outer_ms << ", multisplit " << g.multisplit_ms << ")\n"
+              << " (inside symbolic + numeric: CSR->CSC " << g.csc_ms << ", outer product " << g.outer_ms << ", multisplit " << g.multisplit_ms << "; light rows "
+              << g.light_ms << ", beside the heavy rows)\n"
               << "  transfers ms: up " << g.upload_ms << ", down " << g.download_ms << "\n";
 }
 
