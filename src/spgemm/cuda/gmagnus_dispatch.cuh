@@ -100,9 +100,9 @@ struct PhaseTimer {
 // batch's intermediate with new values and accumulate it into C without a host wait; kept by the
 // plan between calls.
 struct HeavyBatch {
-    count_t first = 0, last = 0;  // the batch's heavy rows: part_ids[first, last)
-    count_t chat_nnz = 0;         // its intermediate products (nnz of its rows of Ĉ)
-    count_t nent = 0;             // entries of its rows of A (the CSC keeps those whose row of B is nonempty: col_ptr[ka])
+    // its heavy rows, their intermediate products (nnz of its rows of Ĉ) and entries of A (the CSC
+    // keeps those whose row of B is nonempty: col_ptr[ka])
+    BatchSpan span;
     DeviceBuffer<count_t> chat_ptr;            // row starts of the batch's Ĉ (nh + 1)
     DeviceBuffer<count_t> col_ptr, slice_off;  // CSC column starts and flattened slice starts (ka + 1 each)
     DeviceBuffer<count_t> csc_row, csc_src;    // CSC row (batch-local) and A entry of each position
@@ -487,11 +487,9 @@ private:
     HeavyBatch build_batch(const BatchSpan& batch, HeavyValues<V, I>& v, PhaseTimer& timer) {
         const cudaStream_t hs = heavy_.get();
         HeavyBatch hb;
-        hb.first = batch.first;
-        hb.last = batch.last;
+        hb.span = batch;
         const count_t nh = batch.last - batch.first;
         const count_t* rows = heavy_rows() + batch.first;
-        hb.chat_nnz = batch.products;
         const count_t ka = a_.ncols;
         const std::size_t t_csc = timer.start(hs);
         // Ĉ.rowPtr of the batch
@@ -512,7 +510,6 @@ private:
             return cub::DeviceScan::InclusiveSum(t, b, sizes.data(), entry_ptr.data() + 1, nh, hs);
         });
         const count_t nent = batch.entries;  // = entry_ptr[nh], known from the plan: no round trip
-        hb.nent = nent;
         DeviceBuffer<count_t> keys(nent, at(hs)), keys_sorted(nent, at(hs)), ent_h(nent, at(hs)), ent_j(nent, at(hs)), ent_t(nent, at(hs)),
             t_sorted(nent, at(hs));
         launch("heavy_entries_kernel", &heavy_entries_kernel<I>, grid_for(nh * warp_size, simple_block), simple_block, 0, hs, nh, rows,
@@ -550,7 +547,7 @@ private:
         DeviceBuffer<count_t> in_row(nh, at(hs)), in_base(nh, at(hs));
         check(cudaMemcpyAsync(in_row.data(), rows, nh * sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
         check(cudaMemsetAsync(in_base.data(), 0, nh * sizeof(count_t), hs), "cudaMemsetAsync");
-        count_t n_in = nh, total = hb.chat_nnz;
+        count_t n_in = nh, total = hb.span.products;
         int in_buf = 0, span = p_.span_log2;
         if (p_.nlevels == 0) {
             level_segs.emplace_back(nh, at(hs));
@@ -649,11 +646,11 @@ private:
     HeavyValues<V, I> alloc_values(const HeavyBatch& hb) {
         const cudaStream_t hs = heavy_.get();
         HeavyValues<V, I> v;
-        v.col[0].allocate(hb.chat_nnz, at(hs));
-        v.val[0].allocate(hb.chat_nnz, at(hs));
+        v.col[0].allocate(hb.span.products, at(hs));
+        v.val[0].allocate(hb.span.products, at(hs));
         if (p_.nlevels > 0) {
-            v.col[1].allocate(hb.chat_nnz, at(hs));
-            v.val[1].allocate(hb.chat_nnz, at(hs));
+            v.col[1].allocate(hb.span.products, at(hs));
+            v.val[1].allocate(hb.span.products, at(hs));
         }
         return v;
     }
@@ -661,21 +658,21 @@ private:
     // A's values in CSC order, then the outer product (Alg. 4) into v's first buffer.
     void outer_product(const HeavyBatch& hb, HeavyValues<V, I>& v, PhaseTimer& timer) {
         const cudaStream_t hs = heavy_.get();
-        const count_t nh = hb.last - hb.first, ka = a_.ncols;
+        const count_t nh = hb.span.last - hb.span.first, ka = a_.ncols;
         const std::size_t t_csc = timer.start(hs);
-        DeviceBuffer<V> csc_val(hb.nent, at(hs));
-        launch("gather_values_kernel", &gather_values_kernel<V>, grid_for(hb.nent, simple_block), simple_block, 0, hs, hb.nent, hb.col_ptr.data() + ka,
+        DeviceBuffer<V> csc_val(hb.span.entries, at(hs));
+        launch("gather_values_kernel", &gather_values_kernel<V>, grid_for(hb.span.entries, simple_block), simple_block, 0, hs, hb.span.entries, hb.col_ptr.data() + ka,
                hb.csc_src.data(), a_.values, csc_val.data());
         DeviceBuffer<count_t> cursor(nh, at(hs));
         check(cudaMemcpyAsync(cursor.data(), hb.chat_ptr.data(), nh * sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
         timer.stop(t_csc, hs, &st_.csc_ms);
         const std::size_t t_outer = timer.start(hs);
         const count_t ge = p_.outer_group_elems;
-        launch("outer_product_kernel", &outer_product_kernel<V, I>, grid_for(hb.chat_nnz, static_cast<int>(ge)), p_.outer_threads,
-               static_cast<std::size_t>(ge) * sizeof(count_t), hs, hb.chat_nnz, ge, ka, hb.slice_off.data(), hb.col_ptr.data(), hb.csc_row.data(),
+        launch("outer_product_kernel", &outer_product_kernel<V, I>, grid_for(hb.span.products, static_cast<int>(ge)), p_.outer_threads,
+               static_cast<std::size_t>(ge) * sizeof(count_t), hs, hb.span.products, ge, ka, hb.slice_off.data(), hb.col_ptr.data(), hb.csc_row.data(),
                csc_val.data(), b_.row_ptr, b_.col_idx, b_.values, cursor.data(), v.col[0].data(), v.val[0].data());
         timer.stop(t_outer, hs, &st_.outer_ms);
-        st_.outer_bytes += hb.chat_nnz * static_cast<count_t>(sizeof(I) + sizeof(V));  // + B and Ã reads: traffic_
+        st_.outer_bytes += hb.span.products * static_cast<count_t>(sizeof(I) + sizeof(V));  // + B and Ã reads: traffic_
     }
 
     // The multisplit kernel of level l (its histogram, order and output chunks are in hb).

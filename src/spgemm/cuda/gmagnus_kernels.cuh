@@ -47,6 +47,12 @@ struct Segment {
     int span_log2;
 };
 
+// The sum of v over the lanes of the warp, in lane 0 (every lane calls it).
+__device__ __forceinline__ count_t warp_sum(count_t v) {
+    for (int o = warp_size / 2; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
+    return v;
+}
+
 // ------------------------------------------------------------------ setup kernels
 // products[r] = Σ_{j in A[r,:]} nnz(B[A.col[j], :]); one warp per row.
 template <class I>
@@ -60,7 +66,7 @@ static __global__ void row_products_kernel(count_t m, const count_t* __restrict_
         const count_t k = static_cast<count_t>(a_col[j]);
         sum += b_ptr[k + 1] - b_ptr[k];
     }
-    for (int o = warp_size / 2; o > 0; o /= 2) sum += __shfl_down_sync(0xffffffffu, sum, o);
+    sum = warp_sum(sum);
     if (lane == 0) products[warp] = sum;
 }
 
@@ -78,7 +84,7 @@ __device__ __forceinline__ void flush_tallies(const count_t* s, int n, count_t* 
 }
 // Adds v into *s once per warp (every lane of the warp calls it).
 __device__ __forceinline__ void warp_tally(count_t* s, count_t v) {
-    for (int o = warp_size / 2; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
+    v = warp_sum(v);
     if (threadIdx.x % warp_size == 0 && v != 0) atomic_add_count(s, v);
 }
 
