@@ -4,9 +4,12 @@
 // Cases not started within the time budget are listed as skipped; the outputs are rewritten after
 // every case. Shared matrices come from $GIGASPARSE_MATRIX_DIR, else the configured directory.
 // Writes OUTDIR/spgemm_cuda.json and OUTDIR/spgemm_cuda_summary.txt and prints the summary table.
-// Times are end to end on device-resident inputs (setup, symbolic, numeric, allocations), best of N
-// after one warm-up. cuSPARSE (ALG1, ALG2, ALG3 with chunk fractions 0.2 and 0.5; best taken) output
-// is compared with gigasparse's (pattern exact, values 1e-3 of the row's largest).
+// Times are end to end on device-resident inputs and output, by the host's clock from the call to
+// the device's end (parameters, allocations, host waits and launches included), best of N after one
+// warm-up; the device's own event times are kept beside them (`*_device_ms`). cuSPARSE (ALG1, ALG2,
+// ALG3 with chunk fractions 0.2 and 0.5; best taken; buffers from a memory pool kept between its
+// runs, as gigasparse's is) output is compared with gigasparse's (pattern exact, values 1e-3 of the
+// row's largest) when C fits cuSPARSE's 32-bit offsets and an eighth of the host's memory.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -18,16 +21,21 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
 #include <gigasparse/core/convert.hpp>
 #include <gigasparse/core/timer.hpp>
 #include <gigasparse/cuda/device.hpp>
+#include <gigasparse/cuda/device_matrix.hpp>
 #include <gigasparse/cuda/spgemm.hpp>
 #include <gigasparse/cuda/spgemm_plan.hpp>
 #include <gigasparse/gen/generators.hpp>
 #include <gigasparse/io/matrix_market.hpp>
+
+#include "bench_output.hpp"
 
 namespace gs = gigasparse;
 using V = float;
@@ -36,18 +44,40 @@ using Mat = gs::Csr<V, I>;
 
 namespace {
 
-struct Result {
-    std::string name, set;
-    std::int64_t m = 0, nnz_a = 0, nnz_b = 0, products = 0, nnz_c = 0;
-    double ours_ms = -1, cusparse_ms = -1, wall_s = 0;
-    // numeric reuse (patterns fixed, values on the device): GpuSpgemmPlan::numeric's device time vs
-    // cusparseSpGEMMreuse_compute
-    double ours_reuse_ms = -1, cusparse_reuse_ms = -1;
-    std::string cusparse_best = "failed", ours_status = "ok", check = "n/a", cusparse_failures, reuse_check = "n/a";
-    gs::cuda::GpuSpgemmStats st;
-};
+using gs::bench_cuda::Context;
+using gs::bench_cuda::Result;
+using gs::bench_cuda::write_outputs;
 
 bool cu_ok(cudaError_t e) { return e == cudaSuccess; }
+
+// cuSPARSE's work buffers and C come from the device's default memory pool, kept between calls
+// (release threshold unlimited), on the legacy default stream its handle uses: its repeated runs
+// reuse memory as gigasparse's pool lets ours, instead of paying cudaMalloc/cudaFree each time.
+// trim_cusparse_pool() hands the memory back between the libraries' turns.
+cudaMemPool_t cusparse_pool() {
+    static cudaMemPool_t pool = [] {
+        cudaMemPool_t p = nullptr;
+        if (cu_ok(cudaDeviceGetDefaultMemPool(&p, 0))) {
+            std::uint64_t unlimited = ~std::uint64_t(0);
+            (void)cudaMemPoolSetAttribute(p, cudaMemPoolAttrReleaseThreshold, &unlimited);
+        }
+        (void)cudaGetLastError();
+        return p;
+    }();
+    return pool;
+}
+cudaError_t pool_alloc(void** p, std::size_t bytes) {
+    cusparse_pool();
+    return cudaMallocAsync(p, std::max<std::size_t>(bytes, 1), cudaStream_t{});
+}
+void pool_free(void* p) {
+    if (p) (void)cudaFreeAsync(p, cudaStream_t{});
+}
+void trim_cusparse_pool() {
+    (void)cudaDeviceSynchronize();
+    if (cudaMemPool_t p = cusparse_pool()) (void)cudaMemPoolTrimTo(p, 0);
+    (void)cudaGetLastError();
+}
 
 // A and B uploaded once per case (32-bit row offsets for cuSPARSE); freed by the destructor.
 struct DevCsr {
@@ -83,6 +113,8 @@ struct CusparseSpgemm {
     cusparseSpMatDescr_t ma = nullptr, mb = nullptr, mc = nullptr;
     cusparseSpGEMMDescr_t d = nullptr;
     cudaEvent_t e0 = nullptr, e1 = nullptr;
+    gs::Timer wall;  // from construction: C's row offsets are allocated there
+    double device_ms = -1;  // event time of the last start()..stop()
     int *dcp = nullptr, *dci = nullptr;
     float* dcv = nullptr;
     std::int64_t nnz_c = 0;
@@ -90,7 +122,7 @@ struct CusparseSpgemm {
 
     CusparseSpgemm(const DevCsr& a, const DevCsr& b, std::string& w) : why(w) {
         if (!a.ok || !b.ok) fail("inputs not on the device");
-        check_cu(cudaMalloc(&dcp, (a.nrows + 1) * sizeof(int)), "cudaMalloc C.rowptr") && check_cu(cudaEventCreate(&e0), "event") &&
+        check_cu(pool_alloc(reinterpret_cast<void**>(&dcp), (a.nrows + 1) * sizeof(int)), "cudaMallocAsync C.rowptr") && check_cu(cudaEventCreate(&e0), "event") &&
             check_cu(cudaEventCreate(&e1), "event");
         sp(cusparseCreateCsr(&ma, a.nrows, a.ncols, a.nnz, a.ptr, a.col, a.val, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
                              CUDA_R_32F),
@@ -108,10 +140,8 @@ struct CusparseSpgemm {
         if (d) cusparseSpGEMM_destroyDescr(d);
         for (cusparseSpMatDescr_t m : {ma, mb, mc})
             if (m) cusparseDestroySpMat(m);
-        for (void* p : {static_cast<void*>(dcp), static_cast<void*>(dci), static_cast<void*>(dcv)})
-            if (p) cudaFree(p);
-        for (void* p : buffers)
-            if (p) cudaFree(p);
+        for (void* p : {static_cast<void*>(dcp), static_cast<void*>(dci), static_cast<void*>(dcv)}) pool_free(p);
+        for (void* p : buffers) pool_free(p);
         if (e0) cudaEventDestroy(e0);
         if (e1) cudaEventDestroy(e1);
         (void)cudaGetLastError();
@@ -135,13 +165,13 @@ struct CusparseSpgemm {
     // A work buffer of `bytes` (at least 1), freed with this object (or at once with release()).
     void* buffer(std::size_t bytes, const char* what) {
         void* p = nullptr;
-        if (ok && check_cu(cudaMalloc(&p, std::max<std::size_t>(bytes, 1)), what)) buffers.push_back(p);
+        if (ok && check_cu(pool_alloc(&p, bytes), what)) buffers.push_back(p);
         return p;
     }
     void release(void* p) {
         for (void*& q : buffers)
             if (q == p && p) {
-                cudaFree(p);
+                pool_free(p);
                 q = nullptr;
             }
     }
@@ -149,21 +179,25 @@ struct CusparseSpgemm {
     bool allocate_c() {
         std::int64_t rows = 0, cols = 0;
         return sp(cusparseSpMatGetSize(mc, &rows, &cols, &nnz_c), "SpMatGetSize") &&
-               check_cu(cudaMalloc(&dci, std::max<std::int64_t>(nnz_c, 1) * sizeof(int)), "cudaMalloc C.col") &&
-               check_cu(cudaMalloc(&dcv, std::max<std::int64_t>(nnz_c, 1) * sizeof(float)), "cudaMalloc C.val") &&
+               check_cu(pool_alloc(reinterpret_cast<void**>(&dci), std::max<std::int64_t>(nnz_c, 1) * sizeof(int)), "cudaMallocAsync C.col") &&
+               check_cu(pool_alloc(reinterpret_cast<void**>(&dcv), std::max<std::int64_t>(nnz_c, 1) * sizeof(float)), "cudaMallocAsync C.val") &&
                sp(cusparseCsrSetPointers(mc, dcp, dci, dcv), "CsrSetPointers");
     }
     void start() {
+        wall.reset();
         if (ok) cudaEventRecord(e0);
     }
-    // Milliseconds since start(), after the device finished (-1 after a failure).
+    // Host milliseconds since start() (or construction), after the device finished (-1 after a
+    // failure); device_ms gets the events' time.
     double stop() {
         if (!ok) return -1;
         cudaEventRecord(e1);
         if (!check_cu(cudaEventSynchronize(e1), "cudaEventSynchronize")) return -1;
+        const double ms = wall.seconds() * 1e3;
         float t = 0;
         cudaEventElapsedTime(&t, e0, e1);
-        return t;
+        device_ms = t;
+        return ms;
     }
     // C to the host (32-bit row offsets widened).
     bool download(std::int64_t nrows, std::int64_t ncols, Mat& out) {
@@ -184,39 +218,43 @@ struct CusparseSpgemm {
 // with buffer1); ALG2/ALG3: estimateMemory (size query of buffer3, then with buffer3, which gives
 // bufferSize2; chunk_fraction is read by ALG3 only, ALG2 gets a valid 1.0); ALG1: compute as the
 // size query of buffer2; then compute with buffer2, GetSize, allocate C, SetPointers, copy (compute
-// alone does not fill C's row offsets). Timed from the first call to the end of the copy,
-// allocations of the work buffers and of C included, like ours. Returns ms, or -1 with `why` set.
-double cusparse_run(cusparseHandle_t h, const DevCsr& a, const DevCsr& b, cusparseSpGEMMAlg_t alg, float chunk_fraction, Mat* out, std::string& why) {
+// alone does not fill C's row offsets). Timed by the host's clock from the descriptors' creation
+// to the end of the copy, allocations of the work buffers and of C included, like ours. Returns ms
+// (*device_ms: the events' time from the first call), or -1 with `why` set.
+double cusparse_run(cusparseHandle_t h, const DevCsr& a, const DevCsr& b, cusparseSpGEMMAlg_t alg, float chunk_fraction, Mat* out, std::string& why,
+                    double* device_ms) {
     CusparseSpgemm g(a, b, why);
     const float alpha = 1, beta = 0;
     const auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
-    g.start();
+    if (g.ok) cudaEventRecord(g.e0);  // g.wall runs from the construction
     std::size_t s1 = 0, s2 = 0, s3 = 0;
     g.sp(cusparseSpGEMM_workEstimation(h, op, op, &alpha, g.ma, g.mb, &beta, g.mc, CUDA_R_32F, alg, g.d, &s1, nullptr), "workEstimation(size)");
-    void* b1 = g.buffer(s1, "cudaMalloc buffer1");
+    void* b1 = g.buffer(s1, "cudaMallocAsync buffer1");
     g.sp(cusparseSpGEMM_workEstimation(h, op, op, &alpha, g.ma, g.mb, &beta, g.mc, CUDA_R_32F, alg, g.d, &s1, b1), "workEstimation");
     if (alg != CUSPARSE_SPGEMM_ALG1) {
         g.sp(cusparseSpGEMM_estimateMemory(h, op, op, &alpha, g.ma, g.mb, &beta, g.mc, CUDA_R_32F, alg, g.d, chunk_fraction, &s3, nullptr, nullptr),
              "estimateMemory(size)");
-        void* b3 = g.buffer(s3, "cudaMalloc buffer3");
+        void* b3 = g.buffer(s3, "cudaMallocAsync buffer3");
         g.sp(cusparseSpGEMM_estimateMemory(h, op, op, &alpha, g.ma, g.mb, &beta, g.mc, CUDA_R_32F, alg, g.d, chunk_fraction, &s3, b3, &s2),
              "estimateMemory");
         g.release(b3);  // may be freed once estimateMemory returned (cuSPARSE sample spgemm_mem)
     } else {
         g.sp(cusparseSpGEMM_compute(h, op, op, &alpha, g.ma, g.mb, &beta, g.mc, CUDA_R_32F, alg, g.d, &s2, nullptr), "compute(size)");
     }
-    void* b2 = g.buffer(s2, "cudaMalloc buffer2");
+    void* b2 = g.buffer(s2, "cudaMallocAsync buffer2");
     g.sp(cusparseSpGEMM_compute(h, op, op, &alpha, g.ma, g.mb, &beta, g.mc, CUDA_R_32F, alg, g.d, &s2, b2), "compute");
     g.allocate_c();
     g.sp(cusparseSpGEMM_copy(h, op, op, &alpha, g.ma, g.mb, &beta, g.mc, CUDA_R_32F, alg, g.d), "SpGEMM_copy");
     const double ms = g.stop();
+    *device_ms = g.device_ms;
     if (ms >= 0 && out && !g.download(a.nrows, b.ncols, *out)) return -1;
     return ms;
 }
 
 // cuSPARSE's numeric reuse (the documented sequence of the reuse API, CUSPARSE_SPGEMM_DEFAULT):
 // reuse_workEstimation, reuse_nnz, C allocated, reuse_copy (pattern, untimed), then
-// reuse_compute timed alone, best of `repeats` after a warm-up. Returns ms, or -1 with `why`.
+// reuse_compute timed alone (host clock to the device's end), best of `repeats` after a warm-up.
+// Returns ms, or -1 with `why`.
 double cusparse_reuse(cusparseHandle_t h, const DevCsr& a, const DevCsr& b, int repeats, std::string& why) {
     CusparseSpgemm g(a, b, why);
     const float alpha = 1, beta = 0;
@@ -224,16 +262,16 @@ double cusparse_reuse(cusparseHandle_t h, const DevCsr& a, const DevCsr& b, int 
     const auto alg = CUSPARSE_SPGEMM_DEFAULT;
     std::size_t s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0;
     g.sp(cusparseSpGEMMreuse_workEstimation(h, op, op, g.ma, g.mb, g.mc, alg, g.d, &s1, nullptr), "reuse_workEstimation(size)");
-    void* b1 = g.buffer(s1, "cudaMalloc buffer1");
+    void* b1 = g.buffer(s1, "cudaMallocAsync buffer1");
     g.sp(cusparseSpGEMMreuse_workEstimation(h, op, op, g.ma, g.mb, g.mc, alg, g.d, &s1, b1), "reuse_workEstimation");
     g.sp(cusparseSpGEMMreuse_nnz(h, op, op, g.ma, g.mb, g.mc, alg, g.d, &s2, nullptr, &s3, nullptr, &s4, nullptr), "reuse_nnz(size)");
-    void* b2 = g.buffer(s2, "cudaMalloc buffer2");
-    void* b3 = g.buffer(s3, "cudaMalloc buffer3");
-    void* b4 = g.buffer(s4, "cudaMalloc buffer4");
+    void* b2 = g.buffer(s2, "cudaMallocAsync buffer2");
+    void* b3 = g.buffer(s3, "cudaMallocAsync buffer3");
+    void* b4 = g.buffer(s4, "cudaMallocAsync buffer4");
     g.sp(cusparseSpGEMMreuse_nnz(h, op, op, g.ma, g.mb, g.mc, alg, g.d, &s2, b2, &s3, b3, &s4, b4), "reuse_nnz");
     g.allocate_c();
     g.sp(cusparseSpGEMMreuse_copy(h, op, op, g.ma, g.mb, g.mc, alg, g.d, &s5, nullptr), "reuse_copy(size)");
-    void* b5 = g.buffer(s5, "cudaMalloc buffer5");
+    void* b5 = g.buffer(s5, "cudaMallocAsync buffer5");
     g.sp(cusparseSpGEMMreuse_copy(h, op, op, g.ma, g.mb, g.mc, alg, g.d, &s5, b5), "reuse_copy");
     double best = -1;
     for (int k = 0; g.ok && k <= repeats; ++k) {
@@ -293,28 +331,60 @@ double copy_bandwidth() {
     return 2.0 * double(bytes) / (best * 1e-3);  // read + write bytes per second
 }
 
+// Whether C (nnz entries) is downloaded for the checks: cuSPARSE's 32-bit offsets cannot hold more
+// than INT_MAX entries (nothing to compare with), and a C above an eighth of the host's memory would
+// risk the process (ours, the plan's and cuSPARSE's copies at once).
+bool checkable(std::int64_t nnz) {
+    const double host = double(sysconf(_SC_PHYS_PAGES)) * double(sysconf(_SC_PAGE_SIZE));
+    return nnz <= std::numeric_limits<int>::max() && double(nnz) * double(sizeof(I) + sizeof(V)) <= host / 8;
+}
+const char* const too_large = "n/a: C too large to check on the host";
+
+// Empties gigasparse's memory pool (its release threshold is unlimited) before cuSPARSE's turn, as
+// cuSPARSE's pool is emptied before each of ours. A failure here is left to the next call to report.
+void release_gigasparse_pool() {
+    try {
+        gs::cuda::release_cached_memory();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "release_cached_memory: %s\n", e.what());
+    }
+}
+
 void run_case(Result& r, const Mat& a, const Mat& b, int repeats, const gs::cuda::GpuSpgemmOptions& opt, cusparseHandle_t h) {
     const gs::Timer wall;
     r.m = a.nrows;
     r.nnz_a = a.nnz();
     r.nnz_b = b.nnz();
     Mat ours;
+    using DevMat = gs::cuda::DeviceMatrix<V, I>;
+    DevMat ga, gb;  // gigasparse's operands on the device (uploaded once, like cuSPARSE's)
     try {
+        ga = DevMat::upload(a.view());
+        gb = DevMat::upload(b.view());
         double best = 1e300;
         for (int k = 0; k <= repeats; ++k) {
             gs::cuda::GpuSpgemmStats st;
-            ours = gs::cuda::spgemm<V, I>(a.view(), b.view(), opt, &st);
-            if ((k > 0 || repeats == 0) && st.total_ms < best) {
-                best = st.total_ms;
+            const gs::Timer t;
+            const DevMat c = gs::cuda::spgemm(ga, gb, opt, &st);  // returns after the device finished
+            const double ms = t.seconds() * 1e3;
+            if (k == 0) {
+                r.nnz_c = c.nnz();
+                if (checkable(c.nnz())) ours = c.download();
+            }
+            if ((k > 0 || repeats == 0) && ms < best) {
+                best = ms;
                 r.st = st;
             }
         }
         r.ours_ms = best;
+        r.ours_device_ms = r.st.total_ms;
         r.products = r.st.products;
-        r.nnz_c = ours.nnz();
     } catch (const std::exception& e) {
         r.ours_status = std::string("failed: ") + e.what();
     }
+    release_gigasparse_pool();
+    const bool check = r.ours_status == "ok" && checkable(r.nnz_c);
+    if (r.ours_status == "ok" && !check) r.check = r.reuse_check = too_large;
     struct Cfg {
         cusparseSpGEMMAlg_t alg;
         float frac;
@@ -324,138 +394,59 @@ void run_case(Result& r, const Mat& a, const Mat& b, int repeats, const gs::cuda
                         {CUSPARSE_SPGEMM_ALG3, 0.5f, "ALG3/0.5"}};
     const DevCsr da(a), db(b);
     for (const Cfg& c : cfgs) {
+        trim_cusparse_pool();  // each algorithm starts from an empty pool (what a failed one left included)
         Mat cs;
-        double best = 1e300;
+        double best = 1e300, best_device = -1;
         std::string why;
         bool failed = false;
         for (int k = 0; k <= repeats && !failed; ++k) {
-            const double ms = cusparse_run(h, da, db, c.alg, c.frac, k == 0 ? &cs : nullptr, why);
-            if (ms < 0) failed = true;
-            else if (k > 0 || repeats == 0) best = std::min(best, ms);
+            double device_ms = -1;
+            const double ms = cusparse_run(h, da, db, c.alg, c.frac, k == 0 && check ? &cs : nullptr, why, &device_ms);
+            if (ms < 0) {
+                failed = true;
+            } else if ((k > 0 || repeats == 0) && ms < best) {
+                best = ms;
+                best_device = device_ms;
+            }
         }
         if (failed) {
             r.cusparse_failures += std::string(r.cusparse_failures.empty() ? "" : "; ") + c.name + ": " + why;
             continue;
         }
-        if (r.check == "n/a" && r.ours_status == "ok") r.check = compare(ours, cs);
+        if (r.check == "n/a" && check) r.check = compare(ours, cs);
         if (r.cusparse_ms < 0 || best < r.cusparse_ms) {
             r.cusparse_ms = best;
+            r.cusparse_device_ms = best_device;
             r.cusparse_best = c.name;
         }
     }
+    trim_cusparse_pool();
     // numeric reuse: one symbolic phase, then numeric phases with the values already on the device
     if (r.ours_status == "ok") {
         try {
             gs::cuda::GpuSpgemmPlan<V, I> plan(opt);
-            plan.symbolic(a.view(), b.view());
+            plan.symbolic(ga, gb);
             Mat c;
             double best = 1e300;
             for (int k = 0; k <= repeats; ++k) {
-                plan.numeric(a.view(), b.view(), c);
-                if (k > 0 || repeats == 0) best = std::min(best, plan.stats().numeric_ms);
+                const gs::Timer t;
+                const DevMat dc = plan.numeric(ga, gb);  // returns after the device finished
+                const double ms = t.seconds() * 1e3;
+                if (k == 0 && check) c = dc.download();
+                if (k > 0 || repeats == 0) best = std::min(best, ms);
             }
             r.ours_reuse_ms = best;
-            r.reuse_check = compare(ours, c);
+            if (check) r.reuse_check = compare(ours, c);
         } catch (const std::exception& e) {
             r.reuse_check = std::string("failed: ") + e.what();
         }
+        release_gigasparse_pool();
     }
     std::string why;
     r.cusparse_reuse_ms = cusparse_reuse(h, da, db, repeats, why);
+    trim_cusparse_pool();
     if (r.cusparse_reuse_ms < 0) r.cusparse_failures += std::string(r.cusparse_failures.empty() ? "" : "; ") + "reuse: " + why;
     r.wall_s = wall.seconds();
-}
-
-std::string json_escape(const std::string& s) {
-    std::string o;
-    for (char ch : s) {
-        if (ch == '"' || ch == '\\') o += '\\';
-        if (static_cast<unsigned char>(ch) >= 0x20) o += ch;
-    }
-    return o;
-}
-
-struct Context {
-    std::string outdir, device;
-    int driver = 0, repeats = 0, skipped = 0;
-    double bw = 0, time_budget = 0;
-    gs::cuda::GpuSpgemmOptions gpu;  // --multisplit-threads, --outer-threads (0: defaults), --block-light-rows
-};
-
-// Rewritten after every case, so a run stopped by its time limit still leaves its results.
-void write_outputs(const Context& cx, const std::vector<Result>& results, bool finished) {
-    std::ofstream js(cx.outdir + "/spgemm_cuda.json");
-    js << "{\n  \"device\": \"" << json_escape(cx.device) << "\", \"driver\": " << cx.driver << ", \"copy_bandwidth_gbs\": " << cx.bw * 1e-9
-       << ", \"finished\": " << (finished ? "true" : "false") << ", \"skipped_cases\": " << cx.skipped
-       << ",\n  \"value_type\": \"float\", \"index_type\": \"int32\", \"repeats\": " << cx.repeats << ", \"multisplit_threads\": " << cx.gpu.multisplit_threads
-       << ", \"outer_threads\": " << cx.gpu.outer_threads << ", \"warp_light_rows\": " << (cx.gpu.warp_light_rows ? "true" : "false")
-       << ",\n  \"cases\": [\n";
-    for (std::size_t i = 0; i < results.size(); ++i) {
-        const Result& r = results[i];
-        const auto& st = r.st;
-        const double outer_frac = st.outer_ms > 0 && cx.bw > 0 ? double(st.outer_bytes) / (st.outer_ms * 1e-3) / cx.bw : 0;
-        const double ms_frac = st.multisplit_kernels_ms > 0 && cx.bw > 0 ? double(st.multisplit_bytes) / (st.multisplit_kernels_ms * 1e-3) / cx.bw : 0;
-        js << "    {\"name\": \"" << r.name << "\", \"set\": \"" << r.set << "\", \"m\": " << r.m << ", \"nnz_a\": " << r.nnz_a << ", \"nnz_b\": " << r.nnz_b
-           << ", \"products\": " << r.products << ", \"nnz_c\": " << r.nnz_c << ", \"gigasparse_ms\": " << r.ours_ms << ", \"gigasparse_status\": \""
-           << json_escape(r.ours_status) << "\", \"cusparse_ms\": " << r.cusparse_ms << ", \"cusparse_best\": \"" << r.cusparse_best
-           << "\", \"cusparse_check\": \"" << json_escape(r.check) << "\", \"cusparse_failures\": \"" << json_escape(r.cusparse_failures)
-           << "\", \"gigasparse_reuse_ms\": " << r.ours_reuse_ms << ", \"cusparse_reuse_ms\": " << r.cusparse_reuse_ms << ", \"reuse_check\": \""
-           << json_escape(r.reuse_check) << "\", \"wall_s\": " << r.wall_s << ", \"heavy_rows\": " << st.heavy_rows << ", \"heavy_products\": " << st.heavy_products
-           << ", \"tau\": " << st.tau << ", \"nlevels\": " << st.nlevels << ", \"levels\": " << st.levels_run << ", \"batches\": " << st.batches
-           << ", \"device_bytes_peak\": " << st.device_bytes_peak << ", \"phases_ms\": {\"setup\": " << st.setup_ms << ", \"csc\": " << st.csc_ms << ", \"outer\": " << st.outer_ms
-           << ", \"multisplit\": " << st.multisplit_ms << ", \"multisplit_kernels\": " << st.multisplit_kernels_ms << ", \"light\": " << st.light_ms << ", \"symbolic\": " << st.symbolic_ms
-           << ", \"numeric\": " << st.numeric_ms << ", \"total\": " << st.total_ms << ", \"upload\": " << st.upload_ms << ", \"download\": " << st.download_ms
-           << "}, \"outer_bytes\": " << st.outer_bytes << ", \"multisplit_bytes\": " << st.multisplit_bytes << ", \"outer_bw_fraction\": " << outer_frac
-           << ", \"multisplit_bw_fraction\": " << ms_frac << "}" << (i + 1 < results.size() ? "," : "") << "\n";
-    }
-    js << "  ]\n}\n";
-    std::ostringstream t;
-    char buf[512];
-    t << "gigasparse gMAGNUS vs cuSPARSE (float/int32) on " << cx.device << ", driver " << cx.driver << ", copy bandwidth " << cx.bw * 1e-9 << " GB/s"
-      << (finished ? "" : " [PARTIAL: run still going or stopped]") << "\n";
-    t << "times: ms, best of " << cx.repeats << " after a warm-up, device-resident inputs; phases: setup, then symb and numer, which contain csc (CSR->CSC of heavy rows), outer, msplit (phase) and, on their own stream, light (light rows); "
-         "symb, numer; reuse_ms / cs_reuse: numeric phase alone with the pattern planned and the values on the device (GpuSpgemmPlan::numeric / cusparseSpGEMMreuse_compute); op_bw / ms_bw: outer-product / multisplit-kernel DRAM bytes over time, as a fraction of the copy bandwidth\n";
-    std::snprintf(buf, sizeof buf, "%-22s %10s %10s %9s %8s %-9s %9s %9s %6s %6s %6s %6s %6s %6s %6s %5s %5s %3s  %s\n", "case", "ours_ms", "cusp_ms", "speedup",
-                  "best", "check", "reuse_ms", "cs_reuse", "setup", "csc", "outer", "msplit", "light", "symb", "numer", "op_bw", "ms_bw", "lvl", "status");
-    t << buf;
-    double lg[2] = {0, 0};
-    int cnt[2] = {0, 0}, ours_fail_only[2] = {0, 0}, mismatches = 0, cnt_reuse = 0, reuse_mismatches = 0;
-    double lg_reuse = 0;
-    for (const Result& r : results) {
-        const auto& st = r.st;
-        const double sp = r.ours_ms > 0 && r.cusparse_ms > 0 ? r.cusparse_ms / r.ours_ms : 0;
-        const int k = r.set == "rmat" ? 0 : 1;
-        if (sp > 0) {
-            lg[k] += std::log(sp);
-            ++cnt[k];
-        }
-        if (r.ours_ms < 0 && r.cusparse_ms > 0) ++ours_fail_only[k];
-        if (r.check != "match" && r.check != "n/a") ++mismatches;
-        const double outer_frac = st.outer_ms > 0 && cx.bw > 0 ? double(st.outer_bytes) / (st.outer_ms * 1e-3) / cx.bw : 0;
-        const double ms_frac = st.multisplit_kernels_ms > 0 && cx.bw > 0 ? double(st.multisplit_bytes) / (st.multisplit_kernels_ms * 1e-3) / cx.bw : 0;
-        if (r.ours_reuse_ms > 0 && r.cusparse_reuse_ms > 0) {
-            lg_reuse += std::log(r.cusparse_reuse_ms / r.ours_reuse_ms);
-            ++cnt_reuse;
-        }
-        if (r.reuse_check != "match" && r.reuse_check != "n/a") ++reuse_mismatches;
-        std::snprintf(buf, sizeof buf, "%-22s %10.3f %10.3f %9.2f %8s %-9s %9.3f %9.3f %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f %5.2f %5.2f %3d  %s\n",
-                      r.name.substr(0, 22).c_str(), r.ours_ms, r.cusparse_ms, sp, r.cusparse_best.c_str(), r.check.substr(0, 9).c_str(), r.ours_reuse_ms,
-                      r.cusparse_reuse_ms, st.setup_ms, st.csc_ms, st.outer_ms, st.multisplit_ms, st.light_ms,
-                      st.symbolic_ms, st.numeric_ms, outer_frac, ms_frac, st.levels_run, r.ours_status.substr(0, 60).c_str());
-        t << buf;
-    }
-    for (int k = 0; k < 2; ++k) {
-        std::snprintf(buf, sizeof buf, "geomean speedup %-7s %.3f over %d cases; gigasparse failed where cuSPARSE succeeded: %d\n", k == 0 ? "rmat" : "shared",
-                      cnt[k] ? std::exp(lg[k] / cnt[k]) : 0.0, cnt[k], ours_fail_only[k]);
-        t << buf;
-    }
-    std::snprintf(buf, sizeof buf, "geomean numeric-reuse speedup (cusparseSpGEMMreuse_compute / GpuSpgemmPlan::numeric) %.3f over %d cases\n",
-                  cnt_reuse ? std::exp(lg_reuse / cnt_reuse) : 0.0, cnt_reuse);
-    t << buf;
-    t << "outputs differing from cuSPARSE: " << mismatches << "; plan outputs differing from the one-call product: " << reuse_mismatches << "\n";
-    if (cx.skipped > 0) t << cx.skipped << " cases skipped: time budget of " << cx.time_budget << " s exhausted\n";
-    std::ofstream(cx.outdir + "/spgemm_cuda_summary.txt") << t.str();
-    if (finished) std::printf("%s", t.str().c_str());
 }
 
 struct CaseSpec {
@@ -506,6 +497,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     cx.device = gs::cuda::device_summary();
+    if (const char* rev = std::getenv("GIGASPARSE_GIT_REV")) cx.git = rev;
     cudaDriverGetVersion(&cx.driver);
     cx.bw = copy_bandwidth();
     cusparseHandle_t h = nullptr;

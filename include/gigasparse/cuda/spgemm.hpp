@@ -39,8 +39,10 @@ struct GpuSpgemmStats {
     std::int64_t batches = 0;
     std::int64_t nnz_c = 0;
     std::int64_t device_bytes_peak = 0;  // bytes held by the computation (inputs and output included)
-    // setup + symbolic + numeric = total; csc, outer and multisplit are parts of symbolic and numeric
-    // (the heavy intermediate is built in both when it takes several batches)
+    // Device times (CUDA events on the heavy stream; host work between enqueues shows as the gaps
+    // it leaves): setup + symbolic + numeric = total. setup starts before the device's parameters are
+    // queried; symbolic ends with its read of nnz(C); csc, outer and multisplit are parts of
+    // symbolic and numeric (the heavy intermediate is built in both when it takes several batches).
     double upload_ms = 0, setup_ms = 0, csc_ms = 0, outer_ms = 0, multisplit_ms = 0, symbolic_ms = 0, numeric_ms = 0, download_ms = 0;
     double multisplit_kernels_ms = 0;    // histogram + multisplit kernels only (the multisplit phase minus scans, partitions, syncs)
     double light_ms = 0;                 // the light rows' hash kernels (own stream, beside the heavy rows: inside symbolic + numeric)

@@ -60,10 +60,12 @@ struct Temp {
 };
 
 // n consecutive values from the device, after the work queued on s (one round trip: a host wait).
+// `copied`, if given, is recorded on s after the copy (a phase that ends with the read).
 template <class T>
-std::vector<T> read_device(const T* p, count_t n, cudaStream_t s) {
+std::vector<T> read_device(const T* p, count_t n, cudaStream_t s, Event* copied = nullptr) {
     std::vector<T> v(static_cast<std::size_t>(n));
     if (n > 0) check(cudaMemcpyAsync(v.data(), p, v.size() * sizeof(T), cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync D2H");
+    if (copied) copied->record(s);
     check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
     return v;
 }
@@ -195,13 +197,13 @@ public:
         const std::int64_t input_bytes = a.bytes() + (a.same(b) ? 0 : b.bytes());
         if (inputs_external) mem_.add(input_bytes);  // device_bytes_peak counts the inputs either way
         check(cudaSetDevice(opt_.device), "cudaSetDevice");
-        choose_params(b.ncols);
         const cudaStream_t hs = heavy_.get(), ls = light_.get();
+        Event t0, t_setup, t_sym;
+        t0.record(hs);  // the setup phase includes the parameters' device queries
+        choose_params(b.ncols);
         temp_h_.buf.allocate(0, at(hs));
 
         PhaseTimer timer;
-        Event t0, t_setup, t_sym;
-        t0.record(hs);
         m_ = a.nrows;
         n_ = b.ncols;
         setup();
@@ -233,10 +235,10 @@ public:
             segment_offsets(hb);
             hb.seg_nnz.allocate(0, at(hs));  // freed in stream order
         }
-        t_sym.record(hs);
-        // nnz(C) and the B and Ã entries the outer products read, in one round trip
+        // nnz(C) and the B and Ã entries the outer products read, in one round trip (the symbolic
+        // phase ends with its copy)
         check(cudaMemcpyAsync(traffic_.data() + 2, row_ptr_.data() + m_, sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
-        const auto t = read_device(traffic_.data(), 3, hs);
+        const auto t = read_device(traffic_.data(), 3, hs, &t_sym);
         nnz_ = t[2];
         traffic_bytes_ = t[0] * static_cast<count_t>(sizeof(I) + sizeof(V)) + t[1] * static_cast<count_t>(sizeof(count_t) + sizeof(V));
         st_.outer_bytes += traffic_bytes_;

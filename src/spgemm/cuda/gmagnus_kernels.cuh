@@ -348,16 +348,14 @@ struct RowCursor {
 // strided loop, with shared atomics between its loads, has one load per thread in flight.
 inline constexpr int multisplit_unroll = 4;
 
-// Histogram kernel: per-block warp-private histograms of (local row, chunk), flushed to counts[].
+// The block's warp-private histograms of (local row, chunk) over its elements R (the histogram
+// kernel's, and the multisplit kernel's own first pass): zeroed, then every element counted.
+// Returns the block's first row (found by thread 0 through s_r0); ends with a barrier.
 template <int THREADS, class I>
-static __global__ void __launch_bounds__(THREADS) histogram_kernel(LevelArgs L, const count_t* __restrict__ in_ptr, const I* __restrict__ in_col,
-                                                            count_t* __restrict__ counts) {
-    GIGASPARSE_DYNAMIC_SHARED(smem_raw);
-    unsigned* hist = reinterpret_cast<unsigned*>(smem_raw);
-    __shared__ count_t s_r0;
+__device__ __forceinline__ count_t block_histogram(const LevelArgs& L, Range R, const count_t* __restrict__ in_ptr, const I* __restrict__ in_col,
+                                                   unsigned* hist, count_t& s_r0) {
     constexpr int warps = THREADS / warp_size;
     const count_t slots = L.group_rows << L.chunks_log2;
-    const Range R = group_range(blockIdx.x, L.group_elems, L.total);
     for (count_t s = threadIdx.x; s < slots * warps; s += THREADS) hist[s] = 0;
     if (threadIdx.x == 0) s_r0 = find_owner(in_ptr, L.n_in, R.begin);
     __syncthreads();
@@ -369,6 +367,20 @@ static __global__ void __launch_bounds__(THREADS) histogram_kernel(LevelArgs L, 
         atomicAdd(&hist[warp_slot(warp, local_slot(rows.row_of(i) - r0, c, L.chunks_log2), slots)], 1u);
     });
     __syncthreads();
+    return r0;
+}
+
+// Histogram kernel: per-block warp-private histograms of (local row, chunk), flushed to counts[].
+template <int THREADS, class I>
+static __global__ void __launch_bounds__(THREADS) histogram_kernel(LevelArgs L, const count_t* __restrict__ in_ptr, const I* __restrict__ in_col,
+                                                            count_t* __restrict__ counts) {
+    GIGASPARSE_DYNAMIC_SHARED(smem_raw);
+    unsigned* hist = reinterpret_cast<unsigned*>(smem_raw);
+    __shared__ count_t s_r0;
+    constexpr int warps = THREADS / warp_size;
+    const count_t slots = L.group_rows << L.chunks_log2;
+    const Range R = group_range(blockIdx.x, L.group_elems, L.total);
+    const count_t r0 = block_histogram<THREADS>(L, R, in_ptr, in_col, hist, s_r0);
     const count_t nchunks = count_t(1) << L.chunks_log2;
     for (count_t s = threadIdx.x; s < slots; s += THREADS) {
         count_t t = 0;
@@ -399,18 +411,8 @@ static __global__ void __launch_bounds__(THREADS, 1) multisplit_kernel(LevelArgs
     __shared__ count_t s_r0;
     __shared__ typename cub::BlockScan<unsigned, THREADS>::TempStorage scan_tmp;
     const Range R = group_range(blockIdx.x, L.group_elems, L.total);
-    for (count_t s = threadIdx.x; s < slots * warps; s += THREADS) hist[s] = 0;
-    if (threadIdx.x == 0) s_r0 = find_owner(in_ptr, L.n_in, R.begin);
-    __syncthreads();
-    const count_t r0 = s_r0;
+    const count_t r0 = block_histogram<THREADS>(L, R, in_ptr, in_col, hist, s_r0);
     const int warp = threadIdx.x / warp_size;
-    // local histogram (warp-private)
-    RowCursor rows(in_ptr, r0);
-    for_each_element<multisplit_unroll>(R, THREADS, [&](count_t i) { return in_col[i]; }, [&](count_t i, I col) {
-        const count_t c = chunk_of(static_cast<count_t>(col), L.sub_log2);
-        atomicAdd(&hist[warp_slot(warp, local_slot(rows.row_of(i) - r0, c, L.chunks_log2), slots)], 1u);
-    });
-    __syncthreads();
     // reserve global ranges (one atomic per nonempty (row, chunk) of the block)
     const count_t nchunks = count_t(1) << L.chunks_log2;
     for (count_t s = threadIdx.x; s < slots; s += THREADS) {
@@ -426,7 +428,7 @@ static __global__ void __launch_bounds__(THREADS, 1) multisplit_kernel(LevelArgs
         I col;
         V val;
     };
-    rows = RowCursor(in_ptr, r0);
+    RowCursor rows(in_ptr, r0);
     for_each_element<multisplit_unroll>(R, THREADS, [&](count_t i) { return Element{in_col[i], in_val[i]}; }, [&](count_t i, Element e) {
         const count_t c = chunk_of(static_cast<count_t>(e.col), L.sub_log2);
         const unsigned d = atomicAdd(&hist[warp_slot(warp, local_slot(rows.row_of(i) - r0, c, L.chunks_log2), slots)], 1u);
