@@ -48,6 +48,8 @@ using gs::bench_cuda::Context;
 using gs::bench_cuda::Result;
 using gs::bench_cuda::write_outputs;
 
+std::string compare(const Mat& ours, const Mat& other) { return gs::bench_cuda::compare_products(ours, other); }
+
 bool cu_ok(cudaError_t e) { return e == cudaSuccess; }
 
 // cuSPARSE's work buffers and C come from the device's default memory pool, kept between calls
@@ -281,25 +283,6 @@ double cusparse_reuse(cusparseHandle_t h, const DevCsr& a, const DevCsr& b, int 
         if (ms >= 0 && (k > 0 || repeats == 0) && (best < 0 || ms < best)) best = ms;
     }
     return g.ok ? best : -1;
-}
-
-// Pattern equal after sorting each row of `other`; values within rtol of the row's max magnitude.
-std::string compare(const Mat& ours, Mat other) {
-    if (ours.nrows != other.nrows || ours.row_ptr != other.row_ptr) return "row pointers differ";
-    for (std::int64_t r = 0; r < other.nrows; ++r) {
-        std::vector<std::pair<I, V>> row;
-        for (auto j = other.row_ptr[r]; j < other.row_ptr[r + 1]; ++j) row.push_back({other.col_idx[j], other.values[j]});
-        std::sort(row.begin(), row.end(), [](auto x, auto y) { return x.first < y.first; });
-        double mx = 0;
-        for (auto j = ours.row_ptr[r]; j < ours.row_ptr[r + 1]; ++j) mx = std::max(mx, std::abs(double(ours.values[j])));
-        for (std::size_t k = 0; k < row.size(); ++k) {
-            const auto j = ours.row_ptr[r] + static_cast<std::int64_t>(k);
-            if (row[k].first != ours.col_idx[j]) return "columns differ in row " + std::to_string(r);
-            if (std::abs(double(row[k].second) - double(ours.values[j])) > 1e-3 * std::max(mx, 1e-30))
-                return "values differ in row " + std::to_string(r);
-        }
-    }
-    return "match";
 }
 
 double copy_bandwidth() {

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 # bench/spgemm_cuda/report.py: renders bench_spgemm_cuda's JSON (scripts/device-check writes it) into
 # docs/performance/spgemm-gpu.md: the run, the issue-4 targets against what was measured, the
-# products table, gigasparse's phase breakdown and, for more files (the block-size sweep of
-# scripts/device-check, in its logs.tar.gz as sweep-<T>/spgemm_cuda.json), each variant against the
-# first file. --plot writes a PNG: speedup over cuSPARSE per case, and time against products.
+# products table, gigasparse's phase breakdown and the variants. Files run with the first file's
+# options (multisplit and outer-product block sizes, light-row kernel) are parts of one run — a
+# follow-up call's cases (DEVICE_CHECK_BENCH_ARGS) are added to the first's, a case already there
+# is kept from the earlier file; files with other options (the block-size sweep of
+# scripts/device-check, in its logs.tar.gz as sweep-<T>/spgemm_cuda.json) are variants, each
+# compared with the run. --plot writes a PNG: speedup over cuSPARSE per case, and time against work.
 #
 # usage: report.py [--plot FILE.png] [--title TEXT] RESULTS.json [VARIANT.json ...] > spgemm-gpu.md
 #        report.py --self-test SAMPLE_WRITER   (the spgemm_cuda.report test: renders the labelled
@@ -71,6 +74,30 @@ def options_of(run):
     return f"multisplit {ms} threads, outer product {outer} threads, {light}"
 
 
+def options_key(run):
+    return (run.get("multisplit_threads", 0) or 256, run.get("outer_threads", 0), run.get("warp_light_rows", True))
+
+
+def merge(runs, names):
+    """(run, variants, variant names): the files with the first file's options as one run, then the others."""
+    main = dict(runs[0])
+    main["cases"] = list(runs[0]["cases"])
+    main["parts"] = [(names[0], runs[0].get("date", "?"))]
+    seen = {c["name"] for c in main["cases"]}
+    variants, vnames = [], []
+    for r, n in zip(runs[1:], names[1:]):
+        if options_key(r) != options_key(runs[0]):
+            variants.append(r)
+            vnames.append(n)
+            continue
+        main["parts"].append((n, r.get("date", "?")))
+        main["cases"] += [c for c in r["cases"] if c["name"] not in seen]
+        seen |= {c["name"] for c in r["cases"]}
+        main["finished"] = main.get("finished", True) and r.get("finished", True)
+        main["skipped_cases"] = r.get("skipped_cases", 0)  # the last part's: what is still missing
+    return main, variants, vnames
+
+
 def targets(cases):
     """Rows (target, measured, required, met) of issue 4's targets."""
     rows = []
@@ -101,7 +128,7 @@ def targets(cases):
 
 
 def render(runs, names, title):
-    run = runs[0]
+    run, variants, vnames = merge(runs, names)
     cases = run["cases"]
     out = []
     p = out.append
@@ -110,7 +137,8 @@ def render(runs, names, title):
       f"copy bandwidth {run['copy_bandwidth_gbs']:.0f} GB/s (read + write, 1 GiB device-to-device copy); "
       f"{run['value_type']} values, {run['index_type']} indices; best of {run['repeats']} after a warm-up; {options_of(run)}."
       + ("" if run.get("finished", True) else " **The run stopped before its end (partial results).**")
-      + (f" {run['skipped_cases']} cases skipped (time budget)." if run.get("skipped_cases") else "") + "\n")
+      + (f" {run['skipped_cases']} cases skipped (time budget)." if run.get("skipped_cases") else "")
+      + (" Parts: " + "; ".join(f"`{n}` ({d})" for n, d in run["parts"]) + "." if len(run["parts"]) > 1 else "") + "\n")
     p("Times: by the host's clock from the call to the device's end, inputs and output in device memory (parameters, "
       "allocations, host waits and launches included); cuSPARSE: the best of ALG1, ALG2 and ALG3 (chunk fractions 0.2, 0.5), "
       "its work buffers and C allocated in the timed region from a memory pool kept between its runs (as gigasparse's is), its "
@@ -152,15 +180,15 @@ def render(runs, names, title):
             c["name"], fmt(ph["setup"]), fmt(ph["csc"]), fmt(ph["outer"]), f"{fmt(ph['multisplit'])} ({fmt(ph['multisplit_kernels'])})",
             fmt(ph["light"]), fmt(ph["symbolic"]), fmt(ph["numeric"]), fmt(ph["total"]), fmt(host),
             fmt(c["outer_bw_fraction"] or None, "{:.2f}"), fmt(c["multisplit_bw_fraction"] or None, "{:.2f}"))) + " |")
-    if len(runs) > 1:
+    if variants:
         p("")
-        p("## Variants against the first file\n")
-        p("gigasparse's time ratio (variant / first file; below 1: the variant is faster) on the cases both ran, and each file's "
-          "geomean speedup over cuSPARSE on those cases.\n")
-        p("| file | options | cases in common | time ratio (geomean) | speedup over cuSPARSE, first file | speedup, variant |")
+        p("## Variants against the run\n")
+        p("gigasparse's time ratio (variant / run; below 1: the variant is faster) on the cases both ran, and the geomean "
+          "speedup over cuSPARSE of each on those cases.\n")
+        p("| file | options | cases in common | time ratio (geomean) | speedup over cuSPARSE, run | speedup, variant |")
         p("|---|---|---:|---:|---:|---:|")
         first = {c["name"]: c for c in cases if ok(c["gigasparse_ms"])}
-        for name, r in zip(names[1:], runs[1:]):
+        for name, r in zip(vnames, variants):
             common = [(first[c["name"]], c) for c in r["cases"] if c["name"] in first and ok(c["gigasparse_ms"])]
             ratio = geomean([v["gigasparse_ms"] / f["gigasparse_ms"] for f, v in common])
             s0 = geomean([speedup(f) for f, v in common if speedup(f) and speedup(v)])
@@ -226,6 +254,10 @@ def self_test(writer):
         subprocess.run([writer, b, "--multisplit-threads", "512", "--scale-ours", "2"], check=True, stdout=subprocess.DEVNULL)
         runs = [load(os.path.join(a, "spgemm_cuda.json")), load(os.path.join(b, "spgemm_cuda.json"))]
         md = render(runs, ["a.json", "b.json"], "sample")
+        # a follow-up part of run a: same options, one case already there (kept from a) and a new one
+        part = json.loads(json.dumps(runs[0]))
+        part["cases"] = [dict(part["cases"][0], gigasparse_ms=100.0), dict(part["cases"][1], name="rmat19_a4_b8")]
+        md2 = render([runs[0], runs[1], part], ["a.json", "b.json", "part.json"], "sample")
         summary = open(os.path.join(a, "spgemm_cuda_summary.txt")).read()
         png = os.path.join(d, "sample.png")
         plot(runs[0], png)
@@ -252,6 +284,9 @@ def self_test(writer):
                "the writer counts the mismatch, not the checks that did not run")
         expect("| outputs differing from cuSPARSE's | 1 (rmat16_a8_b8); 1 not checked | 0 | not met |" in md, "the mismatch and the unchecked case")
         expect("| plan outputs differing from the one-call product | 0; 1 not checked | 0 | met |" in md, "a check that did not run is no mismatch")
+        expect("| 3.17× over 3 cases | ≥ 2.0× | met |" in md2 and "Parts: `a.json`" in md2 and "| rmat19_a4_b8 |" in md2
+               and "| rmat16_a8_b8 | 65536 | 524288 | 10485760 | 5242880 | 1.000 |" in md2, "a follow-up part joins the run; its duplicate is dropped")
+        expect("| b.json | multisplit 512 threads" in md2, "the variant stays a variant beside a part")
         expect(os.path.getsize(png) > 10000, "the plot was written")
         if failures:
             print(md)
@@ -278,7 +313,7 @@ def main():
     title = args.title or f"SpGEMM on the GPU: gMAGNUS vs cuSPARSE ({runs[0]['device'].split(',')[0]})"
     sys.stdout.write(render(runs, args.files, title))
     if args.plot:
-        plot(runs[0], args.plot)
+        plot(merge(runs, args.files)[0], args.plot)
     return 0
 
 
