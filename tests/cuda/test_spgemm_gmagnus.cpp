@@ -605,6 +605,27 @@ TEST(CudaSpgemm, SimulatedSharedMemoryTooSmallIsNotSupported) {
     cuda_sim::config() = cuda_sim::default_config();
 }
 
+// A grid beyond the hardware's 2^31 - 1 blocks (or an empty one) is refused before any launch: a
+// narrowing cast would have launched 1 block for 2^32 + 1.
+TEST(CudaSpgemm, SimulatedLaunchRefusesGridsBeyondTheHardware) {
+    namespace gc = gs::cuda;
+    cuda_sim::reset();
+    gc::DeviceBuffer<gc::gmagnus::count_t> split(2, gc::Placement{});
+    for (const std::int64_t blocks : {std::int64_t(0), gc::max_grid_blocks + 1, (std::int64_t(1) << 32) + 1}) {
+        try {
+            gc::launch("level_split_kernel", &gc::gmagnus::level_split_kernel, blocks, 1, 0, nullptr, split.data(), split.data());
+            ADD_FAILURE() << "a grid of " << blocks << " blocks was launched";
+        } catch (const gs::NotSupported& e) {
+            EXPECT_NE(std::string(e.what()).find("level_split_kernel: a grid of " + std::to_string(blocks) + " blocks"), std::string::npos) << e.what();
+        }
+    }
+    EXPECT_EQ(cuda_sim::stats().launches, 0);
+    ASSERT_EQ(cudaMemsetAsync(split.data(), 0, 2 * sizeof(gc::gmagnus::count_t), nullptr), cudaSuccess);  // split[1] = out_ptr[split[0]] reads split[0]
+    gc::launch("level_split_kernel", &gc::gmagnus::level_split_kernel, 1, 1, 0, nullptr, split.data(), split.data());
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    EXPECT_EQ(cuda_sim::stats().launches, 1) << "one block is a valid grid";
+}
+
 // Device memory comes from gigasparse's stream-ordered pool, which keeps what a product reserved
 // for the next one (no growth when it repeats) until it is released.
 TEST(CudaSpgemm, SimulatedMemoryPoolIsReusedAndReleased) {

@@ -32,7 +32,8 @@ inline constexpr int outer_block = 1024;  // most threads of the outer product (
 inline constexpr int dense_block = 512;
 inline constexpr int simple_block = 256;
 
-inline unsigned grid_for(count_t n, int block) { return static_cast<unsigned>(std::max<count_t>(1, ceil_div(n, block))); }
+// Blocks of `block` threads (or elements) for n of them, at least one (the kernels check their ranges).
+inline count_t grid_for(count_t n, int block) { return std::max<count_t>(1, ceil_div(n, block)); }
 
 // Calls f(std::integral_constant<int, T>{}) for the multisplit block size T in {256, 512, 1024}
 // (the kernels' warp-private histograms and CUB scan are sized at compile time).
@@ -111,7 +112,7 @@ struct HeavyBatch {
     struct Level {
         LevelArgs L{};
         count_t n_out = 0;
-        unsigned blocks = 0;
+        count_t blocks = 0;
         std::size_t shmem = 0;
         int in_buf = 0;
         DeviceBuffer<count_t> pos, out_ptr;  // input chunk -> output chunk; output chunk starts (n_out + 1: the multisplit's cursors start there)
@@ -434,7 +435,7 @@ private:
                        b_.values, row_nnz_.data(), row_ptr_.data(), c_col, c_val);
                 continue;
             }
-            launch("hash_rows_kernel", &hash_rows_kernel<P, V, I>, static_cast<unsigned>(n), hash_bin_threads(bn), static_cast<std::size_t>(table), ls,
+            launch("hash_rows_kernel", &hash_rows_kernel<P, V, I>, n, hash_bin_threads(bn), static_cast<std::size_t>(table), ls,
                    rows, cap, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx, b_.values, row_nnz_.data(), row_ptr_.data(), c_col, c_val);
         }
     }
@@ -737,14 +738,14 @@ private:
             if (n == 0) continue;
             const count_t cap = hash_bin_capacity(bn);
             const auto shmem = static_cast<std::size_t>(hash_smem_bytes(cap, p_.sizes, P == Phase::numeric));
-            launch("hash_segments_kernel", &hash_segments_kernel<P, V, I>, static_cast<unsigned>(n), hash_bin_threads(bn), shmem, hs,
+            launch("hash_segments_kernel", &hash_segments_kernel<P, V, I>, n, hash_bin_threads(bn), shmem, hs,
                    hb.bin_ids.data() + hb.bin_begin[bn], hb.segs.data(), cap, v.col[0].data(), v.val[0].data(), v.col[1].data(), v.val[1].data(),
                    hb.seg_nnz.data(), hb.seg_out.data(), c_col, c_val);
         }
         const count_t nd = hb.bin_begin[nbins_ + 1] - hb.bin_begin[nbins_];
         if (nd > 0) {
             const auto shmem = static_cast<std::size_t>(dense_smem_bytes(chunk_span_log2(p_, p_.nlevels), p_.sizes, P == Phase::numeric));
-            launch("dense_segments_kernel", &dense_segments_kernel<dense_block, P, V, I>, static_cast<unsigned>(nd), dense_block, shmem, hs,
+            launch("dense_segments_kernel", &dense_segments_kernel<dense_block, P, V, I>, nd, dense_block, shmem, hs,
                    hb.bin_ids.data() + hb.bin_begin[nbins_], hb.segs.data(), v.col[0].data(), v.val[0].data(), v.col[1].data(), v.val[1].data(),
                    hb.seg_nnz.data(), hb.seg_out.data(), c_col, c_val);
         }
