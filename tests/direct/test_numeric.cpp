@@ -1,4 +1,6 @@
 // tests/direct/test_numeric.cpp: multifrontal Cholesky against the dense reference, not-PD status, determinism.
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include <gigasparse/core/error.hpp>
@@ -91,6 +93,46 @@ TEST(DirectNumeric, BlockedKernelFloatMatchesReference) {
 TEST(DirectNumeric, BlockedKernelComplexHpdMatchesReference) {
     check_against_reference<std::complex<double>, std::int32_t>(Structure::hpd, 1e-13, blocked3);
     check_against_reference<std::complex<float>, std::int64_t>(Structure::hpd, 1e-5, blocked8);
+}
+
+// The small-front loops (small_front.hpp) on every front, and the BLAS path (potrf/trsm/herk) on every
+// front, against the oracle: the default sends fronts to one or the other by their row count.
+const OptionList all_small = {{"small_front_rows", "1000000"}};
+const OptionList all_small_wide = {{"small_front_rows", "1000000"}, {"amalgamation_max_width", "1000"}};
+const OptionList no_small = {{"small_front_rows", "0"}};
+TEST(DirectNumeric, SmallFrontKernelDoubleMatchesReference) {
+    check_against_reference<double, std::int32_t>(Structure::spd, 1e-13, all_small);
+    check_against_reference<double, std::int64_t>(Structure::spd, 1e-13, all_small_wide);
+}
+TEST(DirectNumeric, SmallFrontKernelFloatMatchesReference) {
+    check_against_reference<float, std::int32_t>(Structure::spd, 1e-5, all_small_wide);
+}
+TEST(DirectNumeric, SmallFrontKernelComplexHpdMatchesReference) {
+    check_against_reference<std::complex<double>, std::int32_t>(Structure::hpd, 1e-13, all_small_wide);
+    check_against_reference<std::complex<float>, std::int64_t>(Structure::hpd, 1e-5, all_small);
+}
+TEST(DirectNumeric, BlasFrontsMatchReference) {
+    check_against_reference<double, std::int64_t>(Structure::spd, 1e-13, no_small);
+    check_against_reference<std::complex<double>, std::int32_t>(Structure::hpd, 1e-13, no_small);
+}
+
+TEST(DirectNumeric, SmallFrontKernelReportsTheOriginalColumn) {
+    // A negative or NaN pivot anywhere, every front through the small-front loops.
+    for (const char* ord : {"natural", "amd", "nd"})
+        for (double bad_value : {-1.0, std::nan("")})
+            for (std::int64_t bad : {0, 17, 123, 199}) {
+                SCOPED_TRACE(std::string(ord) + " column " + std::to_string(bad) + " value " + std::to_string(bad_value));
+                auto a = test::random_hpd<double, std::int32_t>(200, 4.0, 5);
+                test::set_diagonal(a, bad, bad_value);
+                DirectSolver<double, std::int32_t> s;
+                s.set_option("ordering", ord);
+                s.set_option("threads", "2");
+                s.set_option("small_front_rows", "1000000");
+                s.set_option("amalgamation_max_width", "1000");
+                s.analyze(a);
+                EXPECT_EQ(s.factorize(a), Status::not_positive_definite);
+                EXPECT_EQ(s.result("failing_column"), static_cast<double>(bad));
+            }
 }
 
 TEST(DirectNumeric, BlockedKernelReportsTheOriginalColumn) {

@@ -66,6 +66,10 @@ struct DirectOptions {
     // gemm/herk tiles, near the root on all threads); 0 sends every front there.
     std::int64_t blocked_front_rows = 1024;
     std::int64_t front_block = 384;     // panel block and tile width of the blocked kernel
+    // Fronts with fewer rows than this are factored in plain loops without BLAS calls (small_front.hpp:
+    // the per-call overhead of OpenBLAS outweighs its kernels there, and its buffer lock serializes
+    // concurrent subtrees); 0 sends every front to the BLAS. 64: docs/performance/direct-cpu.md.
+    std::int64_t small_front_rows = 64;
 };
 
 }  // namespace gigasparse::direct

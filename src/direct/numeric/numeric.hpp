@@ -17,6 +17,7 @@ struct NumericParams {
     int threads = 1;               // subtree workers and tile threads of the large fronts
     idx blocked_rows = 1024;       // fronts with at least this many rows take the blocked tile kernel
     idx block = 384;               // panel block / tile width of the blocked kernel (tiles: 2·block rows)
+    idx small_rows = 64;           // fronts with fewer rows take small_front (no BLAS call)
 };
 
 // Multifrontal LLᴴ of the values `a` (input entry order) into `num`. On failure returns

@@ -9,6 +9,7 @@
 #include "direct/numeric/dense.hpp"
 #include "direct/numeric/numeric.hpp"
 #include "direct/numeric/omp/blocked_front.hpp"
+#include "direct/numeric/omp/small_front.hpp"
 #include "direct/numeric/omp/task_pool.hpp"
 
 namespace gigasparse::direct {
@@ -57,8 +58,9 @@ inline void triangle_chunks(idx mc, std::int64_t target, std::vector<idx>& b) {
 
 // Assemble and partially factor front sn; its contribution block ends on top of stack `own`.
 // Fronts of at least prm.blocked_rows rows take the blocked kernel (tiles on `pool`, parallel
-// assembly); the others potrf/trsm/herk on the calling thread. Returns 0 or 1 + the local column
-// where the pivot was not positive.
+// assembly); fronts of fewer than prm.small_rows rows the BLAS-free loops of small_front; the others
+// potrf/trsm/herk on the calling thread. Returns 0 or 1 + the local column where the pivot was not
+// positive.
 template <class V>
 std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, idx sn, std::int64_t& top, TaskPool& pool,
                           const NumericParams& prm) {
@@ -100,6 +102,8 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, idx sn, std:
         bp.block = prm.block;
         bp.rows = 2 * prm.block;
         info = blocked_front(f, w, panel, cb, bp, pool);
+    } else if (f < prm.small_rows) {
+        if (const std::int64_t bad = small_front(f, w, panel, cb)) return bad;
     } else {
         info = dense::potrf(static_cast<int>(w), panel, static_cast<int>(f));  // L11 L11ᴴ = F11
         if (info == 0 && m > 0) {

@@ -1,0 +1,89 @@
+// src/direct/numeric/omp/small_front.hpp: partial Cholesky of a small front in plain loops, no BLAS call.
+//
+// Why: most fronts of a sparse factorization are small (lap2d_300 with AMD: 52,029 supernodes for
+// 90,000 columns), and each took three BLAS/LAPACK calls (potrf, trsm, herk). For such sizes OpenBLAS
+// 0.3.21 spends its time around the arithmetic: every call takes a global mutex for its buffer
+// (blas_memory_alloc), packs its operands and dispatches; perf on lap2d_300 (2 threads) put 12% of the
+// factorization in pthread_mutex_lock/unlock alone, 5% in the packing copies. Here each pivot column
+// and each column of the contribution block takes its updates four columns of L at a time
+// (left-looking), in the caller's thread and in cache. small_front.cpp compiles the loops once per
+// value type in three instruction sets (AVX-512F, AVX2, baseline x86-64), chosen by CPU features when
+// the program loads (not "arch=" clones: those match only CPU models the compiler knows; GCC 12 does
+// not know this VM's Xeon, and the baseline clone ran).
+#pragma once
+
+#include <cmath>
+#include <complex>
+#include <cstdint>
+
+#include <gigasparse/core/types.hpp>
+
+namespace gigasparse::direct {
+
+namespace small {
+
+template <class V>
+inline V conj_s(V v) {
+    if constexpr (is_complex_v<V>) return std::conj(v);
+    else return v;
+}
+
+}  // namespace small
+
+// Partial factorization of a front of f rows and w pivot columns: the panel (f x w, ld f, assembled)
+// becomes [L11; L21] and the contribution block cb (m x m, ld m, m = f - w, lower triangle assembled)
+// becomes cb - L21 L21ᴴ (lower triangle). Returns 0, or 1 + the local column whose pivot was not
+// positive (NaN included), as the BLAS path does.
+std::int64_t small_front(std::int64_t f, std::int64_t w, float* panel, float* cb);
+std::int64_t small_front(std::int64_t f, std::int64_t w, double* panel, double* cb);
+std::int64_t small_front(std::int64_t f, std::int64_t w, std::complex<float>* panel, std::complex<float>* cb);
+std::int64_t small_front(std::int64_t f, std::int64_t w, std::complex<double>* panel, std::complex<double>* cb);
+
+namespace small {
+
+// dst[t] -= Σ_{j<k} src[j ld + t] conj(coef[j ld]) for t in [0, len): a column minus k columns of L times
+// the conjugates of one row of L, four columns at a time (the target is loaded and stored once per four).
+template <class V>
+[[gnu::always_inline]] inline void sub_columns(V* __restrict__ dst, std::int64_t len, const V* __restrict__ src, std::int64_t ld,
+                                               std::int64_t k, const V* __restrict__ coef) {
+    std::int64_t j = 0;
+    for (; j + 4 <= k; j += 4) {
+        const V* __restrict__ s0 = src + j * ld;
+        const V* __restrict__ s1 = s0 + ld;
+        const V* __restrict__ s2 = s1 + ld;
+        const V* __restrict__ s3 = s2 + ld;
+        const V a0 = conj_s(coef[j * ld]), a1 = conj_s(coef[(j + 1) * ld]), a2 = conj_s(coef[(j + 2) * ld]),
+                a3 = conj_s(coef[(j + 3) * ld]);
+        for (std::int64_t t = 0; t < len; ++t) dst[t] -= (s0[t] * a0 + s1[t] * a1) + (s2[t] * a2 + s3[t] * a3);
+    }
+    for (; j < k; ++j) {
+        const V* __restrict__ s0 = src + j * ld;
+        const V a0 = conj_s(coef[j * ld]);
+        for (std::int64_t t = 0; t < len; ++t) dst[t] -= s0[t] * a0;
+    }
+}
+
+// The loops of small_front, inlined into each of its instruction-set clones: left-looking over the
+// pivot columns (column k takes the updates of columns 0..k-1, then its pivot and scaling), then each
+// column of the contribution block takes the update of all w columns of L21.
+template <class V>
+[[gnu::always_inline]] inline std::int64_t front_loops(std::int64_t f, std::int64_t w, V* __restrict__ panel, V* __restrict__ cb) {
+    using R = real_t<V>;
+    for (std::int64_t k = 0; k < w; ++k) {
+        V* __restrict__ ck = panel + k * f;
+        sub_columns(ck + k, f - k, panel + k, f, k, panel + k);  // A[k:f, k] -= L[k:f, 0:k] L[k, 0:k]ᴴ
+        const R d = std::real(ck[k]);
+        if (!(d > R(0))) return k + 1;
+        const R s = std::sqrt(d), inv = R(1) / s;
+        ck[k] = V(s);
+        for (std::int64_t i = k + 1; i < f; ++i) ck[i] *= inv;
+    }
+    const std::int64_t m = f - w;
+    for (std::int64_t c = 0; c < m; ++c)  // C[c:m, c] -= L21[c:m, :] L21[c, :]ᴴ
+        sub_columns(cb + c * m + c, m - c, panel + w + c, f, w, panel + w + c);
+    return 0;
+}
+
+}  // namespace small
+
+}  // namespace gigasparse::direct
