@@ -132,7 +132,31 @@ TEST(DirectNumeric, SmallFrontKernelReportsTheOriginalColumn) {
                 s.analyze(a);
                 EXPECT_EQ(s.factorize(a), Status::not_positive_definite);
                 EXPECT_EQ(s.result("failing_column"), static_cast<double>(bad));
+                EXPECT_THROW(s.factor_L(), PhaseError);  // no partial factor
             }
+}
+
+// Each front zeroes and fills its own panel: a refactorization after a failed one (stale panels past
+// the failing front) and after a successful one with other values gives the factor of the new values.
+TEST(DirectNumeric, RefactorizeAfterFailureFillsEveryPanel) {
+    for (const char* small : {"0", "64"}) {
+        SCOPED_TRACE(std::string("small_front_rows ") + small);
+        auto a = test::random_hpd<double, std::int32_t>(300, 4.0, 11);
+        DirectSolver<double, std::int32_t> s;
+        s.set_option("ordering", "nd");
+        s.set_option("threads", "2");
+        s.set_option("small_front_rows", small);
+        s.analyze(a);
+        auto bad = a;
+        test::set_diagonal(bad, 150, -1.0);
+        EXPECT_EQ(s.factorize(bad), Status::not_positive_definite);
+        ASSERT_EQ(s.refactorize(a.values), Status::success);
+        EXPECT_LT(factor_error(a, s), 1e-13);
+        auto scaled = a;
+        for (double& v : scaled.values) v *= 3.0;
+        ASSERT_EQ(s.refactorize(scaled.values), Status::success);
+        EXPECT_LT(factor_error(scaled, s), 1e-13);
+    }
 }
 
 TEST(DirectNumeric, BlockedKernelReportsTheOriginalColumn) {

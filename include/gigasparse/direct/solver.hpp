@@ -100,7 +100,8 @@ public:
     std::span<const std::int64_t> permutation() const;  // perm[new] = old, 0-based
     const Symbolic& symbolic() const;
     const NumericFactor<V>& numeric() const;
-    // L in the permuted numbering as a CSR lower triangle (rows sorted; explicit zeros kept).
+    // L in the permuted numbering as a CSR lower triangle (rows sorted; explicit zeros kept); after a
+    // successful factorize or refactorize only (PhaseError otherwise).
     Csr<V, std::int64_t> factor_L() const;
 
     bool analyzed() const { return analyzed_; }

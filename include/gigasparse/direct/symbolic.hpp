@@ -56,6 +56,9 @@ struct Symbolic {
     // conjugated when amap_conj[k] (Hermitian entry mirrored to the lower triangle).
     std::vector<std::int64_t> amap;
     std::vector<std::uint8_t> amap_conj;
+    // The mapped entries of each supernode's panel, in input order: amap_sn_entries[amap_sn_ptr[s] ..
+    // amap_sn_ptr[s+1]) (each front zeroes and fills its own panel just before its assembly).
+    std::vector<idx> amap_sn_ptr{0}, amap_sn_entries;
 
     // Schedule: level of each supernode (leaves 0), supernodes by level, independent subtrees.
     idx nlevels = 0;
@@ -125,7 +128,8 @@ std::vector<idx> validate_user_permutation(std::span<const std::int64_t> perm, i
 Symbolic analyze_pattern(const SymmetricPattern& pattern, Structure structure, const DirectOptions& opt,
                          std::span<const std::int64_t> user_perm, int threads);
 
-// Assembly map of the stored entries of a CSR input into the panels of `sym` (fills sym.amap).
+// Assembly map of the stored entries of a CSR input into the panels of `sym` (fills sym.amap,
+// amap_conj and the per-supernode lists amap_sn_ptr / amap_sn_entries).
 template <class I>
 void build_assembly_map(Symbolic& sym, std::span<const std::int64_t> row_ptr, std::span<const I> col_idx,
                         MatrixView view, idx base);

@@ -18,7 +18,8 @@ void build_assembly_map(Symbolic& s, std::span<const std::int64_t> row_ptr, std:
     s.amap.assign(static_cast<std::size_t>(nnz), -1);
     s.amap_conj.assign(static_cast<std::size_t>(nnz), 0);
     std::vector<idx> rr(static_cast<std::size_t>(nnz)), cc(static_cast<std::size_t>(nnz));
-    std::vector<idx> bucket_ptr(static_cast<std::size_t>(ns + 1), 0);
+    std::vector<idx>& bucket_ptr = s.amap_sn_ptr;  // entries by supernode, kept for the numeric phase
+    bucket_ptr.assign(static_cast<std::size_t>(ns + 1), 0);
     for (idx i = 0; i < n; ++i)
         for (idx k = row_ptr[i] - base; k < row_ptr[i + 1] - base; ++k) {
             idx j = static_cast<idx>(col_idx[k]) - base;
@@ -34,7 +35,8 @@ void build_assembly_map(Symbolic& s, std::span<const std::int64_t> row_ptr, std:
             ++bucket_ptr[s.col_to_sn[cc[k]] + 1];
         }
     for (idx sn = 0; sn < ns; ++sn) bucket_ptr[sn + 1] += bucket_ptr[sn];
-    std::vector<idx> bucket(static_cast<std::size_t>(bucket_ptr[ns]));
+    std::vector<idx>& bucket = s.amap_sn_entries;  // increasing k within each supernode
+    bucket.assign(static_cast<std::size_t>(bucket_ptr[ns]), 0);
     std::vector<idx> next(bucket_ptr.begin(), bucket_ptr.end() - 1);
     for (idx k = 0; k < nnz; ++k)
         if (cc[k] >= 0) bucket[next[s.col_to_sn[cc[k]]]++] = k;

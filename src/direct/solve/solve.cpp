@@ -153,7 +153,7 @@ template <class V, class I>
 double DirectSolver<V, I>::result(std::string_view name) const {
     if (!analyzed_) throw PhaseError("direct: results are available after analyze");
     const double vsize = sizeof(V);
-    const double index_bytes = 8.0 * static_cast<double>(sym_.rows.size() + sym_.relind.size() + sym_.amap.size() +
+    const double index_bytes = 8.0 * static_cast<double>(sym_.rows.size() + sym_.relind.size() + sym_.amap.size() + sym_.amap_sn_entries.size() +
                                                          4 * sym_.n + 8 * sym_.nsuper);
     if (name == "n") return static_cast<double>(sym_.n);
     if (name == "nnz_L") return sym_.nnz_L;
@@ -204,7 +204,9 @@ const NumericFactor<V>& DirectSolver<V, I>::numeric() const {
 
 template <class V, class I>
 Csr<V, std::int64_t> DirectSolver<V, I>::factor_L() const {
-    if (!allocated_) throw PhaseError("direct: the factor is available after factorize");
+    // After a failed factorization the panels past the failing front hold the previous factor's
+    // values (each front fills its own panel when it is reached): no partial factor is returned.
+    if (!factorized_) throw PhaseError("direct: the factor is available after a successful factorize");
     Coo<V, std::int64_t> coo;
     coo.nrows = coo.ncols = sym_.n;
     for (idx sn = 0; sn < sym_.nsuper; ++sn) {

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <thread>
 
+#include <gigasparse/core/error.hpp>
+
 #include "direct/analysis/schedule.hpp"
 #include "direct/numeric/dense.hpp"
 #include "direct/numeric/numeric.hpp"
@@ -62,8 +64,8 @@ inline void triangle_chunks(idx mc, std::int64_t target, std::vector<idx>& b) {
 // potrf/trsm/herk on the calling thread. Returns 0 or 1 + the local column where the pivot was not
 // positive.
 template <class V>
-std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, idx sn, std::int64_t& top, TaskPool& pool,
-                          const NumericParams& prm) {
+std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<const V> a, idx sn, std::int64_t& top,
+                          TaskPool& pool, const NumericParams& prm) {
     const idx f = s.front_rows(sn), w = s.width(sn), m = f - w;
     V* panel = num.lx.data() + s.lx_ptr[sn];
     auto& stack = num.stacks[s.stack_of[sn]];
@@ -71,6 +73,17 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, idx sn, std:
     V* cb = stack.data() + off;
     const bool blocked = f >= prm.blocked_rows;
     const bool parallel = blocked && pool.size() > 1;
+    // The panel: zero, then the entries of A (duplicates summed in input order, conjugated when
+    // mirrored); here rather than in one pass over the whole factor, so the panel is in cache for its
+    // assembly and the subtree workers share the work.
+    {
+        std::fill(panel, panel + static_cast<std::int64_t>(f) * w, V(0));
+        V* lx = num.lx.data();
+        for (idx q = s.amap_sn_ptr[sn]; q < s.amap_sn_ptr[sn + 1]; ++q) {
+            const idx k = s.amap_sn_entries[q];
+            lx[s.amap[k]] += s.amap_conj[k] ? conj_v(a[k]) : a[k];
+        }
+    }
     constexpr std::int64_t chunk = 1 << 18;  // entries per assembly task
     // Only the lower triangle of a contribution block is ever read or written: zero and move that half.
     std::vector<idx> bounds;
@@ -141,29 +154,15 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, idx sn, std:
 
 // Factor the nodes of one stack in order; stops at the first failure (recorded in num.info).
 template <class V>
-void factor_sequence(const Symbolic& s, NumericFactor<V>& num, std::span<const idx> nodes, TaskPool& pool,
+void factor_sequence(const Symbolic& s, NumericFactor<V>& num, std::span<const V> a, std::span<const idx> nodes, TaskPool& pool,
                      const NumericParams& prm) {
     std::int64_t top = 0;
     for (idx sn : nodes) {
-        std::int64_t info = factor_front(s, num, sn, top, pool, prm);
+        std::int64_t info = factor_front(s, num, a, sn, top, pool, prm);
         if (info != 0) {
             num.info[sn] = info;
             return;
         }
-    }
-}
-
-template <class V>
-void scatter_values(const Symbolic& s, NumericFactor<V>& num, std::span<const V> a) {
-    // lx = 0; lx[amap[k]] += a_k (conjugated when mirrored). Duplicates sum in input order.
-    // Sequential on purpose: an OpenMP region here leaves its idle worker spinning through the rest of a
-    // small factorization (measured: libgomp spin dominated bcsstk10's factorization time).
-    V* lx = num.lx.data();
-    std::fill(num.lx.begin(), num.lx.end(), V(0));
-    const std::int64_t nnz = static_cast<std::int64_t>(s.amap.size());
-    for (std::int64_t k = 0; k < nnz; ++k) {
-        std::int64_t d = s.amap[k];
-        if (d >= 0) lx[d] += s.amap_conj[k] ? conj_v(a[k]) : a[k];
     }
 }
 
@@ -195,7 +194,7 @@ Status cholesky_multifrontal(const Symbolic& s, NumericFactor<V>& num, std::span
                              const NumericParams& prm) {
     fail_col = -1;
     std::fill(num.info.begin(), num.info.end(), 0);
-    scatter_values(s, num, a);
+    if (a.size() < s.amap.size()) throw DimensionMismatch("direct: fewer values than mapped entries");
     // Every BLAS call below is single-threaded: the parallelism is ours (subtrees on worker threads,
     // tiles of the large fronts on a TaskPool), so the result does not depend on the thread count and
     // no BLAS thread team competes with our threads.
@@ -211,7 +210,7 @@ Status cholesky_multifrontal(const Symbolic& s, NumericFactor<V>& num, std::span
         auto worker = [&] {
             TaskPool inline_pool(1);
             for (idx t = next.fetch_add(1); t < nsub; t = next.fetch_add(1))
-                factor_sequence(s, num,
+                factor_sequence(s, num, a,
                                 std::span<const idx>(s.subtree_nodes.data() + s.subtree_ptr[t],
                                                      static_cast<std::size_t>(s.subtree_ptr[t + 1] - s.subtree_ptr[t])),
                                 inline_pool, prm);
@@ -227,7 +226,7 @@ Status cholesky_multifrontal(const Symbolic& s, NumericFactor<V>& num, std::span
         bool large = std::any_of(s.top_nodes.begin(), s.top_nodes.end(),
                                  [&](idx sn) { return s.front_rows(sn) >= prm.blocked_rows; });
         TaskPool top_pool(large ? threads : 1);
-        factor_sequence(s, num, s.top_nodes, top_pool, prm);
+        factor_sequence(s, num, a, s.top_nodes, top_pool, prm);
     }
     openblas_set_num_threads(blas_threads);
     for (idx sn = 0; sn < s.nsuper; ++sn)
