@@ -62,10 +62,11 @@ void DirectSolver<V, I>::set_option(std::string_view name, std::string_view valu
     else if (name == "blocked_front_rows") opt_.blocked_front_rows = to_int(name, value);
     else if (name == "front_block") opt_.front_block = to_int(name, value);
     else if (name == "small_front_rows") opt_.small_front_rows = to_int(name, value);
+    else if (name == "loop_panel_rows") opt_.loop_panel_rows = to_int(name, value);
     else throw InvalidArgument("direct: unknown option '" + std::string(name) + "'");
     if (opt_.index_base != 0 && opt_.index_base != 1) throw InvalidArgument("direct: index_base must be 0 or 1");
     if (opt_.refinement_steps < 0 || opt_.threads < 0 || opt_.amalgamation.max_width < 1 ||
-        opt_.blocked_front_rows < 0 || opt_.front_block < 1 || opt_.small_front_rows < 0)
+        opt_.blocked_front_rows < 0 || opt_.front_block < 1 || opt_.small_front_rows < 0 || opt_.loop_panel_rows < 0)
         throw InvalidArgument("direct: option " + std::string(name) + " out of range");
 }
 
@@ -87,6 +88,7 @@ std::string DirectSolver<V, I>::get_option(std::string_view name) const {
     if (name == "blocked_front_rows") return num(static_cast<double>(opt_.blocked_front_rows));
     if (name == "front_block") return num(static_cast<double>(opt_.front_block));
     if (name == "small_front_rows") return num(static_cast<double>(opt_.small_front_rows));
+    if (name == "loop_panel_rows") return num(static_cast<double>(opt_.loop_panel_rows));
     throw InvalidArgument("direct: unknown option '" + std::string(name) + "'");
 }
 
@@ -157,6 +159,7 @@ Status DirectSolver<V, I>::run_numeric() {
     prm.blocked_rows = opt_.blocked_front_rows;
     prm.block = opt_.front_block;
     prm.small_rows = opt_.small_front_rows;
+    prm.loop_panel_rows = opt_.loop_panel_rows;
     Status st = opt_.backend == NumericBackend::reference
                     ? cholesky_reference<V>(sym_, num_, num_.values, fail)
                     : cholesky_multifrontal<V>(sym_, num_, num_.values, fail, prm);

@@ -95,11 +95,13 @@ TEST(DirectNumeric, BlockedKernelComplexHpdMatchesReference) {
     check_against_reference<std::complex<float>, std::int64_t>(Structure::hpd, 1e-5, blocked8);
 }
 
-// The small-front loops (small_front.hpp) on every front, and the BLAS path (potrf/trsm/herk) on every
-// front, against the oracle: the default sends fronts to one or the other by their row count.
+// The small-front loops (small_front.hpp) on every front, their panel loops with a BLAS herk on every
+// front, and the BLAS path (potrf/trsm/herk) on every front, against the oracle: the default sends
+// fronts to one of the three by their row count.
 const OptionList all_small = {{"small_front_rows", "1000000"}};
 const OptionList all_small_wide = {{"small_front_rows", "1000000"}, {"amalgamation_max_width", "1000"}};
-const OptionList no_small = {{"small_front_rows", "0"}};
+const OptionList no_small = {{"small_front_rows", "0"}, {"loop_panel_rows", "0"}};
+const OptionList all_loop_panels = {{"small_front_rows", "0"}, {"loop_panel_rows", "1000000"}, {"amalgamation_max_width", "1000"}};
 TEST(DirectNumeric, SmallFrontKernelDoubleMatchesReference) {
     check_against_reference<double, std::int32_t>(Structure::spd, 1e-13, all_small);
     check_against_reference<double, std::int64_t>(Structure::spd, 1e-13, all_small_wide);
@@ -111,13 +113,19 @@ TEST(DirectNumeric, SmallFrontKernelComplexHpdMatchesReference) {
     check_against_reference<std::complex<double>, std::int32_t>(Structure::hpd, 1e-13, all_small_wide);
     check_against_reference<std::complex<float>, std::int64_t>(Structure::hpd, 1e-5, all_small);
 }
+TEST(DirectNumeric, LoopPanelsWithBlasUpdateMatchReference) {
+    check_against_reference<double, std::int32_t>(Structure::spd, 1e-13, all_loop_panels);
+    check_against_reference<float, std::int64_t>(Structure::spd, 1e-5, all_loop_panels);
+    check_against_reference<std::complex<double>, std::int64_t>(Structure::hpd, 1e-13, all_loop_panels);
+}
 TEST(DirectNumeric, BlasFrontsMatchReference) {
     check_against_reference<double, std::int64_t>(Structure::spd, 1e-13, no_small);
     check_against_reference<std::complex<double>, std::int32_t>(Structure::hpd, 1e-13, no_small);
 }
 
 TEST(DirectNumeric, SmallFrontKernelReportsTheOriginalColumn) {
-    // A negative or NaN pivot anywhere, every front through the small-front loops.
+    // A negative or NaN pivot anywhere, every front through the small-front loops, or every panel
+    // through them (contribution blocks by herk).
     for (const char* ord : {"natural", "amd", "nd"})
         for (double bad_value : {-1.0, std::nan("")})
             for (std::int64_t bad : {0, 17, 123, 199}) {
@@ -127,19 +135,23 @@ TEST(DirectNumeric, SmallFrontKernelReportsTheOriginalColumn) {
                 DirectSolver<double, std::int32_t> s;
                 s.set_option("ordering", ord);
                 s.set_option("threads", "2");
-                s.set_option("small_front_rows", "1000000");
                 s.set_option("amalgamation_max_width", "1000");
-                s.analyze(a);
-                EXPECT_EQ(s.factorize(a), Status::not_positive_definite);
-                EXPECT_EQ(s.result("failing_column"), static_cast<double>(bad));
-                EXPECT_THROW(s.factor_L(), PhaseError);  // no partial factor
+                for (const auto& [small, panels] : {std::pair{"1000000", "0"}, std::pair{"0", "1000000"}}) {
+                    SCOPED_TRACE(std::string("small_front_rows ") + small + " loop_panel_rows " + panels);
+                    s.set_option("small_front_rows", small);
+                    s.set_option("loop_panel_rows", panels);
+                    s.analyze(a);
+                    EXPECT_EQ(s.factorize(a), Status::not_positive_definite);
+                    EXPECT_EQ(s.result("failing_column"), static_cast<double>(bad));
+                    EXPECT_THROW(s.factor_L(), PhaseError);  // no partial factor
+                }
             }
 }
 
 // Each front zeroes and fills its own panel: a refactorization after a failed one (stale panels past
 // the failing front) and after a successful one with other values gives the factor of the new values.
 TEST(DirectNumeric, RefactorizeAfterFailureFillsEveryPanel) {
-    for (const char* small : {"0", "64"}) {
+    for (const char* small : {"0", "64", "1000000"}) {
         SCOPED_TRACE(std::string("small_front_rows ") + small);
         auto a = test::random_hpd<double, std::int32_t>(300, 4.0, 11);
         DirectSolver<double, std::int32_t> s;

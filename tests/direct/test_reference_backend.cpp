@@ -104,16 +104,22 @@ TEST(DirectReference, EmptyDiagonalAndNaN) {
     t.set_option("backend", "cpu");
     EXPECT_EQ(t.refactorize(bad), Status::not_positive_definite);
     EXPECT_EQ(t.result("failing_column"), 3.0);
-    // NaN diagonals inside a sparse problem: the BLAS front path, the small-front loops and the blocked
-    // kernel agree with the reference on the first failing column.
+    // NaN diagonals inside a sparse problem: the BLAS front path, the small-front loops (whole fronts or
+    // panels) and the blocked kernel agree with the reference on the first failing column.
     auto p = gen::poisson2d<double, std::int32_t>(30, 30);
     for (std::int64_t col : {0, 451, 899}) {
         std::vector<double> v = p.values;
         for (offset_t k = p.row_ptr[col]; k < p.row_ptr[col + 1]; ++k)
             if (p.col_idx[k] == col) v[k] = std::nan("");
-        for (const auto& [blocked, small] : {std::pair{"1024", "64"}, std::pair{"1024", "0"}, std::pair{"1024", "1000000"}, std::pair{"0", "0"}}) {
-            SCOPED_TRACE(std::string("NaN at ") + std::to_string(col) + " blocked_front_rows " + blocked + " small_front_rows " + small);
-            const OptionList o = {{"ordering", "nd"}, {"blocked_front_rows", blocked}, {"front_block", "8"}, {"small_front_rows", small}};
+        struct Path {
+            const char *blocked, *small, *panels;
+        };
+        for (const Path& path : {Path{"1024", "64", "192"}, Path{"1024", "0", "0"}, Path{"1024", "1000000", "0"}, Path{"1024", "0", "1000000"},
+                                 Path{"0", "0", "0"}}) {
+            SCOPED_TRACE(std::string("NaN at ") + std::to_string(col) + " blocked_front_rows " + path.blocked + " small_front_rows " + path.small +
+                         " loop_panel_rows " + path.panels);
+            const OptionList o = {{"ordering", "nd"}, {"blocked_front_rows", path.blocked}, {"front_block", "8"}, {"small_front_rows", path.small},
+                                  {"loop_panel_rows", path.panels}};
             auto cpu = make_solver<double, std::int32_t>(Structure::spd, "cpu", o);
             auto ref = make_solver<double, std::int32_t>(Structure::spd, "reference", o);
             cpu.analyze(p);

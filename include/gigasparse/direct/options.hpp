@@ -70,6 +70,9 @@ struct DirectOptions {
     // the per-call overhead of OpenBLAS outweighs its kernels there, and its buffer lock serializes
     // concurrent subtrees); 0 sends every front to the BLAS. 64: docs/performance/direct-cpu.md.
     std::int64_t small_front_rows = 64;
+    // Fronts with fewer rows than this (and at least small_front_rows) factor their panel (the potrf
+    // and trsm part) in the same loops and update their contribution block with one BLAS herk; 0: none.
+    std::int64_t loop_panel_rows = 192;
 };
 
 }  // namespace gigasparse::direct

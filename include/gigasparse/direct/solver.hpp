@@ -69,7 +69,7 @@ public:
     // Options by field or by name ("ordering", "backend" (cpu|reference), "refinement_steps", "refinement_tolerance",
     // "amalgamation_max_width", "amalgamation_zero_fraction", "amalgamation_min_width",
     // "amalgamation", "level_weight", "auto_nd_ratio", "index_base", "threads", "subtree_factor",
-    // "blocked_front_rows", "front_block").
+    // "blocked_front_rows", "front_block", "small_front_rows", "loop_panel_rows").
     DirectOptions& options() { return opt_; }
     void set_option(std::string_view name, std::string_view value);
     std::string get_option(std::string_view name) const;

@@ -18,6 +18,7 @@ struct NumericParams {
     idx blocked_rows = 1024;       // fronts with at least this many rows take the blocked tile kernel
     idx block = 384;               // panel block / tile width of the blocked kernel (tiles: 2·block rows)
     idx small_rows = 64;           // fronts with fewer rows take small_front (no BLAS call)
+    idx loop_panel_rows = 192;     // fronts with fewer rows factor their panel in small_panel (herk for the rest)
 };
 
 // Multifrontal LLᴴ of the values `a` (input entry order) into `num`. On failure returns

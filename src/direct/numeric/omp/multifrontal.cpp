@@ -60,9 +60,10 @@ inline void triangle_chunks(idx mc, std::int64_t target, std::vector<idx>& b) {
 
 // Assemble and partially factor front sn; its contribution block ends on top of stack `own`.
 // Fronts of at least prm.blocked_rows rows take the blocked kernel (tiles on `pool`, parallel
-// assembly); fronts of fewer than prm.small_rows rows the BLAS-free loops of small_front; the others
-// potrf/trsm/herk on the calling thread. Returns 0 or 1 + the local column where the pivot was not
-// positive.
+// assembly); fronts of fewer than prm.small_rows rows the BLAS-free loops of small_front; fronts of
+// fewer than prm.loop_panel_rows rows the panel in those loops and the contribution block in one herk;
+// the others potrf/trsm/herk, all on the calling thread. Returns 0 or 1 + the local column where the
+// pivot was not positive.
 template <class V>
 std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<const V> a, idx sn, std::int64_t& top,
                           TaskPool& pool, const NumericParams& prm) {
@@ -117,6 +118,11 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
         info = blocked_front(f, w, panel, cb, bp, pool);
     } else if (f < prm.small_rows) {
         if (const std::int64_t bad = small_front(f, w, panel, cb)) return bad;
+    } else if (f < prm.loop_panel_rows) {
+        if (const std::int64_t bad = small_panel(f, w, panel)) return bad;
+        if (m > 0)
+            dense::herk_minus(static_cast<int>(m), static_cast<int>(w), panel + w, static_cast<int>(f), cb,
+                              static_cast<int>(m));  // C = F22 - L21 L21ᴴ
     } else {
         info = dense::potrf(static_cast<int>(w), panel, static_cast<int>(f));  // L11 L11ᴴ = F11
         if (info == 0 && m > 0) {

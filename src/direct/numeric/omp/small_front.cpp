@@ -13,6 +13,9 @@ namespace gigasparse::direct {
 #define GIGASPARSE_SMALL_FRONT(V)                                                                   \
     GIGASPARSE_SMALL_FRONT_CLONES std::int64_t small_front(std::int64_t f, std::int64_t w, V* panel, V* cb) { \
         return small::front_loops(f, w, panel, cb);                                                 \
+    }                                                                                               \
+    GIGASPARSE_SMALL_FRONT_CLONES std::int64_t small_panel(std::int64_t f, std::int64_t w, V* panel) {  \
+        return small::panel_loops(f, w, panel);                                                     \
     }
 GIGASPARSE_SMALL_FRONT(float)
 GIGASPARSE_SMALL_FRONT(double)

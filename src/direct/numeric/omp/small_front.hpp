@@ -38,6 +38,11 @@ std::int64_t small_front(std::int64_t f, std::int64_t w, float* panel, float* cb
 std::int64_t small_front(std::int64_t f, std::int64_t w, double* panel, double* cb);
 std::int64_t small_front(std::int64_t f, std::int64_t w, std::complex<float>* panel, std::complex<float>* cb);
 std::int64_t small_front(std::int64_t f, std::int64_t w, std::complex<double>* panel, std::complex<double>* cb);
+// The panel part alone ([L11; L21] from the assembled panel), same return value.
+std::int64_t small_panel(std::int64_t f, std::int64_t w, float* panel);
+std::int64_t small_panel(std::int64_t f, std::int64_t w, double* panel);
+std::int64_t small_panel(std::int64_t f, std::int64_t w, std::complex<float>* panel);
+std::int64_t small_panel(std::int64_t f, std::int64_t w, std::complex<double>* panel);
 
 namespace small {
 
@@ -67,7 +72,7 @@ template <class V>
 // pivot columns (column k takes the updates of columns 0..k-1, then its pivot and scaling), then each
 // column of the contribution block takes the update of all w columns of L21.
 template <class V>
-[[gnu::always_inline]] inline std::int64_t front_loops(std::int64_t f, std::int64_t w, V* __restrict__ panel, V* __restrict__ cb) {
+[[gnu::always_inline]] inline std::int64_t panel_loops(std::int64_t f, std::int64_t w, V* __restrict__ panel) {
     using R = real_t<V>;
     for (std::int64_t k = 0; k < w; ++k) {
         V* __restrict__ ck = panel + k * f;
@@ -78,6 +83,12 @@ template <class V>
         ck[k] = V(s);
         for (std::int64_t i = k + 1; i < f; ++i) ck[i] *= inv;
     }
+    return 0;
+}
+
+template <class V>
+[[gnu::always_inline]] inline std::int64_t front_loops(std::int64_t f, std::int64_t w, V* __restrict__ panel, V* __restrict__ cb) {
+    if (const std::int64_t bad = panel_loops(f, w, panel)) return bad;
     const std::int64_t m = f - w;
     for (std::int64_t c = 0; c < m; ++c)  // C[c:m, c] -= L21[c:m, :] L21[c, :]ᴴ
         sub_columns(cb + c * m + c, m - c, panel + w + c, f, w, panel + w + c);
