@@ -1,4 +1,5 @@
-// src/direct/numeric/omp/small_front.cpp: small_front for each value type, in three instruction-set clones
+// src/direct/numeric/omp/small_front.cpp: small_front, small_panel and the one-RHS sweeps for each value
+// type, in three instruction-set clones
 // (GCC target_clones: the loader picks the best one the CPU supports).
 #include "direct/numeric/omp/small_front.hpp"
 
@@ -16,6 +17,12 @@ namespace gigasparse::direct {
     }                                                                                               \
     GIGASPARSE_SMALL_FRONT_CLONES std::int64_t small_panel(std::int64_t f, std::int64_t w, V* panel) {  \
         return small::panel_loops(f, w, panel);                                                     \
+    }                                                                                               \
+    GIGASPARSE_SMALL_FRONT_CLONES void forward_one(std::int64_t f, std::int64_t w, const V* panel, V* z) {  \
+        small::forward_loops(f, w, panel, z);                                                       \
+    }                                                                                               \
+    GIGASPARSE_SMALL_FRONT_CLONES void backward_one(std::int64_t f, std::int64_t w, const V* panel, V* z) { \
+        small::backward_loops(f, w, panel, z);                                                      \
     }
 GIGASPARSE_SMALL_FRONT(float)
 GIGASPARSE_SMALL_FRONT(double)

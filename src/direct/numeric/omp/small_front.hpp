@@ -1,4 +1,5 @@
-// src/direct/numeric/omp/small_front.hpp: partial Cholesky of a small front in plain loops, no BLAS call.
+// src/direct/numeric/omp/small_front.hpp: partial Cholesky of a small front in plain loops, no BLAS call;
+// the one-right-hand-side sweeps through a supernode in the same style.
 //
 // Why: most fronts of a sparse factorization are small (lap2d_300 with AMD: 52,029 supernodes for
 // 90,000 columns), and each took three BLAS/LAPACK calls (potrf, trsm, herk). For such sizes OpenBLAS
@@ -38,6 +39,17 @@ std::int64_t small_front(std::int64_t f, std::int64_t w, float* panel, float* cb
 std::int64_t small_front(std::int64_t f, std::int64_t w, double* panel, double* cb);
 std::int64_t small_front(std::int64_t f, std::int64_t w, std::complex<float>* panel, std::complex<float>* cb);
 std::int64_t small_front(std::int64_t f, std::int64_t w, std::complex<double>* panel, std::complex<double>* cb);
+// One right-hand side through one supernode's panel (f x w, ld f) on z, its rows gathered (length f):
+// forward z[0..w) ← L11⁻¹ z[0..w), z[w..f) -= L21 z[0..w); backward z[0..w) ← L11⁻ᴴ (z[0..w) - L21ᴴ z[w..f)).
+void forward_one(std::int64_t f, std::int64_t w, const float* panel, float* z);
+void forward_one(std::int64_t f, std::int64_t w, const double* panel, double* z);
+void forward_one(std::int64_t f, std::int64_t w, const std::complex<float>* panel, std::complex<float>* z);
+void forward_one(std::int64_t f, std::int64_t w, const std::complex<double>* panel, std::complex<double>* z);
+void backward_one(std::int64_t f, std::int64_t w, const float* panel, float* z);
+void backward_one(std::int64_t f, std::int64_t w, const double* panel, double* z);
+void backward_one(std::int64_t f, std::int64_t w, const std::complex<float>* panel, std::complex<float>* z);
+void backward_one(std::int64_t f, std::int64_t w, const std::complex<double>* panel, std::complex<double>* z);
+
 // The panel part alone ([L11; L21] from the assembled panel), same return value.
 std::int64_t small_panel(std::int64_t f, std::int64_t w, float* panel);
 std::int64_t small_panel(std::int64_t f, std::int64_t w, double* panel);
@@ -93,6 +105,43 @@ template <class V>
     for (std::int64_t c = 0; c < m; ++c)  // C[c:m, c] -= L21[c:m, :] L21[c, :]ᴴ
         sub_columns(cb + c * m + c, m - c, panel + w + c, f, w, panel + w + c);
     return 0;
+}
+
+// One right-hand side through one supernode (f rows, w columns, panel ld f), on z: the supernode's rows
+// gathered (z[i] belongs to row i of the front; z[0..w) are its own columns).
+// Forward: z[0..w) ← L11⁻¹ z[0..w) and z[w..f) ← z[w..f) - L21 z[0..w) (column axpys).
+template <class V>
+[[gnu::always_inline]] inline void forward_loops(std::int64_t f, std::int64_t w, const V* __restrict__ panel, V* __restrict__ z) {
+    for (std::int64_t j = 0; j < w; ++j) {
+        const V* __restrict__ col = panel + j * f;
+        const V xj = z[j] / col[j];
+        z[j] = xj;
+        for (std::int64_t i = j + 1; i < f; ++i) z[i] -= col[i] * xj;
+    }
+}
+
+// Σ_{i<n} conj(a[i]) b[i] (real types: an OpenMP simd reduction, so the sum is vectorized).
+template <class V>
+[[gnu::always_inline]] inline V dot_conj(std::int64_t n, const V* __restrict__ a, const V* __restrict__ b) {
+    if constexpr (is_complex_v<V>) {
+        V acc(0);
+        for (std::int64_t i = 0; i < n; ++i) acc += std::conj(a[i]) * b[i];
+        return acc;
+    } else {
+        V acc(0);
+#pragma omp simd reduction(+ : acc)
+        for (std::int64_t i = 0; i < n; ++i) acc += a[i] * b[i];
+        return acc;
+    }
+}
+
+// Backward: z[0..w) ← L11⁻ᴴ (z[0..w) - L21ᴴ z[w..f)) (column dot products, last column first).
+template <class V>
+[[gnu::always_inline]] inline void backward_loops(std::int64_t f, std::int64_t w, const V* __restrict__ panel, V* __restrict__ z) {
+    for (std::int64_t j = w - 1; j >= 0; --j) {
+        const V* __restrict__ col = panel + j * f;
+        z[j] = (z[j] - dot_conj(f - j - 1, col + j + 1, z + j + 1)) / conj_s(col[j]);
+    }
 }
 
 }  // namespace small
