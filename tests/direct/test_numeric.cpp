@@ -79,49 +79,33 @@ TEST(DirectNumeric, ReferenceBackendMatchesDenseOracle) {
     check_against_reference<std::complex<float>, std::int64_t>(Structure::hpd, 1e-5, reference_backend);
 }
 
-// The blocked tile kernel (recursive potrf/trsm, gemm/herk tiles, parallel assembly) on every front,
-// with blocks of 3 and 8 columns so that fronts span many blocks and row tiles, against the oracle.
-const OptionList blocked3 = {{"blocked_front_rows", "0"}, {"front_block", "3"}, {"amalgamation_max_width", "64"}};
-const OptionList blocked8 = {{"blocked_front_rows", "0"}, {"front_block", "8"}, {"amalgamation_max_width", "1000"}};
-TEST(DirectNumeric, BlockedKernelDoubleMatchesReference) {
-    check_against_reference<double, std::int32_t>(Structure::spd, 1e-13, blocked3);
-    check_against_reference<double, std::int64_t>(Structure::spd, 1e-13, blocked8);
-}
-TEST(DirectNumeric, BlockedKernelFloatMatchesReference) {
-    check_against_reference<float, std::int32_t>(Structure::spd, 1e-5, blocked8);
-}
-TEST(DirectNumeric, BlockedKernelComplexHpdMatchesReference) {
-    check_against_reference<std::complex<double>, std::int32_t>(Structure::hpd, 1e-13, blocked3);
-    check_against_reference<std::complex<float>, std::int64_t>(Structure::hpd, 1e-5, blocked8);
+// One front path forced on every front, every value type and both index types against the oracle;
+// `narrow` and `wide` differ in the amalgamation width (fronts of many shapes).
+void check_path(const OptionList& narrow, const OptionList& wide) {
+    check_against_reference<double, std::int32_t>(Structure::spd, 1e-13, narrow);
+    check_against_reference<double, std::int64_t>(Structure::spd, 1e-13, wide);
+    check_against_reference<float, std::int32_t>(Structure::spd, 1e-5, wide);
+    check_against_reference<std::complex<double>, std::int32_t>(Structure::hpd, 1e-13, narrow);
+    check_against_reference<std::complex<float>, std::int64_t>(Structure::hpd, 1e-5, wide);
 }
 
-// The small-front loops (small_front.hpp) on every front, their panel loops with a BLAS herk on every
-// front, and the BLAS path (potrf/trsm/herk) on every front, against the oracle: the default sends
-// fronts to one of the three by their row count.
+// The blocked tile kernel (recursive potrf/trsm, gemm/herk tiles, parallel assembly), with blocks of 3
+// and 8 columns so that fronts span many blocks and row tiles.
+const OptionList blocked3 = {{"blocked_front_rows", "0"}, {"front_block", "3"}, {"amalgamation_max_width", "64"}};
+const OptionList blocked8 = {{"blocked_front_rows", "0"}, {"front_block", "8"}, {"amalgamation_max_width", "1000"}};
+TEST(DirectNumeric, BlockedKernelMatchesReference) { check_path(blocked3, blocked8); }
+
+// The small-front loops (small_front.hpp), their panel loops with a BLAS herk, and the BLAS path
+// (potrf/trsm/herk): the default sends fronts to one of the three by their row count.
 const OptionList all_small = {{"small_front_rows", "1000000"}};
 const OptionList all_small_wide = {{"small_front_rows", "1000000"}, {"amalgamation_max_width", "1000"}};
-const OptionList no_small = {{"small_front_rows", "0"}, {"loop_panel_rows", "0"}};
-const OptionList all_loop_panels = {{"small_front_rows", "0"}, {"loop_panel_rows", "1000000"}, {"amalgamation_max_width", "1000"}};
-TEST(DirectNumeric, SmallFrontKernelDoubleMatchesReference) {
-    check_against_reference<double, std::int32_t>(Structure::spd, 1e-13, all_small);
-    check_against_reference<double, std::int64_t>(Structure::spd, 1e-13, all_small_wide);
-}
-TEST(DirectNumeric, SmallFrontKernelFloatMatchesReference) {
-    check_against_reference<float, std::int32_t>(Structure::spd, 1e-5, all_small_wide);
-}
-TEST(DirectNumeric, SmallFrontKernelComplexHpdMatchesReference) {
-    check_against_reference<std::complex<double>, std::int32_t>(Structure::hpd, 1e-13, all_small_wide);
-    check_against_reference<std::complex<float>, std::int64_t>(Structure::hpd, 1e-5, all_small);
-}
-TEST(DirectNumeric, LoopPanelsWithBlasUpdateMatchReference) {
-    check_against_reference<double, std::int32_t>(Structure::spd, 1e-13, all_loop_panels);
-    check_against_reference<float, std::int64_t>(Structure::spd, 1e-5, all_loop_panels);
-    check_against_reference<std::complex<double>, std::int64_t>(Structure::hpd, 1e-13, all_loop_panels);
-}
-TEST(DirectNumeric, BlasFrontsMatchReference) {
-    check_against_reference<double, std::int64_t>(Structure::spd, 1e-13, no_small);
-    check_against_reference<std::complex<double>, std::int32_t>(Structure::hpd, 1e-13, no_small);
-}
+const OptionList all_loop_panels = {{"small_front_rows", "0"}, {"loop_panel_rows", "1000000"}};
+const OptionList all_loop_panels_wide = {{"small_front_rows", "0"}, {"loop_panel_rows", "1000000"}, {"amalgamation_max_width", "1000"}};
+const OptionList no_loops = {{"small_front_rows", "0"}, {"loop_panel_rows", "0"}};
+const OptionList no_loops_wide = {{"small_front_rows", "0"}, {"loop_panel_rows", "0"}, {"amalgamation_max_width", "1000"}};
+TEST(DirectNumeric, SmallFrontKernelMatchesReference) { check_path(all_small, all_small_wide); }
+TEST(DirectNumeric, LoopPanelsWithBlasUpdateMatchReference) { check_path(all_loop_panels, all_loop_panels_wide); }
+TEST(DirectNumeric, BlasFrontsMatchReference) { check_path(no_loops, no_loops_wide); }
 
 TEST(DirectNumeric, SmallFrontKernelReportsTheOriginalColumn) {
     // A negative or NaN pivot anywhere, every front through the small-front loops, or every panel
