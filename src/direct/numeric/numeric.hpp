@@ -33,10 +33,12 @@ template <class V>
 Status cholesky_reference(const Symbolic& sym, NumericFactor<V>& num, std::span<const V> a, idx& fail_col);
 
 // In-place sweeps on y (n x nrhs, column-major, ld n, final numbering); work holds max_cb x nrhs.
+// One right-hand side of a large factor runs over the analysis' subtrees on `threads` threads (same
+// result for any thread count).
 template <class V>
-void forward_sweep(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx nrhs, V* work);
+void forward_sweep(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx nrhs, V* work, int threads = 1);
 template <class V>
-void backward_sweep(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx nrhs, V* work);
+void backward_sweep(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx nrhs, V* work, int threads = 1);
 
 // Largest contribution-block row count (solve workspace rows).
 idx max_update_rows(const Symbolic& sym);

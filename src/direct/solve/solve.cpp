@@ -3,6 +3,8 @@
 #include <cmath>
 #include <string>
 
+#include <omp.h>
+
 #include <gigasparse/core/convert.hpp>
 #include <gigasparse/core/error.hpp>
 #include <gigasparse/direct/solver.hpp>
@@ -87,6 +89,7 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
     work_.resize(2 * len + static_cast<std::size_t>(mrows * nrhs));
     std::span<V> y(work_.data(), len), r(work_.data() + len, len);
     V* sweep = work_.data() + 2 * len;
+    const int threads = opt_.threads > 0 ? static_cast<int>(opt_.threads) : omp_get_max_threads();
     if (anorm_ <= 0) {
         // ||M||_inf = max_i Σ_j |m_ij| of the matrix read by the view, once per factorization.
         std::vector<double> rs(static_cast<std::size_t>(n), 0.0);
@@ -105,8 +108,8 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
     auto full_solve = [&](std::span<const V> rhs, std::span<V> out) {
         for (idx k = 0; k < nrhs; ++k)
             for (idx i = 0; i < n; ++i) y[i + k * n] = rhs[sym_.perm[i] + k * n];
-        forward_sweep(sym_, num_, y.data(), nrhs, sweep);
-        backward_sweep(sym_, num_, y.data(), nrhs, sweep);
+        forward_sweep(sym_, num_, y.data(), nrhs, sweep, threads);
+        backward_sweep(sym_, num_, y.data(), nrhs, sweep, threads);
         for (idx k = 0; k < nrhs; ++k)
             for (idx i = 0; i < n; ++i) out[sym_.perm[i] + k * n] = y[i + k * n];
     };

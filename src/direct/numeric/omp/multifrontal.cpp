@@ -247,37 +247,129 @@ Status cholesky_multifrontal(const Symbolic& s, NumericFactor<V>& num, std::span
 // 52,029 supernodes of 1.7 columns on average); wider ones gather their rows into a contiguous vector
 // swept by the loops of small_front.hpp (axpys forward, vectorized dot products backward), no BLAS
 // call: a trsm and a gemm with one column spent most of their time packing (perf, lap3d_40: dtrsm and
-// dgemm copy routines 14% of the solve). Several right-hand sides: trsm and gemm.
+// dgemm copy routines 14% of the solve). Several right-hand sides: trsm and gemm, sequential.
+//
+// With a factor of at least parallel_sweep_entries entries, one right-hand side runs over the
+// independent subtrees of the factorization's schedule, on `threads` threads: forward, each subtree on a worker
+// (its updates of rows outside it, which only its root's row list holds, go to a buffer of its own,
+// added to y in subtree order afterwards), then the top nodes; backward, the top nodes, then the
+// subtrees on the workers (they read only final values outside). The sums do not depend on the
+// thread count or the schedule: the solution is bitwise the same for any number of threads.
 constexpr idx small_sweep_width = 16;
+constexpr std::int64_t parallel_sweep_entries = std::int64_t{1} << 20;
+
+namespace {
+
+// Forward through supernode sn: rows r[i] for i < i_out update y, rows i_out.. update out[pos[i - i_out]].
+template <class V>
+void forward_node(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, idx i_out, const idx* pos, V* out, std::vector<V>& z) {
+    const idx f = s.front_rows(sn), w = s.width(sn), c0 = s.super_ptr[sn];
+    const V* panel = num.lx.data() + s.lx_ptr[sn];
+    const idx* r = s.rows.data() + s.rows_ptr[sn];
+    if (w <= small_sweep_width) {
+        for (idx j = 0; j < w; ++j) {
+            const V* col = panel + j * f;
+            const V xj = y[c0 + j] / col[j];
+            y[c0 + j] = xj;
+            for (idx i = j + 1; i < w; ++i) y[c0 + i] -= col[i] * xj;
+            for (idx i = w; i < i_out; ++i) y[r[i]] -= col[i] * xj;
+            for (idx i = i_out; i < f; ++i) out[pos[i - i_out]] -= col[i] * xj;
+        }
+        return;
+    }
+    z.resize(static_cast<std::size_t>(f));
+    std::copy(y + c0, y + c0 + w, z.begin());
+    std::fill(z.begin() + w, z.begin() + f, V(0));
+    forward_one(f, w, panel, z.data());
+    std::copy(z.begin(), z.begin() + w, y + c0);
+    for (idx i = w; i < i_out; ++i) y[r[i]] += z[i];
+    for (idx i = i_out; i < f; ++i) out[pos[i - i_out]] += z[i];
+}
+
+// Backward through supernode sn (reads y at its rows, writes its own columns).
+template <class V>
+void backward_node(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, std::vector<V>& z) {
+    const idx f = s.front_rows(sn), w = s.width(sn), c0 = s.super_ptr[sn];
+    const V* panel = num.lx.data() + s.lx_ptr[sn];
+    const idx* r = s.rows.data() + s.rows_ptr[sn];
+    if (w <= small_sweep_width) {
+        for (idx j = w - 1; j >= 0; --j) {
+            const V* col = panel + j * f;
+            V acc = y[c0 + j];
+            for (idx i = j + 1; i < w; ++i) acc -= conj_v(col[i]) * y[c0 + i];
+            for (idx i = w; i < f; ++i) acc -= conj_v(col[i]) * y[r[i]];
+            y[c0 + j] = acc / conj_v(col[j]);
+        }
+        return;
+    }
+    z.resize(static_cast<std::size_t>(f));
+    std::copy(y + c0, y + c0 + w, z.begin());  // rows 0..w-1 of the front are its own columns
+    for (idx i = w; i < f; ++i) z[i] = y[r[i]];
+    backward_one(f, w, panel, z.data());
+    std::copy(z.begin(), z.begin() + w, y + c0);
+}
+
+// Runs body(t) for t in [0, n) on `threads` plain threads (the caller is one of them).
+template <class F>
+void on_workers(idx n, int threads, F&& body) {
+    std::atomic<idx> next{0};
+    auto worker = [&] {
+        for (idx t = next.fetch_add(1); t < n; t = next.fetch_add(1)) body(t);
+    };
+    std::vector<std::thread> pool;
+    for (int k = 1; k < std::min<idx>(threads, n); ++k) pool.emplace_back(worker);
+    worker();
+    for (auto& th : pool) th.join();
+}
+
+// The subtree order also with one thread, so the rounding does not depend on the thread count.
+bool parallel_sweep(const Symbolic& s, idx nrhs) {
+    return nrhs == 1 && s.subtree_root.size() > 1 && s.factor_entries >= parallel_sweep_entries;
+}
+
+}  // namespace
 
 template <class V>
-void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs, V* work) {
+void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs, V* work, int threads) {
     // Per supernode: x1 = L11⁻¹ y1; y2 -= L21 x1 (scattered through the row list).
     const idx n = s.n;
+    if (parallel_sweep(s, nrhs)) {
+        const idx nsub = static_cast<idx>(s.subtree_root.size());
+        std::vector<std::vector<V>> outside(static_cast<std::size_t>(nsub));
+        on_workers(nsub, threads, [&](idx t) {
+            thread_local std::vector<V> z;
+            thread_local std::vector<idx> pos;
+            const idx root = s.subtree_root[t], last = s.super_ptr[root + 1] - 1;
+            const idx* rr = s.rows.data() + s.rows_ptr[root] + s.width(root);  // rows outside the subtree, sorted
+            const idx mr = s.front_rows(root) - s.width(root);
+            outside[t].assign(static_cast<std::size_t>(mr), V(0));
+            for (idx q = s.subtree_ptr[t]; q < s.subtree_ptr[t + 1]; ++q) {
+                const idx sn = s.subtree_nodes[q], f = s.front_rows(sn), w = s.width(sn);
+                const idx* r = s.rows.data() + s.rows_ptr[sn];
+                const idx i_out = static_cast<idx>(std::upper_bound(r + w, r + f, last) - r);
+                pos.resize(static_cast<std::size_t>(f - i_out));
+                for (idx i = i_out; i < f; ++i) pos[i - i_out] = static_cast<idx>(std::lower_bound(rr, rr + mr, r[i]) - rr);
+                forward_node(s, num, sn, y, i_out, pos.data(), outside[t].data(), z);
+            }
+        });
+        for (idx t = 0; t < nsub; ++t) {
+            const idx root = s.subtree_root[t];
+            const idx* rr = s.rows.data() + s.rows_ptr[root] + s.width(root);
+            for (std::size_t i = 0; i < outside[t].size(); ++i) y[rr[i]] += outside[t][i];
+        }
+        std::vector<V> z;
+        for (idx sn : s.top_nodes) forward_node(s, num, sn, y, s.front_rows(sn), static_cast<const idx*>(nullptr), static_cast<V*>(nullptr), z);
+        return;
+    }
     thread_local std::vector<V> z;
     for (idx sn = 0; sn < s.nsuper; ++sn) {
         const idx f = s.front_rows(sn), w = s.width(sn), m = f - w, c0 = s.super_ptr[sn];
+        if (nrhs == 1) {
+            forward_node(s, num, sn, y, f, static_cast<const idx*>(nullptr), static_cast<V*>(nullptr), z);
+            continue;
+        }
         const V* panel = num.lx.data() + s.lx_ptr[sn];
         const idx* r = s.rows.data() + s.rows_ptr[sn];
-        if (nrhs == 1 && w <= small_sweep_width) {
-            for (idx j = 0; j < w; ++j) {
-                const V* col = panel + j * f;
-                const V xj = y[c0 + j] / col[j];
-                y[c0 + j] = xj;
-                for (idx i = j + 1; i < w; ++i) y[c0 + i] -= col[i] * xj;
-                for (idx i = w; i < f; ++i) y[r[i]] -= col[i] * xj;
-            }
-            continue;
-        }
-        if (nrhs == 1) {
-            z.resize(static_cast<std::size_t>(f));
-            std::copy(y + c0, y + c0 + w, z.begin());
-            std::fill(z.begin() + w, z.begin() + f, V(0));
-            forward_one(f, w, panel, z.data());
-            std::copy(z.begin(), z.begin() + w, y + c0);
-            for (idx i = w; i < f; ++i) y[r[i]] += z[i];
-            continue;
-        }
         dense::trsm(CblasLeft, CblasNoTrans, static_cast<int>(w), static_cast<int>(nrhs), panel, static_cast<int>(f),
                     y + c0, static_cast<int>(n));
         if (m == 0) continue;
@@ -289,32 +381,27 @@ void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrh
 }
 
 template <class V>
-void backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs, V* work) {
+void backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs, V* work, int threads) {
     // Per supernode, root first: y1 -= L21ᴴ y2 (gathered); x1 = L11⁻ᴴ y1.
     const idx n = s.n;
+    if (parallel_sweep(s, nrhs)) {
+        std::vector<V> z;
+        for (auto it = s.top_nodes.rbegin(); it != s.top_nodes.rend(); ++it) backward_node(s, num, *it, y, z);
+        on_workers(static_cast<idx>(s.subtree_root.size()), threads, [&](idx t) {
+            thread_local std::vector<V> zt;
+            for (idx q = s.subtree_ptr[t + 1] - 1; q >= s.subtree_ptr[t]; --q) backward_node(s, num, s.subtree_nodes[q], y, zt);
+        });
+        return;
+    }
     thread_local std::vector<V> z;
     for (idx sn = s.nsuper - 1; sn >= 0; --sn) {
+        if (nrhs == 1) {
+            backward_node(s, num, sn, y, z);
+            continue;
+        }
         const idx f = s.front_rows(sn), w = s.width(sn), m = f - w, c0 = s.super_ptr[sn];
         const V* panel = num.lx.data() + s.lx_ptr[sn];
         const idx* r = s.rows.data() + s.rows_ptr[sn];
-        if (nrhs == 1 && w <= small_sweep_width) {
-            for (idx j = w - 1; j >= 0; --j) {
-                const V* col = panel + j * f;
-                V acc = y[c0 + j];
-                for (idx i = j + 1; i < w; ++i) acc -= conj_v(col[i]) * y[c0 + i];
-                for (idx i = w; i < f; ++i) acc -= conj_v(col[i]) * y[r[i]];
-                y[c0 + j] = acc / conj_v(col[j]);
-            }
-            continue;
-        }
-        if (nrhs == 1) {
-            z.resize(static_cast<std::size_t>(f));
-            std::copy(y + c0, y + c0 + w, z.begin());  // rows 0..w-1 of the front are its own columns
-            for (idx i = w; i < f; ++i) z[i] = y[r[i]];
-            backward_one(f, w, panel, z.data());
-            std::copy(z.begin(), z.begin() + w, y + c0);
-            continue;
-        }
         if (m > 0) {
             for (idx k = 0; k < nrhs; ++k)
                 for (idx i = 0; i < m; ++i) work[i + k * m] = y[r[w + i] + k * n];
@@ -330,8 +417,8 @@ void backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nr
     template void allocate_numeric<V>(const Symbolic&, NumericFactor<V>&);                                  \
     template Status cholesky_multifrontal<V>(const Symbolic&, NumericFactor<V>&, std::span<const V>, idx&,     \
                                              const NumericParams&);                                      \
-    template void forward_sweep<V>(const Symbolic&, const NumericFactor<V>&, V*, idx, V*);                  \
-    template void backward_sweep<V>(const Symbolic&, const NumericFactor<V>&, V*, idx, V*);
+    template void forward_sweep<V>(const Symbolic&, const NumericFactor<V>&, V*, idx, V*, int);             \
+    template void backward_sweep<V>(const Symbolic&, const NumericFactor<V>&, V*, idx, V*, int);
 GIGASPARSE_FOR_EACH_VALUE(GIGASPARSE_DIRECT_NUMERIC)
 #undef GIGASPARSE_DIRECT_NUMERIC
 
