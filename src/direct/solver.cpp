@@ -93,6 +93,11 @@ std::string DirectSolver<V, I>::get_option(std::string_view name) const {
 }
 
 template <class V, class I>
+int DirectSolver<V, I>::thread_count() const {
+    return opt_.threads > 0 ? static_cast<int>(opt_.threads) : omp_get_max_threads();
+}
+
+template <class V, class I>
 void DirectSolver<V, I>::set_user_permutation(std::span<const std::int64_t> perm) {
     user_perm_.assign(perm.begin(), perm.end());
     opt_.ordering = OrderingAlg::user;
@@ -110,7 +115,7 @@ void DirectSolver<V, I>::analyze(CsrView<V, I> a) {
         if (user_perm_.empty() && a.nrows > 0) throw InvalidArgument("direct: ordering 'user' without a permutation");
         user = validate_user_permutation(user_perm_, a.nrows, base);
     }
-    int threads = opt_.threads > 0 ? static_cast<int>(opt_.threads) : omp_get_max_threads();
+    const int threads = thread_count();
     analyzed_ = allocated_ = factorized_ = false;
     sym_ = analyze_pattern(p, structure_, opt_, user, threads);
     if (structure_ != Structure::general) build_assembly_map<I>(sym_, a.row_ptr, a.col_idx, view_, base);
@@ -152,7 +157,7 @@ Status DirectSolver<V, I>::refactorize(std::span<const V> values) {
 
 template <class V, class I>
 Status DirectSolver<V, I>::run_numeric() {
-    int threads = opt_.threads > 0 ? static_cast<int>(opt_.threads) : omp_get_max_threads();
+    const int threads = thread_count();
     idx fail = -1;
     NumericParams prm;
     prm.threads = threads;

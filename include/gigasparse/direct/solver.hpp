@@ -111,6 +111,7 @@ private:
     Status run_numeric();
     void check_rhs(std::size_t blen, std::size_t xlen, std::int64_t nrhs) const;
     void residual(std::span<const V> b, std::span<const V> x, std::span<V> r, std::int64_t nrhs) const;
+    int thread_count() const;  // the "threads" option, or omp_get_max_threads() when it is 0
 
     Structure structure_;
     MatrixView view_;

@@ -3,8 +3,6 @@
 #include <cmath>
 #include <string>
 
-#include <omp.h>
-
 #include <gigasparse/core/convert.hpp>
 #include <gigasparse/core/error.hpp>
 #include <gigasparse/direct/solver.hpp>
@@ -89,7 +87,7 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
     work_.resize(2 * len + static_cast<std::size_t>(mrows * nrhs));
     std::span<V> y(work_.data(), len), r(work_.data() + len, len);
     V* sweep = work_.data() + 2 * len;
-    const int threads = opt_.threads > 0 ? static_cast<int>(opt_.threads) : omp_get_max_threads();
+    const int threads = thread_count();
     if (anorm_ <= 0) {
         // ||M||_inf = max_i Σ_j |m_ij| of the matrix read by the view, once per factorization.
         std::vector<double> rs(static_cast<std::size_t>(n), 0.0);

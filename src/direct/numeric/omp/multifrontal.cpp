@@ -17,12 +17,6 @@
 namespace gigasparse::direct {
 namespace {
 
-template <class V>
-V conj_v(V v) {
-    if constexpr (is_complex_v<V>) return std::conj(v);
-    else return v;
-}
-
 // Extend-add of columns [j0, j1) of child c's contribution block into the panel and contribution block
 // of its parent p (the columns of one child land in distinct parent columns: chunks are independent).
 // The child's rows map to runs of consecutive parent rows: each run is one contiguous (vectorized) add.
@@ -82,7 +76,7 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
         V* lx = num.lx.data();
         for (idx q = s.amap_sn_ptr[sn]; q < s.amap_sn_ptr[sn + 1]; ++q) {
             const idx k = s.amap_sn_entries[q];
-            lx[s.amap[k]] += s.amap_conj[k] ? conj_v(a[k]) : a[k];
+            lx[s.amap[k]] += s.amap_conj[k] ? conj_if_complex(a[k]) : a[k];
         }
     }
     constexpr std::int64_t chunk = 1 << 18;  // entries per assembly task
@@ -296,9 +290,9 @@ void backward_node(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y,
         for (idx j = w - 1; j >= 0; --j) {
             const V* col = panel + j * f;
             V acc = y[c0 + j];
-            for (idx i = j + 1; i < w; ++i) acc -= conj_v(col[i]) * y[c0 + i];
-            for (idx i = w; i < f; ++i) acc -= conj_v(col[i]) * y[r[i]];
-            y[c0 + j] = acc / conj_v(col[j]);
+            for (idx i = j + 1; i < w; ++i) acc -= conj_if_complex(col[i]) * y[c0 + i];
+            for (idx i = w; i < f; ++i) acc -= conj_if_complex(col[i]) * y[r[i]];
+            y[c0 + j] = acc / conj_if_complex(col[j]);
         }
         return;
     }

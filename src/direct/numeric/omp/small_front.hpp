@@ -21,16 +21,6 @@
 
 namespace gigasparse::direct {
 
-namespace small {
-
-template <class V>
-inline V conj_s(V v) {
-    if constexpr (is_complex_v<V>) return std::conj(v);
-    else return v;
-}
-
-}  // namespace small
-
 // Partial factorization of a front of f rows and w pivot columns: the panel (f x w, ld f, assembled)
 // becomes [L11; L21] and the contribution block cb (m x m, ld m, m = f - w, lower triangle assembled)
 // becomes cb - L21 L21ᴴ (lower triangle). Returns 0, or 1 + the local column whose pivot was not
@@ -69,13 +59,13 @@ template <class V>
         const V* __restrict__ s1 = s0 + ld;
         const V* __restrict__ s2 = s1 + ld;
         const V* __restrict__ s3 = s2 + ld;
-        const V a0 = conj_s(coef[j * ld]), a1 = conj_s(coef[(j + 1) * ld]), a2 = conj_s(coef[(j + 2) * ld]),
-                a3 = conj_s(coef[(j + 3) * ld]);
+        const V a0 = conj_if_complex(coef[j * ld]), a1 = conj_if_complex(coef[(j + 1) * ld]), a2 = conj_if_complex(coef[(j + 2) * ld]),
+                a3 = conj_if_complex(coef[(j + 3) * ld]);
         for (std::int64_t t = 0; t < len; ++t) dst[t] -= (s0[t] * a0 + s1[t] * a1) + (s2[t] * a2 + s3[t] * a3);
     }
     for (; j < k; ++j) {
         const V* __restrict__ s0 = src + j * ld;
-        const V a0 = conj_s(coef[j * ld]);
+        const V a0 = conj_if_complex(coef[j * ld]);
         for (std::int64_t t = 0; t < len; ++t) dst[t] -= s0[t] * a0;
     }
 }
@@ -140,7 +130,7 @@ template <class V>
 [[gnu::always_inline]] inline void backward_loops(std::int64_t f, std::int64_t w, const V* __restrict__ panel, V* __restrict__ z) {
     for (std::int64_t j = w - 1; j >= 0; --j) {
         const V* __restrict__ col = panel + j * f;
-        z[j] = (z[j] - dot_conj(f - j - 1, col + j + 1, z + j + 1)) / conj_s(col[j]);
+        z[j] = (z[j] - dot_conj(f - j - 1, col + j + 1, z + j + 1)) / conj_if_complex(col[j]);
     }
 }
 

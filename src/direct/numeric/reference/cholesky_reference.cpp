@@ -27,10 +27,6 @@ namespace gigasparse::direct {
 template <class V>
 Status cholesky_reference(const Symbolic& s, NumericFactor<V>& num, std::span<const V> a, idx& fail_col) {
     using R = real_t<V>;
-    auto conj_v = [](V v) {
-        if constexpr (is_complex_v<V>) return std::conj(v);
-        else return v;
-    };
     fail_col = -1;
     const idx n = s.n;
     std::fill(num.info.begin(), num.info.end(), 0);
@@ -40,7 +36,7 @@ Status cholesky_reference(const Symbolic& s, NumericFactor<V>& num, std::span<co
     V* lx = num.lx.data();
     std::fill(num.lx.begin(), num.lx.end(), V(0));
     for (std::size_t k = 0; k < s.amap.size(); ++k)
-        if (s.amap[k] >= 0) lx[s.amap[k]] += s.amap_conj[k] ? conj_v(a[k]) : a[k];
+        if (s.amap[k] >= 0) lx[s.amap[k]] += s.amap_conj[k] ? conj_if_complex(a[k]) : a[k];
 
     // Where column j starts: its diagonal in lx, its first row in rows, and its length.
     std::vector<std::int64_t> val0(static_cast<std::size_t>(n));
@@ -82,7 +78,7 @@ Status cholesky_reference(const Symbolic& s, NumericFactor<V>& num, std::span<co
             const idx p = pos[k];
             const idx* rk = s.rows.data() + row0[k];
             const V* lk = lx + val0[k];
-            const V ljk = conj_v(lk[p]);
+            const V ljk = conj_if_complex(lk[p]);
             for (idx q = p; q < len[k]; ++q) {
                 const idx i = rk[q];
                 if (mark[i] != j)
