@@ -45,8 +45,8 @@ Csr<double, std::int64_t> load(const std::string& spec) {
 }
 
 tools::Json run_gigasparse(const Csr<double, std::int64_t>& a, const std::string& ordering, int repeats,
-                           const std::vector<std::int64_t>* user_perm) {
-    direct::DirectSolver<double, std::int64_t> s;
+                           const std::vector<std::int64_t>* user_perm, bool indefinite) {
+    direct::DirectSolver<double, std::int64_t> s(indefinite ? direct::Structure::symmetric : direct::Structure::spd);
     s.set_option("ordering", ordering);
     // Extra options "name=value;name=value" from GIGASPARSE_DIRECT_OPTIONS (tuning experiments).
     if (const char* env = std::getenv("GIGASPARSE_DIRECT_OPTIONS")) {
@@ -92,6 +92,10 @@ tools::Json run_gigasparse(const Csr<double, std::int64_t>& a, const std::string
         .set("backward_error", info.backward_error)
         .set("refinement_steps", info.refinement_steps)
         .set("times", times);
+    if (indefinite && st == direct::Status::success) {
+        j.set("perturbed_pivots", s.result("perturbed_pivots")).set("two_by_two_pivots", s.result("two_by_two_pivots"));
+        j.set("negative_pivots", s.result("negative_pivots"));
+    }
     return j;
 }
 
@@ -103,6 +107,8 @@ tools::Json to_json(const bench::DirectResult& r) {
     t.set("refactorize_cpu", r.refactorize_cpu);
     j.set("status", "success").set("ordering", r.ordering).set("nnz_L", r.nnz_L).set("flops", r.flops);
     j.set("residual", r.residual).set("times", t);
+    if (r.perturbed >= 0) j.set("perturbed_or_delayed_pivots", r.perturbed);
+    if (r.negative >= 0) j.set("negative_pivots", r.negative);
     return j;
 }
 
@@ -153,16 +159,31 @@ int main(int argc, char** argv) {
     int repeats = 2;
     std::string ordering = "auto";
     std::string solvers = "gigasparse,cholmod,mumps,pardiso";
+    bool indefinite = false;
+    const char* usage =
+        "usage: bench_direct [--repeats R] [--ordering auto|amd|nd] [--solvers gigasparse,cholmod,mumps,pardiso]\n"
+        "                    [--structure spd|symmetric] lap2d:300 lap3d:40 file.mtx ...\n"
+        "--structure symmetric: LDLᵀ of symmetric indefinite input (gigasparse, MUMPS SYM=2, PARDISO mtype -2; no CHOLMOD)\n";
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
-        if (a == "--repeats" && i + 1 < argc) repeats = std::stoi(argv[++i]);
+        if (a == "--help" || a == "-h") {
+            std::cout << usage;
+            return 0;
+        }
+        if (a == "--structure" && i + 1 < argc) {
+            std::string v = argv[++i];
+            if (v != "spd" && v != "symmetric") {
+                std::cerr << usage;
+                return 2;
+            }
+            indefinite = v == "symmetric";
+        } else if (a == "--repeats" && i + 1 < argc) repeats = std::stoi(argv[++i]);
         else if (a == "--ordering" && i + 1 < argc) ordering = argv[++i];
         else if (a == "--solvers" && i + 1 < argc) solvers = argv[++i];
         else specs.push_back(a);
     }
     if (specs.empty()) {
-        std::cerr << "usage: bench_direct [--repeats R] [--ordering auto|amd|nd] [--solvers gigasparse,cholmod,mumps,pardiso]"
-                     " lap2d:300 lap3d:40 file.mtx ...\n";
+        std::cerr << usage;
         return 2;
     }
     auto wanted = [&](const char* name) { return ("," + solvers + ",").find(std::string(",") + name + ",") != std::string::npos; };
@@ -175,7 +196,7 @@ int main(int argc, char** argv) {
         tools::Json row;
         row.set("matrix", specs[k]).set("n", a.nrows).set("nnz", static_cast<std::int64_t>(a.nnz()));
         row.set("loadavg_before", first_line("/proc/loadavg"));
-        if (wanted("cholmod")) {
+        if (wanted("cholmod") && !indefinite) {
             bench::CholmodResult c = bench::run_cholmod(a, "default", repeats);
             tools::Json cj, ct;
             ct.set("analyze", c.analyze).set("factorize", c.factorize).set("refactorize", c.refactorize).set("solve", c.solve);
@@ -185,11 +206,11 @@ int main(int argc, char** argv) {
             row.set("cholmod", cj);
             std::cerr << specs[k] << " cholmod " << c.refactorize << " s\n";
             if (wanted("gigasparse"))  // CHOLMOD's ordering: nnz(L) comparison
-                row.set("gigasparse_cholmod_ordering", run_gigasparse(a, "user", 0, &c.perm));
+                row.set("gigasparse_cholmod_ordering", run_gigasparse(a, "user", 0, &c.perm, false));
         }
-        if (wanted("gigasparse")) row.set("gigasparse", run_gigasparse(a, ordering, repeats, nullptr));
-        if (wanted("mumps")) row.set("mumps", to_json(bench::run_mumps(a, repeats)));
-        if (wanted("pardiso")) row.set("pardiso", to_json(bench::run_pardiso(a, repeats, threads)));
+        if (wanted("gigasparse")) row.set("gigasparse", run_gigasparse(a, ordering, repeats, nullptr, indefinite));
+        if (wanted("mumps")) row.set("mumps", to_json(bench::run_mumps(a, repeats, indefinite)));
+        if (wanted("pardiso")) row.set("pardiso", to_json(bench::run_pardiso(a, repeats, threads, indefinite)));
         row.set("loadavg_after", first_line("/proc/loadavg"));
         if (k) out += ",";
         out += row.str();

@@ -20,11 +20,14 @@ struct DirectResult {
     double nnz_L = 0;             // entries of L as the solver reports them
     double flops = 0;             // the solver's own flop count (its convention), 0 if none
     double residual = 0;          // ||b - A x||_2 / ||b||_2 with b = ones, computed here from x
+    double perturbed = -1;        // symmetric indefinite: pivots perturbed (PARDISO) or delayed (MUMPS), -1 if none
+    double negative = -1;         // symmetric indefinite: negative pivots (inertia), -1 if not reported
 };
 
-// Full symmetric CSR input (both triangles), SPD; default ordering of each solver; x = A \ ones.
-DirectResult run_mumps(const Csr<double, std::int64_t>& a, int repeats);
-DirectResult run_pardiso(const Csr<double, std::int64_t>& a, int repeats, int threads);
+// Full symmetric CSR input (both triangles), SPD (indefinite = false) or symmetric indefinite; default
+// ordering of each solver; x = A \ ones.
+DirectResult run_mumps(const Csr<double, std::int64_t>& a, int repeats, bool indefinite = false);
+DirectResult run_pardiso(const Csr<double, std::int64_t>& a, int repeats, int threads, bool indefinite = false);
 
 // ||b - A x||_2 / ||b||_2 for b = ones.
 double residual_ones(const Csr<double, std::int64_t>& a, const double* x);

@@ -57,7 +57,7 @@ bool call(DMUMPS_STRUC_C& id, int job, DirectResult& r, const char* what) {
 
 }  // namespace
 
-DirectResult run_mumps(const Csr<double, std::int64_t>& a, int repeats) {
+DirectResult run_mumps(const Csr<double, std::int64_t>& a, int repeats, bool indefinite) {
     DirectResult r;
     r.available = true;
     static bool mpi_up = [] {
@@ -81,7 +81,7 @@ DirectResult run_mumps(const Csr<double, std::int64_t>& a, int repeats) {
     DMUMPS_STRUC_C id{};
     id.comm_fortran = -987654;  // USE_COMM_WORLD
     id.par = 1;
-    id.sym = 1;  // symmetric positive definite
+    id.sym = indefinite ? 2 : 1;  // general symmetric (threshold pivoting, delayed pivots) or SPD
     id.job = -1;
     dmumps_c(&id);
     id.icntl[0] = id.icntl[1] = id.icntl[2] = -1;  // no output
@@ -111,6 +111,8 @@ DirectResult run_mumps(const Csr<double, std::int64_t>& a, int repeats) {
         // INFOG(29): entries in the factors (may be given in millions when negative); RINFOG(3): flops.
         r.nnz_L = id.infog[28] >= 0 ? static_cast<double>(id.infog[28]) : -1e6 * static_cast<double>(id.infog[28]);
         r.flops = id.rinfog[2];
+        // INFOG(13): delayed pivots; INFOG(12): negative pivots.
+        if (indefinite) r.perturbed = static_cast<double>(id.infog[12]), r.negative = static_cast<double>(id.infog[11]);
         std::vector<double> x(static_cast<std::size_t>(a.nrows), 1.0);
         id.rhs = x.data();
         id.nrhs = 1;
@@ -126,7 +128,7 @@ DirectResult run_mumps(const Csr<double, std::int64_t>& a, int repeats) {
     return r;
 }
 #else
-DirectResult run_mumps(const Csr<double, std::int64_t>&, int) { return {}; }
+DirectResult run_mumps(const Csr<double, std::int64_t>&, int, bool) { return {}; }
 #endif
 
 }  // namespace gigasparse::bench

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <string>
 
 #include <omp.h>
@@ -63,10 +64,14 @@ void DirectSolver<V, I>::set_option(std::string_view name, std::string_view valu
     else if (name == "front_block") opt_.front_block = to_int(name, value);
     else if (name == "small_front_rows") opt_.small_front_rows = to_int(name, value);
     else if (name == "loop_panel_rows") opt_.loop_panel_rows = to_int(name, value);
+    else if (name == "pivot_perturbation") opt_.pivot_perturbation = to_double(name, value);
+    else if (name == "pivot_block") opt_.pivot_block = to_int(name, value);
+    else if (name == "pivot_pair_threshold") opt_.pivot_pair_threshold = to_double(name, value);
     else throw InvalidArgument("direct: unknown option '" + std::string(name) + "'");
     if (opt_.index_base != 0 && opt_.index_base != 1) throw InvalidArgument("direct: index_base must be 0 or 1");
     if (opt_.refinement_steps < 0 || opt_.threads < 0 || opt_.amalgamation.max_width < 1 ||
-        opt_.blocked_front_rows < 0 || opt_.front_block < 1 || opt_.small_front_rows < 0 || opt_.loop_panel_rows < 0)
+        opt_.blocked_front_rows < 0 || opt_.front_block < 1 || opt_.small_front_rows < 0 || opt_.loop_panel_rows < 0 ||
+        opt_.pivot_block < 2 || !(opt_.pivot_perturbation < 1))
         throw InvalidArgument("direct: option " + std::string(name) + " out of range");
 }
 
@@ -89,6 +94,9 @@ std::string DirectSolver<V, I>::get_option(std::string_view name) const {
     if (name == "front_block") return num(static_cast<double>(opt_.front_block));
     if (name == "small_front_rows") return num(static_cast<double>(opt_.small_front_rows));
     if (name == "loop_panel_rows") return num(static_cast<double>(opt_.loop_panel_rows));
+    if (name == "pivot_perturbation") return std::to_string(opt_.pivot_perturbation);
+    if (name == "pivot_block") return num(static_cast<double>(opt_.pivot_block));
+    if (name == "pivot_pair_threshold") return std::to_string(opt_.pivot_pair_threshold);
     throw InvalidArgument("direct: unknown option '" + std::string(name) + "'");
 }
 
@@ -117,7 +125,10 @@ void DirectSolver<V, I>::analyze(CsrView<V, I> a) {
     }
     const int threads = thread_count();
     analyzed_ = allocated_ = factorized_ = false;
-    sym_ = analyze_pattern(p, structure_, opt_, user, threads);
+    std::vector<idx> mate;
+    if (ldlt() && opt_.pivot_pair_threshold >= 0)
+        mate = weak_diagonal_pairs<V, I>(a.nrows, a.row_ptr, a.col_idx, a.values, view_, base, opt_.pivot_pair_threshold);
+    sym_ = analyze_pattern(p, structure_, opt_, user, threads, mate);
     if (structure_ != Structure::general) build_assembly_map<I>(sym_, a.row_ptr, a.col_idx, view_, base);
     a_row_ptr_.assign(a.row_ptr.begin(), a.row_ptr.end());
     a_col_idx_.assign(a.col_idx.begin(), a.col_idx.begin() + (a.row_ptr[a.nrows] - base));
@@ -134,9 +145,11 @@ Status DirectSolver<V, I>::factorize(CsrView<V, I> a) {
         a.col_idx.size() < a_col_idx_.size() ||
         !std::equal(a_col_idx_.begin(), a_col_idx_.end(), a.col_idx.begin()))
         throw InvalidArgument("direct: factorize with another sparsity pattern than analyze (run analyze again)");
-    if (structure_ != Structure::spd && structure_ != Structure::hpd)
-        throw NotSupported(std::string("direct: numeric factorization of structure '") + to_string(structure_) +
-                           "' is not implemented yet (LDLᵀ/LU come later); analysis results are available");
+    if (structure_ == Structure::general)
+        throw NotSupported("direct: numeric factorization of structure 'general' (LU) is not implemented yet; "
+                           "analysis results are available");
+    if (ldlt() && opt_.backend == NumericBackend::reference)
+        throw NotSupported("direct: the reference backend factors LLᴴ only; LDLᵀ/LDLᴴ runs on backend 'cpu'");
     if (a.values.size() < a_col_idx_.size()) throw DimensionMismatch("direct: fewer values than entries");
     allocate_numeric(sym_, num_);
     num_.values.assign(a.values.begin(), a.values.begin() + static_cast<std::ptrdiff_t>(a_col_idx_.size()));
@@ -165,9 +178,37 @@ Status DirectSolver<V, I>::run_numeric() {
     prm.block = opt_.front_block;
     prm.small_rows = opt_.small_front_rows;
     prm.loop_panel_rows = opt_.loop_panel_rows;
-    Status st = opt_.backend == NumericBackend::reference
-                    ? cholesky_reference<V>(sym_, num_, num_.values, fail)
-                    : cholesky_multifrontal<V>(sym_, num_, num_.values, fail, prm);
+    Status st = Status::success;
+    if (ldlt()) {
+        // A NaN or Inf value is a failure at its column (it would reach the factor without meeting a pivot).
+        const idx base = opt_.index_base;
+        double amax = 0;
+        for (std::size_t k = 0; k < num_.values.size(); ++k) {
+            const V v = num_.values[k];
+            const double av = std::abs(v);
+            if (!std::isfinite(av)) {
+                const auto row = std::upper_bound(a_row_ptr_.begin(), a_row_ptr_.end(), static_cast<std::int64_t>(k) + base) -
+                                 a_row_ptr_.begin() - 1;
+                const idx col = static_cast<idx>(a_col_idx_[k]) - base;
+                failing_column_ = view_ == MatrixView::upper ? std::max<idx>(row, col) : std::min<idx>(row, col);
+                factorized_ = false;
+                anorm_ = -1;
+                return Status::zero_pivot;
+            }
+            if (sym_.amap[k] >= 0) amax = std::max(amax, av);
+        }
+        const double rel = opt_.pivot_perturbation < 0 ? std::sqrt(std::numeric_limits<real_t<V>>::epsilon())
+                                                       : opt_.pivot_perturbation;
+        prm.ldlt = true;
+        prm.herm = structure_ == Structure::hermitian;
+        prm.tau = rel * (amax > 0 ? amax : 1.0);
+        prm.pivot_block = opt_.pivot_block;
+        st = factor_multifrontal<V>(sym_, num_, num_.values, fail, prm);
+    } else {
+        st = opt_.backend == NumericBackend::reference ? cholesky_reference<V>(sym_, num_, num_.values, fail)
+                                                       : factor_multifrontal<V>(sym_, num_, num_.values, fail, prm);
+    }
+    if (fail != -1 && ldlt()) fail = sym_.super_ptr[sym_.col_to_sn[fail]] + num_.piv[fail];  // pivoted -> analysis position
     failing_column_ = fail == -1 ? -1 : sym_.perm[fail];
     factorized_ = st == Status::success;
     anorm_ = -1;  // recomputed by the next solve

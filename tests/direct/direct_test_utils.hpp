@@ -60,6 +60,48 @@ Csr<V, I> random_hpd(std::int64_t n, double per_row, std::uint64_t seed) {
     return a;
 }
 
+// Random symmetric (herm: Hermitian; else A = Aᵀ, complex symmetric for complex V) indefinite matrix:
+// off-diagonal entries as random_hpd, diagonal uniform in [-1, 1] (real when Hermitian), a fraction
+// `zero_diag` of the diagonal entries stored as exact zeros. Full storage, sorted rows.
+template <class V, class I>
+Csr<V, I> random_indefinite(std::int64_t n, double per_row, std::uint64_t seed, bool herm, double zero_diag = 0) {
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<std::int64_t> col(0, std::max<std::int64_t>(n - 1, 0));
+    std::uniform_real_distribution<double> val(-1.0, 1.0), u01(0.0, 1.0);
+    auto rnd = [&](bool real_only) {
+        if constexpr (is_complex_v<V>)
+            return real_only ? V(static_cast<real_t<V>>(val(rng))) : V(static_cast<real_t<V>>(val(rng)), static_cast<real_t<V>>(val(rng)));
+        else
+            return static_cast<V>(val(rng));
+    };
+    std::vector<std::vector<std::pair<std::int64_t, V>>> rows(static_cast<std::size_t>(n));
+    const std::int64_t m = static_cast<std::int64_t>(per_row * static_cast<double>(n) / 2);
+    for (std::int64_t t = 0; t < m; ++t) {
+        std::int64_t i = col(rng), j = col(rng);
+        if (i == j) continue;
+        V v = rnd(false);
+        rows[i].push_back({j, v});
+        rows[j].push_back({i, herm ? conj_if_complex(v) : v});
+    }
+    for (std::int64_t i = 0; i < n; ++i) rows[i].push_back({i, u01(rng) < zero_diag ? V(0) : rnd(herm)});
+    Csr<V, I> a(n, n);
+    a.row_ptr.assign(static_cast<std::size_t>(n + 1), 0);
+    for (std::int64_t i = 0; i < n; ++i) {
+        auto& r = rows[i];
+        std::stable_sort(r.begin(), r.end(), [](auto& x, auto& y) { return x.first < y.first; });
+        std::vector<std::pair<std::int64_t, V>> merged;
+        for (auto& e : r)
+            if (!merged.empty() && merged.back().first == e.first) merged.back().second += e.second;
+            else merged.push_back(e);
+        for (auto& e : merged) {
+            a.col_idx.push_back(static_cast<I>(e.first));
+            a.values.push_back(e.second);
+        }
+        a.row_ptr[i + 1] = static_cast<offset_t>(a.col_idx.size());
+    }
+    return a;
+}
+
 // Dense boolean symbolic Cholesky of P A Pᵀ (pattern p already permuted): L(i, j) for i >= j.
 inline std::vector<std::vector<char>> brute_force_L(const SymmetricPattern& p) {
     const idx n = p.n;

@@ -233,9 +233,9 @@ TEST(DirectSolver, MisuseIsATypedError) {
     EXPECT_THROW((DirectSolver<double, std::int32_t>(Structure::general, MatrixView::lower)), InvalidArgument);
 }
 
-TEST(DirectSolver, OtherStructuresAnalyzeButDoNotFactorYet) {
+TEST(DirectSolver, GeneralStructureAnalyzesButDoesNotFactorYet) {
     auto a = test::random_hpd<double, std::int32_t>(80, 3.0, 5);
-    for (Structure st : {Structure::general, Structure::symmetric, Structure::hermitian}) {
+    for (Structure st : {Structure::general}) {
         DirectSolver<double, std::int32_t> s(st);
         s.analyze(a);
         EXPECT_GT(s.result("nnz_L"), 80);

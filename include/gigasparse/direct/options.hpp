@@ -22,7 +22,8 @@ enum class OrderingAlg { automatic, amd, nd, natural, user };
 // sequential left-looking column Cholesky without BLAS (the oracle), same factor layout.
 enum class NumericBackend { cpu, reference };
 
-// Numerical outcome of a phase (never thrown).
+// Numerical outcome of a phase (never thrown): not_positive_definite (LLᴴ), zero_pivot (LDLᵀ/LDLᴴ with
+// pivot_perturbation = 0, or a NaN/Inf value), not_converged.
 enum class Status { success, not_positive_definite, zero_pivot, not_converged };
 
 const char* to_string(Structure s);
@@ -73,6 +74,16 @@ struct DirectOptions {
     // Fronts with fewer rows than this (and at least small_front_rows) factor their panel (the potrf
     // and trsm part) in the same loops and update their contribution block with one BLAS herk; 0: none.
     std::int64_t loop_panel_rows = 192;
+    // LDLᵀ / LDLᴴ: a 1×1 pivot with |d| <= pivot_perturbation · max|a_ij| becomes ±that value (static
+    // pivoting; the solve's refinement recovers the accuracy). Negative: √ε of the value type (1.5e-8 in
+    // double); 0: no perturbation, a zero pivot is Status::zero_pivot.
+    double pivot_perturbation = -1;
+    // LDLᵀ / LDLᴴ: columns per Bunch–Kaufman pivot search block inside a front (pivots are chosen within it).
+    std::int64_t pivot_block = 64;
+    // LDLᵀ / LDLᴴ analysis: columns with |a_ii| <= pivot_pair_threshold · max_j≠i |a_ij| are paired with a
+    // strong neighbour, and the pair is ordered as one vertex and kept in one supernode (a 2×2 pivot
+    // candidate; weak_diagonal_pairs in symbolic.hpp). Negative: no pairs.
+    double pivot_pair_threshold = 0.1;
 };
 
 }  // namespace gigasparse::direct

@@ -55,6 +55,19 @@ struct NumericFactor {
     std::vector<V> values;                 // copy of the input values (residuals of refinement)
     std::vector<std::int64_t> info;        // per supernode: 0 or 1 + local failing column
     std::vector<std::int64_t> cb_off;      // offset of each contribution block in its stack
+    // LDLᵀ / LDLᴴ only (empty for LLᴴ), per final column c of supernode s (c0 = first column of s):
+    // the variable at position c is the one of column c0 + piv[c] of the analysis; pivot_size[c] is 1
+    // (1×1 pivot), 2 (first column of a 2×2 pivot) or 0 (its second column). D lives on the panels'
+    // diagonals (and, for a 2×2 pivot at c, at panel position (c + 1, c)).
+    std::vector<std::int64_t> piv;
+    std::vector<std::int8_t> pivot_size;
+    std::vector<std::int64_t> perturbed;   // pivots set to ±tau, per supernode
+};
+
+// Inertia of an LDLᵀ / LDLᴴ factorization: the signs of the eigenvalues of D (real or Hermitian values;
+// Sylvester: those of A when no pivot was perturbed).
+struct Inertia {
+    std::int64_t positive = 0, negative = 0, zero = 0;
 };
 
 // Sparse direct solver for one sparsity pattern. Phases: analyze (ordering + symbolic) →
@@ -69,7 +82,8 @@ public:
     // Options by field or by name ("ordering", "backend" (cpu|reference), "refinement_steps", "refinement_tolerance",
     // "amalgamation_max_width", "amalgamation_zero_fraction", "amalgamation_min_width",
     // "amalgamation", "level_weight", "auto_nd_ratio", "index_base", "threads", "subtree_factor",
-    // "blocked_front_rows", "front_block", "small_front_rows", "loop_panel_rows").
+    // "blocked_front_rows", "front_block", "small_front_rows", "loop_panel_rows", "pivot_perturbation",
+    // "pivot_block", "pivot_pair_threshold").
     DirectOptions& options() { return opt_; }
     void set_option(std::string_view name, std::string_view value);
     std::string get_option(std::string_view name) const;
@@ -89,12 +103,14 @@ public:
     void solve_permute(std::span<const V> b, std::span<V> y, std::int64_t nrhs) const;    // y = P b
     void solve_forward(std::span<V> y, std::int64_t nrhs) const;                         // L z = y
     void solve_diagonal(std::span<V> y, std::int64_t nrhs) const;                        // D w = z (identity for LLᴴ)
-    void solve_backward(std::span<V> y, std::int64_t nrhs) const;                        // Lᴴ v = w
+    void solve_backward(std::span<V> y, std::int64_t nrhs) const;                        // Lᴴ v = w (Lᵀ: complex symmetric)
     void solve_unpermute(std::span<const V> y, std::span<V> x, std::int64_t nrhs) const;  // x = Pᵀ v
 
     // Results by name: "n", "nnz_L", "flops", "supernodes", "levels", "column_levels",
     // "memory_estimate" (bytes), "factor_bytes", "stack_bytes", "failing_column" (-1: none,
-    // else original 0-based column), "explicit_zeros", "ordering_cost", "factor_entries".
+    // else original 0-based column), "explicit_zeros", "ordering_cost", "factor_entries"; after an LDLᵀ/LDLᴴ
+    // factorization also "perturbed_pivots", "two_by_two_pivots", "pivot_pairs" (analysis pairs), "positive_pivots", "negative_pivots",
+    // "zero_pivots" (the inertia; complex symmetric: -1).
     double result(std::string_view name) const;
     std::string ordering_used() const;
     std::span<const std::int64_t> permutation() const;  // perm[new] = old, 0-based
@@ -102,7 +118,16 @@ public:
     const NumericFactor<V>& numeric() const;
     // L in the permuted numbering as a CSR lower triangle (rows sorted; explicit zeros kept); after a
     // successful factorize or refactorize only (PhaseError otherwise).
+    // LLᴴ: L with its diagonal. LDLᵀ/LDLᴴ: unit lower L, rows and columns in the order of factor_permutation().
     Csr<V, std::int64_t> factor_L() const;
+    // LDLᵀ/LDLᴴ: the block diagonal D (1×1 and 2×2 blocks, full storage) in the order of factor_permutation();
+    // LLᴴ: the identity.
+    Csr<V, std::int64_t> factor_D() const;
+    // Q (q[new] = old, 0-based) with Q A Qᵀ = L D Lᴴ (+ perturbed pivots): the analysis ordering
+    // followed by the pivoting inside the supernodes; permutation() for LLᴴ.
+    std::vector<std::int64_t> factor_permutation() const;
+    // Inertia of D (LDLᵀ/LDLᴴ of real or Hermitian values, after a successful factorization).
+    Inertia inertia() const;
 
     bool analyzed() const { return analyzed_; }
     bool factorized() const { return factorized_; }
@@ -112,6 +137,9 @@ private:
     void check_rhs(std::size_t blen, std::size_t xlen, std::int64_t nrhs) const;
     void residual(std::span<const V> b, std::span<const V> x, std::span<V> r, std::int64_t nrhs) const;
     int thread_count() const;  // the "threads" option, or omp_get_max_threads() when it is 0
+    bool ldlt() const { return structure_ == Structure::symmetric || structure_ == Structure::hermitian; }
+    // Position in the factor's pivoted order of each analysis column (LDLᵀ), or the identity.
+    std::vector<std::int64_t> pivoted_position() const;
 
     Structure structure_;
     MatrixView view_;

@@ -74,6 +74,9 @@ struct Symbolic {
     // Memory (entries of the value type): factor storage, contribution-block stacks.
     std::int64_t factor_entries = 0, stack_entries = 0;
     std::int64_t explicit_zeros = 0;
+    // LDLᵀ pivot pairs in the final numbering: pair_next[k] = 1 when columns k and k + 1 are a pair (empty: none).
+    std::vector<std::uint8_t> pair_next;
+    idx pivot_pairs = 0;
 
     idx width(idx s) const { return super_ptr[s + 1] - super_ptr[s]; }
     idx front_rows(idx s) const { return rows_ptr[s + 1] - rows_ptr[s]; }
@@ -106,7 +109,9 @@ struct ColumnPartition {
     std::vector<idx> sn_parent;   // -1 for roots
 };
 // Fundamental supernodes of a postordered etree (parent[k] > k), counts in the same numbering.
-ColumnPartition fundamental_supernodes(std::span<const idx> parent, std::span<const idx> counts);
+// pair_next[k] (optional): columns k and k + 1 are a pivot pair (LDLᵀ) and must share a supernode.
+ColumnPartition fundamental_supernodes(std::span<const idx> parent, std::span<const idx> counts,
+                                       std::span<const std::uint8_t> pair_next = {});
 // Relaxed amalgamation of a partition (in the numbering of `counts`); result renumbered so that
 // merged supernodes are contiguous; order composes with sn.order.
 ColumnPartition amalgamate(const ColumnPartition& sn, std::span<const idx> counts, const AmalgamationLimits& lim,
@@ -125,8 +130,20 @@ std::vector<idx> validate_user_permutation(std::span<const std::int64_t> perm, i
 
 // The whole analysis: ordering (auto/amd/nd/natural/user), trees, counts, supernodes,
 // symbolic factorization, relative indices, schedule, memory.
+// mate (optional, LDLᵀ): mate[i] = j pairs columns i and j (weak_diagonal_pairs): the fill-reducing
+// ordering runs on the graph with each pair merged into one vertex, the pair stays adjacent and in one
+// supernode, so the front's Bunch–Kaufman search can take the pair as a 2×2 pivot (ignored for the
+// natural and user orderings).
 Symbolic analyze_pattern(const SymmetricPattern& pattern, Structure structure, const DirectOptions& opt,
-                         std::span<const std::int64_t> user_perm, int threads);
+                         std::span<const std::int64_t> user_perm, int threads, std::span<const idx> mate = {});
+
+// LDLᵀ pivot pairs from the values (PARDISO's idea of keeping 2×2 pivot candidates together, with a greedy
+// matching instead of a weighted one): each column whose diagonal is weak (|a_ii| <= threshold · max_j≠i |a_ij|,
+// zero included) is paired with its unpaired neighbour of largest |a_ij|, weakest columns first. Returns
+// mate (-1: unpaired). Entries follow the view rules of symmetric_pattern.
+template <class V, class I>
+std::vector<idx> weak_diagonal_pairs(idx n, std::span<const std::int64_t> row_ptr, std::span<const I> col_idx,
+                                     std::span<const V> values, MatrixView view, idx base, double threshold);
 
 // Assembly map of the stored entries of a CSR input into the panels of `sym` (fills sym.amap,
 // amap_conj and the per-supernode lists amap_sn_ptr / amap_sn_entries).

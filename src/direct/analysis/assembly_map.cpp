@@ -10,7 +10,8 @@ template <class I>
 void build_assembly_map(Symbolic& s, std::span<const std::int64_t> row_ptr, std::span<const I> col_idx,
                         MatrixView view, idx base) {
     // Entry (i, j) read by the view goes to L(r, c), r = max(p_i, p_j), c = min(p_i, p_j) in the final
-    // numbering; it is conjugated when it was mirrored from the upper triangle (p_i < p_j).
+    // numbering; it is conjugated when it was mirrored from the upper triangle (p_i < p_j), except for the
+    // complex symmetric structure (A = Aᵀ).
     // Entries are bucketed by the supernode of c; each supernode then scatters the positions of its rows
     // once, so every entry is placed in O(1) (no search in the row lists).
     const idx n = s.n, ns = s.nsuper;
@@ -31,7 +32,7 @@ void build_assembly_map(Symbolic& s, std::span<const std::int64_t> row_ptr, std:
             idx pi = s.iperm[i], pj = s.iperm[j];
             rr[k] = std::max(pi, pj);
             cc[k] = std::min(pi, pj);
-            s.amap_conj[k] = pi < pj ? 1 : 0;
+            s.amap_conj[k] = pi < pj && s.structure != Structure::symmetric ? 1 : 0;  // complex symmetric: no conjugate
             ++bucket_ptr[s.col_to_sn[cc[k]] + 1];
         }
     for (idx sn = 0; sn < ns; ++sn) bucket_ptr[sn + 1] += bucket_ptr[sn];

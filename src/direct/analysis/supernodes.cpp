@@ -6,8 +6,10 @@
 
 namespace gigasparse::direct {
 
-ColumnPartition fundamental_supernodes(std::span<const idx> parent, std::span<const idx> counts) {
-    // Column k+1 extends the supernode of k when k is its only child and c_k = c_{k+1} + 1.
+ColumnPartition fundamental_supernodes(std::span<const idx> parent, std::span<const idx> counts,
+                                       std::span<const std::uint8_t> pair_next) {
+    // Column k+1 extends the supernode of k when k is its only child and c_k = c_{k+1} + 1, or when k and
+    // k+1 are a pivot pair with parent(k) = k+1 (then the panel holds explicit zeros where c_k is short).
     const idx n = static_cast<idx>(parent.size());
     std::vector<idx> nchild(static_cast<std::size_t>(n), 0);
     for (idx j = 0; j < n; ++j)
@@ -18,7 +20,8 @@ ColumnPartition fundamental_supernodes(std::span<const idx> parent, std::span<co
     std::vector<idx> col_to_sn(static_cast<std::size_t>(n));
     sn.super_ptr.assign(1, 0);
     for (idx k = 0; k < n; ++k) {
-        bool extend = k > 0 && parent[k - 1] == k && nchild[k] == 1 && counts[k - 1] == counts[k] + 1;
+        bool extend = k > 0 && parent[k - 1] == k &&
+                      ((nchild[k] == 1 && counts[k - 1] == counts[k] + 1) || (!pair_next.empty() && pair_next[k - 1]));
         if (!extend && k > 0) sn.super_ptr.push_back(k);
         col_to_sn[k] = static_cast<idx>(sn.super_ptr.size()) - 1;
     }
@@ -56,7 +59,9 @@ ColumnPartition amalgamate(const ColumnPartition& sn, std::span<const idx> count
     std::int64_t nnz_l = 0;
     for (idx s = 0; s < ns; ++s) {
         u[s].w = sn.super_ptr[s + 1] - sn.super_ptr[s];
-        u[s].f = counts[sn.super_ptr[s]];
+        // Rows of the panel: those of its last column plus its other columns (= counts of the first column
+        // of a fundamental supernode; more when a pivot pair was forced in).
+        u[s].f = counts[sn.super_ptr[s + 1] - 1] + u[s].w - 1;
         nnz_l += panel_entries(u[s].f, u[s].w);
     }
     std::vector<idx> head(static_cast<std::size_t>(ns), -1), next(static_cast<std::size_t>(ns), -1);

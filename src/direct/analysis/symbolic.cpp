@@ -117,32 +117,86 @@ void relative_indices(Symbolic& s) {
     }
 }
 
+// Orderings of the graph with every pivot pair (mate) merged into one vertex, expanded back with the pair
+// adjacent (lower index first). Without pairs, the orderings of the pattern itself.
+struct PairedOrderings {
+    const SymmetricPattern& full;
+    std::span<const idx> mate;
+    SymmetricPattern quotient;
+    std::vector<idx> vertex_of, first, second;  // quotient vertex of each column; members of each vertex
+
+    PairedOrderings(const SymmetricPattern& p, std::span<const idx> m) : full(p), mate(m) {
+        if (mate.empty()) return;
+        const idx n = p.n;
+        vertex_of.assign(static_cast<std::size_t>(n), -1);
+        for (idx i = 0; i < n; ++i) {
+            if (vertex_of[i] != -1) continue;
+            const idx v = static_cast<idx>(first.size());
+            vertex_of[i] = v;
+            first.push_back(i);
+            second.push_back(-1);
+            if (mate[i] > i) vertex_of[mate[i]] = v, second.back() = mate[i];
+        }
+        const idx nq = static_cast<idx>(first.size());
+        quotient.n = nq;
+        quotient.col_ptr.assign(1, 0);
+        std::vector<idx> mark(static_cast<std::size_t>(nq), -1);
+        for (idx v = 0; v < nq; ++v) {
+            for (idx c : {first[v], second[v]}) {
+                if (c < 0) continue;
+                for (idx q = p.col_ptr[c]; q < p.col_ptr[c + 1]; ++q) {
+                    const idx u = vertex_of[p.row_idx[q]];
+                    if (u == v || mark[u] == v) continue;
+                    mark[u] = v;
+                    quotient.row_idx.push_back(u);
+                }
+            }
+            std::sort(quotient.row_idx.begin() + quotient.col_ptr.back(), quotient.row_idx.end());
+            quotient.col_ptr.push_back(static_cast<idx>(quotient.row_idx.size()));
+        }
+    }
+    std::vector<idx> expand(const std::vector<idx>& qperm) const {
+        std::vector<idx> perm;
+        perm.reserve(static_cast<std::size_t>(full.n));
+        for (idx v : qperm) {
+            perm.push_back(first[v]);
+            if (second[v] >= 0) perm.push_back(second[v]);
+        }
+        return perm;
+    }
+    std::vector<idx> amd() const { return mate.empty() ? order_amd(full) : expand(order_amd(quotient)); }
+    std::vector<idx> nd() const { return mate.empty() ? order_nd(full) : expand(order_nd(quotient)); }
+};
+
 }  // namespace
 
 Symbolic analyze_pattern(const SymmetricPattern& pattern, Structure structure, const DirectOptions& opt,
-                         std::span<const std::int64_t> user_perm, int threads) {
+                         std::span<const std::int64_t> user_perm, int threads, std::span<const idx> mate) {
     const idx n = pattern.n;
     Symbolic s;
     s.n = n;
     s.structure = structure;
     std::vector<idx> identity(static_cast<std::size_t>(n));
     std::iota(identity.begin(), identity.end(), idx{0});
+    const bool paired = !mate.empty() && (opt.ordering == OrderingAlg::amd || opt.ordering == OrderingAlg::nd ||
+                                          opt.ordering == OrderingAlg::automatic);
+    PairedOrderings ord(pattern, paired ? mate : std::span<const idx>{});
     Evaluation best;
     switch (opt.ordering) {
         case OrderingAlg::natural: best = evaluate(pattern, identity, OrderingAlg::natural, opt, false); break;
-        case OrderingAlg::amd: best = evaluate(pattern, order_amd(pattern), OrderingAlg::amd, opt, false); break;
-        case OrderingAlg::nd: best = evaluate(pattern, order_nd(pattern), OrderingAlg::nd, opt, false); break;
+        case OrderingAlg::amd: best = evaluate(pattern, ord.amd(), OrderingAlg::amd, opt, false); break;
+        case OrderingAlg::nd: best = evaluate(pattern, ord.nd(), OrderingAlg::nd, opt, false); break;
         case OrderingAlg::user:
             best = evaluate(pattern, validate_user_permutation(user_perm, n, 0), OrderingAlg::user, opt, false);
             break;
         case OrderingAlg::automatic: {
-            Evaluation a = evaluate(pattern, order_amd(pattern), OrderingAlg::amd, opt, false);
+            Evaluation a = evaluate(pattern, ord.amd(), OrderingAlg::amd, opt, false);
             if (a.cand.flops < opt.auto_nd_ratio * a.cand.nnz_L) {  // AMD's fill is good: skip METIS
                 best = std::move(a);
                 break;
             }
             add_depth(a, opt);
-            Evaluation d = evaluate(pattern, order_nd(pattern), OrderingAlg::nd, opt, true);
+            Evaluation d = evaluate(pattern, ord.nd(), OrderingAlg::nd, opt, true);
             s.candidates = {a.cand, d.cand};
             best = d.cand.cost < a.cand.cost ? std::move(d) : std::move(a);  // ties keep AMD
             break;
@@ -150,7 +204,15 @@ Symbolic analyze_pattern(const SymmetricPattern& pattern, Structure structure, c
     }
     s.ordering_used = best.cand.alg;
     // Supernodes of the postordered etree, amalgamated and renumbered.
-    ColumnPartition fs = fundamental_supernodes(best.parent, best.counts);
+    // Pivot pairs stay adjacent through the postorder (the first is the last child of the second, whose
+    // children are visited in increasing order) and are forced into one supernode.
+    std::vector<std::uint8_t> pair_post;
+    if (paired) {
+        pair_post.assign(static_cast<std::size_t>(n), 0);
+        for (idx k = 0; k + 1 < n; ++k)
+            if (mate[best.perm[k]] == best.perm[k + 1] && best.parent[k] == k + 1) pair_post[k] = 1;
+    }
+    ColumnPartition fs = fundamental_supernodes(best.parent, best.counts, pair_post);
     ColumnPartition am = amalgamate(fs, best.counts, opt.amalgamation, &s.explicit_zeros);
     if (s.candidates.empty()) {  // a single candidate: its depth is that of the schedule built here
         best.cand.sdepth = tree_height(am.sn_parent);
@@ -162,6 +224,11 @@ Symbolic analyze_pattern(const SymmetricPattern& pattern, Structure structure, c
     for (idx k = 0; k < n; ++k) s.perm[k] = best.perm[am.order[k]];
     s.iperm.resize(static_cast<std::size_t>(n));
     for (idx k = 0; k < n; ++k) s.iperm[s.perm[k]] = k;
+    if (paired) {
+        s.pair_next.assign(static_cast<std::size_t>(n), 0);
+        for (idx k = 0; k + 1 < n; ++k)
+            if (mate[s.perm[k]] == s.perm[k + 1]) s.pair_next[k] = 1, ++s.pivot_pairs;
+    }
     // Final numbering: the amalgamated order is a topological relabelling of the same etree, so the
     // tree and the counts carry over through the relabelling (no second etree / count pass).
     std::vector<idx> inv_order(static_cast<std::size_t>(n));

@@ -89,4 +89,22 @@ inline void gemm_nc(int m, int n, int k, cd alpha, const cd* a, int lda, const c
     cblas_zgemm(CblasColMajor, CblasNoTrans, CblasConjTrans, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
 }
 
+// C ← alpha A Bᴴ + beta C (conj = true) or alpha A Bᵀ + beta C (conj = false; complex symmetric LDLᵀ).
+inline void gemm_nt(int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb, float beta,
+                    float* c, int ldc, bool) {
+    gemm_nc(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+inline void gemm_nt(int m, int n, int k, double alpha, const double* a, int lda, const double* b, int ldb, double beta,
+                    double* c, int ldc, bool) {
+    gemm_nc(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+inline void gemm_nt(int m, int n, int k, cf alpha, const cf* a, int lda, const cf* b, int ldb, cf beta, cf* c, int ldc,
+                    bool conj) {
+    cblas_cgemm(CblasColMajor, CblasNoTrans, conj ? CblasConjTrans : CblasTrans, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
+}
+inline void gemm_nt(int m, int n, int k, cd alpha, const cd* a, int lda, const cd* b, int ldb, cd beta, cd* c, int ldc,
+                    bool conj) {
+    cblas_zgemm(CblasColMajor, CblasNoTrans, conj ? CblasConjTrans : CblasTrans, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
+}
+
 }  // namespace gigasparse::direct::dense

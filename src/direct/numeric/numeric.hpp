@@ -19,16 +19,21 @@ struct NumericParams {
     idx block = 384;               // panel block / tile width of the blocked kernel (tiles: 2·block rows)
     idx small_rows = 64;           // fronts with fewer rows take small_front (no BLAS call)
     idx loop_panel_rows = 192;     // fronts with fewer rows factor their panel in small_panel (herk for the rest)
+    bool ldlt = false;             // LDLᵀ / LDLᴴ (ldlt_front.hpp) instead of LLᴴ
+    bool herm = true;              // LDLᴴ (Hermitian) rather than LDLᵀ (complex symmetric)
+    double tau = 0;                // LDLᵀ: absolute pivot perturbation threshold (0: a zero pivot fails)
+    idx pivot_block = 64;          // LDLᵀ: pivot search block
 };
 
-// Multifrontal LLᴴ of the values `a` (input entry order) into `num`. On failure returns
-// not_positive_definite and sets fail_col to the first failing column (final numbering).
+// Multifrontal LLᴴ (or LDLᵀ / LDLᴴ with prm.ldlt) of the values `a` (input entry order) into `num`. On
+// failure returns not_positive_definite (LLᴴ) or zero_pivot (LDLᵀ) and sets fail_col to the first
+// failing column (final numbering).
 template <class V>
-Status cholesky_multifrontal(const Symbolic& sym, NumericFactor<V>& num, std::span<const V> a, idx& fail_col,
+Status factor_multifrontal(const Symbolic& sym, NumericFactor<V>& num, std::span<const V> a, idx& fail_col,
                              const NumericParams& prm);
 
 // Reference numeric phase (src/direct/numeric/reference): sequential left-looking column Cholesky,
-// no BLAS, same panels as cholesky_multifrontal and the same status / fail_col (final numbering).
+// no BLAS, same panels as factor_multifrontal and the same status / fail_col (final numbering).
 template <class V>
 Status cholesky_reference(const Symbolic& sym, NumericFactor<V>& num, std::span<const V> a, idx& fail_col);
 
@@ -39,6 +44,15 @@ template <class V>
 void forward_sweep(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx nrhs, V* work, int threads = 1);
 template <class V>
 void backward_sweep(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx nrhs, V* work, int threads = 1);
+
+// LDLᵀ / LDLᴴ sweeps on y (n x nrhs, ld n, analysis numbering): unit L (forward), D (diagonal), Lᴴ or Lᵀ
+// (backward, herm = false: complex symmetric), with the pivoting inside the supernodes (NumericFactor::piv).
+template <class V>
+void ldl_forward_sweep(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx nrhs);
+template <class V>
+void ldl_diagonal_solve(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx nrhs, bool herm);
+template <class V>
+void ldl_backward_sweep(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx nrhs, bool herm);
 
 // Largest contribution-block row count (solve workspace rows).
 idx max_update_rows(const Symbolic& sym);

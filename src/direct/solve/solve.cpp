@@ -40,6 +40,7 @@ void DirectSolver<V, I>::solve_unpermute(std::span<const V> y, std::span<V> x, s
 template <class V, class I>
 void DirectSolver<V, I>::solve_forward(std::span<V> y, std::int64_t nrhs) const {
     check_rhs(y.size(), y.size(), nrhs);
+    if (ldlt()) return ldl_forward_sweep(sym_, num_, y.data(), nrhs);
     std::vector<V> w(static_cast<std::size_t>(max_update_rows(sym_) * std::max<std::int64_t>(nrhs, 1)));
     forward_sweep(sym_, num_, y.data(), nrhs, w.data());
 }
@@ -47,11 +48,13 @@ void DirectSolver<V, I>::solve_forward(std::span<V> y, std::int64_t nrhs) const 
 template <class V, class I>
 void DirectSolver<V, I>::solve_diagonal(std::span<V> y, std::int64_t nrhs) const {
     check_rhs(y.size(), y.size(), nrhs);  // D = I for LLᴴ
+    if (ldlt()) ldl_diagonal_solve(sym_, num_, y.data(), nrhs, structure_ == Structure::hermitian);
 }
 
 template <class V, class I>
 void DirectSolver<V, I>::solve_backward(std::span<V> y, std::int64_t nrhs) const {
     check_rhs(y.size(), y.size(), nrhs);
+    if (ldlt()) return ldl_backward_sweep(sym_, num_, y.data(), nrhs, structure_ == Structure::hermitian);
     std::vector<V> w(static_cast<std::size_t>(max_update_rows(sym_) * std::max<std::int64_t>(nrhs, 1)));
     backward_sweep(sym_, num_, y.data(), nrhs, w.data());
 }
@@ -61,7 +64,7 @@ void DirectSolver<V, I>::residual(std::span<const V> b, std::span<const V> x, st
     // r = b - M x, M the matrix read by the view (mirrored conjugate entries for symmetric structures).
     const idx n = sym_.n, base = opt_.index_base;
     const bool sym = structure_ != Structure::general;
-    const bool herm = structure_ == Structure::hermitian || structure_ == Structure::hpd;
+    const bool herm = structure_ != Structure::symmetric;  // complex spd is read as Hermitian, as its LLᴴ does
     std::copy(b.begin(), b.begin() + n * nrhs, r.begin());
     for (idx i = 0; i < n; ++i)
         for (idx k = a_row_ptr_[i] - base; k < a_row_ptr_[i + 1] - base; ++k) {
@@ -106,8 +109,15 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
     auto full_solve = [&](std::span<const V> rhs, std::span<V> out) {
         for (idx k = 0; k < nrhs; ++k)
             for (idx i = 0; i < n; ++i) y[i + k * n] = rhs[sym_.perm[i] + k * n];
-        forward_sweep(sym_, num_, y.data(), nrhs, sweep, threads);
-        backward_sweep(sym_, num_, y.data(), nrhs, sweep, threads);
+        if (ldlt()) {
+            const bool herm = structure_ == Structure::hermitian;
+            ldl_forward_sweep(sym_, num_, y.data(), nrhs);
+            ldl_diagonal_solve(sym_, num_, y.data(), nrhs, herm);
+            ldl_backward_sweep(sym_, num_, y.data(), nrhs, herm);
+        } else {
+            forward_sweep(sym_, num_, y.data(), nrhs, sweep, threads);
+            backward_sweep(sym_, num_, y.data(), nrhs, sweep, threads);
+        }
         for (idx k = 0; k < nrhs; ++k)
             for (idx i = 0; i < n; ++i) out[sym_.perm[i] + k * n] = y[i + k * n];
     };
@@ -171,6 +181,22 @@ double DirectSolver<V, I>::result(std::string_view name) const {
         return vsize * static_cast<double>(sym_.factor_entries + sym_.stack_entries) + index_bytes +
                vsize * static_cast<double>(a_col_idx_.size());
     if (name == "failing_column") return static_cast<double>(failing_column_);
+    if (name == "pivot_pairs") return static_cast<double>(sym_.pivot_pairs);
+    if (name == "perturbed_pivots" || name == "two_by_two_pivots" || name == "positive_pivots" ||
+        name == "negative_pivots" || name == "zero_pivots") {
+        if (!ldlt() || !factorized_)
+            throw PhaseError("direct: result '" + std::string(name) + "' needs a successful LDLᵀ/LDLᴴ factorization");
+        if (name == "perturbed_pivots") {
+            std::int64_t t = 0;
+            for (auto v : num_.perturbed) t += v;
+            return static_cast<double>(t);
+        }
+        if (name == "two_by_two_pivots")
+            return static_cast<double>(std::count(num_.pivot_size.begin(), num_.pivot_size.end(), std::int8_t{2}));
+        if (is_complex_v<V> && structure_ == Structure::symmetric) return -1;
+        const Inertia in = inertia();
+        return static_cast<double>(name == "positive_pivots" ? in.positive : name == "negative_pivots" ? in.negative : in.zero);
+    }
     if (name == "ordering_cost") {
         for (const auto& c : sym_.candidates)
             if (c.alg == sym_.ordering_used) return c.cost;
@@ -204,23 +230,114 @@ const NumericFactor<V>& DirectSolver<V, I>::numeric() const {
 }
 
 template <class V, class I>
+std::vector<std::int64_t> DirectSolver<V, I>::pivoted_position() const {
+    std::vector<std::int64_t> pos(static_cast<std::size_t>(sym_.n));
+    for (idx c = 0; c < sym_.n; ++c) pos[c] = c;
+    if (ldlt())
+        for (idx c = 0; c < sym_.n; ++c) pos[sym_.super_ptr[sym_.col_to_sn[c]] + num_.piv[c]] = c;
+    return pos;
+}
+
+template <class V, class I>
 Csr<V, std::int64_t> DirectSolver<V, I>::factor_L() const {
     // After a failed factorization the panels past the failing front hold the previous factor's
     // values (each front fills its own panel when it is reached): no partial factor is returned.
     if (!factorized_) throw PhaseError("direct: the factor is available after a successful factorize");
+    const std::vector<std::int64_t> pos = pivoted_position();
     Coo<V, std::int64_t> coo;
     coo.nrows = coo.ncols = sym_.n;
     for (idx sn = 0; sn < sym_.nsuper; ++sn) {
-        const idx f = sym_.front_rows(sn), w = sym_.width(sn);
+        const idx f = sym_.front_rows(sn), w = sym_.width(sn), c0 = sym_.super_ptr[sn];
         const V* panel = num_.lx.data() + sym_.lx_ptr[sn];
-        for (idx j = 0; j < w; ++j)
-            for (idx i = j; i < f; ++i) {
-                coo.row.push_back(sym_.rows[sym_.rows_ptr[sn] + i]);
-                coo.col.push_back(sym_.super_ptr[sn] + j);
+        const idx* r = sym_.rows.data() + sym_.rows_ptr[sn];
+        for (idx j = 0; j < w; ++j) {
+            if (ldlt()) {
+                coo.row.push_back(c0 + j);  // unit diagonal; D is factor_D()
+                coo.col.push_back(c0 + j);
+                coo.val.push_back(V(1));
+            }
+            const idx i0 = !ldlt() ? j : j + (num_.pivot_size[c0 + j] == 2 ? 2 : 1);
+            for (idx i = i0; i < f; ++i) {
+                // Own rows (i < w) are pivoted positions already; the others are analysis columns of ancestors.
+                coo.row.push_back(i < w ? c0 + i : pos[r[i]]);
+                coo.col.push_back(c0 + j);
                 coo.val.push_back(panel[i + j * f]);
             }
+        }
     }
     return coo_to_csr(coo);
+}
+
+template <class V, class I>
+Csr<V, std::int64_t> DirectSolver<V, I>::factor_D() const {
+    if (!factorized_) throw PhaseError("direct: the factor is available after a successful factorize");
+    Coo<V, std::int64_t> coo;
+    coo.nrows = coo.ncols = sym_.n;
+    const bool herm = structure_ == Structure::hermitian;
+    for (idx sn = 0; sn < sym_.nsuper; ++sn) {
+        const idx f = sym_.front_rows(sn), w = sym_.width(sn), c0 = sym_.super_ptr[sn];
+        const V* panel = num_.lx.data() + sym_.lx_ptr[sn];
+        for (idx j = 0; j < w; ++j) {
+            coo.row.push_back(c0 + j);
+            coo.col.push_back(c0 + j);
+            coo.val.push_back(ldlt() ? panel[j + j * f] : V(1));
+            if (ldlt() && num_.pivot_size[c0 + j] == 2) {
+                const V d21 = panel[j + 1 + j * f];
+                coo.row.push_back(c0 + j + 1);
+                coo.col.push_back(c0 + j);
+                coo.val.push_back(d21);
+                coo.row.push_back(c0 + j);
+                coo.col.push_back(c0 + j + 1);
+                V d12 = d21;
+                if constexpr (is_complex_v<V>)
+                    if (herm) d12 = std::conj(d21);
+                coo.val.push_back(d12);
+            }
+        }
+    }
+    return coo_to_csr(coo);
+}
+
+template <class V, class I>
+std::vector<std::int64_t> DirectSolver<V, I>::factor_permutation() const {
+    if (!factorized_) throw PhaseError("direct: the factor is available after a successful factorize");
+    std::vector<std::int64_t> q(sym_.perm.begin(), sym_.perm.end());
+    if (ldlt())
+        for (idx c = 0; c < sym_.n; ++c) q[c] = sym_.perm[sym_.super_ptr[sym_.col_to_sn[c]] + num_.piv[c]];
+    return q;
+}
+
+template <class V, class I>
+Inertia DirectSolver<V, I>::inertia() const {
+    if (!ldlt() || !factorized_) throw PhaseError("direct: the inertia needs a successful LDLᵀ/LDLᴴ factorization");
+    if (is_complex_v<V> && structure_ == Structure::symmetric)
+        throw NotSupported("direct: a complex symmetric matrix has no inertia");
+    Inertia in;
+    auto count = [&](double e) { (e > 0 ? in.positive : e < 0 ? in.negative : in.zero) += 1; };
+    for (idx sn = 0; sn < sym_.nsuper; ++sn) {
+        const idx f = sym_.front_rows(sn), w = sym_.width(sn), c0 = sym_.super_ptr[sn];
+        const V* panel = num_.lx.data() + sym_.lx_ptr[sn];
+        for (idx j = 0; j < w;) {
+            if (num_.pivot_size[c0 + j] == 2) {
+                // Eigenvalues of the Hermitian 2×2 block [a b̄; b c]: signs from its determinant and trace.
+                const double a = std::real(panel[j + j * f]), c = std::real(panel[j + 1 + (j + 1) * f]);
+                const double b = std::abs(panel[j + 1 + j * f]);
+                const double det = a * c - b * b, tr = a + c;
+                if (det < 0) {
+                    ++in.positive, ++in.negative;
+                } else if (det > 0) {
+                    count(tr), count(tr);
+                } else {
+                    count(tr), ++in.zero;
+                }
+                j += 2;
+            } else {
+                count(std::real(panel[j + j * f]));
+                j += 1;
+            }
+        }
+    }
+    return in;
 }
 
 #define GIGASPARSE_DIRECT_SOLVE(V, I)                                                                          \
@@ -239,7 +356,11 @@ Csr<V, std::int64_t> DirectSolver<V, I>::factor_L() const {
     template std::span<const std::int64_t> DirectSolver<V, I>::permutation() const;                           \
     template const Symbolic& DirectSolver<V, I>::symbolic() const;                                            \
     template const NumericFactor<V>& DirectSolver<V, I>::numeric() const;                                     \
-    template Csr<V, std::int64_t> DirectSolver<V, I>::factor_L() const;
+    template Csr<V, std::int64_t> DirectSolver<V, I>::factor_L() const;                                       \
+    template Csr<V, std::int64_t> DirectSolver<V, I>::factor_D() const;                                       \
+    template std::vector<std::int64_t> DirectSolver<V, I>::factor_permutation() const;                        \
+    template Inertia DirectSolver<V, I>::inertia() const;                                                     \
+    template std::vector<std::int64_t> DirectSolver<V, I>::pivoted_position() const;
 GIGASPARSE_FOR_EACH_VALUE_INDEX(GIGASPARSE_DIRECT_SOLVE)
 #undef GIGASPARSE_DIRECT_SOLVE
 

@@ -11,6 +11,7 @@
 #include "direct/numeric/dense.hpp"
 #include "direct/numeric/numeric.hpp"
 #include "direct/numeric/omp/blocked_front.hpp"
+#include "direct/numeric/omp/ldlt_front.hpp"
 #include "direct/numeric/omp/small_front.hpp"
 #include "direct/numeric/omp/task_pool.hpp"
 
@@ -105,7 +106,18 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
         if (s.stack_of[c] == s.stack_of[sn]) low = std::min(low, num.cb_off[c]);
     }
     std::int64_t info = 0;
-    if (blocked) {
+    if (prm.ldlt) {
+        LdltFrontParams lp;
+        lp.block = prm.pivot_block;
+        lp.tau = prm.tau;
+        lp.herm = prm.herm;
+        const idx c0 = s.super_ptr[sn];
+        // The pool's threads share the contribution-block tiles of the large fronts.
+        LdltFrontResult r = ldlt_front(f, w, panel, cb, num.piv.data() + c0, num.pivot_size.data() + c0,
+                                       s.pair_next.empty() ? nullptr : s.pair_next.data() + c0, lp, pool);
+        num.perturbed[sn] = r.perturbed;
+        if (r.fail != 0) return r.fail;
+    } else if (blocked) {
         BlockedFrontParams bp;
         bp.block = prm.block;
         bp.rows = 2 * prm.block;
@@ -128,7 +140,7 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
     }
     // LAPACK's potrf fails only on ajj <= 0, which a NaN pivot passes (sqrt(NaN) goes on into the factor):
     // a pivot that is not > 0 on the factored diagonal is a failure at that column, as in the reference phase.
-    const idx factored = info != 0 ? static_cast<idx>(info) - 1 : w;
+    const idx factored = prm.ldlt ? 0 : info != 0 ? static_cast<idx>(info) - 1 : w;
     for (idx j = 0; j < factored; ++j)
         if (!(std::real(panel[j * f + j]) > 0)) return j + 1;
     if (info != 0) return info;
@@ -187,12 +199,18 @@ void allocate_numeric(const Symbolic& s, NumericFactor<V>& num) {
     }
     num.info.assign(static_cast<std::size_t>(s.nsuper), 0);
     num.cb_off.assign(static_cast<std::size_t>(s.nsuper), 0);
+    const bool ldlt = s.structure == Structure::symmetric || s.structure == Structure::hermitian;
+    num.piv.assign(ldlt ? static_cast<std::size_t>(s.n) : 0, 0);
+    num.pivot_size.assign(ldlt ? static_cast<std::size_t>(s.n) : 0, 1);
+    num.perturbed.assign(ldlt ? static_cast<std::size_t>(s.nsuper) : 0, 0);
 }
 
 template <class V>
-Status cholesky_multifrontal(const Symbolic& s, NumericFactor<V>& num, std::span<const V> a, idx& fail_col,
-                             const NumericParams& prm) {
+Status factor_multifrontal(const Symbolic& s, NumericFactor<V>& num, std::span<const V> a, idx& fail_col,
+                           const NumericParams& prm) {
     fail_col = -1;
+    if (prm.ldlt && (num.piv.size() != static_cast<std::size_t>(s.n) || num.perturbed.size() != static_cast<std::size_t>(s.nsuper)))
+        throw InvalidStructure("direct: LDLᵀ factorization of a factor allocated for another structure (internal)");
     std::fill(num.info.begin(), num.info.end(), 0);
     if (a.size() < s.amap.size()) throw DimensionMismatch("direct: fewer values than mapped entries");
     // Every BLAS call below is single-threaded: the parallelism is ours (subtrees on worker threads,
@@ -234,7 +252,7 @@ Status cholesky_multifrontal(const Symbolic& s, NumericFactor<V>& num, std::span
             idx col = s.super_ptr[sn] + num.info[sn] - 1;
             if (fail_col == -1 || col < fail_col) fail_col = col;
         }
-    return fail_col == -1 ? Status::success : Status::not_positive_definite;
+    return fail_col == -1 ? Status::success : prm.ldlt ? Status::zero_pivot : Status::not_positive_definite;
 }
 
 // One right-hand side: narrow supernodes in plain loops on y itself (no call, no copy: lap2d_300 has
@@ -407,10 +425,93 @@ void backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nr
     }
 }
 
+// LDLᵀ / LDLᴴ sweeps, one supernode at a time and one right-hand side at a time: the node's own values are
+// gathered through its pivoting (y[c0 + piv[c0 + j]] is the value at pivoted position j), its other rows
+// through the row list (analysis numbering: the pivoting never moves a variable between supernodes).
+template <class V>
+void ldl_forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs) {
+    std::vector<V> z;
+    for (idx sn = 0; sn < s.nsuper; ++sn) {
+        const idx f = s.front_rows(sn), w = s.width(sn), c0 = s.super_ptr[sn];
+        const V* panel = num.lx.data() + s.lx_ptr[sn];
+        const idx* r = s.rows.data() + s.rows_ptr[sn];
+        const std::int64_t* pv = num.piv.data() + c0;
+        const std::int8_t* ps = num.pivot_size.data() + c0;
+        z.resize(static_cast<std::size_t>(f));
+        for (idx k = 0; k < nrhs; ++k) {
+            V* yk = y + k * s.n;
+            for (idx j = 0; j < w; ++j) z[j] = yk[c0 + pv[j]];
+            std::fill(z.begin() + w, z.begin() + f, V(0));
+            for (idx j = 0; j < w; ++j) {
+                const V zj = z[j];
+                if (zj == V(0)) continue;
+                const V* col = panel + j * f;
+                for (idx i = j + (ps[j] == 2 ? 2 : 1); i < f; ++i) z[i] -= col[i] * zj;
+            }
+            for (idx j = 0; j < w; ++j) yk[c0 + pv[j]] = z[j];
+            for (idx i = w; i < f; ++i) yk[r[i]] += z[i];
+        }
+    }
+}
+
+template <class V>
+void ldl_diagonal_solve(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs, bool herm) {
+    for (idx sn = 0; sn < s.nsuper; ++sn) {
+        const idx f = s.front_rows(sn), w = s.width(sn), c0 = s.super_ptr[sn];
+        const V* panel = num.lx.data() + s.lx_ptr[sn];
+        const std::int64_t* pv = num.piv.data() + c0;
+        const std::int8_t* ps = num.pivot_size.data() + c0;
+        for (idx k = 0; k < nrhs; ++k) {
+            V* yk = y + k * s.n + c0;
+            for (idx j = 0; j < w;) {
+                if (ps[j] == 2) {
+                    const V d11 = panel[j * f + j], d21 = panel[j * f + j + 1], d22 = panel[(j + 1) * f + j + 1];
+                    const V d12 = ldlt_detail::cj(d21, herm), det = d11 * d22 - d21 * d12;
+                    const V b1 = yk[pv[j]], b2 = yk[pv[j + 1]];
+                    yk[pv[j]] = (d22 * b1 - d12 * b2) / det;
+                    yk[pv[j + 1]] = (d11 * b2 - d21 * b1) / det;
+                    j += 2;
+                } else {
+                    yk[pv[j]] /= panel[j * f + j];
+                    j += 1;
+                }
+            }
+        }
+    }
+}
+
+template <class V>
+void ldl_backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs, bool herm) {
+    std::vector<V> z;
+    for (idx sn = s.nsuper - 1; sn >= 0; --sn) {
+        const idx f = s.front_rows(sn), w = s.width(sn), c0 = s.super_ptr[sn];
+        const V* panel = num.lx.data() + s.lx_ptr[sn];
+        const idx* r = s.rows.data() + s.rows_ptr[sn];
+        const std::int64_t* pv = num.piv.data() + c0;
+        const std::int8_t* ps = num.pivot_size.data() + c0;
+        z.resize(static_cast<std::size_t>(f));
+        for (idx k = 0; k < nrhs; ++k) {
+            V* yk = y + k * s.n;
+            for (idx j = 0; j < w; ++j) z[j] = yk[c0 + pv[j]];
+            for (idx i = w; i < f; ++i) z[i] = yk[r[i]];
+            for (idx j = w - 1; j >= 0; --j) {
+                const V* col = panel + j * f;
+                V acc = z[j];
+                for (idx i = j + (ps[j] == 2 ? 2 : 1); i < f; ++i) acc -= ldlt_detail::cj(col[i], herm) * z[i];
+                z[j] = acc;
+            }
+            for (idx j = 0; j < w; ++j) yk[c0 + pv[j]] = z[j];
+        }
+    }
+}
+
 #define GIGASPARSE_DIRECT_NUMERIC(V)                                                                          \
     template void allocate_numeric<V>(const Symbolic&, NumericFactor<V>&);                                  \
-    template Status cholesky_multifrontal<V>(const Symbolic&, NumericFactor<V>&, std::span<const V>, idx&,     \
-                                             const NumericParams&);                                      \
+    template Status factor_multifrontal<V>(const Symbolic&, NumericFactor<V>&, std::span<const V>, idx&,       \
+                                           const NumericParams&);                                        \
+    template void ldl_forward_sweep<V>(const Symbolic&, const NumericFactor<V>&, V*, idx);                  \
+    template void ldl_diagonal_solve<V>(const Symbolic&, const NumericFactor<V>&, V*, idx, bool);          \
+    template void ldl_backward_sweep<V>(const Symbolic&, const NumericFactor<V>&, V*, idx, bool);          \
     template void forward_sweep<V>(const Symbolic&, const NumericFactor<V>&, V*, idx, V*, int);             \
     template void backward_sweep<V>(const Symbolic&, const NumericFactor<V>&, V*, idx, V*, int);
 GIGASPARSE_FOR_EACH_VALUE(GIGASPARSE_DIRECT_NUMERIC)

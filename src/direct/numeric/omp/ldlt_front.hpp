@@ -1,0 +1,255 @@
+// src/direct/numeric/omp/ldlt_front.hpp: partial LDLᵀ / LDLᴴ of one front with Bunch–Kaufman pivoting
+// restricted to its fully summed block, and static pivot perturbation (no delayed pivots).
+//
+// The symbolic structure stays that of the analysis: a pivot is chosen only among the front's own
+// (fully summed) columns, so swapping two of them changes neither the front's row list nor any other
+// front. Within a block of `block` columns the kernel runs the Bunch–Kaufman test (α = (1 + √17)/8)
+// on that block's rows: a 1×1 pivot on the diagonal, a 1×1 pivot on another diagonal entry of the
+// block, or a 2×2 pivot. A 1×1 pivot with |d| ≤ tau becomes ±tau (PARDISO's pivot perturbation;
+// iterative refinement in the solve recovers the accuracy) and is counted; with tau = 0 a zero pivot
+// is a failure at its column. After each block, the remaining fully summed columns take the block's
+// update in one gemm; the contribution block takes the update of all pivot columns at the end, in
+// gemm tiles on the front's TaskPool.
+//
+// Layout after the call (panel f x w, ld f): for a 1×1 pivot at j, panel(j, j) = d_j and rows j+1.. of
+// column j hold L (unit diagonal implied); for a 2×2 pivot at (j, j+1), panel(j, j), panel(j+1, j),
+// panel(j+1, j+1) hold D's block (L(j+1, j) = 0 is implied) and rows j+2.. hold L. The strict upper
+// triangle of the panel's top w x w block is zero. piv[j] is the pre-pivoting local column whose
+// variable sits at local position j; psize[j] is 1 (1×1), 2 (first of a 2×2) or 0 (second of a 2×2).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <vector>
+
+#include <gigasparse/core/types.hpp>
+
+#include "direct/numeric/dense.hpp"
+#include "direct/numeric/omp/task_pool.hpp"
+
+namespace gigasparse::direct {
+
+struct LdltFrontParams {
+    std::int64_t block = 64;    // pivot search block and panel update width
+    std::int64_t cb_chunk = 256;  // pivot columns per contribution-block update pass
+    double tau = 0;             // absolute perturbation threshold (0: a zero pivot fails)
+    bool herm = true;           // LDLᴴ (Hermitian, real D) or LDLᵀ (complex symmetric); the same for real
+};
+
+struct LdltFrontResult {
+    std::int64_t fail = 0;       // 0, or 1 + the local column of a zero or NaN pivot
+    std::int64_t perturbed = 0;  // pivots set to ±tau
+};
+
+namespace ldlt_detail {
+
+template <class V>
+inline V cj(V x, bool herm) {
+    if constexpr (is_complex_v<V>)
+        return herm ? std::conj(x) : x;
+    else
+        return x;
+}
+// |x| for real, |re| + |im| for complex (LAPACK's cabs1: the pivot tests need no square root).
+template <class V>
+inline double mag(V x) {
+    if constexpr (is_complex_v<V>)
+        return std::abs(static_cast<double>(x.real())) + std::abs(static_cast<double>(x.imag()));
+    else
+        return std::abs(static_cast<double>(x));
+}
+template <class V>
+inline bool finite(V x) {
+    if constexpr (is_complex_v<V>)
+        return std::isfinite(x.real()) && std::isfinite(x.imag());
+    else
+        return std::isfinite(x);
+}
+
+// Symmetric swap of local indices p < q (both >= k, the first unfactored column) of the front held
+// in lower storage: rows p, q of the factored columns [0, k), the entries between them (mirrored,
+// conjugated for Hermitian), the diagonal, and rows q+1.. of columns p and q.
+template <class V>
+void swap_sym(std::int64_t f, V* a, std::int64_t k, std::int64_t p, std::int64_t q, bool herm) {
+    auto A = [&](std::int64_t i, std::int64_t j) -> V& { return a[i + j * f]; };
+    for (std::int64_t c = 0; c < p; ++c) std::swap(A(p, c), A(q, c));  // columns < p: factored (c < k) or in [k, p)
+    (void)k;
+    std::swap(A(p, p), A(q, q));
+    for (std::int64_t c = p + 1; c < q; ++c) {
+        V t = A(c, p);
+        A(c, p) = cj(A(q, c), herm);
+        A(q, c) = cj(t, herm);
+    }
+    A(q, p) = cj(A(q, p), herm);
+    for (std::int64_t i = q + 1; i < f; ++i) std::swap(A(i, p), A(i, q));
+}
+
+}  // namespace ldlt_detail
+
+// D times the L columns [c0, c1) of rows [r0, f): out (f - r0) x (c1 - c0), ld f - r0. 2×2 blocks must not be split.
+template <class V>
+void ldlt_times_d(std::int64_t f, const V* a, const std::int8_t* psize, std::int64_t c0, std::int64_t c1, std::int64_t r0, V* out,
+                  bool herm) {
+    using ldlt_detail::cj;
+    const std::int64_t ld = f - r0;
+    for (std::int64_t c = c0; c < c1;) {
+        const V* lc = a + c * f;
+        V* oc = out + (c - c0) * ld - r0;
+        if (psize[c] == 2) {
+            const V* lc2 = lc + f;
+            V* oc2 = oc + ld;
+            const V d11 = lc[c], d21 = lc[c + 1], d22 = lc2[c + 1], d12 = cj(d21, herm);
+            for (std::int64_t i = r0; i < f; ++i) {
+                const V x = lc[i], y = lc2[i];
+                oc[i] = x * d11 + y * d21;
+                oc2[i] = x * d12 + y * d22;
+            }
+            c += 2;
+        } else {
+            const V d = lc[c];
+            for (std::int64_t i = r0; i < f; ++i) oc[i] = lc[i] * d;
+            c += 1;
+        }
+    }
+}
+
+template <class V>
+LdltFrontResult ldlt_front(std::int64_t f, std::int64_t w, V* a, V* cb, std::int64_t* piv, std::int8_t* psize,
+                           const std::uint8_t* pair_next, const LdltFrontParams& prm, TaskPool& pool) {
+    using ldlt_detail::cj;
+    using ldlt_detail::mag;
+    using R = real_t<V>;
+    const bool herm = prm.herm;
+    const std::int64_t m = f - w, nb = std::max<std::int64_t>(prm.block, 2);
+    const double alpha = (1.0 + std::sqrt(17.0)) / 8.0;
+    auto A = [&](std::int64_t i, std::int64_t j) -> V& { return a[i + j * f]; };
+    LdltFrontResult res;
+    for (std::int64_t j = 0; j < w; ++j) piv[j] = j, psize[j] = 1;
+    thread_local std::vector<V> work, wrow;
+    for (std::int64_t k0 = 0, k1 = 0; k0 < w; k0 = k1) {
+        // A block never ends between the two columns of an analysis pivot pair (positions k0.. are not
+        // yet swapped, so they are still the analysis columns).
+        k1 = std::min(k0 + nb, w);
+        if (pair_next && k1 < w && pair_next[k1 - 1]) ++k1;
+        std::int64_t k = k0;
+        while (k < k1) {
+            if (herm) A(k, k) = V(static_cast<R>(std::real(A(k, k))));
+            const double akk = mag(A(k, k));
+            std::int64_t r = -1;
+            double lam = 0;
+            for (std::int64_t i = k + 1; i < k1; ++i)
+                if (const double v = mag(A(i, k)); v > lam) lam = v, r = i;
+            int size = 1;
+            if (!(akk >= alpha * lam) && lam > 0) {
+                double sig = 0;
+                for (std::int64_t j = k; j < r; ++j) sig = std::max(sig, mag(A(r, j)));
+                for (std::int64_t i = r + 1; i < k1; ++i) sig = std::max(sig, mag(A(i, r)));
+                if (akk * sig >= alpha * lam * lam) {
+                    size = 1;
+                } else if (mag(A(r, r)) >= alpha * sig) {
+                    ldlt_detail::swap_sym(f, a, k, k, r, herm);
+                    std::swap(piv[k], piv[r]);
+                } else {
+                    size = 2;
+                    if (r != k + 1) {
+                        ldlt_detail::swap_sym(f, a, k, k + 1, r, herm);
+                        std::swap(piv[k + 1], piv[r]);
+                    }
+                }
+            }
+            if (size == 1) {
+                V d = A(k, k);
+                if (herm) d = V(static_cast<R>(std::real(d)));
+                if (!ldlt_detail::finite(d)) {
+                    res.fail = k + 1;
+                    return res;
+                }
+                if (!(mag(d) > prm.tau) || d == V(0)) {
+                    if (prm.tau <= 0) {
+                        res.fail = k + 1;
+                        return res;
+                    }
+                    d = V(static_cast<R>(std::real(d) >= 0 ? prm.tau : -prm.tau));
+                    ++res.perturbed;
+                }
+                A(k, k) = d;
+                const V dinv = V(1) / d;
+                V* lk = a + k * f;
+                for (std::int64_t j = k + 1; j < k1; ++j) {
+                    const V t = dinv * cj(lk[j], herm);
+                    V* aj = a + j * f;
+                    for (std::int64_t i = j; i < f; ++i) aj[i] -= lk[i] * t;
+                }
+                for (std::int64_t i = k + 1; i < f; ++i) lk[i] *= dinv;
+                psize[k] = 1;
+                k += 1;
+            } else {
+                if (herm) A(k + 1, k + 1) = V(static_cast<R>(std::real(A(k + 1, k + 1))));
+                const V d11 = A(k, k), d21 = A(k + 1, k), d22 = A(k + 1, k + 1);
+                const V det = d11 * d22 - d21 * cj(d21, herm);
+                if (!ldlt_detail::finite(det) || det == V(0)) {
+                    res.fail = k + 1;
+                    return res;
+                }
+                // D⁻¹ = [e11 e12; e21 e22]; L(i, k:k+1) = A(i, k:k+1) D⁻¹.
+                const V e11 = d22 / det, e12 = -cj(d21, herm) / det, e21 = -d21 / det, e22 = d11 / det;
+                V* l1 = a + k * f;
+                V* l2 = l1 + f;
+                const std::int64_t nr = k1 - (k + 2);
+                wrow.resize(static_cast<std::size_t>(2 * std::max<std::int64_t>(nr, 0)));
+                for (std::int64_t j = k + 2; j < k1; ++j) wrow[2 * (j - k - 2)] = l1[j], wrow[2 * (j - k - 2) + 1] = l2[j];
+                for (std::int64_t i = k + 2; i < f; ++i) {
+                    const V x = l1[i], y = l2[i];
+                    l1[i] = x * e11 + y * e21;
+                    l2[i] = x * e12 + y * e22;
+                }
+                for (std::int64_t j = k + 2; j < k1; ++j) {
+                    const V t1 = cj(wrow[2 * (j - k - 2)], herm), t2 = cj(wrow[2 * (j - k - 2) + 1], herm);
+                    V* aj = a + j * f;
+                    for (std::int64_t i = j; i < f; ++i) aj[i] -= l1[i] * t1 + l2[i] * t2;
+                }
+                psize[k] = 2;
+                psize[k + 1] = 0;
+                k += 2;
+            }
+        }
+        // The rest of the fully summed columns: A(k1:f, k1:w) -= (L D)(k1:f, blk) L(k1:w, blk)ᴴ. The gemm also
+        // writes the strict upper part of the top block (zeroed at the end).
+        if (k1 < w) {
+            const std::int64_t kb = k1 - k0, ld = f - k1;
+            work.resize(static_cast<std::size_t>(ld * kb));
+            ldlt_times_d(f, a, psize, k0, k1, k1, work.data(), herm);
+            dense::gemm_nt(static_cast<int>(ld), static_cast<int>(w - k1), static_cast<int>(kb), V(-1), work.data(),
+                           static_cast<int>(ld), a + k1 + k0 * f, static_cast<int>(f), V(1), a + k1 + k1 * f,
+                           static_cast<int>(f), herm);
+        }
+    }
+    for (std::int64_t j = 1; j < w; ++j) std::fill(a + j * f, a + j * f + j, V(0));
+    // Contribution block: cb -= (L21 D) L21ᴴ, in chunks of pivot columns (never splitting a 2×2 block) and
+    // column tiles of the lower triangle (the gemm writes the upper part of the diagonal tiles; only the
+    // lower triangle of a contribution block is ever read).
+    if (m > 0) {
+        const std::int64_t tile = 128;
+        const std::int64_t ntiles = (m + tile - 1) / tile;
+        for (std::int64_t c0 = 0; c0 < w;) {
+            std::int64_t c1 = std::min(c0 + prm.cb_chunk, w);
+            if (c1 < w && psize[c1] == 0) ++c1;
+            const std::int64_t kc = c1 - c0;
+            work.resize(static_cast<std::size_t>(m * kc));
+            ldlt_times_d(f, a, psize, c0, c1, w, work.data(), herm);
+            const V* wd = work.data();
+            pool.run(ntiles, [&](std::int64_t t) {
+                const std::int64_t j0 = t * tile, jn = std::min(tile, m - j0);
+                dense::gemm_nt(static_cast<int>(m - j0), static_cast<int>(jn), static_cast<int>(kc), V(-1), wd + j0,
+                               static_cast<int>(m), a + w + j0 + c0 * f, static_cast<int>(f), V(1), cb + j0 + j0 * m,
+                               static_cast<int>(m), herm);
+            });
+            c0 = c1;
+        }
+    }
+    return res;
+}
+
+}  // namespace gigasparse::direct
