@@ -31,8 +31,24 @@ using namespace gigasparse;
 
 namespace {
 
-// "lap2d:300", "lap3d:40" or a Matrix Market path (symmetric files expanded).
+// "lap2d:300", "lap3d:40", "helm3d:40" (3D Laplacian minus 0.7 I: indefinite, regular), "kkt:N:M" (the
+// generator's [H Aᵀ; A -1e-8 I], seed 1) or a Matrix Market path (symmetric files expanded).
 Csr<double, std::int64_t> load(const std::string& spec) {
+    if (spec.rfind("helm3d:", 0) == 0) {
+        auto k = std::stoll(spec.substr(7));
+        auto a = gen::poisson3d<double, std::int64_t>(k, k, k);
+        for (std::int64_t i = 0; i < a.nrows; ++i)
+            for (auto q = a.row_ptr[i]; q < a.row_ptr[i + 1]; ++q)
+                if (a.col_idx[q] == i) a.values[q] -= 0.7;
+        return a;
+    }
+    if (spec.rfind("kkt:", 0) == 0) {
+        gen::KktOptions o;
+        const auto c = spec.find(':', 4);
+        o.n = std::stoll(spec.substr(4, c - 4));
+        o.m = c == std::string::npos ? o.n / 3 : std::stoll(spec.substr(c + 1));
+        return gen::kkt<double, std::int64_t>(o);
+    }
     if (spec.rfind("lap2d:", 0) == 0) {
         auto k = std::stoll(spec.substr(6));
         return gen::poisson2d<double, std::int64_t>(k, k);

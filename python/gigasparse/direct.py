@@ -17,7 +17,7 @@ import numpy as np
 from . import _gigasparse as _core
 from ._sparse import as_csr, parts, value_dtype
 
-__all__ = ["DirectSolver", "cholesky", "factorized", "splu", "spsolve"]
+__all__ = ["DirectSolver", "cholesky", "factorized", "ldl", "splu", "spsolve"]
 
 _STRUCTURES = {"spd": "spd", "hpd": "hpd", "sym": "symmetric", "symmetric": "symmetric", "herm": "hermitian",
                "hermitian": "hermitian", "gen": "general", "general": "general"}
@@ -26,9 +26,11 @@ _STRUCTURES = {"spd": "spd", "hpd": "hpd", "sym": "symmetric", "symmetric": "sym
 class DirectSolver:
     """Direct solver for one sparse matrix A (any scipy.sparse format; square).
 
-    structure: "spd" (LLᵀ), "hpd" (LLᴴ), "sym" (LDLᵀ), "herm" (LDLᴴ), "gen" (LU). Structures whose
-    numeric factorization the C++ library does not provide yet raise NotSupported at factorize();
-    their analysis (nnz_L, flops, ordering) still works.
+    structure: "spd" (LLᵀ), "hpd" (LLᴴ), "sym" (LDLᵀ: real symmetric indefinite, or complex symmetric),
+    "herm" (LDLᴴ: Hermitian indefinite), "gen" (LU). LDLᵀ/LDLᴴ pivot (Bunch–Kaufman) inside each front,
+    pair weak diagonals with a strong neighbour in the analysis, scale symmetrically and perturb the
+    pivots that stay tiny (``pivot_stats``); refinement in solve() recovers the accuracy. "gen" raises
+    NotSupported at factorize() (LU is not implemented yet); its analysis (nnz_L, flops, ordering) works.
     view: which stored entries are read for symmetric structures: "full" (the lower triangle of a
     full matrix), "lower" or "upper".
     ordering: "auto" (AMD or nested dissection by a cost model), "amd", "nd" (METIS), "natural",
@@ -173,21 +175,56 @@ class DirectSolver:
     @property
     def inertia(self) -> tuple[int, int, int] | None:
         """(positive, negative, zero) eigenvalue counts where the factorization defines them:
-        (n, 0, 0) after a successful Cholesky; None before factorize() or when not available."""
-        if self.status == "success" and self.structure in ("spd", "hpd"):
+        (n, 0, 0) after a successful Cholesky, the signs of D's eigenvalues after LDLᵀ/LDLᴴ of real or
+        Hermitian values (those of A when no pivot was perturbed, Sylvester); None before factorize()
+        or for complex symmetric values."""
+        if self.status != "success":
+            return None
+        if self.structure in ("spd", "hpd"):
             return (self.shape[0], 0, 0)
-        return None
+        if self.structure == "symmetric" and self.dtype.kind == "c":
+            return None
+        return (int(self._result("positive_pivots")), int(self._result("negative_pivots")),
+                int(self._result("zero_pivots")))
+
+    @property
+    def pivot_stats(self) -> dict[str, int] | None:
+        """LDLᵀ/LDLᴴ after a successful factorize(): {"pairs": weak-diagonal pairs of the analysis,
+        "two_by_two": 2×2 pivots, "perturbed": pivots set to ±pivot_perturbation}; None otherwise."""
+        if self.status != "success" or self.structure not in ("symmetric", "hermitian"):
+            return None
+        return {"pairs": int(self._result("pivot_pairs")), "two_by_two": int(self._result("two_by_two_pivots")),
+                "perturbed": int(self._result("perturbed_pivots"))}
 
     def factor_L(self) -> Any:
-        """L of P A Pᵀ = L Lᴴ (permuted numbering) as a csr_array (lower triangle, explicit zeros kept)."""
+        """L as a csr_array: of P A Pᵀ = L Lᴴ for Cholesky (lower triangle, explicit zeros kept), or the unit
+        lower L of Q S A S Qᵀ = L D Lᴴ for LDLᵀ/LDLᴴ (Q: ``factor_perm``, S: ``scaling``)."""
         from ._sparse import from_parts
         return from_parts(self._core.factor_L())
+
+    def factor_D(self) -> Any:
+        """D of LDLᵀ/LDLᴴ (1×1 and 2×2 blocks) as a csr_array in the order of ``factor_perm``; the identity for LLᴴ."""
+        from ._sparse import from_parts
+        return from_parts(self._core.factor_D())
+
+    @property
+    def factor_perm(self) -> np.ndarray:
+        """q (q[new] = old) of the factor: the ordering followed by the pivoting inside the supernodes."""
+        return self._core.factor_permutation()
+
+    @property
+    def scaling(self) -> np.ndarray | None:
+        """The diagonal S of the factored S A S (LDLᵀ/LDLᴴ), None when the matrix is not scaled."""
+        s = self._core.scaling()
+        return s if s.size else None
 
     def stats(self) -> dict[str, Any]:
         """Every statistic of the C++ solver by name."""
         names = ["n", "nnz_L", "flops", "supernodes", "levels", "column_levels", "memory_estimate", "factor_bytes",
-                 "stack_bytes", "failing_column", "explicit_zeros", "ordering_cost", "factor_entries"]
+                 "stack_bytes", "failing_column", "explicit_zeros", "ordering_cost", "factor_entries", "pivot_pairs"]
         out: dict[str, Any] = {n: self._result(n) for n in names}
+        if self.pivot_stats is not None:
+            out.update(self.pivot_stats)
         out["ordering"] = self.ordering
         out["status"] = self.status
         return out
@@ -219,6 +256,18 @@ def factorized(a: Any, structure: str = "spd", **kwargs: Any) -> Callable[[Any],
 def spsolve(a: Any, b: Any, structure: str = "spd", **kwargs: Any) -> np.ndarray:
     """Like scipy.sparse.linalg.spsolve for the structures the direct solver supports."""
     return DirectSolver(a, structure, **kwargs).solve(b)
+
+
+def ldl(a: Any, *, hermitian: bool | None = None, ordering: Any = "auto", **options: Any) -> DirectSolver:
+    """Factorizes a symmetric indefinite matrix (LDLᵀ; LDLᴴ when ``hermitian``, the default for complex
+    values); raises LinAlgError on a zero pivot (only with pivot_perturbation=0, or NaN/Inf values)."""
+    a = as_csr(a, "A")
+    herm = a.dtype.kind == "c" if hermitian is None else hermitian
+    solver = DirectSolver(a, "herm" if herm else "sym", ordering=ordering, **options)
+    status = solver.factorize()
+    if status != "success":
+        raise np.linalg.LinAlgError(f"ldl: {status} at column {solver.failing_column}")
+    return solver
 
 
 def splu(a: Any, *, ordering: Any = "auto", **options: Any) -> DirectSolver:

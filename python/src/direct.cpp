@@ -125,6 +125,31 @@ public:
             return csr_output(std::move(l));
         });
     }
+    // LDLᵀ: D (block diagonal, pivoted order), the permutation of the factor, the symmetric scaling.
+    nb::object factor_d() {
+        return dispatch(value_, index_, [&]<class V, class I>() {
+            auto& s = *std::get<SolverPtr<V, I>>(solver_);
+            Csr<V, std::int64_t> d;
+            {
+                nb::gil_scoped_release release;
+                d = s.factor_D();
+            }
+            return csr_output(std::move(d));
+        });
+    }
+    nb::object factor_permutation() {
+        std::vector<std::int64_t> p;
+        with([&](auto& s) { p = s.factor_permutation(); });
+        return to_numpy(std::move(p));
+    }
+    nb::object scaling() {
+        std::vector<double> v;
+        with([&](auto& s) {
+            auto q = s.scaling();
+            v.assign(q.begin(), q.end());
+        });
+        return to_numpy(std::move(v));
+    }
     bool analyzed() {
         bool r = false;
         with([&](auto& s) { r = s.analyzed(); });
@@ -183,6 +208,9 @@ void register_direct(nb::module_& m) {
         .def("ordering_used", &Direct::ordering_used)
         .def("permutation", &Direct::permutation)
         .def("factor_L", &Direct::factor_l)
+        .def("factor_D", &Direct::factor_d)
+        .def("factor_permutation", &Direct::factor_permutation)
+        .def("scaling", &Direct::scaling)
         .def_prop_ro("analyzed", &Direct::analyzed)
         .def_prop_ro("factorized", &Direct::factorized);
 }

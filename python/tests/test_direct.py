@@ -207,3 +207,40 @@ def test_reference_backend_reports_the_same_failing_column():
     assert fast.failing_column == ref.failing_column >= 0
     with pytest.raises(gs.InvalidArgument):
         gs.DirectSolver(a, "spd", backend="gpu-of-the-future")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_ldl_reconstructs_and_counts_inertia(dtype, rng):
+    # Symmetric (Hermitian) indefinite with exact zeros on part of the diagonal: pairs and 2×2 pivots.
+    n = 120
+    m = sp.random_array((n, n), density=0.04, random_state=np.random.default_rng(4), dtype=np.float64)
+    if dtype == np.complex128:
+        m = m + 1j * sp.random_array((n, n), density=0.04, random_state=np.random.default_rng(5))
+    a = m + m.conj().T
+    d = rng.uniform(-1, 1, n)
+    d[::5] = 0.0
+    a = sp.csr_array(a + sp.diags_array(d))
+    solver = gs.ldl(a, pivot_perturbation=0)
+    assert solver.structure == ("hermitian" if dtype == np.complex128 else "symmetric")
+    q, s = solver.factor_perm, solver.scaling
+    dense = a.toarray() * np.outer(s, s)
+    l, dd = solver.factor_L().toarray(), solver.factor_D().toarray()
+    np.testing.assert_allclose(l @ dd @ l.conj().T, dense[np.ix_(q, q)], atol=1e-10 * np.abs(dense).max())
+    w = np.linalg.eigvalsh(a.toarray())
+    assert solver.inertia == (int((w > 0).sum()), int((w < 0).sum()), 0)
+    assert solver.pivot_stats["perturbed"] == 0 and solver.pivot_stats["pairs"] > 0
+    b = rng.standard_normal(n)
+    np.testing.assert_allclose(a @ solver.solve(b), b, atol=1e-9)
+
+
+def test_ldl_complex_symmetric_and_kkt(rng):
+    kkt = gs.generate.kkt(200, 60)
+    solver = gs.DirectSolver(kkt, "sym")
+    b = rng.standard_normal(260)
+    np.testing.assert_allclose(solver.solve(b), spla.spsolve(sp.csc_array(kkt), b), rtol=1e-8)
+    assert solver.inertia == (200, 60, 0)
+    # Complex symmetric (A = Aᵀ, not Hermitian): no inertia, but the solve.
+    c = sp.csr_array(kkt.astype(np.complex128) + 0.5j * sp.eye_array(260))
+    cs = gs.ldl(c, hermitian=False)
+    assert cs.inertia is None
+    np.testing.assert_allclose(c @ cs.solve(b), b, atol=1e-9)

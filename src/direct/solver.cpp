@@ -67,6 +67,7 @@ void DirectSolver<V, I>::set_option(std::string_view name, std::string_view valu
     else if (name == "pivot_perturbation") opt_.pivot_perturbation = to_double(name, value);
     else if (name == "pivot_block") opt_.pivot_block = to_int(name, value);
     else if (name == "pivot_pair_threshold") opt_.pivot_pair_threshold = to_double(name, value);
+    else if (name == "pivot_scaling") opt_.pivot_scaling = to_int(name, value) != 0;
     else throw InvalidArgument("direct: unknown option '" + std::string(name) + "'");
     if (opt_.index_base != 0 && opt_.index_base != 1) throw InvalidArgument("direct: index_base must be 0 or 1");
     if (opt_.refinement_steps < 0 || opt_.threads < 0 || opt_.amalgamation.max_width < 1 ||
@@ -97,6 +98,7 @@ std::string DirectSolver<V, I>::get_option(std::string_view name) const {
     if (name == "pivot_perturbation") return std::to_string(opt_.pivot_perturbation);
     if (name == "pivot_block") return num(static_cast<double>(opt_.pivot_block));
     if (name == "pivot_pair_threshold") return std::to_string(opt_.pivot_pair_threshold);
+    if (name == "pivot_scaling") return opt_.pivot_scaling ? "1" : "0";
     throw InvalidArgument("direct: unknown option '" + std::string(name) + "'");
 }
 
@@ -129,6 +131,8 @@ void DirectSolver<V, I>::analyze(CsrView<V, I> a) {
     if (ldlt() && opt_.pivot_pair_threshold >= 0)
         mate = weak_diagonal_pairs<V, I>(a.nrows, a.row_ptr, a.col_idx, a.values, view_, base, opt_.pivot_pair_threshold);
     sym_ = analyze_pattern(p, structure_, opt_, user, threads, mate);
+    mate_.assign(mate.begin(), mate.end());
+    scale_.clear();
     if (structure_ != Structure::general) build_assembly_map<I>(sym_, a.row_ptr, a.col_idx, view_, base);
     a_row_ptr_.assign(a.row_ptr.begin(), a.row_ptr.end());
     a_col_idx_.assign(a.col_idx.begin(), a.col_idx.begin() + (a.row_ptr[a.nrows] - base));
@@ -201,9 +205,16 @@ Status DirectSolver<V, I>::run_numeric() {
                                                        : opt_.pivot_perturbation;
         prm.ldlt = true;
         prm.herm = structure_ == Structure::hermitian;
-        prm.tau = rel * (amax > 0 ? amax : 1.0);
         prm.pivot_block = opt_.pivot_block;
-        st = factor_multifrontal<V>(sym_, num_, num_.values, fail, prm);
+        if (opt_.pivot_scaling) {
+            compute_scaling();
+            prm.tau = rel;  // the pivot candidates of S A S have magnitude 1
+            st = factor_multifrontal<V>(sym_, num_, scaled_, fail, prm);
+        } else {
+            scale_.clear();
+            prm.tau = rel * (amax > 0 ? amax : 1.0);
+            st = factor_multifrontal<V>(sym_, num_, num_.values, fail, prm);
+        }
     } else {
         st = opt_.backend == NumericBackend::reference ? cholesky_reference<V>(sym_, num_, num_.values, fail)
                                                        : factor_multifrontal<V>(sym_, num_, num_.values, fail, prm);
@@ -213,6 +224,38 @@ Status DirectSolver<V, I>::run_numeric() {
     factorized_ = st == Status::success;
     anorm_ = -1;  // recomputed by the next solve
     return st;
+}
+
+template <class V, class I>
+void DirectSolver<V, I>::compute_scaling() {
+    // s_i = 1/√|a_ij| for a pair (i, j) of the analysis, 1/√|a_ii| for an unpaired column, 1/√max_j|a_ij|
+    // when its diagonal is zero (1 for an empty column): S A S has unit pivot candidates.
+    const idx n = sym_.n, base = opt_.index_base;
+    std::vector<double> diag(static_cast<std::size_t>(n), 0.0), pair(static_cast<std::size_t>(n), 0.0),
+        off(static_cast<std::size_t>(n), 0.0);
+    for (idx i = 0; i < n; ++i)
+        for (idx k = a_row_ptr_[i] - base; k < a_row_ptr_[i + 1] - base; ++k) {
+            if (sym_.amap[k] < 0) continue;  // not read by the view
+            const idx j = static_cast<idx>(a_col_idx_[k]) - base;
+            const double v = std::abs(num_.values[k]);
+            if (i == j) {
+                diag[i] = std::max(diag[i], v);
+                continue;
+            }
+            off[i] = std::max(off[i], v), off[j] = std::max(off[j], v);
+            if (!mate_.empty() && mate_[i] == j) pair[i] = std::max(pair[i], v), pair[j] = std::max(pair[j], v);
+        }
+    scale_.resize(static_cast<std::size_t>(n));
+    for (idx i = 0; i < n; ++i) {
+        const double m = pair[i] > 0 ? pair[i] : diag[i] > 0 ? diag[i] : off[i] > 0 ? off[i] : 1.0;
+        scale_[i] = 1.0 / std::sqrt(m);
+    }
+    scaled_.resize(num_.values.size());
+    for (idx i = 0; i < n; ++i)
+        for (idx k = a_row_ptr_[i] - base; k < a_row_ptr_[i + 1] - base; ++k) {
+            const idx j = static_cast<idx>(a_col_idx_[k]) - base;
+            scaled_[k] = num_.values[k] * static_cast<real_t<V>>(scale_[i] * scale_[j]);
+        }
 }
 
 template class DirectSolver<float, std::int32_t>;

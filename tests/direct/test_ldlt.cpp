@@ -54,7 +54,7 @@ V cj(V x, bool herm) {
         return x;
 }
 
-// max_ij |(Q A Qᵀ - L D Lᴴ)_ij| / (|L| |D| |L|ᴴ)_ij (entries where the bound is 0 must match exactly).
+// max_ij |(Q S A S Qᵀ - L D Lᴴ)_ij| / (|L| |D| |L|ᴴ)_ij (entries where the bound is 0 must match exactly).
 template <class V, class I>
 double factorization_error(const DirectSolver<V, I>& s, const Csr<V, I>& a, bool herm) {
     const std::int64_t n = a.nrows;
@@ -82,7 +82,10 @@ double factorization_error(const DirectSolver<V, I>& s, const Csr<V, I>& a, bool
                 p += LD[i + k * n] * cj(L[j + k * n], herm);
                 bound += aLD[i + k * n] * std::abs(L[j + k * n]);
             }
-            const double e = std::abs(A[q[i] + q[j] * n] - p);
+            const auto sc = s.scaling();
+            const V aij = sc.empty() ? A[q[i] + q[j] * n]
+                                     : A[q[i] + q[j] * n] * static_cast<real_t<V>>(sc[q[i]] * sc[q[j]]);
+            const double e = std::abs(aij - p);
             if (bound == 0) {
                 if (e != 0) return std::numeric_limits<double>::infinity();
                 continue;

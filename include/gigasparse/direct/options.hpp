@@ -74,7 +74,8 @@ struct DirectOptions {
     // Fronts with fewer rows than this (and at least small_front_rows) factor their panel (the potrf
     // and trsm part) in the same loops and update their contribution block with one BLAS herk; 0: none.
     std::int64_t loop_panel_rows = 192;
-    // LDLᵀ / LDLᴴ: a 1×1 pivot with |d| <= pivot_perturbation · max|a_ij| becomes ±that value (static
+    // LDLᵀ / LDLᴴ: a 1×1 pivot with |d| <= pivot_perturbation · max|a_ij| (of the scaled matrix, see
+    // pivot_scaling: pivot_perturbation itself) becomes ±that value (static
     // pivoting; the solve's refinement recovers the accuracy). Negative: √ε of the value type (1.5e-8 in
     // double); 0: no perturbation, a zero pivot is Status::zero_pivot.
     double pivot_perturbation = -1;
@@ -84,6 +85,11 @@ struct DirectOptions {
     // strong neighbour, and the pair is ordered as one vertex and kept in one supernode (a 2×2 pivot
     // candidate; weak_diagonal_pairs in symbolic.hpp). Negative: no pairs.
     double pivot_pair_threshold = 0.1;
+    // LDLᵀ / LDLᴴ: factor S A S with S diagonal such that the pivot candidates have magnitude 1 (a_ii of an
+    // unpaired column, a_ij of a pair: the scaling a maximum matching gives, from the greedy pairs); the
+    // perturbation threshold is then pivot_perturbation itself. Without it, on a badly scaled matrix
+    // (boyd1: diagonals 6..1e4, couplings 1e9) the threshold relative to max|a_ij| perturbs sound pivots.
+    bool pivot_scaling = true;
 };
 
 }  // namespace gigasparse::direct

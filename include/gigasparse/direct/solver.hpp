@@ -83,7 +83,7 @@ public:
     // "amalgamation_max_width", "amalgamation_zero_fraction", "amalgamation_min_width",
     // "amalgamation", "level_weight", "auto_nd_ratio", "index_base", "threads", "subtree_factor",
     // "blocked_front_rows", "front_block", "small_front_rows", "loop_panel_rows", "pivot_perturbation",
-    // "pivot_block", "pivot_pair_threshold").
+    // "pivot_block", "pivot_pair_threshold", "pivot_scaling").
     DirectOptions& options() { return opt_; }
     void set_option(std::string_view name, std::string_view value);
     std::string get_option(std::string_view name) const;
@@ -100,11 +100,11 @@ public:
     SolveInfo solve(const DenseMatrix<V>& b, DenseMatrix<V>& x);
 
     // Solve parts on a column-major n x nrhs block, in place (x holds the right-hand side on entry).
-    void solve_permute(std::span<const V> b, std::span<V> y, std::int64_t nrhs) const;    // y = P b
+    void solve_permute(std::span<const V> b, std::span<V> y, std::int64_t nrhs) const;    // y = P S b (S: scaling())
     void solve_forward(std::span<V> y, std::int64_t nrhs) const;                         // L z = y
     void solve_diagonal(std::span<V> y, std::int64_t nrhs) const;                        // D w = z (identity for LLᴴ)
     void solve_backward(std::span<V> y, std::int64_t nrhs) const;                        // Lᴴ v = w (Lᵀ: complex symmetric)
-    void solve_unpermute(std::span<const V> y, std::span<V> x, std::int64_t nrhs) const;  // x = Pᵀ v
+    void solve_unpermute(std::span<const V> y, std::span<V> x, std::int64_t nrhs) const;  // x = S Pᵀ v
 
     // Results by name: "n", "nnz_L", "flops", "supernodes", "levels", "column_levels",
     // "memory_estimate" (bytes), "factor_bytes", "stack_bytes", "failing_column" (-1: none,
@@ -128,6 +128,9 @@ public:
     std::vector<std::int64_t> factor_permutation() const;
     // Inertia of D (LDLᵀ/LDLᴴ of real or Hermitian values, after a successful factorization).
     Inertia inertia() const;
+    // LDLᵀ/LDLᴴ: the diagonal scaling S (original numbering) of the factored matrix: Q S A S Qᵀ = L D Lᴴ;
+    // empty when none (LLᴴ, or option pivot_scaling = 0).
+    std::span<const double> scaling() const { return scale_; }
 
     bool analyzed() const { return analyzed_; }
     bool factorized() const { return factorized_; }
@@ -137,6 +140,7 @@ private:
     void check_rhs(std::size_t blen, std::size_t xlen, std::int64_t nrhs) const;
     void residual(std::span<const V> b, std::span<const V> x, std::span<V> r, std::int64_t nrhs) const;
     int thread_count() const;  // the "threads" option, or omp_get_max_threads() when it is 0
+    void compute_scaling();    // LDLᵀ: scale_ and scaled_ from the current values
     bool ldlt() const { return structure_ == Structure::symmetric || structure_ == Structure::hermitian; }
     // Position in the factor's pivoted order of each analysis column (LDLᵀ), or the identity.
     std::vector<std::int64_t> pivoted_position() const;
@@ -150,6 +154,11 @@ private:
     std::vector<std::int64_t> a_row_ptr_;
     std::vector<I> a_col_idx_;
     std::vector<V> work_;  // refinement workspace
+    // LDLᵀ: analysis pivot pairs (mate, original numbering), the symmetric scaling S of the factored
+    // matrix S A S (empty: none) and its values.
+    std::vector<std::int64_t> mate_;
+    std::vector<double> scale_;
+    std::vector<V> scaled_;
     std::int64_t failing_column_ = -1;
     double anorm_ = 0;  // ||A||_inf of the matrix read by the view
     bool analyzed_ = false, allocated_ = false, factorized_ = false;

@@ -27,6 +27,9 @@ void DirectSolver<V, I>::solve_permute(std::span<const V> b, std::span<V> y, std
     const idx n = sym_.n;
     for (idx k = 0; k < nrhs; ++k)
         for (idx i = 0; i < n; ++i) y[i + k * n] = b[sym_.perm[i] + k * n];  // y = P b
+    if (!scale_.empty())
+        for (idx k = 0; k < nrhs; ++k)
+            for (idx i = 0; i < n; ++i) y[i + k * n] *= static_cast<real_t<V>>(scale_[sym_.perm[i]]);  // y = P S b
 }
 
 template <class V, class I>
@@ -35,6 +38,9 @@ void DirectSolver<V, I>::solve_unpermute(std::span<const V> y, std::span<V> x, s
     const idx n = sym_.n;
     for (idx k = 0; k < nrhs; ++k)
         for (idx i = 0; i < n; ++i) x[sym_.perm[i] + k * n] = y[i + k * n];  // x = Pᵀ y
+    if (!scale_.empty())
+        for (idx k = 0; k < nrhs; ++k)
+            for (idx i = 0; i < n; ++i) x[i + k * n] *= static_cast<real_t<V>>(scale_[i]);  // x = S Pᵀ y
 }
 
 template <class V, class I>
@@ -107,8 +113,11 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
         anorm_ = rs.empty() ? 0.0 : *std::max_element(rs.begin(), rs.end());
     }
     auto full_solve = [&](std::span<const V> rhs, std::span<V> out) {
+        const bool scaled = !scale_.empty();
         for (idx k = 0; k < nrhs; ++k)
-            for (idx i = 0; i < n; ++i) y[i + k * n] = rhs[sym_.perm[i] + k * n];
+            for (idx i = 0; i < n; ++i)
+                y[i + k * n] = scaled ? rhs[sym_.perm[i] + k * n] * static_cast<real_t<V>>(scale_[sym_.perm[i]])
+                                      : rhs[sym_.perm[i] + k * n];
         if (ldlt()) {
             const bool herm = structure_ == Structure::hermitian;
             ldl_forward_sweep(sym_, num_, y.data(), nrhs);
@@ -119,7 +128,8 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
             backward_sweep(sym_, num_, y.data(), nrhs, sweep, threads);
         }
         for (idx k = 0; k < nrhs; ++k)
-            for (idx i = 0; i < n; ++i) out[sym_.perm[i] + k * n] = y[i + k * n];
+            for (idx i = 0; i < n; ++i)
+                out[sym_.perm[i] + k * n] = scaled ? y[i + k * n] * static_cast<real_t<V>>(scale_[sym_.perm[i]]) : y[i + k * n];
     };
     // Backward error max_k ||r_k||_inf / (||A|| ||x_k||_inf + ||b_k||_inf) and relative residual max_k ||r_k||_2/||b_k||_2.
     auto measure = [&](SolveInfo& info) {

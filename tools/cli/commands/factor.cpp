@@ -50,6 +50,19 @@ int run_factor(const Args& args) {
     }
     const double total = analyze_s + factor_s + solve_s;
     const double flops = solver.result("flops");
+    // LDLᵀ / LDLᴴ: pivoting facts, and the inertia where it exists (not for complex symmetric values).
+    const bool ldlt = structure == direct::Structure::symmetric || structure == direct::Structure::hermitian;
+    const bool has_inertia = ldlt && !(m.header.field == io::MmField::complex && structure == direct::Structure::symmetric);
+    Json pivots;
+    if (ldlt && st == direct::Status::success) {
+        pivots.set("pairs", solver.result("pivot_pairs"))
+            .set("two_by_two", solver.result("two_by_two_pivots"))
+            .set("perturbed", solver.result("perturbed_pivots"));
+        if (has_inertia) {
+            const direct::Inertia in = solver.inertia();
+            pivots.set("positive", in.positive).set("negative", in.negative).set("zero", in.zero);
+        }
+    }
     if (args.flag("json")) {
         Json times;
         times.set("read", read_s).set("analyze", analyze_s).set("factorize", factor_s).set("solve", solve_s).set("total", total);
@@ -71,6 +84,7 @@ int run_factor(const Args& args) {
             .set("backward_error", info.backward_error)
             .set("refinement_steps", info.refinement_steps)
             .set("times", times);
+        if (ldlt && st == direct::Status::success) out.set("pivots", pivots);
         std::cout << out.str() << "\n";
     } else {
         std::cout << "file            " << file << " (n = " << format_count(n) << ")\n"
@@ -84,12 +98,27 @@ int run_factor(const Args& args) {
                   << "analyze         " << format_seconds(analyze_s) << "\n"
                   << "factorize       " << format_seconds(factor_s) << " (" << (factor_s > 0 ? flops / factor_s * 1e-9 : 0.0)
                   << " GFLOP/s)\n";
+        if (ldlt && st == direct::Status::success) {
+            std::cout << "pivots          " << format_count(static_cast<std::int64_t>(solver.result("two_by_two_pivots")))
+                      << " 2x2 (" << format_count(static_cast<std::int64_t>(solver.result("pivot_pairs")))
+                      << " pairs from the analysis), "
+                      << format_count(static_cast<std::int64_t>(solver.result("perturbed_pivots"))) << " perturbed\n";
+            if (has_inertia) {
+                const direct::Inertia in = solver.inertia();
+                std::cout << "inertia         " << format_count(in.positive) << " positive, " << format_count(in.negative)
+                          << " negative, " << format_count(in.zero) << " zero\n";
+            }
+        }
         if (st == direct::Status::success)
             std::cout << "solve           " << format_seconds(solve_s) << " (" << info.refinement_steps << " refinement steps)\n"
                       << "residual        " << info.residual << " (backward error " << info.backward_error << ")\n";
         else
             std::cout << "status          " << direct::to_string(st) << " at column "
-                      << static_cast<std::int64_t>(solver.result("failing_column")) << "\n";
+                      << static_cast<std::int64_t>(solver.result("failing_column"))
+                      << (st == direct::Status::not_positive_definite
+                              ? " (for a symmetric indefinite matrix: --structure symmetric, LDL^T)"
+                              : "")
+                      << "\n";
     }
     return st == direct::Status::success ? exit_ok : exit_numerical;
 }
@@ -104,22 +133,26 @@ int factor(const Args& args) {
 
 const bool registered = register_command({
     "factor",
-    "sparse direct solve: ordering, symbolic analysis, multifrontal Cholesky, solve with refinement",
+    "sparse direct solve: ordering, symbolic analysis, multifrontal Cholesky or LDL^T, solve with refinement",
     "usage: gigasparse factor A.mtx [b.mtx] [--structure spd|hpd|symmetric|hermitian|general]\n"
     "                         [--ordering auto|amd|nd|natural] [--backend cpu|reference]\n"
     "                         [--refine N] [--threads T] [--json]\n\n"
     "Analyzes A (fill-reducing ordering, elimination tree, supernodes), factors it (LL^T / LL^H for\n"
-    "spd/hpd; other structures are analyzed only, the numeric phase is not implemented yet) and\n"
+    "spd/hpd; LDL^T / LDL^H for symmetric/hermitian: Bunch-Kaufman pivoting inside each front, weak\n"
+    "diagonals paired with a strong neighbour by the analysis, symmetric scaling, tiny pivots perturbed\n"
+    "and recovered by refinement; general (LU) is analyzed only, its numeric phase is not implemented yet) and\n"
     "solves A x = b (b: an n x 1 Matrix Market array; all ones when omitted) with at most N steps\n"
     "of iterative refinement (default 2). --backend reference factors with the sequential reference\n"
     "numeric phase (left-looking, no BLAS; the test oracle) instead of the multifrontal one.\n"
     "Symmetric files are read as their stored lower triangle.\n"
     "Prints the ordering, nnz(L), flops (sum of squared column counts), supernodes and levels, the\n"
-    "memory estimate, phase times and the relative residual ||b - Ax||_2 / ||b||_2.\n\n"
+    "memory estimate, phase times and the relative residual ||b - Ax||_2 / ||b||_2; for LDL^T also\n"
+    "the 2x2 and perturbed pivots and the inertia (positive, negative, zero eigenvalues of D).\n\n"
     "--json  one JSON object: \"nnz_L\", \"flops\", \"residual\", \"backward_error\", \"status\", and\n"
-    "        \"times\" with analyze, factorize, solve and total (total excludes reading).\n"
-    "exit codes: 0 ok, 1 not positive definite, 2 usage error, 3 unreadable or malformed file,\n"
-    "            4 not supported (e.g. the numeric phase of a non-definite structure)\n",
+    "        \"times\" with analyze, factorize, solve and total (total excludes reading); LDL^T adds\n"
+    "        \"pivots\": {pairs, two_by_two, perturbed, positive, negative, zero}.\n"
+    "exit codes: 0 ok, 1 not positive definite / zero pivot, 2 usage error, 3 unreadable or malformed file,\n"
+    "            4 not supported (the numeric phase of the general structure)\n",
     {},
     factor,
 });
