@@ -41,6 +41,22 @@ inline void trsm(CBLAS_SIDE side, CBLAS_TRANSPOSE t, int m, int n, const cd* a, 
     cblas_ztrsm(CblasColMajor, side, CblasLower, t, CblasNonUnit, m, n, &one, a, lda, b, ldb);
 }
 
+// B ← B L⁻ᴴ (conj) or B L⁻ᵀ, L lower with a unit diagonal (m x n B, n x n L): the LDLᵀ panel rows.
+inline void trsm_unit_right(int m, int n, const float* a, int lda, float* b, int ldb, bool) {
+    cblas_strsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasUnit, m, n, 1.0f, a, lda, b, ldb);
+}
+inline void trsm_unit_right(int m, int n, const double* a, int lda, double* b, int ldb, bool) {
+    cblas_dtrsm(CblasColMajor, CblasRight, CblasLower, CblasTrans, CblasUnit, m, n, 1.0, a, lda, b, ldb);
+}
+inline void trsm_unit_right(int m, int n, const cf* a, int lda, cf* b, int ldb, bool conj) {
+    const cf one(1);
+    cblas_ctrsm(CblasColMajor, CblasRight, CblasLower, conj ? CblasConjTrans : CblasTrans, CblasUnit, m, n, &one, a, lda, b, ldb);
+}
+inline void trsm_unit_right(int m, int n, const cd* a, int lda, cd* b, int ldb, bool conj) {
+    const cd one(1);
+    cblas_ztrsm(CblasColMajor, CblasRight, CblasLower, conj ? CblasConjTrans : CblasTrans, CblasUnit, m, n, &one, a, lda, b, ldb);
+}
+
 // C ← C - A Aᴴ on the lower triangle (n x n, k columns).
 inline void herk_minus(int n, int k, const float* a, int lda, float* c, int ldc) {
     cblas_ssyrk(CblasColMajor, CblasLower, CblasNoTrans, n, k, -1.0f, a, lda, 1.0f, c, ldc);

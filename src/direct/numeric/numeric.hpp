@@ -42,17 +42,15 @@ Status cholesky_reference(const Symbolic& sym, NumericFactor<V>& num, std::span<
 // result for any thread count).
 template <class V>
 void forward_sweep(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx nrhs, V* work, int threads = 1);
+// LDLᵀ / LDLᴴ (num.piv not empty): unit L, the pivoting inside the supernodes, y in analysis numbering;
+// backward with conj = false applies Lᵀ (complex symmetric).
 template <class V>
-void backward_sweep(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx nrhs, V* work, int threads = 1);
+void backward_sweep(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx nrhs, V* work, int threads = 1,
+                    bool conj = true);
 
-// LDLᵀ / LDLᴴ sweeps on y (n x nrhs, ld n, analysis numbering): unit L (forward), D (diagonal), Lᴴ or Lᵀ
-// (backward, herm = false: complex symmetric), with the pivoting inside the supernodes (NumericFactor::piv).
-template <class V>
-void ldl_forward_sweep(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx nrhs);
+// LDLᵀ / LDLᴴ: y ← D⁻¹ y (n x nrhs, ld n, analysis numbering; herm: D Hermitian, else complex symmetric).
 template <class V>
 void ldl_diagonal_solve(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx nrhs, bool herm);
-template <class V>
-void ldl_backward_sweep(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx nrhs, bool herm);
 
 // Largest contribution-block row count (solve workspace rows).
 idx max_update_rows(const Symbolic& sym);

@@ -46,7 +46,6 @@ void DirectSolver<V, I>::solve_unpermute(std::span<const V> y, std::span<V> x, s
 template <class V, class I>
 void DirectSolver<V, I>::solve_forward(std::span<V> y, std::int64_t nrhs) const {
     check_rhs(y.size(), y.size(), nrhs);
-    if (ldlt()) return ldl_forward_sweep(sym_, num_, y.data(), nrhs);
     std::vector<V> w(static_cast<std::size_t>(max_update_rows(sym_) * std::max<std::int64_t>(nrhs, 1)));
     forward_sweep(sym_, num_, y.data(), nrhs, w.data());
 }
@@ -60,9 +59,8 @@ void DirectSolver<V, I>::solve_diagonal(std::span<V> y, std::int64_t nrhs) const
 template <class V, class I>
 void DirectSolver<V, I>::solve_backward(std::span<V> y, std::int64_t nrhs) const {
     check_rhs(y.size(), y.size(), nrhs);
-    if (ldlt()) return ldl_backward_sweep(sym_, num_, y.data(), nrhs, structure_ == Structure::hermitian);
     std::vector<V> w(static_cast<std::size_t>(max_update_rows(sym_) * std::max<std::int64_t>(nrhs, 1)));
-    backward_sweep(sym_, num_, y.data(), nrhs, w.data());
+    backward_sweep(sym_, num_, y.data(), nrhs, w.data(), 1, structure_ != Structure::symmetric);
 }
 
 template <class V, class I>
@@ -118,15 +116,9 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
             for (idx i = 0; i < n; ++i)
                 y[i + k * n] = scaled ? rhs[sym_.perm[i] + k * n] * static_cast<real_t<V>>(scale_[sym_.perm[i]])
                                       : rhs[sym_.perm[i] + k * n];
-        if (ldlt()) {
-            const bool herm = structure_ == Structure::hermitian;
-            ldl_forward_sweep(sym_, num_, y.data(), nrhs);
-            ldl_diagonal_solve(sym_, num_, y.data(), nrhs, herm);
-            ldl_backward_sweep(sym_, num_, y.data(), nrhs, herm);
-        } else {
-            forward_sweep(sym_, num_, y.data(), nrhs, sweep, threads);
-            backward_sweep(sym_, num_, y.data(), nrhs, sweep, threads);
-        }
+        forward_sweep(sym_, num_, y.data(), nrhs, sweep, threads);
+        if (ldlt()) ldl_diagonal_solve(sym_, num_, y.data(), nrhs, structure_ == Structure::hermitian);
+        backward_sweep(sym_, num_, y.data(), nrhs, sweep, threads, structure_ != Structure::symmetric);
         for (idx k = 0; k < nrhs; ++k)
             for (idx i = 0; i < n; ++i)
                 out[sym_.perm[i] + k * n] = scaled ? y[i + k * n] * static_cast<real_t<V>>(scale_[sym_.perm[i]]) : y[i + k * n];

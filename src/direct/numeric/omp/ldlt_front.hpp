@@ -27,6 +27,7 @@
 #include <gigasparse/core/types.hpp>
 
 #include "direct/numeric/dense.hpp"
+#include "direct/numeric/omp/small_front.hpp"
 #include "direct/numeric/omp/task_pool.hpp"
 
 namespace gigasparse::direct {
@@ -34,6 +35,7 @@ namespace gigasparse::direct {
 struct LdltFrontParams {
     std::int64_t block = 64;    // pivot search block and panel update width
     std::int64_t cb_chunk = 256;  // pivot columns per contribution-block update pass
+    std::int64_t small_rows = 64;  // fronts with fewer rows update their contribution block in loops
     double tau = 0;             // absolute perturbation threshold (0: a zero pivot fails)
     bool herm = true;           // LDLᴴ (Hermitian, real D) or LDLᵀ (complex symmetric); the same for real
 };
@@ -72,7 +74,7 @@ inline bool finite(V x) {
 // in lower storage: rows p, q of the factored columns [0, k), the entries between them (mirrored,
 // conjugated for Hermitian), the diagonal, and rows q+1.. of columns p and q.
 template <class V>
-void swap_sym(std::int64_t f, V* a, std::int64_t k, std::int64_t p, std::int64_t q, bool herm) {
+[[gnu::always_inline]] inline void swap_sym(std::int64_t f, V* a, std::int64_t k, std::int64_t p, std::int64_t q, bool herm) {
     auto A = [&](std::int64_t i, std::int64_t j) -> V& { return a[i + j * f]; };
     for (std::int64_t c = 0; c < p; ++c) std::swap(A(p, c), A(q, c));  // columns < p: factored (c < k) or in [k, p)
     (void)k;
@@ -115,112 +117,197 @@ void ldlt_times_d(std::int64_t f, const V* a, const std::int8_t* psize, std::int
     }
 }
 
+namespace ldlt_detail {
+
+// Bunch–Kaufman pivots of block columns [k0, k1) of the front: the block's columns are up to date with
+// every earlier column; right-looking updates inside the block, on rows [k0, rend) only (the pivot tests
+// read rows [k0, k1) only, so rows from rend on can be finished afterwards by a triangular solve); the
+// symmetric swaps cover all f rows. Returns 0 or 1 + the column of a zero / NaN pivot; counts perturbed
+// pivots. (Pure loops: compiled per instruction set in
+// small_front.cpp.)
+template <class V>
+[[gnu::always_inline]] inline std::int64_t pivot_block(std::int64_t f, std::int64_t rend, std::int64_t k0, std::int64_t k1, V* a,
+                                                       std::int64_t* piv, std::int8_t* psize, double tau, bool herm,
+                                                       std::int64_t& perturbed) {
+    using R = real_t<V>;
+    const double alpha = (1.0 + std::sqrt(17.0)) / 8.0;
+    auto A = [&](std::int64_t i, std::int64_t j) -> V& { return a[i + j * f]; };
+    thread_local std::vector<V> wrow;
+    std::int64_t k = k0;
+    while (k < k1) {
+        if (herm) A(k, k) = V(static_cast<R>(std::real(A(k, k))));
+        const double akk = mag(A(k, k));
+        std::int64_t r = -1;
+        double lam = 0;
+        for (std::int64_t i = k + 1; i < k1; ++i)
+            if (const double v = mag(A(i, k)); v > lam) lam = v, r = i;
+        int size = 1;
+        if (!(akk >= alpha * lam) && lam > 0) {
+            double sig = 0;
+            for (std::int64_t j = k; j < r; ++j) sig = std::max(sig, mag(A(r, j)));
+            for (std::int64_t i = r + 1; i < k1; ++i) sig = std::max(sig, mag(A(i, r)));
+            if (akk * sig >= alpha * lam * lam) {
+                size = 1;
+            } else if (mag(A(r, r)) >= alpha * sig) {
+                ldlt_detail::swap_sym(f, a, k, k, r, herm);
+                std::swap(piv[k], piv[r]);
+            } else {
+                size = 2;
+                if (r != k + 1) {
+                    ldlt_detail::swap_sym(f, a, k, k + 1, r, herm);
+                    std::swap(piv[k + 1], piv[r]);
+                }
+            }
+        }
+        if (size == 1) {
+            V d = A(k, k);
+            if (herm) d = V(static_cast<R>(std::real(d)));
+            if (!ldlt_detail::finite(d)) {
+                return k + 1;
+            }
+            if (!(mag(d) > tau) || d == V(0)) {
+                if (tau <= 0) {
+                    return k + 1;
+                }
+                d = V(static_cast<R>(std::real(d) >= 0 ? tau : -tau));
+                ++perturbed;
+            }
+            A(k, k) = d;
+            const V dinv = V(1) / d;
+            V* lk = a + k * f;
+            for (std::int64_t j = k + 1; j < k1; ++j) {
+                const V t = dinv * cj(lk[j], herm);
+                V* aj = a + j * f;
+                for (std::int64_t i = j; i < rend; ++i) aj[i] -= lk[i] * t;
+            }
+            for (std::int64_t i = k + 1; i < rend; ++i) lk[i] *= dinv;
+            psize[k] = 1;
+            k += 1;
+        } else {
+            if (herm) A(k + 1, k + 1) = V(static_cast<R>(std::real(A(k + 1, k + 1))));
+            const V d11 = A(k, k), d21 = A(k + 1, k), d22 = A(k + 1, k + 1);
+            const V det = d11 * d22 - d21 * cj(d21, herm);
+            if (!ldlt_detail::finite(det) || det == V(0)) {
+                return k + 1;
+            }
+            // D⁻¹ = [e11 e12; e21 e22]; L(i, k:k+1) = A(i, k:k+1) D⁻¹.
+            const V e11 = d22 / det, e12 = -cj(d21, herm) / det, e21 = -d21 / det, e22 = d11 / det;
+            V* l1 = a + k * f;
+            V* l2 = l1 + f;
+            const std::int64_t nr = k1 - (k + 2);
+            wrow.resize(static_cast<std::size_t>(2 * std::max<std::int64_t>(nr, 0)));
+            for (std::int64_t j = k + 2; j < k1; ++j) wrow[2 * (j - k - 2)] = l1[j], wrow[2 * (j - k - 2) + 1] = l2[j];
+            for (std::int64_t i = k + 2; i < rend; ++i) {
+                const V x = l1[i], y = l2[i];
+                l1[i] = x * e11 + y * e21;
+                l2[i] = x * e12 + y * e22;
+            }
+            for (std::int64_t j = k + 2; j < k1; ++j) {
+                const V t1 = cj(wrow[2 * (j - k - 2)], herm), t2 = cj(wrow[2 * (j - k - 2) + 1], herm);
+                V* aj = a + j * f;
+                for (std::int64_t i = j; i < rend; ++i) aj[i] -= l1[i] * t1 + l2[i] * t2;
+            }
+            psize[k] = 2;
+            psize[k + 1] = 0;
+            k += 2;
+        }
+    }
+    return 0;
+}
+
+// cb (m x m, ld m, lower triangle) -= wd op(l21)ᵀ over w columns (wd: m x w, ld m; l21: ld ldl; op: conj
+// when herm): the contribution-block update of small fronts in loops, four columns of L at a time.
+template <class V>
+[[gnu::always_inline]] inline void cb_update_loops(std::int64_t m, std::int64_t w, const V* __restrict__ wd, const V* __restrict__ l21, std::int64_t ldl,
+                     V* __restrict__ cb, bool herm) {
+    for (std::int64_t j = 0; j < m; ++j) {
+        V* __restrict__ cj_ = cb + j * m;
+        std::int64_t c = 0;
+        for (; c + 4 <= w; c += 4) {
+            const V t0 = cj(l21[j + c * ldl], herm), t1 = cj(l21[j + (c + 1) * ldl], herm),
+                    t2 = cj(l21[j + (c + 2) * ldl], herm), t3 = cj(l21[j + (c + 3) * ldl], herm);
+            const V *w0 = wd + c * m, *w1 = w0 + m, *w2 = w1 + m, *w3 = w2 + m;
+            for (std::int64_t i = j; i < m; ++i) cj_[i] -= w0[i] * t0 + w1[i] * t1 + w2[i] * t2 + w3[i] * t3;
+        }
+        for (; c < w; ++c) {
+            const V t = cj(l21[j + c * ldl], herm);
+            const V* w0 = wd + c * m;
+            for (std::int64_t i = j; i < m; ++i) cj_[i] -= w0[i] * t;
+        }
+    }
+}
+
+}  // namespace ldlt_detail
+
+// out (rows x cols, ld ldo) = w (ld ldw) D⁻¹ for the block diagonal D of pivot columns with sizes psize,
+// read from d (the diagonal block of the panel, ld ldd).
+template <class V>
+void ldlt_solve_d(std::int64_t rows, std::int64_t cols, const V* w, std::int64_t ldw, const std::int8_t* psize, const V* d,
+                  std::int64_t ldd, V* out, std::int64_t ldo, bool herm) {
+    using ldlt_detail::cj;
+    for (std::int64_t c = 0; c < cols;) {
+        if (psize[c] == 2) {
+            const V d11 = d[c + c * ldd], d21 = d[c + 1 + c * ldd], d22 = d[c + 1 + (c + 1) * ldd], d12 = cj(d21, herm);
+            const V det = d11 * d22 - d21 * d12;
+            const V e11 = d22 / det, e12 = -d12 / det, e21 = -d21 / det, e22 = d11 / det;
+            const V *w1 = w + c * ldw, *w2 = w1 + ldw;
+            V *o1 = out + c * ldo, *o2 = o1 + ldo;
+            for (std::int64_t i = 0; i < rows; ++i) {
+                const V x = w1[i], y = w2[i];
+                o1[i] = x * e11 + y * e21;
+                o2[i] = x * e12 + y * e22;
+            }
+            c += 2;
+        } else {
+            const V dinv = V(1) / d[c + c * ldd];
+            const V* w1 = w + c * ldw;
+            V* o1 = out + c * ldo;
+            for (std::int64_t i = 0; i < rows; ++i) o1[i] = w1[i] * dinv;
+            c += 1;
+        }
+    }
+}
+
 template <class V>
 LdltFrontResult ldlt_front(std::int64_t f, std::int64_t w, V* a, V* cb, std::int64_t* piv, std::int8_t* psize,
                            const std::uint8_t* pair_next, const LdltFrontParams& prm, TaskPool& pool) {
-    using ldlt_detail::cj;
-    using ldlt_detail::mag;
-    using R = real_t<V>;
     const bool herm = prm.herm;
     const std::int64_t m = f - w, nb = std::max<std::int64_t>(prm.block, 2);
-    const double alpha = (1.0 + std::sqrt(17.0)) / 8.0;
-    auto A = [&](std::int64_t i, std::int64_t j) -> V& { return a[i + j * f]; };
     LdltFrontResult res;
     for (std::int64_t j = 0; j < w; ++j) piv[j] = j, psize[j] = 1;
-    thread_local std::vector<V> work, wrow;
+    thread_local std::vector<V> work, l11;
     for (std::int64_t k0 = 0, k1 = 0; k0 < w; k0 = k1) {
         // A block never ends between the two columns of an analysis pivot pair (positions k0.. are not
         // yet swapped, so they are still the analysis columns).
         k1 = std::min(k0 + nb, w);
         if (pair_next && k1 < w && pair_next[k1 - 1]) ++k1;
-        std::int64_t k = k0;
-        while (k < k1) {
-            if (herm) A(k, k) = V(static_cast<R>(std::real(A(k, k))));
-            const double akk = mag(A(k, k));
-            std::int64_t r = -1;
-            double lam = 0;
-            for (std::int64_t i = k + 1; i < k1; ++i)
-                if (const double v = mag(A(i, k)); v > lam) lam = v, r = i;
-            int size = 1;
-            if (!(akk >= alpha * lam) && lam > 0) {
-                double sig = 0;
-                for (std::int64_t j = k; j < r; ++j) sig = std::max(sig, mag(A(r, j)));
-                for (std::int64_t i = r + 1; i < k1; ++i) sig = std::max(sig, mag(A(i, r)));
-                if (akk * sig >= alpha * lam * lam) {
-                    size = 1;
-                } else if (mag(A(r, r)) >= alpha * sig) {
-                    ldlt_detail::swap_sym(f, a, k, k, r, herm);
-                    std::swap(piv[k], piv[r]);
-                } else {
-                    size = 2;
-                    if (r != k + 1) {
-                        ldlt_detail::swap_sym(f, a, k, k + 1, r, herm);
-                        std::swap(piv[k + 1], piv[r]);
-                    }
-                }
+        // Small fronts: the whole block height in the loops. Larger ones: the loops on the diagonal block
+        // only, then the rows below in one triangular solve, W = A21 L11⁻ᴴ (= L21 D1), L21 = W D1⁻¹.
+        const bool tall = f >= prm.small_rows && f > k1;
+        if (const std::int64_t bad = ldlt_pivot_block(f, tall ? k1 : f, k0, k1, a, piv, psize, prm.tau, herm, res.perturbed)) {
+            res.fail = bad;
+            return res;
+        }
+        const std::int64_t kb = k1 - k0, ld = f - k1;
+        if (tall) {
+            // W in the work buffer (rows k1..f), from a copy of the unit L11 (its 2×2 slots hold D).
+            l11.assign(static_cast<std::size_t>(kb * kb), V(0));
+            for (std::int64_t j = 0; j < kb; ++j) {
+                l11[j + j * kb] = V(1);
+                for (std::int64_t i = j + 1 + (psize[k0 + j] == 2 ? 1 : 0); i < kb; ++i) l11[i + j * kb] = a[k0 + i + (k0 + j) * f];
             }
-            if (size == 1) {
-                V d = A(k, k);
-                if (herm) d = V(static_cast<R>(std::real(d)));
-                if (!ldlt_detail::finite(d)) {
-                    res.fail = k + 1;
-                    return res;
-                }
-                if (!(mag(d) > prm.tau) || d == V(0)) {
-                    if (prm.tau <= 0) {
-                        res.fail = k + 1;
-                        return res;
-                    }
-                    d = V(static_cast<R>(std::real(d) >= 0 ? prm.tau : -prm.tau));
-                    ++res.perturbed;
-                }
-                A(k, k) = d;
-                const V dinv = V(1) / d;
-                V* lk = a + k * f;
-                for (std::int64_t j = k + 1; j < k1; ++j) {
-                    const V t = dinv * cj(lk[j], herm);
-                    V* aj = a + j * f;
-                    for (std::int64_t i = j; i < f; ++i) aj[i] -= lk[i] * t;
-                }
-                for (std::int64_t i = k + 1; i < f; ++i) lk[i] *= dinv;
-                psize[k] = 1;
-                k += 1;
-            } else {
-                if (herm) A(k + 1, k + 1) = V(static_cast<R>(std::real(A(k + 1, k + 1))));
-                const V d11 = A(k, k), d21 = A(k + 1, k), d22 = A(k + 1, k + 1);
-                const V det = d11 * d22 - d21 * cj(d21, herm);
-                if (!ldlt_detail::finite(det) || det == V(0)) {
-                    res.fail = k + 1;
-                    return res;
-                }
-                // D⁻¹ = [e11 e12; e21 e22]; L(i, k:k+1) = A(i, k:k+1) D⁻¹.
-                const V e11 = d22 / det, e12 = -cj(d21, herm) / det, e21 = -d21 / det, e22 = d11 / det;
-                V* l1 = a + k * f;
-                V* l2 = l1 + f;
-                const std::int64_t nr = k1 - (k + 2);
-                wrow.resize(static_cast<std::size_t>(2 * std::max<std::int64_t>(nr, 0)));
-                for (std::int64_t j = k + 2; j < k1; ++j) wrow[2 * (j - k - 2)] = l1[j], wrow[2 * (j - k - 2) + 1] = l2[j];
-                for (std::int64_t i = k + 2; i < f; ++i) {
-                    const V x = l1[i], y = l2[i];
-                    l1[i] = x * e11 + y * e21;
-                    l2[i] = x * e12 + y * e22;
-                }
-                for (std::int64_t j = k + 2; j < k1; ++j) {
-                    const V t1 = cj(wrow[2 * (j - k - 2)], herm), t2 = cj(wrow[2 * (j - k - 2) + 1], herm);
-                    V* aj = a + j * f;
-                    for (std::int64_t i = j; i < f; ++i) aj[i] -= l1[i] * t1 + l2[i] * t2;
-                }
-                psize[k] = 2;
-                psize[k + 1] = 0;
-                k += 2;
-            }
+            work.resize(static_cast<std::size_t>(ld * kb));
+            for (std::int64_t j = 0; j < kb; ++j) std::copy(a + k1 + (k0 + j) * f, a + f + (k0 + j) * f, work.data() + j * ld);
+            dense::trsm_unit_right(static_cast<int>(ld), static_cast<int>(kb), l11.data(), static_cast<int>(kb), work.data(),
+                                   static_cast<int>(ld), herm);
+            ldlt_solve_d(ld, kb, work.data(), ld, psize + k0, a + k0 + k0 * f, f, a + k1 + k0 * f, f, herm);
+        } else if (k1 < w) {
+            work.resize(static_cast<std::size_t>(ld * kb));
+            ldlt_times_d(f, a, psize, k0, k1, k1, work.data(), herm);
         }
         // The rest of the fully summed columns: A(k1:f, k1:w) -= (L D)(k1:f, blk) L(k1:w, blk)ᴴ. The gemm also
         // writes the strict upper part of the top block (zeroed at the end).
         if (k1 < w) {
-            const std::int64_t kb = k1 - k0, ld = f - k1;
-            work.resize(static_cast<std::size_t>(ld * kb));
-            ldlt_times_d(f, a, psize, k0, k1, k1, work.data(), herm);
             dense::gemm_nt(static_cast<int>(ld), static_cast<int>(w - k1), static_cast<int>(kb), V(-1), work.data(),
                            static_cast<int>(ld), a + k1 + k0 * f, static_cast<int>(f), V(1), a + k1 + k1 * f,
                            static_cast<int>(f), herm);
@@ -230,7 +317,11 @@ LdltFrontResult ldlt_front(std::int64_t f, std::int64_t w, V* a, V* cb, std::int
     // Contribution block: cb -= (L21 D) L21ᴴ, in chunks of pivot columns (never splitting a 2×2 block) and
     // column tiles of the lower triangle (the gemm writes the upper part of the diagonal tiles; only the
     // lower triangle of a contribution block is ever read).
-    if (m > 0) {
+    if (m > 0 && f < prm.small_rows) {  // small front: no BLAS call (small_front.hpp explains why)
+        work.resize(static_cast<std::size_t>(m * w));
+        ldlt_times_d(f, a, psize, 0, w, w, work.data(), herm);
+        ldlt_cb_update(m, w, work.data(), a + w, f, cb, herm);
+    } else if (m > 0) {
         const std::int64_t tile = 128;
         const std::int64_t ntiles = (m + tile - 1) / tile;
         for (std::int64_t c0 = 0; c0 < w;) {

@@ -111,6 +111,7 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
         lp.block = prm.pivot_block;
         lp.tau = prm.tau;
         lp.herm = prm.herm;
+        lp.small_rows = prm.small_rows;
         const idx c0 = s.super_ptr[sn];
         // The pool's threads share the contribution-block tiles of the large fronts.
         LdltFrontResult r = ldlt_front(f, w, panel, cb, num.piv.data() + c0, num.pivot_size.data() + c0,
@@ -273,12 +274,15 @@ constexpr std::int64_t parallel_sweep_entries = std::int64_t{1} << 20;
 namespace {
 
 // Forward through supernode sn: rows r[i] for i < i_out update y, rows i_out.. update out[pos[i - i_out]].
+// LDLᵀ (num.piv not empty): the node's own values sit at y[c0 + piv[c0 + j]] (its pivoting), L11 has a
+// unit diagonal; always through the gathered loops.
 template <class V>
 void forward_node(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, idx i_out, const idx* pos, V* out, std::vector<V>& z) {
     const idx f = s.front_rows(sn), w = s.width(sn), c0 = s.super_ptr[sn];
     const V* panel = num.lx.data() + s.lx_ptr[sn];
     const idx* r = s.rows.data() + s.rows_ptr[sn];
-    if (w <= small_sweep_width) {
+    const std::int64_t* pv = num.piv.empty() ? nullptr : num.piv.data() + c0;
+    if (w <= small_sweep_width && !pv) {
         for (idx j = 0; j < w; ++j) {
             const V* col = panel + j * f;
             const V xj = y[c0 + j] / col[j];
@@ -290,21 +294,23 @@ void forward_node(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, 
         return;
     }
     z.resize(static_cast<std::size_t>(f));
-    std::copy(y + c0, y + c0 + w, z.begin());
+    for (idx j = 0; j < w; ++j) z[j] = y[c0 + (pv ? pv[j] : j)];
     std::fill(z.begin() + w, z.begin() + f, V(0));
-    forward_one(f, w, panel, z.data());
-    std::copy(z.begin(), z.begin() + w, y + c0);
+    forward_one(f, w, panel, z.data(), pv ? num.pivot_size.data() + c0 : nullptr);
+    for (idx j = 0; j < w; ++j) y[c0 + (pv ? pv[j] : j)] = z[j];
     for (idx i = w; i < i_out; ++i) y[r[i]] += z[i];
     for (idx i = i_out; i < f; ++i) out[pos[i - i_out]] += z[i];
 }
 
-// Backward through supernode sn (reads y at its rows, writes its own columns).
+// Backward through supernode sn (reads y at its rows, writes its own columns); conj = false: Lᵀ
+// (complex symmetric LDLᵀ).
 template <class V>
-void backward_node(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, std::vector<V>& z) {
+void backward_node(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, std::vector<V>& z, bool conj) {
     const idx f = s.front_rows(sn), w = s.width(sn), c0 = s.super_ptr[sn];
     const V* panel = num.lx.data() + s.lx_ptr[sn];
     const idx* r = s.rows.data() + s.rows_ptr[sn];
-    if (w <= small_sweep_width) {
+    const std::int64_t* pv = num.piv.empty() ? nullptr : num.piv.data() + c0;
+    if (w <= small_sweep_width && !pv) {
         for (idx j = w - 1; j >= 0; --j) {
             const V* col = panel + j * f;
             V acc = y[c0 + j];
@@ -315,10 +321,10 @@ void backward_node(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y,
         return;
     }
     z.resize(static_cast<std::size_t>(f));
-    std::copy(y + c0, y + c0 + w, z.begin());  // rows 0..w-1 of the front are its own columns
+    for (idx j = 0; j < w; ++j) z[j] = y[c0 + (pv ? pv[j] : j)];  // rows 0..w-1 of the front are its own columns
     for (idx i = w; i < f; ++i) z[i] = y[r[i]];
-    backward_one(f, w, panel, z.data());
-    std::copy(z.begin(), z.begin() + w, y + c0);
+    backward_one(f, w, panel, z.data(), pv ? num.pivot_size.data() + c0 : nullptr, conj);
+    for (idx j = 0; j < w; ++j) y[c0 + (pv ? pv[j] : j)] = z[j];
 }
 
 // Runs body(t) for t in [0, n) on `threads` plain threads (the caller is one of them).
@@ -345,6 +351,10 @@ template <class V>
 void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs, V* work, int threads) {
     // Per supernode: x1 = L11⁻¹ y1; y2 -= L21 x1 (scattered through the row list).
     const idx n = s.n;
+    if (!num.piv.empty() && nrhs > 1) {  // LDLᵀ: one right-hand side at a time
+        for (idx k = 0; k < nrhs; ++k) forward_sweep(s, num, y + k * n, 1, work, threads);
+        return;
+    }
     if (parallel_sweep(s, nrhs)) {
         const idx nsub = static_cast<idx>(s.subtree_root.size());
         std::vector<std::vector<V>> outside(static_cast<std::size_t>(nsub));
@@ -393,22 +403,26 @@ void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrh
 }
 
 template <class V>
-void backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs, V* work, int threads) {
+void backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs, V* work, int threads, bool conj) {
     // Per supernode, root first: y1 -= L21ᴴ y2 (gathered); x1 = L11⁻ᴴ y1.
     const idx n = s.n;
+    if (!num.piv.empty() && nrhs > 1) {  // LDLᵀ: one right-hand side at a time
+        for (idx k = 0; k < nrhs; ++k) backward_sweep(s, num, y + k * n, 1, work, threads, conj);
+        return;
+    }
     if (parallel_sweep(s, nrhs)) {
         std::vector<V> z;
-        for (auto it = s.top_nodes.rbegin(); it != s.top_nodes.rend(); ++it) backward_node(s, num, *it, y, z);
+        for (auto it = s.top_nodes.rbegin(); it != s.top_nodes.rend(); ++it) backward_node(s, num, *it, y, z, conj);
         on_workers(static_cast<idx>(s.subtree_root.size()), threads, [&](idx t) {
             thread_local std::vector<V> zt;
-            for (idx q = s.subtree_ptr[t + 1] - 1; q >= s.subtree_ptr[t]; --q) backward_node(s, num, s.subtree_nodes[q], y, zt);
+            for (idx q = s.subtree_ptr[t + 1] - 1; q >= s.subtree_ptr[t]; --q) backward_node(s, num, s.subtree_nodes[q], y, zt, conj);
         });
         return;
     }
     thread_local std::vector<V> z;
     for (idx sn = s.nsuper - 1; sn >= 0; --sn) {
         if (nrhs == 1) {
-            backward_node(s, num, sn, y, z);
+            backward_node(s, num, sn, y, z, conj);
             continue;
         }
         const idx f = s.front_rows(sn), w = s.width(sn), m = f - w, c0 = s.super_ptr[sn];
@@ -425,35 +439,7 @@ void backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nr
     }
 }
 
-// LDLᵀ / LDLᴴ sweeps, one supernode at a time and one right-hand side at a time: the node's own values are
-// gathered through its pivoting (y[c0 + piv[c0 + j]] is the value at pivoted position j), its other rows
-// through the row list (analysis numbering: the pivoting never moves a variable between supernodes).
-template <class V>
-void ldl_forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs) {
-    std::vector<V> z;
-    for (idx sn = 0; sn < s.nsuper; ++sn) {
-        const idx f = s.front_rows(sn), w = s.width(sn), c0 = s.super_ptr[sn];
-        const V* panel = num.lx.data() + s.lx_ptr[sn];
-        const idx* r = s.rows.data() + s.rows_ptr[sn];
-        const std::int64_t* pv = num.piv.data() + c0;
-        const std::int8_t* ps = num.pivot_size.data() + c0;
-        z.resize(static_cast<std::size_t>(f));
-        for (idx k = 0; k < nrhs; ++k) {
-            V* yk = y + k * s.n;
-            for (idx j = 0; j < w; ++j) z[j] = yk[c0 + pv[j]];
-            std::fill(z.begin() + w, z.begin() + f, V(0));
-            for (idx j = 0; j < w; ++j) {
-                const V zj = z[j];
-                if (zj == V(0)) continue;
-                const V* col = panel + j * f;
-                for (idx i = j + (ps[j] == 2 ? 2 : 1); i < f; ++i) z[i] -= col[i] * zj;
-            }
-            for (idx j = 0; j < w; ++j) yk[c0 + pv[j]] = z[j];
-            for (idx i = w; i < f; ++i) yk[r[i]] += z[i];
-        }
-    }
-}
-
+// LDLᵀ / LDLᴴ: y ← D⁻¹ y, the node's own values gathered through its pivoting.
 template <class V>
 void ldl_diagonal_solve(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs, bool herm) {
     for (idx sn = 0; sn < s.nsuper; ++sn) {
@@ -480,40 +466,13 @@ void ldl_diagonal_solve(const Symbolic& s, const NumericFactor<V>& num, V* y, id
     }
 }
 
-template <class V>
-void ldl_backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs, bool herm) {
-    std::vector<V> z;
-    for (idx sn = s.nsuper - 1; sn >= 0; --sn) {
-        const idx f = s.front_rows(sn), w = s.width(sn), c0 = s.super_ptr[sn];
-        const V* panel = num.lx.data() + s.lx_ptr[sn];
-        const idx* r = s.rows.data() + s.rows_ptr[sn];
-        const std::int64_t* pv = num.piv.data() + c0;
-        const std::int8_t* ps = num.pivot_size.data() + c0;
-        z.resize(static_cast<std::size_t>(f));
-        for (idx k = 0; k < nrhs; ++k) {
-            V* yk = y + k * s.n;
-            for (idx j = 0; j < w; ++j) z[j] = yk[c0 + pv[j]];
-            for (idx i = w; i < f; ++i) z[i] = yk[r[i]];
-            for (idx j = w - 1; j >= 0; --j) {
-                const V* col = panel + j * f;
-                V acc = z[j];
-                for (idx i = j + (ps[j] == 2 ? 2 : 1); i < f; ++i) acc -= ldlt_detail::cj(col[i], herm) * z[i];
-                z[j] = acc;
-            }
-            for (idx j = 0; j < w; ++j) yk[c0 + pv[j]] = z[j];
-        }
-    }
-}
-
 #define GIGASPARSE_DIRECT_NUMERIC(V)                                                                          \
     template void allocate_numeric<V>(const Symbolic&, NumericFactor<V>&);                                  \
     template Status factor_multifrontal<V>(const Symbolic&, NumericFactor<V>&, std::span<const V>, idx&,       \
                                            const NumericParams&);                                        \
-    template void ldl_forward_sweep<V>(const Symbolic&, const NumericFactor<V>&, V*, idx);                  \
     template void ldl_diagonal_solve<V>(const Symbolic&, const NumericFactor<V>&, V*, idx, bool);          \
-    template void ldl_backward_sweep<V>(const Symbolic&, const NumericFactor<V>&, V*, idx, bool);          \
     template void forward_sweep<V>(const Symbolic&, const NumericFactor<V>&, V*, idx, V*, int);             \
-    template void backward_sweep<V>(const Symbolic&, const NumericFactor<V>&, V*, idx, V*, int);
+    template void backward_sweep<V>(const Symbolic&, const NumericFactor<V>&, V*, idx, V*, int, bool);
 GIGASPARSE_FOR_EACH_VALUE(GIGASPARSE_DIRECT_NUMERIC)
 #undef GIGASPARSE_DIRECT_NUMERIC
 

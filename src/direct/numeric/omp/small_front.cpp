@@ -3,6 +3,8 @@
 // (GCC target_clones: the loader picks the best one the CPU supports).
 #include "direct/numeric/omp/small_front.hpp"
 
+#include "direct/numeric/omp/ldlt_front.hpp"
+
 namespace gigasparse::direct {
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -18,11 +20,23 @@ namespace gigasparse::direct {
     GIGASPARSE_SMALL_FRONT_CLONES std::int64_t small_panel(std::int64_t f, std::int64_t w, V* panel) {  \
         return small::panel_loops(f, w, panel);                                                     \
     }                                                                                               \
-    GIGASPARSE_SMALL_FRONT_CLONES void forward_one(std::int64_t f, std::int64_t w, const V* panel, V* z) {  \
-        small::forward_loops(f, w, panel, z);                                                       \
+    GIGASPARSE_SMALL_FRONT_CLONES void forward_one(std::int64_t f, std::int64_t w, const V* panel, V* z,       \
+                                                   const std::int8_t* psize) {                            \
+        small::forward_loops(f, w, panel, z, psize);                                                \
     }                                                                                               \
-    GIGASPARSE_SMALL_FRONT_CLONES void backward_one(std::int64_t f, std::int64_t w, const V* panel, V* z) { \
-        small::backward_loops(f, w, panel, z);                                                      \
+    GIGASPARSE_SMALL_FRONT_CLONES void backward_one(std::int64_t f, std::int64_t w, const V* panel, V* z,      \
+                                                    const std::int8_t* psize, bool conj) {                \
+        small::backward_loops(f, w, panel, z, psize, conj);                                         \
+    }                                                                                               \
+    GIGASPARSE_SMALL_FRONT_CLONES std::int64_t ldlt_pivot_block(std::int64_t f, std::int64_t rend, std::int64_t k0,      \
+                                                                std::int64_t k1, V* a, std::int64_t* piv,            \
+                                                                std::int8_t* psize, double tau, bool herm,           \
+                                                                std::int64_t& perturbed) {                           \
+        return ldlt_detail::pivot_block(f, rend, k0, k1, a, piv, psize, tau, herm, perturbed);       \
+    }                                                                                               \
+    GIGASPARSE_SMALL_FRONT_CLONES void ldlt_cb_update(std::int64_t m, std::int64_t w, const V* wd, const V* l21,   \
+                                                      std::int64_t ldl, V* cb, bool herm) {                   \
+        ldlt_detail::cb_update_loops(m, w, wd, l21, ldl, cb, herm);                                 \
     }
 GIGASPARSE_SMALL_FRONT(float)
 GIGASPARSE_SMALL_FRONT(double)

@@ -29,16 +29,39 @@ std::int64_t small_front(std::int64_t f, std::int64_t w, float* panel, float* cb
 std::int64_t small_front(std::int64_t f, std::int64_t w, double* panel, double* cb);
 std::int64_t small_front(std::int64_t f, std::int64_t w, std::complex<float>* panel, std::complex<float>* cb);
 std::int64_t small_front(std::int64_t f, std::int64_t w, std::complex<double>* panel, std::complex<double>* cb);
+// LDLᵀ / LDLᴴ loops of ldlt_front.hpp (ldlt_detail::pivot_block, cb_update_loops) in the same clones:
+// Bunch–Kaufman pivots of block columns [k0, k1) (returns 0 or 1 + the column of a failed pivot), and the
+// contribution-block update of a small front, cb -= wd op(l21)ᵀ.
+#define GIGASPARSE_LDLT_LOOPS_DECL(V)                                                                       \
+    std::int64_t ldlt_pivot_block(std::int64_t f, std::int64_t rend, std::int64_t k0, std::int64_t k1, V* a,   \
+                                  std::int64_t* piv, std::int8_t* psize, double tau, bool herm,              \
+                                  std::int64_t& perturbed);                                                  \
+    void ldlt_cb_update(std::int64_t m, std::int64_t w, const V* wd, const V* l21, std::int64_t ldl, V* cb, bool herm);
+GIGASPARSE_LDLT_LOOPS_DECL(float)
+GIGASPARSE_LDLT_LOOPS_DECL(double)
+GIGASPARSE_LDLT_LOOPS_DECL(std::complex<float>)
+GIGASPARSE_LDLT_LOOPS_DECL(std::complex<double>)
+#undef GIGASPARSE_LDLT_LOOPS_DECL
+
 // One right-hand side through one supernode's panel (f x w, ld f) on z, its rows gathered (length f):
 // forward z[0..w) ← L11⁻¹ z[0..w), z[w..f) -= L21 z[0..w); backward z[0..w) ← L11⁻ᴴ (z[0..w) - L21ᴴ z[w..f)).
-void forward_one(std::int64_t f, std::int64_t w, const float* panel, float* z);
-void forward_one(std::int64_t f, std::int64_t w, const double* panel, double* z);
-void forward_one(std::int64_t f, std::int64_t w, const std::complex<float>* panel, std::complex<float>* z);
-void forward_one(std::int64_t f, std::int64_t w, const std::complex<double>* panel, std::complex<double>* z);
-void backward_one(std::int64_t f, std::int64_t w, const float* panel, float* z);
-void backward_one(std::int64_t f, std::int64_t w, const double* panel, double* z);
-void backward_one(std::int64_t f, std::int64_t w, const std::complex<float>* panel, std::complex<float>* z);
-void backward_one(std::int64_t f, std::int64_t w, const std::complex<double>* panel, std::complex<double>* z);
+// With psize (LDLᵀ, ldlt_front.hpp layout): L11 has a unit diagonal and L(j + 1, j) = 0 below the first
+// column of a 2×2 pivot (psize[j] == 2; that position holds D); backward with conj = false uses Lᵀ
+// (complex symmetric).
+void forward_one(std::int64_t f, std::int64_t w, const float* panel, float* z, const std::int8_t* psize = nullptr);
+void forward_one(std::int64_t f, std::int64_t w, const double* panel, double* z, const std::int8_t* psize = nullptr);
+void forward_one(std::int64_t f, std::int64_t w, const std::complex<float>* panel, std::complex<float>* z,
+                 const std::int8_t* psize = nullptr);
+void forward_one(std::int64_t f, std::int64_t w, const std::complex<double>* panel, std::complex<double>* z,
+                 const std::int8_t* psize = nullptr);
+void backward_one(std::int64_t f, std::int64_t w, const float* panel, float* z, const std::int8_t* psize = nullptr,
+                  bool conj = true);
+void backward_one(std::int64_t f, std::int64_t w, const double* panel, double* z, const std::int8_t* psize = nullptr,
+                  bool conj = true);
+void backward_one(std::int64_t f, std::int64_t w, const std::complex<float>* panel, std::complex<float>* z,
+                  const std::int8_t* psize = nullptr, bool conj = true);
+void backward_one(std::int64_t f, std::int64_t w, const std::complex<double>* panel, std::complex<double>* z,
+                  const std::int8_t* psize = nullptr, bool conj = true);
 
 // The panel part alone ([L11; L21] from the assembled panel), same return value.
 std::int64_t small_panel(std::int64_t f, std::int64_t w, float* panel);
@@ -101,23 +124,29 @@ template <class V>
 // gathered (z[i] belongs to row i of the front; z[0..w) are its own columns).
 // Forward: z[0..w) ← L11⁻¹ z[0..w) and z[w..f) ← z[w..f) - L21 z[0..w) (column axpys).
 template <class V>
-[[gnu::always_inline]] inline void forward_loops(std::int64_t f, std::int64_t w, const V* __restrict__ panel, V* __restrict__ z) {
+[[gnu::always_inline]] inline void forward_loops(std::int64_t f, std::int64_t w, const V* __restrict__ panel, V* __restrict__ z,
+                                                 const std::int8_t* __restrict__ psize) {
     for (std::int64_t j = 0; j < w; ++j) {
         const V* __restrict__ col = panel + j * f;
-        const V xj = z[j] / col[j];
+        const V xj = psize ? z[j] : z[j] / col[j];
         z[j] = xj;
-        for (std::int64_t i = j + 1; i < f; ++i) z[i] -= col[i] * xj;
+        for (std::int64_t i = j + 1 + (psize && psize[j] == 2 ? 1 : 0); i < f; ++i) z[i] -= col[i] * xj;
     }
 }
 
-// Σ_{i<n} conj(a[i]) b[i] (real types: an OpenMP simd reduction, so the sum is vectorized).
+// Σ_{i<n} conj(a[i]) b[i], or Σ a[i] b[i] without conj (real types: an OpenMP simd reduction, so the sum
+// is vectorized).
 template <class V>
-[[gnu::always_inline]] inline V dot_conj(std::int64_t n, const V* __restrict__ a, const V* __restrict__ b) {
+[[gnu::always_inline]] inline V dot_conj(std::int64_t n, const V* __restrict__ a, const V* __restrict__ b, bool conj = true) {
     if constexpr (is_complex_v<V>) {
         V acc(0);
-        for (std::int64_t i = 0; i < n; ++i) acc += std::conj(a[i]) * b[i];
+        if (conj)
+            for (std::int64_t i = 0; i < n; ++i) acc += std::conj(a[i]) * b[i];
+        else
+            for (std::int64_t i = 0; i < n; ++i) acc += a[i] * b[i];
         return acc;
     } else {
+        (void)conj;
         V acc(0);
 #pragma omp simd reduction(+ : acc)
         for (std::int64_t i = 0; i < n; ++i) acc += a[i] * b[i];
@@ -127,10 +156,13 @@ template <class V>
 
 // Backward: z[0..w) ← L11⁻ᴴ (z[0..w) - L21ᴴ z[w..f)) (column dot products, last column first).
 template <class V>
-[[gnu::always_inline]] inline void backward_loops(std::int64_t f, std::int64_t w, const V* __restrict__ panel, V* __restrict__ z) {
+[[gnu::always_inline]] inline void backward_loops(std::int64_t f, std::int64_t w, const V* __restrict__ panel, V* __restrict__ z,
+                                                  const std::int8_t* __restrict__ psize, bool conj) {
     for (std::int64_t j = w - 1; j >= 0; --j) {
         const V* __restrict__ col = panel + j * f;
-        z[j] = (z[j] - dot_conj(f - j - 1, col + j + 1, z + j + 1)) / conj_if_complex(col[j]);
+        const std::int64_t i0 = j + 1 + (psize && psize[j] == 2 ? 1 : 0);
+        const V acc = z[j] - dot_conj(f - i0, col + i0, z + i0, conj);
+        z[j] = psize ? acc : acc / conj_if_complex(col[j]);
     }
 }
 
