@@ -276,6 +276,7 @@ LdltFrontResult ldlt_front(std::int64_t f, std::int64_t w, V* a, V* cb, std::int
     LdltFrontResult res;
     for (std::int64_t j = 0; j < w; ++j) piv[j] = j, psize[j] = 1;
     thread_local std::vector<V> work, l11;
+    constexpr std::int64_t row_chunk = 512, col_tile = 128;
     for (std::int64_t k0 = 0, k1 = 0; k0 < w; k0 = k1) {
         // A block never ends between the two columns of an analysis pivot pair (positions k0.. are not
         // yet swapped, so they are still the analysis columns).
@@ -297,20 +298,34 @@ LdltFrontResult ldlt_front(std::int64_t f, std::int64_t w, V* a, V* cb, std::int
                 for (std::int64_t i = j + 1 + (psize[k0 + j] == 2 ? 1 : 0); i < kb; ++i) l11[i + j * kb] = a[k0 + i + (k0 + j) * f];
             }
             work.resize(static_cast<std::size_t>(ld * kb));
-            for (std::int64_t j = 0; j < kb; ++j) std::copy(a + k1 + (k0 + j) * f, a + f + (k0 + j) * f, work.data() + j * ld);
-            dense::trsm_unit_right(static_cast<int>(ld), static_cast<int>(kb), l11.data(), static_cast<int>(kb), work.data(),
-                                   static_cast<int>(ld), herm);
-            ldlt_solve_d(ld, kb, work.data(), ld, psize + k0, a + k0 + k0 * f, f, a + k1 + k0 * f, f, herm);
+            // Row chunks of a fixed size (the same bits for any pool size), on the front's pool.
+            const std::int64_t nchunks = (ld + row_chunk - 1) / row_chunk;
+            V* wk = work.data();
+            const V* l11p = l11.data();
+            pool.run(nchunks, [&](std::int64_t t) {
+                const std::int64_t r0 = t * row_chunk, rn = std::min(row_chunk, ld - r0);
+                for (std::int64_t j = 0; j < kb; ++j)
+                    std::copy(a + k1 + r0 + (k0 + j) * f, a + k1 + r0 + rn + (k0 + j) * f, wk + r0 + j * ld);
+                dense::trsm_unit_right(static_cast<int>(rn), static_cast<int>(kb), l11p, static_cast<int>(kb), wk + r0,
+                                       static_cast<int>(ld), herm);
+                ldlt_solve_d(rn, kb, wk + r0, ld, psize + k0, a + k0 + k0 * f, f, a + k1 + r0 + k0 * f, f, herm);
+            });
         } else if (k1 < w) {
             work.resize(static_cast<std::size_t>(ld * kb));
             ldlt_times_d(f, a, psize, k0, k1, k1, work.data(), herm);
         }
-        // The rest of the fully summed columns: A(k1:f, k1:w) -= (L D)(k1:f, blk) L(k1:w, blk)ᴴ. The gemm also
-        // writes the strict upper part of the top block (zeroed at the end).
+        // The rest of the fully summed columns: A(k1:f, k1:w) -= (L D)(k1:f, blk) L(k1:w, blk)ᴴ, lower part (the
+        // tiles also write the strict upper part of their diagonal blocks: zeroed at the end).
         if (k1 < w) {
-            dense::gemm_nt(static_cast<int>(ld), static_cast<int>(w - k1), static_cast<int>(kb), V(-1), work.data(),
-                           static_cast<int>(ld), a + k1 + k0 * f, static_cast<int>(f), V(1), a + k1 + k1 * f,
-                           static_cast<int>(f), herm);
+            // Column tiles of the remaining fully summed columns (rows from the tile's first column down).
+            const std::int64_t ncols = w - k1, ntiles = (ncols + col_tile - 1) / col_tile;
+            const V* wk = work.data();
+            pool.run(ntiles, [&](std::int64_t t) {
+                const std::int64_t j0 = t * col_tile, jn = std::min(col_tile, ncols - j0);
+                dense::gemm_nt(static_cast<int>(ld - j0), static_cast<int>(jn), static_cast<int>(kb), V(-1), wk + j0,
+                               static_cast<int>(ld), a + k1 + j0 + k0 * f, static_cast<int>(f), V(1),
+                               a + k1 + j0 + (k1 + j0) * f, static_cast<int>(f), herm);
+            });
         }
     }
     for (std::int64_t j = 1; j < w; ++j) std::fill(a + j * f, a + j * f + j, V(0));

@@ -242,8 +242,10 @@ Status factor_multifrontal(const Symbolic& s, NumericFactor<V>& num, std::span<c
     bool failed = std::any_of(num.info.begin(), num.info.end(), [](std::int64_t v) { return v != 0; });
     if (!failed && !s.top_nodes.empty()) {
         // Near the root: fronts one after the other, the large ones in parallel tiles.
+        // (LDLᵀ fronts share their trsm rows and update tiles from 256 rows on.)
+        const idx pool_rows = prm.ldlt ? std::min<idx>(prm.blocked_rows, 256) : prm.blocked_rows;
         bool large = std::any_of(s.top_nodes.begin(), s.top_nodes.end(),
-                                 [&](idx sn) { return s.front_rows(sn) >= prm.blocked_rows; });
+                                 [&](idx sn) { return s.front_rows(sn) >= pool_rows; });
         TaskPool top_pool(large ? threads : 1);
         factor_sequence(s, num, a, s.top_nodes, top_pool, prm);
     }
