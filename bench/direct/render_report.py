@@ -3,6 +3,9 @@
 # lap3d:80 alone) into the tables and target checks of docs/performance/direct-cpu.md.
 #
 #   python3 bench/direct/render_report.py run1.json [run2.json ...] > tables.md
+#
+# Runs of `bench_direct --structure symmetric` (LDLᵀ of symmetric indefinite input: no CHOLMOD) get their
+# own table: times, pivoting (perturbed / delayed / 2×2 pivots), inertia and residuals.
 import json
 import math
 import sys
@@ -65,6 +68,68 @@ def main(paths):
                 seen[r["matrix"]] = (dict(r), run["context"])
                 rows.append(seen[r["matrix"]])
 
+    if all("negative_pivots" in r.get("gigasparse", {}) for r, _ in rows):
+        indefinite_table(rows)
+    else:
+        spd_table(rows)
+    print()
+    for path, run in zip(paths, runs):
+        ctx = dict(run["context"])
+        blas = ctx.pop("blas", {})
+        print(f"Context of `{path.split('/')[-1]}`: " + ", ".join(f"{k} = {v}" for k, v in ctx.items()))
+        if blas:
+            print(f"  BLAS: " + ", ".join(f"{k} = {v}" for k, v in blas.items()))
+        loads = [(r["matrix"], r.get("loadavg_before", "?").split()[0], r.get("loadavg_after", "?").split()[0])
+                 for r in run["results"]]
+        print("  load average before/after each matrix: "
+              + ", ".join(f"{m.split('/')[-1].replace('.mtx.gz', '')} {a}/{b}" for m, a, b in loads))
+        print()
+
+
+def indefinite_table(rows):
+    """LDLᵀ runs: gigasparse vs MUMPS (SYM = 2, delayed pivots) and PARDISO (mtype -2, perturbation)."""
+    print("| matrix | n | nnz(L) gs / mumps / pardiso | factorize gs | MUMPS | PARDISO | gs / mumps | gs / pardiso | "
+          "solve gs (steps) / mumps / pardiso | residual gs / mumps / pardiso | backward error gs | "
+          "perturbed gs / pardiso, delayed mumps | 2×2 gs | negative pivots gs / mumps / pardiso | cores used gs / mumps / pardiso |")
+    print("|---|---:|---|---:|---:|---:|---:|---:|---|---|---:|---|---:|---|---|")
+    ratios = {s: [] for s in ("mumps", "pardiso")}
+    for r, _ in rows:
+        g = r["gigasparse"]
+        tg = refactor_time(g)
+        t = {s: refactor_time(r.get(s)) for s in ("mumps", "pardiso")}
+        ratio = {s: (tg / t[s] if tg and t[s] else None) for s in t}
+        for s in t:
+            ratios[s].append(ratio[s])
+        ok = {s: r.get(s, {}).get("status") == "success" for s in ("gigasparse", "mumps", "pardiso")}
+        def field(s, k):
+            return fmt(r[s].get(k)) if ok[s] else r.get(s, {}).get("status", "—")
+        solve = (f"{fmt(g['times']['solve'])} ({g['refinement_steps']}) / "
+                 + " / ".join(fmt(r[s]['times']['solve']) if ok[s] else "—" for s in ("mumps", "pardiso")))
+        cu = []
+        for s in ("gigasparse", "mumps", "pardiso"):
+            e, tt = r.get(s), refactor_time(r.get(s))
+            c = e.get("times", {}).get("refactorize_cpu") if e else None
+            cu.append(f"{c / tt:.1f}" if tt and c and c < 1e299 else "—")
+        pert = (f"{fmt(g.get('perturbed_pivots'))} / "
+                f"{fmt(r['pardiso'].get('perturbed_or_delayed_pivots')) if ok['pardiso'] else '—'}, "
+                f"{fmt(r['mumps'].get('perturbed_or_delayed_pivots')) if ok['mumps'] else '—'}")
+        print(f"| {r['matrix'].split('/')[-1].replace('.mtx.gz', '')} | {r['n']:,} | "
+              f"{fmt(g['nnz_L'])} / {field('mumps', 'nnz_L')} / {field('pardiso', 'nnz_L')} | {secs(tg)} | "
+              f"{secs(t['mumps'])} | {secs(t['pardiso'])} | "
+              + " | ".join("—" if ratio[s] is None else f"{ratio[s]:.2f}" for s in ("mumps", "pardiso"))
+              + f" | {solve} | {fmt(g['residual'])} / {field('mumps', 'residual')} / {field('pardiso', 'residual')} | "
+              f"{fmt(g['backward_error'])} | {pert} | {fmt(g.get('two_by_two_pivots'))} | "
+              f"{fmt(g.get('negative_pivots'))} / {field('mumps', 'negative_pivots')} / {field('pardiso', 'negative_pivots')} | "
+              f"{' / '.join(cu)} |")
+    print()
+    for s in ("mumps", "pardiso"):
+        gm = geomean(ratios[s])
+        n = len([x for x in ratios[s] if x])
+        if gm is not None:
+            print(f"- Geometric mean of the factorization time ratio gigasparse / {s}: **{gm:.2f}** over {n} matrices.")
+
+
+def spd_table(rows):
     print("| matrix | n | ordering gs / cm / mumps | nnz(L) gs / cm | flops (gs) | factorize gs | CHOLMOD | MUMPS | "
           "PARDISO | gs / cm | gs / mumps | gs / pardiso | GF/s gs / cm | analyze gs / cm | backward error gs | "
           "residual cm / mumps / pardiso | cores used gs / cm / mumps / pardiso |")
@@ -131,18 +196,6 @@ def main(paths):
     be = [(r["gigasparse"]["backward_error"], r["gigasparse"]["refinement_steps"]) for r, _ in rows]
     print(f"- backward error ≤ 1e-14 after ≤ 2 refinement steps: worst {max(b for b, _ in be):.1e}, "
           f"at most {max(s for _, s in be)} steps — **{'met' if all(b <= 1e-14 and s <= 2 for b, s in be) else 'missed'}**")
-    print()
-    for path, run in zip(paths, runs):
-        ctx = dict(run["context"])
-        blas = ctx.pop("blas", {})
-        print(f"Context of `{path.split('/')[-1]}`: " + ", ".join(f"{k} = {v}" for k, v in ctx.items()))
-        if blas:
-            print(f"  BLAS: " + ", ".join(f"{k} = {v}" for k, v in blas.items()))
-        loads = [(r["matrix"], r.get("loadavg_before", "?").split()[0], r.get("loadavg_after", "?").split()[0])
-                 for r in run["results"]]
-        print("  load average before/after each matrix: "
-              + ", ".join(f"{m.split('/')[-1].replace('.mtx.gz', '')} {a}/{b}" for m, a, b in loads))
-        print()
 
 
 if __name__ == "__main__":
