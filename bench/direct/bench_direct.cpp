@@ -31,7 +31,7 @@ using namespace gigasparse;
 
 namespace {
 
-// "lap2d:300", "lap3d:40", "helm3d:40" (3D Laplacian minus 0.7 I: indefinite, regular), "kkt:N:M" (the
+// "lap2d:300", "lap3d:40", "convdiff3d:40" (upwind convection-diffusion, unsymmetric), "helm3d:40" (3D Laplacian minus 0.7 I: indefinite, regular), "kkt:N:M" (the
 // generator's [H Aᵀ; A -1e-8 I], seed 1) or a Matrix Market path (symmetric files expanded).
 Csr<double, std::int64_t> load(const std::string& spec) {
     if (spec.rfind("helm3d:", 0) == 0) {
@@ -41,6 +41,10 @@ Csr<double, std::int64_t> load(const std::string& spec) {
             for (auto q = a.row_ptr[i]; q < a.row_ptr[i + 1]; ++q)
                 if (a.col_idx[q] == i) a.values[q] -= 0.7;
         return a;
+    }
+    if (spec.rfind("convdiff3d:", 0) == 0) {  // -Δu + (40, 10, 5)·∇u, upwind: unsymmetric
+        auto k = std::stoll(spec.substr(11));
+        return gen::convection_diffusion<double, std::int64_t>(k, k, k, 40.0, 10.0, 5.0);
     }
     if (spec.rfind("kkt:", 0) == 0) {
         gen::KktOptions o;
@@ -61,8 +65,9 @@ Csr<double, std::int64_t> load(const std::string& spec) {
 }
 
 tools::Json run_gigasparse(const Csr<double, std::int64_t>& a, const std::string& ordering, int repeats,
-                           const std::vector<std::int64_t>* user_perm, bool indefinite) {
-    direct::DirectSolver<double, std::int64_t> s(indefinite ? direct::Structure::symmetric : direct::Structure::spd);
+                           const std::vector<std::int64_t>* user_perm, direct::Structure structure) {
+    direct::DirectSolver<double, std::int64_t> s(structure);
+    const bool indefinite = structure == direct::Structure::symmetric;
     s.set_option("ordering", ordering);
     // Extra options "name=value;name=value" from GIGASPARSE_DIRECT_OPTIONS (tuning experiments).
     if (const char* env = std::getenv("GIGASPARSE_DIRECT_OPTIONS")) {
@@ -112,6 +117,8 @@ tools::Json run_gigasparse(const Csr<double, std::int64_t>& a, const std::string
         j.set("perturbed_pivots", s.result("perturbed_pivots")).set("two_by_two_pivots", s.result("two_by_two_pivots"));
         j.set("negative_pivots", s.result("negative_pivots"));
     }
+    if (structure == direct::Structure::general && st == direct::Status::success)
+        j.set("perturbed_pivots", s.result("perturbed_pivots")).set("unmatched_columns", s.result("unmatched_columns"));
     return j;
 }
 
@@ -175,11 +182,12 @@ int main(int argc, char** argv) {
     int repeats = 2;
     std::string ordering = "auto";
     std::string solvers = "gigasparse,cholmod,mumps,pardiso";
-    bool indefinite = false;
+    direct::Structure structure = direct::Structure::spd;
     const char* usage =
         "usage: bench_direct [--repeats R] [--ordering auto|amd|nd] [--solvers gigasparse,cholmod,mumps,pardiso]\n"
-        "                    [--structure spd|symmetric] lap2d:300 lap3d:40 file.mtx ...\n"
-        "--structure symmetric: LDLᵀ of symmetric indefinite input (gigasparse, MUMPS SYM=2, PARDISO mtype -2; no CHOLMOD)\n";
+        "                    [--structure spd|symmetric|general] lap2d:300 lap3d:40 file.mtx ...\n"
+        "--structure symmetric: LDLᵀ of symmetric indefinite input (gigasparse, MUMPS SYM=2, PARDISO mtype -2; no CHOLMOD)\n"
+        "--structure general: LU (gigasparse, MUMPS SYM=0, PARDISO mtype 11; no CHOLMOD)\n";
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--help" || a == "-h") {
@@ -188,11 +196,11 @@ int main(int argc, char** argv) {
         }
         if (a == "--structure" && i + 1 < argc) {
             std::string v = argv[++i];
-            if (v != "spd" && v != "symmetric") {
+            if (v != "spd" && v != "symmetric" && v != "general") {
                 std::cerr << usage;
                 return 2;
             }
-            indefinite = v == "symmetric";
+            structure = direct::parse_structure(v);
         } else if (a == "--repeats" && i + 1 < argc) repeats = std::stoi(argv[++i]);
         else if (a == "--ordering" && i + 1 < argc) ordering = argv[++i];
         else if (a == "--solvers" && i + 1 < argc) solvers = argv[++i];
@@ -212,7 +220,7 @@ int main(int argc, char** argv) {
         tools::Json row;
         row.set("matrix", specs[k]).set("n", a.nrows).set("nnz", static_cast<std::int64_t>(a.nnz()));
         row.set("loadavg_before", first_line("/proc/loadavg"));
-        if (wanted("cholmod") && !indefinite) {
+        if (wanted("cholmod") && structure == direct::Structure::spd) {
             bench::CholmodResult c = bench::run_cholmod(a, "default", repeats);
             tools::Json cj, ct;
             ct.set("analyze", c.analyze).set("factorize", c.factorize).set("refactorize", c.refactorize).set("solve", c.solve);
@@ -222,11 +230,12 @@ int main(int argc, char** argv) {
             row.set("cholmod", cj);
             std::cerr << specs[k] << " cholmod " << c.refactorize << " s\n";
             if (wanted("gigasparse"))  // CHOLMOD's ordering: nnz(L) comparison
-                row.set("gigasparse_cholmod_ordering", run_gigasparse(a, "user", 0, &c.perm, false));
+                row.set("gigasparse_cholmod_ordering", run_gigasparse(a, "user", 0, &c.perm, direct::Structure::spd));
         }
-        if (wanted("gigasparse")) row.set("gigasparse", run_gigasparse(a, ordering, repeats, nullptr, indefinite));
-        if (wanted("mumps")) row.set("mumps", to_json(bench::run_mumps(a, repeats, indefinite)));
-        if (wanted("pardiso")) row.set("pardiso", to_json(bench::run_pardiso(a, repeats, threads, indefinite)));
+        if (wanted("gigasparse")) row.set("gigasparse", run_gigasparse(a, ordering, repeats, nullptr, structure));
+        const int kind = structure == direct::Structure::spd ? 0 : structure == direct::Structure::symmetric ? 1 : 2;
+        if (wanted("mumps")) row.set("mumps", to_json(bench::run_mumps(a, repeats, kind)));
+        if (wanted("pardiso")) row.set("pardiso", to_json(bench::run_pardiso(a, repeats, threads, kind)));
         row.set("loadavg_after", first_line("/proc/loadavg"));
         if (k) out += ",";
         out += row.str();

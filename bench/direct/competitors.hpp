@@ -24,10 +24,10 @@ struct DirectResult {
     double negative = -1;         // symmetric indefinite: negative pivots (inertia), -1 if not reported
 };
 
-// Full symmetric CSR input (both triangles), SPD (indefinite = false) or symmetric indefinite; default
+// Full CSR input (both triangles); kind 0: SPD, 1: symmetric indefinite, 2: general (LU); default
 // ordering of each solver; x = A \ ones.
-DirectResult run_mumps(const Csr<double, std::int64_t>& a, int repeats, bool indefinite = false);
-DirectResult run_pardiso(const Csr<double, std::int64_t>& a, int repeats, int threads, bool indefinite = false);
+DirectResult run_mumps(const Csr<double, std::int64_t>& a, int repeats, int kind = 0);
+DirectResult run_pardiso(const Csr<double, std::int64_t>& a, int repeats, int threads, int kind = 0);
 
 // ||b - A x||_2 / ||b||_2 for b = ones.
 double residual_ones(const Csr<double, std::int64_t>& a, const double* x);

@@ -57,7 +57,8 @@ bool call(DMUMPS_STRUC_C& id, int job, DirectResult& r, const char* what) {
 
 }  // namespace
 
-DirectResult run_mumps(const Csr<double, std::int64_t>& a, int repeats, bool indefinite) {
+DirectResult run_mumps(const Csr<double, std::int64_t>& a, int repeats, int kind) {
+    const bool indefinite = kind == 1, general = kind == 2;
     DirectResult r;
     r.available = true;
     static bool mpi_up = [] {
@@ -73,7 +74,7 @@ DirectResult run_mumps(const Csr<double, std::int64_t>& a, int repeats, bool ind
     std::vector<double> val;
     for (std::int64_t i = 0; i < a.nrows; ++i)
         for (auto k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
-            if (a.col_idx[k] <= i) {
+            if (general || a.col_idx[k] <= i) {
                 irn.push_back(static_cast<MUMPS_INT>(i + 1));
                 jcn.push_back(static_cast<MUMPS_INT>(a.col_idx[k] + 1));
                 val.push_back(a.values[k]);
@@ -81,7 +82,7 @@ DirectResult run_mumps(const Csr<double, std::int64_t>& a, int repeats, bool ind
     DMUMPS_STRUC_C id{};
     id.comm_fortran = -987654;  // USE_COMM_WORLD
     id.par = 1;
-    id.sym = indefinite ? 2 : 1;  // general symmetric (threshold pivoting, delayed pivots) or SPD
+    id.sym = general ? 0 : indefinite ? 2 : 1;  // unsymmetric, general symmetric (delayed pivots) or SPD
     id.job = -1;
     dmumps_c(&id);
     id.icntl[0] = id.icntl[1] = id.icntl[2] = -1;  // no output
@@ -112,7 +113,8 @@ DirectResult run_mumps(const Csr<double, std::int64_t>& a, int repeats, bool ind
         r.nnz_L = id.infog[28] >= 0 ? static_cast<double>(id.infog[28]) : -1e6 * static_cast<double>(id.infog[28]);
         r.flops = id.rinfog[2];
         // INFOG(13): delayed pivots; INFOG(12): negative pivots.
-        if (indefinite) r.perturbed = static_cast<double>(id.infog[12]), r.negative = static_cast<double>(id.infog[11]);
+        if (indefinite || general) r.perturbed = static_cast<double>(id.infog[12]);
+        if (indefinite) r.negative = static_cast<double>(id.infog[11]);
         std::vector<double> x(static_cast<std::size_t>(a.nrows), 1.0);
         id.rhs = x.data();
         id.nrhs = 1;
@@ -128,7 +130,7 @@ DirectResult run_mumps(const Csr<double, std::int64_t>& a, int repeats, bool ind
     return r;
 }
 #else
-DirectResult run_mumps(const Csr<double, std::int64_t>&, int, bool) { return {}; }
+DirectResult run_mumps(const Csr<double, std::int64_t>&, int, int) { return {}; }
 #endif
 
 }  // namespace gigasparse::bench

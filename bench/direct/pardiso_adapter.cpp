@@ -1,5 +1,5 @@
 // bench/direct/pardiso_adapter.cpp: MKL PARDISO (pip mkl-devel, libmkl_gnu_thread) for real SPD input
-// (mtype 2) or real symmetric indefinite input (mtype -2: Bunch-Kaufman pivoting inside the supernodes, pivot
+// (mtype 2), real unsymmetric input (mtype 11, LU) or real symmetric indefinite input (mtype -2: Bunch-Kaufman pivoting inside the supernodes, pivot
 // perturbation 1e-8, and the symmetric scaling + weighted matching MKL recommends for such matrices): upper triangle in 0-based CSR with 32-bit indices, nested dissection (iparm[1] = 2, METIS),
 // the default supernodal factorization, threads through mkl_set_num_threads.
 #include "competitors.hpp"
@@ -18,7 +18,8 @@
 namespace gigasparse::bench {
 
 #ifdef GIGASPARSE_BENCH_HAVE_MKL
-DirectResult run_pardiso(const Csr<double, std::int64_t>& a, int repeats, int threads, bool indefinite) {
+DirectResult run_pardiso(const Csr<double, std::int64_t>& a, int repeats, int threads, int kind) {
+    const bool indefinite = kind == 1, general = kind == 2;
     DirectResult r;
     r.available = true;
     if (a.nnz() > 2147483647) {
@@ -30,7 +31,7 @@ DirectResult run_pardiso(const Csr<double, std::int64_t>& a, int repeats, int th
     std::vector<double> av;
     for (std::int64_t i = 0; i < a.nrows; ++i) {
         for (auto k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
-            if (a.col_idx[k] >= i) {
+            if (general || a.col_idx[k] >= i) {
                 ja.push_back(static_cast<MKL_INT>(a.col_idx[k]));
                 av.push_back(a.values[k]);
             }
@@ -38,14 +39,14 @@ DirectResult run_pardiso(const Csr<double, std::int64_t>& a, int repeats, int th
     }
     void* pt[64] = {};
     MKL_INT iparm[64] = {};
-    MKL_INT mtype = indefinite ? -2 : 2, maxfct = 1, mnum = 1, nrhs = 1, msglvl = 0, error = 0, idum = 0;
+    MKL_INT mtype = general ? 11 : indefinite ? -2 : 2, maxfct = 1, mnum = 1, nrhs = 1, msglvl = 0, error = 0, idum = 0;
     MKL_INT n = static_cast<MKL_INT>(a.nrows);
     iparm[0] = 1;    // iparm set here
     iparm[1] = 2;    // METIS nested dissection
     iparm[7] = 0;    // no iterative refinement steps (as the others: raw factor + solve)
-    iparm[9] = indefinite ? 8 : 13;  // pivot perturbation 1e-8 (default for mtype -2; unused for SPD)
-    iparm[10] = indefinite ? 1 : 0;  // symmetric scaling (with the matching below: MKL's advice for indefinite)
-    iparm[12] = indefinite ? 1 : 0;  // symmetric weighted matching (2×2 pivot candidates kept together)
+    iparm[9] = indefinite ? 8 : 13;  // pivot perturbation 1e-8 (default for mtype -2), 1e-13 (mtype 11)
+    iparm[10] = indefinite || general ? 1 : 0;  // scaling (with the matching below; the default for mtype 11)
+    iparm[12] = indefinite || general ? 1 : 0;  // weighted matching (2×2 candidates for -2, MC64-like for 11)
     iparm[17] = -1;  // report nonzeros in the factor
     iparm[18] = -1;  // report the factorization's Mflop count
     iparm[34] = 1;   // zero-based indices
@@ -74,7 +75,8 @@ DirectResult run_pardiso(const Csr<double, std::int64_t>& a, int repeats, int th
         r.ordering = "metis";
         r.nnz_L = static_cast<double>(iparm[17]);
         r.flops = 1e6 * static_cast<double>(iparm[18]);
-        if (indefinite) r.perturbed = static_cast<double>(iparm[13]), r.negative = static_cast<double>(iparm[22]);
+        if (indefinite || general) r.perturbed = static_cast<double>(iparm[13]);
+        if (indefinite) r.negative = static_cast<double>(iparm[22]);
         t.reset();
         good = phase(33, "solve");
         r.solve = t.seconds();
@@ -87,7 +89,7 @@ DirectResult run_pardiso(const Csr<double, std::int64_t>& a, int repeats, int th
     return r;
 }
 #else
-DirectResult run_pardiso(const Csr<double, std::int64_t>&, int, int, bool) { return {}; }
+DirectResult run_pardiso(const Csr<double, std::int64_t>&, int, int, int) { return {}; }
 #endif
 
 }  // namespace gigasparse::bench

@@ -68,6 +68,7 @@ void DirectSolver<V, I>::set_option(std::string_view name, std::string_view valu
     else if (name == "pivot_block") opt_.pivot_block = to_int(name, value);
     else if (name == "pivot_pair_threshold") opt_.pivot_pair_threshold = to_double(name, value);
     else if (name == "pivot_scaling") opt_.pivot_scaling = to_int(name, value) != 0;
+    else if (name == "matching") opt_.matching = to_int(name, value) != 0;
     else throw InvalidArgument("direct: unknown option '" + std::string(name) + "'");
     if (opt_.index_base != 0 && opt_.index_base != 1) throw InvalidArgument("direct: index_base must be 0 or 1");
     if (opt_.refinement_steps < 0 || opt_.threads < 0 || opt_.amalgamation.max_width < 1 ||
@@ -99,6 +100,7 @@ std::string DirectSolver<V, I>::get_option(std::string_view name) const {
     if (name == "pivot_block") return num(static_cast<double>(opt_.pivot_block));
     if (name == "pivot_pair_threshold") return std::to_string(opt_.pivot_pair_threshold);
     if (name == "pivot_scaling") return opt_.pivot_scaling ? "1" : "0";
+    if (name == "matching") return opt_.matching ? "1" : "0";
     throw InvalidArgument("direct: unknown option '" + std::string(name) + "'");
 }
 
@@ -130,10 +132,36 @@ void DirectSolver<V, I>::analyze(CsrView<V, I> a) {
     std::vector<idx> mate;
     if (ldlt() && opt_.pivot_pair_threshold >= 0)
         mate = weak_diagonal_pairs<V, I>(a.nrows, a.row_ptr, a.col_idx, a.values, view_, base, opt_.pivot_pair_threshold);
+    std::vector<idx> row_map;
+    row_of_col_.clear();
+    row_scale_.clear();
+    scale_.clear();
+    unmatched_ = 0;
+    if (structure_ == Structure::general && opt_.matching && a.nrows > 0) {
+        // LU: rows permuted so the matched (largest-product) entries lie on the diagonal; the ordering then
+        // runs on the pattern of that matrix plus its transpose.
+        RowMatching mt = max_product_matching<V, I>(a.nrows, a.row_ptr, a.col_idx, a.values, base);
+        unmatched_ = mt.unmatched;
+        row_map.assign(static_cast<std::size_t>(a.nrows), 0);
+        for (idx j = 0; j < a.nrows; ++j) row_map[mt.row_of_col[j]] = j;
+        row_of_col_.assign(mt.row_of_col.begin(), mt.row_of_col.end());
+        if (opt_.pivot_scaling && mt.unmatched == 0) {
+            row_scale_ = std::move(mt.row_scale);
+            scale_ = std::move(mt.col_scale);
+        }
+        std::vector<std::int64_t> brp(static_cast<std::size_t>(a.nrows + 1), base);
+        std::vector<I> bci;
+        bci.reserve(static_cast<std::size_t>(a.row_ptr[a.nrows] - base));
+        for (idx j = 0; j < a.nrows; ++j) {
+            const idx i = mt.row_of_col[j];
+            for (idx k = a.row_ptr[i] - base; k < a.row_ptr[i + 1] - base; ++k) bci.push_back(a.col_idx[k]);
+            brp[j + 1] = base + static_cast<std::int64_t>(bci.size());
+        }
+        p = symmetric_pattern<I>(a.nrows, brp, bci, structure_, view_, base);
+    }
     sym_ = analyze_pattern(p, structure_, opt_, user, threads, mate);
     mate_.assign(mate.begin(), mate.end());
-    scale_.clear();
-    if (structure_ != Structure::general) build_assembly_map<I>(sym_, a.row_ptr, a.col_idx, view_, base);
+    build_assembly_map<I>(sym_, a.row_ptr, a.col_idx, view_, base, row_map);
     a_row_ptr_.assign(a.row_ptr.begin(), a.row_ptr.end());
     a_col_idx_.assign(a.col_idx.begin(), a.col_idx.begin() + (a.row_ptr[a.nrows] - base));
     failing_column_ = -1;
@@ -149,11 +177,8 @@ Status DirectSolver<V, I>::factorize(CsrView<V, I> a) {
         a.col_idx.size() < a_col_idx_.size() ||
         !std::equal(a_col_idx_.begin(), a_col_idx_.end(), a.col_idx.begin()))
         throw InvalidArgument("direct: factorize with another sparsity pattern than analyze (run analyze again)");
-    if (structure_ == Structure::general)
-        throw NotSupported("direct: numeric factorization of structure 'general' (LU) is not implemented yet; "
-                           "analysis results are available");
-    if (ldlt() && opt_.backend == NumericBackend::reference)
-        throw NotSupported("direct: the reference backend factors LLᴴ only; LDLᵀ/LDLᴴ runs on backend 'cpu'");
+    if ((ldlt() || structure_ == Structure::general) && opt_.backend == NumericBackend::reference)
+        throw NotSupported("direct: the reference backend factors LLᴴ only; LDLᵀ/LDLᴴ and LU run on backend 'cpu'");
     if (a.values.size() < a_col_idx_.size()) throw DimensionMismatch("direct: fewer values than entries");
     allocate_numeric(sym_, num_);
     num_.values.assign(a.values.begin(), a.values.begin() + static_cast<std::ptrdiff_t>(a_col_idx_.size()));
@@ -183,7 +208,7 @@ Status DirectSolver<V, I>::run_numeric() {
     prm.small_rows = opt_.small_front_rows;
     prm.loop_panel_rows = opt_.loop_panel_rows;
     Status st = Status::success;
-    if (ldlt()) {
+    if (ldlt() || structure_ == Structure::general) {
         // A NaN or Inf value is a failure at its column (it would reach the factor without meeting a pivot).
         const idx base = opt_.index_base;
         double amax = 0;
@@ -201,12 +226,29 @@ Status DirectSolver<V, I>::run_numeric() {
             }
             if (sym_.amap[k] >= 0) amax = std::max(amax, av);
         }
-        const double rel = opt_.pivot_perturbation < 0 ? std::sqrt(std::numeric_limits<real_t<V>>::epsilon())
-                                                       : opt_.pivot_perturbation;
-        prm.ldlt = true;
+        // Default threshold: √ε for LDLᵀ (PARDISO's 1e-8 for symmetric indefinite), 450 ε for LU (its 1e-13 for
+        // unsymmetric: the matching's scaling leaves far fewer tiny pivots, and cryg2500 (κ ≈ 4e16) solved to a
+        // backward error of 1e-17 with it but stalled at 8e-12 with √ε).
+        const double eps = std::numeric_limits<real_t<V>>::epsilon();
+        const double rel = opt_.pivot_perturbation >= 0 ? opt_.pivot_perturbation
+                           : structure_ == Structure::general ? 450 * eps
+                                                              : std::sqrt(eps);
+        prm.ldlt = ldlt();
+        prm.lu = structure_ == Structure::general;
         prm.herm = structure_ == Structure::hermitian;
         prm.pivot_block = opt_.pivot_block;
-        if (opt_.pivot_scaling) {
+        if (prm.lu) {
+            // LU: the matching's scaling (from analyze) makes every entry <= 1 and the diagonal 1.
+            scaled_.resize(num_.values.size());
+            const bool scaled = !scale_.empty();
+            for (idx i = 0; i < sym_.n; ++i)
+                for (idx k = a_row_ptr_[i] - base; k < a_row_ptr_[i + 1] - base; ++k) {
+                    const idx j = static_cast<idx>(a_col_idx_[k]) - base;
+                    scaled_[k] = scaled ? num_.values[k] * static_cast<real_t<V>>(row_scale_[i] * scale_[j]) : num_.values[k];
+                }
+            prm.tau = rel * (scaled ? 1.0 : (amax > 0 ? amax : 1.0));
+            st = factor_multifrontal<V>(sym_, num_, scaled_, fail, prm);
+        } else if (opt_.pivot_scaling) {
             compute_scaling();
             prm.tau = rel;  // the pivot candidates of S A S have magnitude 1
             st = factor_multifrontal<V>(sym_, num_, scaled_, fail, prm);

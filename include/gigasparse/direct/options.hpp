@@ -23,7 +23,7 @@ enum class OrderingAlg { automatic, amd, nd, natural, user };
 enum class NumericBackend { cpu, reference };
 
 // Numerical outcome of a phase (never thrown): not_positive_definite (LLᴴ), zero_pivot (LDLᵀ/LDLᴴ with
-// pivot_perturbation = 0, or a NaN/Inf value), not_converged.
+// pivot_perturbation = 0, or a NaN/Inf value; LU too), not_converged.
 enum class Status { success, not_positive_definite, zero_pivot, not_converged };
 
 const char* to_string(Structure s);
@@ -75,9 +75,9 @@ struct DirectOptions {
     // and trsm part) in the same loops and update their contribution block with one BLAS herk; 0: none.
     std::int64_t loop_panel_rows = 192;
     // LDLᵀ / LDLᴴ: a 1×1 pivot with |d| <= pivot_perturbation · max|a_ij| (of the scaled matrix, see
-    // pivot_scaling: pivot_perturbation itself) becomes ±that value (static
+    // pivot_scaling: pivot_perturbation itself; LU: pivots of the scaled matrix) becomes ±that value (static
     // pivoting; the solve's refinement recovers the accuracy). Negative: √ε of the value type (1.5e-8 in
-    // double); 0: no perturbation, a zero pivot is Status::zero_pivot.
+    // double) for LDLᵀ, 450 ε (1e-13) for LU; 0: no perturbation, a zero pivot is Status::zero_pivot.
     double pivot_perturbation = -1;
     // LDLᵀ / LDLᴴ: columns per Bunch–Kaufman pivot search block inside a front (pivots are chosen within it).
     std::int64_t pivot_block = 64;
@@ -90,6 +90,9 @@ struct DirectOptions {
     // perturbation threshold is then pivot_perturbation itself. Without it, on a badly scaled matrix
     // (boyd1: diagonals 6..1e4, couplings 1e9) the threshold relative to max|a_ij| perturbs sound pivots.
     bool pivot_scaling = true;
+    // LU: permute the rows by a maximum-product matching (large entries on the diagonal) before the
+    // ordering, and (with pivot_scaling) scale rows and columns by its duals (every entry <= 1).
+    bool matching = true;
 };
 
 }  // namespace gigasparse::direct

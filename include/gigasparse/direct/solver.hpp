@@ -62,6 +62,9 @@ struct NumericFactor {
     std::vector<std::int64_t> piv;
     std::vector<std::int8_t> pivot_size;
     std::vector<std::int64_t> perturbed;   // pivots set to ±tau, per supernode
+    // LU only: the U panels (F12ᵀ → U12ᵀ in rows w..f of each f x w panel, layout Symbolic::lx_ptr); the L
+    // panels (lx) hold L11 \ U11 in their top w x w block. piv: the pre-pivoting local row at each position.
+    std::vector<V> ux;
 };
 
 // Inertia of an LDLᵀ / LDLᴴ factorization: the signs of the eigenvalues of D (real or Hermitian values;
@@ -83,7 +86,7 @@ public:
     // "amalgamation_max_width", "amalgamation_zero_fraction", "amalgamation_min_width",
     // "amalgamation", "level_weight", "auto_nd_ratio", "index_base", "threads", "subtree_factor",
     // "blocked_front_rows", "front_block", "small_front_rows", "loop_panel_rows", "pivot_perturbation",
-    // "pivot_block", "pivot_pair_threshold", "pivot_scaling").
+    // "pivot_block", "pivot_pair_threshold", "pivot_scaling", "matching").
     DirectOptions& options() { return opt_; }
     void set_option(std::string_view name, std::string_view value);
     std::string get_option(std::string_view name) const;
@@ -126,6 +129,13 @@ public:
     // Q (q[new] = old, 0-based) with Q A Qᵀ = L D Lᴴ (+ perturbed pivots): the analysis ordering
     // followed by the pivoting inside the supernodes; permutation() for LLᴴ.
     std::vector<std::int64_t> factor_permutation() const;
+    // LU: U (upper, its diagonal included) in rows of the factor order, columns of factor_permutation();
+    // factor_L() is the unit L in the same rows. With p = row_permutation() (p[new] = original row: the
+    // matching, the ordering and the pivoting) and q = factor_permutation(): (Dr A Dc)(p[i], q[j]) = (L U)(i, j),
+    // Dr = row_scaling(), Dc = scaling().
+    Csr<V, std::int64_t> factor_U() const;
+    std::vector<std::int64_t> row_permutation() const;
+    std::span<const double> row_scaling() const { return row_scale_; }
     // Inertia of D (LDLᵀ/LDLᴴ of real or Hermitian values, after a successful factorization).
     Inertia inertia() const;
     // LDLᵀ/LDLᴴ: the diagonal scaling S (original numbering) of the factored matrix: Q S A S Qᵀ = L D Lᴴ;
@@ -141,6 +151,7 @@ private:
     void residual(std::span<const V> b, std::span<const V> x, std::span<V> r, std::int64_t nrhs) const;
     int thread_count() const;  // the "threads" option, or omp_get_max_threads() when it is 0
     void compute_scaling();    // LDLᵀ: scale_ and scaled_ from the current values
+    bool lu() const { return structure_ == Structure::general; }
     bool ldlt() const { return structure_ == Structure::symmetric || structure_ == Structure::hermitian; }
     // Position in the factor's pivoted order of each analysis column (LDLᵀ), or the identity.
     std::vector<std::int64_t> pivoted_position() const;
@@ -158,6 +169,11 @@ private:
     // matrix S A S (empty: none) and its values.
     std::vector<std::int64_t> mate_;
     std::vector<double> scale_;
+    // LU: the matching's row of each column (empty: none), the row scaling (original rows; scale_ is then the
+    // column scaling) and the columns the matching left unmatched (structurally singular).
+    std::vector<std::int64_t> row_of_col_;
+    std::vector<double> row_scale_;
+    std::int64_t unmatched_ = 0;
     std::vector<V> scaled_;
     std::int64_t failing_column_ = -1;
     double anorm_ = 0;  // ||A||_inf of the matrix read by the view

@@ -137,6 +137,19 @@ std::vector<idx> validate_user_permutation(std::span<const std::int64_t> perm, i
 Symbolic analyze_pattern(const SymmetricPattern& pattern, Structure structure, const DirectOptions& opt,
                          std::span<const std::int64_t> user_perm, int threads, std::span<const idx> mate = {});
 
+// LU of a general matrix: a maximum-product matching of rows to columns and its scaling (src/direct/
+// analysis/matching.cpp): row_of_col[j] is the row whose entry in column j goes on the diagonal;
+// |row_scale[i] a_ij col_scale[j]| <= 1, = 1 on the matching. unmatched > 0: structurally singular (the
+// free rows fill the permutation, the scaling is the identity).
+struct RowMatching {
+    std::vector<idx> row_of_col;
+    std::vector<double> row_scale, col_scale;
+    idx unmatched = 0;
+};
+template <class V, class I>
+RowMatching max_product_matching(idx n, std::span<const std::int64_t> row_ptr, std::span<const I> col_idx,
+                                 std::span<const V> values, idx base);
+
 // LDLᵀ pivot pairs from the values (PARDISO's idea of keeping 2×2 pivot candidates together, with a greedy
 // matching instead of a weighted one): each column whose diagonal is weak (|a_ii| <= threshold · max_j≠i |a_ij|,
 // zero included) is paired with its unpaired neighbour of largest |a_ij|, weakest columns first. Returns
@@ -146,9 +159,10 @@ std::vector<idx> weak_diagonal_pairs(idx n, std::span<const std::int64_t> row_pt
                                      std::span<const V> values, MatrixView view, idx base, double threshold);
 
 // Assembly map of the stored entries of a CSR input into the panels of `sym` (fills sym.amap,
-// amap_conj and the per-supernode lists amap_sn_ptr / amap_sn_entries).
+// amap_conj and the per-supernode lists amap_sn_ptr / amap_sn_entries). General structure (LU): row_map[i]
+// (optional) renumbers row i (the matching's row permutation), and amap_conj = 1 marks the U panel.
 template <class I>
 void build_assembly_map(Symbolic& sym, std::span<const std::int64_t> row_ptr, std::span<const I> col_idx,
-                        MatrixView view, idx base);
+                        MatrixView view, idx base, std::span<const idx> row_map = {});
 
 }  // namespace gigasparse::direct

@@ -57,6 +57,42 @@ inline void trsm_unit_right(int m, int n, const cd* a, int lda, cd* b, int ldb, 
     cblas_ztrsm(CblasColMajor, CblasRight, CblasLower, conj ? CblasConjTrans : CblasTrans, CblasUnit, m, n, &one, a, lda, b, ldb);
 }
 
+// General triangular solve (LU fronts): B ← op(A)⁻¹ B or B op(A)⁻¹, no conjugation.
+inline void trsm_general(CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE t, CBLAS_DIAG diag, int m, int n, const float* a,
+                         int lda, float* b, int ldb) {
+    cblas_strsm(CblasColMajor, side, uplo, t, diag, m, n, 1.0f, a, lda, b, ldb);
+}
+inline void trsm_general(CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE t, CBLAS_DIAG diag, int m, int n, const double* a,
+                         int lda, double* b, int ldb) {
+    cblas_dtrsm(CblasColMajor, side, uplo, t, diag, m, n, 1.0, a, lda, b, ldb);
+}
+inline void trsm_general(CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE t, CBLAS_DIAG diag, int m, int n, const cf* a,
+                         int lda, cf* b, int ldb) {
+    const cf one(1);
+    cblas_ctrsm(CblasColMajor, side, uplo, t, diag, m, n, &one, a, lda, b, ldb);
+}
+inline void trsm_general(CBLAS_SIDE side, CBLAS_UPLO uplo, CBLAS_TRANSPOSE t, CBLAS_DIAG diag, int m, int n, const cd* a,
+                         int lda, cd* b, int ldb) {
+    const cd one(1);
+    cblas_ztrsm(CblasColMajor, side, uplo, t, diag, m, n, &one, a, lda, b, ldb);
+}
+
+// C ← alpha A B + beta C.
+inline void gemm_nn(int m, int n, int k, float alpha, const float* a, int lda, const float* b, int ldb, float beta, float* c,
+                    int ldc) {
+    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+inline void gemm_nn(int m, int n, int k, double alpha, const double* a, int lda, const double* b, int ldb, double beta,
+                    double* c, int ldc) {
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+inline void gemm_nn(int m, int n, int k, cf alpha, const cf* a, int lda, const cf* b, int ldb, cf beta, cf* c, int ldc) {
+    cblas_cgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
+}
+inline void gemm_nn(int m, int n, int k, cd alpha, const cd* a, int lda, const cd* b, int ldb, cd beta, cd* c, int ldc) {
+    cblas_zgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc);
+}
+
 // C ← C - A Aᴴ on the lower triangle (n x n, k columns).
 inline void herk_minus(int n, int k, const float* a, int lda, float* c, int ldc) {
     cblas_ssyrk(CblasColMajor, CblasLower, CblasNoTrans, n, k, -1.0f, a, lda, 1.0f, c, ldc);

@@ -20,6 +20,7 @@ struct NumericParams {
     idx small_rows = 64;           // fronts with fewer rows take small_front (no BLAS call)
     idx loop_panel_rows = 192;     // fronts with fewer rows factor their panel in small_panel (herk for the rest)
     bool ldlt = false;             // LDLᵀ / LDLᴴ (ldlt_front.hpp) instead of LLᴴ
+    bool lu = false;               // LU (lu_front.hpp; tau and pivot_block apply)
     bool herm = true;              // LDLᴴ (Hermitian) rather than LDLᵀ (complex symmetric)
     double tau = 0;                // LDLᵀ: absolute pivot perturbation threshold (0: a zero pivot fails)
     idx pivot_block = 64;          // LDLᵀ: pivot search block
@@ -51,6 +52,13 @@ void backward_sweep(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx 
 // LDLᵀ / LDLᴴ: y ← D⁻¹ y (n x nrhs, ld n, analysis numbering; herm: D Hermitian, else complex symmetric).
 template <class V>
 void ldl_diagonal_solve(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx nrhs, bool herm);
+
+// LU sweeps on y (n x nrhs, ld n, analysis numbering): forward L z = y (rows through the pivoting inside
+// the supernodes; z ends in pivoted order), backward U x = z (x in analysis column order).
+template <class V>
+void lu_forward_sweep(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx nrhs);
+template <class V>
+void lu_backward_sweep(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx nrhs);
 
 // Largest contribution-block row count (solve workspace rows).
 idx max_update_rows(const Symbolic& sym);

@@ -23,29 +23,34 @@ void DirectSolver<V, I>::check_rhs(std::size_t blen, std::size_t xlen, std::int6
 
 template <class V, class I>
 void DirectSolver<V, I>::solve_permute(std::span<const V> b, std::span<V> y, std::int64_t nrhs) const {
+    // y = P Dr Q b: Q the LU matching's rows (row_of_col_), Dr its row scaling; for LDLᵀ Dr = S (scale_).
     check_rhs(b.size(), y.size(), nrhs);
     const idx n = sym_.n;
+    const bool matched = !row_of_col_.empty();
+    const std::vector<double>& dr = matched ? row_scale_ : scale_;
     for (idx k = 0; k < nrhs; ++k)
-        for (idx i = 0; i < n; ++i) y[i + k * n] = b[sym_.perm[i] + k * n];  // y = P b
-    if (!scale_.empty())
-        for (idx k = 0; k < nrhs; ++k)
-            for (idx i = 0; i < n; ++i) y[i + k * n] *= static_cast<real_t<V>>(scale_[sym_.perm[i]]);  // y = P S b
+        for (idx i = 0; i < n; ++i) {
+            const idx src = matched ? row_of_col_[sym_.perm[i]] : sym_.perm[i];
+            y[i + k * n] = dr.empty() ? b[src + k * n] : b[src + k * n] * static_cast<real_t<V>>(dr[src]);
+        }
 }
 
 template <class V, class I>
 void DirectSolver<V, I>::solve_unpermute(std::span<const V> y, std::span<V> x, std::int64_t nrhs) const {
+    // x = Dc Pᵀ y (Dc: the column scaling, S for LDLᵀ).
     check_rhs(y.size(), x.size(), nrhs);
     const idx n = sym_.n;
     for (idx k = 0; k < nrhs; ++k)
-        for (idx i = 0; i < n; ++i) x[sym_.perm[i] + k * n] = y[i + k * n];  // x = Pᵀ y
-    if (!scale_.empty())
-        for (idx k = 0; k < nrhs; ++k)
-            for (idx i = 0; i < n; ++i) x[i + k * n] *= static_cast<real_t<V>>(scale_[i]);  // x = S Pᵀ y
+        for (idx i = 0; i < n; ++i) {
+            const idx c = sym_.perm[i];
+            x[c + k * n] = scale_.empty() ? y[i + k * n] : y[i + k * n] * static_cast<real_t<V>>(scale_[c]);
+        }
 }
 
 template <class V, class I>
 void DirectSolver<V, I>::solve_forward(std::span<V> y, std::int64_t nrhs) const {
     check_rhs(y.size(), y.size(), nrhs);
+    if (lu()) return lu_forward_sweep(sym_, num_, y.data(), nrhs);
     std::vector<V> w(static_cast<std::size_t>(max_update_rows(sym_) * std::max<std::int64_t>(nrhs, 1)));
     forward_sweep(sym_, num_, y.data(), nrhs, w.data());
 }
@@ -59,6 +64,7 @@ void DirectSolver<V, I>::solve_diagonal(std::span<V> y, std::int64_t nrhs) const
 template <class V, class I>
 void DirectSolver<V, I>::solve_backward(std::span<V> y, std::int64_t nrhs) const {
     check_rhs(y.size(), y.size(), nrhs);
+    if (lu()) return lu_backward_sweep(sym_, num_, y.data(), nrhs);
     std::vector<V> w(static_cast<std::size_t>(max_update_rows(sym_) * std::max<std::int64_t>(nrhs, 1)));
     backward_sweep(sym_, num_, y.data(), nrhs, w.data(), 1, structure_ != Structure::symmetric);
 }
@@ -111,17 +117,16 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
         anorm_ = rs.empty() ? 0.0 : *std::max_element(rs.begin(), rs.end());
     }
     auto full_solve = [&](std::span<const V> rhs, std::span<V> out) {
-        const bool scaled = !scale_.empty();
-        for (idx k = 0; k < nrhs; ++k)
-            for (idx i = 0; i < n; ++i)
-                y[i + k * n] = scaled ? rhs[sym_.perm[i] + k * n] * static_cast<real_t<V>>(scale_[sym_.perm[i]])
-                                      : rhs[sym_.perm[i] + k * n];
-        forward_sweep(sym_, num_, y.data(), nrhs, sweep, threads);
-        if (ldlt()) ldl_diagonal_solve(sym_, num_, y.data(), nrhs, structure_ == Structure::hermitian);
-        backward_sweep(sym_, num_, y.data(), nrhs, sweep, threads, structure_ != Structure::symmetric);
-        for (idx k = 0; k < nrhs; ++k)
-            for (idx i = 0; i < n; ++i)
-                out[sym_.perm[i] + k * n] = scaled ? y[i + k * n] * static_cast<real_t<V>>(scale_[sym_.perm[i]]) : y[i + k * n];
+        solve_permute(rhs, y, nrhs);
+        if (lu()) {
+            lu_forward_sweep(sym_, num_, y.data(), nrhs);
+            lu_backward_sweep(sym_, num_, y.data(), nrhs);
+        } else {
+            forward_sweep(sym_, num_, y.data(), nrhs, sweep, threads);
+            if (ldlt()) ldl_diagonal_solve(sym_, num_, y.data(), nrhs, structure_ == Structure::hermitian);
+            backward_sweep(sym_, num_, y.data(), nrhs, sweep, threads, structure_ != Structure::symmetric);
+        }
+        solve_unpermute(y, out, nrhs);
     };
     // Backward error max_k ||r_k||_inf / (||A|| ||x_k||_inf + ||b_k||_inf) and relative residual max_k ||r_k||_2/||b_k||_2.
     auto measure = [&](SolveInfo& info) {
@@ -177,13 +182,22 @@ double DirectSolver<V, I>::result(std::string_view name) const {
     if (name == "subtrees") return static_cast<double>(sym_.subtree_root.size());
     if (name == "factor_entries") return static_cast<double>(sym_.factor_entries);
     if (name == "explicit_zeros") return static_cast<double>(sym_.explicit_zeros);
-    if (name == "factor_bytes") return vsize * static_cast<double>(sym_.factor_entries);
+    const double factor_copies = lu() ? 2.0 : 1.0;  // LU: the L and U panels
+    if (name == "factor_bytes") return factor_copies * vsize * static_cast<double>(sym_.factor_entries);
     if (name == "stack_bytes") return vsize * static_cast<double>(sym_.stack_entries);
     if (name == "memory_estimate")
-        return vsize * static_cast<double>(sym_.factor_entries + sym_.stack_entries) + index_bytes +
+        return vsize * (factor_copies * static_cast<double>(sym_.factor_entries) + static_cast<double>(sym_.stack_entries)) +
+               index_bytes +
                vsize * static_cast<double>(a_col_idx_.size());
     if (name == "failing_column") return static_cast<double>(failing_column_);
     if (name == "pivot_pairs") return static_cast<double>(sym_.pivot_pairs);
+    if (name == "unmatched_columns") return static_cast<double>(unmatched_);
+    if (name == "perturbed_pivots" && lu()) {
+        if (!factorized_) throw PhaseError("direct: result 'perturbed_pivots' needs a successful factorization");
+        std::int64_t t = 0;
+        for (auto v : num_.perturbed) t += v;
+        return static_cast<double>(t);
+    }
     if (name == "perturbed_pivots" || name == "two_by_two_pivots" || name == "positive_pivots" ||
         name == "negative_pivots" || name == "zero_pivots") {
         if (!ldlt() || !factorized_)
@@ -235,7 +249,7 @@ template <class V, class I>
 std::vector<std::int64_t> DirectSolver<V, I>::pivoted_position() const {
     std::vector<std::int64_t> pos(static_cast<std::size_t>(sym_.n));
     for (idx c = 0; c < sym_.n; ++c) pos[c] = c;
-    if (ldlt())
+    if (ldlt() || lu())
         for (idx c = 0; c < sym_.n; ++c) pos[sym_.super_ptr[sym_.col_to_sn[c]] + num_.piv[c]] = c;
     return pos;
 }
@@ -253,12 +267,12 @@ Csr<V, std::int64_t> DirectSolver<V, I>::factor_L() const {
         const V* panel = num_.lx.data() + sym_.lx_ptr[sn];
         const idx* r = sym_.rows.data() + sym_.rows_ptr[sn];
         for (idx j = 0; j < w; ++j) {
-            if (ldlt()) {
-                coo.row.push_back(c0 + j);  // unit diagonal; D is factor_D()
+            if (ldlt() || lu()) {
+                coo.row.push_back(c0 + j);  // unit diagonal; D is factor_D(), U factor_U()
                 coo.col.push_back(c0 + j);
                 coo.val.push_back(V(1));
             }
-            const idx i0 = !ldlt() ? j : j + (num_.pivot_size[c0 + j] == 2 ? 2 : 1);
+            const idx i0 = lu() ? j + 1 : !ldlt() ? j : j + (num_.pivot_size[c0 + j] == 2 ? 2 : 1);
             for (idx i = i0; i < f; ++i) {
                 // Own rows (i < w) are pivoted positions already; the others are analysis columns of ancestors.
                 coo.row.push_back(i < w ? c0 + i : pos[r[i]]);
@@ -268,6 +282,45 @@ Csr<V, std::int64_t> DirectSolver<V, I>::factor_L() const {
         }
     }
     return coo_to_csr(coo);
+}
+
+template <class V, class I>
+Csr<V, std::int64_t> DirectSolver<V, I>::factor_U() const {
+    if (!factorized_) throw PhaseError("direct: the factor is available after a successful factorize");
+    if (!lu()) throw PhaseError("direct: factor_U() belongs to the LU of a general matrix");
+    Coo<V, std::int64_t> coo;
+    coo.nrows = coo.ncols = sym_.n;
+    for (idx sn = 0; sn < sym_.nsuper; ++sn) {
+        const idx f = sym_.front_rows(sn), w = sym_.width(sn), c0 = sym_.super_ptr[sn];
+        const V* panel = num_.lx.data() + sym_.lx_ptr[sn];
+        const V* upanel = num_.ux.data() + sym_.lx_ptr[sn];
+        const idx* r = sym_.rows.data() + sym_.rows_ptr[sn];
+        for (idx j = 0; j < w; ++j) {  // row j of U: U11(j, j..w) then U12(j, :)
+            for (idx c = j; c < w; ++c) {
+                coo.row.push_back(c0 + j);
+                coo.col.push_back(c0 + c);
+                coo.val.push_back(panel[j + c * f]);
+            }
+            for (idx i = w; i < f; ++i) {
+                coo.row.push_back(c0 + j);
+                coo.col.push_back(r[i]);  // columns are not pivoted
+                coo.val.push_back(upanel[i + j * f]);
+            }
+        }
+    }
+    return coo_to_csr(coo);
+}
+
+template <class V, class I>
+std::vector<std::int64_t> DirectSolver<V, I>::row_permutation() const {
+    if (!factorized_) throw PhaseError("direct: the factor is available after a successful factorize");
+    std::vector<std::int64_t> p = factor_permutation();
+    if (lu())
+        for (idx c = 0; c < sym_.n; ++c) {
+            const idx b = sym_.perm[sym_.super_ptr[sym_.col_to_sn[c]] + num_.piv[c]];  // row of the matched matrix
+            p[c] = row_of_col_.empty() ? b : row_of_col_[b];
+        }
+    return p;
 }
 
 template <class V, class I>
@@ -360,6 +413,8 @@ Inertia DirectSolver<V, I>::inertia() const {
     template const NumericFactor<V>& DirectSolver<V, I>::numeric() const;                                     \
     template Csr<V, std::int64_t> DirectSolver<V, I>::factor_L() const;                                       \
     template Csr<V, std::int64_t> DirectSolver<V, I>::factor_D() const;                                       \
+    template Csr<V, std::int64_t> DirectSolver<V, I>::factor_U() const;                                       \
+    template std::vector<std::int64_t> DirectSolver<V, I>::row_permutation() const;                           \
     template std::vector<std::int64_t> DirectSolver<V, I>::factor_permutation() const;                        \
     template Inertia DirectSolver<V, I>::inertia() const;                                                     \
     template std::vector<std::int64_t> DirectSolver<V, I>::pivoted_position() const;

@@ -12,6 +12,7 @@
 #include "direct/numeric/numeric.hpp"
 #include "direct/numeric/omp/blocked_front.hpp"
 #include "direct/numeric/omp/ldlt_front.hpp"
+#include "direct/numeric/omp/lu_front.hpp"
 #include "direct/numeric/omp/small_front.hpp"
 #include "direct/numeric/omp/task_pool.hpp"
 
@@ -38,6 +39,28 @@ void extend_add(const Symbolic& s, idx c, const V* cbc, idx p, V* panel, V* cbp,
             V* d = dst + (rel[ii] - ii);
             for (idx t = ii; t < e; ++t) d[t] += src[t];
             ii = e;
+        }
+    }
+}
+
+// LU: extend-add of columns [j0, j1) of child c's full contribution block into its parent p: columns of
+// the parent's fully summed block go to the L panel (F11 and F21), fully summed rows of the other
+// columns to the U panel (F12ᵀ), the rest to the parent's contribution block.
+template <class V>
+void extend_add_lu(const Symbolic& s, idx c, const V* cbc, idx p, V* panel, V* upanel, V* cbp, idx j0, idx j1) {
+    const idx mc = s.front_rows(c) - s.width(c), fp = s.front_rows(p), wp = s.width(p), mp = fp - wp;
+    const idx* rel = s.relind.data() + s.relind_ptr[c];
+    const idx first_cb = static_cast<idx>(std::lower_bound(rel, rel + mc, wp) - rel);  // rows from here map to the CB
+    for (idx jj = j0; jj < j1; ++jj) {
+        const idx pc = rel[jj];
+        const V* src = cbc + jj * mc;
+        if (pc < wp) {
+            V* dst = panel + pc * fp;
+            for (idx ii = 0; ii < mc; ++ii) dst[rel[ii]] += src[ii];
+        } else {
+            for (idx ii = 0; ii < first_cb; ++ii) upanel[pc + rel[ii] * fp] += src[ii];
+            V* dst = cbp + (pc - wp) * mp - wp;
+            for (idx ii = first_cb; ii < mc; ++ii) dst[rel[ii]] += src[ii];
         }
     }
 }
@@ -72,7 +95,17 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
     // The panel: zero, then the entries of A (duplicates summed in input order, conjugated when
     // mirrored); here rather than in one pass over the whole factor, so the panel is in cache for its
     // assembly and the subtree workers share the work.
-    {
+    V* upanel = prm.lu ? num.ux.data() + s.lx_ptr[sn] : nullptr;
+    if (prm.lu) {  // LU: amap_conj marks the entries of the U panel (F12ᵀ)
+        std::fill(panel, panel + static_cast<std::int64_t>(f) * w, V(0));
+        std::fill(upanel, upanel + static_cast<std::int64_t>(f) * w, V(0));
+        V* lx = num.lx.data();
+        V* ux = num.ux.data();
+        for (idx q = s.amap_sn_ptr[sn]; q < s.amap_sn_ptr[sn + 1]; ++q) {
+            const idx k = s.amap_sn_entries[q];
+            (s.amap_conj[k] ? ux : lx)[s.amap[k]] += a[k];
+        }
+    } else {
         std::fill(panel, panel + static_cast<std::int64_t>(f) * w, V(0));
         V* lx = num.lx.data();
         for (idx q = s.amap_sn_ptr[sn]; q < s.amap_sn_ptr[sn + 1]; ++q) {
@@ -81,13 +114,17 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
         }
     }
     constexpr std::int64_t chunk = 1 << 18;  // entries per assembly task
-    // Only the lower triangle of a contribution block is ever read or written: zero and move that half.
+    // Only the lower triangle of a contribution block is ever read or written: zero and move that half
+    // (the whole block for LU).
     std::vector<idx> bounds;
+    const bool full = prm.lu;
     if (parallel && m * m / 2 > chunk) {
         triangle_chunks(m, chunk, bounds);
         pool.run(static_cast<std::int64_t>(bounds.size()) - 1, [&](std::int64_t t) {
-            for (idx j = bounds[t]; j < bounds[t + 1]; ++j) std::fill(cb + j * m + j, cb + (j + 1) * m, V(0));
+            for (idx j = bounds[t]; j < bounds[t + 1]; ++j) std::fill(cb + j * m + (full ? 0 : j), cb + (j + 1) * m, V(0));
         });
+    } else if (full) {
+        std::fill(cb, cb + m * m, V(0));
     } else {
         for (idx j = 0; j < m; ++j) std::fill(cb + j * m + j, cb + (j + 1) * m, V(0));
     }
@@ -96,7 +133,17 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
         idx c = s.child_list[q];
         const V* cbc = num.stacks[s.stack_of[c]].data() + num.cb_off[c];
         const idx mc = s.front_rows(c) - s.width(c);
-        if (parallel && mc * mc / 2 > chunk) {
+        if (full) {
+            if (parallel && mc * mc > chunk) {
+                const std::int64_t per = std::max<std::int64_t>(1, chunk / std::max<idx>(mc, 1));
+                const std::int64_t nt = (mc + per - 1) / per;
+                pool.run(nt, [&](std::int64_t t) {
+                    extend_add_lu(s, c, cbc, sn, panel, upanel, cb, t * per, std::min<idx>(mc, (t + 1) * per));
+                });
+            } else {
+                extend_add_lu(s, c, cbc, sn, panel, upanel, cb, 0, mc);
+            }
+        } else if (parallel && mc * mc / 2 > chunk) {
             triangle_chunks(mc, chunk, bounds);
             pool.run(static_cast<std::int64_t>(bounds.size()) - 1,
                      [&](std::int64_t t) { extend_add(s, c, cbc, sn, panel, cb, bounds[t], bounds[t + 1]); });
@@ -106,7 +153,15 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
         if (s.stack_of[c] == s.stack_of[sn]) low = std::min(low, num.cb_off[c]);
     }
     std::int64_t info = 0;
-    if (prm.ldlt) {
+    if (prm.lu) {
+        LuFrontParams lp;
+        lp.block = prm.pivot_block;
+        lp.tau = prm.tau;
+        lp.small_rows = prm.small_rows;
+        LuFrontResult r = lu_front(f, w, panel, upanel, cb, num.piv.data() + s.super_ptr[sn], lp, pool);
+        num.perturbed[sn] = r.perturbed;
+        if (r.fail != 0) return r.fail;
+    } else if (prm.ldlt) {
         LdltFrontParams lp;
         lp.block = prm.pivot_block;
         lp.tau = prm.tau;
@@ -141,7 +196,7 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
     }
     // LAPACK's potrf fails only on ajj <= 0, which a NaN pivot passes (sqrt(NaN) goes on into the factor):
     // a pivot that is not > 0 on the factored diagonal is a failure at that column, as in the reference phase.
-    const idx factored = prm.ldlt ? 0 : info != 0 ? static_cast<idx>(info) - 1 : w;
+    const idx factored = prm.ldlt || prm.lu ? 0 : info != 0 ? static_cast<idx>(info) - 1 : w;
     for (idx j = 0; j < factored; ++j)
         if (!(std::real(panel[j * f + j]) > 0)) return j + 1;
     if (info != 0) return info;
@@ -151,7 +206,8 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
         V* dst = stack.data() + low;
         auto move_cols = [&](idx j0, idx j1) {
             for (idx j = j0; j < j1; ++j)
-                std::memmove(dst + j * m + j, cb + j * m + j, static_cast<std::size_t>(m - j) * sizeof(V));
+                std::memmove(dst + j * m + (full ? 0 : j), cb + j * m + (full ? 0 : j),
+                             static_cast<std::size_t>(full ? m : m - j) * sizeof(V));
         };
         if (parallel && off - low >= m * m && m * m / 2 > chunk) {
             triangle_chunks(m, chunk, bounds);
@@ -201,16 +257,18 @@ void allocate_numeric(const Symbolic& s, NumericFactor<V>& num) {
     num.info.assign(static_cast<std::size_t>(s.nsuper), 0);
     num.cb_off.assign(static_cast<std::size_t>(s.nsuper), 0);
     const bool ldlt = s.structure == Structure::symmetric || s.structure == Structure::hermitian;
-    num.piv.assign(ldlt ? static_cast<std::size_t>(s.n) : 0, 0);
+    const bool lu = s.structure == Structure::general;
+    num.piv.assign(ldlt || lu ? static_cast<std::size_t>(s.n) : 0, 0);
     num.pivot_size.assign(ldlt ? static_cast<std::size_t>(s.n) : 0, 1);
-    num.perturbed.assign(ldlt ? static_cast<std::size_t>(s.nsuper) : 0, 0);
+    num.perturbed.assign(ldlt || lu ? static_cast<std::size_t>(s.nsuper) : 0, 0);
+    num.ux.assign(lu ? static_cast<std::size_t>(s.factor_entries) : 0, V(0));
 }
 
 template <class V>
 Status factor_multifrontal(const Symbolic& s, NumericFactor<V>& num, std::span<const V> a, idx& fail_col,
                            const NumericParams& prm) {
     fail_col = -1;
-    if (prm.ldlt && (num.piv.size() != static_cast<std::size_t>(s.n) || num.perturbed.size() != static_cast<std::size_t>(s.nsuper)))
+    if ((prm.ldlt || prm.lu) && (num.piv.size() != static_cast<std::size_t>(s.n) || num.perturbed.size() != static_cast<std::size_t>(s.nsuper)))
         throw InvalidStructure("direct: LDLᵀ factorization of a factor allocated for another structure (internal)");
     std::fill(num.info.begin(), num.info.end(), 0);
     if (a.size() < s.amap.size()) throw DimensionMismatch("direct: fewer values than mapped entries");
@@ -255,7 +313,7 @@ Status factor_multifrontal(const Symbolic& s, NumericFactor<V>& num, std::span<c
             idx col = s.super_ptr[sn] + num.info[sn] - 1;
             if (fail_col == -1 || col < fail_col) fail_col = col;
         }
-    return fail_col == -1 ? Status::success : prm.ldlt ? Status::zero_pivot : Status::not_positive_definite;
+    return fail_col == -1 ? Status::success : prm.ldlt || prm.lu ? Status::zero_pivot : Status::not_positive_definite;
 }
 
 // One right-hand side: narrow supernodes in plain loops on y itself (no call, no copy: lap2d_300 has
@@ -468,11 +526,67 @@ void ldl_diagonal_solve(const Symbolic& s, const NumericFactor<V>& num, V* y, id
     }
 }
 
+template <class V>
+void lu_forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs) {
+    std::vector<V> z;
+    for (idx sn = 0; sn < s.nsuper; ++sn) {
+        const idx f = s.front_rows(sn), w = s.width(sn), c0 = s.super_ptr[sn];
+        const V* panel = num.lx.data() + s.lx_ptr[sn];
+        const idx* r = s.rows.data() + s.rows_ptr[sn];
+        const std::int64_t* pv = num.piv.data() + c0;
+        z.resize(static_cast<std::size_t>(f));
+        for (idx k = 0; k < nrhs; ++k) {
+            V* yk = y + k * s.n;
+            for (idx j = 0; j < w; ++j) z[j] = yk[c0 + pv[j]];
+            std::fill(z.begin() + w, z.begin() + f, V(0));
+            for (idx j = 0; j < w; ++j) {
+                const V zj = z[j];
+                if (zj == V(0)) continue;
+                const V* col = panel + j * f;
+                for (idx i = j + 1; i < f; ++i) z[i] -= col[i] * zj;
+            }
+            for (idx j = 0; j < w; ++j) yk[c0 + j] = z[j];  // pivoted order: the rows of U
+            for (idx i = w; i < f; ++i) yk[r[i]] += z[i];
+        }
+    }
+}
+
+template <class V>
+void lu_backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs) {
+    std::vector<V> z;
+    for (idx sn = s.nsuper - 1; sn >= 0; --sn) {
+        const idx f = s.front_rows(sn), w = s.width(sn), c0 = s.super_ptr[sn];
+        const V* panel = num.lx.data() + s.lx_ptr[sn];
+        const V* upanel = num.ux.data() + s.lx_ptr[sn];
+        const idx* r = s.rows.data() + s.rows_ptr[sn];
+        z.resize(static_cast<std::size_t>(f));
+        for (idx k = 0; k < nrhs; ++k) {
+            V* yk = y + k * s.n;
+            for (idx i = w; i < f; ++i) z[i] = yk[r[i]];  // x of later columns
+            for (idx j = 0; j < w; ++j) {
+                const V* uj = upanel + j * f;  // U12ᵀ column j = row j of U12
+                V acc = yk[c0 + j];
+                for (idx i = w; i < f; ++i) acc -= uj[i] * z[i];
+                z[j] = acc;
+            }
+            for (idx c = w - 1; c >= 0; --c) {
+                const V* col = panel + c * f;
+                z[c] /= col[c];
+                const V xc = z[c];
+                for (idx j = 0; j < c; ++j) z[j] -= col[j] * xc;
+            }
+            for (idx j = 0; j < w; ++j) yk[c0 + j] = z[j];
+        }
+    }
+}
+
 #define GIGASPARSE_DIRECT_NUMERIC(V)                                                                          \
     template void allocate_numeric<V>(const Symbolic&, NumericFactor<V>&);                                  \
     template Status factor_multifrontal<V>(const Symbolic&, NumericFactor<V>&, std::span<const V>, idx&,       \
                                            const NumericParams&);                                        \
     template void ldl_diagonal_solve<V>(const Symbolic&, const NumericFactor<V>&, V*, idx, bool);          \
+    template void lu_forward_sweep<V>(const Symbolic&, const NumericFactor<V>&, V*, idx);                   \
+    template void lu_backward_sweep<V>(const Symbolic&, const NumericFactor<V>&, V*, idx);                  \
     template void forward_sweep<V>(const Symbolic&, const NumericFactor<V>&, V*, idx, V*, int);             \
     template void backward_sweep<V>(const Symbolic&, const NumericFactor<V>&, V*, idx, V*, int, bool);
 GIGASPARSE_FOR_EACH_VALUE(GIGASPARSE_DIRECT_NUMERIC)

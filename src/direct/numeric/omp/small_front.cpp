@@ -4,6 +4,7 @@
 #include "direct/numeric/omp/small_front.hpp"
 
 #include "direct/numeric/omp/ldlt_front.hpp"
+#include "direct/numeric/omp/lu_front.hpp"
 
 namespace gigasparse::direct {
 
@@ -37,6 +38,14 @@ namespace gigasparse::direct {
     GIGASPARSE_SMALL_FRONT_CLONES void ldlt_cb_update(std::int64_t m, std::int64_t w, const V* wd, const V* l21,   \
                                                       std::int64_t ldl, V* cb, bool herm) {                   \
         ldlt_detail::cb_update_loops(m, w, wd, l21, ldl, cb, herm);                                 \
+    }                                                                                               \
+    GIGASPARSE_SMALL_FRONT_CLONES std::int64_t lu_pivot_block(std::int64_t f, std::int64_t w, std::int64_t rend,      \
+                                                              std::int64_t k0, std::int64_t k1, V* a, V* u,          \
+                                                              std::int64_t* piv, double tau, std::int64_t& perturbed) { \
+        return lu_detail::pivot_block(f, w, rend, k0, k1, a, u, piv, tau, perturbed);               \
+    }                                                                                               \
+    GIGASPARSE_SMALL_FRONT_CLONES void lu_small_rest(std::int64_t f, std::int64_t w, V* a, V* u, V* cb) {           \
+        lu_detail::small_rest(f, w, a, u, cb);                                                      \
     }
 GIGASPARSE_SMALL_FRONT(float)
 GIGASPARSE_SMALL_FRONT(double)

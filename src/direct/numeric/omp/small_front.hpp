@@ -37,6 +37,16 @@ std::int64_t small_front(std::int64_t f, std::int64_t w, std::complex<double>* p
                                   std::int64_t* piv, std::int8_t* psize, double tau, bool herm,              \
                                   std::int64_t& perturbed);                                                  \
     void ldlt_cb_update(std::int64_t m, std::int64_t w, const V* wd, const V* l21, std::int64_t ldl, V* cb, bool herm);
+// LU loops of lu_front.hpp (lu_detail::pivot_block, small_rest) in the same clones.
+#define GIGASPARSE_LU_LOOPS_DECL(V)                                                                          \
+    std::int64_t lu_pivot_block(std::int64_t f, std::int64_t w, std::int64_t rend, std::int64_t k0, std::int64_t k1, \
+                                V* a, V* u, std::int64_t* piv, double tau, std::int64_t& perturbed);            \
+    void lu_small_rest(std::int64_t f, std::int64_t w, V* a, V* u, V* cb);
+GIGASPARSE_LU_LOOPS_DECL(float)
+GIGASPARSE_LU_LOOPS_DECL(double)
+GIGASPARSE_LU_LOOPS_DECL(std::complex<float>)
+GIGASPARSE_LU_LOOPS_DECL(std::complex<double>)
+#undef GIGASPARSE_LU_LOOPS_DECL
 GIGASPARSE_LDLT_LOOPS_DECL(float)
 GIGASPARSE_LDLT_LOOPS_DECL(double)
 GIGASPARSE_LDLT_LOOPS_DECL(std::complex<float>)
