@@ -118,7 +118,9 @@ tools::Json run_gigasparse(const Csr<double, std::int64_t>& a, const std::string
         j.set("negative_pivots", s.result("negative_pivots"));
     }
     if (structure == direct::Structure::general && st == direct::Status::success)
-        j.set("perturbed_pivots", s.result("perturbed_pivots")).set("unmatched_columns", s.result("unmatched_columns"));
+        j.set("perturbed_pivots", s.result("perturbed_pivots"))
+            .set("unmatched_columns", s.result("unmatched_columns"))
+            .set("nnz_LU", 2 * s.result("nnz_L") - static_cast<double>(a.nrows));  // as MUMPS and PARDISO count
     return j;
 }
 

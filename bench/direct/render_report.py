@@ -68,7 +68,9 @@ def main(paths):
                 seen[r["matrix"]] = (dict(r), run["context"])
                 rows.append(seen[r["matrix"]])
 
-    if all("negative_pivots" in r.get("gigasparse", {}) for r, _ in rows):
+    if all("nnz_LU" in r.get("gigasparse", {}) for r, _ in rows):
+        indefinite_table(rows, lu=True)
+    elif all("negative_pivots" in r.get("gigasparse", {}) for r, _ in rows):
         indefinite_table(rows)
     else:
         spd_table(rows)
@@ -86,12 +88,19 @@ def main(paths):
         print()
 
 
-def indefinite_table(rows):
-    """LDLᵀ runs: gigasparse vs MUMPS (SYM = 2, delayed pivots) and PARDISO (mtype -2, perturbation)."""
-    print("| matrix | n | nnz(L) gs / mumps / pardiso | factorize gs | MUMPS | PARDISO | gs / mumps | gs / pardiso | "
-          "solve gs (steps) / mumps / pardiso | residual gs / mumps / pardiso | backward error gs | "
-          "perturbed gs / pardiso, delayed mumps | 2×2 gs | negative pivots gs / mumps / pardiso | cores used gs / mumps / pardiso |")
-    print("|---|---:|---|---:|---:|---:|---:|---:|---|---|---:|---|---:|---|---|")
+def indefinite_table(rows, lu=False):
+    """LDLᵀ runs: gigasparse vs MUMPS (SYM = 2, delayed pivots) and PARDISO (mtype -2, perturbation); LU runs
+    (lu=True): MUMPS SYM = 0 and PARDISO mtype 11, factor entries of L + U, no 2×2 / inertia columns."""
+    if lu:
+        print("| matrix | n | nnz(L+U) gs / mumps / pardiso | factorize gs | MUMPS | PARDISO | gs / mumps | gs / pardiso | "
+              "solve gs (steps) / mumps / pardiso | residual gs / mumps / pardiso | backward error gs | "
+              "perturbed gs / pardiso, delayed mumps | cores used gs / mumps / pardiso |")
+        print("|---|---:|---|---:|---:|---:|---:|---:|---|---|---:|---|---|")
+    else:
+        print("| matrix | n | nnz(L) gs / mumps / pardiso | factorize gs | MUMPS | PARDISO | gs / mumps | gs / pardiso | "
+              "solve gs (steps) / mumps / pardiso | residual gs / mumps / pardiso | backward error gs | "
+              "perturbed gs / pardiso, delayed mumps | 2×2 gs | negative pivots gs / mumps / pardiso | cores used gs / mumps / pardiso |")
+        print("|---|---:|---|---:|---:|---:|---:|---:|---|---|---:|---|---:|---|---|")
     ratios = {s: [] for s in ("mumps", "pardiso")}
     for r, _ in rows:
         g = r["gigasparse"]
@@ -113,14 +122,18 @@ def indefinite_table(rows):
         pert = (f"{fmt(g.get('perturbed_pivots'))} / "
                 f"{fmt(r['pardiso'].get('perturbed_or_delayed_pivots')) if ok['pardiso'] else '—'}, "
                 f"{fmt(r['mumps'].get('perturbed_or_delayed_pivots')) if ok['mumps'] else '—'}")
-        print(f"| {r['matrix'].split('/')[-1].replace('.mtx.gz', '')} | {r['n']:,} | "
-              f"{fmt(g['nnz_L'])} / {field('mumps', 'nnz_L')} / {field('pardiso', 'nnz_L')} | {secs(tg)} | "
-              f"{secs(t['mumps'])} | {secs(t['pardiso'])} | "
-              + " | ".join("—" if ratio[s] is None else f"{ratio[s]:.2f}" for s in ("mumps", "pardiso"))
-              + f" | {solve} | {fmt(g['residual'])} / {field('mumps', 'residual')} / {field('pardiso', 'residual')} | "
-              f"{fmt(g['backward_error'])} | {pert} | {fmt(g.get('two_by_two_pivots'))} | "
-              f"{fmt(g.get('negative_pivots'))} / {field('mumps', 'negative_pivots')} / {field('pardiso', 'negative_pivots')} | "
-              f"{' / '.join(cu)} |")
+        head = (f"| {r['matrix'].split('/')[-1].replace('.mtx.gz', '')} | {r['n']:,} | "
+                f"{fmt(g['nnz_LU'] if lu else g['nnz_L'])} / {field('mumps', 'nnz_L')} / {field('pardiso', 'nnz_L')} | "
+                f"{secs(tg)} | {secs(t['mumps'])} | {secs(t['pardiso'])} | "
+                + " | ".join("—" if ratio[s] is None else f"{ratio[s]:.2f}" for s in ("mumps", "pardiso"))
+                + f" | {solve} | {fmt(g['residual'])} / {field('mumps', 'residual')} / {field('pardiso', 'residual')} | "
+                f"{fmt(g['backward_error'])} | {pert} | ")
+        if lu:
+            print(head + f"{' / '.join(cu)} |")
+        else:
+            print(head + f"{fmt(g.get('two_by_two_pivots'))} | "
+                  f"{fmt(g.get('negative_pivots'))} / {field('mumps', 'negative_pivots')} / {field('pardiso', 'negative_pivots')} | "
+                  f"{' / '.join(cu)} |")
     print()
     for s in ("mumps", "pardiso"):
         gm = geomean(ratios[s])

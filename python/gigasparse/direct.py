@@ -29,8 +29,9 @@ class DirectSolver:
     structure: "spd" (LLᵀ), "hpd" (LLᴴ), "sym" (LDLᵀ: real symmetric indefinite, or complex symmetric),
     "herm" (LDLᴴ: Hermitian indefinite), "gen" (LU). LDLᵀ/LDLᴴ pivot (Bunch–Kaufman) inside each front,
     pair weak diagonals with a strong neighbour in the analysis, scale symmetrically and perturb the
-    pivots that stay tiny (``pivot_stats``); refinement in solve() recovers the accuracy. "gen" raises
-    NotSupported at factorize() (LU is not implemented yet); its analysis (nnz_L, flops, ordering) works.
+    pivots that stay tiny (``pivot_stats``); refinement in solve() recovers the accuracy. "gen" (LU)
+    permutes and scales the rows by a maximum-product matching, pivots partially inside each front's fully
+    summed rows and perturbs tiny pivots (``pivot_stats["perturbed"]``).
     view: which stored entries are read for symmetric structures: "full" (the lower triangle of a
     full matrix), "lower" or "upper".
     ordering: "auto" (AMD or nested dissection by a cost model), "amd", "nd" (METIS), "natural",
@@ -189,10 +190,13 @@ class DirectSolver:
 
     @property
     def pivot_stats(self) -> dict[str, int] | None:
-        """LDLᵀ/LDLᴴ after a successful factorize(): {"pairs": weak-diagonal pairs of the analysis,
-        "two_by_two": 2×2 pivots, "perturbed": pivots set to ±pivot_perturbation}; None otherwise."""
-        if self.status != "success" or self.structure not in ("symmetric", "hermitian"):
+        """After a successful factorize(): LDLᵀ/LDLᴴ {"pairs": weak-diagonal pairs of the analysis,
+        "two_by_two": 2×2 pivots, "perturbed": pivots set to ±pivot_perturbation}; LU {"perturbed",
+        "unmatched": columns the matching could not match}; None for Cholesky."""
+        if self.status != "success" or self.structure not in ("symmetric", "hermitian", "general"):
             return None
+        if self.structure == "general":
+            return {"perturbed": int(self._result("perturbed_pivots")), "unmatched": int(self._result("unmatched_columns"))}
         return {"pairs": int(self._result("pivot_pairs")), "two_by_two": int(self._result("two_by_two_pivots")),
                 "perturbed": int(self._result("perturbed_pivots"))}
 
@@ -207,21 +211,40 @@ class DirectSolver:
         from ._sparse import from_parts
         return from_parts(self._core.factor_D())
 
+    def factor_U(self) -> Any:
+        """U of the LU (upper, diagonal included) as a csr_array: (Dr A Dc)[p][:, q] = L U with p = ``row_perm``,
+        q = ``factor_perm``, Dr = ``row_scaling``, Dc = ``scaling``."""
+        from ._sparse import from_parts
+        return from_parts(self._core.factor_U())
+
+    @property
+    def row_perm(self) -> np.ndarray:
+        """LU: p (p[new] = original row): the matching, the ordering and the pivoting; factor_perm otherwise."""
+        return self._core.row_permutation()
+
+    @property
+    def row_scaling(self) -> np.ndarray | None:
+        """LU: the row scaling Dr of the matching (None when not scaled)."""
+        s = self._core.row_scaling()
+        return s if s.size else None
+
     @property
     def factor_perm(self) -> np.ndarray:
-        """q (q[new] = old) of the factor: the ordering followed by the pivoting inside the supernodes."""
+        """q (q[new] = old) of the factor's columns: the ordering followed by the pivoting inside the supernodes
+        (LDLᵀ); the ordering alone for LLᴴ and LU."""
         return self._core.factor_permutation()
 
     @property
     def scaling(self) -> np.ndarray | None:
-        """The diagonal S of the factored S A S (LDLᵀ/LDLᴴ), None when the matrix is not scaled."""
+        """The diagonal S of the factored S A S (LDLᵀ/LDLᴴ) or the column scaling Dc of the LU, None when not scaled."""
         s = self._core.scaling()
         return s if s.size else None
 
     def stats(self) -> dict[str, Any]:
         """Every statistic of the C++ solver by name."""
         names = ["n", "nnz_L", "flops", "supernodes", "levels", "column_levels", "memory_estimate", "factor_bytes",
-                 "stack_bytes", "failing_column", "explicit_zeros", "ordering_cost", "factor_entries", "pivot_pairs"]
+                 "stack_bytes", "failing_column", "explicit_zeros", "ordering_cost", "factor_entries", "pivot_pairs",
+                 "unmatched_columns"]
         out: dict[str, Any] = {n: self._result(n) for n in names}
         if self.pivot_stats is not None:
             out.update(self.pivot_stats)
@@ -271,8 +294,9 @@ def ldl(a: Any, *, hermitian: bool | None = None, ordering: Any = "auto", **opti
 
 
 def splu(a: Any, *, ordering: Any = "auto", **options: Any) -> DirectSolver:
-    """Like scipy.sparse.linalg.splu: an LU factorization of a general square matrix (``.solve(b)``).
-    Raises NotSupported while the C++ library provides Cholesky only."""
+    """Like scipy.sparse.linalg.splu: an LU factorization of a general square matrix (``.solve(b)``,
+    ``factor_L()``, ``factor_U()``, ``row_perm``, ``factor_perm``); raises LinAlgError on a zero pivot (only with
+    pivot_perturbation=0, or NaN/Inf values)."""
     solver = DirectSolver(a, "gen", ordering=ordering, **options)
     status = solver.factorize()
     if status != "success":

@@ -137,6 +137,30 @@ public:
             return csr_output(std::move(d));
         });
     }
+    nb::object factor_u() {
+        return dispatch(value_, index_, [&]<class V, class I>() {
+            auto& s = *std::get<SolverPtr<V, I>>(solver_);
+            Csr<V, std::int64_t> u;
+            {
+                nb::gil_scoped_release release;
+                u = s.factor_U();
+            }
+            return csr_output(std::move(u));
+        });
+    }
+    nb::object row_permutation() {
+        std::vector<std::int64_t> p;
+        with([&](auto& s) { p = s.row_permutation(); });
+        return to_numpy(std::move(p));
+    }
+    nb::object row_scaling() {
+        std::vector<double> v;
+        with([&](auto& s) {
+            auto q = s.row_scaling();
+            v.assign(q.begin(), q.end());
+        });
+        return to_numpy(std::move(v));
+    }
     nb::object factor_permutation() {
         std::vector<std::int64_t> p;
         with([&](auto& s) { p = s.factor_permutation(); });
@@ -209,6 +233,9 @@ void register_direct(nb::module_& m) {
         .def("permutation", &Direct::permutation)
         .def("factor_L", &Direct::factor_l)
         .def("factor_D", &Direct::factor_d)
+        .def("factor_U", &Direct::factor_u)
+        .def("row_permutation", &Direct::row_permutation)
+        .def("row_scaling", &Direct::row_scaling)
         .def("factor_permutation", &Direct::factor_permutation)
         .def("scaling", &Direct::scaling)
         .def_prop_ro("analyzed", &Direct::analyzed)

@@ -114,29 +114,42 @@ def test_shortcuts(rng):
 
 
 @pytest.mark.parametrize("structure", ["sym", "herm", "gen"])
-def test_other_structures_solve_or_say_not_supported(structure, rng):
+def test_every_structure_solves(structure, rng):
     a = gs.generate.convection_diffusion(8, b=(5.0, 1.0)) if structure == "gen" else gs.generate.kkt(30, 10)
     if structure == "herm":
         a = a.astype(np.complex128)
     b = rng.standard_normal(a.shape[0])
     solver = gs.DirectSolver(a, structure)
     assert solver.nnz_L > 0 and solver.flops > 0  # the analysis works for every structure
-    try:
-        x = solver.solve(b)
-    except gs.NotSupported as e:
-        assert "not implemented" in str(e)
-        return
+    x = solver.solve(b)
     np.testing.assert_allclose(x, spla.spsolve(sp.csc_array(a), b), rtol=1e-8)
 
 
 def test_splu_shortcut(rng):
     a = gs.generate.convection_diffusion(8, b=(5.0, 1.0))
     b = rng.standard_normal(a.shape[0])
-    try:
-        lu = gs.splu(a)
-    except gs.NotSupported:
-        return
+    lu = gs.splu(a)
     np.testing.assert_allclose(lu.solve(b), spla.spsolve(sp.csc_array(a), b), rtol=1e-8)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_splu_reconstructs_with_matching(dtype, rng):
+    # Zero diagonal and a random permutation carrying the large entries: the matching has to move rows.
+    n = 150
+    m = sp.random_array((n, n), density=0.03, random_state=np.random.default_rng(2))
+    perm = rng.permutation(n)
+    big = sp.csr_array((3.0 + rng.random(n), (np.arange(n), perm)), shape=(n, n))
+    a = sp.csr_array((m + big).astype(dtype))
+    a.setdiag(0)
+    a.eliminate_zeros()
+    lu = gs.splu(a, pivot_perturbation=0)
+    p, q = lu.row_perm, lu.factor_perm
+    dr, dc = lu.row_scaling, lu.scaling
+    scaled = (dr[:, None] * a.toarray() * dc[None, :])[np.ix_(p, q)]
+    np.testing.assert_allclose(lu.factor_L().toarray() @ lu.factor_U().toarray(), scaled, atol=1e-12)
+    assert lu.pivot_stats == {"perturbed": 0, "unmatched": 0}
+    b = rng.standard_normal(n)
+    np.testing.assert_allclose(a @ lu.solve(b), b, atol=1e-10)
 
 
 def test_user_ordering_and_options(rng):

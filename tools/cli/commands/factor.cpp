@@ -85,6 +85,11 @@ int run_factor(const Args& args) {
             .set("refinement_steps", info.refinement_steps)
             .set("times", times);
         if (ldlt && st == direct::Status::success) out.set("pivots", pivots);
+        if (structure == direct::Structure::general && st == direct::Status::success) {
+            Json lu_pivots;
+            lu_pivots.set("perturbed", solver.result("perturbed_pivots")).set("unmatched", solver.result("unmatched_columns"));
+            out.set("pivots", lu_pivots);
+        }
         std::cout << out.str() << "\n";
     } else {
         std::cout << "file            " << file << " (n = " << format_count(n) << ")\n"
@@ -98,6 +103,11 @@ int run_factor(const Args& args) {
                   << "analyze         " << format_seconds(analyze_s) << "\n"
                   << "factorize       " << format_seconds(factor_s) << " (" << (factor_s > 0 ? flops / factor_s * 1e-9 : 0.0)
                   << " GFLOP/s)\n";
+        if (structure == direct::Structure::general && st == direct::Status::success)
+            std::cout << "pivots          " << format_count(static_cast<std::int64_t>(solver.result("perturbed_pivots")))
+                      << " perturbed (matching: "
+                      << format_count(static_cast<std::int64_t>(solver.result("unmatched_columns")))
+                      << " unmatched columns)\n";
         if (ldlt && st == direct::Status::success) {
             std::cout << "pivots          " << format_count(static_cast<std::int64_t>(solver.result("two_by_two_pivots")))
                       << " 2x2 (" << format_count(static_cast<std::int64_t>(solver.result("pivot_pairs")))
@@ -133,26 +143,28 @@ int factor(const Args& args) {
 
 const bool registered = register_command({
     "factor",
-    "sparse direct solve: ordering, symbolic analysis, multifrontal Cholesky or LDL^T, solve with refinement",
+    "sparse direct solve: ordering, symbolic analysis, multifrontal Cholesky, LDL^T or LU, solve with refinement",
     "usage: gigasparse factor A.mtx [b.mtx] [--structure spd|hpd|symmetric|hermitian|general]\n"
     "                         [--ordering auto|amd|nd|natural] [--backend cpu|reference]\n"
     "                         [--refine N] [--threads T] [--json]\n\n"
     "Analyzes A (fill-reducing ordering, elimination tree, supernodes), factors it (LL^T / LL^H for\n"
     "spd/hpd; LDL^T / LDL^H for symmetric/hermitian: Bunch-Kaufman pivoting inside each front, weak\n"
     "diagonals paired with a strong neighbour by the analysis, symmetric scaling, tiny pivots perturbed\n"
-    "and recovered by refinement; general (LU) is analyzed only, its numeric phase is not implemented yet) and\n"
+    "and recovered by refinement; LU for general: rows permuted and scaled by a maximum-product matching,\n"
+    "partial pivoting inside each front's fully summed rows, tiny pivots perturbed) and\n"
     "solves A x = b (b: an n x 1 Matrix Market array; all ones when omitted) with at most N steps\n"
     "of iterative refinement (default 2). --backend reference factors with the sequential reference\n"
     "numeric phase (left-looking, no BLAS; the test oracle) instead of the multifrontal one.\n"
     "Symmetric files are read as their stored lower triangle.\n"
     "Prints the ordering, nnz(L), flops (sum of squared column counts), supernodes and levels, the\n"
     "memory estimate, phase times and the relative residual ||b - Ax||_2 / ||b||_2; for LDL^T also\n"
-    "the 2x2 and perturbed pivots and the inertia (positive, negative, zero eigenvalues of D).\n\n"
+    "the 2x2 and perturbed pivots and the inertia (positive, negative, zero eigenvalues of D), for LU\n"
+    "the perturbed pivots and the columns the matching could not match (structurally singular).\n\n"
     "--json  one JSON object: \"nnz_L\", \"flops\", \"residual\", \"backward_error\", \"status\", and\n"
     "        \"times\" with analyze, factorize, solve and total (total excludes reading); LDL^T adds\n"
-    "        \"pivots\": {pairs, two_by_two, perturbed, positive, negative, zero}.\n"
+    "        \"pivots\": {pairs, two_by_two, perturbed, positive, negative, zero}; LU: \"pivots\": {perturbed, unmatched}.\n"
     "exit codes: 0 ok, 1 not positive definite / zero pivot, 2 usage error, 3 unreadable or malformed file,\n"
-    "            4 not supported (the numeric phase of the general structure)\n",
+    "            4 not supported (e.g. --backend reference with a non-definite structure)\n",
     {},
     factor,
 });

@@ -51,16 +51,27 @@ void extend_add_lu(const Symbolic& s, idx c, const V* cbc, idx p, V* panel, V* u
     const idx mc = s.front_rows(c) - s.width(c), fp = s.front_rows(p), wp = s.width(p), mp = fp - wp;
     const idx* rel = s.relind.data() + s.relind_ptr[c];
     const idx first_cb = static_cast<idx>(std::lower_bound(rel, rel + mc, wp) - rel);  // rows from here map to the CB
+    // Runs of consecutive parent rows (as extend_add), split where the fully summed rows end.
+    thread_local std::vector<idx> run_end;
+    run_end.resize(static_cast<std::size_t>(mc));
+    for (idx ii = mc - 1; ii >= 0; --ii)
+        run_end[ii] = ii + 1 < mc && ii + 1 != first_cb && rel[ii + 1] == rel[ii] + 1 ? run_end[ii + 1] : ii + 1;
+    auto add_runs = [&](V* dst, const V* src, idx from, idx to) {  // dst[rel[ii]] += src[ii] for ii in [from, to)
+        for (idx ii = from; ii < to;) {
+            const idx e = run_end[ii];
+            V* d = dst + (rel[ii] - ii);
+            for (idx t = ii; t < e; ++t) d[t] += src[t];
+            ii = e;
+        }
+    };
     for (idx jj = j0; jj < j1; ++jj) {
         const idx pc = rel[jj];
         const V* src = cbc + jj * mc;
         if (pc < wp) {
-            V* dst = panel + pc * fp;
-            for (idx ii = 0; ii < mc; ++ii) dst[rel[ii]] += src[ii];
+            add_runs(panel + pc * fp, src, 0, mc);
         } else {
             for (idx ii = 0; ii < first_cb; ++ii) upanel[pc + rel[ii] * fp] += src[ii];
-            V* dst = cbp + (pc - wp) * mp - wp;
-            for (idx ii = first_cb; ii < mc; ++ii) dst[rel[ii]] += src[ii];
+            add_runs(cbp + (pc - wp) * mp - wp, src, first_cb, mc);
         }
     }
 }
