@@ -109,7 +109,7 @@ public:
     void solve_backward(std::span<V> y, std::int64_t nrhs) const;                        // Lᴴ v = w (Lᵀ: complex symmetric)
     void solve_unpermute(std::span<const V> y, std::span<V> x, std::int64_t nrhs) const;  // x = S Pᵀ v
 
-    // Results by name: "n", "nnz_L", "flops", "supernodes", "levels", "column_levels",
+    // Results by name: "n", "nnz_L" (of L; LU: U has the transposed pattern), "flops" (Σ c_j², ×2 for LU, ×4 complex), "supernodes", "levels", "column_levels",
     // "memory_estimate" (bytes), "factor_bytes", "stack_bytes", "failing_column" (-1: none,
     // else original 0-based column), "explicit_zeros", "ordering_cost", "factor_entries"; after an LDLᵀ/LDLᴴ
     // factorization also "perturbed_pivots", "two_by_two_pivots", "pivot_pairs" (analysis pairs), "positive_pivots", "negative_pivots",

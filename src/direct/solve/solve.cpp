@@ -175,7 +175,7 @@ double DirectSolver<V, I>::result(std::string_view name) const {
                                                          4 * sym_.n + 8 * sym_.nsuper);
     if (name == "n") return static_cast<double>(sym_.n);
     if (name == "nnz_L") return sym_.nnz_L;
-    if (name == "flops") return sym_.flops * (is_complex_v<V> ? 4.0 : 1.0);
+    if (name == "flops") return sym_.flops * (is_complex_v<V> ? 4.0 : 1.0) * (lu() ? 2.0 : 1.0);  // LU: L and U
     if (name == "supernodes") return static_cast<double>(sym_.nsuper);
     if (name == "levels") return static_cast<double>(sym_.nlevels);
     if (name == "column_levels") return static_cast<double>(sym_.nlevels_column);
