@@ -44,7 +44,8 @@ Status cholesky_reference(const Symbolic& sym, NumericFactor<V>& num, std::span<
 template <class V>
 void forward_sweep(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx nrhs, V* work, int threads = 1);
 // LDLᵀ / LDLᴴ (num.piv not empty): unit L, the pivoting inside the supernodes, y in analysis numbering;
-// backward with conj = false applies Lᵀ (complex symmetric).
+// backward with conj = false applies Lᵀ (complex symmetric). LU (num.ux not empty): forward L leaves each
+// node's values in pivoted order (the rows of U), backward applies U (U11 in the L panel, U12ᵀ in ux).
 template <class V>
 void backward_sweep(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx nrhs, V* work, int threads = 1,
                     bool conj = true);
@@ -52,13 +53,6 @@ void backward_sweep(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx 
 // LDLᵀ / LDLᴴ: y ← D⁻¹ y (n x nrhs, ld n, analysis numbering; herm: D Hermitian, else complex symmetric).
 template <class V>
 void ldl_diagonal_solve(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx nrhs, bool herm);
-
-// LU sweeps on y (n x nrhs, ld n, analysis numbering): forward L z = y (rows through the pivoting inside
-// the supernodes; z ends in pivoted order), backward U x = z (x in analysis column order).
-template <class V>
-void lu_forward_sweep(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx nrhs);
-template <class V>
-void lu_backward_sweep(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx nrhs);
 
 // Largest contribution-block row count (solve workspace rows).
 idx max_update_rows(const Symbolic& sym);

@@ -50,7 +50,6 @@ void DirectSolver<V, I>::solve_unpermute(std::span<const V> y, std::span<V> x, s
 template <class V, class I>
 void DirectSolver<V, I>::solve_forward(std::span<V> y, std::int64_t nrhs) const {
     check_rhs(y.size(), y.size(), nrhs);
-    if (lu()) return lu_forward_sweep(sym_, num_, y.data(), nrhs);
     std::vector<V> w(static_cast<std::size_t>(max_update_rows(sym_) * std::max<std::int64_t>(nrhs, 1)));
     forward_sweep(sym_, num_, y.data(), nrhs, w.data());
 }
@@ -64,7 +63,6 @@ void DirectSolver<V, I>::solve_diagonal(std::span<V> y, std::int64_t nrhs) const
 template <class V, class I>
 void DirectSolver<V, I>::solve_backward(std::span<V> y, std::int64_t nrhs) const {
     check_rhs(y.size(), y.size(), nrhs);
-    if (lu()) return lu_backward_sweep(sym_, num_, y.data(), nrhs);
     std::vector<V> w(static_cast<std::size_t>(max_update_rows(sym_) * std::max<std::int64_t>(nrhs, 1)));
     backward_sweep(sym_, num_, y.data(), nrhs, w.data(), 1, structure_ != Structure::symmetric);
 }
@@ -118,14 +116,9 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
     }
     auto full_solve = [&](std::span<const V> rhs, std::span<V> out) {
         solve_permute(rhs, y, nrhs);
-        if (lu()) {
-            lu_forward_sweep(sym_, num_, y.data(), nrhs);
-            lu_backward_sweep(sym_, num_, y.data(), nrhs);
-        } else {
-            forward_sweep(sym_, num_, y.data(), nrhs, sweep, threads);
-            if (ldlt()) ldl_diagonal_solve(sym_, num_, y.data(), nrhs, structure_ == Structure::hermitian);
-            backward_sweep(sym_, num_, y.data(), nrhs, sweep, threads, structure_ != Structure::symmetric);
-        }
+        forward_sweep(sym_, num_, y.data(), nrhs, sweep, threads);
+        if (ldlt()) ldl_diagonal_solve(sym_, num_, y.data(), nrhs, structure_ == Structure::hermitian);
+        backward_sweep(sym_, num_, y.data(), nrhs, sweep, threads, structure_ != Structure::symmetric);
         solve_unpermute(y, out, nrhs);
     };
     // Backward error max_k ||r_k||_inf / (||A|| ||x_k||_inf + ||b_k||_inf) and relative residual max_k ||r_k||_2/||b_k||_2.

@@ -270,7 +270,7 @@ void allocate_numeric(const Symbolic& s, NumericFactor<V>& num) {
     const bool ldlt = s.structure == Structure::symmetric || s.structure == Structure::hermitian;
     const bool lu = s.structure == Structure::general;
     num.piv.assign(ldlt || lu ? static_cast<std::size_t>(s.n) : 0, 0);
-    num.pivot_size.assign(ldlt ? static_cast<std::size_t>(s.n) : 0, 1);
+    num.pivot_size.assign(ldlt || lu ? static_cast<std::size_t>(s.n) : 0, 1);  // LU: all 1 (unit L, no 2×2)
     num.perturbed.assign(ldlt || lu ? static_cast<std::size_t>(s.nsuper) : 0, 0);
     num.ux.assign(lu ? static_cast<std::size_t>(s.factor_entries) : 0, V(0));
 }
@@ -364,11 +364,12 @@ void forward_node(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, 
         }
         return;
     }
+    const bool lu = !num.ux.empty();  // LU: the node's values leave in pivoted order (the rows of U)
     z.resize(static_cast<std::size_t>(f));
     for (idx j = 0; j < w; ++j) z[j] = y[c0 + (pv ? pv[j] : j)];
     std::fill(z.begin() + w, z.begin() + f, V(0));
     forward_one(f, w, panel, z.data(), pv ? num.pivot_size.data() + c0 : nullptr);
-    for (idx j = 0; j < w; ++j) y[c0 + (pv ? pv[j] : j)] = z[j];
+    for (idx j = 0; j < w; ++j) y[c0 + (pv && !lu ? pv[j] : j)] = z[j];
     for (idx i = w; i < i_out; ++i) y[r[i]] += z[i];
     for (idx i = i_out; i < f; ++i) out[pos[i - i_out]] += z[i];
 }
@@ -392,8 +393,14 @@ void backward_node(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y,
         return;
     }
     z.resize(static_cast<std::size_t>(f));
-    for (idx j = 0; j < w; ++j) z[j] = y[c0 + (pv ? pv[j] : j)];  // rows 0..w-1 of the front are its own columns
     for (idx i = w; i < f; ++i) z[i] = y[r[i]];
+    if (!num.ux.empty()) {  // LU: U11 and U12 (pivoted rows in, columns out, both at c0 + j)
+        for (idx j = 0; j < w; ++j) z[j] = y[c0 + j];
+        lu_backward_one(f, w, panel, num.ux.data() + s.lx_ptr[sn], z.data());
+        for (idx j = 0; j < w; ++j) y[c0 + j] = z[j];
+        return;
+    }
+    for (idx j = 0; j < w; ++j) z[j] = y[c0 + (pv ? pv[j] : j)];  // rows 0..w-1 of the front are its own columns
     backward_one(f, w, panel, z.data(), pv ? num.pivot_size.data() + c0 : nullptr, conj);
     for (idx j = 0; j < w; ++j) y[c0 + (pv ? pv[j] : j)] = z[j];
 }
@@ -422,7 +429,7 @@ template <class V>
 void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs, V* work, int threads) {
     // Per supernode: x1 = L11⁻¹ y1; y2 -= L21 x1 (scattered through the row list).
     const idx n = s.n;
-    if (!num.piv.empty() && nrhs > 1) {  // LDLᵀ: one right-hand side at a time
+    if (!num.piv.empty() && nrhs > 1) {  // LDLᵀ, LU: one right-hand side at a time
         for (idx k = 0; k < nrhs; ++k) forward_sweep(s, num, y + k * n, 1, work, threads);
         return;
     }
@@ -477,7 +484,7 @@ template <class V>
 void backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs, V* work, int threads, bool conj) {
     // Per supernode, root first: y1 -= L21ᴴ y2 (gathered); x1 = L11⁻ᴴ y1.
     const idx n = s.n;
-    if (!num.piv.empty() && nrhs > 1) {  // LDLᵀ: one right-hand side at a time
+    if (!num.piv.empty() && nrhs > 1) {  // LDLᵀ, LU: one right-hand side at a time
         for (idx k = 0; k < nrhs; ++k) backward_sweep(s, num, y + k * n, 1, work, threads, conj);
         return;
     }
@@ -537,67 +544,11 @@ void ldl_diagonal_solve(const Symbolic& s, const NumericFactor<V>& num, V* y, id
     }
 }
 
-template <class V>
-void lu_forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs) {
-    std::vector<V> z;
-    for (idx sn = 0; sn < s.nsuper; ++sn) {
-        const idx f = s.front_rows(sn), w = s.width(sn), c0 = s.super_ptr[sn];
-        const V* panel = num.lx.data() + s.lx_ptr[sn];
-        const idx* r = s.rows.data() + s.rows_ptr[sn];
-        const std::int64_t* pv = num.piv.data() + c0;
-        z.resize(static_cast<std::size_t>(f));
-        for (idx k = 0; k < nrhs; ++k) {
-            V* yk = y + k * s.n;
-            for (idx j = 0; j < w; ++j) z[j] = yk[c0 + pv[j]];
-            std::fill(z.begin() + w, z.begin() + f, V(0));
-            for (idx j = 0; j < w; ++j) {
-                const V zj = z[j];
-                if (zj == V(0)) continue;
-                const V* col = panel + j * f;
-                for (idx i = j + 1; i < f; ++i) z[i] -= col[i] * zj;
-            }
-            for (idx j = 0; j < w; ++j) yk[c0 + j] = z[j];  // pivoted order: the rows of U
-            for (idx i = w; i < f; ++i) yk[r[i]] += z[i];
-        }
-    }
-}
-
-template <class V>
-void lu_backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs) {
-    std::vector<V> z;
-    for (idx sn = s.nsuper - 1; sn >= 0; --sn) {
-        const idx f = s.front_rows(sn), w = s.width(sn), c0 = s.super_ptr[sn];
-        const V* panel = num.lx.data() + s.lx_ptr[sn];
-        const V* upanel = num.ux.data() + s.lx_ptr[sn];
-        const idx* r = s.rows.data() + s.rows_ptr[sn];
-        z.resize(static_cast<std::size_t>(f));
-        for (idx k = 0; k < nrhs; ++k) {
-            V* yk = y + k * s.n;
-            for (idx i = w; i < f; ++i) z[i] = yk[r[i]];  // x of later columns
-            for (idx j = 0; j < w; ++j) {
-                const V* uj = upanel + j * f;  // U12ᵀ column j = row j of U12
-                V acc = yk[c0 + j];
-                for (idx i = w; i < f; ++i) acc -= uj[i] * z[i];
-                z[j] = acc;
-            }
-            for (idx c = w - 1; c >= 0; --c) {
-                const V* col = panel + c * f;
-                z[c] /= col[c];
-                const V xc = z[c];
-                for (idx j = 0; j < c; ++j) z[j] -= col[j] * xc;
-            }
-            for (idx j = 0; j < w; ++j) yk[c0 + j] = z[j];
-        }
-    }
-}
-
 #define GIGASPARSE_DIRECT_NUMERIC(V)                                                                          \
     template void allocate_numeric<V>(const Symbolic&, NumericFactor<V>&);                                  \
     template Status factor_multifrontal<V>(const Symbolic&, NumericFactor<V>&, std::span<const V>, idx&,       \
                                            const NumericParams&);                                        \
     template void ldl_diagonal_solve<V>(const Symbolic&, const NumericFactor<V>&, V*, idx, bool);          \
-    template void lu_forward_sweep<V>(const Symbolic&, const NumericFactor<V>&, V*, idx);                   \
-    template void lu_backward_sweep<V>(const Symbolic&, const NumericFactor<V>&, V*, idx);                  \
     template void forward_sweep<V>(const Symbolic&, const NumericFactor<V>&, V*, idx, V*, int);             \
     template void backward_sweep<V>(const Symbolic&, const NumericFactor<V>&, V*, idx, V*, int, bool);
 GIGASPARSE_FOR_EACH_VALUE(GIGASPARSE_DIRECT_NUMERIC)

@@ -46,6 +46,10 @@ namespace gigasparse::direct {
     }                                                                                               \
     GIGASPARSE_SMALL_FRONT_CLONES void lu_small_rest(std::int64_t f, std::int64_t w, V* a, V* u, V* cb) {           \
         lu_detail::small_rest(f, w, a, u, cb);                                                      \
+    }                                                                                               \
+    GIGASPARSE_SMALL_FRONT_CLONES void lu_backward_one(std::int64_t f, std::int64_t w, const V* panel, const V* upanel, \
+                                                       V* z) {                                                      \
+        small::lu_backward_loops(f, w, panel, upanel, z);                                           \
     }
 GIGASPARSE_SMALL_FRONT(float)
 GIGASPARSE_SMALL_FRONT(double)

@@ -41,7 +41,8 @@ std::int64_t small_front(std::int64_t f, std::int64_t w, std::complex<double>* p
 #define GIGASPARSE_LU_LOOPS_DECL(V)                                                                          \
     std::int64_t lu_pivot_block(std::int64_t f, std::int64_t w, std::int64_t rend, std::int64_t k0, std::int64_t k1, \
                                 V* a, V* u, std::int64_t* piv, double tau, std::int64_t& perturbed);            \
-    void lu_small_rest(std::int64_t f, std::int64_t w, V* a, V* u, V* cb);
+    void lu_small_rest(std::int64_t f, std::int64_t w, V* a, V* u, V* cb);                                  \
+    void lu_backward_one(std::int64_t f, std::int64_t w, const V* panel, const V* upanel, V* z);
 GIGASPARSE_LU_LOOPS_DECL(float)
 GIGASPARSE_LU_LOOPS_DECL(double)
 GIGASPARSE_LU_LOOPS_DECL(std::complex<float>)
@@ -173,6 +174,20 @@ template <class V>
         const std::int64_t i0 = j + 1 + (psize && psize[j] == 2 ? 1 : 0);
         const V acc = z[j] - dot_conj(f - i0, col + i0, z + i0, conj);
         z[j] = psize ? acc : acc / conj_if_complex(col[j]);
+    }
+}
+
+// LU backward through one supernode on z (rows gathered; z[0..w) in pivoted order, z[w..f) the solution
+// of later columns): z[0..w) ← U11⁻¹ (z[0..w) - U12 z[w..f)), U12ᵀ in the U panel's rows w..f.
+template <class V>
+[[gnu::always_inline]] inline void lu_backward_loops(std::int64_t f, std::int64_t w, const V* __restrict__ panel,
+                                                     const V* __restrict__ upanel, V* __restrict__ z) {
+    for (std::int64_t j = 0; j < w; ++j) z[j] -= dot_conj(f - w, upanel + j * f + w, z + w, false);
+    for (std::int64_t c = w - 1; c >= 0; --c) {
+        const V* __restrict__ col = panel + c * f;
+        const V xc = z[c] / col[c];
+        z[c] = xc;
+        for (std::int64_t j = 0; j < c; ++j) z[j] -= col[j] * xc;
     }
 }
 
