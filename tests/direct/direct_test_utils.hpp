@@ -7,8 +7,13 @@
 #include <random>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include <gigasparse/core/matrix.hpp>
+#include <gigasparse/direct/solver.hpp>
 #include <gigasparse/direct/symbolic.hpp>
+
+#include "utils/test_utils.hpp"
 
 namespace gigasparse::direct::test {
 
@@ -100,6 +105,56 @@ Csr<V, I> random_indefinite(std::int64_t n, double per_row, std::uint64_t seed, 
         a.row_ptr[i + 1] = static_cast<offset_t>(a.col_idx.size());
     }
     return a;
+}
+
+// Dense column-major copy of a CSR matrix (duplicates summed).
+template <class V, class I>
+std::vector<V> dense_of(const Csr<V, I>& a) {
+    const std::int64_t n = a.nrows;
+    std::vector<V> d(static_cast<std::size_t>(n * a.ncols), V(0));
+    for (std::int64_t i = 0; i < n; ++i)
+        for (auto k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) d[i + static_cast<std::int64_t>(a.col_idx[k]) * n] += a.values[k];
+    return d;
+}
+
+// The factor is bitwise the same analysed and factored (then refactored with `values`) on 1 and 2 threads
+// (fixed tiles); the one-RHS solve of one analysis is bitwise the same on 1, 2 and 3 solve threads and
+// goes through the parallel subtree sweeps (factor of at least 2^20 entries).
+template <class I>
+void expect_thread_independent(const Csr<double, I>& a, Structure st, const std::vector<double>& values, double be_tol) {
+    std::vector<double> lx, ux;
+    for (const char* threads : {"1", "2"}) {
+        DirectSolver<double, I> s(st);
+        s.set_option("threads", threads);
+        s.set_option("ordering", "nd");
+        s.analyze(a);
+        ASSERT_EQ(s.factorize(a), Status::success);
+        ASSERT_EQ(s.refactorize(values), Status::success);
+        if (lx.empty()) {
+            lx = s.numeric().lx, ux = s.numeric().ux;
+        } else {
+            EXPECT_TRUE(lx == s.numeric().lx);
+            EXPECT_TRUE(ux == s.numeric().ux);
+        }
+    }
+    DirectSolver<double, I> s(st);
+    s.set_option("threads", "2");
+    s.set_option("ordering", "nd");
+    s.analyze(a);
+    ASSERT_EQ(s.factorize(a), Status::success);
+    ASSERT_GT(s.symbolic().subtree_root.size(), 1u);
+    ASSERT_GE(s.result("factor_entries"), 1 << 20);
+    auto b = gigasparse::test::random_vector<double>(a.nrows, 3);
+    std::vector<double> first;
+    for (const char* threads : {"1", "2", "3"}) {
+        SCOPED_TRACE(std::string("solve threads ") + threads);
+        s.set_option("threads", threads);
+        std::vector<double> x(b.size());
+        SolveInfo info = s.solve(b, x);
+        EXPECT_LE(info.backward_error, be_tol);
+        if (first.empty()) first = x;
+        EXPECT_TRUE(first == x);
+    }
 }
 
 // Dense boolean symbolic Cholesky of P A Pᵀ (pattern p already permuted): L(i, j) for i >= j.

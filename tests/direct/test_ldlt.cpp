@@ -29,24 +29,6 @@ namespace gigasparse::direct {
 namespace {
 
 template <class V>
-std::vector<V> dense_of(const Csr<V, std::int64_t>& a) {
-    const std::int64_t n = a.nrows;
-    std::vector<V> d(static_cast<std::size_t>(n * n), V(0));
-    for (std::int64_t i = 0; i < n; ++i)
-        for (auto k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) d[i + a.col_idx[k] * n] += a.values[k];
-    return d;
-}
-
-template <class V, class I>
-std::vector<V> dense_of(const Csr<V, I>& a) {
-    const std::int64_t n = a.nrows;
-    std::vector<V> d(static_cast<std::size_t>(n * n), V(0));
-    for (std::int64_t i = 0; i < n; ++i)
-        for (auto k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) d[i + static_cast<std::int64_t>(a.col_idx[k]) * n] += a.values[k];
-    return d;
-}
-
-template <class V>
 V cj(V x, bool herm) {
     if constexpr (is_complex_v<V>)
         return herm ? std::conj(x) : x;
@@ -58,9 +40,9 @@ V cj(V x, bool herm) {
 template <class V, class I>
 double factorization_error(const DirectSolver<V, I>& s, const Csr<V, I>& a, bool herm) {
     const std::int64_t n = a.nrows;
-    const auto A = dense_of(a);
-    const auto L = dense_of(s.factor_L());
-    const auto D = dense_of(s.factor_D());
+    const auto A = test::dense_of(a);
+    const auto L = test::dense_of(s.factor_L());
+    const auto D = test::dense_of(s.factor_D());
     const auto q = s.factor_permutation();
     std::vector<V> LD(static_cast<std::size_t>(n * n), V(0));
     std::vector<double> aLD(static_cast<std::size_t>(n * n), 0.0);
@@ -169,7 +151,7 @@ void check_inertia() {
             s.set_option("pivot_perturbation", "0");
             s.analyze(a);
             ASSERT_EQ(s.factorize(a), Status::success);
-            const Inertia got = s.inertia(), want = lapack_inertia(dense_of(a), static_cast<int>(n));
+            const Inertia got = s.inertia(), want = lapack_inertia(test::dense_of(a), static_cast<int>(n));
             EXPECT_EQ(got.positive, want.positive);
             EXPECT_EQ(got.negative, want.negative);
             EXPECT_EQ(got.zero, 0);
@@ -338,43 +320,13 @@ TEST(Ldlt, ShiftedLaplacianIsIndefinite) {
 }
 
 TEST(Ldlt, RefactorizeWithNewValuesAndTheSameBitsOnAnyThreadCount) {
-    // Factor bitwise the same for 1 and 2 threads; the one-RHS solve of one analysis the same for 1..3
-    // solve threads, through the parallel sweeps (factor >= 2^20 entries).
     auto a = gen::poisson3d<double, std::int32_t>(24, 24, 24);
     for (std::int64_t i = 0; i < a.nrows; ++i)
         for (auto k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
-            if (a.col_idx[k] == i) a.values[k] -= 3.1;
+            if (a.col_idx[k] == i) a.values[k] -= 3.1;  // indefinite
     auto v = a.values;
     for (auto& e : v) e *= 2.0;
-    std::vector<double> lx;
-    for (const char* threads : {"1", "2"}) {
-        DirectSolver<double, std::int32_t> s(Structure::symmetric);
-        s.set_option("threads", threads);
-        s.set_option("ordering", "nd");
-        s.analyze(a);
-        ASSERT_EQ(s.factorize(a), Status::success);
-        ASSERT_EQ(s.refactorize(v), Status::success);
-        if (lx.empty()) lx = s.numeric().lx;
-        else EXPECT_TRUE(lx == s.numeric().lx);
-    }
-    DirectSolver<double, std::int32_t> s(Structure::symmetric);
-    s.set_option("threads", "2");
-    s.set_option("ordering", "nd");
-    s.analyze(a);
-    ASSERT_EQ(s.factorize(a), Status::success);
-    ASSERT_GT(s.symbolic().subtree_root.size(), 1u);
-    ASSERT_GE(s.result("factor_entries"), 1 << 20);
-    auto b = gigasparse::test::random_vector<double>(a.nrows, 3);
-    std::vector<double> first;
-    for (const char* threads : {"1", "2", "3"}) {
-        SCOPED_TRACE(std::string("threads ") + threads);
-        s.set_option("threads", threads);
-        std::vector<double> x(b.size());
-        SolveInfo info = s.solve(b, x);
-        EXPECT_LE(info.backward_error, 1e-14);
-        if (first.empty()) first = x;
-        EXPECT_TRUE(first == x);
-    }
+    test::expect_thread_independent(a, Structure::symmetric, v, 1e-14);
 }
 
 TEST(Ldlt, ReferenceBackendRefusesClearly) {

@@ -15,6 +15,7 @@
 #include <gigasparse/gen/generators.hpp>
 #include <gigasparse/io/matrix_market.hpp>
 
+#include "direct_test_utils.hpp"
 #include "utils/test_utils.hpp"
 
 namespace gigasparse::direct {
@@ -50,18 +51,9 @@ Csr<V, std::int32_t> random_general(std::int64_t n, int per_row, std::uint64_t s
 }
 
 template <class V, class I>
-std::vector<V> dense_of(const Csr<V, I>& a) {
-    const std::int64_t n = a.nrows;
-    std::vector<V> d(static_cast<std::size_t>(n * n), V(0));
-    for (std::int64_t i = 0; i < n; ++i)
-        for (auto k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) d[i + static_cast<std::int64_t>(a.col_idx[k]) * n] += a.values[k];
-    return d;
-}
-
-template <class V, class I>
 double lu_error(const DirectSolver<V, I>& s, const Csr<V, I>& a) {
     const std::int64_t n = a.nrows;
-    const auto A = dense_of(a), L = dense_of(s.factor_L()), U = dense_of(s.factor_U());
+    const auto A = test::dense_of(a), L = test::dense_of(s.factor_L()), U = test::dense_of(s.factor_U());
     const auto p = s.row_permutation(), q = s.factor_permutation();
     const auto dr = s.row_scaling(), dc = s.scaling();
     double worst = 0;
@@ -165,42 +157,8 @@ TEST(Lu, SolvesReachBackwardErrorForEveryType) {
 }
 
 TEST(Lu, ConvectionDiffusionAndSameBitsOnAnyThreadCount) {
-    // The factor is bitwise the same for any thread count (fixed tiles); the one-RHS solve of one analysis
-    // too (subtree buffers summed in subtree order), also through the parallel sweeps (factor >= 2^20).
     auto a = gen::convection_diffusion<double, std::int32_t>(40, 40, 12, 40.0, 10.0, 5.0);
-    std::vector<double> lx, ux;
-    for (const char* threads : {"1", "2"}) {
-        DirectSolver<double, std::int32_t> s(Structure::general);
-        s.set_option("threads", threads);
-        s.set_option("ordering", "nd");
-        s.analyze(a);
-        ASSERT_EQ(s.factorize(a), Status::success);
-        ASSERT_EQ(s.refactorize(a.values), Status::success);
-        if (lx.empty()) {
-            lx = s.numeric().lx, ux = s.numeric().ux;
-        } else {
-            EXPECT_TRUE(lx == s.numeric().lx);
-            EXPECT_TRUE(ux == s.numeric().ux);
-        }
-    }
-    DirectSolver<double, std::int32_t> s(Structure::general);
-    s.set_option("threads", "2");
-    s.set_option("ordering", "nd");
-    s.analyze(a);
-    ASSERT_EQ(s.factorize(a), Status::success);
-    ASSERT_GT(s.symbolic().subtree_root.size(), 1u);
-    ASSERT_GE(s.result("factor_entries"), 1 << 20);
-    auto b = gigasparse::test::random_vector<double>(a.nrows, 2);
-    std::vector<double> first;
-    for (const char* threads : {"1", "2", "3"}) {
-        SCOPED_TRACE(std::string("threads ") + threads);
-        s.set_option("threads", threads);
-        std::vector<double> x(b.size());
-        SolveInfo info = s.solve(b, x);
-        EXPECT_LE(info.backward_error, 1e-15);
-        if (first.empty()) first = x;
-        EXPECT_TRUE(first == x);
-    }
+    test::expect_thread_independent(a, Structure::general, a.values, 1e-15);
 }
 
 TEST(Lu, SingularAndNanAreStatus) {

@@ -54,21 +54,8 @@ inline V cj(V x, bool herm) {
     else
         return x;
 }
-// |x| for real, |re| + |im| for complex (LAPACK's cabs1: the pivot tests need no square root).
-template <class V>
-inline double mag(V x) {
-    if constexpr (is_complex_v<V>)
-        return std::abs(static_cast<double>(x.real())) + std::abs(static_cast<double>(x.imag()));
-    else
-        return std::abs(static_cast<double>(x));
-}
-template <class V>
-inline bool finite(V x) {
-    if constexpr (is_complex_v<V>)
-        return std::isfinite(x.real()) && std::isfinite(x.imag());
-    else
-        return std::isfinite(x);
-}
+using small::abs1;
+using small::finite;
 
 // Symmetric swap of local indices p < q (both >= k, the first unfactored column) of the front held
 // in lower storage: rows p, q of the factored columns [0, k), the entries between them (mirrored,
@@ -136,19 +123,19 @@ template <class V>
     std::int64_t k = k0;
     while (k < k1) {
         if (herm) A(k, k) = V(static_cast<R>(std::real(A(k, k))));
-        const double akk = mag(A(k, k));
+        const double akk = abs1(A(k, k));
         std::int64_t r = -1;
         double lam = 0;
         for (std::int64_t i = k + 1; i < k1; ++i)
-            if (const double v = mag(A(i, k)); v > lam) lam = v, r = i;
+            if (const double v = abs1(A(i, k)); v > lam) lam = v, r = i;
         int size = 1;
         if (!(akk >= alpha * lam) && lam > 0) {
             double sig = 0;
-            for (std::int64_t j = k; j < r; ++j) sig = std::max(sig, mag(A(r, j)));
-            for (std::int64_t i = r + 1; i < k1; ++i) sig = std::max(sig, mag(A(i, r)));
+            for (std::int64_t j = k; j < r; ++j) sig = std::max(sig, abs1(A(r, j)));
+            for (std::int64_t i = r + 1; i < k1; ++i) sig = std::max(sig, abs1(A(i, r)));
             if (akk * sig >= alpha * lam * lam) {
                 size = 1;
-            } else if (mag(A(r, r)) >= alpha * sig) {
+            } else if (abs1(A(r, r)) >= alpha * sig) {
                 ldlt_detail::swap_sym(f, a, k, k, r, herm);
                 std::swap(piv[k], piv[r]);
             } else {
@@ -165,7 +152,7 @@ template <class V>
             if (!ldlt_detail::finite(d)) {
                 return k + 1;
             }
-            if (!(mag(d) > tau) || d == V(0)) {
+            if (!(abs1(d) > tau) || d == V(0)) {
                 if (tau <= 0) {
                     return k + 1;
                 }

@@ -39,13 +39,8 @@ struct LuFrontResult {
 
 namespace lu_detail {
 
-template <class V>
-inline double mag(V x) {
-    if constexpr (is_complex_v<V>)
-        return std::abs(static_cast<double>(x.real())) + std::abs(static_cast<double>(x.imag()));
-    else
-        return std::abs(static_cast<double>(x));
-}
+using small::abs1;
+using small::finite;
 
 // Columns [k0, k1) of the front: pivot search over rows [k, w), row swaps over all w columns of `a` and
 // the F12ᵀ columns of `u`, L columns and in-block right-looking updates on rows [k, rend).
@@ -57,9 +52,9 @@ template <class V>
     for (std::int64_t k = k0; k < k1; ++k) {
         V* ak = a + k * f;
         std::int64_t p = k;
-        double best = mag(ak[k]);
+        double best = abs1(ak[k]);
         for (std::int64_t i = k + 1; i < w; ++i)
-            if (const double v = mag(ak[i]); v > best) best = v, p = i;
+            if (const double v = abs1(ak[i]); v > best) best = v, p = i;
         if (p != k) {
             for (std::int64_t c = 0; c < w; ++c) std::swap(a[k + c * f], a[p + c * f]);
             for (std::int64_t i = w; i < f; ++i) std::swap(u[i + k * f], u[i + p * f]);
@@ -71,7 +66,7 @@ template <class V>
         } else {
             if (!std::isfinite(d)) return k + 1;
         }
-        if (!(mag(d) > tau) || d == V(0)) {
+        if (!(abs1(d) > tau) || d == V(0)) {
             if (tau <= 0) return k + 1;
             d = V(static_cast<R>(std::real(d) >= 0 ? tau : -tau));
             ++perturbed;
