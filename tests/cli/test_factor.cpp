@@ -102,3 +102,22 @@ TEST(CliFactor, ReferenceBackend) {
     EXPECT_TRUE(has(indef.out, "\"status\":\"not_positive_definite\"")) << indef.out;
     EXPECT_EQ(run_cli("factor '" + f + "' --backend gpu").exit_code, 2);
 }
+
+TEST(CliFactor, IndefiniteAndGeneralStructuresWithOptions) {
+    // 2D Laplacian shifted by -2.05: indefinite. LDLᵀ reports pivots and the inertia; LU solves it too.
+    const std::string f = write_poisson("factor_indef", -2.05);
+    const auto l = run_cli("factor '" + f + "' --structure symmetric --json");
+    ASSERT_EQ(l.exit_code, 0) << l.err;
+    EXPECT_TRUE(has(l.out, "\"pivots\":{")) << l.out;
+    EXPECT_TRUE(has(l.out, "\"negative\":")) << l.out;
+    const auto h = run_cli("factor '" + f + "' --structure symmetric");
+    EXPECT_TRUE(has(h.out, "inertia")) << h.out;
+    const auto g = run_cli("factor '" + f + "' --structure general --options pivot_perturbation=0,matching=0 --json");
+    ASSERT_EQ(g.exit_code, 0) << g.err;
+    EXPECT_TRUE(has(g.out, "\"unmatched\":0")) << g.out;
+    const auto spd = run_cli("factor '" + f + "'");
+    EXPECT_EQ(spd.exit_code, 1);
+    EXPECT_TRUE(has(spd.out, "--structure symmetric")) << spd.out;
+    EXPECT_EQ(run_cli("factor '" + f + "' --options bogus=1").exit_code, 2);
+    EXPECT_EQ(run_cli("factor '" + f + "' --options pivot_block").exit_code, 2);
+}

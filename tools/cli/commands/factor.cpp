@@ -3,6 +3,7 @@
 #include <iostream>
 #include <string>
 
+#include <gigasparse/core/error.hpp>
 #include <gigasparse/core/timer.hpp>
 #include <gigasparse/direct/solver.hpp>
 #include <gigasparse/io/matrix_market.hpp>
@@ -28,6 +29,23 @@ int run_factor(const Args& args) {
     solver.set_option("refinement_steps", std::to_string(args.get_int("refine", 2)));
     if (auto t = args.get("threads")) solver.set_option("threads", *t);
     solver.set_option("backend", args.get("backend", "cpu"));  // cpu (multifrontal) | reference (oracle)
+    // --options "name=value,name=value": any DirectSolver option (pivot_perturbation, matching, ...).
+    if (auto opts = args.get("options")) {
+        const std::string& o = *opts;
+        for (std::size_t p = 0; p < o.size();) {
+            std::size_t e = o.find(',', p);
+            if (e == std::string::npos) e = o.size();
+            const std::string kv = o.substr(p, e - p);
+            const std::size_t eq = kv.find('=');
+            if (eq == std::string::npos || eq == 0) throw UsageError("--options expects name=value[,name=value...], got '" + kv + "'");
+            try {
+                solver.set_option(kv.substr(0, eq), kv.substr(eq + 1));
+            } catch (const InvalidArgument& err) {
+                throw UsageError(err.what());
+            }
+            p = e + 1;
+        }
+    }
     const Csr<V, std::int64_t>& a = m.stored;
     const std::int64_t n = a.nrows;
     std::vector<V> b(static_cast<std::size_t>(n), V(1));
@@ -134,7 +152,7 @@ int run_factor(const Args& args) {
 }
 
 int factor(const Args& args) {
-    args.expect_only({"structure", "ordering", "backend", "refine", "threads", "method"});  // method: `solve --method direct` lands here
+    args.expect_only({"structure", "ordering", "backend", "refine", "threads", "method", "options"});  // method: `solve --method direct` lands here
     if (args.get("method", "direct") != "direct") throw UsageError("factor is the direct method; --method must be direct");
     if (args.positional().empty() || args.positional().size() > 2) throw UsageError("factor expects A.mtx [b.mtx]");
     const io::MmHeader h = io::read_mtx_header(args.positional()[0]);
@@ -146,7 +164,7 @@ const bool registered = register_command({
     "sparse direct solve: ordering, symbolic analysis, multifrontal Cholesky, LDL^T or LU, solve with refinement",
     "usage: gigasparse factor A.mtx [b.mtx] [--structure spd|hpd|symmetric|hermitian|general]\n"
     "                         [--ordering auto|amd|nd|natural] [--backend cpu|reference]\n"
-    "                         [--refine N] [--threads T] [--json]\n\n"
+    "                         [--refine N] [--threads T] [--options name=value,...] [--json]\n\n"
     "Analyzes A (fill-reducing ordering, elimination tree, supernodes), factors it (LL^T / LL^H for\n"
     "spd/hpd; LDL^T / LDL^H for symmetric/hermitian: Bunch-Kaufman pivoting inside each front, weak\n"
     "diagonals paired with a strong neighbour by the analysis, symmetric scaling, tiny pivots perturbed\n"
@@ -155,7 +173,8 @@ const bool registered = register_command({
     "solves A x = b (b: an n x 1 Matrix Market array; all ones when omitted) with at most N steps\n"
     "of iterative refinement (default 2). --backend reference factors with the sequential reference\n"
     "numeric phase (left-looking, no BLAS; the test oracle) instead of the multifrontal one.\n"
-    "Symmetric files are read as their stored lower triangle.\n"
+    "Symmetric files are read as their stored lower triangle. --options sets any solver option by name\n"
+    "(docs/direct.md: e.g. pivot_perturbation=0,matching=0,pivot_block=128).\n"
     "Prints the ordering, nnz(L), flops (sum of squared column counts), supernodes and levels, the\n"
     "memory estimate, phase times and the relative residual ||b - Ax||_2 / ||b||_2; for LDL^T also\n"
     "the 2x2 and perturbed pivots and the inertia (positive, negative, zero eigenvalues of D), for LU\n"
