@@ -137,7 +137,7 @@ void DirectSolver<V, I>::analyze(CsrView<V, I> a) {
     row_scale_.clear();
     scale_.clear();
     unmatched_ = 0;
-    if (structure_ == Structure::general && opt_.matching && a.nrows > 0) {
+    if (lu() && opt_.matching && a.nrows > 0) {
         // LU: rows permuted so the matched (largest-product) entries lie on the diagonal; the ordering then
         // runs on the pattern of that matrix plus its transpose.
         RowMatching mt = max_product_matching<V, I>(a.nrows, a.row_ptr, a.col_idx, a.values, base);
@@ -177,7 +177,7 @@ Status DirectSolver<V, I>::factorize(CsrView<V, I> a) {
         a.col_idx.size() < a_col_idx_.size() ||
         !std::equal(a_col_idx_.begin(), a_col_idx_.end(), a.col_idx.begin()))
         throw InvalidArgument("direct: factorize with another sparsity pattern than analyze (run analyze again)");
-    if ((ldlt() || structure_ == Structure::general) && opt_.backend == NumericBackend::reference)
+    if ((ldlt() || lu()) && opt_.backend == NumericBackend::reference)
         throw NotSupported("direct: the reference backend factors LLᴴ only; LDLᵀ/LDLᴴ and LU run on backend 'cpu'");
     if (a.values.size() < a_col_idx_.size()) throw DimensionMismatch("direct: fewer values than entries");
     allocate_numeric(sym_, num_);
@@ -208,7 +208,7 @@ Status DirectSolver<V, I>::run_numeric() {
     prm.small_rows = opt_.small_front_rows;
     prm.loop_panel_rows = opt_.loop_panel_rows;
     Status st = Status::success;
-    if (ldlt() || structure_ == Structure::general) {
+    if (ldlt() || lu()) {
         // A NaN or Inf value is a failure at its column (it would reach the factor without meeting a pivot).
         const idx base = opt_.index_base;
         double amax = 0;
@@ -230,38 +230,27 @@ Status DirectSolver<V, I>::run_numeric() {
         // unsymmetric: the matching's scaling leaves far fewer tiny pivots, and cryg2500 (κ ≈ 4e16) solved to a
         // backward error of 1e-17 with it but stalled at 8e-12 with √ε).
         const double eps = std::numeric_limits<real_t<V>>::epsilon();
-        const double rel = opt_.pivot_perturbation >= 0 ? opt_.pivot_perturbation
-                           : structure_ == Structure::general ? 450 * eps
-                                                              : std::sqrt(eps);
+        const double rel = opt_.pivot_perturbation >= 0 ? opt_.pivot_perturbation : lu() ? 450 * eps : std::sqrt(eps);
         prm.ldlt = ldlt();
-        prm.lu = structure_ == Structure::general;
+        prm.lu = lu();
         prm.herm = structure_ == Structure::hermitian;
         prm.pivot_block = opt_.pivot_block;
-        if (prm.lu) {
-            // LU: the matching's scaling (from analyze) makes every entry <= 1 and the diagonal 1.
-            scaled_.resize(num_.values.size());
-            const bool scaled = !scale_.empty();
-            for (idx i = 0; i < sym_.n; ++i)
-                for (idx k = a_row_ptr_[i] - base; k < a_row_ptr_[i + 1] - base; ++k) {
-                    const idx j = static_cast<idx>(a_col_idx_[k]) - base;
-                    scaled_[k] = scaled ? num_.values[k] * static_cast<real_t<V>>(row_scale_[i] * scale_[j]) : num_.values[k];
-                }
-            prm.tau = rel * (scaled ? 1.0 : (amax > 0 ? amax : 1.0));
-            st = factor_multifrontal<V>(sym_, num_, scaled_, fail, prm);
-        } else if (opt_.pivot_scaling) {
-            compute_scaling();
-            prm.tau = rel;  // the pivot candidates of S A S have magnitude 1
-            st = factor_multifrontal<V>(sym_, num_, scaled_, fail, prm);
-        } else {
-            scale_.clear();
-            prm.tau = rel * (amax > 0 ? amax : 1.0);
-            st = factor_multifrontal<V>(sym_, num_, num_.values, fail, prm);
+        // Scaled: LDLᵀ's S A S from the current values, LU's Dr A Dc from the matching of analyze; the pivot
+        // candidates then have magnitude 1, and the threshold is relative to 1 instead of max |a_ij|.
+        const bool scaled = lu() ? !scale_.empty() : opt_.pivot_scaling;
+        if (ldlt()) {
+            if (scaled) compute_scaling();
+            else scale_.clear();
         }
+        if (scaled) scale_values(lu() ? row_scale_ : scale_);
+        prm.tau = rel * (scaled ? 1.0 : (amax > 0 ? amax : 1.0));
+        st = factor_multifrontal<V>(sym_, num_, scaled ? std::span<const V>(scaled_) : std::span<const V>(num_.values),
+                                    fail, prm);
     } else {
         st = opt_.backend == NumericBackend::reference ? cholesky_reference<V>(sym_, num_, num_.values, fail)
                                                        : factor_multifrontal<V>(sym_, num_, num_.values, fail, prm);
     }
-    if (fail != -1 && ldlt()) fail = sym_.super_ptr[sym_.col_to_sn[fail]] + num_.piv[fail];  // pivoted -> analysis position
+    if (fail != -1 && ldlt()) fail = pivot_source(fail);  // pivoted -> analysis position
     failing_column_ = fail == -1 ? -1 : sym_.perm[fail];
     factorized_ = st == Status::success;
     anorm_ = -1;  // recomputed by the next solve
@@ -292,11 +281,16 @@ void DirectSolver<V, I>::compute_scaling() {
         const double m = pair[i] > 0 ? pair[i] : diag[i] > 0 ? diag[i] : off[i] > 0 ? off[i] : 1.0;
         scale_[i] = 1.0 / std::sqrt(m);
     }
+}
+
+template <class V, class I>
+void DirectSolver<V, I>::scale_values(const std::vector<double>& dr) {
+    const idx base = opt_.index_base;
     scaled_.resize(num_.values.size());
-    for (idx i = 0; i < n; ++i)
+    for (idx i = 0; i < sym_.n; ++i)
         for (idx k = a_row_ptr_[i] - base; k < a_row_ptr_[i + 1] - base; ++k) {
             const idx j = static_cast<idx>(a_col_idx_[k]) - base;
-            scaled_[k] = num_.values[k] * static_cast<real_t<V>>(scale_[i] * scale_[j]);
+            scaled_[k] = num_.values[k] * static_cast<real_t<V>>(dr[i] * scale_[j]);
         }
 }
 

@@ -121,7 +121,9 @@ TEST(Lu, MatchingPutsTheLargestProductOnTheDiagonal) {
             const auto j = a.col_idx[k];
             const double v = std::abs(a.values[k]) * m.row_scale[i] * m.col_scale[j];
             EXPECT_LE(v, 1.0 + 1e-12);
-            if (m.row_of_col[j] == i) EXPECT_NEAR(v, 1.0, 1e-12);
+            if (m.row_of_col[j] == i) {
+                EXPECT_NEAR(v, 1.0, 1e-12);
+            }
         }
     // Structurally singular: a zero column leaves one column unmatched.
     Csr<double, std::int32_t> z(2, 2);

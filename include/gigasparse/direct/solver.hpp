@@ -150,7 +150,10 @@ private:
     void check_rhs(std::size_t blen, std::size_t xlen, std::int64_t nrhs) const;
     void residual(std::span<const V> b, std::span<const V> x, std::span<V> r, std::int64_t nrhs) const;
     int thread_count() const;  // the "threads" option, or omp_get_max_threads() when it is 0
-    void compute_scaling();    // LDLᵀ: scale_ and scaled_ from the current values
+    void compute_scaling();    // LDLᵀ: scale_ from the current values and the analysis pairs
+    void scale_values(const std::vector<double>& dr);  // scaled_ = Dr A Dc, Dc = scale_
+    // LDLᵀ / LU: the analysis position of the variable (LDLᵀ) or row (LU) at pivoted position c.
+    idx pivot_source(idx c) const { return sym_.super_ptr[sym_.col_to_sn[c]] + num_.piv[c]; }
     bool lu() const { return structure_ == Structure::general; }
     bool ldlt() const { return structure_ == Structure::symmetric || structure_ == Structure::hermitian; }
     // Position in the factor's pivoted order of each analysis column (LDLᵀ), or the identity.

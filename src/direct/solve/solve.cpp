@@ -185,21 +185,16 @@ double DirectSolver<V, I>::result(std::string_view name) const {
     if (name == "failing_column") return static_cast<double>(failing_column_);
     if (name == "pivot_pairs") return static_cast<double>(sym_.pivot_pairs);
     if (name == "unmatched_columns") return static_cast<double>(unmatched_);
-    if (name == "perturbed_pivots" && lu()) {
-        if (!factorized_) throw PhaseError("direct: result 'perturbed_pivots' needs a successful factorization");
+    if (name == "perturbed_pivots") {
+        if (!(ldlt() || lu()) || !factorized_)
+            throw PhaseError("direct: result 'perturbed_pivots' needs a successful LDLᵀ/LDLᴴ or LU factorization");
         std::int64_t t = 0;
         for (auto v : num_.perturbed) t += v;
         return static_cast<double>(t);
     }
-    if (name == "perturbed_pivots" || name == "two_by_two_pivots" || name == "positive_pivots" ||
-        name == "negative_pivots" || name == "zero_pivots") {
+    if (name == "two_by_two_pivots" || name == "positive_pivots" || name == "negative_pivots" || name == "zero_pivots") {
         if (!ldlt() || !factorized_)
             throw PhaseError("direct: result '" + std::string(name) + "' needs a successful LDLᵀ/LDLᴴ factorization");
-        if (name == "perturbed_pivots") {
-            std::int64_t t = 0;
-            for (auto v : num_.perturbed) t += v;
-            return static_cast<double>(t);
-        }
         if (name == "two_by_two_pivots")
             return static_cast<double>(std::count(num_.pivot_size.begin(), num_.pivot_size.end(), std::int8_t{2}));
         if (is_complex_v<V> && structure_ == Structure::symmetric) return -1;
@@ -243,7 +238,7 @@ std::vector<std::int64_t> DirectSolver<V, I>::pivoted_position() const {
     std::vector<std::int64_t> pos(static_cast<std::size_t>(sym_.n));
     for (idx c = 0; c < sym_.n; ++c) pos[c] = c;
     if (ldlt() || lu())
-        for (idx c = 0; c < sym_.n; ++c) pos[sym_.super_ptr[sym_.col_to_sn[c]] + num_.piv[c]] = c;
+        for (idx c = 0; c < sym_.n; ++c) pos[pivot_source(c)] = c;
     return pos;
 }
 
@@ -310,7 +305,7 @@ std::vector<std::int64_t> DirectSolver<V, I>::row_permutation() const {
     std::vector<std::int64_t> p = factor_permutation();
     if (lu())
         for (idx c = 0; c < sym_.n; ++c) {
-            const idx b = sym_.perm[sym_.super_ptr[sym_.col_to_sn[c]] + num_.piv[c]];  // row of the matched matrix
+            const idx b = sym_.perm[pivot_source(c)];  // row of the matched matrix
             p[c] = row_of_col_.empty() ? b : row_of_col_[b];
         }
     return p;
@@ -351,7 +346,7 @@ std::vector<std::int64_t> DirectSolver<V, I>::factor_permutation() const {
     if (!factorized_) throw PhaseError("direct: the factor is available after a successful factorize");
     std::vector<std::int64_t> q(sym_.perm.begin(), sym_.perm.end());
     if (ldlt())
-        for (idx c = 0; c < sym_.n; ++c) q[c] = sym_.perm[sym_.super_ptr[sym_.col_to_sn[c]] + num_.piv[c]];
+        for (idx c = 0; c < sym_.n; ++c) q[c] = sym_.perm[pivot_source(c)];
     return q;
 }
 

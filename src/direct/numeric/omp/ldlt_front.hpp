@@ -57,14 +57,13 @@ inline V cj(V x, bool herm) {
 using small::abs1;
 using small::finite;
 
-// Symmetric swap of local indices p < q (both >= k, the first unfactored column) of the front held
-// in lower storage: rows p, q of the factored columns [0, k), the entries between them (mirrored,
+// Symmetric swap of local indices p < q (neither factored yet) of the front held in lower storage: rows
+// p, q of the columns before p (the factored ones and the pivot column), the entries between them (mirrored,
 // conjugated for Hermitian), the diagonal, and rows q+1.. of columns p and q.
 template <class V>
-[[gnu::always_inline]] inline void swap_sym(std::int64_t f, V* a, std::int64_t k, std::int64_t p, std::int64_t q, bool herm) {
+[[gnu::always_inline]] inline void swap_sym(std::int64_t f, V* a, std::int64_t p, std::int64_t q, bool herm) {
     auto A = [&](std::int64_t i, std::int64_t j) -> V& { return a[i + j * f]; };
-    for (std::int64_t c = 0; c < p; ++c) std::swap(A(p, c), A(q, c));  // columns < p: factored (c < k) or in [k, p)
-    (void)k;
+    for (std::int64_t c = 0; c < p; ++c) std::swap(A(p, c), A(q, c));  // columns < p: factored, or the pivot column
     std::swap(A(p, p), A(q, q));
     for (std::int64_t c = p + 1; c < q; ++c) {
         V t = A(c, p);
@@ -136,12 +135,12 @@ template <class V>
             if (akk * sig >= alpha * lam * lam) {
                 size = 1;
             } else if (abs1(A(r, r)) >= alpha * sig) {
-                ldlt_detail::swap_sym(f, a, k, k, r, herm);
+                ldlt_detail::swap_sym(f, a, k, r, herm);
                 std::swap(piv[k], piv[r]);
             } else {
                 size = 2;
                 if (r != k + 1) {
-                    ldlt_detail::swap_sym(f, a, k, k + 1, r, herm);
+                    ldlt_detail::swap_sym(f, a, k + 1, r, herm);
                     std::swap(piv[k + 1], piv[r]);
                 }
             }
