@@ -37,6 +37,40 @@ std::string num(double v) {
     return s;
 }
 
+// LU with a Schur complement: the matching of the interior block A11 only (the Schur rows stay on their own
+// columns, unscaled), so the factored matrix keeps the Schur block in place.
+template <class V, class I>
+RowMatching interior_matching(CsrView<V, I> a, const std::vector<std::uint8_t>& in_schur, idx base) {
+    const idx n = a.nrows;
+    std::vector<idx> keep, sub_of(static_cast<std::size_t>(n), -1);
+    for (idx i = 0; i < n; ++i)
+        if (!in_schur[i]) sub_of[i] = static_cast<idx>(keep.size()), keep.push_back(i);
+    const idx ns = static_cast<idx>(keep.size());
+    std::vector<std::int64_t> rp(1, 0);
+    std::vector<I> ci;
+    std::vector<V> vals;
+    for (idx i : keep) {
+        for (idx k = a.row_ptr[i] - base; k < a.row_ptr[i + 1] - base; ++k) {
+            const idx j = static_cast<idx>(a.col_idx[k]) - base;
+            if (j < 0 || j >= n || in_schur[j]) continue;
+            ci.push_back(static_cast<I>(sub_of[j]));
+            vals.push_back(static_cast<std::size_t>(k) < a.values.size() ? a.values[k] : V(1));
+        }
+        rp.push_back(static_cast<std::int64_t>(ci.size()));
+    }
+    RowMatching sub = max_product_matching<V, I>(ns, rp, ci, vals, 0);
+    RowMatching mt;
+    mt.unmatched = sub.unmatched;
+    mt.row_of_col.resize(static_cast<std::size_t>(n));
+    for (idx j = 0; j < n; ++j) mt.row_of_col[j] = j;
+    for (idx v = 0; v < ns; ++v) mt.row_of_col[keep[v]] = keep[sub.row_of_col[v]];
+    mt.row_scale.assign(static_cast<std::size_t>(n), 1.0);
+    mt.col_scale.assign(static_cast<std::size_t>(n), 1.0);
+    for (idx v = 0; v < ns && !sub.row_scale.empty(); ++v)
+        mt.row_scale[keep[v]] = sub.row_scale[v], mt.col_scale[keep[v]] = sub.col_scale[v];
+    return mt;
+}
+
 }  // namespace
 
 template <class V, class I>
@@ -116,6 +150,12 @@ void DirectSolver<V, I>::set_user_permutation(std::span<const std::int64_t> perm
 }
 
 template <class V, class I>
+void DirectSolver<V, I>::set_schur_indices(std::span<const std::int64_t> indices) {
+    schur_given_.assign(indices.begin(), indices.end());
+    analyzed_ = allocated_ = factorized_ = false;
+}
+
+template <class V, class I>
 void DirectSolver<V, I>::analyze(CsrView<V, I> a) {
     if (a.nrows != a.ncols)
         throw DimensionMismatch("direct: the matrix must be square (" + std::to_string(a.nrows) + " x " +
@@ -127,11 +167,27 @@ void DirectSolver<V, I>::analyze(CsrView<V, I> a) {
         if (user_perm_.empty() && a.nrows > 0) throw InvalidArgument("direct: ordering 'user' without a permutation");
         user = validate_user_permutation(user_perm_, a.nrows, base);
     }
+    // Schur variables: distinct, in range.
+    std::vector<std::uint8_t> in_schur(static_cast<std::size_t>(a.nrows), 0);
+    std::vector<idx> schur_sorted;
+    for (std::size_t t = 0; t < schur_given_.size(); ++t) {
+        const std::int64_t v = schur_given_[t] - base;
+        if (v < 0 || v >= a.nrows || in_schur[v])
+            throw InvalidArgument("direct: Schur index " + std::to_string(schur_given_[t]) + " (entry " + std::to_string(t) +
+                                  ") is " + (v < 0 || v >= a.nrows ? "out of range" : "repeated") + " (n = " +
+                                  std::to_string(a.nrows) + ", base " + std::to_string(base) + ")");
+        in_schur[v] = 1;
+        schur_sorted.push_back(v);
+    }
+    std::sort(schur_sorted.begin(), schur_sorted.end());
     const int threads = thread_count();
     analyzed_ = allocated_ = factorized_ = false;
+    schur_.clear();
     std::vector<idx> mate;
-    if (ldlt() && opt_.pivot_pair_threshold >= 0)
-        mate = weak_diagonal_pairs<V, I>(a.nrows, a.row_ptr, a.col_idx, a.values, view_, base, opt_.pivot_pair_threshold);
+    if (ldlt() && opt_.pivot_pair_threshold >= 0) {
+        mate = weak_diagonal_pairs<V, I>(a.nrows, a.row_ptr, a.col_idx, a.values, view_, base, opt_.pivot_pair_threshold,
+                                         in_schur);  // no pair with a Schur variable
+    }
     std::vector<idx> row_map;
     row_of_col_.clear();
     row_scale_.clear();
@@ -140,7 +196,8 @@ void DirectSolver<V, I>::analyze(CsrView<V, I> a) {
     if (lu() && opt_.matching && a.nrows > 0) {
         // LU: rows permuted so the matched (largest-product) entries lie on the diagonal; the ordering then
         // runs on the pattern of that matrix plus its transpose.
-        RowMatching mt = max_product_matching<V, I>(a.nrows, a.row_ptr, a.col_idx, a.values, base);
+        RowMatching mt = schur_sorted.empty() ? max_product_matching<V, I>(a.nrows, a.row_ptr, a.col_idx, a.values, base)
+                                              : interior_matching(a, in_schur, base);
         unmatched_ = mt.unmatched;
         row_map.assign(static_cast<std::size_t>(a.nrows), 0);
         for (idx j = 0; j < a.nrows; ++j) row_map[mt.row_of_col[j]] = j;
@@ -159,7 +216,9 @@ void DirectSolver<V, I>::analyze(CsrView<V, I> a) {
         }
         p = symmetric_pattern<I>(a.nrows, brp, bci, structure_, view_, base);
     }
-    sym_ = analyze_pattern(p, structure_, opt_, user, threads, mate);
+    sym_ = analyze_pattern(p, structure_, opt_, user, threads, mate, schur_sorted);
+    for (std::int64_t v : schur_given_) schur_.push_back(v - base);
+    schur_state_ = 0;
     mate_.assign(mate.begin(), mate.end());
     build_assembly_map<I>(sym_, a.row_ptr, a.col_idx, view_, base, row_map);
     a_row_ptr_.assign(a.row_ptr.begin(), a.row_ptr.end());
@@ -177,6 +236,8 @@ Status DirectSolver<V, I>::factorize(CsrView<V, I> a) {
         a.col_idx.size() < a_col_idx_.size() ||
         !std::equal(a_col_idx_.begin(), a_col_idx_.end(), a.col_idx.begin()))
         throw InvalidArgument("direct: factorize with another sparsity pattern than analyze (run analyze again)");
+    if (!schur_.empty() && opt_.backend == NumericBackend::reference)
+        throw NotSupported("direct: the reference backend computes no Schur complement; use backend 'cpu'");
     if ((ldlt() || lu()) && opt_.backend == NumericBackend::reference)
         throw NotSupported("direct: the reference backend factors LLᴴ only; LDLᵀ/LDLᴴ and LU run on backend 'cpu'");
     if (a.values.size() < a_col_idx_.size()) throw DimensionMismatch("direct: fewer values than entries");
@@ -254,6 +315,7 @@ Status DirectSolver<V, I>::run_numeric() {
     failing_column_ = fail == -1 ? -1 : sym_.perm[fail];
     factorized_ = st == Status::success;
     anorm_ = -1;  // recomputed by the next solve
+    schur_state_ = 0;
     return st;
 }
 

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <gigasparse/core/convert.hpp>
 #include <gigasparse/core/matrix.hpp>
 #include <gigasparse/direct/solver.hpp>
 #include <gigasparse/direct/symbolic.hpp>
@@ -105,6 +106,35 @@ Csr<V, I> random_indefinite(std::int64_t n, double per_row, std::uint64_t seed, 
         a.row_ptr[i + 1] = static_cast<offset_t>(a.col_idx.size());
     }
     return a;
+}
+
+// Random n x n with `per_row` entries per row, values in [-1, 1], a fraction of the diagonal left out
+// (zero) so the matching has to permute rows; a random permutation diagonal keeps it nonsingular.
+template <class V>
+Csr<V, std::int32_t> random_general(std::int64_t n, int per_row, std::uint64_t seed, double zero_diag = 0.3) {
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<std::int64_t> col(0, n - 1);
+    std::uniform_real_distribution<double> val(-1.0, 1.0), u01(0, 1);
+    auto rnd = [&] {
+        if constexpr (is_complex_v<V>)
+            return V(static_cast<real_t<V>>(val(rng)), static_cast<real_t<V>>(val(rng)));
+        else
+            return static_cast<V>(val(rng));
+    };
+    std::vector<std::int64_t> sigma(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) sigma[i] = i;
+    std::shuffle(sigma.begin(), sigma.end(), rng);
+    Coo<V, std::int32_t> c;
+    c.nrows = c.ncols = n;
+    for (std::int64_t i = 0; i < n; ++i) {
+        if (u01(rng) >= zero_diag) c.row.push_back(static_cast<std::int32_t>(i)), c.col.push_back(static_cast<std::int32_t>(i)), c.val.push_back(rnd());
+        c.row.push_back(static_cast<std::int32_t>(i)), c.col.push_back(static_cast<std::int32_t>(sigma[i])), c.val.push_back(V(3) + rnd());
+        for (int t = 0; t < per_row; ++t) {
+            const std::int64_t j = col(rng);
+            c.row.push_back(static_cast<std::int32_t>(i)), c.col.push_back(static_cast<std::int32_t>(j)), c.val.push_back(rnd());
+        }
+    }
+    return coo_to_csr(c);
 }
 
 // Dense column-major copy of a CSR matrix (duplicates summed).

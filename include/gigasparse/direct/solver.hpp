@@ -93,6 +93,19 @@ public:
     // User ordering (perm[new] = old, base index_base); also sets ordering = user.
     void set_user_permutation(std::span<const std::int64_t> perm);
 
+    // Schur complement (set before analyze; an empty list removes it): the variables `indices` (distinct, base
+    // index_base) are ordered last and not factored. After factorize, schur_complement() is S = A22 - A21 A11⁻¹ A12
+    // of the matrix read by the view (k x k, rows and columns in the order of `indices`); solve() still solves
+    // with A (through a dense LU of S made at the first solve); schur_condense and schur_expand are the partial
+    // solves around a Schur system the caller solves. factor_L/D/U are not available then; inertia() is A11's.
+    void set_schur_indices(std::span<const std::int64_t> indices);
+    std::span<const std::int64_t> schur_indices() const { return schur_; }  // 0-based, in the given order
+    DenseMatrix<V> schur_complement() const;
+    // c = b2 - A21 A11⁻¹ b1 (k x nrhs, column-major) from b (n x nrhs): the Schur system is S x2 = c.
+    void schur_condense(std::span<const V> b, std::span<V> c, std::int64_t nrhs = 1) const;
+    // x = [A11⁻¹ (b1 - A12 x2); x2] (n x nrhs) from b and the Schur variables' values x2 (k x nrhs).
+    void schur_expand(std::span<const V> b, std::span<const V> x2, std::span<V> x, std::int64_t nrhs = 1) const;
+
     // Phases. The CSR uses index_base for row_ptr and col_idx; duplicates are summed.
     void analyze(CsrView<V, I> a);
     Status factorize(CsrView<V, I> a);
@@ -109,7 +122,7 @@ public:
     void solve_backward(std::span<V> y, std::int64_t nrhs) const;                        // Lᴴ v = w (Lᵀ: complex symmetric)
     void solve_unpermute(std::span<const V> y, std::span<V> x, std::int64_t nrhs) const;  // x = S Pᵀ v
 
-    // Results by name: "n", "nnz_L" (of L; LU: U has the transposed pattern), "flops" (Σ c_j², ×2 for LU, ×4 complex), "supernodes", "levels", "column_levels",
+    // Results by name: "schur_size", "n", "nnz_L" (of L; LU: U has the transposed pattern), "flops" (Σ c_j², ×2 for LU, ×4 complex), "supernodes", "levels", "column_levels",
     // "memory_estimate" (bytes), "factor_bytes", "stack_bytes", "failing_column" (-1: none,
     // else original 0-based column), "explicit_zeros", "ordering_cost", "factor_entries"; after an LDLᵀ/LDLᴴ
     // factorization also "perturbed_pivots", "two_by_two_pivots", "pivot_pairs" (analysis pairs), "positive_pivots", "negative_pivots",
@@ -158,11 +171,24 @@ private:
     bool ldlt() const { return structure_ == Structure::symmetric || structure_ == Structure::hermitian; }
     // Position in the factor's pivoted order of each analysis column (LDLᵀ), or the identity.
     std::vector<std::int64_t> pivoted_position() const;
+    // Schur complement: entry (i, j) of the assembled block in the final numbering (both triangles), and the row
+    // and column scalings of the factored matrix at original variable v (1 when unscaled).
+    V schur_entry(idx i, idx j) const;
+    double row_factor(idx v) const;
+    double col_factor(idx v) const;
+    void check_schur(std::size_t len, std::int64_t nrhs) const;
+    bool prepare_schur_solve();  // dense LU of the scaled Schur block; false: singular
+    void no_schur(const char* what) const;  // NotSupported with a Schur complement
 
     Structure structure_;
     MatrixView view_;
     DirectOptions opt_{};
     std::vector<std::int64_t> user_perm_;
+    std::vector<std::int64_t> schur_given_;  // as set (base index_base)
+    std::vector<std::int64_t> schur_;        // 0-based, in the given order (validated by analyze)
+    std::vector<V> schur_lu_;                // solve(): getrf of the scaled Schur block
+    std::vector<int> schur_ipiv_;
+    int schur_state_ = 0;                    // 0: not made, 1: made, -1: singular
     Symbolic sym_;
     NumericFactor<V> num_;
     std::vector<std::int64_t> a_row_ptr_;

@@ -77,8 +77,12 @@ struct Symbolic {
     // LDLᵀ pivot pairs in the final numbering: pair_next[k] = 1 when columns k and k + 1 are a pair (empty: none).
     std::vector<std::uint8_t> pair_next;
     idx pivot_pairs = 0;
+    // Schur complement: the last `schur` final columns are the Schur variables, all in the last supernode,
+    // which is assembled (A22 plus the children's updates: the Schur complement) but not factored.
+    idx schur = 0;
 
     idx width(idx s) const { return super_ptr[s + 1] - super_ptr[s]; }
+    bool is_schur(idx s) const { return schur > 0 && s == nsuper - 1; }
     idx front_rows(idx s) const { return rows_ptr[s + 1] - rows_ptr[s]; }
 };
 
@@ -110,12 +114,15 @@ struct ColumnPartition {
 };
 // Fundamental supernodes of a postordered etree (parent[k] > k), counts in the same numbering.
 // pair_next[k] (optional): columns k and k + 1 are a pivot pair (LDLᵀ) and must share a supernode.
+// schur_start (optional, >= 0): columns schur_start .. n-1 (a chain up to the root) form one supernode of
+// their own.
 ColumnPartition fundamental_supernodes(std::span<const idx> parent, std::span<const idx> counts,
-                                       std::span<const std::uint8_t> pair_next = {});
+                                       std::span<const std::uint8_t> pair_next = {}, idx schur_start = -1);
 // Relaxed amalgamation of a partition (in the numbering of `counts`); result renumbered so that
-// merged supernodes are contiguous; order composes with sn.order.
+// merged supernodes are contiguous; order composes with sn.order. Supernode `fixed` (optional, a root)
+// absorbs no child.
 ColumnPartition amalgamate(const ColumnPartition& sn, std::span<const idx> counts, const AmalgamationLimits& lim,
-                           std::int64_t* explicit_zeros = nullptr);
+                           std::int64_t* explicit_zeros = nullptr, idx fixed = -1);
 
 // Cost model of the automatic choice: flops + level_weight × sdepth.
 inline double ordering_cost(double flops, idx sdepth, double level_weight) {
@@ -134,8 +141,12 @@ std::vector<idx> validate_user_permutation(std::span<const std::int64_t> perm, i
 // ordering runs on the graph with each pair merged into one vertex, the pair stays adjacent and in one
 // supernode, so the front's Bunch–Kaufman search can take the pair as a 2×2 pivot (ignored for the
 // natural and user orderings).
+// schur (optional, sorted 0-based columns): the Schur variables, ordered last (the others keep the chosen
+// ordering of the graph without them; a user ordering keeps its relative order) in one final supernode
+// that the numeric phase assembles but does not factor (Symbolic::schur). No pair may touch them.
 Symbolic analyze_pattern(const SymmetricPattern& pattern, Structure structure, const DirectOptions& opt,
-                         std::span<const std::int64_t> user_perm, int threads, std::span<const idx> mate = {});
+                         std::span<const std::int64_t> user_perm, int threads, std::span<const idx> mate = {},
+                         std::span<const idx> schur = {});
 
 // LU of a general matrix: a maximum-product matching of rows to columns and its scaling (src/direct/
 // analysis/matching.cpp): row_of_col[j] is the row whose entry in column j goes on the diagonal;
@@ -153,10 +164,12 @@ RowMatching max_product_matching(idx n, std::span<const std::int64_t> row_ptr, s
 // LDLᵀ pivot pairs from the values (PARDISO's idea of keeping 2×2 pivot candidates together, with a greedy
 // matching instead of a weighted one): each column whose diagonal is weak (|a_ii| <= threshold · max_j≠i |a_ij|,
 // zero included) is paired with its unpaired neighbour of largest |a_ij|, weakest columns first. Returns
-// mate (-1: unpaired). Entries follow the view rules of symmetric_pattern.
+// mate (-1: unpaired). Entries follow the view rules of symmetric_pattern. Columns with exclude[i] set (the
+// Schur variables) are left unpaired and are nobody's partner.
 template <class V, class I>
 std::vector<idx> weak_diagonal_pairs(idx n, std::span<const std::int64_t> row_ptr, std::span<const I> col_idx,
-                                     std::span<const V> values, MatrixView view, idx base, double threshold);
+                                     std::span<const V> values, MatrixView view, idx base, double threshold,
+                                     std::span<const std::uint8_t> exclude = {});
 
 // Assembly map of the stored entries of a CSR input into the panels of `sym` (fills sym.amap,
 // amap_conj and the per-supernode lists amap_sn_ptr / amap_sn_entries). General structure (LU): row_map[i]

@@ -17,9 +17,13 @@ namespace gigasparse::direct {
 
 template <class V, class I>
 std::vector<idx> weak_diagonal_pairs(idx n, std::span<const std::int64_t> row_ptr, std::span<const I> col_idx,
-                                     std::span<const V> values, MatrixView view, idx base, double threshold) {
+                                     std::span<const V> values, MatrixView view, idx base, double threshold,
+                                     std::span<const std::uint8_t> exclude) {
     std::vector<idx> mate(static_cast<std::size_t>(n), -1);
     if (values.size() < static_cast<std::size_t>(row_ptr[n] - base)) return mate;  // no values: no pairs
+    // Excluded columns (Schur variables) look already paired: they take no pair and are nobody's partner.
+    for (idx i = 0; i < static_cast<idx>(exclude.size()); ++i)
+        if (exclude[i]) mate[i] = -2;
     std::vector<double> diag(static_cast<std::size_t>(n), 0.0), offmax(static_cast<std::size_t>(n), 0.0);
     // Off-diagonal entries read by the view, in both directions (column lists).
     std::vector<idx> cnt(static_cast<std::size_t>(n + 1), 0);
@@ -69,12 +73,14 @@ std::vector<idx> weak_diagonal_pairs(idx n, std::span<const std::int64_t> row_pt
         }
         if (best != -1 && bv > 0) mate[i] = best, mate[best] = i;
     }
+    for (idx& m : mate) m = std::max<idx>(m, -1);
     return mate;
 }
 
 #define GIGASPARSE_PIVOT_PAIRS(V, I)                                                                             \
     template std::vector<idx> weak_diagonal_pairs<V, I>(idx, std::span<const std::int64_t>, std::span<const I>, \
-                                                        std::span<const V>, MatrixView, idx, double);
+                                                        std::span<const V>, MatrixView, idx, double,     \
+                                                        std::span<const std::uint8_t>);
 GIGASPARSE_FOR_EACH_VALUE_INDEX(GIGASPARSE_PIVOT_PAIRS)
 #undef GIGASPARSE_PIVOT_PAIRS
 

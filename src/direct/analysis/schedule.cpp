@@ -48,6 +48,7 @@ void build_schedule(Symbolic& s, int threads, std::int64_t subtree_factor) {
     std::vector<idx> first(static_cast<std::size_t>(ns));
     double total = 0;
     for (idx c = 0; c < ns; ++c) {
+        if (s.is_schur(c)) continue;  // assembled, not factored
         double f = static_cast<double>(s.front_rows(c));
         for (idx j = 0; j < s.width(c); ++j) s.sn_flops[c] += (f - j) * (f - j);  // Σ c_j²
         total += s.sn_flops[c];

@@ -7,7 +7,7 @@
 namespace gigasparse::direct {
 
 ColumnPartition fundamental_supernodes(std::span<const idx> parent, std::span<const idx> counts,
-                                       std::span<const std::uint8_t> pair_next) {
+                                       std::span<const std::uint8_t> pair_next, idx schur_start) {
     // Column k+1 extends the supernode of k when k is its only child and c_k = c_{k+1} + 1, or when k and
     // k+1 are a pivot pair with parent(k) = k+1 (then the panel holds explicit zeros where c_k is short).
     const idx n = static_cast<idx>(parent.size());
@@ -22,6 +22,7 @@ ColumnPartition fundamental_supernodes(std::span<const idx> parent, std::span<co
     for (idx k = 0; k < n; ++k) {
         bool extend = k > 0 && parent[k - 1] == k &&
                       ((nchild[k] == 1 && counts[k - 1] == counts[k] + 1) || (!pair_next.empty() && pair_next[k - 1]));
+        if (schur_start >= 0 && k >= schur_start) extend = k > schur_start;  // the Schur block: alone, whole
         if (!extend && k > 0) sn.super_ptr.push_back(k);
         col_to_sn[k] = static_cast<idx>(sn.super_ptr.size()) - 1;
     }
@@ -53,7 +54,7 @@ idx find_rep(std::vector<idx>& rep, idx s) {
 }  // namespace
 
 ColumnPartition amalgamate(const ColumnPartition& sn, std::span<const idx> counts, const AmalgamationLimits& lim,
-                           std::int64_t* explicit_zeros) {
+                           std::int64_t* explicit_zeros, idx fixed) {
     const idx ns = static_cast<idx>(sn.super_ptr.size()) - 1;
     std::vector<Unit> u(static_cast<std::size_t>(std::max<idx>(ns, 0)));
     std::int64_t nnz_l = 0;
@@ -76,6 +77,7 @@ ColumnPartition amalgamate(const ColumnPartition& sn, std::span<const idx> count
     std::int64_t total_zeros = 0;
     std::vector<idx> kids;
     for (idx p = 0; lim.enabled && p < ns; ++p) {
+        if (p == fixed) continue;
         kids.clear();
         for (idx c = head[p]; c != -1; c = next[c]) kids.push_back(c);
         // Try children by decreasing off-diagonal row count (fewest added zeros first).

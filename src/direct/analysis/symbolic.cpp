@@ -18,16 +18,22 @@ struct Evaluation {
 };
 
 // Supernodal schedule depth of an evaluated ordering, and its ordering_cost.
-void add_depth(Evaluation& e, const DirectOptions& opt) {
-    ColumnPartition fs = fundamental_supernodes(e.parent, e.counts);
-    ColumnPartition am = amalgamate(fs, e.counts, opt.amalgamation);
+// The last `schur` columns form one supernode that absorbs no child.
+void add_depth(Evaluation& e, const DirectOptions& opt, idx schur) {
+    const idx n = static_cast<idx>(e.parent.size());
+    ColumnPartition fs = fundamental_supernodes(e.parent, e.counts, {}, schur > 0 ? n - schur : -1);
+    ColumnPartition am = amalgamate(fs, e.counts, opt.amalgamation, nullptr,
+                                    schur > 0 ? static_cast<idx>(fs.super_ptr.size()) - 2 : -1);
     e.cand.sdepth = tree_height(am.sn_parent);
     e.cand.nsupernodes = static_cast<idx>(fs.super_ptr.size()) - 1;
     e.cand.cost = ordering_cost(e.cand.flops, e.cand.sdepth, opt.level_weight);
 }
 
+// schur > 0: perm0 ends with the Schur columns and `a` links them in a path, so their etree is a chain that the
+// postorder keeps last and in order; their counts become those of a dense block (the path undercounts them;
+// the other columns' counts do not depend on edges between later columns) and they add no flops.
 Evaluation evaluate(const SymmetricPattern& a, std::vector<idx> perm0, OrderingAlg alg, const DirectOptions& opt,
-                    bool need_depth) {
+                    bool need_depth, idx schur) {
     SymmetricPattern c = permute_pattern(a, perm0, false);
     std::vector<idx> parent0 = elimination_tree(c);
     std::vector<idx> post = postorder(parent0);
@@ -46,13 +52,14 @@ Evaluation evaluate(const SymmetricPattern& a, std::vector<idx> perm0, OrderingA
         e.counts[k] = counts0[j];
     }
     e.cand.alg = alg;
+    for (idx k = n - schur; k < n; ++k) e.counts[k] = n - k;
     for (idx k = 0; k < n; ++k) {
         double ck = static_cast<double>(e.counts[k]);
         e.cand.nnz_L += ck;
-        e.cand.flops += ck * ck;
+        if (k < n - schur) e.cand.flops += ck * ck;
     }
     e.cand.nlevels = tree_height(e.parent);
-    if (need_depth) add_depth(e, opt);
+    if (need_depth) add_depth(e, opt, schur);
     return e;
 }
 
@@ -171,32 +178,92 @@ struct PairedOrderings {
 }  // namespace
 
 Symbolic analyze_pattern(const SymmetricPattern& pattern, Structure structure, const DirectOptions& opt,
-                         std::span<const std::int64_t> user_perm, int threads, std::span<const idx> mate) {
+                         std::span<const std::int64_t> user_perm, int threads, std::span<const idx> mate,
+                         std::span<const idx> schur) {
     const idx n = pattern.n;
+    const idx ks = static_cast<idx>(schur.size());
     Symbolic s;
     s.n = n;
     s.structure = structure;
-    std::vector<idx> identity(static_cast<std::size_t>(n));
+    // Schur variables: the orderings run on the graph of the other columns (`graph`), the Schur columns
+    // follow; the evaluation runs on the pattern plus a path through the Schur columns (`epat`).
+    SymmetricPattern sub, aug;
+    std::vector<idx> keep, sub_mate;  // sub vertex -> column; pairs in sub numbering
+    if (ks > 0) {
+        std::vector<idx> sub_of(static_cast<std::size_t>(n), -1);
+        std::vector<std::uint8_t> is_schur(static_cast<std::size_t>(n), 0);
+        for (idx c : schur) is_schur[c] = 1;
+        for (idx i = 0; i < n; ++i)
+            if (!is_schur[i]) sub_of[i] = static_cast<idx>(keep.size()), keep.push_back(i);
+        sub.n = static_cast<idx>(keep.size());
+        for (idx v = 0; v < sub.n; ++v) {
+            const idx c = keep[v];
+            for (idx q = pattern.col_ptr[c]; q < pattern.col_ptr[c + 1]; ++q)
+                if (sub_of[pattern.row_idx[q]] >= 0) sub.row_idx.push_back(sub_of[pattern.row_idx[q]]);
+            sub.col_ptr.push_back(static_cast<idx>(sub.row_idx.size()));
+        }
+        if (!mate.empty()) {
+            sub_mate.assign(static_cast<std::size_t>(sub.n), -1);
+            for (idx v = 0; v < sub.n; ++v) {
+                const idx m = mate[keep[v]];
+                if (m >= 0 && is_schur[m]) throw InvalidArgument("direct: a pivot pair includes a Schur variable (internal)");
+                sub_mate[v] = m < 0 ? -1 : sub_of[m];
+            }
+        }
+        std::vector<idx> pos(static_cast<std::size_t>(n), -1);  // place of each Schur column in `schur`
+        for (idx t = 0; t < ks; ++t) pos[schur[t]] = t;
+        aug.n = n;
+        for (idx c = 0; c < n; ++c) {
+            const auto b = static_cast<std::ptrdiff_t>(aug.row_idx.size());
+            aug.row_idx.insert(aug.row_idx.end(), pattern.row_idx.begin() + pattern.col_ptr[c],
+                               pattern.row_idx.begin() + pattern.col_ptr[c + 1]);
+            if (is_schur[c]) {
+                if (pos[c] > 0) aug.row_idx.push_back(schur[pos[c] - 1]);
+                if (pos[c] + 1 < ks) aug.row_idx.push_back(schur[pos[c] + 1]);
+                std::sort(aug.row_idx.begin() + b, aug.row_idx.end());
+                aug.row_idx.erase(std::unique(aug.row_idx.begin() + b, aug.row_idx.end()), aug.row_idx.end());
+            }
+            aug.col_ptr.push_back(static_cast<idx>(aug.row_idx.size()));
+        }
+    }
+    const SymmetricPattern& graph = ks > 0 ? sub : pattern;
+    const SymmetricPattern& epat = ks > 0 ? aug : pattern;
+    // An ordering of `graph` as one of all columns: its columns, then the Schur columns.
+    auto full = [&](std::vector<idx> p) {
+        if (ks == 0) return p;
+        for (idx& v : p) v = keep[v];
+        p.insert(p.end(), schur.begin(), schur.end());
+        return p;
+    };
+    std::vector<idx> identity(static_cast<std::size_t>(graph.n));
     std::iota(identity.begin(), identity.end(), idx{0});
     const bool paired = !mate.empty() && (opt.ordering == OrderingAlg::amd || opt.ordering == OrderingAlg::nd ||
                                           opt.ordering == OrderingAlg::automatic);
-    PairedOrderings ord(pattern, paired ? mate : std::span<const idx>{});
+    const std::span<const idx> graph_mate = ks > 0 ? std::span<const idx>(sub_mate) : mate;
+    PairedOrderings ord(graph, paired ? graph_mate : std::span<const idx>{});
     Evaluation best;
     switch (opt.ordering) {
-        case OrderingAlg::natural: best = evaluate(pattern, identity, OrderingAlg::natural, opt, false); break;
-        case OrderingAlg::amd: best = evaluate(pattern, ord.amd(), OrderingAlg::amd, opt, false); break;
-        case OrderingAlg::nd: best = evaluate(pattern, ord.nd(), OrderingAlg::nd, opt, false); break;
-        case OrderingAlg::user:
-            best = evaluate(pattern, validate_user_permutation(user_perm, n, 0), OrderingAlg::user, opt, false);
+        case OrderingAlg::natural: best = evaluate(epat, full(identity), OrderingAlg::natural, opt, false, ks); break;
+        case OrderingAlg::amd: best = evaluate(epat, full(ord.amd()), OrderingAlg::amd, opt, false, ks); break;
+        case OrderingAlg::nd: best = evaluate(epat, full(ord.nd()), OrderingAlg::nd, opt, false, ks); break;
+        case OrderingAlg::user: {
+            std::vector<idx> u = validate_user_permutation(user_perm, n, 0);
+            if (ks > 0) {  // the user's order, the Schur columns moved to the end
+                std::vector<std::uint8_t> is_schur(static_cast<std::size_t>(n), 0);
+                for (idx c : schur) is_schur[c] = 1;
+                std::stable_partition(u.begin(), u.end(), [&](idx c) { return !is_schur[c]; });
+            }
+            best = evaluate(epat, std::move(u), OrderingAlg::user, opt, false, ks);
             break;
+        }
         case OrderingAlg::automatic: {
-            Evaluation a = evaluate(pattern, ord.amd(), OrderingAlg::amd, opt, false);
+            Evaluation a = evaluate(epat, full(ord.amd()), OrderingAlg::amd, opt, false, ks);
             if (a.cand.flops < opt.auto_nd_ratio * a.cand.nnz_L) {  // AMD's fill is good: skip METIS
                 best = std::move(a);
                 break;
             }
-            add_depth(a, opt);
-            Evaluation d = evaluate(pattern, ord.nd(), OrderingAlg::nd, opt, true);
+            add_depth(a, opt, ks);
+            Evaluation d = evaluate(epat, full(ord.nd()), OrderingAlg::nd, opt, true, ks);
             s.candidates = {a.cand, d.cand};
             best = d.cand.cost < a.cand.cost ? std::move(d) : std::move(a);  // ties keep AMD
             break;
@@ -212,8 +279,9 @@ Symbolic analyze_pattern(const SymmetricPattern& pattern, Structure structure, c
         for (idx k = 0; k + 1 < n; ++k)
             if (mate[best.perm[k]] == best.perm[k + 1] && best.parent[k] == k + 1) pair_post[k] = 1;
     }
-    ColumnPartition fs = fundamental_supernodes(best.parent, best.counts, pair_post);
-    ColumnPartition am = amalgamate(fs, best.counts, opt.amalgamation, &s.explicit_zeros);
+    ColumnPartition fs = fundamental_supernodes(best.parent, best.counts, pair_post, ks > 0 ? n - ks : -1);
+    ColumnPartition am = amalgamate(fs, best.counts, opt.amalgamation, &s.explicit_zeros,
+                                    ks > 0 ? static_cast<idx>(fs.super_ptr.size()) - 2 : -1);
     if (s.candidates.empty()) {  // a single candidate: its depth is that of the schedule built here
         best.cand.sdepth = tree_height(am.sn_parent);
         best.cand.nsupernodes = static_cast<idx>(fs.super_ptr.size()) - 1;
@@ -243,7 +311,7 @@ Symbolic analyze_pattern(const SymmetricPattern& pattern, Structure structure, c
     for (idx k = 0; k < n; ++k) {
         double ck = static_cast<double>(s.col_count[k]);
         s.nnz_L += ck;
-        s.flops += ck * ck;
+        if (k < n - ks) s.flops += ck * ck;  // the Schur block is not factored
     }
     s.nlevels_column = best.cand.nlevels;
     s.nsuper = static_cast<idx>(am.super_ptr.size()) - 1;
@@ -252,6 +320,11 @@ Symbolic analyze_pattern(const SymmetricPattern& pattern, Structure structure, c
     s.col_to_sn.resize(static_cast<std::size_t>(n));
     for (idx sn = 0; sn < s.nsuper; ++sn)
         for (idx j = s.super_ptr[sn]; j < s.super_ptr[sn + 1]; ++j) s.col_to_sn[j] = sn;
+    if (ks > 0) {
+        s.schur = ks;
+        if (s.width(s.nsuper - 1) != ks || s.sn_parent[s.nsuper - 1] != -1)
+            throw InvalidStructure("direct: the Schur columns do not form the last supernode (internal)");
+    }
     children(s);
     symbolic_rows(s, pattern);
     relative_indices(s);

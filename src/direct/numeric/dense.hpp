@@ -12,6 +12,18 @@ void spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info
 void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info, std::size_t);
 void cpotrf_(const char* uplo, const int* n, void* a, const int* lda, int* info, std::size_t);
 void zpotrf_(const char* uplo, const int* n, void* a, const int* lda, int* info, std::size_t);
+void sgetrf_(const int* m, const int* n, float* a, const int* lda, int* ipiv, int* info);
+void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
+void cgetrf_(const int* m, const int* n, void* a, const int* lda, int* ipiv, int* info);
+void zgetrf_(const int* m, const int* n, void* a, const int* lda, int* ipiv, int* info);
+void sgetrs_(const char* t, const int* n, const int* nrhs, const float* a, const int* lda, const int* ipiv, float* b,
+             const int* ldb, int* info, std::size_t);
+void dgetrs_(const char* t, const int* n, const int* nrhs, const double* a, const int* lda, const int* ipiv, double* b,
+             const int* ldb, int* info, std::size_t);
+void cgetrs_(const char* t, const int* n, const int* nrhs, const void* a, const int* lda, const int* ipiv, void* b,
+             const int* ldb, int* info, std::size_t);
+void zgetrs_(const char* t, const int* n, const int* nrhs, const void* a, const int* lda, const int* ipiv, void* b,
+             const int* ldb, int* info, std::size_t);
 }
 
 namespace gigasparse::direct::dense {
@@ -24,6 +36,25 @@ inline int potrf(int n, float* a, int lda) { int info = 0; spotrf_("L", &n, a, &
 inline int potrf(int n, double* a, int lda) { int info = 0; dpotrf_("L", &n, a, &lda, &info, 1); return info; }
 inline int potrf(int n, cf* a, int lda) { int info = 0; cpotrf_("L", &n, a, &lda, &info, 1); return info; }
 inline int potrf(int n, cd* a, int lda) { int info = 0; zpotrf_("L", &n, a, &lda, &info, 1); return info; }
+
+// Dense LU with partial pivoting of an n x n matrix (the Schur complement's solve); info k > 0: U(k,k) = 0.
+inline int getrf(int n, float* a, int lda, int* ipiv) { int info = 0; sgetrf_(&n, &n, a, &lda, ipiv, &info); return info; }
+inline int getrf(int n, double* a, int lda, int* ipiv) { int info = 0; dgetrf_(&n, &n, a, &lda, ipiv, &info); return info; }
+inline int getrf(int n, cf* a, int lda, int* ipiv) { int info = 0; cgetrf_(&n, &n, a, &lda, ipiv, &info); return info; }
+inline int getrf(int n, cd* a, int lda, int* ipiv) { int info = 0; zgetrf_(&n, &n, a, &lda, ipiv, &info); return info; }
+// B ← A⁻¹ B from getrf's factors.
+inline void getrs(int n, int nrhs, const float* a, int lda, const int* ipiv, float* b, int ldb) {
+    int info = 0; sgetrs_("N", &n, &nrhs, a, &lda, ipiv, b, &ldb, &info, 1);
+}
+inline void getrs(int n, int nrhs, const double* a, int lda, const int* ipiv, double* b, int ldb) {
+    int info = 0; dgetrs_("N", &n, &nrhs, a, &lda, ipiv, b, &ldb, &info, 1);
+}
+inline void getrs(int n, int nrhs, const cf* a, int lda, const int* ipiv, cf* b, int ldb) {
+    int info = 0; cgetrs_("N", &n, &nrhs, a, &lda, ipiv, b, &ldb, &info, 1);
+}
+inline void getrs(int n, int nrhs, const cd* a, int lda, const int* ipiv, cd* b, int ldb) {
+    int info = 0; zgetrs_("N", &n, &nrhs, a, &lda, ipiv, b, &ldb, &info, 1);
+}
 
 // B ← B L⁻ᴴ (side right) or B ← op(L)⁻¹ B (side left), L lower non-unit.
 inline void trsm(CBLAS_SIDE side, CBLAS_TRANSPOSE t, int m, int n, const float* a, int lda, float* b, int ldb) {

@@ -7,6 +7,7 @@
 #include <gigasparse/core/error.hpp>
 #include <gigasparse/direct/solver.hpp>
 
+#include "direct/numeric/dense.hpp"
 #include "direct/numeric/numeric.hpp"
 
 namespace gigasparse::direct {
@@ -114,9 +115,18 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
             }
         anorm_ = rs.empty() ? 0.0 : *std::max_element(rs.begin(), rs.end());
     }
+    SolveInfo info;
+    const idx ks = sym_.schur;
+    if (ks > 0 && !prepare_schur_solve()) {
+        info.status = Status::zero_pivot;  // a singular Schur complement
+        return info;
+    }
     auto full_solve = [&](std::span<const V> rhs, std::span<V> out) {
         solve_permute(rhs, y, nrhs);
         forward_sweep(sym_, num_, y.data(), nrhs, sweep, threads);
+        if (ks > 0)  // the Schur variables (the last ks rows): S x2 = c2
+            dense::getrs(static_cast<int>(ks), static_cast<int>(nrhs), schur_lu_.data(), static_cast<int>(ks),
+                         schur_ipiv_.data(), y.data() + (n - ks), static_cast<int>(n));
         if (ldlt()) ldl_diagonal_solve(sym_, num_, y.data(), nrhs, structure_ == Structure::hermitian);
         backward_sweep(sym_, num_, y.data(), nrhs, sweep, threads, structure_ != Structure::symmetric);
         solve_unpermute(y, out, nrhs);
@@ -140,7 +150,6 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
             info.residual = std::max(info.residual, b2 > 0 ? std::sqrt(r2 / b2) : std::sqrt(r2));
         }
     };
-    SolveInfo info;
     full_solve(b, x);
     measure(info);
     while (info.refinement_steps < opt_.refinement_steps && info.backward_error > opt_.refinement_tolerance) {
@@ -167,6 +176,7 @@ double DirectSolver<V, I>::result(std::string_view name) const {
     const double index_bytes = 8.0 * static_cast<double>(sym_.rows.size() + sym_.relind.size() + sym_.amap.size() + sym_.amap_sn_entries.size() +
                                                          4 * sym_.n + 8 * sym_.nsuper);
     if (name == "n") return static_cast<double>(sym_.n);
+    if (name == "schur_size") return static_cast<double>(sym_.schur);
     if (name == "nnz_L") return sym_.nnz_L;
     if (name == "flops") return sym_.flops * (is_complex_v<V> ? 4.0 : 1.0) * (lu() ? 2.0 : 1.0);  // LU: L and U
     if (name == "supernodes") return static_cast<double>(sym_.nsuper);
@@ -247,6 +257,7 @@ Csr<V, std::int64_t> DirectSolver<V, I>::factor_L() const {
     // After a failed factorization the panels past the failing front hold the previous factor's
     // values (each front fills its own panel when it is reached): no partial factor is returned.
     if (!factorized_) throw PhaseError("direct: the factor is available after a successful factorize");
+    no_schur("factor_L()");
     const std::vector<std::int64_t> pos = pivoted_position();
     Coo<V, std::int64_t> coo;
     coo.nrows = coo.ncols = sym_.n;
@@ -276,6 +287,7 @@ template <class V, class I>
 Csr<V, std::int64_t> DirectSolver<V, I>::factor_U() const {
     if (!factorized_) throw PhaseError("direct: the factor is available after a successful factorize");
     if (!lu()) throw PhaseError("direct: factor_U() belongs to the LU of a general matrix");
+    no_schur("factor_U()");
     Coo<V, std::int64_t> coo;
     coo.nrows = coo.ncols = sym_.n;
     for (idx sn = 0; sn < sym_.nsuper; ++sn) {
@@ -314,6 +326,7 @@ std::vector<std::int64_t> DirectSolver<V, I>::row_permutation() const {
 template <class V, class I>
 Csr<V, std::int64_t> DirectSolver<V, I>::factor_D() const {
     if (!factorized_) throw PhaseError("direct: the factor is available after a successful factorize");
+    no_schur("factor_D()");
     Coo<V, std::int64_t> coo;
     coo.nrows = coo.ncols = sym_.n;
     const bool herm = structure_ == Structure::hermitian;
@@ -358,6 +371,7 @@ Inertia DirectSolver<V, I>::inertia() const {
     Inertia in;
     auto count = [&](double e) { (e > 0 ? in.positive : e < 0 ? in.negative : in.zero) += 1; };
     for (idx sn = 0; sn < sym_.nsuper; ++sn) {
+        if (sym_.is_schur(sn)) continue;  // not factored: the inertia is that of A11
         const idx f = sym_.front_rows(sn), w = sym_.width(sn), c0 = sym_.super_ptr[sn];
         const V* panel = num_.lx.data() + sym_.lx_ptr[sn];
         for (idx j = 0; j < w;) {
@@ -383,6 +397,104 @@ Inertia DirectSolver<V, I>::inertia() const {
     return in;
 }
 
+template <class V, class I>
+void DirectSolver<V, I>::no_schur(const char* what) const {
+    if (sym_.schur > 0)
+        throw NotSupported(std::string("direct: ") + what + " is not available with a Schur complement (the Schur block is not factored)");
+}
+
+template <class V, class I>
+double DirectSolver<V, I>::row_factor(idx v) const {
+    // LU: the row scaling of the matched row (a Schur row is matched to itself); LDLᵀ: S.
+    if (lu()) return row_scale_.empty() ? 1.0 : row_scale_[v];
+    return scale_.empty() ? 1.0 : scale_[v];
+}
+
+template <class V, class I>
+double DirectSolver<V, I>::col_factor(idx v) const {
+    return scale_.empty() ? 1.0 : scale_[v];
+}
+
+template <class V, class I>
+V DirectSolver<V, I>::schur_entry(idx i, idx j) const {
+    // The Schur front's panel (ks x ks, ld ks): both triangles for LU, the lower one otherwise.
+    const idx ks = sym_.schur;
+    const V* panel = num_.lx.data() + sym_.lx_ptr[sym_.nsuper - 1];
+    if (lu() || i >= j) return panel[i + j * ks];
+    const V u = panel[j + i * ks];
+    return structure_ == Structure::symmetric ? u : conj_if_complex(u);
+}
+
+template <class V, class I>
+void DirectSolver<V, I>::check_schur(std::size_t len, std::int64_t nrhs) const {
+    if (!factorized_) throw PhaseError("direct: the Schur complement is available after a successful factorize");
+    if (sym_.schur == 0) throw PhaseError("direct: no Schur complement was requested (set_schur_indices before analyze)");
+    if (nrhs < 0) throw InvalidArgument("direct: negative number of right-hand sides");
+    if (len < static_cast<std::size_t>(sym_.schur * nrhs))
+        throw DimensionMismatch("direct: the Schur block needs k x nrhs = " + std::to_string(sym_.schur * nrhs) +
+                                " entries (got " + std::to_string(len) + ")");
+}
+
+template <class V, class I>
+DenseMatrix<V> DirectSolver<V, I>::schur_complement() const {
+    check_schur(0, 0);
+    const idx ks = sym_.schur, first = sym_.n - ks;
+    DenseMatrix<V> out(ks, ks);
+    for (idx b = 0; b < ks; ++b) {
+        const idx vb = schur_[b], jb = sym_.iperm[vb] - first;
+        for (idx a = 0; a < ks; ++a) {
+            const idx va = schur_[a], ia = sym_.iperm[va] - first;
+            // The factored matrix is Dr A Dc: its Schur block is Dr2 S Dc2.
+            out(a, b) = schur_entry(ia, jb) / static_cast<real_t<V>>(row_factor(va) * col_factor(vb));
+        }
+    }
+    return out;
+}
+
+template <class V, class I>
+void DirectSolver<V, I>::schur_condense(std::span<const V> b, std::span<V> c, std::int64_t nrhs) const {
+    check_schur(c.size(), nrhs);
+    const idx n = sym_.n, ks = sym_.schur;
+    std::vector<V> y(static_cast<std::size_t>(n * nrhs));
+    solve_permute(b, y, nrhs);
+    solve_forward(y, nrhs);  // stops before the Schur block: its rows hold Dr2 (b2 - A21 A11⁻¹ b1)
+    for (idx k = 0; k < nrhs; ++k)
+        for (idx t = 0; t < ks; ++t) {
+            const idx v = schur_[t];
+            c[t + k * ks] = y[sym_.iperm[v] + k * n] / static_cast<real_t<V>>(row_factor(v));
+        }
+}
+
+template <class V, class I>
+void DirectSolver<V, I>::schur_expand(std::span<const V> b, std::span<const V> x2, std::span<V> x, std::int64_t nrhs) const {
+    check_schur(x2.size(), nrhs);
+    const idx n = sym_.n, ks = sym_.schur;
+    std::vector<V> y(static_cast<std::size_t>(n * nrhs));
+    solve_permute(b, y, nrhs);
+    solve_forward(y, nrhs);
+    for (idx k = 0; k < nrhs; ++k)
+        for (idx t = 0; t < ks; ++t) {
+            const idx v = schur_[t];
+            y[sym_.iperm[v] + k * n] = x2[t + k * ks] / static_cast<real_t<V>>(col_factor(v));
+        }
+    solve_diagonal(y, nrhs);
+    solve_backward(y, nrhs);
+    solve_unpermute(y, x, nrhs);
+}
+
+template <class V, class I>
+bool DirectSolver<V, I>::prepare_schur_solve() {
+    if (schur_state_ == 0) {
+        const idx ks = sym_.schur;
+        schur_lu_.resize(static_cast<std::size_t>(ks * ks));
+        schur_ipiv_.resize(static_cast<std::size_t>(ks));
+        for (idx j = 0; j < ks; ++j)
+            for (idx i = 0; i < ks; ++i) schur_lu_[i + j * ks] = schur_entry(i, j);
+        schur_state_ = dense::getrf(static_cast<int>(ks), schur_lu_.data(), static_cast<int>(ks), schur_ipiv_.data()) == 0 ? 1 : -1;
+    }
+    return schur_state_ == 1;
+}
+
 #define GIGASPARSE_DIRECT_SOLVE(V, I)                                                                          \
     template void DirectSolver<V, I>::check_rhs(std::size_t, std::size_t, std::int64_t) const;                \
     template void DirectSolver<V, I>::solve_permute(std::span<const V>, std::span<V>, std::int64_t) const;    \
@@ -405,7 +517,17 @@ Inertia DirectSolver<V, I>::inertia() const {
     template std::vector<std::int64_t> DirectSolver<V, I>::row_permutation() const;                           \
     template std::vector<std::int64_t> DirectSolver<V, I>::factor_permutation() const;                        \
     template Inertia DirectSolver<V, I>::inertia() const;                                                     \
-    template std::vector<std::int64_t> DirectSolver<V, I>::pivoted_position() const;
+    template std::vector<std::int64_t> DirectSolver<V, I>::pivoted_position() const;                         \
+    template void DirectSolver<V, I>::no_schur(const char*) const;                                            \
+    template double DirectSolver<V, I>::row_factor(idx) const;                                                \
+    template double DirectSolver<V, I>::col_factor(idx) const;                                                \
+    template V DirectSolver<V, I>::schur_entry(idx, idx) const;                                               \
+    template void DirectSolver<V, I>::check_schur(std::size_t, std::int64_t) const;                           \
+    template DenseMatrix<V> DirectSolver<V, I>::schur_complement() const;                                     \
+    template void DirectSolver<V, I>::schur_condense(std::span<const V>, std::span<V>, std::int64_t) const;   \
+    template void DirectSolver<V, I>::schur_expand(std::span<const V>, std::span<const V>, std::span<V>,      \
+                                                   std::int64_t) const;                                       \
+    template bool DirectSolver<V, I>::prepare_schur_solve();
 GIGASPARSE_FOR_EACH_VALUE_INDEX(GIGASPARSE_DIRECT_SOLVE)
 #undef GIGASPARSE_DIRECT_SOLVE
 

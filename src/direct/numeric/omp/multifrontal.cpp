@@ -163,6 +163,16 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
         }
         if (s.stack_of[c] == s.stack_of[sn]) low = std::min(low, num.cb_off[c]);
     }
+    if (s.is_schur(sn)) {
+        // The Schur complement: assembled (A22 minus the updates of the children), not factored; it has no
+        // rows below it, hence no contribution block.
+        if (!num.piv.empty())
+            for (idx j = 0; j < w; ++j) num.piv[s.super_ptr[sn] + j] = j, num.pivot_size[s.super_ptr[sn] + j] = 1;
+        if (!num.perturbed.empty()) num.perturbed[sn] = 0;
+        num.cb_off[sn] = low;
+        top = low;
+        return 0;
+    }
     std::int64_t info = 0;
     if (prm.lu) {
         LuFrontParams lp;
@@ -349,6 +359,7 @@ namespace {
 // unit diagonal; always through the gathered loops.
 template <class V>
 void forward_node(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, idx i_out, const idx* pos, V* out, std::vector<V>& z) {
+    if (s.is_schur(sn)) return;  // y keeps the condensed right-hand side of the Schur variables
     const idx f = s.front_rows(sn), w = s.width(sn), c0 = s.super_ptr[sn];
     const V* panel = num.lx.data() + s.lx_ptr[sn];
     const idx* r = s.rows.data() + s.rows_ptr[sn];
@@ -378,6 +389,7 @@ void forward_node(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, 
 // (complex symmetric LDLᵀ).
 template <class V>
 void backward_node(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, std::vector<V>& z, bool conj) {
+    if (s.is_schur(sn)) return;  // y holds the Schur variables' solution
     const idx f = s.front_rows(sn), w = s.width(sn), c0 = s.super_ptr[sn];
     const V* panel = num.lx.data() + s.lx_ptr[sn];
     const idx* r = s.rows.data() + s.rows_ptr[sn];
@@ -464,6 +476,7 @@ void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrh
     thread_local std::vector<V> z;
     for (idx sn = 0; sn < s.nsuper; ++sn) {
         const idx f = s.front_rows(sn), w = s.width(sn), m = f - w, c0 = s.super_ptr[sn];
+        if (s.is_schur(sn)) continue;
         if (nrhs == 1) {
             forward_node(s, num, sn, y, f, static_cast<const idx*>(nullptr), static_cast<V*>(nullptr), z);
             continue;
@@ -499,6 +512,7 @@ void backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nr
     }
     thread_local std::vector<V> z;
     for (idx sn = s.nsuper - 1; sn >= 0; --sn) {
+        if (s.is_schur(sn)) continue;
         if (nrhs == 1) {
             backward_node(s, num, sn, y, z, conj);
             continue;
@@ -521,6 +535,7 @@ void backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nr
 template <class V>
 void ldl_diagonal_solve(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs, bool herm) {
     for (idx sn = 0; sn < s.nsuper; ++sn) {
+        if (s.is_schur(sn)) continue;
         const idx f = s.front_rows(sn), w = s.width(sn), c0 = s.super_ptr[sn];
         const V* panel = num.lx.data() + s.lx_ptr[sn];
         const std::int64_t* pv = num.piv.data() + c0;
