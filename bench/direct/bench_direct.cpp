@@ -64,8 +64,11 @@ Csr<double, std::int64_t> load(const std::string& spec) {
     return io::read_mtx<double, std::int64_t>(spec);
 }
 
+// schur (optional): the Schur complement of these variables is computed (refactorize + schur_complement() timed
+// together, as MUMPS and PARDISO return it from their factorization), its diagonal stored in *schur_diag; no solve.
 tools::Json run_gigasparse(const Csr<double, std::int64_t>& a, const std::string& ordering, int repeats,
-                           const std::vector<std::int64_t>* user_perm, direct::Structure structure) {
+                           const std::vector<std::int64_t>* user_perm, direct::Structure structure,
+                           const std::vector<std::int64_t>* schur = nullptr, std::vector<double>* schur_diag = nullptr) {
     direct::DirectSolver<double, std::int64_t> s(structure);
     const bool indefinite = structure == direct::Structure::symmetric;
     s.set_option("ordering", ordering);
@@ -82,6 +85,9 @@ tools::Json run_gigasparse(const Csr<double, std::int64_t>& a, const std::string
         }
     }
     if (user_perm) s.set_user_permutation(*user_perm);
+    const bool with_schur = schur && !schur->empty();
+    if (with_schur) s.set_schur_indices(*schur);
+    DenseMatrix<double> S;
     Timer t;
     s.analyze(a);
     double analyze = t.lap();
@@ -92,13 +98,21 @@ tools::Json run_gigasparse(const Csr<double, std::int64_t>& a, const std::string
         t.reset();
         std::clock_t c0 = std::clock();
         s.refactorize(a.values);
+        if (with_schur) S = s.schur_complement();
         const double wall = t.seconds(), used = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
         if (wall < refactorize) refactorize = wall, cpu = used;  // CPU time of the best repetition
     }
     std::vector<double> b(static_cast<std::size_t>(a.nrows), 1.0), x(b.size());
-    t.reset();
-    auto info = s.solve(b, x);
-    double solve = t.seconds();
+    direct::SolveInfo info;
+    double solve = 0;
+    if (with_schur && st == direct::Status::success) {
+        if (S.nrows == 0) S = s.schur_complement();
+        for (std::int64_t i = 0; i < S.nrows; ++i) schur_diag->push_back(S(i, i));
+    } else if (st == direct::Status::success) {
+        t.reset();
+        info = s.solve(b, x);
+        solve = t.seconds();
+    }
     tools::Json j, times;
     times.set("analyze", analyze).set("factorize", factorize).set("refactorize", refactorize).set("solve", solve);
     times.set("refactorize_cpu", cpu);
@@ -113,6 +127,7 @@ tools::Json run_gigasparse(const Csr<double, std::int64_t>& a, const std::string
         .set("backward_error", info.backward_error)
         .set("refinement_steps", info.refinement_steps)
         .set("times", times);
+    if (with_schur) j.set("schur_size", static_cast<std::int64_t>(schur->size()));
     if (indefinite && st == direct::Status::success) {
         j.set("perturbed_pivots", s.result("perturbed_pivots")).set("two_by_two_pivots", s.result("two_by_two_pivots"));
         j.set("negative_pivots", s.result("negative_pivots"));
@@ -124,7 +139,15 @@ tools::Json run_gigasparse(const Csr<double, std::int64_t>& a, const std::string
     return j;
 }
 
-tools::Json to_json(const bench::DirectResult& r) {
+// max_i |d_i - ref_i| / max_i |ref_i|: how far a competitor's Schur complement diagonal is from gigasparse's.
+double diag_difference(const std::vector<double>& d, const std::vector<double>& ref) {
+    if (d.size() != ref.size() || ref.empty()) return -1;
+    double m = 0, diff = 0;
+    for (std::size_t i = 0; i < ref.size(); ++i) m = std::max(m, std::abs(ref[i])), diff = std::max(diff, std::abs(d[i] - ref[i]));
+    return m > 0 ? diff / m : diff;
+}
+
+tools::Json to_json(const bench::DirectResult& r, const std::vector<double>* schur_ref = nullptr) {
     tools::Json j, t;
     if (!r.available) return j.set("status", "not built");
     if (!r.ok) return j.set("status", "failed").set("error", r.error);
@@ -134,6 +157,7 @@ tools::Json to_json(const bench::DirectResult& r) {
     j.set("residual", r.residual).set("times", t);
     if (r.perturbed >= 0) j.set("perturbed_or_delayed_pivots", r.perturbed);
     if (r.negative >= 0) j.set("negative_pivots", r.negative);
+    if (schur_ref && !r.schur_diag.empty()) j.set("schur_diag_vs_gigasparse", diag_difference(r.schur_diag, *schur_ref));
     return j;
 }
 
@@ -185,11 +209,14 @@ int main(int argc, char** argv) {
     std::string ordering = "auto";
     std::string solvers = "gigasparse,cholmod,mumps,pardiso";
     direct::Structure structure = direct::Structure::spd;
+    std::int64_t schur_size = 0;
     const char* usage =
         "usage: bench_direct [--repeats R] [--ordering auto|amd|nd] [--solvers gigasparse,cholmod,mumps,pardiso]\n"
         "                    [--structure spd|symmetric|general] lap2d:300 lap3d:40 file.mtx ...\n"
         "--structure symmetric: LDLᵀ of symmetric indefinite input (gigasparse, MUMPS SYM=2, PARDISO mtype -2; no CHOLMOD)\n"
-        "--structure general: LU (gigasparse, MUMPS SYM=0, PARDISO mtype 11; no CHOLMOD)\n";
+        "--structure general: LU (gigasparse, MUMPS SYM=0, PARDISO mtype 11; no CHOLMOD)\n"
+        "--schur K: the Schur complement of the last K variables (lap3d:k with K = k*k: the last grid plane; kkt:n:m\n"
+        "           with K = m: the constraint block); refactorize times include its extraction; no solve; no CHOLMOD\n";
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--help" || a == "-h") {
@@ -206,6 +233,7 @@ int main(int argc, char** argv) {
         } else if (a == "--repeats" && i + 1 < argc) repeats = std::stoi(argv[++i]);
         else if (a == "--ordering" && i + 1 < argc) ordering = argv[++i];
         else if (a == "--solvers" && i + 1 < argc) solvers = argv[++i];
+        else if (a == "--schur" && i + 1 < argc) schur_size = std::stoll(argv[++i]);
         else specs.push_back(a);
     }
     if (specs.empty()) {
@@ -222,7 +250,12 @@ int main(int argc, char** argv) {
         tools::Json row;
         row.set("matrix", specs[k]).set("n", a.nrows).set("nnz", static_cast<std::int64_t>(a.nnz()));
         row.set("loadavg_before", first_line("/proc/loadavg"));
-        if (wanted("cholmod") && structure == direct::Structure::spd) {
+        std::vector<std::int64_t> schur;
+        for (std::int64_t v = std::max<std::int64_t>(a.nrows - schur_size, 0); schur_size > 0 && v < a.nrows; ++v) schur.push_back(v);
+        const std::vector<std::int64_t>* sp = schur.empty() ? nullptr : &schur;
+        if (sp) row.set("schur_size", static_cast<std::int64_t>(schur.size()));
+        std::vector<double> schur_diag;
+        if (wanted("cholmod") && structure == direct::Structure::spd && !sp) {
             bench::CholmodResult c = bench::run_cholmod(a, "default", repeats);
             tools::Json cj, ct;
             ct.set("analyze", c.analyze).set("factorize", c.factorize).set("refactorize", c.refactorize).set("solve", c.solve);
@@ -234,10 +267,12 @@ int main(int argc, char** argv) {
             if (wanted("gigasparse"))  // CHOLMOD's ordering: nnz(L) comparison
                 row.set("gigasparse_cholmod_ordering", run_gigasparse(a, "user", 0, &c.perm, direct::Structure::spd));
         }
-        if (wanted("gigasparse")) row.set("gigasparse", run_gigasparse(a, ordering, repeats, nullptr, structure));
+        if (wanted("gigasparse"))
+            row.set("gigasparse", run_gigasparse(a, ordering, repeats, nullptr, structure, sp, &schur_diag));
         const int kind = structure == direct::Structure::spd ? 0 : structure == direct::Structure::symmetric ? 1 : 2;
-        if (wanted("mumps")) row.set("mumps", to_json(bench::run_mumps(a, repeats, kind)));
-        if (wanted("pardiso")) row.set("pardiso", to_json(bench::run_pardiso(a, repeats, threads, kind)));
+        const std::vector<double>* ref = sp && !schur_diag.empty() ? &schur_diag : nullptr;
+        if (wanted("mumps")) row.set("mumps", to_json(bench::run_mumps(a, repeats, kind, sp), ref));
+        if (wanted("pardiso")) row.set("pardiso", to_json(bench::run_pardiso(a, repeats, threads, kind, sp), ref));
         row.set("loadavg_after", first_line("/proc/loadavg"));
         if (k) out += ",";
         out += row.str();

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <gigasparse/core/matrix.hpp>
 
@@ -22,12 +23,17 @@ struct DirectResult {
     double residual = 0;          // ||b - A x||_2 / ||b||_2 with b = ones, computed here from x
     double perturbed = -1;        // symmetric indefinite: pivots perturbed (PARDISO) or delayed (MUMPS), -1 if none
     double negative = -1;         // symmetric indefinite: negative pivots (inertia), -1 if not reported
+    std::vector<double> schur_diag;  // with a Schur set: the diagonal of the Schur complement (in the set's order)
 };
 
 // Full CSR input (both triangles); kind 0: SPD, 1: symmetric indefinite, 2: general (LU); default
-// ordering of each solver; x = A \ ones.
-DirectResult run_mumps(const Csr<double, std::int64_t>& a, int repeats, int kind = 0);
-DirectResult run_pardiso(const Csr<double, std::int64_t>& a, int repeats, int threads, int kind = 0);
+// ordering of each solver; x = A \ ones. schur (optional, increasing 0-based variables): the Schur complement
+// is computed by the factorization (MUMPS ICNTL(19) = 1, PARDISO iparm[35] = 2 with perm marking the set),
+// its diagonal returned, and no solve runs.
+DirectResult run_mumps(const Csr<double, std::int64_t>& a, int repeats, int kind = 0,
+                       const std::vector<std::int64_t>* schur = nullptr);
+DirectResult run_pardiso(const Csr<double, std::int64_t>& a, int repeats, int threads, int kind = 0,
+                         const std::vector<std::int64_t>* schur = nullptr);
 
 // ||b - A x||_2 / ||b||_2 for b = ones.
 double residual_ones(const Csr<double, std::int64_t>& a, const double* x);

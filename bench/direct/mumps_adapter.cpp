@@ -57,7 +57,7 @@ bool call(DMUMPS_STRUC_C& id, int job, DirectResult& r, const char* what) {
 
 }  // namespace
 
-DirectResult run_mumps(const Csr<double, std::int64_t>& a, int repeats, int kind) {
+DirectResult run_mumps(const Csr<double, std::int64_t>& a, int repeats, int kind, const std::vector<std::int64_t>* schur) {
     const bool indefinite = kind == 1, general = kind == 2;
     DirectResult r;
     r.available = true;
@@ -94,6 +94,17 @@ DirectResult run_mumps(const Csr<double, std::int64_t>& a, int repeats, int kind
     id.irn = irn.data();
     id.jcn = jcn.data();
     id.a = val.data();
+    std::vector<MUMPS_INT> listvar;
+    std::vector<double> schur_values;
+    const std::int64_t ks = schur ? static_cast<std::int64_t>(schur->size()) : 0;
+    if (ks > 0) {  // centralized Schur complement (dense, k x k) computed by the factorization
+        for (auto v : *schur) listvar.push_back(static_cast<MUMPS_INT>(v + 1));
+        schur_values.assign(static_cast<std::size_t>(ks * ks), 0.0);
+        id.icntl[18] = 1;  // ICNTL(19)
+        id.size_schur = static_cast<MUMPS_INT>(ks);
+        id.listvar_schur = listvar.data();
+        id.schur = schur_values.data();
+    }
     Timer t;
     bool good = call(id, 1, r, "analysis");
     r.analyze = t.lap();
@@ -115,6 +126,10 @@ DirectResult run_mumps(const Csr<double, std::int64_t>& a, int repeats, int kind
         // INFOG(13): delayed pivots; INFOG(12): negative pivots.
         if (indefinite || general) r.perturbed = static_cast<double>(id.infog[12]);
         if (indefinite) r.negative = static_cast<double>(id.infog[11]);
+    }
+    if (good && ks > 0) {
+        for (std::int64_t i = 0; i < ks; ++i) r.schur_diag.push_back(schur_values[static_cast<std::size_t>(i * ks + i)]);
+    } else if (good) {
         std::vector<double> x(static_cast<std::size_t>(a.nrows), 1.0);
         id.rhs = x.data();
         id.nrhs = 1;
@@ -130,7 +145,7 @@ DirectResult run_mumps(const Csr<double, std::int64_t>& a, int repeats, int kind
     return r;
 }
 #else
-DirectResult run_mumps(const Csr<double, std::int64_t>&, int, int) { return {}; }
+DirectResult run_mumps(const Csr<double, std::int64_t>&, int, int, const std::vector<std::int64_t>*) { return {}; }
 #endif
 
 }  // namespace gigasparse::bench

@@ -18,7 +18,8 @@
 namespace gigasparse::bench {
 
 #ifdef GIGASPARSE_BENCH_HAVE_MKL
-DirectResult run_pardiso(const Csr<double, std::int64_t>& a, int repeats, int threads, int kind) {
+DirectResult run_pardiso(const Csr<double, std::int64_t>& a, int repeats, int threads, int kind,
+                         const std::vector<std::int64_t>* schur) {
     const bool indefinite = kind == 1, general = kind == 2;
     DirectResult r;
     r.available = true;
@@ -52,9 +53,20 @@ DirectResult run_pardiso(const Csr<double, std::int64_t>& a, int repeats, int th
     iparm[34] = 1;   // zero-based indices
     double ddum = 0;
     std::vector<double> b(static_cast<std::size_t>(a.nrows), 1.0), x(b.size(), 0.0);
+    // Schur complement: perm marks the set, iparm[35] = 2 (as PETSc's interface: the Schur complement and the
+    // interior factor); the dense complement (row-major) comes back in x of the factorization phase.
+    const std::int64_t ks = schur ? static_cast<std::int64_t>(schur->size()) : 0;
+    std::vector<MKL_INT> perm(static_cast<std::size_t>(a.nrows), 0);
+    std::vector<double> schur_values;
+    if (ks > 0) {
+        for (auto v : *schur) perm[static_cast<std::size_t>(v)] = 1;
+        iparm[35] = 2;
+        schur_values.assign(static_cast<std::size_t>(ks * ks), 0.0);
+    }
     auto phase = [&](MKL_INT ph, const char* what) {
-        pardiso(pt, &maxfct, &mnum, &mtype, &ph, &n, av.data(), ia.data(), ja.data(), &idum, &nrhs, iparm, &msglvl,
-                ph == 33 ? b.data() : &ddum, ph == 33 ? x.data() : &ddum, &error);
+        double* out = ph == 33 ? x.data() : ph == 22 && ks > 0 ? schur_values.data() : &ddum;
+        pardiso(pt, &maxfct, &mnum, &mtype, &ph, &n, av.data(), ia.data(), ja.data(), ks > 0 ? perm.data() : &idum, &nrhs,
+                iparm, &msglvl, ph == 33 ? b.data() : &ddum, out, &error);
         if (error != 0) r.error = std::string("PARDISO ") + what + ": error " + std::to_string(error);
         return error == 0;
     };
@@ -77,6 +89,10 @@ DirectResult run_pardiso(const Csr<double, std::int64_t>& a, int repeats, int th
         r.flops = 1e6 * static_cast<double>(iparm[18]);
         if (indefinite || general) r.perturbed = static_cast<double>(iparm[13]);
         if (indefinite) r.negative = static_cast<double>(iparm[22]);
+    }
+    if (good && ks > 0) {
+        for (std::int64_t i = 0; i < ks; ++i) r.schur_diag.push_back(schur_values[static_cast<std::size_t>(i * ks + i)]);
+    } else if (good) {
         t.reset();
         good = phase(33, "solve");
         r.solve = t.seconds();
@@ -89,7 +105,7 @@ DirectResult run_pardiso(const Csr<double, std::int64_t>& a, int repeats, int th
     return r;
 }
 #else
-DirectResult run_pardiso(const Csr<double, std::int64_t>&, int, int, int) { return {}; }
+DirectResult run_pardiso(const Csr<double, std::int64_t>&, int, int, int, const std::vector<std::int64_t>*) { return {}; }
 #endif
 
 }  // namespace gigasparse::bench
