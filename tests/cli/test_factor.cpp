@@ -1,9 +1,12 @@
 // tests/cli/test_factor.cpp: `gigasparse factor`: statistics, JSON fields, residual, not-SPD exit code, errors.
+#include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
+#include <gigasparse/direct/solver.hpp>
 #include <gigasparse/gen/generators.hpp>
 #include <gigasparse/io/matrix_market.hpp>
 
@@ -120,4 +123,43 @@ TEST(CliFactor, IndefiniteAndGeneralStructuresWithOptions) {
     EXPECT_TRUE(has(spd.out, "--structure symmetric")) << spd.out;
     EXPECT_EQ(run_cli("factor '" + f + "' --options bogus=1").exit_code, 2);
     EXPECT_EQ(run_cli("factor '" + f + "' --options pivot_block").exit_code, 2);
+}
+
+TEST(CliFactor, SchurComplementWrittenInTheGivenOrder) {
+    const std::string f = write_poisson("factor_schur", 0.0);
+    const std::string out = gs::test::temp_dir("factor_schur_out") + "/S.mtx";
+    const auto r = run_cli("factor '" + f + "' --schur 400,1-20 --schur-out '" + out + "' --json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(has(r.out, "\"schur\":{\"size\":21")) << r.out;
+    const auto pos = r.out.find("\"residual\":");
+    ASSERT_NE(pos, std::string::npos);
+    EXPECT_LT(std::stod(r.out.substr(pos + 11)), 1e-12) << r.out;  // the solve goes through S
+    const auto S = gs::io::read_mtx_dense<double>(out);
+    ASSERT_EQ(S.nrows, 21);
+    ASSERT_EQ(S.ncols, 21);
+    // The same complement from the library, variables 399, 0..19 (0-based) in that order.
+    auto a = gs::gen::poisson2d<double, std::int64_t>(20, 20);
+    gs::direct::DirectSolver<double, std::int64_t> s(gs::direct::Structure::spd);
+    std::vector<std::int64_t> schur{399};
+    for (std::int64_t v = 0; v < 20; ++v) schur.push_back(v);
+    s.set_schur_indices(schur);
+    s.analyze(a);
+    ASSERT_EQ(s.factorize(a), gs::direct::Status::success);
+    const auto ref = s.schur_complement();
+    for (std::int64_t j = 0; j < 21; ++j)
+        for (std::int64_t i = 0; i < 21; ++i) EXPECT_NEAR(S(i, j), ref(i, j), 1e-12 * std::abs(ref(0, 0)));
+    EXPECT_GT(S(0, 0), 0);  // S of an SPD matrix is SPD
+    const auto h = run_cli("factor '" + f + "' --schur 5-7");
+    ASSERT_EQ(h.exit_code, 0) << h.err;
+    EXPECT_TRUE(has(h.out, "schur           3 x 3 dense complement")) << h.out;
+}
+
+TEST(CliFactor, SchurListErrorsAreUsageErrors) {
+    const std::string f = write_poisson("factor_schur_bad", 0.0);
+    for (const char* bad : {"--schur 0", "--schur 401", "--schur 3,3", "--schur 1-2,2", "--schur 5-3", "--schur x",
+                            "--schur-out /tmp/never.mtx"}) {
+        const auto r = run_cli("factor '" + f + "' " + bad);
+        EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
+        EXPECT_TRUE(has(r.err, "schur")) << bad << ": " << r.err;
+    }
 }

@@ -1,4 +1,6 @@
 // tools/cli/commands/factor.cpp: `gigasparse factor A.mtx [b.mtx]`: direct-solver analysis, factorization and solve.
+#include <algorithm>
+#include <cmath>
 #include <complex>
 #include <iostream>
 #include <string>
@@ -12,6 +14,39 @@
 
 namespace gigasparse::cli {
 namespace {
+
+// "--schur 1-100,205,300-310": 1-based variables (as Matrix Market rows), ranges inclusive; 0-based out.
+std::vector<std::int64_t> parse_schur(const std::string& list, std::int64_t n) {
+    std::vector<std::int64_t> out;
+    auto number = [&](const std::string& t) {
+        std::size_t used = 0;
+        long long v = 0;
+        try {
+            v = std::stoll(t, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (t.empty() || used != t.size()) throw UsageError("--schur expects 1-based indices and ranges like 1-100,205, got '" + t + "'");
+        if (v < 1 || v > n) throw UsageError("--schur index " + t + " is outside 1.." + std::to_string(n));
+        return static_cast<std::int64_t>(v);
+    };
+    for (std::size_t p = 0; p <= list.size();) {
+        std::size_t e = list.find(',', p);
+        if (e == std::string::npos) e = list.size();
+        const std::string item = list.substr(p, e - p);
+        const std::size_t dash = item.find('-', 1);
+        const std::int64_t lo = number(dash == std::string::npos ? item : item.substr(0, dash));
+        const std::int64_t hi = dash == std::string::npos ? lo : number(item.substr(dash + 1));
+        if (hi < lo) throw UsageError("--schur range " + item + " is empty");
+        for (std::int64_t v = lo; v <= hi; ++v) out.push_back(v - 1);
+        p = e + 1;
+    }
+    std::vector<std::int64_t> sorted = out;
+    std::sort(sorted.begin(), sorted.end());
+    if (auto d = std::adjacent_find(sorted.begin(), sorted.end()); d != sorted.end())
+        throw UsageError("--schur lists variable " + std::to_string(*d + 1) + " twice");
+    return out;
+}
 
 template <class V>
 int run_factor(const Args& args) {
@@ -54,11 +89,25 @@ int run_factor(const Args& args) {
         if (bd.nrows != n || bd.ncols != 1) throw UsageError("b must be an n x 1 dense Matrix Market array");
         b = bd.data;
     }
+    std::vector<std::int64_t> schur;
+    if (auto list = args.get("schur")) schur = parse_schur(*list, n);
+    if (args.get("schur-out") && schur.empty()) throw UsageError("--schur-out needs --schur");
+    solver.set_schur_indices(schur);
     timer.reset();
     solver.analyze(a);
     const double analyze_s = timer.lap();
     const direct::Status st = solver.factorize(a);
     const double factor_s = timer.lap();
+    // The Schur complement (dense, rows and columns in the order given), written when asked.
+    double schur_s = 0, schur_norm = 0;
+    if (!schur.empty() && st == direct::Status::success) {
+        const DenseMatrix<V> S = solver.schur_complement();
+        schur_s = timer.lap();
+        for (const V& v : S.data) schur_norm += std::norm(v);
+        schur_norm = std::sqrt(schur_norm);
+        if (auto out = args.get("schur-out")) io::write_mtx_dense(*out, S);
+        timer.reset();
+    }
     direct::SolveInfo info;
     std::vector<V> x(static_cast<std::size_t>(n));
     double solve_s = 0;
@@ -103,6 +152,12 @@ int run_factor(const Args& args) {
             .set("refinement_steps", info.refinement_steps)
             .set("times", times);
         if (ldlt && st == direct::Status::success) out.set("pivots", pivots);
+        if (!schur.empty()) {
+            Json sj;
+            sj.set("size", static_cast<std::int64_t>(schur.size())).set("frobenius_norm", schur_norm).set("seconds", schur_s);
+            if (auto o = args.get("schur-out")) sj.set("file", *o);
+            out.set("schur", sj);
+        }
         if (structure == direct::Structure::general && st == direct::Status::success) {
             Json lu_pivots;
             lu_pivots.set("perturbed", solver.result("perturbed_pivots")).set("unmatched", solver.result("unmatched_columns"));
@@ -137,6 +192,12 @@ int run_factor(const Args& args) {
                           << " negative, " << format_count(in.zero) << " zero\n";
             }
         }
+        if (!schur.empty() && st == direct::Status::success) {
+            const auto o = args.get("schur-out");
+            std::cout << "schur           " << format_count(static_cast<std::int64_t>(schur.size())) << " x "
+                      << format_count(static_cast<std::int64_t>(schur.size())) << " dense complement (||S||_F " << schur_norm
+                      << ", extracted in " << format_seconds(schur_s) << (o ? ", written to " + *o : std::string()) << ")\n";
+        }
         if (st == direct::Status::success)
             std::cout << "solve           " << format_seconds(solve_s) << " (" << info.refinement_steps << " refinement steps)\n"
                       << "residual        " << info.residual << " (backward error " << info.backward_error << ")\n";
@@ -152,7 +213,7 @@ int run_factor(const Args& args) {
 }
 
 int factor(const Args& args) {
-    args.expect_only({"structure", "ordering", "backend", "refine", "threads", "method", "options"});  // method: `solve --method direct` lands here
+    args.expect_only({"structure", "ordering", "backend", "refine", "threads", "method", "options", "schur", "schur-out"});  // method: `solve --method direct` lands here
     if (args.get("method", "direct") != "direct") throw UsageError("factor is the direct method; --method must be direct");
     if (args.positional().empty() || args.positional().size() > 2) throw UsageError("factor expects A.mtx [b.mtx]");
     const io::MmHeader h = io::read_mtx_header(args.positional()[0]);
@@ -164,7 +225,8 @@ const bool registered = register_command({
     "sparse direct solve: ordering, symbolic analysis, multifrontal Cholesky, LDL^T or LU, solve with refinement",
     "usage: gigasparse factor A.mtx [b.mtx] [--structure spd|hpd|symmetric|hermitian|general]\n"
     "                         [--ordering auto|amd|nd|natural] [--backend cpu|reference]\n"
-    "                         [--refine N] [--threads T] [--options name=value,...] [--json]\n\n"
+    "                         [--refine N] [--threads T] [--options name=value,...]\n"
+    "                         [--schur 1-100,205,... [--schur-out S.mtx]] [--json]\n\n"
     "Analyzes A (fill-reducing ordering, elimination tree, supernodes), factors it (LL^T / LL^H for\n"
     "spd/hpd; LDL^T / LDL^H for symmetric/hermitian: Bunch-Kaufman pivoting inside each front, weak\n"
     "diagonals paired with a strong neighbour by the analysis, symmetric scaling, tiny pivots perturbed\n"
@@ -178,10 +240,15 @@ const bool registered = register_command({
     "Prints the ordering, nnz(L), flops (sum of squared column counts), supernodes and levels, the\n"
     "memory estimate, phase times and the relative residual ||b - Ax||_2 / ||b||_2; for LDL^T also\n"
     "the 2x2 and perturbed pivots and the inertia (positive, negative, zero eigenvalues of D), for LU\n"
-    "the perturbed pivots and the columns the matching could not match (structurally singular).\n\n"
+    "the perturbed pivots and the columns the matching could not match (structurally singular).\n"
+    "--schur takes 1-based variables (ranges inclusive): they are ordered last and not factored; the\n"
+    "dense Schur complement S = A22 - A21 A11^-1 A12 is extracted (rows and columns in the given order),\n"
+    "its Frobenius norm printed and, with --schur-out, written as a Matrix Market array; the solve still\n"
+    "solves with A (through a dense LU of S).\n\n"
     "--json  one JSON object: \"nnz_L\", \"flops\", \"residual\", \"backward_error\", \"status\", and\n"
     "        \"times\" with analyze, factorize, solve and total (total excludes reading); LDL^T adds\n"
-    "        \"pivots\": {pairs, two_by_two, perturbed, positive, negative, zero}; LU: \"pivots\": {perturbed, unmatched}.\n"
+    "        \"pivots\": {pairs, two_by_two, perturbed, positive, negative, zero}; LU: \"pivots\": {perturbed, unmatched};\n"
+    "        --schur adds \"schur\": {size, frobenius_norm, seconds, file}.\n"
     "exit codes: 0 ok, 1 not positive definite / zero pivot, 2 usage error, 3 unreadable or malformed file,\n"
     "            4 not supported (e.g. --backend reference with a non-definite structure)\n",
     {},
