@@ -36,11 +36,14 @@ class DirectSolver:
     full matrix), "lower" or "upper".
     ordering: "auto" (AMD or nested dissection by a cost model), "amd", "nd" (METIS), "natural",
     or a permutation array (perm[new] = old).
+    schur: variables (0-based, distinct) whose Schur complement S = A22 - A21 A11⁻¹ A12 the factorization
+    leaves unfactored: ``schur_complement()`` (dense, in the order given), ``schur_condense(b)`` and
+    ``schur_expand(b, x2)`` for the partial solves; ``solve`` still solves with A (through a dense LU of S).
     options: refinement_steps, refinement_tolerance, threads, amalgamation_max_width, ... (set_option).
     """
 
     def __init__(self, a: Any, structure: str = "spd", *, view: str = "full", ordering: Any = "auto",
-                 **options: Any) -> None:
+                 schur: Any = None, **options: Any) -> None:
         if structure not in _STRUCTURES:
             raise ValueError(f"DirectSolver: unknown structure {structure!r} (expected one of {sorted(_STRUCTURES)})")
         self.structure = _STRUCTURES[structure]
@@ -60,6 +63,13 @@ class DirectSolver:
             self._core.set_user_permutation(perm)
         for name, value in options.items():
             self._core.set_option(name, str(int(value) if isinstance(value, bool) else value))
+        self.schur: np.ndarray | None = None
+        if schur is not None:
+            idx = np.asarray(schur)
+            if idx.ndim != 1 or (idx.size and idx.dtype.kind not in "iu"):
+                raise TypeError("DirectSolver: schur must be a 1-D array of integer indices")
+            self.schur = np.ascontiguousarray(idx, dtype=np.int64)
+            self._core.set_schur_indices(self.schur)
         self.status: str | None = None
         self.last_solve: dict[str, Any] | None = None
 
@@ -123,6 +133,49 @@ class DirectSolver:
         return x if arr.ndim == 1 else x.reshape(arr.shape, order="F")
 
     __call__ = solve
+
+    # ---- Schur complement ----
+    def _factored_for_schur(self, what: str) -> int:
+        if self.schur is None or self.schur.size == 0:
+            raise _core.PhaseError(f"{what}: no Schur variables were given (DirectSolver(..., schur=[...]))")
+        if self.status is None:
+            self.factorize()
+        if self.status != "success":
+            raise np.linalg.LinAlgError(f"{what}: factorization failed ({self.status} at column {self.failing_column})")
+        return int(self.schur.size)
+
+    def schur_complement(self) -> np.ndarray:
+        """The dense k x k Schur complement S = A22 - A21 A11⁻¹ A12, rows and columns in the order of ``schur``."""
+        k = self._factored_for_schur("schur_complement")
+        return self._core.schur_complement().reshape((k, k), order="F")
+
+    def _rhs(self, b: Any, rows: int, what: str) -> tuple[np.ndarray, int]:
+        arr = np.asarray(b)
+        if arr.dtype.kind not in "biufc":
+            raise TypeError(f"{what}: unsupported dtype {arr.dtype}")
+        if arr.dtype.kind == "c" and self.dtype.kind != "c":
+            raise TypeError(f"{what}: complex values for a real matrix")
+        if arr.ndim not in (1, 2) or arr.shape[0] != rows:
+            raise ValueError(f"{what}: shape {arr.shape}, expected ({rows},) or ({rows}, k)")
+        nrhs = 1 if arr.ndim == 1 else arr.shape[1]
+        return np.ascontiguousarray(arr.astype(self.dtype, copy=False).reshape(-1, order="F")), nrhs
+
+    def schur_condense(self, b: Any) -> np.ndarray:
+        """The reduced right-hand side c = b2 - A21 A11⁻¹ b1 of the Schur system S x2 = c (b: (n,) or (n, m))."""
+        k = self._factored_for_schur("schur_condense")
+        flat, nrhs = self._rhs(b, self.shape[0], "schur_condense")
+        c = self._core.schur_condense(flat, nrhs)
+        return c if np.ndim(b) == 1 else c.reshape((k, nrhs), order="F")
+
+    def schur_expand(self, b: Any, x2: Any) -> np.ndarray:
+        """The full solution [A11⁻¹ (b1 - A12 x2); x2] from b and the Schur variables' values x2."""
+        k = self._factored_for_schur("schur_expand")
+        flat, nrhs = self._rhs(b, self.shape[0], "schur_expand")
+        x2flat, nrhs2 = self._rhs(x2, k, "schur_expand")
+        if nrhs2 != nrhs or np.ndim(x2) != np.ndim(b):
+            raise ValueError("schur_expand: b and x2 need the same number of columns")
+        x = self._core.schur_expand(flat, x2flat, nrhs)
+        return x if np.ndim(b) == 1 else x.reshape((self.shape[0], nrhs), order="F")
 
     # ---- statistics ----
     def _result(self, name: str) -> float:

@@ -42,6 +42,53 @@ public:
         with([&](auto& s) { s.set_user_permutation(p); });
     }
 
+    void set_schur_indices(const Array1& indices) {
+        auto v = as_span<std::int64_t>(indices, "schur");
+        with([&](auto& s) { s.set_schur_indices(v); });
+    }
+    // The k x k Schur complement, column-major flattened (reshaped by the Python layer).
+    nb::object schur_complement() {
+        return dispatch(value_, index_, [&]<class V, class I>() {
+            auto& s = *std::get<SolverPtr<V, I>>(solver_);
+            DenseMatrix<V> S;
+            {
+                nb::gil_scoped_release release;
+                S = s.schur_complement();
+            }
+            return to_numpy(std::move(S.data));
+        });
+    }
+    // c = b2 - A21 A11⁻¹ b1 for the column-major n x nrhs b (flattened); k x nrhs out.
+    nb::object schur_condense(const Array1& b, std::int64_t nrhs) {
+        return dispatch(value_, index_, [&]<class V, class I>() {
+            auto& s = *std::get<SolverPtr<V, I>>(solver_);
+            auto bs = as_span<V>(b, "b");
+            std::vector<V> c(static_cast<std::size_t>(s.schur_indices().size() * static_cast<std::size_t>(std::max<std::int64_t>(nrhs, 0))));
+            {
+                nb::gil_scoped_release release;
+                if (bs.size() != static_cast<std::size_t>(s.result("n") * static_cast<double>(nrhs)))
+                    throw DimensionMismatch("schur_condense: b must be n x nrhs");
+                s.schur_condense(bs, std::span<V>(c), nrhs);
+            }
+            return to_numpy(std::move(c));
+        });
+    }
+    nb::object schur_expand(const Array1& b, const Array1& x2, std::int64_t nrhs) {
+        return dispatch(value_, index_, [&]<class V, class I>() {
+            auto& s = *std::get<SolverPtr<V, I>>(solver_);
+            auto bs = as_span<V>(b, "b");
+            auto xs = as_span<V>(x2, "x2");
+            std::vector<V> x(bs.size());
+            {
+                nb::gil_scoped_release release;
+                if (bs.size() != static_cast<std::size_t>(s.result("n") * static_cast<double>(nrhs)))
+                    throw DimensionMismatch("schur_expand: b must be n x nrhs");
+                s.schur_expand(bs, xs, std::span<V>(x), nrhs);
+            }
+            return to_numpy(std::move(x));
+        });
+    }
+
     void analyze(const CsrArg& a) {
         typed([&]<class V, class I>(direct::DirectSolver<V, I>& s) {
             auto in = csr_input<V, I>(a, "A");
@@ -224,6 +271,10 @@ void register_direct(nb::module_& m) {
         .def("set_option", &Direct::set_option, nb::arg("name"), nb::arg("value"))
         .def("get_option", &Direct::get_option, nb::arg("name"))
         .def("set_user_permutation", &Direct::set_user_permutation, nb::arg("perm"))
+        .def("set_schur_indices", &Direct::set_schur_indices, nb::arg("indices"))
+        .def("schur_complement", &Direct::schur_complement)
+        .def("schur_condense", &Direct::schur_condense, nb::arg("b"), nb::arg("nrhs"))
+        .def("schur_expand", &Direct::schur_expand, nb::arg("b"), nb::arg("x2"), nb::arg("nrhs"))
         .def("analyze", &Direct::analyze, nb::arg("a"))
         .def("factorize", &Direct::factorize, nb::arg("a"))
         .def("refactorize", &Direct::refactorize, nb::arg("values"))

@@ -257,3 +257,60 @@ def test_ldl_complex_symmetric_and_kkt(rng):
     cs = gs.ldl(c, hermitian=False)
     assert cs.inertia is None
     np.testing.assert_allclose(c @ cs.solve(b), b, atol=1e-9)
+
+
+def dense_schur(a, schur):
+    """S = A22 - A21 A11⁻¹ A12 with NumPy, rows and columns in the order of `schur`."""
+    d = a.toarray()
+    interior = np.setdiff1d(np.arange(d.shape[0]), schur)
+    a11, a12 = d[np.ix_(interior, interior)], d[np.ix_(interior, schur)]
+    a21, a22 = d[np.ix_(schur, interior)], d[np.ix_(schur, schur)]
+    return a22 - a21 @ np.linalg.solve(a11, a12), interior
+
+
+@pytest.mark.parametrize("structure,dtype", [("spd", np.float64), ("sym", np.float64), ("herm", np.complex128),
+                                             ("gen", np.float64), ("gen", np.complex64)])
+def test_schur_complement_and_partial_solves(structure, dtype, rng):
+    if structure == "gen":
+        a = gs.generate.convection_diffusion(9, b=(5.0, 1.0))
+    elif structure == "spd":
+        a = gs.generate.poisson2d(12)
+    else:
+        a = gs.generate.kkt(90, 30)
+    a = sp.csr_array(a.astype(dtype))
+    n = a.shape[0]
+    schur = rng.choice(n, size=17, replace=False)
+    solver = gs.DirectSolver(a, structure, schur=schur)
+    S = solver.schur_complement()
+    ref, interior = dense_schur(a, schur)
+    assert S.shape == (17, 17) and S.dtype == dtype
+    tol = 1e-4 if dtype == np.complex64 else 1e-10
+    np.testing.assert_allclose(S, ref, rtol=tol, atol=tol * np.abs(ref).max())
+    b = rng.standard_normal((n, 2)).astype(dtype)
+    c = solver.schur_condense(b)
+    d = a.toarray()
+    c_ref = b[schur] - d[np.ix_(schur, interior)] @ np.linalg.solve(d[np.ix_(interior, interior)], b[interior])
+    np.testing.assert_allclose(c, c_ref, rtol=tol, atol=tol * np.abs(c_ref).max())
+    x2 = np.linalg.solve(S, c)
+    x = solver.schur_expand(b, x2)
+    np.testing.assert_allclose(x, np.linalg.solve(d, b), rtol=100 * tol, atol=100 * tol * np.abs(x).max())
+    x_full = solver.solve(b[:, 0])  # solve still solves with A
+    assert rel_residual(a, x_full, b[:, 0]) < (1e-5 if dtype == np.complex64 else 1e-12)
+
+
+def test_schur_errors(rng):
+    a = gs.generate.poisson2d(6)
+    with pytest.raises(gs.InvalidArgument):
+        gs.DirectSolver(a, schur=[0, 0]).factorize()
+    with pytest.raises(gs.InvalidArgument):
+        gs.DirectSolver(a, schur=[36]).factorize()
+    with pytest.raises(TypeError):
+        gs.DirectSolver(a, schur=[0.5])
+    with pytest.raises(gs.PhaseError):
+        gs.DirectSolver(a).schur_complement()
+    s = gs.DirectSolver(a, schur=[3, 4])
+    assert s.factorize() == "success"
+    with pytest.raises(ValueError):
+        s.schur_expand(np.ones(36), np.ones(3))
+    with pytest.raises(gs.NotSupported):
+        s.factor_L()
