@@ -5,7 +5,9 @@
 #   python3 bench/direct/render_report.py run1.json [run2.json ...] > tables.md
 #
 # Runs of `bench_direct --structure symmetric` (LDLᵀ of symmetric indefinite input: no CHOLMOD) get their
-# own table: times, pivoting (perturbed / delayed / 2×2 pivots), inertia and residuals.
+# own table: times, pivoting (perturbed / delayed / 2×2 pivots), inertia and residuals. Runs with `--schur K`
+# (any structure) get the Schur-complement table: factorization + extraction times and the agreement of the
+# competitors' Schur diagonals with gigasparse's.
 import json
 import math
 import sys
@@ -68,7 +70,9 @@ def main(paths):
                 seen[r["matrix"]] = (dict(r), run["context"])
                 rows.append(seen[r["matrix"]])
 
-    if all("nnz_LU" in r.get("gigasparse", {}) for r, _ in rows):
+    if all("schur_size" in r for r, _ in rows):
+        schur_table(rows)
+    elif all("nnz_LU" in r.get("gigasparse", {}) for r, _ in rows):
         indefinite_table(rows, lu=True)
     elif all("negative_pivots" in r.get("gigasparse", {}) for r, _ in rows):
         indefinite_table(rows)
@@ -86,6 +90,32 @@ def main(paths):
         print("  load average before/after each matrix: "
               + ", ".join(f"{m.split('/')[-1].replace('.mtx.gz', '')} {a}/{b}" for m, a, b in loads))
         print()
+
+
+def schur_table(rows):
+    """--schur runs: the time to factor A11 and form the dense Schur complement (gigasparse: refactorize +
+    schur_complement(); MUMPS ICNTL(19) = 1 and PARDISO iparm[35] = 2: their factorization), best of the repeats."""
+    print("| matrix | structure | n | K | factor + S gs | MUMPS | PARDISO | gs / mumps | gs / pardiso "
+          "| analyze gs / mumps / pardiso | max rel. diff. of diag(S) mumps / pardiso | cores used gs / mumps / pardiso |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|")
+    ratios = {"mumps": [], "pardiso": []}
+    for r, _ in rows:
+        g = r.get("gigasparse", {})
+        tg = refactor_time(g)
+        t = {s: refactor_time(r.get(s)) for s in ("mumps", "pardiso")}
+        rat = {s: (tg / t[s] if tg and t[s] else None) for s in t}
+        for s in rat:
+            ratios[s].append(rat[s])
+        kind = "LU" if "nnz_LU" in g else "LDLᵀ" if "negative_pivots" in g else "LLᵀ"
+        ana = " / ".join(secs(r.get(s, {}).get("times", {}).get("analyze")) for s in ("gigasparse", "mumps", "pardiso"))
+        diag = " / ".join(fmt(r.get(s, {}).get("schur_diag_vs_gigasparse")) for s in ("mumps", "pardiso"))
+        c = cores(r).split(" / ")
+        print(f"| {r['matrix']} | {kind} | {r['n']:,} | {r['schur_size']:,} | {secs(tg)} | {secs(t['mumps'])} | "
+              f"{secs(t['pardiso'])} | {fmt(rat['mumps'], 2)} | {fmt(rat['pardiso'], 2)} | {ana} | {diag} | "
+              f"{c[0]} / {c[2]} / {c[3]} |")
+    print()
+    print(f"Geometric mean gigasparse / MUMPS {fmt(geomean(ratios['mumps']), 2)}, "
+          f"gigasparse / PARDISO {fmt(geomean(ratios['pardiso']), 2)} ({len(rows)} inputs).")
 
 
 def indefinite_table(rows, lu=False):
