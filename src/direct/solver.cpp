@@ -216,11 +216,12 @@ void DirectSolver<V, I>::analyze(CsrView<V, I> a) {
         }
         p = symmetric_pattern<I>(a.nrows, brp, bci, structure_, view_, base);
     }
-    sym_ = analyze_pattern(p, structure_, opt_, user, threads, mate, schur_sorted);
+    Symbolic sym = analyze_pattern(p, structure_, opt_, user, threads, mate, schur_sorted);
     for (std::int64_t v : schur_given_) schur_.push_back(v - base);
     schur_state_ = 0;
     mate_.assign(mate.begin(), mate.end());
-    build_assembly_map<I>(sym_, a.row_ptr, a.col_idx, view_, base, row_map);
+    build_assembly_map<I>(sym, a.row_ptr, a.col_idx, view_, base, row_map);
+    sym_ = std::make_shared<const Symbolic>(std::move(sym));
     a_row_ptr_.assign(a.row_ptr.begin(), a.row_ptr.end());
     a_col_idx_.assign(a.col_idx.begin(), a.col_idx.begin() + (a.row_ptr[a.nrows] - base));
     failing_column_ = -1;
@@ -230,7 +231,7 @@ void DirectSolver<V, I>::analyze(CsrView<V, I> a) {
 template <class V, class I>
 Status DirectSolver<V, I>::factorize(CsrView<V, I> a) {
     if (!analyzed_) throw PhaseError("direct: factorize before analyze");
-    if (a.nrows != sym_.n || a.ncols != sym_.n)
+    if (a.nrows != sym_->n || a.ncols != sym_->n)
         throw DimensionMismatch("direct: factorize with a matrix of another size than analyze");
     if (!std::equal(a.row_ptr.begin(), a.row_ptr.end(), a_row_ptr_.begin(), a_row_ptr_.end()) ||
         a.col_idx.size() < a_col_idx_.size() ||
@@ -241,7 +242,7 @@ Status DirectSolver<V, I>::factorize(CsrView<V, I> a) {
     if ((ldlt() || lu()) && opt_.backend == NumericBackend::reference)
         throw NotSupported("direct: the reference backend factors LLᴴ only; LDLᵀ/LDLᴴ and LU run on backend 'cpu'");
     if (a.values.size() < a_col_idx_.size()) throw DimensionMismatch("direct: fewer values than entries");
-    allocate_numeric(sym_, num_);
+    allocate_numeric(*sym_, num_);
     num_.values.assign(a.values.begin(), a.values.begin() + static_cast<std::ptrdiff_t>(a_col_idx_.size()));
     work_.clear();
     allocated_ = true;
@@ -285,7 +286,7 @@ Status DirectSolver<V, I>::run_numeric() {
                 anorm_ = -1;
                 return Status::zero_pivot;
             }
-            if (sym_.amap[k] >= 0) amax = std::max(amax, av);
+            if (sym_->amap[k] >= 0) amax = std::max(amax, av);
         }
         // Default threshold: √ε for LDLᵀ (PARDISO's 1e-8 for symmetric indefinite), 450 ε for LU (its 1e-13 for
         // unsymmetric: the matching's scaling leaves far fewer tiny pivots, and cryg2500 (κ ≈ 4e16) solved to a
@@ -305,14 +306,14 @@ Status DirectSolver<V, I>::run_numeric() {
         }
         if (scaled) scale_values(lu() ? row_scale_ : scale_);
         prm.tau = rel * (scaled ? 1.0 : (amax > 0 ? amax : 1.0));
-        st = factor_multifrontal<V>(sym_, num_, scaled ? std::span<const V>(scaled_) : std::span<const V>(num_.values),
+        st = factor_multifrontal<V>(*sym_, num_, scaled ? std::span<const V>(scaled_) : std::span<const V>(num_.values),
                                     fail, prm);
     } else {
-        st = opt_.backend == NumericBackend::reference ? cholesky_reference<V>(sym_, num_, num_.values, fail)
-                                                       : factor_multifrontal<V>(sym_, num_, num_.values, fail, prm);
+        st = opt_.backend == NumericBackend::reference ? cholesky_reference<V>(*sym_, num_, num_.values, fail)
+                                                       : factor_multifrontal<V>(*sym_, num_, num_.values, fail, prm);
     }
     if (fail != -1 && ldlt()) fail = pivot_source(fail);  // pivoted -> analysis position
-    failing_column_ = fail == -1 ? -1 : sym_.perm[fail];
+    failing_column_ = fail == -1 ? -1 : sym_->perm[fail];
     factorized_ = st == Status::success;
     anorm_ = -1;  // recomputed by the next solve
     schur_state_ = 0;
@@ -323,12 +324,12 @@ template <class V, class I>
 void DirectSolver<V, I>::compute_scaling() {
     // s_i = 1/√|a_ij| for a pair (i, j) of the analysis, 1/√|a_ii| for an unpaired column, 1/√max_j|a_ij|
     // when its diagonal is zero (1 for an empty column): S A S has unit pivot candidates.
-    const idx n = sym_.n, base = opt_.index_base;
+    const idx n = sym_->n, base = opt_.index_base;
     std::vector<double> diag(static_cast<std::size_t>(n), 0.0), pair(static_cast<std::size_t>(n), 0.0),
         off(static_cast<std::size_t>(n), 0.0);
     for (idx i = 0; i < n; ++i)
         for (idx k = a_row_ptr_[i] - base; k < a_row_ptr_[i + 1] - base; ++k) {
-            if (sym_.amap[k] < 0) continue;  // not read by the view
+            if (sym_->amap[k] < 0) continue;  // not read by the view
             const idx j = static_cast<idx>(a_col_idx_[k]) - base;
             const double v = std::abs(num_.values[k]);
             if (i == j) {
@@ -349,7 +350,7 @@ template <class V, class I>
 void DirectSolver<V, I>::scale_values(const std::vector<double>& dr) {
     const idx base = opt_.index_base;
     scaled_.resize(num_.values.size());
-    for (idx i = 0; i < sym_.n; ++i)
+    for (idx i = 0; i < sym_->n; ++i)
         for (idx k = a_row_ptr_[i] - base; k < a_row_ptr_[i + 1] - base; ++k) {
             const idx j = static_cast<idx>(a_col_idx_[k]) - base;
             scaled_[k] = num_.values[k] * static_cast<real_t<V>>(dr[i] * scale_[j]);

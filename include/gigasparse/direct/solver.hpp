@@ -166,7 +166,7 @@ private:
     void compute_scaling();    // LDLᵀ: scale_ from the current values and the analysis pairs
     void scale_values(const std::vector<double>& dr);  // scaled_ = Dr A Dc, Dc = scale_
     // LDLᵀ / LU: the analysis position of the variable (LDLᵀ) or row (LU) at pivoted position c.
-    idx pivot_source(idx c) const { return sym_.super_ptr[sym_.col_to_sn[c]] + num_.piv[c]; }
+    idx pivot_source(idx c) const { return sym_->super_ptr[sym_->col_to_sn[c]] + num_.piv[c]; }
     bool lu() const { return structure_ == Structure::general; }
     bool ldlt() const { return structure_ == Structure::symmetric || structure_ == Structure::hermitian; }
     // Position in the factor's pivoted order of each analysis column (LDLᵀ), or the identity.
@@ -189,7 +189,9 @@ private:
     std::vector<V> schur_lu_;                // solve(): getrf of the scaled Schur block
     std::vector<int> schur_ipiv_;
     int schur_state_ = 0;                    // 0: not made, 1: made, -1: singular
-    Symbolic sym_;
+    // The analysis, shared by copies of the solver (BatchDirectSolver: one analysis, many factorizations);
+    // analyze replaces it, nothing else writes it.
+    std::shared_ptr<const Symbolic> sym_ = std::make_shared<const Symbolic>();
     NumericFactor<V> num_;
     std::vector<std::int64_t> a_row_ptr_;
     std::vector<I> a_col_idx_;

@@ -16,7 +16,7 @@ template <class V, class I>
 void DirectSolver<V, I>::check_rhs(std::size_t blen, std::size_t xlen, std::int64_t nrhs) const {
     if (!factorized_) throw PhaseError("direct: solve before a successful factorize");
     if (nrhs < 0) throw InvalidArgument("direct: negative number of right-hand sides");
-    const std::size_t need = static_cast<std::size_t>(sym_.n * nrhs);
+    const std::size_t need = static_cast<std::size_t>(sym_->n * nrhs);
     if (blen < need || xlen < need)
         throw DimensionMismatch("direct: right-hand side / solution need n x nrhs = " + std::to_string(need) +
                                 " entries (got " + std::to_string(blen) + " and " + std::to_string(xlen) + ")");
@@ -26,12 +26,12 @@ template <class V, class I>
 void DirectSolver<V, I>::solve_permute(std::span<const V> b, std::span<V> y, std::int64_t nrhs) const {
     // y = P Dr Q b: Q the LU matching's rows (row_of_col_), Dr its row scaling; for LDLᵀ Dr = S (scale_).
     check_rhs(b.size(), y.size(), nrhs);
-    const idx n = sym_.n;
+    const idx n = sym_->n;
     const bool matched = !row_of_col_.empty();
     const std::vector<double>& dr = matched ? row_scale_ : scale_;
     for (idx k = 0; k < nrhs; ++k)
         for (idx i = 0; i < n; ++i) {
-            const idx src = matched ? row_of_col_[sym_.perm[i]] : sym_.perm[i];
+            const idx src = matched ? row_of_col_[sym_->perm[i]] : sym_->perm[i];
             y[i + k * n] = dr.empty() ? b[src + k * n] : b[src + k * n] * static_cast<real_t<V>>(dr[src]);
         }
 }
@@ -40,10 +40,10 @@ template <class V, class I>
 void DirectSolver<V, I>::solve_unpermute(std::span<const V> y, std::span<V> x, std::int64_t nrhs) const {
     // x = Dc Pᵀ y (Dc: the column scaling, S for LDLᵀ).
     check_rhs(y.size(), x.size(), nrhs);
-    const idx n = sym_.n;
+    const idx n = sym_->n;
     for (idx k = 0; k < nrhs; ++k)
         for (idx i = 0; i < n; ++i) {
-            const idx c = sym_.perm[i];
+            const idx c = sym_->perm[i];
             x[c + k * n] = scale_.empty() ? y[i + k * n] : y[i + k * n] * static_cast<real_t<V>>(scale_[c]);
         }
 }
@@ -51,27 +51,27 @@ void DirectSolver<V, I>::solve_unpermute(std::span<const V> y, std::span<V> x, s
 template <class V, class I>
 void DirectSolver<V, I>::solve_forward(std::span<V> y, std::int64_t nrhs) const {
     check_rhs(y.size(), y.size(), nrhs);
-    std::vector<V> w(static_cast<std::size_t>(max_update_rows(sym_) * std::max<std::int64_t>(nrhs, 1)));
-    forward_sweep(sym_, num_, y.data(), nrhs, w.data());
+    std::vector<V> w(static_cast<std::size_t>(max_update_rows(*sym_) * std::max<std::int64_t>(nrhs, 1)));
+    forward_sweep(*sym_, num_, y.data(), nrhs, w.data());
 }
 
 template <class V, class I>
 void DirectSolver<V, I>::solve_diagonal(std::span<V> y, std::int64_t nrhs) const {
     check_rhs(y.size(), y.size(), nrhs);  // D = I for LLᴴ
-    if (ldlt()) ldl_diagonal_solve(sym_, num_, y.data(), nrhs, structure_ == Structure::hermitian);
+    if (ldlt()) ldl_diagonal_solve(*sym_, num_, y.data(), nrhs, structure_ == Structure::hermitian);
 }
 
 template <class V, class I>
 void DirectSolver<V, I>::solve_backward(std::span<V> y, std::int64_t nrhs) const {
     check_rhs(y.size(), y.size(), nrhs);
-    std::vector<V> w(static_cast<std::size_t>(max_update_rows(sym_) * std::max<std::int64_t>(nrhs, 1)));
-    backward_sweep(sym_, num_, y.data(), nrhs, w.data(), 1, structure_ != Structure::symmetric);
+    std::vector<V> w(static_cast<std::size_t>(max_update_rows(*sym_) * std::max<std::int64_t>(nrhs, 1)));
+    backward_sweep(*sym_, num_, y.data(), nrhs, w.data(), 1, structure_ != Structure::symmetric);
 }
 
 template <class V, class I>
 void DirectSolver<V, I>::residual(std::span<const V> b, std::span<const V> x, std::span<V> r, std::int64_t nrhs) const {
     // r = b - M x, M the matrix read by the view (mirrored conjugate entries for symmetric structures).
-    const idx n = sym_.n, base = opt_.index_base;
+    const idx n = sym_->n, base = opt_.index_base;
     const bool sym = structure_ != Structure::general;
     const bool herm = structure_ != Structure::symmetric;  // complex spd is read as Hermitian, as its LLᴴ does
     std::copy(b.begin(), b.begin() + n * nrhs, r.begin());
@@ -93,9 +93,9 @@ void DirectSolver<V, I>::residual(std::span<const V> b, std::span<const V> x, st
 template <class V, class I>
 SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::int64_t nrhs) {
     check_rhs(b.size(), x.size(), nrhs);
-    const idx n = sym_.n;
+    const idx n = sym_->n;
     const std::size_t len = static_cast<std::size_t>(n * nrhs);
-    const idx mrows = max_update_rows(sym_);
+    const idx mrows = max_update_rows(*sym_);
     work_.resize(2 * len + static_cast<std::size_t>(mrows * nrhs));
     std::span<V> y(work_.data(), len), r(work_.data() + len, len);
     V* sweep = work_.data() + 2 * len;
@@ -116,19 +116,19 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
         anorm_ = rs.empty() ? 0.0 : *std::max_element(rs.begin(), rs.end());
     }
     SolveInfo info;
-    const idx ks = sym_.schur;
+    const idx ks = sym_->schur;
     if (ks > 0 && !prepare_schur_solve()) {
         info.status = Status::zero_pivot;  // a singular Schur complement
         return info;
     }
     auto full_solve = [&](std::span<const V> rhs, std::span<V> out) {
         solve_permute(rhs, y, nrhs);
-        forward_sweep(sym_, num_, y.data(), nrhs, sweep, threads);
+        forward_sweep(*sym_, num_, y.data(), nrhs, sweep, threads);
         if (ks > 0)  // the Schur variables (the last ks rows): S x2 = c2
             dense::getrs(static_cast<int>(ks), static_cast<int>(nrhs), schur_lu_.data(), static_cast<int>(ks),
                          schur_ipiv_.data(), y.data() + (n - ks), static_cast<int>(n));
-        if (ldlt()) ldl_diagonal_solve(sym_, num_, y.data(), nrhs, structure_ == Structure::hermitian);
-        backward_sweep(sym_, num_, y.data(), nrhs, sweep, threads, structure_ != Structure::symmetric);
+        if (ldlt()) ldl_diagonal_solve(*sym_, num_, y.data(), nrhs, structure_ == Structure::hermitian);
+        backward_sweep(*sym_, num_, y.data(), nrhs, sweep, threads, structure_ != Structure::symmetric);
         solve_unpermute(y, out, nrhs);
     };
     // Backward error max_k ||r_k||_inf / (||A|| ||x_k||_inf + ||b_k||_inf) and relative residual max_k ||r_k||_2/||b_k||_2.
@@ -164,7 +164,7 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
 
 template <class V, class I>
 SolveInfo DirectSolver<V, I>::solve(const DenseMatrix<V>& b, DenseMatrix<V>& x) {
-    if (b.nrows != sym_.n) throw DimensionMismatch("direct: right-hand side has the wrong number of rows");
+    if (b.nrows != sym_->n) throw DimensionMismatch("direct: right-hand side has the wrong number of rows");
     if (x.nrows != b.nrows || x.ncols != b.ncols) x = DenseMatrix<V>(b.nrows, b.ncols);
     return solve(std::span<const V>(b.data), std::span<V>(x.data), b.ncols);
 }
@@ -173,27 +173,27 @@ template <class V, class I>
 double DirectSolver<V, I>::result(std::string_view name) const {
     if (!analyzed_) throw PhaseError("direct: results are available after analyze");
     const double vsize = sizeof(V);
-    const double index_bytes = 8.0 * static_cast<double>(sym_.rows.size() + sym_.relind.size() + sym_.amap.size() + sym_.amap_sn_entries.size() +
-                                                         4 * sym_.n + 8 * sym_.nsuper);
-    if (name == "n") return static_cast<double>(sym_.n);
-    if (name == "schur_size") return static_cast<double>(sym_.schur);
-    if (name == "nnz_L") return sym_.nnz_L;
-    if (name == "flops") return sym_.flops * (is_complex_v<V> ? 4.0 : 1.0) * (lu() ? 2.0 : 1.0);  // LU: L and U
-    if (name == "supernodes") return static_cast<double>(sym_.nsuper);
-    if (name == "levels") return static_cast<double>(sym_.nlevels);
-    if (name == "column_levels") return static_cast<double>(sym_.nlevels_column);
-    if (name == "subtrees") return static_cast<double>(sym_.subtree_root.size());
-    if (name == "factor_entries") return static_cast<double>(sym_.factor_entries);
-    if (name == "explicit_zeros") return static_cast<double>(sym_.explicit_zeros);
+    const double index_bytes = 8.0 * static_cast<double>(sym_->rows.size() + sym_->relind.size() + sym_->amap.size() + sym_->amap_sn_entries.size() +
+                                                         4 * sym_->n + 8 * sym_->nsuper);
+    if (name == "n") return static_cast<double>(sym_->n);
+    if (name == "schur_size") return static_cast<double>(sym_->schur);
+    if (name == "nnz_L") return sym_->nnz_L;
+    if (name == "flops") return sym_->flops * (is_complex_v<V> ? 4.0 : 1.0) * (lu() ? 2.0 : 1.0);  // LU: L and U
+    if (name == "supernodes") return static_cast<double>(sym_->nsuper);
+    if (name == "levels") return static_cast<double>(sym_->nlevels);
+    if (name == "column_levels") return static_cast<double>(sym_->nlevels_column);
+    if (name == "subtrees") return static_cast<double>(sym_->subtree_root.size());
+    if (name == "factor_entries") return static_cast<double>(sym_->factor_entries);
+    if (name == "explicit_zeros") return static_cast<double>(sym_->explicit_zeros);
     const double factor_copies = lu() ? 2.0 : 1.0;  // LU: the L and U panels
-    if (name == "factor_bytes") return factor_copies * vsize * static_cast<double>(sym_.factor_entries);
-    if (name == "stack_bytes") return vsize * static_cast<double>(sym_.stack_entries);
+    if (name == "factor_bytes") return factor_copies * vsize * static_cast<double>(sym_->factor_entries);
+    if (name == "stack_bytes") return vsize * static_cast<double>(sym_->stack_entries);
     if (name == "memory_estimate")
-        return vsize * (factor_copies * static_cast<double>(sym_.factor_entries) + static_cast<double>(sym_.stack_entries)) +
+        return vsize * (factor_copies * static_cast<double>(sym_->factor_entries) + static_cast<double>(sym_->stack_entries)) +
                index_bytes +
                vsize * static_cast<double>(a_col_idx_.size());
     if (name == "failing_column") return static_cast<double>(failing_column_);
-    if (name == "pivot_pairs") return static_cast<double>(sym_.pivot_pairs);
+    if (name == "pivot_pairs") return static_cast<double>(sym_->pivot_pairs);
     if (name == "unmatched_columns") return static_cast<double>(unmatched_);
     if (name == "perturbed_pivots") {
         if (!(ldlt() || lu()) || !factorized_)
@@ -212,8 +212,8 @@ double DirectSolver<V, I>::result(std::string_view name) const {
         return static_cast<double>(name == "positive_pivots" ? in.positive : name == "negative_pivots" ? in.negative : in.zero);
     }
     if (name == "ordering_cost") {
-        for (const auto& c : sym_.candidates)
-            if (c.alg == sym_.ordering_used) return c.cost;
+        for (const auto& c : sym_->candidates)
+            if (c.alg == sym_->ordering_used) return c.cost;
         return 0;
     }
     throw InvalidArgument("direct: unknown result '" + std::string(name) + "'");
@@ -222,19 +222,19 @@ double DirectSolver<V, I>::result(std::string_view name) const {
 template <class V, class I>
 std::string DirectSolver<V, I>::ordering_used() const {
     if (!analyzed_) throw PhaseError("direct: results are available after analyze");
-    return to_string(sym_.ordering_used);
+    return to_string(sym_->ordering_used);
 }
 
 template <class V, class I>
 std::span<const std::int64_t> DirectSolver<V, I>::permutation() const {
     if (!analyzed_) throw PhaseError("direct: the permutation is available after analyze");
-    return sym_.perm;
+    return sym_->perm;
 }
 
 template <class V, class I>
 const Symbolic& DirectSolver<V, I>::symbolic() const {
     if (!analyzed_) throw PhaseError("direct: the symbolic analysis is available after analyze");
-    return sym_;
+    return *sym_;
 }
 
 template <class V, class I>
@@ -245,10 +245,10 @@ const NumericFactor<V>& DirectSolver<V, I>::numeric() const {
 
 template <class V, class I>
 std::vector<std::int64_t> DirectSolver<V, I>::pivoted_position() const {
-    std::vector<std::int64_t> pos(static_cast<std::size_t>(sym_.n));
-    for (idx c = 0; c < sym_.n; ++c) pos[c] = c;
+    std::vector<std::int64_t> pos(static_cast<std::size_t>(sym_->n));
+    for (idx c = 0; c < sym_->n; ++c) pos[c] = c;
     if (ldlt() || lu())
-        for (idx c = 0; c < sym_.n; ++c) pos[pivot_source(c)] = c;
+        for (idx c = 0; c < sym_->n; ++c) pos[pivot_source(c)] = c;
     return pos;
 }
 
@@ -260,11 +260,11 @@ Csr<V, std::int64_t> DirectSolver<V, I>::factor_L() const {
     no_schur("factor_L()");
     const std::vector<std::int64_t> pos = pivoted_position();
     Coo<V, std::int64_t> coo;
-    coo.nrows = coo.ncols = sym_.n;
-    for (idx sn = 0; sn < sym_.nsuper; ++sn) {
-        const idx f = sym_.front_rows(sn), w = sym_.width(sn), c0 = sym_.super_ptr[sn];
-        const V* panel = num_.lx.data() + sym_.lx_ptr[sn];
-        const idx* r = sym_.rows.data() + sym_.rows_ptr[sn];
+    coo.nrows = coo.ncols = sym_->n;
+    for (idx sn = 0; sn < sym_->nsuper; ++sn) {
+        const idx f = sym_->front_rows(sn), w = sym_->width(sn), c0 = sym_->super_ptr[sn];
+        const V* panel = num_.lx.data() + sym_->lx_ptr[sn];
+        const idx* r = sym_->rows.data() + sym_->rows_ptr[sn];
         for (idx j = 0; j < w; ++j) {
             if (ldlt() || lu()) {
                 coo.row.push_back(c0 + j);  // unit diagonal; D is factor_D(), U factor_U()
@@ -289,12 +289,12 @@ Csr<V, std::int64_t> DirectSolver<V, I>::factor_U() const {
     if (!lu()) throw PhaseError("direct: factor_U() belongs to the LU of a general matrix");
     no_schur("factor_U()");
     Coo<V, std::int64_t> coo;
-    coo.nrows = coo.ncols = sym_.n;
-    for (idx sn = 0; sn < sym_.nsuper; ++sn) {
-        const idx f = sym_.front_rows(sn), w = sym_.width(sn), c0 = sym_.super_ptr[sn];
-        const V* panel = num_.lx.data() + sym_.lx_ptr[sn];
-        const V* upanel = num_.ux.data() + sym_.lx_ptr[sn];
-        const idx* r = sym_.rows.data() + sym_.rows_ptr[sn];
+    coo.nrows = coo.ncols = sym_->n;
+    for (idx sn = 0; sn < sym_->nsuper; ++sn) {
+        const idx f = sym_->front_rows(sn), w = sym_->width(sn), c0 = sym_->super_ptr[sn];
+        const V* panel = num_.lx.data() + sym_->lx_ptr[sn];
+        const V* upanel = num_.ux.data() + sym_->lx_ptr[sn];
+        const idx* r = sym_->rows.data() + sym_->rows_ptr[sn];
         for (idx j = 0; j < w; ++j) {  // row j of U: U11(j, j..w) then U12(j, :)
             for (idx c = j; c < w; ++c) {
                 coo.row.push_back(c0 + j);
@@ -316,8 +316,8 @@ std::vector<std::int64_t> DirectSolver<V, I>::row_permutation() const {
     if (!factorized_) throw PhaseError("direct: the factor is available after a successful factorize");
     std::vector<std::int64_t> p = factor_permutation();
     if (lu())
-        for (idx c = 0; c < sym_.n; ++c) {
-            const idx b = sym_.perm[pivot_source(c)];  // row of the matched matrix
+        for (idx c = 0; c < sym_->n; ++c) {
+            const idx b = sym_->perm[pivot_source(c)];  // row of the matched matrix
             p[c] = row_of_col_.empty() ? b : row_of_col_[b];
         }
     return p;
@@ -328,11 +328,11 @@ Csr<V, std::int64_t> DirectSolver<V, I>::factor_D() const {
     if (!factorized_) throw PhaseError("direct: the factor is available after a successful factorize");
     no_schur("factor_D()");
     Coo<V, std::int64_t> coo;
-    coo.nrows = coo.ncols = sym_.n;
+    coo.nrows = coo.ncols = sym_->n;
     const bool herm = structure_ == Structure::hermitian;
-    for (idx sn = 0; sn < sym_.nsuper; ++sn) {
-        const idx f = sym_.front_rows(sn), w = sym_.width(sn), c0 = sym_.super_ptr[sn];
-        const V* panel = num_.lx.data() + sym_.lx_ptr[sn];
+    for (idx sn = 0; sn < sym_->nsuper; ++sn) {
+        const idx f = sym_->front_rows(sn), w = sym_->width(sn), c0 = sym_->super_ptr[sn];
+        const V* panel = num_.lx.data() + sym_->lx_ptr[sn];
         for (idx j = 0; j < w; ++j) {
             coo.row.push_back(c0 + j);
             coo.col.push_back(c0 + j);
@@ -357,9 +357,9 @@ Csr<V, std::int64_t> DirectSolver<V, I>::factor_D() const {
 template <class V, class I>
 std::vector<std::int64_t> DirectSolver<V, I>::factor_permutation() const {
     if (!factorized_) throw PhaseError("direct: the factor is available after a successful factorize");
-    std::vector<std::int64_t> q(sym_.perm.begin(), sym_.perm.end());
+    std::vector<std::int64_t> q(sym_->perm.begin(), sym_->perm.end());
     if (ldlt())
-        for (idx c = 0; c < sym_.n; ++c) q[c] = sym_.perm[pivot_source(c)];
+        for (idx c = 0; c < sym_->n; ++c) q[c] = sym_->perm[pivot_source(c)];
     return q;
 }
 
@@ -370,10 +370,10 @@ Inertia DirectSolver<V, I>::inertia() const {
         throw NotSupported("direct: a complex symmetric matrix has no inertia");
     Inertia in;
     auto count = [&](double e) { (e > 0 ? in.positive : e < 0 ? in.negative : in.zero) += 1; };
-    for (idx sn = 0; sn < sym_.nsuper; ++sn) {
-        if (sym_.is_schur(sn)) continue;  // not factored: the inertia is that of A11
-        const idx f = sym_.front_rows(sn), w = sym_.width(sn), c0 = sym_.super_ptr[sn];
-        const V* panel = num_.lx.data() + sym_.lx_ptr[sn];
+    for (idx sn = 0; sn < sym_->nsuper; ++sn) {
+        if (sym_->is_schur(sn)) continue;  // not factored: the inertia is that of A11
+        const idx f = sym_->front_rows(sn), w = sym_->width(sn), c0 = sym_->super_ptr[sn];
+        const V* panel = num_.lx.data() + sym_->lx_ptr[sn];
         for (idx j = 0; j < w;) {
             if (num_.pivot_size[c0 + j] == 2) {
                 // Eigenvalues of the Hermitian 2×2 block [a b̄; b c]: signs from its determinant and trace.
@@ -399,7 +399,7 @@ Inertia DirectSolver<V, I>::inertia() const {
 
 template <class V, class I>
 void DirectSolver<V, I>::no_schur(const char* what) const {
-    if (sym_.schur > 0)
+    if (sym_->schur > 0)
         throw NotSupported(std::string("direct: ") + what + " is not available with a Schur complement (the Schur block is not factored)");
 }
 
@@ -418,8 +418,8 @@ double DirectSolver<V, I>::col_factor(idx v) const {
 template <class V, class I>
 V DirectSolver<V, I>::schur_entry(idx i, idx j) const {
     // The Schur front's panel (ks x ks, ld ks): both triangles for LU, the lower one otherwise.
-    const idx ks = sym_.schur;
-    const V* panel = num_.lx.data() + sym_.lx_ptr[sym_.nsuper - 1];
+    const idx ks = sym_->schur;
+    const V* panel = num_.lx.data() + sym_->lx_ptr[sym_->nsuper - 1];
     if (lu() || i >= j) return panel[i + j * ks];
     const V u = panel[j + i * ks];
     return structure_ == Structure::symmetric ? u : conj_if_complex(u);
@@ -428,22 +428,22 @@ V DirectSolver<V, I>::schur_entry(idx i, idx j) const {
 template <class V, class I>
 void DirectSolver<V, I>::check_schur(std::size_t len, std::int64_t nrhs) const {
     if (!factorized_) throw PhaseError("direct: the Schur complement is available after a successful factorize");
-    if (sym_.schur == 0) throw PhaseError("direct: no Schur complement was requested (set_schur_indices before analyze)");
+    if (sym_->schur == 0) throw PhaseError("direct: no Schur complement was requested (set_schur_indices before analyze)");
     if (nrhs < 0) throw InvalidArgument("direct: negative number of right-hand sides");
-    if (len < static_cast<std::size_t>(sym_.schur * nrhs))
-        throw DimensionMismatch("direct: the Schur block needs k x nrhs = " + std::to_string(sym_.schur * nrhs) +
+    if (len < static_cast<std::size_t>(sym_->schur * nrhs))
+        throw DimensionMismatch("direct: the Schur block needs k x nrhs = " + std::to_string(sym_->schur * nrhs) +
                                 " entries (got " + std::to_string(len) + ")");
 }
 
 template <class V, class I>
 DenseMatrix<V> DirectSolver<V, I>::schur_complement() const {
     check_schur(0, 0);
-    const idx ks = sym_.schur, first = sym_.n - ks;
+    const idx ks = sym_->schur, first = sym_->n - ks;
     DenseMatrix<V> out(ks, ks);
     for (idx b = 0; b < ks; ++b) {
-        const idx vb = schur_[b], jb = sym_.iperm[vb] - first;
+        const idx vb = schur_[b], jb = sym_->iperm[vb] - first;
         for (idx a = 0; a < ks; ++a) {
-            const idx va = schur_[a], ia = sym_.iperm[va] - first;
+            const idx va = schur_[a], ia = sym_->iperm[va] - first;
             // The factored matrix is Dr A Dc: its Schur block is Dr2 S Dc2.
             out(a, b) = schur_entry(ia, jb) / static_cast<real_t<V>>(row_factor(va) * col_factor(vb));
         }
@@ -454,28 +454,28 @@ DenseMatrix<V> DirectSolver<V, I>::schur_complement() const {
 template <class V, class I>
 void DirectSolver<V, I>::schur_condense(std::span<const V> b, std::span<V> c, std::int64_t nrhs) const {
     check_schur(c.size(), nrhs);
-    const idx n = sym_.n, ks = sym_.schur;
+    const idx n = sym_->n, ks = sym_->schur;
     std::vector<V> y(static_cast<std::size_t>(n * nrhs));
     solve_permute(b, y, nrhs);
     solve_forward(y, nrhs);  // stops before the Schur block: its rows hold Dr2 (b2 - A21 A11⁻¹ b1)
     for (idx k = 0; k < nrhs; ++k)
         for (idx t = 0; t < ks; ++t) {
             const idx v = schur_[t];
-            c[t + k * ks] = y[sym_.iperm[v] + k * n] / static_cast<real_t<V>>(row_factor(v));
+            c[t + k * ks] = y[sym_->iperm[v] + k * n] / static_cast<real_t<V>>(row_factor(v));
         }
 }
 
 template <class V, class I>
 void DirectSolver<V, I>::schur_expand(std::span<const V> b, std::span<const V> x2, std::span<V> x, std::int64_t nrhs) const {
     check_schur(x2.size(), nrhs);
-    const idx n = sym_.n, ks = sym_.schur;
+    const idx n = sym_->n, ks = sym_->schur;
     std::vector<V> y(static_cast<std::size_t>(n * nrhs));
     solve_permute(b, y, nrhs);
     solve_forward(y, nrhs);
     for (idx k = 0; k < nrhs; ++k)
         for (idx t = 0; t < ks; ++t) {
             const idx v = schur_[t];
-            y[sym_.iperm[v] + k * n] = x2[t + k * ks] / static_cast<real_t<V>>(col_factor(v));
+            y[sym_->iperm[v] + k * n] = x2[t + k * ks] / static_cast<real_t<V>>(col_factor(v));
         }
     solve_diagonal(y, nrhs);
     solve_backward(y, nrhs);
@@ -485,7 +485,7 @@ void DirectSolver<V, I>::schur_expand(std::span<const V> b, std::span<const V> x
 template <class V, class I>
 bool DirectSolver<V, I>::prepare_schur_solve() {
     if (schur_state_ == 0) {
-        const idx ks = sym_.schur;
+        const idx ks = sym_->schur;
         schur_lu_.resize(static_cast<std::size_t>(ks * ks));
         schur_ipiv_.resize(static_cast<std::size_t>(ks));
         for (idx j = 0; j < ks; ++j)
