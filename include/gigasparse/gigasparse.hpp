@@ -11,6 +11,7 @@
 #include <gigasparse/cuda/device_matrix.hpp>
 #include <gigasparse/cuda/spgemm.hpp>
 #include <gigasparse/cuda/spgemm_plan.hpp>
+#include <gigasparse/direct/batch.hpp>
 #include <gigasparse/direct/solver.hpp>
 #include <gigasparse/gen/generators.hpp>
 #include <gigasparse/io/matrix_market.hpp>
