@@ -35,6 +35,18 @@ DirectResult run_mumps(const Csr<double, std::int64_t>& a, int repeats, int kind
 DirectResult run_pardiso(const Csr<double, std::int64_t>& a, int repeats, int threads, int kind = 0,
                          const std::vector<std::int64_t>* schur = nullptr);
 
+// A uniform batch: count value sets (count x nnz(a), CSR order of a's full pattern) factored and solved (b = ones) one
+// after the other after one analysis (MUMPS: job 1, then jobs 2 and 3 per matrix; PARDISO: phase 11, then 22 and 33).
+struct BatchResult {
+    bool available = false, ok = false;
+    std::string error;
+    double analyze = 0, factorize = 0, solve = 0;  // wall seconds; factorize and solve summed over the batch
+    double max_residual = 0;                       // max over the items of ||1 - A_t x_t||_2 / ||1||_2
+};
+BatchResult run_mumps_batch(const Csr<double, std::int64_t>& a, const std::vector<double>& values, std::int64_t count, int kind);
+BatchResult run_pardiso_batch(const Csr<double, std::int64_t>& a, const std::vector<double>& values, std::int64_t count,
+                              int threads, int kind);
+
 // ||b - A x||_2 / ||b||_2 for b = ones.
 double residual_ones(const Csr<double, std::int64_t>& a, const double* x);
 

@@ -104,8 +104,66 @@ DirectResult run_pardiso(const Csr<double, std::int64_t>& a, int repeats, int th
             &ddum, &error);
     return r;
 }
+BatchResult run_pardiso_batch(const Csr<double, std::int64_t>& a, const std::vector<double>& values, std::int64_t count,
+                              int threads, int kind) {
+    const bool indefinite = kind == 1, general = kind == 2;
+    BatchResult r;
+    r.available = true;
+    mkl_set_num_threads(threads);
+    std::vector<MKL_INT> ia(1, 0), ja;
+    std::vector<std::int64_t> src;
+    for (std::int64_t i = 0; i < a.nrows; ++i) {
+        for (auto k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+            if (general || a.col_idx[k] >= i) ja.push_back(static_cast<MKL_INT>(a.col_idx[k])), src.push_back(k);
+        ia.push_back(static_cast<MKL_INT>(ja.size()));
+    }
+    std::vector<double> av(src.size());
+    auto load = [&](std::int64_t t) {
+        for (std::size_t e = 0; e < src.size(); ++e) av[e] = values[static_cast<std::size_t>(t * a.nnz() + src[e])];
+    };
+    load(0);
+    void* pt[64] = {};
+    MKL_INT iparm[64] = {};
+    MKL_INT mtype = general ? 11 : indefinite ? -2 : 2, maxfct = 1, mnum = 1, nrhs = 1, msglvl = 0, error = 0, idum = 0;
+    MKL_INT n = static_cast<MKL_INT>(a.nrows);
+    iparm[0] = 1;
+    iparm[1] = 2;
+    iparm[7] = 0;
+    iparm[9] = indefinite ? 8 : 13;
+    iparm[10] = indefinite || general ? 1 : 0;
+    iparm[12] = indefinite || general ? 1 : 0;
+    iparm[34] = 1;
+    double ddum = 0;
+    std::vector<double> b(static_cast<std::size_t>(a.nrows), 1.0), x(b.size(), 0.0);
+    auto phase = [&](MKL_INT ph, const char* what) {
+        pardiso(pt, &maxfct, &mnum, &mtype, &ph, &n, av.data(), ia.data(), ja.data(), &idum, &nrhs, iparm, &msglvl,
+                ph == 33 ? b.data() : &ddum, ph == 33 ? x.data() : &ddum, &error);
+        if (error != 0) r.error = std::string("PARDISO ") + what + ": error " + std::to_string(error);
+        return error == 0;
+    };
+    Timer t;
+    bool good = phase(11, "analysis");
+    r.analyze = t.lap();
+    Csr<double, std::int64_t> at = a;
+    for (std::int64_t k = 0; good && k < count; ++k) {
+        load(k);
+        t.reset();
+        good = phase(22, "factorization");
+        r.factorize += t.lap();
+        if (good) good = phase(33, "solve");
+        r.solve += t.lap();
+        std::copy(values.begin() + k * a.nnz(), values.begin() + (k + 1) * a.nnz(), at.values.begin());
+        if (good) r.max_residual = std::max(r.max_residual, residual_ones(at, x.data()));
+    }
+    r.ok = good;
+    MKL_INT release = -1;
+    pardiso(pt, &maxfct, &mnum, &mtype, &release, &n, &ddum, ia.data(), ja.data(), &idum, &nrhs, iparm, &msglvl, &ddum,
+            &ddum, &error);
+    return r;
+}
 #else
 DirectResult run_pardiso(const Csr<double, std::int64_t>&, int, int, int, const std::vector<std::int64_t>*) { return {}; }
+BatchResult run_pardiso_batch(const Csr<double, std::int64_t>&, const std::vector<double>&, std::int64_t, int, int) { return {}; }
 #endif
 
 }  // namespace gigasparse::bench

@@ -7,7 +7,7 @@
 # Runs of `bench_direct --structure symmetric` (LDLᵀ of symmetric indefinite input: no CHOLMOD) get their
 # own table: times, pivoting (perturbed / delayed / 2×2 pivots), inertia and residuals. Runs with `--schur K`
 # (any structure) get the Schur-complement table: factorization + extraction times and the agreement of the
-# competitors' Schur diagonals with gigasparse's.
+# competitors' Schur diagonals with gigasparse's. Runs with `--batch C` get the batch table.
 import json
 import math
 import sys
@@ -70,7 +70,9 @@ def main(paths):
                 seen[r["matrix"]] = (dict(r), run["context"])
                 rows.append(seen[r["matrix"]])
 
-    if all("schur_size" in r for r, _ in rows):
+    if all("batch" in r for r, _ in rows):
+        batch_table(rows)
+    elif all("schur_size" in r for r, _ in rows):
         schur_table(rows)
     elif all("nnz_LU" in r.get("gigasparse", {}) for r, _ in rows):
         indefinite_table(rows, lu=True)
@@ -90,6 +92,35 @@ def main(paths):
         print("  load average before/after each matrix: "
               + ", ".join(f"{m.split('/')[-1].replace('.mtx.gz', '')} {a}/{b}" for m, a, b in loads))
         print()
+
+
+def batch_table(rows):
+    """--batch runs: C matrices on one pattern, one analysis; factorize and solve summed over the batch.
+    gigasparse: BatchDirectSolver (best of the repeated batch factorizations) and one DirectSolver item by item;
+    MUMPS and PARDISO item by item after one analysis."""
+    print("| matrix | kind | n | C | flops / matrix | factorize batch gs | gs item by item | MUMPS | PARDISO "
+          "| gs / mumps | gs / pardiso | solve gs / mumps / pardiso | max backward error gs |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|")
+    ratios = {"mumps": [], "pardiso": []}
+    for r, _ in rows:
+        g = r.get("gigasparse", {})
+        tg = g.get("times", {}).get("factorize")
+        loop = g.get("item_by_item", {}).get("factorize")
+        t = {s: r.get(s, {}).get("times", {}).get("factorize") if r.get(s, {}).get("status") == "success" else None
+             for s in ("mumps", "pardiso")}
+        rat = {s: (tg / t[s] if tg and t[s] else None) for s in t}
+        for s in rat:
+            ratios[s].append(rat[s])
+        solves = " / ".join(secs(x.get("times", {}).get("solve")) if x.get("status") == "success" else "—"
+                            for x in (g, r.get("mumps", {}), r.get("pardiso", {})))
+        name = r["matrix"].split("/")[-1].replace(".mtx.gz", "")
+        kind = r.get("kind", "")
+        print(f"| {name} | {kind} | {r['n']:,} | {r['batch']} | {fmt(g.get('flops_per_item'))} | {secs(tg)} | {secs(loop)} "
+              f"| {secs(t['mumps'])} | {secs(t['pardiso'])} | {fmt(rat['mumps'], 2)} | {fmt(rat['pardiso'], 2)} | {solves} "
+              f"| {fmt(g.get('max_backward_error'))} |")
+    print()
+    print(f"Geometric mean of the batch factorization time gigasparse / MUMPS {fmt(geomean(ratios['mumps']), 2)}, "
+          f"gigasparse / PARDISO {fmt(geomean(ratios['pardiso']), 2)} ({len(rows)} inputs).")
 
 
 def schur_table(rows):
