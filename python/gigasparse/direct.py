@@ -6,6 +6,10 @@ values, same pattern, no allocation), solve (with iterative refinement).
     x = solver.solve(b)                  # analyzes and factorizes on first use
     solver.nnz_L, solver.flops, solver.inertia, solver.memory_estimate
     solver.refactorize(A2)               # same pattern, new values
+
+    batch = BatchDirectSolver(A, "spd")  # many matrices with A's pattern: one analysis, a factor each
+    batch.factorize([A1, A2, A3])        # or an array (count, nnz) of values in A's CSR order
+    X = batch.solve(B)                   # B: (count, n) or (count, n, k)
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import numpy as np
 from . import _gigasparse as _core
 from ._sparse import as_csr, parts, value_dtype
 
-__all__ = ["DirectSolver", "cholesky", "factorized", "ldl", "splu", "spsolve"]
+__all__ = ["BatchDirectSolver", "DirectSolver", "cholesky", "factorized", "ldl", "splu", "spsolve"]
 
 _STRUCTURES = {"spd": "spd", "hpd": "hpd", "sym": "symmetric", "symmetric": "symmetric", "herm": "hermitian",
                "hermitian": "hermitian", "gen": "general", "general": "general"}
@@ -355,3 +359,94 @@ def splu(a: Any, *, ordering: Any = "auto", **options: Any) -> DirectSolver:
     if status != "success":
         raise np.linalg.LinAlgError(f"splu: {status} at column {solver.failing_column}")
     return solver
+
+
+class BatchDirectSolver:
+    """Direct solver for a uniform batch: many square matrices with one sparsity pattern (cuDSS's batch).
+
+    ``a`` gives the pattern (and the values the LDLᵀ pivot pairs and the LU matching are chosen from, e.g. the
+    first matrix); the analysis runs once, each matrix gets a factor of its own, and small matrices are
+    factored and solved side by side, one per thread (``parallel_item_flops`` option). Every item's factor and
+    solution are those a DirectSolver would compute for that matrix alone.
+
+        batch = BatchDirectSolver(A, "spd")
+        statuses = batch.factorize([A1, A2, ...])      # or values of shape (count, nnz) in A's CSR order
+        X = batch.solve(B)                              # B (count, n) or (count, n, k)
+    """
+
+    def __init__(self, a: Any, structure: str = "spd", *, view: str = "full", **options: Any) -> None:
+        if structure not in _STRUCTURES:
+            raise ValueError(f"BatchDirectSolver: unknown structure {structure!r} (expected one of {sorted(_STRUCTURES)})")
+        self.structure = _STRUCTURES[structure]
+        a = as_csr(a, "A")
+        if a.shape[0] != a.shape[1]:
+            raise _core.DimensionMismatch(f"BatchDirectSolver: the matrix must be square, got shape {a.shape}")
+        self._a = a
+        self.shape: tuple[int, int] = (int(a.shape[0]), int(a.shape[1]))
+        self.dtype = a.dtype
+        self._core = _core.BatchDirectCore(self.structure, view, a.dtype.name, a.indices.dtype.name)
+        for name, value in options.items():
+            self._core.set_option(name, str(int(value) if isinstance(value, bool) else value))
+        self._core.analyze(parts(a))
+        self.statuses: list[str] | None = None
+        self.last_solve: list[dict[str, Any]] | None = None
+
+    def _values(self, values: Any) -> tuple[np.ndarray, int]:
+        if isinstance(values, (list, tuple)):
+            rows = []
+            for k, m in enumerate(values):
+                m = as_csr(m, f"matrix {k}", self.dtype)
+                if m.shape != self.shape or m.nnz != self._a.nnz or not (
+                        np.array_equal(m.indptr, self._a.indptr) and np.array_equal(m.indices, self._a.indices)):
+                    raise _core.InvalidArgument(f"BatchDirectSolver.factorize: matrix {k} does not have the pattern of A")
+                rows.append(m.data)
+            arr = np.array(rows, dtype=self.dtype).reshape(len(rows), self._a.nnz)
+        else:
+            arr = np.asarray(values)
+            if arr.dtype.kind == "c" and self.dtype.kind != "c":
+                raise TypeError("BatchDirectSolver.factorize: complex values for a real solver")
+            if arr.ndim != 2 or arr.shape[1] != self._a.nnz:
+                raise ValueError(f"BatchDirectSolver.factorize: values of shape (count, {self._a.nnz}) expected, got {arr.shape}")
+            arr = arr.astype(self.dtype, copy=False)
+        return np.ascontiguousarray(arr.reshape(-1)), int(arr.shape[0])
+
+    def factorize(self, values: Any) -> list[str]:
+        """Factor every matrix of the batch; returns the statuses (numerical failures are statuses)."""
+        flat, count = self._values(values)
+        self.statuses = list(self._core.factorize(flat, count))
+        self.count = count
+        return self.statuses
+
+    def solve(self, b: Any) -> np.ndarray:
+        """X[t] = A_t⁻¹ B[t] for B of shape (count, n) or (count, n, k); last_solve holds each item's status,
+        refinement steps, backward error and residual. Raises LinAlgError when a factorization failed."""
+        if self.statuses is None:
+            raise _core.PhaseError("BatchDirectSolver.solve: call factorize() first")
+        bad = [k for k, s in enumerate(self.statuses) if s != "success"]
+        if bad:
+            raise np.linalg.LinAlgError(f"BatchDirectSolver.solve: factorization failed for items {bad[:10]}")
+        arr = np.asarray(b)
+        if arr.dtype.kind not in "biufc":
+            raise TypeError(f"solve: unsupported dtype {arr.dtype}")
+        if arr.dtype.kind == "c" and self.dtype.kind != "c":
+            raise TypeError("solve: b is complex but the matrices are real")
+        n = self.shape[0]
+        if arr.ndim not in (2, 3) or arr.shape[0] != self.count or arr.shape[1] != n:
+            raise ValueError(f"solve: b has shape {arr.shape}, expected ({self.count}, {n}) or ({self.count}, {n}, k)")
+        nrhs = 1 if arr.ndim == 2 else arr.shape[2]
+        # Item t's block is its n x nrhs right-hand side in column-major order.
+        flat = np.ascontiguousarray(arr.astype(self.dtype, copy=False).reshape(self.count, n, nrhs).transpose(0, 2, 1)).reshape(-1)
+        x, info = self._core.solve(flat, nrhs)
+        self.last_solve = list(info)
+        x = x.reshape(self.count, nrhs, n).transpose(0, 2, 1)
+        return np.ascontiguousarray(x.reshape(arr.shape))
+
+    @property
+    def side_by_side(self) -> bool:
+        """Whether the last factorize / solve ran the matrices one per thread."""
+        return bool(self._core.ran_in_parallel)
+
+    @property
+    def flops(self) -> float:
+        """Factorization flops of one matrix."""
+        return self._core.result("flops")

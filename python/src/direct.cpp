@@ -4,6 +4,7 @@
 #include <variant>
 
 #include <gigasparse/core/convert.hpp>
+#include <gigasparse/direct/batch.hpp>
 #include <gigasparse/direct/solver.hpp>
 
 #include <nanobind/stl/string.h>
@@ -262,9 +263,108 @@ private:
         solver_;
 };
 
+template <class V, class I>
+using BatchPtr = std::unique_ptr<direct::BatchDirectSolver<V, I>>;
+
+// The batch solver: one pattern, count value sets (count x nnz, flattened), right-hand sides count x n x nrhs.
+class BatchDirect {
+public:
+    BatchDirect(const std::string& structure, const std::string& view, const std::string& value, const std::string& index)
+        : value_(dtype_from_name(value)), index_(dtype_from_name(index)) {
+        const auto s = direct::parse_structure(structure);
+        const auto v = direct::parse_view(view);
+        dispatch(value_, index_, [&]<class V, class I>() {
+            solver_ = std::make_unique<direct::BatchDirectSolver<V, I>>(s, v);
+            return nb::object();
+        });
+    }
+    void set_option(const std::string& name, const std::string& value) {
+        std::visit([&](auto& p) { p->set_option(name, value); }, solver_);
+    }
+    void analyze(const CsrArg& a) {
+        dispatch(value_, index_, [&]<class V, class I>() {
+            auto in = csr_input<V, I>(a, "A");
+            nb::gil_scoped_release release;
+            ValidateOptions o;
+            o.sorted = false;
+            o.finite = false;
+            validate(in.view, o);
+            std::get<BatchPtr<V, I>>(solver_)->analyze(in.view);
+            return nb::object();
+        });
+    }
+    // Returns the statuses (a list of strings).
+    nb::object factorize(const Array1& values, std::int64_t count) {
+        return dispatch(value_, index_, [&]<class V, class I>() {
+            auto v = as_span<V>(values, "values");
+            std::vector<direct::Status> st;
+            {
+                nb::gil_scoped_release release;
+                for (const V& x : v)
+                    if (!std::isfinite(std::abs(x))) throw InvalidArgument("batch factorize: the values contain NaN or Inf");
+                st = std::get<BatchPtr<V, I>>(solver_)->factorize(v, count);
+            }
+            nb::list out;
+            for (auto s : st) out.append(direct::to_string(s));
+            return nb::object(out);
+        });
+    }
+    // (x flattened, list of info dicts)
+    nb::object solve(const Array1& b, std::int64_t nrhs) {
+        return dispatch(value_, index_, [&]<class V, class I>() {
+            auto bs = as_span<V>(b, "b");
+            std::vector<V> x(bs.size());
+            std::vector<direct::SolveInfo> info;
+            {
+                nb::gil_scoped_release release;
+                for (const V& v : bs)
+                    if (!std::isfinite(std::abs(v))) throw InvalidArgument("batch solve: b contains NaN or Inf");
+                info = std::get<BatchPtr<V, I>>(solver_)->solve(bs, std::span<V>(x), nrhs);
+            }
+            nb::list infos;
+            for (const auto& i : info) {
+                nb::dict d;
+                d["status"] = direct::to_string(i.status);
+                d["refinement_steps"] = i.refinement_steps;
+                d["backward_error"] = i.backward_error;
+                d["residual"] = i.residual;
+                infos.append(d);
+            }
+            return nb::object(nb::make_tuple(to_numpy(std::move(x)), infos));
+        });
+    }
+    double result(const std::string& name) {
+        double r = 0;
+        std::visit([&](auto& p) { r = p->prototype().result(name); }, solver_);
+        return r;
+    }
+    bool ran_in_parallel() {
+        bool r = false;
+        std::visit([&](auto& p) { r = p->ran_in_parallel(); }, solver_);
+        return r;
+    }
+
+private:
+    nb::dlpack::dtype value_, index_;
+    std::variant<BatchPtr<float, std::int32_t>, BatchPtr<float, std::int64_t>, BatchPtr<double, std::int32_t>,
+                 BatchPtr<double, std::int64_t>, BatchPtr<std::complex<float>, std::int32_t>,
+                 BatchPtr<std::complex<float>, std::int64_t>, BatchPtr<std::complex<double>, std::int32_t>,
+                 BatchPtr<std::complex<double>, std::int64_t>>
+        solver_;
+};
+
 }  // namespace
 
 void register_direct(nb::module_& m) {
+    nb::class_<BatchDirect>(m, "BatchDirectCore", "Type-erased gigasparse::direct::BatchDirectSolver (use gigasparse.BatchDirectSolver).")
+        .def(nb::init<const std::string&, const std::string&, const std::string&, const std::string&>(), nb::arg("structure"),
+             nb::arg("view"), nb::arg("dtype"), nb::arg("index_dtype"))
+        .def("set_option", &BatchDirect::set_option, nb::arg("name"), nb::arg("value"))
+        .def("analyze", &BatchDirect::analyze, nb::arg("a"))
+        .def("factorize", &BatchDirect::factorize, nb::arg("values"), nb::arg("count"))
+        .def("solve", &BatchDirect::solve, nb::arg("b"), nb::arg("nrhs"))
+        .def("result", &BatchDirect::result, nb::arg("name"))
+        .def_prop_ro("ran_in_parallel", &BatchDirect::ran_in_parallel);
     nb::class_<Direct>(m, "DirectCore", "Type-erased gigasparse::direct::DirectSolver (use gigasparse.DirectSolver).")
         .def(nb::init<const std::string&, const std::string&, const std::string&, const std::string&>(), nb::arg("structure"),
              nb::arg("view"), nb::arg("dtype"), nb::arg("index_dtype"))

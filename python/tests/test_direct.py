@@ -314,3 +314,55 @@ def test_schur_errors(rng):
         s.schur_expand(np.ones(36), np.ones(3))
     with pytest.raises(gs.NotSupported):
         s.factor_L()
+
+
+@pytest.mark.parametrize("structure,dtype", [("spd", np.float64), ("sym", np.float32), ("herm", np.complex128),
+                                             ("gen", np.float64)])
+def test_batch_solver_matches_lone_solvers(structure, dtype, rng):
+    if structure == "gen":
+        a = gs.generate.convection_diffusion(7, b=(5.0, 1.0))
+    elif structure == "spd":
+        a = gs.generate.poisson2d(15)
+    else:
+        a = gs.generate.kkt(60, 20)
+    a = sp.csr_array(a.astype(dtype))
+    mats = []
+    for t in range(6):
+        m = a.copy()
+        off = m.indices != np.repeat(np.arange(m.shape[0]), np.diff(m.indptr))
+        m.data[off] *= (0.6 + 0.05 * t)
+        mats.append(m)
+    batch = gs.BatchDirectSolver(a, structure, threads=2)
+    assert batch.factorize(mats) == ["success"] * 6
+    assert batch.side_by_side  # small matrices: one per thread
+    b = rng.standard_normal((6, a.shape[0], 2)).astype(dtype)
+    x = batch.solve(b)
+    assert x.shape == b.shape
+    tol = 1e-4 if dtype == np.float32 else 1e-11
+    for t, m in enumerate(mats):
+        np.testing.assert_allclose(x[t], np.linalg.solve(m.toarray(), b[t]), rtol=tol, atol=tol * np.abs(x[t]).max())
+        lone = gs.DirectSolver(m, structure)
+        np.testing.assert_array_equal(lone.solve(b[t][:, 0]), batch.solve(b[:, :, 0])[t])  # bitwise the lone solver's
+    assert len(batch.last_solve) == 6 and all(i["status"] == "success" for i in batch.last_solve)
+    values = np.stack([m.data for m in mats])  # the same batch as an array of values
+    assert batch.factorize(values) == ["success"] * 6
+    np.testing.assert_array_equal(batch.solve(b), x)
+
+
+def test_batch_solver_errors():
+    a = gs.generate.poisson2d(5)
+    batch = gs.BatchDirectSolver(a)
+    with pytest.raises(gs.PhaseError):
+        batch.solve(np.ones((1, 25)))
+    with pytest.raises(ValueError):
+        batch.factorize(np.ones((2, a.nnz + 1)))
+    with pytest.raises(gs.InvalidArgument):
+        batch.factorize([gs.generate.poisson2d(6)])
+    neg = a.copy()
+    neg.data = -neg.data
+    assert batch.factorize([a, neg]) == ["success", "not_positive_definite"]
+    with pytest.raises(np.linalg.LinAlgError):
+        batch.solve(np.ones((2, 25)))
+    assert batch.factorize([a, a]) == ["success", "success"]
+    with pytest.raises(ValueError):
+        batch.solve(np.ones((3, 25)))
