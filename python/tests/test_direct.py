@@ -259,6 +259,17 @@ def test_ldl_complex_symmetric_and_kkt(rng):
     np.testing.assert_allclose(c @ cs.solve(b), b, atol=1e-9)
 
 
+def structured_example(structure, dtype, k_convdiff, k_poisson, kkt_sizes):
+    """A test matrix for a structure: convection–diffusion (gen), 2D Poisson (spd) or KKT (sym, herm)."""
+    if structure == "gen":
+        a = gs.generate.convection_diffusion(k_convdiff, b=(5.0, 1.0))
+    elif structure == "spd":
+        a = gs.generate.poisson2d(k_poisson)
+    else:
+        a = gs.generate.kkt(*kkt_sizes)
+    return sp.csr_array(a.astype(dtype))
+
+
 def dense_schur(a, schur):
     """S = A22 - A21 A11⁻¹ A12 with NumPy, rows and columns in the order of `schur`."""
     d = a.toarray()
@@ -271,13 +282,7 @@ def dense_schur(a, schur):
 @pytest.mark.parametrize("structure,dtype", [("spd", np.float64), ("sym", np.float64), ("herm", np.complex128),
                                              ("gen", np.float64), ("gen", np.complex64)])
 def test_schur_complement_and_partial_solves(structure, dtype, rng):
-    if structure == "gen":
-        a = gs.generate.convection_diffusion(9, b=(5.0, 1.0))
-    elif structure == "spd":
-        a = gs.generate.poisson2d(12)
-    else:
-        a = gs.generate.kkt(90, 30)
-    a = sp.csr_array(a.astype(dtype))
+    a = structured_example(structure, dtype, 9, 12, (90, 30))
     n = a.shape[0]
     schur = rng.choice(n, size=17, replace=False)
     solver = gs.DirectSolver(a, structure, schur=schur)
@@ -319,13 +324,7 @@ def test_schur_errors(rng):
 @pytest.mark.parametrize("structure,dtype", [("spd", np.float64), ("sym", np.float32), ("herm", np.complex128),
                                              ("gen", np.float64)])
 def test_batch_solver_matches_lone_solvers(structure, dtype, rng):
-    if structure == "gen":
-        a = gs.generate.convection_diffusion(7, b=(5.0, 1.0))
-    elif structure == "spd":
-        a = gs.generate.poisson2d(15)
-    else:
-        a = gs.generate.kkt(60, 20)
-    a = sp.csr_array(a.astype(dtype))
+    a = structured_example(structure, dtype, 7, 15, (60, 20))
     mats = []
     for t in range(6):
         m = a.copy()

@@ -156,13 +156,8 @@ std::vector<SolveInfo> BatchDirectSolver<V, I>::solve(std::span<const V> b, std:
     return info;
 }
 
-template class BatchDirectSolver<float, std::int32_t>;
-template class BatchDirectSolver<float, std::int64_t>;
-template class BatchDirectSolver<double, std::int32_t>;
-template class BatchDirectSolver<double, std::int64_t>;
-template class BatchDirectSolver<std::complex<float>, std::int32_t>;
-template class BatchDirectSolver<std::complex<float>, std::int64_t>;
-template class BatchDirectSolver<std::complex<double>, std::int32_t>;
-template class BatchDirectSolver<std::complex<double>, std::int64_t>;
+#define GIGASPARSE_DIRECT_INSTANTIATE(V, I) template class BatchDirectSolver<V, I>;
+GIGASPARSE_FOR_EACH_VALUE_INDEX(GIGASPARSE_DIRECT_INSTANTIATE)
+#undef GIGASPARSE_DIRECT_INSTANTIATE
 
 }  // namespace gigasparse::direct

@@ -357,13 +357,8 @@ void DirectSolver<V, I>::scale_values(const std::vector<double>& dr) {
         }
 }
 
-template class DirectSolver<float, std::int32_t>;
-template class DirectSolver<float, std::int64_t>;
-template class DirectSolver<double, std::int32_t>;
-template class DirectSolver<double, std::int64_t>;
-template class DirectSolver<std::complex<float>, std::int32_t>;
-template class DirectSolver<std::complex<float>, std::int64_t>;
-template class DirectSolver<std::complex<double>, std::int32_t>;
-template class DirectSolver<std::complex<double>, std::int64_t>;
+#define GIGASPARSE_DIRECT_INSTANTIATE(V, I) template class DirectSolver<V, I>;
+GIGASPARSE_FOR_EACH_VALUE_INDEX(GIGASPARSE_DIRECT_INSTANTIATE)
+#undef GIGASPARSE_DIRECT_INSTANTIATE
 
 }  // namespace gigasparse::direct
