@@ -10,6 +10,7 @@ find_library(GIGASPARSE_LAPACK_LIB NAMES lapack)
 find_library(GIGASPARSE_METIS_LIB NAMES metis REQUIRED)
 find_path(GIGASPARSE_METIS_INCLUDE NAMES metis.h REQUIRED)
 find_library(GIGASPARSE_AMD_LIB NAMES amd REQUIRED)
+find_library(GIGASPARSE_CAMD_LIB NAMES camd REQUIRED)  # constrained AMD: Schur variables ordered last
 find_library(GIGASPARSE_SSCONFIG_LIB NAMES suitesparseconfig REQUIRED)
 find_path(GIGASPARSE_SUITESPARSE_INCLUDE NAMES amd.h PATH_SUFFIXES suitesparse REQUIRED)
 
@@ -25,7 +26,7 @@ if(NOT TARGET gigasparse::openblas)
   set_target_properties(gigasparse::metis PROPERTIES INTERFACE_LINK_LIBRARIES "${GIGASPARSE_METIS_LIB}"
                         INTERFACE_INCLUDE_DIRECTORIES "${GIGASPARSE_METIS_INCLUDE}")
   add_library(gigasparse::amd INTERFACE IMPORTED)
-  set_target_properties(gigasparse::amd PROPERTIES INTERFACE_LINK_LIBRARIES "${GIGASPARSE_AMD_LIB};${GIGASPARSE_SSCONFIG_LIB}"
+  set_target_properties(gigasparse::amd PROPERTIES INTERFACE_LINK_LIBRARIES "${GIGASPARSE_AMD_LIB};${GIGASPARSE_CAMD_LIB};${GIGASPARSE_SSCONFIG_LIB}"
                         INTERFACE_INCLUDE_DIRECTORIES "${GIGASPARSE_SUITESPARSE_INCLUDE}")
 endif()
 

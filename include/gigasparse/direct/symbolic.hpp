@@ -132,6 +132,9 @@ inline double ordering_cost(double flops, idx sdepth, double level_weight) {
 // Fill-reducing orderings of a symmetric pattern (perm[new] = old).
 std::vector<idx> order_amd(const SymmetricPattern& p);
 std::vector<idx> order_nd(const SymmetricPattern& p);
+// Constrained AMD (SuiteSparse CAMD): the columns with last[i] set come after all the others, the fill of
+// both groups minimized together (the Schur variables of the analysis).
+std::vector<idx> order_camd(const SymmetricPattern& p, std::span<const std::uint8_t> last);
 // Validates a user permutation given 0- or 1-based (throws InvalidArgument).
 std::vector<idx> validate_user_permutation(std::span<const std::int64_t> perm, idx n, idx base);
 

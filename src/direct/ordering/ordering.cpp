@@ -1,10 +1,12 @@
 // src/direct/ordering/ordering.cpp: AMD (SuiteSparse amd_l_order), nested dissection (METIS_NodeND), user orderings.
+#include <algorithm>
 #include <limits>
 #include <numeric>
 #include <string>
 
 #include <metis.h>
 #include <suitesparse/amd.h>
+#include <suitesparse/camd.h>
 
 #include <gigasparse/core/error.hpp>
 #include <gigasparse/direct/symbolic.hpp>
@@ -25,6 +27,28 @@ std::vector<idx> order_amd(const SymmetricPattern& p) {
     if (status == AMD_OUT_OF_MEMORY) throw OutOfMemory("direct: AMD ran out of memory");
     if (status != AMD_OK && status != AMD_OK_BUT_JUMBLED)
         throw InvalidStructure("direct: AMD rejected the pattern (status " + std::to_string(status) + ")");
+    return perm;
+}
+
+std::vector<idx> order_camd(const SymmetricPattern& p, std::span<const std::uint8_t> last) {
+    const idx n = p.n;
+    std::vector<idx> perm(static_cast<std::size_t>(n));
+    std::iota(perm.begin(), perm.end(), idx{0});
+    if (n <= 1) return perm;
+    if (p.row_idx.empty()) {  // no edges: the constraint alone
+        std::stable_partition(perm.begin(), perm.end(), [&](idx v) { return !last[v]; });
+        return perm;
+    }
+    std::vector<SuiteSparse_long> c(static_cast<std::size_t>(n));
+    for (idx i = 0; i < n; ++i) c[i] = last[i] ? 1 : 0;
+    double control[CAMD_CONTROL], info[CAMD_INFO];
+    camd_l_defaults(control);
+    auto status = camd_l_order(n, reinterpret_cast<const SuiteSparse_long*>(p.col_ptr.data()),
+                               reinterpret_cast<const SuiteSparse_long*>(p.row_idx.data()),
+                               reinterpret_cast<SuiteSparse_long*>(perm.data()), control, info, c.data());
+    if (status == CAMD_OUT_OF_MEMORY) throw OutOfMemory("direct: CAMD ran out of memory");
+    if (status != CAMD_OK && status != CAMD_OK_BUT_JUMBLED)
+        throw InvalidStructure("direct: CAMD rejected the pattern (status " + std::to_string(status) + ")");
     return perm;
 }
 
