@@ -138,6 +138,17 @@ class DirectSolver:
 
     __call__ = solve
 
+    def slogdet(self) -> tuple[Any, float]:
+        """(sign, log |det A|) as numpy.linalg.slogdet, from the factors (factorizes first if needed): sign ±1.0,
+        or a complex of modulus 1; (0, -inf) for a singular Schur complement. With perturbed pivots
+        (``pivot_stats``) it is the determinant of the perturbed matrix."""
+        if self.status is None:
+            self.factorize()
+        if self.status != "success":
+            raise np.linalg.LinAlgError(f"slogdet: factorization failed ({self.status} at column {self.failing_column})")
+        sign, log_abs = self._core.log_determinant()
+        return sign, float(log_abs)
+
     # ---- Schur complement ----
     def _factored_for_schur(self, what: str) -> int:
         if self.schur is None or self.schur.size == 0:

@@ -7,6 +7,7 @@
 #include <gigasparse/direct/batch.hpp>
 #include <gigasparse/direct/solver.hpp>
 
+#include <nanobind/stl/complex.h>
 #include <nanobind/stl/string.h>
 
 #include "common.hpp"
@@ -222,6 +223,13 @@ public:
         });
         return to_numpy(std::move(v));
     }
+    // (sign, log |det|): sign a float (real) or a complex of modulus 1.
+    nb::object log_determinant() {
+        return dispatch(value_, index_, [&]<class V, class I>() {
+            const auto d = std::get<SolverPtr<V, I>>(solver_)->log_determinant();
+            return nb::object(nb::make_tuple(nb::cast(d.sign), d.log_abs));
+        });
+    }
     bool analyzed() {
         bool r = false;
         with([&](auto& s) { r = s.analyzed(); });
@@ -389,6 +397,7 @@ void register_direct(nb::module_& m) {
         .def("row_scaling", &Direct::row_scaling)
         .def("factor_permutation", &Direct::factor_permutation)
         .def("scaling", &Direct::scaling)
+        .def("log_determinant", &Direct::log_determinant)
         .def_prop_ro("analyzed", &Direct::analyzed)
         .def_prop_ro("factorized", &Direct::factorized);
 }

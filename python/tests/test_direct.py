@@ -365,3 +365,19 @@ def test_batch_solver_errors():
     assert batch.factorize([a, a]) == ["success", "success"]
     with pytest.raises(ValueError):
         batch.solve(np.ones((3, 25)))
+
+
+@pytest.mark.parametrize("structure,dtype", [("spd", np.float64), ("sym", np.float64), ("herm", np.complex128),
+                                             ("gen", np.float64), ("gen", np.complex128), ("sym", np.complex128)])
+def test_slogdet_matches_numpy(structure, dtype):
+    a = structured_example(structure, dtype, 6, 9, (50, 20))
+    if structure == "sym" and dtype == np.complex128:  # complex symmetric A = Aᵀ
+        a = sp.csr_array(sp.tril(a) + sp.tril(a, -1).T * (1 + 0.5j) + sp.triu(a, 1) * 0)
+        a = sp.csr_array((a + a.T) / 2)
+    sign, logabs = gs.DirectSolver(a, structure).slogdet()
+    ref_sign, ref_log = np.linalg.slogdet(a.toarray())
+    assert abs(logabs - ref_log) <= 1e-10 * max(1.0, abs(ref_log))
+    assert abs(sign - ref_sign) <= 1e-10
+    with_schur = gs.DirectSolver(a, structure, schur=[0, 3, a.shape[0] - 1]).slogdet()
+    assert abs(with_schur[1] - ref_log) <= 1e-10 * max(1.0, abs(ref_log))
+    assert abs(with_schur[0] - ref_sign) <= 1e-10

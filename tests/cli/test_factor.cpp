@@ -163,3 +163,27 @@ TEST(CliFactor, SchurListErrorsAreUsageErrors) {
         EXPECT_TRUE(has(r.err, "schur")) << bad << ": " << r.err;
     }
 }
+
+TEST(CliFactor, LogDeterminantOfTheFactors) {
+    const std::string f = write_poisson("factor_det", -10.0);  // indefinite: LDLᵀ
+    const auto r = run_cli("factor '" + f + "' --structure symmetric --json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string key = "\"determinant\":{\"log_abs\":";
+    const auto pos = r.out.find(key);
+    ASSERT_NE(pos, std::string::npos) << r.out;
+    // The same from the library's factors: -10 shifts the 2D Laplacian (eigenvalues in (0, 8)) to (-10, -2).
+    auto a = gs::gen::poisson2d<double, std::int64_t>(20, 20);
+    for (std::int64_t i = 0; i < a.nrows; ++i)
+        for (auto k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+            if (a.col_idx[k] == i) a.values[k] -= 10.0;
+    gs::direct::DirectSolver<double, std::int64_t> s(gs::direct::Structure::symmetric);
+    s.analyze(a);
+    ASSERT_EQ(s.factorize(a), gs::direct::Status::success);
+    const auto d = s.log_determinant();
+    EXPECT_NEAR(std::stod(r.out.substr(pos + key.size())), d.log_abs, 1e-9 * std::abs(d.log_abs));
+    EXPECT_EQ(d.sign, 1.0);  // 400 negative eigenvalues: an even count
+    EXPECT_GT(d.log_abs, 400 * std::log(2.0));
+    const auto h = run_cli("factor '" + f + "' --structure symmetric");
+    EXPECT_TRUE(has(h.out, "log|det A|")) << h.out;
+    EXPECT_TRUE(has(h.out, "(sign +1)")) << h.out;
+}

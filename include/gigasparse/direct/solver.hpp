@@ -73,6 +73,15 @@ struct Inertia {
     std::int64_t positive = 0, negative = 0, zero = 0;
 };
 
+// det(A) = sign · exp(log_abs) of the factored matrix: sign is ±1 (real) or of modulus 1 (complex), 0 with
+// log_abs = -inf when A is singular (a zero Schur complement pivot). With perturbed pivots it is the
+// determinant of the perturbed matrix the factor represents.
+template <class V>
+struct LogDeterminant {
+    V sign = V(1);
+    double log_abs = 0;
+};
+
 // Sparse direct solver for one sparsity pattern. Phases: analyze (ordering + symbolic) →
 // factorize (numeric) → refactorize (new values, same pattern, no allocation) → solve.
 // Misuse throws (PhaseError, DimensionMismatch, InvalidArgument, InvalidStructure, NotSupported);
@@ -151,6 +160,9 @@ public:
     std::span<const double> row_scaling() const { return row_scale_; }
     // Inertia of D (LDLᵀ/LDLᴴ of real or Hermitian values, after a successful factorization).
     Inertia inertia() const;
+    // log |det A| and the sign (phase) of det A from the factors (the pivoting, the permutations and the scalings
+    // accounted for; with a Schur set, det A = det A11 · det S); after a successful factorization.
+    LogDeterminant<V> log_determinant() const;
     // LDLᵀ/LDLᴴ: the diagonal scaling S (original numbering) of the factored matrix: Q S A S Qᵀ = L D Lᴴ;
     // empty when none (LLᴴ, or option pivot_scaling = 0).
     std::span<const double> scaling() const { return scale_; }

@@ -152,6 +152,14 @@ int run_factor(const Args& args) {
             .set("refinement_steps", info.refinement_steps)
             .set("times", times);
         if (ldlt && st == direct::Status::success) out.set("pivots", pivots);
+        if (st == direct::Status::success) {
+            const auto d = solver.log_determinant();
+            Json dj;
+            dj.set("log_abs", d.log_abs);
+            if constexpr (is_complex_v<V>) dj.set("phase", std::arg(d.sign));
+            else dj.set("sign", d.sign);
+            out.set("determinant", dj);
+        }
         if (!schur.empty()) {
             Json sj;
             sj.set("size", static_cast<std::int64_t>(schur.size())).set("frobenius_norm", schur_norm).set("seconds", schur_s);
@@ -191,6 +199,12 @@ int run_factor(const Args& args) {
                 std::cout << "inertia         " << format_count(in.positive) << " positive, " << format_count(in.negative)
                           << " negative, " << format_count(in.zero) << " zero\n";
             }
+        }
+        if (st == direct::Status::success) {
+            const auto d = solver.log_determinant();
+            std::cout << "log|det A|      " << d.log_abs;
+            if constexpr (is_complex_v<V>) std::cout << " (phase " << std::arg(d.sign) << " rad)\n";
+            else std::cout << " (sign " << (d.sign > 0 ? "+1" : d.sign < 0 ? "-1" : "0") << ")\n";
         }
         if (!schur.empty() && st == direct::Status::success) {
             const auto o = args.get("schur-out");
@@ -238,7 +252,7 @@ const bool registered = register_command({
     "Symmetric files are read as their stored lower triangle. --options sets any solver option by name\n"
     "(docs/direct.md: e.g. pivot_perturbation=0,matching=0,pivot_block=128).\n"
     "Prints the ordering, nnz(L), flops (sum of squared column counts), supernodes and levels, the\n"
-    "memory estimate, phase times and the relative residual ||b - Ax||_2 / ||b||_2; for LDL^T also\n"
+    "memory estimate, phase times, log|det A| with its sign, and the relative residual ||b - Ax||_2 / ||b||_2; for LDL^T also\n"
     "the 2x2 and perturbed pivots and the inertia (positive, negative, zero eigenvalues of D), for LU\n"
     "the perturbed pivots and the columns the matching could not match (structurally singular).\n"
     "--schur takes 1-based variables (ranges inclusive): they are ordered last and not factored; the\n"
@@ -248,7 +262,8 @@ const bool registered = register_command({
     "--json  one JSON object: \"nnz_L\", \"flops\", \"residual\", \"backward_error\", \"status\", and\n"
     "        \"times\" with analyze, factorize, solve and total (total excludes reading); LDL^T adds\n"
     "        \"pivots\": {pairs, two_by_two, perturbed, positive, negative, zero}; LU: \"pivots\": {perturbed, unmatched};\n"
-    "        --schur adds \"schur\": {size, frobenius_norm, seconds, file}.\n"
+    "        --schur adds \"schur\": {size, frobenius_norm, seconds, file}; \"determinant\": {log_abs, sign (real)\n"
+    "        or phase (complex, radians)} of A from the factors.\n"
     "exit codes: 0 ok, 1 not positive definite / zero pivot, 2 usage error, 3 unreadable or malformed file,\n"
     "            4 not supported (e.g. --backend reference with a non-definite structure)\n",
     {},
