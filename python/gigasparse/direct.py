@@ -27,6 +27,23 @@ _STRUCTURES = {"spd": "spd", "hpd": "hpd", "sym": "symmetric", "symmetric": "sym
                "hermitian": "hermitian", "gen": "general", "general": "general"}
 
 
+def _setup(solver: Any, a: Any, structure: str, view: str, core: Any, options: dict[str, Any]) -> None:
+    """The common construction of DirectSolver and BatchDirectSolver: structure, square CSR copy, core, options."""
+    name = type(solver).__name__
+    if structure not in _STRUCTURES:
+        raise ValueError(f"{name}: unknown structure {structure!r} (expected one of {sorted(_STRUCTURES)})")
+    solver.structure = _STRUCTURES[structure]
+    a = as_csr(a, "A")
+    if a.shape[0] != a.shape[1]:
+        raise _core.DimensionMismatch(f"{name}: the matrix must be square, got shape {a.shape}")
+    solver._a = a
+    solver.shape = (int(a.shape[0]), int(a.shape[1]))
+    solver.dtype = a.dtype
+    solver._core = core(solver.structure, view, a.dtype.name, a.indices.dtype.name)
+    for key, value in options.items():
+        solver._core.set_option(key, str(int(value) if isinstance(value, bool) else value))
+
+
 class DirectSolver:
     """Direct solver for one sparse matrix A (any scipy.sparse format; square).
 
@@ -48,16 +65,7 @@ class DirectSolver:
 
     def __init__(self, a: Any, structure: str = "spd", *, view: str = "full", ordering: Any = "auto",
                  schur: Any = None, **options: Any) -> None:
-        if structure not in _STRUCTURES:
-            raise ValueError(f"DirectSolver: unknown structure {structure!r} (expected one of {sorted(_STRUCTURES)})")
-        self.structure = _STRUCTURES[structure]
-        a = as_csr(a, "A")
-        if a.shape[0] != a.shape[1]:
-            raise _core.DimensionMismatch(f"DirectSolver: the matrix must be square, got shape {a.shape}")
-        self._a = a
-        self.shape: tuple[int, int] = (int(a.shape[0]), int(a.shape[1]))
-        self.dtype = a.dtype
-        self._core = _core.DirectCore(self.structure, view, a.dtype.name, a.indices.dtype.name)
+        _setup(self, a, structure, view, _core.DirectCore, options)
         if isinstance(ordering, str):
             self._core.set_option("ordering", ordering)
         else:
@@ -65,8 +73,6 @@ class DirectSolver:
             if perm.ndim != 1 or perm.shape[0] != self.shape[0]:
                 raise ValueError(f"DirectSolver: a permutation of length {self.shape[0]} expected")
             self._core.set_user_permutation(perm)
-        for name, value in options.items():
-            self._core.set_option(name, str(int(value) if isinstance(value, bool) else value))
         self.schur: np.ndarray | None = None
         if schur is not None:
             idx = np.asarray(schur)
@@ -386,18 +392,7 @@ class BatchDirectSolver:
     """
 
     def __init__(self, a: Any, structure: str = "spd", *, view: str = "full", **options: Any) -> None:
-        if structure not in _STRUCTURES:
-            raise ValueError(f"BatchDirectSolver: unknown structure {structure!r} (expected one of {sorted(_STRUCTURES)})")
-        self.structure = _STRUCTURES[structure]
-        a = as_csr(a, "A")
-        if a.shape[0] != a.shape[1]:
-            raise _core.DimensionMismatch(f"BatchDirectSolver: the matrix must be square, got shape {a.shape}")
-        self._a = a
-        self.shape: tuple[int, int] = (int(a.shape[0]), int(a.shape[1]))
-        self.dtype = a.dtype
-        self._core = _core.BatchDirectCore(self.structure, view, a.dtype.name, a.indices.dtype.name)
-        for name, value in options.items():
-            self._core.set_option(name, str(int(value) if isinstance(value, bool) else value))
+        _setup(self, a, structure, view, _core.BatchDirectCore, options)
         self._core.analyze(parts(a))
         self.statuses: list[str] | None = None
         self.last_solve: list[dict[str, Any]] | None = None
