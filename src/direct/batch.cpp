@@ -138,7 +138,7 @@ std::vector<Status> BatchDirectSolver<V, I>::factorize(std::span<const V> values
 }
 
 template <class V, class I>
-std::vector<SolveInfo> BatchDirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::int64_t nrhs) {
+std::vector<SolveInfo> BatchDirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::int64_t nrhs, Transpose op) {
     if (status_.size() != items_.size() || items_.empty()) throw PhaseError("direct batch: solve before factorize");
     if (nrhs < 0) throw InvalidArgument("direct batch: negative number of right-hand sides");
     const std::size_t block = static_cast<std::size_t>(n_ * nrhs), need = block * items_.size();
@@ -151,7 +151,7 @@ std::vector<SolveInfo> BatchDirectSolver<V, I>::solve(std::span<const V> b, std:
             info[t].status = status_[t];
             return;
         }
-        info[t] = items_[static_cast<std::size_t>(t)].solve(b.subspan(t * block, block), x.subspan(t * block, block), nrhs);
+        info[t] = items_[static_cast<std::size_t>(t)].solve(b.subspan(t * block, block), x.subspan(t * block, block), nrhs, op);
     });
     return info;
 }

@@ -50,6 +50,15 @@ const char* to_string(NumericBackend b) {
     return "?";
 }
 
+const char* to_string(Transpose t) {
+    switch (t) {
+        case Transpose::none: return "none";
+        case Transpose::transpose: return "transpose";
+        case Transpose::conjugate_transpose: return "conjugate_transpose";
+    }
+    return "?";
+}
+
 Structure parse_structure(std::string_view s) {
     if (s == "general" || s == "G") return Structure::general;
     if (s == "symmetric" || s == "S") return Structure::symmetric;
@@ -77,6 +86,13 @@ NumericBackend parse_numeric_backend(std::string_view s) {
     if (s == "cpu" || s == "default") return NumericBackend::cpu;
     if (s == "reference") return NumericBackend::reference;
     throw InvalidArgument("direct: unknown backend '" + std::string(s) + "' (cpu|reference)");
+}
+
+Transpose parse_transpose(std::string_view s) {
+    if (s == "N" || s == "n" || s == "none") return Transpose::none;
+    if (s == "T" || s == "t" || s == "transpose") return Transpose::transpose;
+    if (s == "H" || s == "h" || s == "C" || s == "conjugate_transpose") return Transpose::conjugate_transpose;
+    throw InvalidArgument("direct: unknown transpose '" + std::string(s) + "' (N|T|H)");
 }
 
 }  // namespace gigasparse::direct

@@ -149,9 +149,10 @@ std::vector<V> dense_of(const Csr<V, I>& a) {
 
 // The factor is bitwise the same analysed and factored (then refactored with `values`) on 1 and 2 threads
 // (fixed tiles); the one-RHS solve of one analysis is bitwise the same on 1, 2 and 3 solve threads and
-// goes through the parallel subtree sweeps (factor of at least 2^20 entries).
+// goes through the parallel subtree sweeps (factor of at least 2^20 entries); op: the system solved.
 template <class I>
-void expect_thread_independent(const Csr<double, I>& a, Structure st, const std::vector<double>& values, double be_tol) {
+void expect_thread_independent(const Csr<double, I>& a, Structure st, const std::vector<double>& values, double be_tol,
+                               Transpose op = Transpose::none) {
     std::vector<double> lx, ux;
     for (const char* threads : {"1", "2"}) {
         DirectSolver<double, I> s(st);
@@ -180,7 +181,7 @@ void expect_thread_independent(const Csr<double, I>& a, Structure st, const std:
         SCOPED_TRACE(std::string("solve threads ") + threads);
         s.set_option("threads", threads);
         std::vector<double> x(b.size());
-        SolveInfo info = s.solve(b, x);
+        SolveInfo info = s.solve(b, x, 1, op);
         EXPECT_LE(info.backward_error, be_tol);
         if (first.empty()) first = x;
         EXPECT_TRUE(first == x);

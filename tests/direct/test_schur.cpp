@@ -124,7 +124,9 @@ void check_schur(const Csr<V, I>& a, Structure st, MatrixView view, const std::v
         EXPECT_EQ(sym.front_rows(sym.nsuper - 1), k);
     }
     ASSERT_EQ(s.factorize(a), Status::success);
-    if (st != Structure::spd && st != Structure::hpd) EXPECT_EQ(s.result("perturbed_pivots"), 0);
+    if (st != Structure::spd && st != Structure::hpd) {
+        EXPECT_EQ(s.result("perturbed_pivots"), 0);
+    }
 
     const auto dense = dense_of(a);
     const auto b = gigasparse::test::random_vector<V>(n * nrhs, 5);

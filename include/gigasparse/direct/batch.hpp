@@ -38,9 +38,9 @@ public:
     // count matrices: values holds count x nnz values. Returns each item's status (numerical failures are
     // statuses, as in DirectSolver::factorize); a later call with the same count reuses the factors' memory.
     std::vector<Status> factorize(std::span<const V> values, std::int64_t count);
-    // X_t = A_t⁻¹ B_t for every item (count x n x nrhs values each), with iterative refinement; an item whose
+    // X_t = op(A_t)⁻¹ B_t for every item (count x n x nrhs values each), with iterative refinement; an item whose
     // factorization failed gets that status in its SolveInfo and its x untouched.
-    std::vector<SolveInfo> solve(std::span<const V> b, std::span<V> x, std::int64_t nrhs = 1);
+    std::vector<SolveInfo> solve(std::span<const V> b, std::span<V> x, std::int64_t nrhs = 1, Transpose op = Transpose::none);
 
     std::int64_t size() const { return static_cast<std::int64_t>(items_.size()); }
     // Item t's solver (results, factors, inertia, Schur complement); the prototype holds the analysis.

@@ -26,16 +26,22 @@ enum class NumericBackend { cpu, reference };
 // pivot_perturbation = 0, or a NaN/Inf value; LU too), not_converged.
 enum class Status { success, not_positive_definite, zero_pivot, not_converged };
 
+// The system a solve solves with the factors of A: A x = b, Aᵀ x = b or Aᴴ x = b (scipy's trans = 'N', 'T',
+// 'H'; MUMPS ICNTL(9), PARDISO iparm[11]). One factorization serves all three.
+enum class Transpose { none, transpose, conjugate_transpose };
+
 const char* to_string(Structure s);
 const char* to_string(MatrixView v);
 const char* to_string(OrderingAlg a);
 const char* to_string(Status s);
 const char* to_string(NumericBackend b);
+const char* to_string(Transpose t);
 // Parse the spellings of to_string (and "auto", "metis" for nd); throw InvalidArgument otherwise.
 Structure parse_structure(std::string_view s);
 MatrixView parse_view(std::string_view s);
 OrderingAlg parse_ordering(std::string_view s);
 NumericBackend parse_numeric_backend(std::string_view s);
+Transpose parse_transpose(std::string_view s);  // N|T|H, none|transpose|conjugate_transpose
 
 // Relaxed-amalgamation limits (seed §amalgamate): merged panels at most max_width columns; explicit
 // zeros of the whole factor at most zero_fraction · nnz(L); panels up to min_width merged eagerly.

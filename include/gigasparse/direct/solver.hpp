@@ -120,9 +120,10 @@ public:
     Status factorize(CsrView<V, I> a);
     // New values with the pattern of analyze; requires a previous factorize; allocates nothing.
     Status refactorize(std::span<const V> values);
-    // X = A⁻¹ B for nrhs columns (column-major, leading dimension n), with iterative refinement.
-    SolveInfo solve(std::span<const V> b, std::span<V> x, std::int64_t nrhs = 1);
-    SolveInfo solve(const DenseMatrix<V>& b, DenseMatrix<V>& x);
+    // X = op(A)⁻¹ B for nrhs columns (column-major, leading dimension n), with iterative refinement on the
+    // residual of op(A): op = none (A), transpose (Aᵀ) or conjugate_transpose (Aᴴ), from the same factors.
+    SolveInfo solve(std::span<const V> b, std::span<V> x, std::int64_t nrhs = 1, Transpose op = Transpose::none);
+    SolveInfo solve(const DenseMatrix<V>& b, DenseMatrix<V>& x, Transpose op = Transpose::none);
 
     // Solve parts on a column-major n x nrhs block, in place (x holds the right-hand side on entry).
     void solve_permute(std::span<const V> b, std::span<V> y, std::int64_t nrhs) const;    // y = P S b (S: scaling())
@@ -173,7 +174,11 @@ public:
 private:
     Status run_numeric();
     void check_rhs(std::size_t blen, std::size_t xlen, std::int64_t nrhs) const;
-    void residual(std::span<const V> b, std::span<const V> x, std::span<V> r, std::int64_t nrhs) const;
+    // LU, op(A) x = b: y = Cᵀ b before the transposed sweeps and x = Rᵀ y after (solve_permute applies R,
+    // solve_unpermute C).
+    void transposed_permute(std::span<const V> b, std::span<V> y, std::int64_t nrhs) const;
+    void transposed_unpermute(std::span<const V> y, std::span<V> x, std::int64_t nrhs) const;
+    void residual(std::span<const V> b, std::span<const V> x, std::span<V> r, std::int64_t nrhs, Transpose op = Transpose::none) const;
     int thread_count() const;  // the "threads" option, or omp_get_max_threads() when it is 0
     void compute_scaling();    // LDLᵀ: scale_ from the current values and the analysis pairs
     void scale_values(const std::vector<double>& dr);  // scaled_ = Dr A Dc, Dc = scale_
@@ -219,7 +224,7 @@ private:
     std::int64_t unmatched_ = 0;
     std::vector<V> scaled_;
     std::int64_t failing_column_ = -1;
-    double anorm_ = 0;  // ||A||_inf of the matrix read by the view
+    double anorm_ = 0, anorm1_ = 0;  // ||A||_inf and ||A||_1 of the matrix read by the view (both recomputed when anorm_ <= 0)
     bool analyzed_ = false, allocated_ = false, factorized_ = false;
 };
 

@@ -42,18 +42,18 @@ inline int getrf(int n, float* a, int lda, int* ipiv) { int info = 0; sgetrf_(&n
 inline int getrf(int n, double* a, int lda, int* ipiv) { int info = 0; dgetrf_(&n, &n, a, &lda, ipiv, &info); return info; }
 inline int getrf(int n, cf* a, int lda, int* ipiv) { int info = 0; cgetrf_(&n, &n, a, &lda, ipiv, &info); return info; }
 inline int getrf(int n, cd* a, int lda, int* ipiv) { int info = 0; zgetrf_(&n, &n, a, &lda, ipiv, &info); return info; }
-// B ← A⁻¹ B from getrf's factors.
-inline void getrs(int n, int nrhs, const float* a, int lda, const int* ipiv, float* b, int ldb) {
-    int info = 0; sgetrs_("N", &n, &nrhs, a, &lda, ipiv, b, &ldb, &info, 1);
+// B ← op(A)⁻¹ B from getrf's factors (t: 'N', 'T' or 'C').
+inline void getrs(int n, int nrhs, const float* a, int lda, const int* ipiv, float* b, int ldb, char t = 'N') {
+    int info = 0; sgetrs_(&t, &n, &nrhs, a, &lda, ipiv, b, &ldb, &info, 1);
 }
-inline void getrs(int n, int nrhs, const double* a, int lda, const int* ipiv, double* b, int ldb) {
-    int info = 0; dgetrs_("N", &n, &nrhs, a, &lda, ipiv, b, &ldb, &info, 1);
+inline void getrs(int n, int nrhs, const double* a, int lda, const int* ipiv, double* b, int ldb, char t = 'N') {
+    int info = 0; dgetrs_(&t, &n, &nrhs, a, &lda, ipiv, b, &ldb, &info, 1);
 }
-inline void getrs(int n, int nrhs, const cf* a, int lda, const int* ipiv, cf* b, int ldb) {
-    int info = 0; cgetrs_("N", &n, &nrhs, a, &lda, ipiv, b, &ldb, &info, 1);
+inline void getrs(int n, int nrhs, const cf* a, int lda, const int* ipiv, cf* b, int ldb, char t = 'N') {
+    int info = 0; cgetrs_(&t, &n, &nrhs, a, &lda, ipiv, b, &ldb, &info, 1);
 }
-inline void getrs(int n, int nrhs, const cd* a, int lda, const int* ipiv, cd* b, int ldb) {
-    int info = 0; zgetrs_("N", &n, &nrhs, a, &lda, ipiv, b, &ldb, &info, 1);
+inline void getrs(int n, int nrhs, const cd* a, int lda, const int* ipiv, cd* b, int ldb, char t = 'N') {
+    int info = 0; zgetrs_(&t, &n, &nrhs, a, &lda, ipiv, b, &ldb, &info, 1);
 }
 
 // B ← B L⁻ᴴ (side right) or B ← op(L)⁻¹ B (side left), L lower non-unit.

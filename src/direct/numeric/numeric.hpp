@@ -42,13 +42,17 @@ Status cholesky_reference(const Symbolic& sym, NumericFactor<V>& num, std::span<
 // One right-hand side of a large factor runs over the analysis' subtrees on `threads` threads (same
 // result for any thread count).
 template <class V>
-void forward_sweep(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx nrhs, V* work, int threads = 1);
+void forward_sweep(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx nrhs, V* work, int threads = 1,
+                   Transpose op = Transpose::none);
 // LDLᵀ / LDLᴴ (num.piv not empty): unit L, the pivoting inside the supernodes, y in analysis numbering;
 // backward with conj = false applies Lᵀ (complex symmetric). LU (num.ux not empty): forward L leaves each
 // node's values in pivoted order (the rows of U), backward applies U (U11 in the L panel, U12ᵀ in ux).
+// LU with op = transpose / conjugate_transpose (the factor is Π M = L U, Π the pivoting inside the
+// supernodes, so M⁻ᵀ = Πᵀ L⁻ᵀ U⁻ᵀ): forward applies U⁻ᵀ leaves first, each node's values leaving through
+// the pivoting; backward applies L⁻ᵀ root first (Uᴴ and Lᴴ for conjugate_transpose; conj is then ignored).
 template <class V>
 void backward_sweep(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx nrhs, V* work, int threads = 1,
-                    bool conj = true);
+                    bool conj = true, Transpose op = Transpose::none);
 
 // LDLᵀ / LDLᴴ: y ← D⁻¹ y (n x nrhs, ld n, analysis numbering; herm: D Hermitian, else complex symmetric).
 template <class V>

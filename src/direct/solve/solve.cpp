@@ -50,6 +50,31 @@ void DirectSolver<V, I>::solve_unpermute(std::span<const V> y, std::span<V> x, s
 }
 
 template <class V, class I>
+void DirectSolver<V, I>::transposed_permute(std::span<const V> b, std::span<V> y, std::int64_t nrhs) const {
+    // LU, op(A) x = b: the factored matrix is M = R A C (solve_permute applies R, solve_unpermute C), so
+    // op(A)⁻¹ = op(R) op(M)⁻¹ op(C) and this applies op(C) = Cᵀ: y[i] = dc[perm[i]] b[perm[i]] (real scalings).
+    const idx n = sym_->n;
+    for (idx k = 0; k < nrhs; ++k)
+        for (idx i = 0; i < n; ++i) {
+            const idx c = sym_->perm[i];
+            y[i + k * n] = scale_.empty() ? b[c + k * n] : b[c + k * n] * static_cast<real_t<V>>(scale_[c]);
+        }
+}
+
+template <class V, class I>
+void DirectSolver<V, I>::transposed_unpermute(std::span<const V> y, std::span<V> x, std::int64_t nrhs) const {
+    // x = Rᵀ y: x[src] = dr[src] y[i], src the original row at position i (matching, then ordering).
+    const idx n = sym_->n;
+    const bool matched = !row_of_col_.empty();
+    const std::vector<double>& dr = matched ? row_scale_ : scale_;  // as solve_permute
+    for (idx k = 0; k < nrhs; ++k)
+        for (idx i = 0; i < n; ++i) {
+            const idx src = matched ? row_of_col_[sym_->perm[i]] : sym_->perm[i];
+            x[src + k * n] = dr.empty() ? y[i + k * n] : y[i + k * n] * static_cast<real_t<V>>(dr[src]);
+        }
+}
+
+template <class V, class I>
 void DirectSolver<V, I>::solve_forward(std::span<V> y, std::int64_t nrhs) const {
     check_rhs(y.size(), y.size(), nrhs);
     std::vector<V> w(static_cast<std::size_t>(max_update_rows(*sym_) * std::max<std::int64_t>(nrhs, 1)));
@@ -70,8 +95,9 @@ void DirectSolver<V, I>::solve_backward(std::span<V> y, std::int64_t nrhs) const
 }
 
 template <class V, class I>
-void DirectSolver<V, I>::residual(std::span<const V> b, std::span<const V> x, std::span<V> r, std::int64_t nrhs) const {
-    // r = b - M x, M the matrix read by the view (mirrored conjugate entries for symmetric structures).
+void DirectSolver<V, I>::residual(std::span<const V> b, std::span<const V> x, std::span<V> r, std::int64_t nrhs, Transpose op) const {
+    // r = b - op(M) x, M the matrix read by the view (mirrored conjugate entries for symmetric structures);
+    // op = transpose / conjugate_transpose only for general structures (solve reduces the others to none).
     const idx n = sym_->n, base = opt_.index_base;
     const bool sym = structure_ != Structure::general;
     const bool herm = structure_ != Structure::symmetric;  // complex spd is read as Hermitian, as its LLᴴ does
@@ -84,6 +110,13 @@ void DirectSolver<V, I>::residual(std::span<const V> b, std::span<const V> x, st
             V am = a;
             if constexpr (is_complex_v<V>)
                 if (herm) am = std::conj(a);
+            if (op != Transpose::none) {  // general: entry a_ij of op(M) is at (j, i)
+                V at = a;
+                if constexpr (is_complex_v<V>)
+                    if (op == Transpose::conjugate_transpose) at = std::conj(a);
+                for (idx c = 0; c < nrhs; ++c) r[j + c * n] -= at * x[i + c * n];
+                continue;
+            }
             for (idx c = 0; c < nrhs; ++c) {
                 r[i + c * n] -= a * x[j + c * n];
                 if (sym && i != j) r[j + c * n] -= am * x[i + c * n];
@@ -92,8 +125,23 @@ void DirectSolver<V, I>::residual(std::span<const V> b, std::span<const V> x, st
 }
 
 template <class V, class I>
-SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::int64_t nrhs) {
+SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::int64_t nrhs, Transpose op) {
     check_rhs(b.size(), x.size(), nrhs);
+    if (!lu() && op != Transpose::none) {
+        // Symmetric structures: Aᵀ = A (symmetric) and Aᴴ = A (Hermitian); the other one is conj(A), solved as
+        // x = conj(A⁻¹ conj(b)). Real values: every op is A.
+        if constexpr (is_complex_v<V>) {
+            if ((structure_ == Structure::symmetric) == (op == Transpose::conjugate_transpose)) {
+                const std::size_t len = static_cast<std::size_t>(sym_->n * nrhs);
+                std::vector<V> bc(len);
+                for (std::size_t i = 0; i < len; ++i) bc[i] = std::conj(b[i]);
+                SolveInfo info = solve(bc, x, nrhs);
+                for (std::size_t i = 0; i < len; ++i) x[i] = std::conj(x[i]);
+                return info;
+            }
+        }
+        op = Transpose::none;
+    }
     const idx n = sym_->n;
     const std::size_t len = static_cast<std::size_t>(n * nrhs);
     const idx mrows = max_update_rows(*sym_);
@@ -102,8 +150,9 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
     V* sweep = work_.data() + 2 * len;
     const int threads = thread_count();
     if (anorm_ <= 0) {
-        // ||M||_inf = max_i Σ_j |m_ij| of the matrix read by the view, once per factorization.
-        std::vector<double> rs(static_cast<std::size_t>(n), 0.0);
+        // ||M||_inf = max_i Σ_j |m_ij| and ||M||_1 = max_j Σ_i |m_ij| of the matrix read by the view, once
+        // per factorization.
+        std::vector<double> rs(static_cast<std::size_t>(n), 0.0), cs(static_cast<std::size_t>(n), 0.0);
         const idx base = opt_.index_base;
         const bool sym = structure_ != Structure::general;
         for (idx i = 0; i < n; ++i)
@@ -112,10 +161,13 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
                 if (sym && (view_ == MatrixView::upper ? i > j : i < j)) continue;
                 double v = std::abs(num_.values[k]);
                 rs[i] += v;
-                if (sym && i != j) rs[j] += v;
+                cs[j] += v;
+                if (sym && i != j) rs[j] += v, cs[i] += v;
             }
         anorm_ = rs.empty() ? 0.0 : *std::max_element(rs.begin(), rs.end());
+        anorm1_ = cs.empty() ? 0.0 : *std::max_element(cs.begin(), cs.end());
     }
+    const double opnorm = op == Transpose::none ? anorm_ : anorm1_;
     SolveInfo info;
     const idx ks = sym_->schur;
     if (ks > 0 && !prepare_schur_solve()) {
@@ -123,18 +175,21 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
         return info;
     }
     auto full_solve = [&](std::span<const V> rhs, std::span<V> out) {
-        solve_permute(rhs, y, nrhs);
-        forward_sweep(*sym_, num_, y.data(), nrhs, sweep, threads);
-        if (ks > 0)  // the Schur variables (the last ks rows): S x2 = c2
+        if (op == Transpose::none) solve_permute(rhs, y, nrhs);
+        else transposed_permute(rhs, y, nrhs);
+        forward_sweep(*sym_, num_, y.data(), nrhs, sweep, threads, op);
+        if (ks > 0)  // the Schur variables (the last ks rows): S x2 = c2 (op(S) for op(A))
             dense::getrs(static_cast<int>(ks), static_cast<int>(nrhs), schur_lu_.data(), static_cast<int>(ks),
-                         schur_ipiv_.data(), y.data() + (n - ks), static_cast<int>(n));
+                         schur_ipiv_.data(), y.data() + (n - ks), static_cast<int>(n),
+                         op == Transpose::none ? 'N' : op == Transpose::transpose ? 'T' : 'C');
         if (ldlt()) ldl_diagonal_solve(*sym_, num_, y.data(), nrhs, structure_ == Structure::hermitian);
-        backward_sweep(*sym_, num_, y.data(), nrhs, sweep, threads, structure_ != Structure::symmetric);
-        solve_unpermute(y, out, nrhs);
+        backward_sweep(*sym_, num_, y.data(), nrhs, sweep, threads, structure_ != Structure::symmetric, op);
+        if (op == Transpose::none) solve_unpermute(y, out, nrhs);
+        else transposed_unpermute(y, out, nrhs);
     };
     // Backward error max_k ||r_k||_inf / (||A|| ||x_k||_inf + ||b_k||_inf) and relative residual max_k ||r_k||_2/||b_k||_2.
     auto measure = [&](SolveInfo& info) {
-        residual(b, x, r, nrhs);
+        residual(b, x, r, nrhs, op);
         info.backward_error = info.residual = 0;
         for (idx k = 0; k < nrhs; ++k) {
             double rinf = 0, xinf = 0, binf = 0, r2 = 0, b2 = 0;
@@ -146,7 +201,7 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
                 r2 += ri * ri;
                 b2 += bi * bi;
             }
-            double den = anorm_ * xinf + binf;
+            double den = opnorm * xinf + binf;
             info.backward_error = std::max(info.backward_error, den > 0 ? rinf / den : 0.0);
             info.residual = std::max(info.residual, b2 > 0 ? std::sqrt(r2 / b2) : std::sqrt(r2));
         }
@@ -164,10 +219,10 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
 }
 
 template <class V, class I>
-SolveInfo DirectSolver<V, I>::solve(const DenseMatrix<V>& b, DenseMatrix<V>& x) {
+SolveInfo DirectSolver<V, I>::solve(const DenseMatrix<V>& b, DenseMatrix<V>& x, Transpose op) {
     if (b.nrows != sym_->n) throw DimensionMismatch("direct: right-hand side has the wrong number of rows");
     if (x.nrows != b.nrows || x.ncols != b.ncols) x = DenseMatrix<V>(b.nrows, b.ncols);
-    return solve(std::span<const V>(b.data), std::span<V>(x.data), b.ncols);
+    return solve(std::span<const V>(b.data), std::span<V>(x.data), b.ncols, op);
 }
 
 template <class V, class I>
@@ -581,10 +636,12 @@ LogDeterminant<V> DirectSolver<V, I>::log_determinant() const {
     template void DirectSolver<V, I>::solve_forward(std::span<V>, std::int64_t) const;                        \
     template void DirectSolver<V, I>::solve_diagonal(std::span<V>, std::int64_t) const;                       \
     template void DirectSolver<V, I>::solve_backward(std::span<V>, std::int64_t) const;                       \
+    template void DirectSolver<V, I>::transposed_permute(std::span<const V>, std::span<V>, std::int64_t) const; \
+    template void DirectSolver<V, I>::transposed_unpermute(std::span<const V>, std::span<V>, std::int64_t) const; \
     template void DirectSolver<V, I>::residual(std::span<const V>, std::span<const V>, std::span<V>,          \
-                                               std::int64_t) const;                                           \
-    template SolveInfo DirectSolver<V, I>::solve(std::span<const V>, std::span<V>, std::int64_t);             \
-    template SolveInfo DirectSolver<V, I>::solve(const DenseMatrix<V>&, DenseMatrix<V>&);                     \
+                                               std::int64_t, Transpose) const;                                \
+    template SolveInfo DirectSolver<V, I>::solve(std::span<const V>, std::span<V>, std::int64_t, Transpose);  \
+    template SolveInfo DirectSolver<V, I>::solve(const DenseMatrix<V>&, DenseMatrix<V>&, Transpose);          \
     template double DirectSolver<V, I>::result(std::string_view) const;                                       \
     template std::string DirectSolver<V, I>::ordering_used() const;                                           \
     template std::span<const std::int64_t> DirectSolver<V, I>::permutation() const;                           \

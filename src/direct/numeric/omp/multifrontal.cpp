@@ -357,13 +357,46 @@ namespace {
 // Forward through supernode sn: rows r[i] for i < i_out update y, rows i_out.. update out[pos[i - i_out]].
 // LDLᵀ (num.piv not empty): the node's own values sit at y[c0 + piv[c0 + j]] (its pivoting), L11 has a
 // unit diagonal; always through the gathered loops.
+// LU, transposed systems: z[0..w) ← U11⁻ᵀ z[0..w) (U11 in the top of the L panel, upper, non-unit), then
+// z[w..f) -= U12ᵀ z[0..w) (U12ᵀ in the U panel's rows w..f); conjugated entries with conj (Uᴴ).
 template <class V>
-void forward_node(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, idx i_out, const idx* pos, V* out, std::vector<V>& z) {
+void lu_forward_transposed(idx f, idx w, const V* panel, const V* upanel, V* z, bool conj) {
+    auto op = [conj](V a) {
+        if constexpr (is_complex_v<V>) return conj ? std::conj(a) : a;
+        else return a;
+    };
+    for (idx j = 0; j < w; ++j) {
+        const V* col = panel + j * f;
+        V acc = z[j];
+        for (idx i = 0; i < j; ++i) acc -= op(col[i]) * z[i];
+        z[j] = acc / op(col[j]);
+    }
+    for (idx j = 0; j < w; ++j) {
+        const V* ucol = upanel + j * f;
+        const V t = z[j];
+        for (idx i = w; i < f; ++i) z[i] -= op(ucol[i]) * t;
+    }
+}
+
+template <class V>
+void forward_node(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, idx i_out, const idx* pos, V* out, std::vector<V>& z,
+                  Transpose op) {
     if (s.is_schur(sn)) return;  // y keeps the condensed right-hand side of the Schur variables
     const idx f = s.front_rows(sn), w = s.width(sn), c0 = s.super_ptr[sn];
     const V* panel = num.lx.data() + s.lx_ptr[sn];
     const idx* r = s.rows.data() + s.rows_ptr[sn];
     const std::int64_t* pv = num.piv.empty() ? nullptr : num.piv.data() + c0;
+    const bool lu = !num.ux.empty();
+    if (lu && op != Transpose::none) {  // Uᵀ / Uᴴ: the node's columns in, its pivoted rows out (to pv's places)
+        z.resize(static_cast<std::size_t>(f));
+        for (idx j = 0; j < w; ++j) z[j] = y[c0 + j];
+        std::fill(z.begin() + w, z.begin() + f, V(0));
+        lu_forward_transposed(f, w, panel, num.ux.data() + s.lx_ptr[sn], z.data(), op == Transpose::conjugate_transpose);
+        for (idx j = 0; j < w; ++j) y[c0 + pv[j]] = z[j];
+        for (idx i = w; i < i_out; ++i) y[r[i]] += z[i];
+        for (idx i = i_out; i < f; ++i) out[pos[i - i_out]] += z[i];
+        return;
+    }
     if (w <= small_sweep_width && !pv) {
         for (idx j = 0; j < w; ++j) {
             const V* col = panel + j * f;
@@ -375,7 +408,7 @@ void forward_node(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, 
         }
         return;
     }
-    const bool lu = !num.ux.empty();  // LU: the node's values leave in pivoted order (the rows of U)
+    // LU: the node's values leave in pivoted order (the rows of U)
     z.resize(static_cast<std::size_t>(f));
     for (idx j = 0; j < w; ++j) z[j] = y[c0 + (pv ? pv[j] : j)];
     std::fill(z.begin() + w, z.begin() + f, V(0));
@@ -386,9 +419,10 @@ void forward_node(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, 
 }
 
 // Backward through supernode sn (reads y at its rows, writes its own columns); conj = false: Lᵀ
-// (complex symmetric LDLᵀ).
+// (complex symmetric LDLᵀ). LU with op = transpose / conjugate_transpose: Lᵀ / Lᴴ (unit), the pivoted rows
+// in (where the Uᵀ sweep put them) and out through pv: the rows of A in their analysis order.
 template <class V>
-void backward_node(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, std::vector<V>& z, bool conj) {
+void backward_node(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, std::vector<V>& z, bool conj, Transpose op) {
     if (s.is_schur(sn)) return;  // y holds the Schur variables' solution
     const idx f = s.front_rows(sn), w = s.width(sn), c0 = s.super_ptr[sn];
     const V* panel = num.lx.data() + s.lx_ptr[sn];
@@ -406,12 +440,13 @@ void backward_node(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y,
     }
     z.resize(static_cast<std::size_t>(f));
     for (idx i = w; i < f; ++i) z[i] = y[r[i]];
-    if (!num.ux.empty()) {  // LU: U11 and U12 (pivoted rows in, columns out, both at c0 + j)
+    if (!num.ux.empty() && op == Transpose::none) {  // LU: U11 and U12 (pivoted rows in, columns out, both at c0 + j)
         for (idx j = 0; j < w; ++j) z[j] = y[c0 + j];
         lu_backward_one(f, w, panel, num.ux.data() + s.lx_ptr[sn], z.data());
         for (idx j = 0; j < w; ++j) y[c0 + j] = z[j];
         return;
     }
+    if (!num.ux.empty()) conj = op == Transpose::conjugate_transpose;
     for (idx j = 0; j < w; ++j) z[j] = y[c0 + (pv ? pv[j] : j)];  // rows 0..w-1 of the front are its own columns
     backward_one(f, w, panel, z.data(), pv ? num.pivot_size.data() + c0 : nullptr, conj);
     for (idx j = 0; j < w; ++j) y[c0 + (pv ? pv[j] : j)] = z[j];
@@ -438,11 +473,11 @@ bool parallel_sweep(const Symbolic& s, idx nrhs) {
 }  // namespace
 
 template <class V>
-void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs, V* work, int threads) {
+void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs, V* work, int threads, Transpose op) {
     // Per supernode: x1 = L11⁻¹ y1; y2 -= L21 x1 (scattered through the row list).
     const idx n = s.n;
     if (!num.piv.empty() && nrhs > 1) {  // LDLᵀ, LU: one right-hand side at a time
-        for (idx k = 0; k < nrhs; ++k) forward_sweep(s, num, y + k * n, 1, work, threads);
+        for (idx k = 0; k < nrhs; ++k) forward_sweep(s, num, y + k * n, 1, work, threads, op);
         return;
     }
     if (parallel_sweep(s, nrhs)) {
@@ -461,7 +496,7 @@ void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrh
                 const idx i_out = static_cast<idx>(std::upper_bound(r + w, r + f, last) - r);
                 pos.resize(static_cast<std::size_t>(f - i_out));
                 for (idx i = i_out; i < f; ++i) pos[i - i_out] = static_cast<idx>(std::lower_bound(rr, rr + mr, r[i]) - rr);
-                forward_node(s, num, sn, y, i_out, pos.data(), outside[t].data(), z);
+                forward_node(s, num, sn, y, i_out, pos.data(), outside[t].data(), z, op);
             }
         });
         for (idx t = 0; t < nsub; ++t) {
@@ -470,7 +505,7 @@ void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrh
             for (std::size_t i = 0; i < outside[t].size(); ++i) y[rr[i]] += outside[t][i];
         }
         std::vector<V> z;
-        for (idx sn : s.top_nodes) forward_node(s, num, sn, y, s.front_rows(sn), static_cast<const idx*>(nullptr), static_cast<V*>(nullptr), z);
+        for (idx sn : s.top_nodes) forward_node(s, num, sn, y, s.front_rows(sn), static_cast<const idx*>(nullptr), static_cast<V*>(nullptr), z, op);
         return;
     }
     thread_local std::vector<V> z;
@@ -478,7 +513,7 @@ void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrh
         const idx f = s.front_rows(sn), w = s.width(sn), m = f - w, c0 = s.super_ptr[sn];
         if (s.is_schur(sn)) continue;
         if (nrhs == 1) {
-            forward_node(s, num, sn, y, f, static_cast<const idx*>(nullptr), static_cast<V*>(nullptr), z);
+            forward_node(s, num, sn, y, f, static_cast<const idx*>(nullptr), static_cast<V*>(nullptr), z, op);
             continue;
         }
         const V* panel = num.lx.data() + s.lx_ptr[sn];
@@ -494,19 +529,19 @@ void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrh
 }
 
 template <class V>
-void backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs, V* work, int threads, bool conj) {
+void backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs, V* work, int threads, bool conj, Transpose op) {
     // Per supernode, root first: y1 -= L21ᴴ y2 (gathered); x1 = L11⁻ᴴ y1.
     const idx n = s.n;
     if (!num.piv.empty() && nrhs > 1) {  // LDLᵀ, LU: one right-hand side at a time
-        for (idx k = 0; k < nrhs; ++k) backward_sweep(s, num, y + k * n, 1, work, threads, conj);
+        for (idx k = 0; k < nrhs; ++k) backward_sweep(s, num, y + k * n, 1, work, threads, conj, op);
         return;
     }
     if (parallel_sweep(s, nrhs)) {
         std::vector<V> z;
-        for (auto it = s.top_nodes.rbegin(); it != s.top_nodes.rend(); ++it) backward_node(s, num, *it, y, z, conj);
+        for (auto it = s.top_nodes.rbegin(); it != s.top_nodes.rend(); ++it) backward_node(s, num, *it, y, z, conj, op);
         on_workers(static_cast<idx>(s.subtree_root.size()), threads, [&](idx t) {
             thread_local std::vector<V> zt;
-            for (idx q = s.subtree_ptr[t + 1] - 1; q >= s.subtree_ptr[t]; --q) backward_node(s, num, s.subtree_nodes[q], y, zt, conj);
+            for (idx q = s.subtree_ptr[t + 1] - 1; q >= s.subtree_ptr[t]; --q) backward_node(s, num, s.subtree_nodes[q], y, zt, conj, op);
         });
         return;
     }
@@ -514,7 +549,7 @@ void backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nr
     for (idx sn = s.nsuper - 1; sn >= 0; --sn) {
         if (s.is_schur(sn)) continue;
         if (nrhs == 1) {
-            backward_node(s, num, sn, y, z, conj);
+            backward_node(s, num, sn, y, z, conj, op);
             continue;
         }
         const idx f = s.front_rows(sn), w = s.width(sn), m = f - w, c0 = s.super_ptr[sn];
@@ -564,8 +599,8 @@ void ldl_diagonal_solve(const Symbolic& s, const NumericFactor<V>& num, V* y, id
     template Status factor_multifrontal<V>(const Symbolic&, NumericFactor<V>&, std::span<const V>, idx&,       \
                                            const NumericParams&);                                        \
     template void ldl_diagonal_solve<V>(const Symbolic&, const NumericFactor<V>&, V*, idx, bool);          \
-    template void forward_sweep<V>(const Symbolic&, const NumericFactor<V>&, V*, idx, V*, int);             \
-    template void backward_sweep<V>(const Symbolic&, const NumericFactor<V>&, V*, idx, V*, int, bool);
+    template void forward_sweep<V>(const Symbolic&, const NumericFactor<V>&, V*, idx, V*, int, Transpose);  \
+    template void backward_sweep<V>(const Symbolic&, const NumericFactor<V>&, V*, idx, V*, int, bool, Transpose);
 GIGASPARSE_FOR_EACH_VALUE(GIGASPARSE_DIRECT_NUMERIC)
 #undef GIGASPARSE_DIRECT_NUMERIC
 

@@ -1,0 +1,257 @@
+// tests/direct/test_transpose.cpp: transposed and conjugate-transposed solves (Aᵀ x = b, Aᴴ x = b) from the
+// factors of A — LU through the transposed sweeps (Uᵀ leaves first, Lᵀ root first, the pivoting inside the
+// supernodes undone), the symmetric structures through conjugation — checked against op(A) applied
+// entry by entry and against a second solver factoring op(A) explicitly.
+#include <cmath>
+#include <complex>
+#include <limits>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include <gigasparse/core/convert.hpp>
+#include <gigasparse/core/error.hpp>
+#include <gigasparse/direct/batch.hpp>
+#include <gigasparse/direct/solver.hpp>
+#include <gigasparse/gen/generators.hpp>
+
+#include "direct_test_utils.hpp"
+#include "utils/test_utils.hpp"
+
+namespace gigasparse::direct {
+namespace {
+
+template <class V>
+V conj_of(V v) {
+    if constexpr (is_complex_v<V>) return std::conj(v);
+    else return v;
+}
+
+// Normwise backward error of x for op(A) x = b (nrhs columns), op(A) applied entry by entry from the full
+// CSR storage of A: max_k ||b - op(A) x||_inf / (||op(A)||_inf ||x||_inf + ||b||_inf).
+template <class V, class I>
+double backward_error(const Csr<V, I>& a, Transpose op, const std::vector<V>& b, const std::vector<V>& x, std::int64_t nrhs) {
+    const std::int64_t n = a.nrows;
+    std::vector<V> r(b);
+    std::vector<double> rowsum(static_cast<std::size_t>(n), 0.0);
+    for (std::int64_t i = 0; i < n; ++i)
+        for (auto k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+            const std::int64_t j = a.col_idx[k];
+            const V v = a.values[k];
+            for (std::int64_t c = 0; c < nrhs; ++c) {
+                if (op == Transpose::none) r[i + c * n] -= v * x[j + c * n];
+                else r[j + c * n] -= (op == Transpose::transpose ? v : conj_of(v)) * x[i + c * n];
+            }
+            rowsum[op == Transpose::none ? i : j] += std::abs(v);
+        }
+    const double anorm = *std::max_element(rowsum.begin(), rowsum.end());
+    double worst = 0;
+    for (std::int64_t c = 0; c < nrhs; ++c) {
+        double rinf = 0, xinf = 0, binf = 0;
+        for (std::int64_t i = 0; i < n; ++i) {
+            rinf = std::max(rinf, static_cast<double>(std::abs(r[i + c * n])));
+            xinf = std::max(xinf, static_cast<double>(std::abs(x[i + c * n])));
+            binf = std::max(binf, static_cast<double>(std::abs(b[i + c * n])));
+        }
+        worst = std::max(worst, rinf / (anorm * xinf + binf));
+    }
+    return worst;
+}
+
+template <class V>
+double eps() {
+    return static_cast<double>(std::numeric_limits<real_t<V>>::epsilon());
+}
+
+// A k x k grid with two unknowns per point whose 2 x 2 block is [[0.01, 4], [3, 0.02]] and weak couplings to
+// the neighbours (unsymmetric values; complex for complex V): both unknowns of a point share a supernode and
+// partial pivoting exchanges their rows there — stable, no perturbation.
+template <class V>
+Csr<V, std::int32_t> paired_grid(std::int32_t k) {
+    Coo<V, std::int32_t> c;
+    c.nrows = c.ncols = 2 * k * k;
+    V unit(1);
+    if constexpr (is_complex_v<V>) unit = V(0.8, 0.6);
+    auto add = [&](std::int32_t i, std::int32_t j, V v) {
+        c.row.push_back(i);
+        c.col.push_back(j);
+        c.val.push_back(v);
+    };
+    for (std::int32_t y = 0; y < k; ++y)
+        for (std::int32_t x = 0; x < k; ++x) {
+            const std::int32_t p = y * k + x;
+            add(2 * p, 2 * p, V(0.01)), add(2 * p, 2 * p + 1, V(4) * unit), add(2 * p + 1, 2 * p, V(3)), add(2 * p + 1, 2 * p + 1, V(0.02));
+            for (auto [dx, dy] : {std::pair{1, 0}, std::pair{-1, 0}, std::pair{0, 1}, std::pair{0, -1}}) {
+                if (x + dx < 0 || x + dx >= k || y + dy < 0 || y + dy >= k) continue;
+                const std::int32_t q = (y + dy) * k + x + dx;
+                add(2 * p, 2 * q, V(-0.3)), add(2 * p + 1, 2 * q + 1, V(-0.2) * unit), add(2 * p, 2 * q + 1, V(0.1 + 0.01 * dx));
+                add(2 * p + 1, 2 * q, V(0.05 * dy));
+            }
+        }
+    return coo_to_csr(c);
+}
+
+// LU: op(A) x = b without refinement (the sweeps alone) and with it, against the entrywise residual and
+// against a solver that factors op(A) itself.
+template <class V>
+void check_lu_transposed() {
+    // "exchanges": paired_grid without the matching, so the fronts exchange rows (the pivoting the
+    // transposed sweeps must undo)
+    for (const char* matching : {"1", "0", "exchanges"})
+        for (const char* ord : {"amd", "nd"})
+            for (std::int64_t nrhs : {1, 3}) {
+                SCOPED_TRACE(std::string("matching ") + matching + " " + ord + " nrhs " + std::to_string(nrhs));
+                auto a = std::string(matching) == "exchanges" ? paired_grid<V>(14)
+                                                              : test::random_general<V>(400, 4, 21, std::string(matching) == "0" ? 0.0 : 0.3);
+                const std::int64_t n = a.nrows;
+                if (std::string(matching) == "0")  // without the matching: a diagonal that needs no row exchange
+                    for (std::int64_t i = 0; i < n; ++i)
+                        for (auto k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+                            if (a.col_idx[k] == i) a.values[k] += V(5);
+                DirectSolver<V, std::int32_t> s(Structure::general);
+                s.set_option("matching", std::string(matching) == "1" ? "1" : "0");
+                s.set_option("ordering", ord);
+                s.set_option("refinement_steps", "0");
+                s.analyze(a);
+                ASSERT_EQ(s.factorize(a), Status::success);
+                if (std::string(matching) == "exchanges") {
+                    const Symbolic& sym = s.symbolic();
+                    std::int64_t exchanged = 0;
+                    for (idx sn = 0; sn < sym.nsuper; ++sn)
+                        for (idx c = sym.super_ptr[sn]; c < sym.super_ptr[sn + 1]; ++c)
+                            exchanged += s.numeric().piv[c] != c - sym.super_ptr[sn];
+                    EXPECT_GT(exchanged, 0);
+                }
+                const auto b = gigasparse::test::random_vector<V>(n * nrhs, 9);
+                for (Transpose op : {Transpose::none, Transpose::transpose, Transpose::conjugate_transpose}) {
+                    SCOPED_TRACE(to_string(op));
+                    std::vector<V> x(b.size());
+                    s.set_option("refinement_steps", "0");
+                    SolveInfo info = s.solve(b, x, nrhs, op);
+                    EXPECT_EQ(info.status, Status::success);
+                    EXPECT_EQ(info.refinement_steps, 0);
+                    const double be0 = backward_error(a, op, b, x, nrhs);
+                    EXPECT_LE(be0, 1e3 * eps<V>());
+                    EXPECT_NEAR(info.backward_error, be0, 1e-2 * be0 + 1e-3 * eps<V>());  // the solver measures op(A) too
+                    s.set_option("refinement_steps", "3");
+                    info = s.solve(b, x, nrhs, op);
+                    EXPECT_LE(backward_error(a, op, b, x, nrhs), 64 * eps<V>());
+                    if (op == Transpose::none) continue;
+                    // the same system factored explicitly
+                    auto at = transpose<V, std::int32_t>(a, op == Transpose::conjugate_transpose);
+                    DirectSolver<V, std::int32_t> t(Structure::general);
+                    t.analyze(at);
+                    ASSERT_EQ(t.factorize(at), Status::success);
+                    std::vector<V> xt(b.size());
+                    t.solve(b, xt, nrhs);
+                    double diff = 0, xmax = 0;
+                    for (std::size_t i = 0; i < x.size(); ++i) {
+                        diff = std::max(diff, static_cast<double>(std::abs(x[i] - xt[i])));
+                        xmax = std::max(xmax, static_cast<double>(std::abs(xt[i])));
+                    }
+                    EXPECT_LE(diff, 1e4 * eps<V>() * xmax);
+                }
+            }
+}
+
+TEST(Transpose, LuDouble) { check_lu_transposed<double>(); }
+TEST(Transpose, LuFloat) { check_lu_transposed<float>(); }
+TEST(Transpose, LuComplexDouble) { check_lu_transposed<std::complex<double>>(); }
+TEST(Transpose, LuComplexFloat) { check_lu_transposed<std::complex<float>>(); }
+
+TEST(Transpose, ComplexSymmetricAndHermitianStructures) {
+    using V = std::complex<double>;
+    const std::int64_t n = 300;
+    struct Case {
+        Structure st;
+        Csr<V, std::int32_t> a;
+    };
+    const Case cases[] = {{Structure::hpd, test::random_hpd<V, std::int32_t>(n, 5, 3)},
+                          {Structure::hermitian, test::random_indefinite<V, std::int32_t>(n, 5, 4, true, 0.1)},
+                          {Structure::symmetric, test::random_indefinite<V, std::int32_t>(n, 5, 5, false, 0.1)}};
+    const auto b = gigasparse::test::random_vector<V>(2 * n, 6);
+    for (const auto& c : cases) {
+        SCOPED_TRACE(to_string(c.st));
+        DirectSolver<V, std::int32_t> s(c.st, MatrixView::lower);
+        s.analyze(c.a);
+        ASSERT_EQ(s.factorize(c.a), Status::success);
+        std::vector<V> xn(b.size()), xt(b.size()), xh(b.size());
+        s.solve(b, xn, 2);
+        SolveInfo it = s.solve(b, xt, 2, Transpose::transpose);
+        SolveInfo ih = s.solve(b, xh, 2, Transpose::conjugate_transpose);
+        EXPECT_LE(backward_error(c.a, Transpose::transpose, b, xt, 2), 64 * eps<V>());
+        EXPECT_LE(backward_error(c.a, Transpose::conjugate_transpose, b, xh, 2), 64 * eps<V>());
+        EXPECT_LE(it.backward_error, 64 * eps<V>());
+        EXPECT_LE(ih.backward_error, 64 * eps<V>());
+        // the op that equals A gives the plain solve, bit for bit
+        EXPECT_EQ(c.st == Structure::symmetric ? xt : xh, xn);
+    }
+    // real symmetric: every op is A
+    auto a = test::random_indefinite<double, std::int32_t>(n, 5, 7, true, 0.1);
+    DirectSolver<double, std::int32_t> s(Structure::symmetric, MatrixView::lower);
+    s.analyze(a);
+    ASSERT_EQ(s.factorize(a), Status::success);
+    const auto br = gigasparse::test::random_vector<double>(n, 8);
+    std::vector<double> x1(br.size()), x2(br.size());
+    s.solve(br, x1);
+    s.solve(br, x2, 1, Transpose::conjugate_transpose);
+    EXPECT_EQ(x1, x2);
+}
+
+TEST(Transpose, LuWithASchurComplement) {
+    using V = std::complex<double>;
+    const std::int64_t n = 300;
+    auto a = test::random_general<V>(n, 4, 31);
+    DirectSolver<V, std::int32_t> s(Structure::general);
+    std::vector<std::int64_t> schur;
+    for (std::int64_t i = 0; i < n; i += 15) schur.push_back(i);
+    s.set_schur_indices(schur);
+    s.analyze(a);
+    ASSERT_EQ(s.factorize(a), Status::success);
+    const auto b = gigasparse::test::random_vector<V>(n, 12);
+    for (Transpose op : {Transpose::transpose, Transpose::conjugate_transpose}) {
+        std::vector<V> x(b.size());
+        s.set_option("refinement_steps", "0");
+        s.solve(b, x, 1, op);
+        EXPECT_LE(backward_error(a, op, b, x, 1), 1e3 * eps<V>()) << to_string(op);
+    }
+}
+
+TEST(Transpose, ParallelSweepsGiveTheSameBitsOnAnyThreadCount) {
+    // A factor of over 2^20 entries: the one-right-hand-side sweeps run over the subtrees.
+    auto a = gen::convection_diffusion<double, std::int32_t>(40, 40, 12, 40.0, 10.0, 5.0);
+    test::expect_thread_independent(a, Structure::general, a.values, 1e-15, Transpose::transpose);
+}
+
+TEST(Transpose, BatchItemsSolveTheirTransposes) {
+    const std::int64_t n = 200, count = 3;
+    auto a = test::random_general<double>(n, 4, 41);
+    const std::size_t nnz = a.values.size();
+    std::vector<double> values(nnz * count);
+    for (std::int64_t t = 0; t < count; ++t)
+        for (std::size_t k = 0; k < nnz; ++k) values[t * nnz + k] = a.values[k] * (1.0 + 0.25 * static_cast<double>(t));
+    BatchDirectSolver<double, std::int32_t> batch(Structure::general);
+    batch.analyze(a);
+    for (Status st : batch.factorize(values, count)) ASSERT_EQ(st, Status::success);
+    const auto b = gigasparse::test::random_vector<double>(n * count, 14);
+    std::vector<double> x(b.size());
+    auto infos = batch.solve(b, x, 1, Transpose::transpose);
+    for (std::int64_t t = 0; t < count; ++t) {
+        auto at = a;
+        std::copy(values.begin() + t * nnz, values.begin() + (t + 1) * nnz, at.values.begin());
+        std::vector<double> bt(b.begin() + t * n, b.begin() + (t + 1) * n), xt(x.begin() + t * n, x.begin() + (t + 1) * n);
+        EXPECT_LE(backward_error(at, Transpose::transpose, bt, xt, 1), 64 * eps<double>()) << t;
+        EXPECT_LE(infos[static_cast<std::size_t>(t)].backward_error, 64 * eps<double>());
+    }
+}
+
+TEST(Transpose, Spellings) {
+    EXPECT_EQ(parse_transpose("N"), Transpose::none);
+    EXPECT_EQ(parse_transpose("T"), Transpose::transpose);
+    EXPECT_EQ(parse_transpose("H"), Transpose::conjugate_transpose);
+    EXPECT_EQ(parse_transpose(to_string(Transpose::conjugate_transpose)), Transpose::conjugate_transpose);
+    EXPECT_THROW(parse_transpose("X"), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace gigasparse::direct
