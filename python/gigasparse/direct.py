@@ -120,9 +120,10 @@ class DirectSolver:
         self._a.data = np.array(vals, copy=True)
         return self.status
 
-    def solve(self, b: Any) -> np.ndarray:
+    def solve(self, b: Any, trans: str = "N") -> np.ndarray:
         """x = A⁻¹ b for b of shape (n,) or (n, k), with iterative refinement (last_solve holds
-        status, refinement_steps, backward_error, residual). Raises LinAlgError when the
+        status, refinement_steps, backward_error, residual). ``trans`` as scipy's SuperLU.solve: "N" (A x = b),
+        "T" (Aᵀ x = b) or "H" (Aᴴ x = b), all from the one factorization. Raises LinAlgError when the
         factorization failed."""
         if self.status is None:
             self.factorize()
@@ -138,7 +139,7 @@ class DirectSolver:
             raise ValueError(f"solve: b has shape {arr.shape}, expected ({self.shape[0]},) or ({self.shape[0]}, k)")
         nrhs = 1 if arr.ndim == 1 else arr.shape[1]
         flat = np.ascontiguousarray(arr.astype(self.dtype, copy=False).reshape(-1, order="F"))
-        x, info = self._core.solve(flat, nrhs)
+        x, info = self._core.solve(flat, nrhs, _trans(trans))
         self.last_solve = info
         return x if arr.ndim == 1 else x.reshape(arr.shape, order="F")
 
@@ -367,6 +368,12 @@ def ldl(a: Any, *, hermitian: bool | None = None, ordering: Any = "auto", **opti
     return solver
 
 
+def _trans(trans: str) -> str:
+    if trans not in ("N", "T", "H"):
+        raise ValueError(f"solve: trans must be 'N', 'T' or 'H', not {trans!r}")
+    return trans
+
+
 def splu(a: Any, *, ordering: Any = "auto", **options: Any) -> DirectSolver:
     """Like scipy.sparse.linalg.splu: an LU factorization of a general square matrix (``.solve(b)``,
     ``factor_L()``, ``factor_U()``, ``row_perm``, ``factor_perm``); raises LinAlgError on a zero pivot (only with
@@ -423,9 +430,10 @@ class BatchDirectSolver:
         self.count = count
         return self.statuses
 
-    def solve(self, b: Any) -> np.ndarray:
-        """X[t] = A_t⁻¹ B[t] for B of shape (count, n) or (count, n, k); last_solve holds each item's status,
-        refinement steps, backward error and residual. Raises LinAlgError when a factorization failed."""
+    def solve(self, b: Any, trans: str = "N") -> np.ndarray:
+        """X[t] = A_t⁻¹ B[t] for B of shape (count, n) or (count, n, k) (``trans`` "T": A_tᵀ, "H": A_tᴴ); last_solve
+        holds each item's status, refinement steps, backward error and residual. Raises LinAlgError when a
+        factorization failed."""
         if self.statuses is None:
             raise _core.PhaseError("BatchDirectSolver.solve: call factorize() first")
         bad = [k for k, s in enumerate(self.statuses) if s != "success"]
@@ -442,7 +450,7 @@ class BatchDirectSolver:
         nrhs = 1 if arr.ndim == 2 else arr.shape[2]
         # Item t's block is its n x nrhs right-hand side in column-major order.
         flat = np.ascontiguousarray(arr.astype(self.dtype, copy=False).reshape(self.count, n, nrhs).transpose(0, 2, 1)).reshape(-1)
-        x, info = self._core.solve(flat, nrhs)
+        x, info = self._core.solve(flat, nrhs, _trans(trans))
         self.last_solve = list(info)
         x = x.reshape(self.count, nrhs, n).transpose(0, 2, 1)
         return np.ascontiguousarray(x.reshape(arr.shape))

@@ -123,8 +123,10 @@ public:
         return direct::to_string(st);
     }
 
-    // b is the column-major n x nrhs right-hand side, flattened; returns (x flattened, info dict).
-    nb::object solve(const Array1& b, std::int64_t nrhs) {
+    // b is the column-major n x nrhs right-hand side, flattened; trans: N, T or H (op(A) x = b); returns
+    // (x flattened, info dict).
+    nb::object solve(const Array1& b, std::int64_t nrhs, const std::string& trans) {
+        const direct::Transpose op = direct::parse_transpose(trans);
         return dispatch(value_, index_, [&]<class V, class I>() {
             auto& s = *std::get<SolverPtr<V, I>>(solver_);
             auto bs = as_span<V>(b, "b");
@@ -134,7 +136,7 @@ public:
                 nb::gil_scoped_release release;
                 for (const V& v : bs)
                     if (!std::isfinite(std::abs(v))) throw InvalidArgument("solve: b contains NaN or Inf");
-                info = s.solve(bs, std::span<V>(x), nrhs);
+                info = s.solve(bs, std::span<V>(x), nrhs, op);
             }
             nb::dict d;
             d["status"] = direct::to_string(info.status);
@@ -318,7 +320,8 @@ public:
         });
     }
     // (x flattened, list of info dicts)
-    nb::object solve(const Array1& b, std::int64_t nrhs) {
+    nb::object solve(const Array1& b, std::int64_t nrhs, const std::string& trans) {
+        const direct::Transpose op = direct::parse_transpose(trans);
         return dispatch(value_, index_, [&]<class V, class I>() {
             auto bs = as_span<V>(b, "b");
             std::vector<V> x(bs.size());
@@ -327,7 +330,7 @@ public:
                 nb::gil_scoped_release release;
                 for (const V& v : bs)
                     if (!std::isfinite(std::abs(v))) throw InvalidArgument("batch solve: b contains NaN or Inf");
-                info = std::get<BatchPtr<V, I>>(solver_)->solve(bs, std::span<V>(x), nrhs);
+                info = std::get<BatchPtr<V, I>>(solver_)->solve(bs, std::span<V>(x), nrhs, op);
             }
             nb::list infos;
             for (const auto& i : info) {
@@ -370,7 +373,7 @@ void register_direct(nb::module_& m) {
         .def("set_option", &BatchDirect::set_option, nb::arg("name"), nb::arg("value"))
         .def("analyze", &BatchDirect::analyze, nb::arg("a"))
         .def("factorize", &BatchDirect::factorize, nb::arg("values"), nb::arg("count"))
-        .def("solve", &BatchDirect::solve, nb::arg("b"), nb::arg("nrhs"))
+        .def("solve", &BatchDirect::solve, nb::arg("b"), nb::arg("nrhs"), nb::arg("trans") = "N")
         .def("result", &BatchDirect::result, nb::arg("name"))
         .def_prop_ro("ran_in_parallel", &BatchDirect::ran_in_parallel);
     nb::class_<Direct>(m, "DirectCore", "Type-erased gigasparse::direct::DirectSolver (use gigasparse.DirectSolver).")
@@ -386,7 +389,7 @@ void register_direct(nb::module_& m) {
         .def("analyze", &Direct::analyze, nb::arg("a"))
         .def("factorize", &Direct::factorize, nb::arg("a"))
         .def("refactorize", &Direct::refactorize, nb::arg("values"))
-        .def("solve", &Direct::solve, nb::arg("b"), nb::arg("nrhs"))
+        .def("solve", &Direct::solve, nb::arg("b"), nb::arg("nrhs"), nb::arg("trans") = "N")
         .def("result", &Direct::result, nb::arg("name"))
         .def("ordering_used", &Direct::ordering_used)
         .def("permutation", &Direct::permutation)

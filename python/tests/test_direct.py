@@ -152,6 +152,47 @@ def test_splu_reconstructs_with_matching(dtype, rng):
     np.testing.assert_allclose(a @ lu.solve(b), b, atol=1e-10)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_splu_solves_transposed_systems_like_scipy(dtype, rng):
+    # The matching has to move rows (zero diagonal): the transposed sweeps undo it and the pivoting.
+    n = 150
+    m = sp.random_array((n, n), density=0.03, random_state=np.random.default_rng(3))
+    big = sp.csr_array((3.0 + rng.random(n), (np.arange(n), rng.permutation(n))), shape=(n, n))
+    a = sp.csr_array((m + big).astype(dtype))
+    if dtype == np.complex128:
+        a = sp.csr_array(a + 0.5j * sp.random_array((n, n), density=0.02, random_state=np.random.default_rng(4)))
+    a.setdiag(0)
+    a.eliminate_zeros()
+    b = (rng.standard_normal((n, 2)) + (1j * rng.standard_normal((n, 2)) if dtype == np.complex128 else 0)).astype(dtype)
+    lu = gs.splu(a)
+    ref = spla.splu(sp.csc_array(a))
+    d = a.toarray()
+    for trans, op in (("N", d), ("T", d.T), ("H", d.conj().T)):
+        x = lu.solve(b, trans=trans)
+        np.testing.assert_allclose(op @ x, b, atol=1e-11)
+        np.testing.assert_allclose(x, ref.solve(b, trans=trans), rtol=1e-9, atol=1e-12)
+        assert lu.last_solve["backward_error"] < 1e-15
+    with pytest.raises(ValueError):
+        lu.solve(b, trans="X")
+
+
+def test_transposed_solves_of_symmetric_structures(rng):
+    a = sp.csr_array(gs.generate.kkt(60, 20).astype(np.complex128))
+    a = sp.csr_array(a + 0.3j * sp.diags_array(rng.random(a.shape[0])))  # complex symmetric, not Hermitian
+    s = gs.DirectSolver(a, "sym")
+    b = rng.standard_normal(a.shape[0]) + 1j * rng.standard_normal(a.shape[0])
+    d = a.toarray()
+    np.testing.assert_array_equal(s.solve(b, trans="T"), s.solve(b))  # Aᵀ = A
+    np.testing.assert_allclose(d.conj().T @ s.solve(b, trans="H"), b, atol=1e-10)
+    batch = gs.BatchDirectSolver(sp.csr_array(gs.generate.convection_diffusion(6, b=(5.0, 1.0))), "gen")
+    mats = [batch_m for batch_m in [sp.csr_array(gs.generate.convection_diffusion(6, b=(5.0, 1.0)))] * 2]
+    batch.factorize(mats)
+    bb = rng.standard_normal((2, mats[0].shape[0]))
+    xb = batch.solve(bb, trans="T")
+    for t in range(2):
+        np.testing.assert_allclose(mats[t].toarray().T @ xb[t], bb[t], atol=1e-11)
+
+
 def test_user_ordering_and_options(rng):
     a = gs.generate.poisson2d(8)
     perm = rng.permutation(64)

@@ -187,3 +187,21 @@ TEST(CliFactor, LogDeterminantOfTheFactors) {
     EXPECT_TRUE(has(h.out, "log|det A|")) << h.out;
     EXPECT_TRUE(has(h.out, "(sign +1)")) << h.out;
 }
+
+TEST(CliFactor, TransposedSolvesReportTheResidualOfTheirSystem) {
+    // Convection–diffusion (unsymmetric): the residual printed is that of op(A) x = b, so a solve of the
+    // wrong system would show.
+    auto a = gs::gen::convection_diffusion<double, std::int64_t>(12, 12, 1, 20.0, 5.0, 0.0);
+    const std::string f = gs::test::temp_dir("factor_transpose") + "/a.mtx";
+    gs::io::write_mtx(f, a.view());
+    for (const char* t : {"N", "T", "H"}) {
+        const auto r = run_cli("factor '" + f + "' --structure general --transpose " + t + " --json");
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        EXPECT_TRUE(has(r.out, std::string("\"transpose\":\"") + t + "\"")) << r.out;
+        const auto pos = r.out.find("\"residual\":");
+        ASSERT_NE(pos, std::string::npos);
+        EXPECT_LT(std::stod(r.out.substr(pos + 11)), 1e-12) << r.out;
+    }
+    EXPECT_TRUE(has(run_cli("factor '" + f + "' --structure general --transpose T").out, "A^T x = b"));
+    EXPECT_EQ(run_cli("factor '" + f + "' --structure general --transpose X").exit_code, 2);
+}

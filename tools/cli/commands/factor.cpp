@@ -89,6 +89,9 @@ int run_factor(const Args& args) {
         if (bd.nrows != n || bd.ncols != 1) throw UsageError("b must be an n x 1 dense Matrix Market array");
         b = bd.data;
     }
+    const std::string trans = args.get("transpose", "N");
+    if (trans != "N" && trans != "T" && trans != "H") throw UsageError("--transpose expects N, T or H, got '" + trans + "'");
+    const direct::Transpose op = direct::parse_transpose(trans);
     std::vector<std::int64_t> schur;
     if (auto list = args.get("schur")) schur = parse_schur(*list, n);
     if (args.get("schur-out") && schur.empty()) throw UsageError("--schur-out needs --schur");
@@ -112,7 +115,7 @@ int run_factor(const Args& args) {
     std::vector<V> x(static_cast<std::size_t>(n));
     double solve_s = 0;
     if (st == direct::Status::success) {
-        info = solver.solve(b, x);
+        info = solver.solve(b, x, 1, op);
         solve_s = timer.lap();
     }
     const double total = analyze_s + factor_s + solve_s;
@@ -149,6 +152,7 @@ int run_factor(const Args& args) {
             .set("failing_column", solver.result("failing_column"))
             .set("residual", info.residual)
             .set("backward_error", info.backward_error)
+            .set("transpose", trans)
             .set("refinement_steps", info.refinement_steps)
             .set("times", times);
         if (ldlt && st == direct::Status::success) out.set("pivots", pivots);
@@ -213,7 +217,9 @@ int run_factor(const Args& args) {
                       << ", extracted in " << format_seconds(schur_s) << (o ? ", written to " + *o : std::string()) << ")\n";
         }
         if (st == direct::Status::success)
-            std::cout << "solve           " << format_seconds(solve_s) << " (" << info.refinement_steps << " refinement steps)\n"
+            std::cout << "solve           " << format_seconds(solve_s) << " (" << info.refinement_steps << " refinement steps"
+                      << (op == direct::Transpose::transpose ? ", A^T x = b" : op == direct::Transpose::conjugate_transpose ? ", A^H x = b" : "")
+                      << ")\n"
                       << "residual        " << info.residual << " (backward error " << info.backward_error << ")\n";
         else
             std::cout << "status          " << direct::to_string(st) << " at column "
@@ -227,7 +233,7 @@ int run_factor(const Args& args) {
 }
 
 int factor(const Args& args) {
-    args.expect_only({"structure", "ordering", "backend", "refine", "threads", "method", "options", "schur", "schur-out"});  // method: `solve --method direct` lands here
+    args.expect_only({"structure", "ordering", "backend", "refine", "threads", "method", "options", "schur", "schur-out", "transpose"});  // method: `solve --method direct` lands here
     if (args.get("method", "direct") != "direct") throw UsageError("factor is the direct method; --method must be direct");
     if (args.positional().empty() || args.positional().size() > 2) throw UsageError("factor expects A.mtx [b.mtx]");
     const io::MmHeader h = io::read_mtx_header(args.positional()[0]);
@@ -240,14 +246,15 @@ const bool registered = register_command({
     "usage: gigasparse factor A.mtx [b.mtx] [--structure spd|hpd|symmetric|hermitian|general]\n"
     "                         [--ordering auto|amd|nd|natural] [--backend cpu|reference]\n"
     "                         [--refine N] [--threads T] [--options name=value,...]\n"
-    "                         [--schur 1-100,205,... [--schur-out S.mtx]] [--json]\n\n"
+    "                         [--schur 1-100,205,... [--schur-out S.mtx]] [--transpose N|T|H] [--json]\n\n"
     "Analyzes A (fill-reducing ordering, elimination tree, supernodes), factors it (LL^T / LL^H for\n"
     "spd/hpd; LDL^T / LDL^H for symmetric/hermitian: Bunch-Kaufman pivoting inside each front, weak\n"
     "diagonals paired with a strong neighbour by the analysis, symmetric scaling, tiny pivots perturbed\n"
     "and recovered by refinement; LU for general: rows permuted and scaled by a maximum-product matching,\n"
     "partial pivoting inside each front's fully summed rows, tiny pivots perturbed) and\n"
     "solves A x = b (b: an n x 1 Matrix Market array; all ones when omitted) with at most N steps\n"
-    "of iterative refinement (default 2). --backend reference factors with the sequential reference\n"
+    "of iterative refinement (default 2); --transpose T solves A^T x = b, H solves A^H x = b, with the\n"
+    "same factors. --backend reference factors with the sequential reference\n"
     "numeric phase (left-looking, no BLAS; the test oracle) instead of the multifrontal one.\n"
     "Symmetric files are read as their stored lower triangle. --options sets any solver option by name\n"
     "(docs/direct.md: e.g. pivot_perturbation=0,matching=0,pivot_block=128).\n"
@@ -259,7 +266,7 @@ const bool registered = register_command({
     "dense Schur complement S = A22 - A21 A11^-1 A12 is extracted (rows and columns in the given order),\n"
     "its Frobenius norm printed and, with --schur-out, written as a Matrix Market array; the solve still\n"
     "solves with A (through a dense LU of S).\n\n"
-    "--json  one JSON object: \"nnz_L\", \"flops\", \"residual\", \"backward_error\", \"status\", and\n"
+    "--json  one JSON object: \"nnz_L\", \"flops\", \"residual\", \"backward_error\", \"transpose\", \"status\", and\n"
     "        \"times\" with analyze, factorize, solve and total (total excludes reading); LDL^T adds\n"
     "        \"pivots\": {pairs, two_by_two, perturbed, positive, negative, zero}; LU: \"pivots\": {perturbed, unmatched};\n"
     "        --schur adds \"schur\": {size, frobenius_norm, seconds, file}; \"determinant\": {log_abs, sign (real)\n"

@@ -357,27 +357,6 @@ namespace {
 // Forward through supernode sn: rows r[i] for i < i_out update y, rows i_out.. update out[pos[i - i_out]].
 // LDLᵀ (num.piv not empty): the node's own values sit at y[c0 + piv[c0 + j]] (its pivoting), L11 has a
 // unit diagonal; always through the gathered loops.
-// LU, transposed systems: z[0..w) ← U11⁻ᵀ z[0..w) (U11 in the top of the L panel, upper, non-unit), then
-// z[w..f) -= U12ᵀ z[0..w) (U12ᵀ in the U panel's rows w..f); conjugated entries with conj (Uᴴ).
-template <class V>
-void lu_forward_transposed(idx f, idx w, const V* panel, const V* upanel, V* z, bool conj) {
-    auto op = [conj](V a) {
-        if constexpr (is_complex_v<V>) return conj ? std::conj(a) : a;
-        else return a;
-    };
-    for (idx j = 0; j < w; ++j) {
-        const V* col = panel + j * f;
-        V acc = z[j];
-        for (idx i = 0; i < j; ++i) acc -= op(col[i]) * z[i];
-        z[j] = acc / op(col[j]);
-    }
-    for (idx j = 0; j < w; ++j) {
-        const V* ucol = upanel + j * f;
-        const V t = z[j];
-        for (idx i = w; i < f; ++i) z[i] -= op(ucol[i]) * t;
-    }
-}
-
 template <class V>
 void forward_node(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, idx i_out, const idx* pos, V* out, std::vector<V>& z,
                   Transpose op) {
@@ -391,7 +370,7 @@ void forward_node(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, 
         z.resize(static_cast<std::size_t>(f));
         for (idx j = 0; j < w; ++j) z[j] = y[c0 + j];
         std::fill(z.begin() + w, z.begin() + f, V(0));
-        lu_forward_transposed(f, w, panel, num.ux.data() + s.lx_ptr[sn], z.data(), op == Transpose::conjugate_transpose);
+        lu_forward_transposed_one(f, w, panel, num.ux.data() + s.lx_ptr[sn], z.data(), op == Transpose::conjugate_transpose);
         for (idx j = 0; j < w; ++j) y[c0 + pv[j]] = z[j];
         for (idx i = w; i < i_out; ++i) y[r[i]] += z[i];
         for (idx i = i_out; i < f; ++i) out[pos[i - i_out]] += z[i];

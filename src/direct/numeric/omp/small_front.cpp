@@ -50,6 +50,10 @@ namespace gigasparse::direct {
     GIGASPARSE_SMALL_FRONT_CLONES void lu_backward_one(std::int64_t f, std::int64_t w, const V* panel, const V* upanel, \
                                                        V* z) {                                                      \
         small::lu_backward_loops(f, w, panel, upanel, z);                                           \
+    }                                                                                               \
+    GIGASPARSE_SMALL_FRONT_CLONES void lu_forward_transposed_one(std::int64_t f, std::int64_t w, const V* panel,      \
+                                                                 const V* upanel, V* z, bool conj) {                \
+        small::lu_forward_transposed_loops(f, w, panel, upanel, z, conj);                           \
     }
 GIGASPARSE_SMALL_FRONT(float)
 GIGASPARSE_SMALL_FRONT(double)

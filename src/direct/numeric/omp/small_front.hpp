@@ -42,7 +42,8 @@ std::int64_t small_front(std::int64_t f, std::int64_t w, std::complex<double>* p
     std::int64_t lu_pivot_block(std::int64_t f, std::int64_t w, std::int64_t rend, std::int64_t k0, std::int64_t k1, \
                                 V* a, V* u, std::int64_t* piv, double tau, std::int64_t& perturbed);            \
     void lu_small_rest(std::int64_t f, std::int64_t w, V* a, V* u, V* cb);                                  \
-    void lu_backward_one(std::int64_t f, std::int64_t w, const V* panel, const V* upanel, V* z);
+    void lu_backward_one(std::int64_t f, std::int64_t w, const V* panel, const V* upanel, V* z);             \
+    void lu_forward_transposed_one(std::int64_t f, std::int64_t w, const V* panel, const V* upanel, V* z, bool conj);
 GIGASPARSE_LU_LOOPS_DECL(float)
 GIGASPARSE_LU_LOOPS_DECL(double)
 GIGASPARSE_LU_LOOPS_DECL(std::complex<float>)
@@ -204,6 +205,27 @@ template <class V>
         const V xc = z[c] / col[c];
         z[c] = xc;
         for (std::int64_t j = 0; j < c; ++j) z[j] -= col[j] * xc;
+    }
+}
+
+// LU, transposed systems, forward through one supernode on z (rows gathered, z[w..f) zero on entry):
+// z[0..w) ← U11⁻ᵀ z[0..w) (U11 upper, non-unit, in the top of the L panel; column dot products), then
+// z[w..f) -= U12ᵀ z[0..w) (U12ᵀ in the U panel's rows w..f; column axpys); conj: Uᴴ.
+template <class V>
+[[gnu::always_inline]] inline void lu_forward_transposed_loops(std::int64_t f, std::int64_t w, const V* __restrict__ panel,
+                                                               const V* __restrict__ upanel, V* __restrict__ z, bool conj) {
+    for (std::int64_t j = 0; j < w; ++j) {
+        const V* __restrict__ col = panel + j * f;
+        const V acc = z[j] - dot_conj(j, col, z, conj);
+        z[j] = acc / (conj ? conj_if_complex(col[j]) : col[j]);
+    }
+    for (std::int64_t j = 0; j < w; ++j) {
+        const V* __restrict__ ucol = upanel + j * f;
+        const V t = z[j];
+        if (conj)
+            for (std::int64_t i = w; i < f; ++i) z[i] -= conj_if_complex(ucol[i]) * t;
+        else
+            for (std::int64_t i = w; i < f; ++i) z[i] -= ucol[i] * t;
     }
 }
 
