@@ -14,12 +14,25 @@ values, same pattern, no allocation), solve (with iterative refinement).
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable
 
 import numpy as np
 
 from . import _gigasparse as _core
 from ._sparse import as_csr, parts, value_dtype
+
+
+class AccuracyWarning(RuntimeWarning):
+    """A direct solve whose backward error stayed above √ε after refinement (``last_solve["status"]`` is
+    "not_converged"): the solution is returned but inaccurate (perturbed pivots the refinement could not
+    recover; more ``refinement_steps``, or ``matching=0`` for LU, may help)."""
+
+
+def _warn_inaccurate(info: dict, where: str) -> None:
+    if info["status"] == "not_converged":
+        warnings.warn(f"{where}: backward error {info['backward_error']:.1e} after {info['refinement_steps']} refinement "
+                      "steps: the solution is inaccurate (see last_solve)", AccuracyWarning, stacklevel=3)
 
 __all__ = ["BatchDirectSolver", "DirectSolver", "cholesky", "factorized", "ldl", "splu", "spsolve"]
 
@@ -122,7 +135,8 @@ class DirectSolver:
 
     def solve(self, b: Any, trans: str = "N") -> np.ndarray:
         """x = A⁻¹ b for b of shape (n,) or (n, k), with iterative refinement (last_solve holds
-        status, refinement_steps, backward_error, residual). ``trans`` as scipy's SuperLU.solve: "N" (A x = b),
+        status, refinement_steps, backward_error, residual; an AccuracyWarning when the status is "not_converged").
+        ``trans`` as scipy's SuperLU.solve: "N" (A x = b),
         "T" (Aᵀ x = b) or "H" (Aᴴ x = b), all from the one factorization. Raises LinAlgError when the
         factorization failed."""
         if self.status is None:
@@ -141,6 +155,7 @@ class DirectSolver:
         flat = np.ascontiguousarray(arr.astype(self.dtype, copy=False).reshape(-1, order="F"))
         x, info = self._core.solve(flat, nrhs, _trans(trans))
         self.last_solve = info
+        _warn_inaccurate(info, "DirectSolver.solve")
         return x if arr.ndim == 1 else x.reshape(arr.shape, order="F")
 
     __call__ = solve
@@ -452,6 +467,8 @@ class BatchDirectSolver:
         flat = np.ascontiguousarray(arr.astype(self.dtype, copy=False).reshape(self.count, n, nrhs).transpose(0, 2, 1)).reshape(-1)
         x, info = self._core.solve(flat, nrhs, _trans(trans))
         self.last_solve = list(info)
+        for t, i in enumerate(self.last_solve):
+            _warn_inaccurate(i, f"BatchDirectSolver.solve (item {t})")
         x = x.reshape(self.count, nrhs, n).transpose(0, 2, 1)
         return np.ascontiguousarray(x.reshape(arr.shape))
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -174,6 +176,20 @@ def test_splu_solves_transposed_systems_like_scipy(dtype, rng):
         assert lu.last_solve["backward_error"] < 1e-15
     with pytest.raises(ValueError):
         lu.solve(b, trans="X")
+
+
+def test_inaccurate_solve_warns():
+    # diag(0.005, 1) with the first pivot perturbed to 0.01 and no refinement: backward error ~0.3.
+    a = sp.csr_array(sp.diags_array([0.005, 1.0]))
+    s = gs.DirectSolver(a, "gen", matching=0, pivot_perturbation=0.01, refinement_steps=0)
+    with pytest.warns(gs.AccuracyWarning, match="backward error"):
+        s.solve(np.ones(2))
+    assert s.last_solve["status"] == "not_converged"
+    s = gs.DirectSolver(a, "gen", matching=0, pivot_perturbation=0.01, refinement_steps=80)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_allclose(s.solve(np.ones(2)), [200.0, 1.0])
+    assert s.last_solve["status"] == "success"
 
 
 def test_transposed_solves_of_symmetric_structures(rng):

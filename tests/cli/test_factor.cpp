@@ -205,3 +205,21 @@ TEST(CliFactor, TransposedSolvesReportTheResidualOfTheirSystem) {
     EXPECT_TRUE(has(run_cli("factor '" + f + "' --structure general --transpose T").out, "A^T x = b"));
     EXPECT_EQ(run_cli("factor '" + f + "' --structure general --transpose X").exit_code, 2);
 }
+
+TEST(CliFactor, InaccurateSolveExitsWithOneAndSaysSo) {
+    // diag(0.005, 1) factored with the first pivot perturbed to 0.01 and no refinement: backward error ~0.3.
+    gs::Csr<double, std::int64_t> a(2, 2);
+    a.row_ptr = {0, 1, 2};
+    a.col_idx = {0, 1};
+    a.values = {0.005, 1.0};
+    const std::string f = gs::test::temp_dir("factor_inaccurate") + "/a.mtx";
+    gs::io::write_mtx(f, a.view());
+    const std::string opts = " --structure general --options matching=0,pivot_perturbation=0.01";
+    const auto j = run_cli("factor '" + f + "'" + opts + " --refine 0 --json");
+    EXPECT_EQ(j.exit_code, 1) << j.out;
+    EXPECT_TRUE(has(j.out, "\"solve_status\":\"not_converged\"")) << j.out;
+    EXPECT_TRUE(has(run_cli("factor '" + f + "'" + opts + " --refine 0").out, "not_converged")) << j.out;
+    const auto ok = run_cli("factor '" + f + "'" + opts + " --refine 80 --json");
+    EXPECT_EQ(ok.exit_code, 0) << ok.out;
+    EXPECT_TRUE(has(ok.out, "\"solve_status\":\"success\"")) << ok.out;
+}

@@ -157,6 +157,32 @@ TEST(Lu, SingularAndNanAreStatus) {
     EXPECT_THROW(p.factor_U(), PhaseError);
 }
 
+TEST(Lu, InaccurateSolveIsNotConvergedStatus) {
+    // diag(0.005, 1), no matching or scaling, perturbation threshold 0.01: the first pivot is factored as 0.01,
+    // so the unrefined solution has backward error ~0.3 and each refinement step halves the error.
+    Csr<double, std::int32_t> a(2, 2);
+    a.row_ptr = {0, 1, 2};
+    a.col_idx = {0, 1};
+    a.values = {0.005, 1.0};
+    DirectSolver<double, std::int32_t> s(Structure::general);
+    s.set_option("matching", "0");
+    s.set_option("pivot_perturbation", "0.01");
+    s.analyze(a);
+    ASSERT_EQ(s.factorize(a), Status::success);
+    EXPECT_EQ(s.result("perturbed_pivots"), 1);
+    std::vector<double> b = {1.0, 1.0}, x(2);
+    for (const char* steps : {"0", "2", "10"}) {
+        s.set_option("refinement_steps", steps);
+        const SolveInfo info = s.solve(b, x);
+        EXPECT_EQ(info.status, Status::not_converged) << steps << " steps: " << info.backward_error;
+        EXPECT_GT(info.backward_error, 1.5e-8);
+    }
+    s.set_option("refinement_steps", "80");
+    const SolveInfo info = s.solve(b, x);
+    EXPECT_EQ(info.status, Status::success) << info.backward_error;
+    EXPECT_NEAR(x[0], 200.0, 1e-10);
+}
+
 TEST(Lu, SharedUnsymmetricMatrices) {
     auto manifest = gigasparse::test::read_manifest();
     if (manifest.empty()) GTEST_SKIP() << "no ../shared/matrices";
@@ -176,8 +202,10 @@ TEST(Lu, SharedUnsymmetricMatrices) {
             // perturbed and refinement does not converge (PARDISO perturbs 85 and its residual is 1e32,
             // MUMPS stops with an error; docs/performance/direct-cpu.md). Static pivoting's known limit.
             EXPECT_GT(s.result("perturbed_pivots"), 0);
+            EXPECT_EQ(info.status, Status::not_converged) << info.backward_error;  // said, not hidden
             continue;
         }
+        EXPECT_EQ(info.status, Status::success);
         EXPECT_LE(info.backward_error, 1e-13) << e.name << ": " << info.refinement_steps << " steps, "
                                               << s.result("perturbed_pivots") << " perturbed pivots";
         ++done;

@@ -23,7 +23,8 @@ enum class OrderingAlg { automatic, amd, nd, natural, user };
 enum class NumericBackend { cpu, reference };
 
 // Numerical outcome of a phase (never thrown): not_positive_definite (LLᴴ), zero_pivot (LDLᵀ/LDLᴴ with
-// pivot_perturbation = 0, or a NaN/Inf value; LU too), not_converged.
+// pivot_perturbation = 0, or a NaN/Inf value; LU too), not_converged (a solve whose backward error after
+// refinement stays above √ε: SolveInfo::status).
 enum class Status { success, not_positive_definite, zero_pivot, not_converged };
 
 // The system a solve solves with the factors of A: A x = b, Aᵀ x = b or Aᴴ x = b (scipy's trans = 'N', 'T',

@@ -19,6 +19,8 @@ namespace gigasparse::direct {
 
 // Result of a solve: outcome, refinement steps taken, and the residual reached.
 struct SolveInfo {
+    // success, not_converged (the backward error after refinement is above √ε of the value type, 1.5e-8 in
+    // double, or not finite: x is returned but inaccurate), or zero_pivot (a singular Schur complement)
     Status status = Status::success;
     std::int64_t refinement_steps = 0;
     double backward_error = 0;     // max over rhs of ||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf)

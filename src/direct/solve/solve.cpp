@@ -215,6 +215,11 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
         ++info.refinement_steps;
         measure(info);
     }
+    // A solution that lost more than half of its digits in the backward sense (or is not finite) is returned,
+    // and said to be so: the factorization was too inaccurate for refinement to recover (static pivoting's
+    // limit, e.g. nnc1374), or there were too few refinement steps.
+    const double limit = std::sqrt(static_cast<double>(std::numeric_limits<real_t<V>>::epsilon()));
+    if (!(info.backward_error <= limit)) info.status = Status::not_converged;
     return info;
 }
 

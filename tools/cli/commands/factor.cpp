@@ -153,6 +153,7 @@ int run_factor(const Args& args) {
             .set("residual", info.residual)
             .set("backward_error", info.backward_error)
             .set("transpose", trans)
+            .set("solve_status", direct::to_string(info.status))
             .set("refinement_steps", info.refinement_steps)
             .set("times", times);
         if (ldlt && st == direct::Status::success) out.set("pivots", pivots);
@@ -216,11 +217,16 @@ int run_factor(const Args& args) {
                       << format_count(static_cast<std::int64_t>(schur.size())) << " dense complement (||S||_F " << schur_norm
                       << ", extracted in " << format_seconds(schur_s) << (o ? ", written to " + *o : std::string()) << ")\n";
         }
-        if (st == direct::Status::success)
+        if (st == direct::Status::success) {
             std::cout << "solve           " << format_seconds(solve_s) << " (" << info.refinement_steps << " refinement steps"
                       << (op == direct::Transpose::transpose ? ", A^T x = b" : op == direct::Transpose::conjugate_transpose ? ", A^H x = b" : "")
                       << ")\n"
                       << "residual        " << info.residual << " (backward error " << info.backward_error << ")\n";
+            if (info.status != direct::Status::success)
+                std::cout << "status          " << direct::to_string(info.status)
+                          << ": the backward error stayed above sqrt(eps) (perturbed pivots the refinement could not"
+                             " recover; more --refine steps, or --options matching=0, may help)\n";
+        }
         else
             std::cout << "status          " << direct::to_string(st) << " at column "
                       << static_cast<std::int64_t>(solver.result("failing_column"))
@@ -229,7 +235,7 @@ int run_factor(const Args& args) {
                               : "")
                       << "\n";
     }
-    return st == direct::Status::success ? exit_ok : exit_numerical;
+    return st == direct::Status::success && info.status == direct::Status::success ? exit_ok : exit_numerical;
 }
 
 int factor(const Args& args) {
@@ -266,12 +272,13 @@ const bool registered = register_command({
     "dense Schur complement S = A22 - A21 A11^-1 A12 is extracted (rows and columns in the given order),\n"
     "its Frobenius norm printed and, with --schur-out, written as a Matrix Market array; the solve still\n"
     "solves with A (through a dense LU of S).\n\n"
-    "--json  one JSON object: \"nnz_L\", \"flops\", \"residual\", \"backward_error\", \"transpose\", \"status\", and\n"
+    "--json  one JSON object: \"nnz_L\", \"flops\", \"residual\", \"backward_error\", \"transpose\", \"status\" (of the\n"
+    "        factorization), \"solve_status\" (not_converged: backward error above sqrt(eps) after refinement), and\n"
     "        \"times\" with analyze, factorize, solve and total (total excludes reading); LDL^T adds\n"
     "        \"pivots\": {pairs, two_by_two, perturbed, positive, negative, zero}; LU: \"pivots\": {perturbed, unmatched};\n"
     "        --schur adds \"schur\": {size, frobenius_norm, seconds, file}; \"determinant\": {log_abs, sign (real)\n"
     "        or phase (complex, radians)} of A from the factors.\n"
-    "exit codes: 0 ok, 1 not positive definite / zero pivot, 2 usage error, 3 unreadable or malformed file,\n"
+    "exit codes: 0 ok, 1 not positive definite / zero pivot / solve not converged, 2 usage error, 3 unreadable or malformed file,\n"
     "            4 not supported (e.g. --backend reference with a non-definite structure)\n",
     {},
     factor,
