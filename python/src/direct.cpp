@@ -232,6 +232,14 @@ public:
             return nb::object(nb::make_tuple(nb::cast(d.sign), d.log_abs));
         });
     }
+    double condition_estimate() {
+        double r = 0;
+        with([&](auto& s) {
+            nb::gil_scoped_release release;
+            r = s.condition_estimate();
+        });
+        return r;
+    }
     bool analyzed() {
         bool r = false;
         with([&](auto& s) { r = s.analyzed(); });
@@ -401,6 +409,7 @@ void register_direct(nb::module_& m) {
         .def("factor_permutation", &Direct::factor_permutation)
         .def("scaling", &Direct::scaling)
         .def("log_determinant", &Direct::log_determinant)
+        .def("condition_estimate", &Direct::condition_estimate)
         .def_prop_ro("analyzed", &Direct::analyzed)
         .def_prop_ro("factorized", &Direct::factorized);
 }

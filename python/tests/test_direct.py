@@ -178,6 +178,16 @@ def test_splu_solves_transposed_systems_like_scipy(dtype, rng):
         lu.solve(b, trans="X")
 
 
+@pytest.mark.parametrize("structure,dtype", [("spd", np.float64), ("sym", np.float64), ("herm", np.complex128),
+                                             ("gen", np.float64), ("gen", np.complex128)])
+def test_condest_matches_numpy_cond(structure, dtype):
+    a = structured_example(structure, dtype, 7, 12, (60, 20))
+    s = gs.DirectSolver(a, structure)
+    exact = np.linalg.cond(a.toarray(), 1)
+    est = s.condest()
+    assert exact / 10 <= est <= exact * (1 + 1e-8)
+
+
 def test_inaccurate_solve_warns():
     # diag(0.005, 1) with the first pivot perturbed to 0.01 and no refinement: backward error ~0.3.
     a = sp.csr_array(sp.diags_array([0.005, 1.0]))

@@ -223,3 +223,17 @@ TEST(CliFactor, InaccurateSolveExitsWithOneAndSaysSo) {
     EXPECT_EQ(ok.exit_code, 0) << ok.out;
     EXPECT_TRUE(has(ok.out, "\"solve_status\":\"success\"")) << ok.out;
 }
+
+TEST(CliFactor, ConditionEstimate) {
+    // The estimate is printed, and in the JSON only when asked for.
+    const std::string f = write_poisson("factor_condest", 0.0);
+    const auto j = run_cli("factor '" + f + "' --condest --json");
+    ASSERT_EQ(j.exit_code, 0) << j.err;
+    const auto pos = j.out.find("\"one_norm\":");
+    ASSERT_NE(pos, std::string::npos) << j.out;
+    const double est = std::stod(j.out.substr(pos + 11));
+    EXPECT_GT(est, 25.8) << j.out;   // 2D Laplacian 20 x 20: κ₁ = 258 (numpy.linalg.cond(A, 1))
+    EXPECT_LT(est, 258.5) << j.out;
+    EXPECT_TRUE(has(run_cli("factor '" + f + "' --condest").out, "condition")) << j.out;
+    EXPECT_FALSE(has(run_cli("factor '" + f + "' --json").out, "condition_estimate"));
+}

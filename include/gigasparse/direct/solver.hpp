@@ -126,6 +126,11 @@ public:
     // residual of op(A): op = none (A), transpose (Aᵀ) or conjugate_transpose (Aᴴ), from the same factors.
     SolveInfo solve(std::span<const V> b, std::span<V> x, std::int64_t nrhs = 1, Transpose op = Transpose::none);
     SolveInfo solve(const DenseMatrix<V>& b, DenseMatrix<V>& x, Transpose op = Transpose::none);
+    // Estimate of the 1-norm condition number κ₁(A) = ||A||_1 ||A⁻¹||_1 of the matrix read by the view (LAPACK's
+    // xLACN2 as in xGECON: a few solves with A and Aᴴ through the factors; a lower bound of the true value,
+    // usually within a factor of 3). With perturbed pivots it is that of the perturbed matrix the factor
+    // represents; +inf for a singular Schur complement.
+    double condition_estimate();
 
     // Solve parts on a column-major n x nrhs block, in place (x holds the right-hand side on entry).
     void solve_permute(std::span<const V> b, std::span<V> y, std::int64_t nrhs) const;    // y = P S b (S: scaling())
@@ -180,6 +185,10 @@ private:
     // solve_unpermute C).
     void transposed_permute(std::span<const V> b, std::span<V> y, std::int64_t nrhs) const;
     void transposed_unpermute(std::span<const V> y, std::span<V> x, std::int64_t nrhs) const;
+    void compute_norms();  // anorm_, anorm1_ when anorm_ <= 0
+    // out = op(M)⁻¹ rhs through the factors, no refinement (y: n·nrhs and sweep: max_update_rows·nrhs scratch).
+    void factor_solve(std::span<const V> rhs, std::span<V> out, std::int64_t nrhs, Transpose op, std::span<V> y, V* sweep,
+                      int threads) const;
     void residual(std::span<const V> b, std::span<const V> x, std::span<V> r, std::int64_t nrhs, Transpose op = Transpose::none) const;
     int thread_count() const;  // the "threads" option, or omp_get_max_threads() when it is 0
     void compute_scaling();    // LDLᵀ: scale_ from the current values and the analysis pairs

@@ -4,8 +4,12 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
+#include <vector>
 
 #include <cblas.h>
+
+#include <gigasparse/core/types.hpp>
 
 extern "C" {
 void spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info, std::size_t);
@@ -26,6 +30,13 @@ void zgetrs_(const char* t, const int* n, const int* nrhs, const void* a, const 
              const int* ldb, int* info, std::size_t);
 }
 
+extern "C" {
+void slacn2_(const int* n, float* v, float* x, int* isgn, float* est, int* kase, int* isave);
+void dlacn2_(const int* n, double* v, double* x, int* isgn, double* est, int* kase, int* isave);
+void clacn2_(const int* n, void* v, void* x, float* est, int* kase, int* isave);
+void zlacn2_(const int* n, void* v, void* x, double* est, int* kase, int* isave);
+}
+
 namespace gigasparse::direct::dense {
 
 using cf = std::complex<float>;
@@ -42,6 +53,24 @@ inline int getrf(int n, float* a, int lda, int* ipiv) { int info = 0; sgetrf_(&n
 inline int getrf(int n, double* a, int lda, int* ipiv) { int info = 0; dgetrf_(&n, &n, a, &lda, ipiv, &info); return info; }
 inline int getrf(int n, cf* a, int lda, int* ipiv) { int info = 0; cgetrf_(&n, &n, a, &lda, ipiv, &info); return info; }
 inline int getrf(int n, cd* a, int lda, int* ipiv) { int info = 0; zgetrf_(&n, &n, a, &lda, ipiv, &info); return info; }
+// Estimate of ||B||_1 for an n x n operator known by its products (LAPACK's xLACN2, reverse communication):
+// apply(kase) must overwrite x (length n) with B x (kase 1) or Bᴴ x (kase 2). A lower bound of ||B||_1.
+template <class V, class F>
+double lacn2_estimate(int n, V* x, F&& apply) {
+    std::vector<V> v(static_cast<std::size_t>(n));
+    std::vector<int> isgn(static_cast<std::size_t>(n));
+    int kase = 0, isave[3] = {0, 0, 0};
+    real_t<V> est = 0;
+    for (;;) {
+        if constexpr (std::is_same_v<V, float>) slacn2_(&n, v.data(), x, isgn.data(), &est, &kase, isave);
+        else if constexpr (std::is_same_v<V, double>) dlacn2_(&n, v.data(), x, isgn.data(), &est, &kase, isave);
+        else if constexpr (std::is_same_v<V, cf>) clacn2_(&n, v.data(), x, &est, &kase, isave);
+        else zlacn2_(&n, v.data(), x, &est, &kase, isave);
+        if (kase == 0) return static_cast<double>(est);
+        apply(kase);
+    }
+}
+
 // B ← op(A)⁻¹ B from getrf's factors (t: 'N', 'T' or 'C').
 inline void getrs(int n, int nrhs, const float* a, int lda, const int* ipiv, float* b, int ldb, char t = 'N') {
     int info = 0; sgetrs_(&t, &n, &nrhs, a, &lda, ipiv, b, &ldb, &info, 1);

@@ -125,6 +125,74 @@ void DirectSolver<V, I>::residual(std::span<const V> b, std::span<const V> x, st
 }
 
 template <class V, class I>
+void DirectSolver<V, I>::compute_norms() {
+    if (anorm_ > 0) return;
+    // ||M||_inf = max_i Σ_j |m_ij| and ||M||_1 = max_j Σ_i |m_ij| of the matrix read by the view, once per
+    // factorization.
+    const idx n = sym_->n;
+    std::vector<double> rs(static_cast<std::size_t>(n), 0.0), cs(static_cast<std::size_t>(n), 0.0);
+    const idx base = opt_.index_base;
+    const bool sym = structure_ != Structure::general;
+    for (idx i = 0; i < n; ++i)
+        for (idx k = a_row_ptr_[i] - base; k < a_row_ptr_[i + 1] - base; ++k) {
+            idx j = static_cast<idx>(a_col_idx_[k]) - base;
+            if (sym && (view_ == MatrixView::upper ? i > j : i < j)) continue;
+            double v = std::abs(num_.values[k]);
+            rs[i] += v;
+            cs[j] += v;
+            if (sym && i != j) rs[j] += v, cs[i] += v;
+        }
+    anorm_ = rs.empty() ? 0.0 : *std::max_element(rs.begin(), rs.end());
+    anorm1_ = cs.empty() ? 0.0 : *std::max_element(cs.begin(), cs.end());
+}
+
+template <class V, class I>
+void DirectSolver<V, I>::factor_solve(std::span<const V> rhs, std::span<V> out, std::int64_t nrhs, Transpose op, std::span<V> y,
+                                      V* sweep, int threads) const {
+    // out = op(M)⁻¹ rhs through the permutations, scalings, sweeps and the Schur LU (prepared by the caller);
+    // op other than none only for LU (solve reduces the symmetric structures to none).
+    const idx n = sym_->n, ks = sym_->schur;
+    if (op == Transpose::none) solve_permute(rhs, y, nrhs);
+    else transposed_permute(rhs, y, nrhs);
+    forward_sweep(*sym_, num_, y.data(), nrhs, sweep, threads, op);
+    if (ks > 0)  // the Schur variables (the last ks rows): S x2 = c2 (op(S) for op(A))
+        dense::getrs(static_cast<int>(ks), static_cast<int>(nrhs), schur_lu_.data(), static_cast<int>(ks), schur_ipiv_.data(),
+                     y.data() + (n - ks), static_cast<int>(n), op == Transpose::none ? 'N' : op == Transpose::transpose ? 'T' : 'C');
+    if (ldlt()) ldl_diagonal_solve(*sym_, num_, y.data(), nrhs, structure_ == Structure::hermitian);
+    backward_sweep(*sym_, num_, y.data(), nrhs, sweep, threads, structure_ != Structure::symmetric, op);
+    if (op == Transpose::none) solve_unpermute(y, out, nrhs);
+    else transposed_unpermute(y, out, nrhs);
+}
+
+template <class V, class I>
+double DirectSolver<V, I>::condition_estimate() {
+    // κ₁(A) ≈ ||A||_1 · est(||A⁻¹||_1): LAPACK's xLACN2 (Hager's method with Higham's refinement, as xGECON)
+    // asks for products with A⁻¹ and A⁻ᴴ, which the factors give (no refinement, as LAPACK's condition
+    // estimators use their factors).
+    if (!factorized_) throw PhaseError("direct: condition_estimate needs a successful factorize");
+    const idx n = sym_->n;
+    if (n == 0) return 0;
+    compute_norms();
+    if (sym_->schur > 0 && !prepare_schur_solve()) return std::numeric_limits<double>::infinity();
+    std::vector<V> y(static_cast<std::size_t>(n)), sweep(static_cast<std::size_t>(max_update_rows(*sym_))), x(y.size()), tmp(y.size());
+    const int threads = thread_count();
+    // tmp ← op(A)⁻¹ x for op = none (kase 1) or conjugate_transpose (kase 2)
+    auto apply = [&](bool adjoint) {
+        Transpose op = adjoint && lu() ? Transpose::conjugate_transpose : Transpose::none;
+        bool conj = false;  // symmetric structures: Aᴴ = A (Hermitian, real) or conj(A) (complex symmetric)
+        if constexpr (is_complex_v<V>) conj = adjoint && structure_ == Structure::symmetric;
+        if (conj)
+            for (auto& v : x) v = conj_if_complex(v);
+        factor_solve(x, tmp, 1, op, y, sweep.data(), threads);
+        if (conj)
+            for (auto& v : tmp) v = conj_if_complex(v);
+        std::copy(tmp.begin(), tmp.end(), x.begin());  // in place: xLACN2 holds x's address
+    };
+    const double est = dense::lacn2_estimate(static_cast<int>(n), x.data(), [&](int kase) { apply(kase == 2); });
+    return anorm1_ * est;
+}
+
+template <class V, class I>
 SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::int64_t nrhs, Transpose op) {
     check_rhs(b.size(), x.size(), nrhs);
     if (!lu() && op != Transpose::none) {
@@ -149,44 +217,14 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
     std::span<V> y(work_.data(), len), r(work_.data() + len, len);
     V* sweep = work_.data() + 2 * len;
     const int threads = thread_count();
-    if (anorm_ <= 0) {
-        // ||M||_inf = max_i Σ_j |m_ij| and ||M||_1 = max_j Σ_i |m_ij| of the matrix read by the view, once
-        // per factorization.
-        std::vector<double> rs(static_cast<std::size_t>(n), 0.0), cs(static_cast<std::size_t>(n), 0.0);
-        const idx base = opt_.index_base;
-        const bool sym = structure_ != Structure::general;
-        for (idx i = 0; i < n; ++i)
-            for (idx k = a_row_ptr_[i] - base; k < a_row_ptr_[i + 1] - base; ++k) {
-                idx j = static_cast<idx>(a_col_idx_[k]) - base;
-                if (sym && (view_ == MatrixView::upper ? i > j : i < j)) continue;
-                double v = std::abs(num_.values[k]);
-                rs[i] += v;
-                cs[j] += v;
-                if (sym && i != j) rs[j] += v, cs[i] += v;
-            }
-        anorm_ = rs.empty() ? 0.0 : *std::max_element(rs.begin(), rs.end());
-        anorm1_ = cs.empty() ? 0.0 : *std::max_element(cs.begin(), cs.end());
-    }
+    compute_norms();
     const double opnorm = op == Transpose::none ? anorm_ : anorm1_;
     SolveInfo info;
-    const idx ks = sym_->schur;
-    if (ks > 0 && !prepare_schur_solve()) {
+    if (sym_->schur > 0 && !prepare_schur_solve()) {
         info.status = Status::zero_pivot;  // a singular Schur complement
         return info;
     }
-    auto full_solve = [&](std::span<const V> rhs, std::span<V> out) {
-        if (op == Transpose::none) solve_permute(rhs, y, nrhs);
-        else transposed_permute(rhs, y, nrhs);
-        forward_sweep(*sym_, num_, y.data(), nrhs, sweep, threads, op);
-        if (ks > 0)  // the Schur variables (the last ks rows): S x2 = c2 (op(S) for op(A))
-            dense::getrs(static_cast<int>(ks), static_cast<int>(nrhs), schur_lu_.data(), static_cast<int>(ks),
-                         schur_ipiv_.data(), y.data() + (n - ks), static_cast<int>(n),
-                         op == Transpose::none ? 'N' : op == Transpose::transpose ? 'T' : 'C');
-        if (ldlt()) ldl_diagonal_solve(*sym_, num_, y.data(), nrhs, structure_ == Structure::hermitian);
-        backward_sweep(*sym_, num_, y.data(), nrhs, sweep, threads, structure_ != Structure::symmetric, op);
-        if (op == Transpose::none) solve_unpermute(y, out, nrhs);
-        else transposed_unpermute(y, out, nrhs);
-    };
+    auto full_solve = [&](std::span<const V> rhs, std::span<V> out) { factor_solve(rhs, out, nrhs, op, y, sweep, threads); };
     // Backward error max_k ||r_k||_inf / (||A|| ||x_k||_inf + ||b_k||_inf) and relative residual max_k ||r_k||_2/||b_k||_2.
     auto measure = [&](SolveInfo& info) {
         residual(b, x, r, nrhs, op);
@@ -669,7 +707,11 @@ LogDeterminant<V> DirectSolver<V, I>::log_determinant() const {
     template void DirectSolver<V, I>::schur_condense(std::span<const V>, std::span<V>, std::int64_t) const;   \
     template void DirectSolver<V, I>::schur_expand(std::span<const V>, std::span<const V>, std::span<V>,      \
                                                    std::int64_t) const;                                       \
-    template bool DirectSolver<V, I>::prepare_schur_solve();
+    template bool DirectSolver<V, I>::prepare_schur_solve();                                                  \
+    template void DirectSolver<V, I>::compute_norms();                                                        \
+    template void DirectSolver<V, I>::factor_solve(std::span<const V>, std::span<V>, std::int64_t, Transpose,   \
+                                                   std::span<V>, V*, int) const;                              \
+    template double DirectSolver<V, I>::condition_estimate();
 GIGASPARSE_FOR_EACH_VALUE_INDEX(GIGASPARSE_DIRECT_SOLVE)
 #undef GIGASPARSE_DIRECT_SOLVE
 

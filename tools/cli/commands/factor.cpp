@@ -111,6 +111,13 @@ int run_factor(const Args& args) {
         if (auto out = args.get("schur-out")) io::write_mtx_dense(*out, S);
         timer.reset();
     }
+    double condest = 0, condest_s = 0;
+    if (args.flag("condest") && st == direct::Status::success) {
+        timer.reset();
+        condest = solver.condition_estimate();
+        condest_s = timer.lap();
+        timer.reset();
+    }
     direct::SolveInfo info;
     std::vector<V> x(static_cast<std::size_t>(n));
     double solve_s = 0;
@@ -157,6 +164,11 @@ int run_factor(const Args& args) {
             .set("refinement_steps", info.refinement_steps)
             .set("times", times);
         if (ldlt && st == direct::Status::success) out.set("pivots", pivots);
+        if (args.flag("condest") && st == direct::Status::success) {
+            Json cj;
+            cj.set("one_norm", condest).set("seconds", condest_s);
+            out.set("condition_estimate", cj);
+        }
         if (st == direct::Status::success) {
             const auto d = solver.log_determinant();
             Json dj;
@@ -211,6 +223,8 @@ int run_factor(const Args& args) {
             if constexpr (is_complex_v<V>) std::cout << " (phase " << std::arg(d.sign) << " rad)\n";
             else std::cout << " (sign " << (d.sign > 0 ? "+1" : d.sign < 0 ? "-1" : "0") << ")\n";
         }
+        if (args.flag("condest") && st == direct::Status::success)
+            std::cout << "condition       " << condest << " (estimate of ||A||_1 ||A^-1||_1, " << format_seconds(condest_s) << ")\n";
         if (!schur.empty() && st == direct::Status::success) {
             const auto o = args.get("schur-out");
             std::cout << "schur           " << format_count(static_cast<std::int64_t>(schur.size())) << " x "
@@ -252,7 +266,7 @@ const bool registered = register_command({
     "usage: gigasparse factor A.mtx [b.mtx] [--structure spd|hpd|symmetric|hermitian|general]\n"
     "                         [--ordering auto|amd|nd|natural] [--backend cpu|reference]\n"
     "                         [--refine N] [--threads T] [--options name=value,...]\n"
-    "                         [--schur 1-100,205,... [--schur-out S.mtx]] [--transpose N|T|H] [--json]\n\n"
+    "                         [--schur 1-100,205,... [--schur-out S.mtx]] [--transpose N|T|H] [--condest] [--json]\n\n"
     "Analyzes A (fill-reducing ordering, elimination tree, supernodes), factors it (LL^T / LL^H for\n"
     "spd/hpd; LDL^T / LDL^H for symmetric/hermitian: Bunch-Kaufman pivoting inside each front, weak\n"
     "diagonals paired with a strong neighbour by the analysis, symmetric scaling, tiny pivots perturbed\n"
@@ -260,7 +274,8 @@ const bool registered = register_command({
     "partial pivoting inside each front's fully summed rows, tiny pivots perturbed) and\n"
     "solves A x = b (b: an n x 1 Matrix Market array; all ones when omitted) with at most N steps\n"
     "of iterative refinement (default 2); --transpose T solves A^T x = b, H solves A^H x = b, with the\n"
-    "same factors. --backend reference factors with the sequential reference\n"
+    "same factors; --condest adds an estimate of the 1-norm condition number (LAPACK's xLACN2: a few\n"
+    "solves with A and A^H). --backend reference factors with the sequential reference\n"
     "numeric phase (left-looking, no BLAS; the test oracle) instead of the multifrontal one.\n"
     "Symmetric files are read as their stored lower triangle. --options sets any solver option by name\n"
     "(docs/direct.md: e.g. pivot_perturbation=0,matching=0,pivot_block=128).\n"
@@ -276,11 +291,12 @@ const bool registered = register_command({
     "        factorization), \"solve_status\" (not_converged: backward error above sqrt(eps) after refinement), and\n"
     "        \"times\" with analyze, factorize, solve and total (total excludes reading); LDL^T adds\n"
     "        \"pivots\": {pairs, two_by_two, perturbed, positive, negative, zero}; LU: \"pivots\": {perturbed, unmatched};\n"
-    "        --schur adds \"schur\": {size, frobenius_norm, seconds, file}; \"determinant\": {log_abs, sign (real)\n"
+    "        --schur adds \"schur\": {size, frobenius_norm, seconds, file}; --condest \"condition_estimate\":\n"
+    "        {one_norm, seconds}; \"determinant\": {log_abs, sign (real)\n"
     "        or phase (complex, radians)} of A from the factors.\n"
     "exit codes: 0 ok, 1 not positive definite / zero pivot / solve not converged, 2 usage error, 3 unreadable or malformed file,\n"
     "            4 not supported (e.g. --backend reference with a non-definite structure)\n",
-    {},
+    {"condest"},
     factor,
 });
 
