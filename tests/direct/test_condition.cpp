@@ -1,5 +1,6 @@
-// tests/direct/test_condition.cpp: condition_estimate() (κ₁ through LAPACK's xLACN2 and solves with A and Aᴴ)
-// against the exact ||A||_1 ||A⁻¹||_1 of a dense Gauss–Jordan inverse, for every structure and value type.
+// tests/direct/test_condition.cpp: what the factors tell about A⁻¹ — condition_estimate() (κ₁ through LAPACK's
+// xLACN2 and solves with A and Aᴴ) against the exact ||A||_1 ||A⁻¹||_1, and the selected inverse / diagonal
+// of A⁻¹ (Takahashi's equations) against the entries of A⁻¹, both from a dense Gauss–Jordan inverse.
 #include <cmath>
 #include <complex>
 #include <limits>
@@ -7,8 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include <gigasparse/core/convert.hpp>
 #include <gigasparse/core/error.hpp>
 #include <gigasparse/direct/solver.hpp>
+#include <gigasparse/gen/generators.hpp>
 #include <gigasparse/io/matrix_market.hpp>
 
 #include "direct_test_utils.hpp"
@@ -19,10 +22,10 @@ namespace {
 
 using C = std::complex<double>;
 
-// Exact κ₁ of the full CSR matrix: ||A||_1 times the largest column sum of |A⁻¹| (Gauss–Jordan with
-// partial pivoting in complex double).
+// Dense A⁻¹ (row-major, complex double) of the full CSR matrix by Gauss–Jordan with partial pivoting, and
+// ||A||_1 in `anorm1`.
 template <class V, class I>
-double exact_condition(const Csr<V, I>& a) {
+std::vector<C> dense_inverse(const Csr<V, I>& a, double& anorm1) {
     const std::int64_t n = a.nrows;
     std::vector<C> m(static_cast<std::size_t>(n * n), C(0)), inv(m.size(), C(0));
     std::vector<double> colsum(static_cast<std::size_t>(n), 0.0);
@@ -46,13 +49,23 @@ double exact_condition(const Csr<V, I>& a) {
             for (std::int64_t j = 0; j < n; ++j) m[r * n + j] -= f * m[c * n + j], inv[r * n + j] -= f * inv[c * n + j];
         }
     }
+    anorm1 = *std::max_element(colsum.begin(), colsum.end());
+    return inv;
+}
+
+// Exact κ₁: ||A||_1 times the largest column sum of |A⁻¹|.
+template <class V, class I>
+double exact_condition(const Csr<V, I>& a) {
+    const std::int64_t n = a.nrows;
+    double anorm1 = 0;
+    const std::vector<C> inv = dense_inverse(a, anorm1);
     double inv1 = 0;
     for (std::int64_t j = 0; j < n; ++j) {
         double s = 0;
         for (std::int64_t i = 0; i < n; ++i) s += std::abs(inv[i * n + j]);
         inv1 = std::max(inv1, s);
     }
-    return *std::max_element(colsum.begin(), colsum.end()) * inv1;
+    return anorm1 * inv1;
 }
 
 template <class V>
@@ -117,6 +130,71 @@ TEST(Condition, SharedNearlySingularMatrix) {
     s.analyze(a);
     ASSERT_EQ(s.factorize(a), Status::success);
     EXPECT_GT(s.condition_estimate(), 1e13);
+}
+
+// The selected inverse equals A⁻¹ on the factor's pattern (which holds A's), its diagonal is A⁻¹'s, for both
+// orderings and with the blocked front kernel.
+template <class V>
+void check_selected_inverse(const Csr<V, std::int32_t>& a, Structure st, const char* ordering, const char* blocked_rows) {
+    SCOPED_TRACE(std::string(ordering) + " blocked_front_rows " + blocked_rows);
+    DirectSolver<V, std::int32_t> s(st, MatrixView::lower);
+    s.set_option("ordering", ordering);
+    s.set_option("blocked_front_rows", blocked_rows);
+    s.analyze(a);
+    ASSERT_EQ(s.factorize(a), Status::success);
+    const std::int64_t n = a.nrows;
+    double anorm1 = 0;
+    const std::vector<C> inv = dense_inverse(a, anorm1);
+    double scale = 0;
+    for (const C& v : inv) scale = std::max(scale, std::abs(v));
+    const double tol = (std::is_same_v<real_t<V>, float> ? 1e-4 : 1e-11) * scale;
+    const Csr<V, std::int64_t> z = s.selected_inverse();
+    ASSERT_EQ(z.nrows, n);
+    ASSERT_TRUE((rows_sorted<V, std::int64_t>(z)));
+    // the panels' pattern: L's entries and the explicit zeros amalgamation stored
+    EXPECT_EQ(static_cast<double>(z.values.size()), 2 * (s.result("nnz_L") + s.result("explicit_zeros")) - static_cast<double>(n));
+    double worst = 0;
+    for (std::int64_t i = 0; i < n; ++i)
+        for (auto k = z.row_ptr[i]; k < z.row_ptr[i + 1]; ++k)
+            worst = std::max(worst, std::abs(C(z.values[k]) - inv[i * n + z.col_idx[k]]));
+    EXPECT_LE(worst, tol);
+    for (std::int64_t i = 0; i < n; ++i)  // A's pattern is inside the selected one
+        for (auto k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
+            const auto* b = z.col_idx.data() + z.row_ptr[i];
+            const auto* e = z.col_idx.data() + z.row_ptr[i + 1];
+            EXPECT_TRUE(std::binary_search(b, e, static_cast<std::int64_t>(a.col_idx[k]))) << i << " " << a.col_idx[k];
+        }
+    const std::vector<V> d = s.inverse_diagonal();
+    ASSERT_EQ(static_cast<std::int64_t>(d.size()), n);
+    double dworst = 0;
+    for (std::int64_t i = 0; i < n; ++i) dworst = std::max(dworst, std::abs(C(d[i]) - inv[i * n + i]));
+    EXPECT_LE(dworst, tol);
+}
+
+TEST(SelectedInverse, MatchesTheDenseInverse) {
+    for (const char* ord : {"amd", "nd"})
+        for (const char* blocked : {"1024", "0"}) {
+            check_selected_inverse(test::random_hpd<double, std::int32_t>(150, 6, 21), Structure::spd, ord, blocked);
+            check_selected_inverse(test::random_hpd<C, std::int32_t>(120, 5, 22), Structure::hpd, ord, blocked);
+            check_selected_inverse(test::random_hpd<float, std::int32_t>(100, 5, 23), Structure::spd, ord, blocked);
+        }
+    auto lap = gen::poisson2d<double, std::int32_t>(14, 14);  // wide separator supernodes near the root
+    check_selected_inverse(lap, Structure::spd, "nd", "1024");
+}
+
+TEST(SelectedInverse, RefusesWhatItDoesNotCover) {
+    auto a = test::random_indefinite<double, std::int32_t>(50, 4, 3, true, 0.1);
+    DirectSolver<double, std::int32_t> s(Structure::symmetric, MatrixView::lower);
+    EXPECT_THROW(s.inverse_diagonal(), PhaseError);
+    s.analyze(a);
+    ASSERT_EQ(s.factorize(a), Status::success);
+    EXPECT_THROW(s.inverse_diagonal(), NotSupported);
+    auto h = test::random_hpd<double, std::int32_t>(50, 4, 4);
+    DirectSolver<double, std::int32_t> p(Structure::spd, MatrixView::lower);
+    p.set_schur_indices(std::vector<std::int64_t>{1, 2});
+    p.analyze(h);
+    ASSERT_EQ(p.factorize(h), Status::success);
+    EXPECT_THROW(p.selected_inverse(), NotSupported);
 }
 
 }  // namespace

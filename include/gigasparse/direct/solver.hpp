@@ -131,6 +131,11 @@ public:
     // usually within a factor of 3). With perturbed pivots it is that of the perturbed matrix the factor
     // represents; +inf for a singular Schur complement.
     double condition_estimate();
+    // Selected inversion (LLᴴ: spd, hpd; NotSupported otherwise and with a Schur set): the entries of A⁻¹ on the
+    // pattern of the factor L + Lᴴ (original numbering, full storage, sorted rows) by Takahashi's equations
+    // from the root down, and the diagonal of A⁻¹ (original order) — without forming A⁻¹.
+    Csr<V, std::int64_t> selected_inverse() const;
+    std::vector<V> inverse_diagonal() const;
 
     // Solve parts on a column-major n x nrhs block, in place (x holds the right-hand side on entry).
     void solve_permute(std::span<const V> b, std::span<V> y, std::int64_t nrhs) const;    // y = P S b (S: scaling())
@@ -186,6 +191,7 @@ private:
     void transposed_permute(std::span<const V> b, std::span<V> y, std::int64_t nrhs) const;
     void transposed_unpermute(std::span<const V> y, std::span<V> x, std::int64_t nrhs) const;
     void compute_norms();  // anorm_, anorm1_ when anorm_ <= 0
+    std::vector<V> selected_inverse_panels() const;  // Z = A⁻¹ on the factor's panels (layout of NumericFactor::lx)
     // out = op(M)⁻¹ rhs through the factors, no refinement (y: n·nrhs and sweep: max_update_rows·nrhs scratch).
     void factor_solve(std::span<const V> rhs, std::span<V> out, std::int64_t nrhs, Transpose op, std::span<V> y, V* sweep,
                       int threads) const;
