@@ -291,6 +291,7 @@ int main(int argc, char** argv) {
     std::string solvers = "gigasparse,cholmod,mumps,pardiso";
     direct::Structure structure = direct::Structure::spd;
     std::int64_t schur_size = 0, batch_count = 0;
+    bool inverse_diagonal = false;
     const char* usage =
         "usage: bench_direct [--repeats R] [--ordering auto|amd|nd] [--solvers gigasparse,cholmod,mumps,pardiso]\n"
         "                    [--structure spd|symmetric|general] lap2d:300 lap3d:40 file.mtx ...\n"
@@ -300,7 +301,10 @@ int main(int argc, char** argv) {
         "           with K = m: the constraint block); refactorize times include its extraction; no solve; no CHOLMOD\n"
         "--batch C: a uniform batch of C matrices on each input's pattern (off-diagonals scaled by 0.5..1 per item):\n"
         "           BatchDirectSolver vs item-by-item DirectSolver, MUMPS and PARDISO (one analysis, then factor +\n"
-        "           solve per matrix); times summed over the batch; no CHOLMOD\n";
+        "           solve per matrix); times summed over the batch; no CHOLMOD\n"
+        "--inverse-diagonal: diag(A⁻¹) of SPD input — gigasparse's selected inversion against MUMPS's selected\n"
+        "           entries of A⁻¹ (ICNTL(30)); times of analysis, factorization and the inverse; the largest\n"
+        "           relative difference of the two diagonals\n";
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--help" || a == "-h") {
@@ -319,6 +323,7 @@ int main(int argc, char** argv) {
         else if (a == "--solvers" && i + 1 < argc) solvers = argv[++i];
         else if (a == "--schur" && i + 1 < argc) schur_size = std::stoll(argv[++i]);
         else if (a == "--batch" && i + 1 < argc) batch_count = std::stoll(argv[++i]);
+        else if (a == "--inverse-diagonal") inverse_diagonal = true;
         else specs.push_back(a);
     }
     if (specs.empty()) {
@@ -342,6 +347,39 @@ int main(int argc, char** argv) {
             if (wanted("gigasparse")) row.set("gigasparse", run_gigasparse_batch(a, values, batch_count, repeats, structure));
             if (wanted("mumps")) row.set("mumps", to_json(bench::run_mumps_batch(a, values, batch_count, kind)));
             if (wanted("pardiso")) row.set("pardiso", to_json(bench::run_pardiso_batch(a, values, batch_count, threads, kind)));
+            row.set("loadavg_after", first_line("/proc/loadavg"));
+            if (k) out += ",";
+            out += row.str();
+            std::cerr << row.str() << "\n";
+            continue;
+        }
+        if (inverse_diagonal) {
+            row.set("inverse_diagonal", true);
+            std::vector<double> ours;
+            if (wanted("gigasparse")) {
+                direct::DirectSolver<double, std::int64_t> s(direct::Structure::spd);
+                s.set_option("ordering", ordering);
+                Timer t;
+                s.analyze(a);
+                const double analyze = t.lap();
+                const bool ok = s.factorize(a) == direct::Status::success;
+                const double factorize = t.lap();
+                if (ok) ours = s.inverse_diagonal();
+                const double inverse = t.lap();
+                tools::Json g, gt;
+                gt.set("analyze", analyze).set("factorize", factorize).set("inverse", inverse);
+                g.set("ok", ok).set("ordering", s.ordering_used()).set("nnz_L", s.result("nnz_L")).set("times", gt);
+                row.set("gigasparse", g);
+            }
+            if (wanted("mumps")) {
+                const auto m = bench::run_mumps_inverse_diagonal(a);
+                tools::Json mj, mt;
+                mt.set("analyze", m.analyze).set("factorize", m.factorize).set("inverse", m.inverse);
+                mj.set("available", m.available).set("ok", m.ok).set("times", mt);
+                if (!m.error.empty()) mj.set("error", m.error);
+                if (m.ok && !ours.empty()) mj.set("diagonal_vs_gigasparse", diag_difference(m.diagonal, ours));
+                row.set("mumps", mj);
+            }
             row.set("loadavg_after", first_line("/proc/loadavg"));
             if (k) out += ",";
             out += row.str();

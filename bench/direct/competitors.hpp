@@ -47,6 +47,16 @@ BatchResult run_mumps_batch(const Csr<double, std::int64_t>& a, const std::vecto
 BatchResult run_pardiso_batch(const Csr<double, std::int64_t>& a, const std::vector<double>& values, std::int64_t count,
                               int threads, int kind);
 
+// diag(A⁻¹) of an SPD matrix by MUMPS's computation of selected entries of the inverse (ICNTL(30) = 1, the
+// diagonal requested as a sparse right-hand side; job 3 after the analysis and factorization).
+struct InverseDiagonalResult {
+    bool available = false, ok = false;
+    std::string error;
+    double analyze = 0, factorize = 0, inverse = 0;  // wall seconds
+    std::vector<double> diagonal;
+};
+InverseDiagonalResult run_mumps_inverse_diagonal(const Csr<double, std::int64_t>& a);
+
 // ||b - A x||_2 / ||b||_2 for b = ones.
 double residual_ones(const Csr<double, std::int64_t>& a, const double* x);
 

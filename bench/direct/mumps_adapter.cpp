@@ -209,7 +209,64 @@ BatchResult run_mumps_batch(const Csr<double, std::int64_t>& a, const std::vecto
     dmumps_c(&id);
     return r;
 }
+InverseDiagonalResult run_mumps_inverse_diagonal(const Csr<double, std::int64_t>& a) {
+    InverseDiagonalResult r;
+    r.available = true;
+    ensure_mpi();
+    std::vector<MUMPS_INT> irn, jcn;
+    std::vector<double> val;
+    for (std::int64_t i = 0; i < a.nrows; ++i)
+        for (auto k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+            if (a.col_idx[k] <= i) {
+                irn.push_back(static_cast<MUMPS_INT>(i + 1));
+                jcn.push_back(static_cast<MUMPS_INT>(a.col_idx[k] + 1));
+                val.push_back(a.values[k]);
+            }
+    DMUMPS_STRUC_C id{};
+    id.comm_fortran = -987654;
+    id.par = 1;
+    id.sym = 1;
+    id.job = -1;
+    dmumps_c(&id);
+    id.icntl[0] = id.icntl[1] = id.icntl[2] = -1;
+    id.icntl[3] = 0;
+    id.icntl[6] = 7;
+    id.icntl[13] = 60;
+    id.n = static_cast<MUMPS_INT>(a.nrows);
+    id.nnz = static_cast<MUMPS_INT8>(val.size());
+    id.irn = irn.data();
+    id.jcn = jcn.data();
+    id.a = val.data();
+    // the requested entries: (j, j) for every column j, as a sparse right-hand side in compressed columns
+    std::vector<MUMPS_INT> ptr(static_cast<std::size_t>(a.nrows + 1)), rows(static_cast<std::size_t>(a.nrows));
+    for (std::int64_t j = 0; j <= a.nrows; ++j) ptr[static_cast<std::size_t>(j)] = static_cast<MUMPS_INT>(j + 1);
+    for (std::int64_t j = 0; j < a.nrows; ++j) rows[static_cast<std::size_t>(j)] = static_cast<MUMPS_INT>(j + 1);
+    r.diagonal.assign(static_cast<std::size_t>(a.nrows), 0.0);
+    DirectResult d;
+    Timer t;
+    bool good = call(id, 1, d, "analysis");
+    r.analyze = t.lap();
+    if (good) good = call(id, 2, d, "factorization");
+    r.factorize = t.lap();
+    if (good) {
+        id.icntl[29] = 1;  // ICNTL(30): selected entries of A⁻¹
+        id.nz_rhs = static_cast<MUMPS_INT>(a.nrows);
+        id.nrhs = static_cast<MUMPS_INT>(a.nrows);
+        id.irhs_ptr = ptr.data();
+        id.irhs_sparse = rows.data();
+        id.rhs_sparse = r.diagonal.data();
+        t.reset();
+        good = call(id, 3, d, "inverse entries");
+        r.inverse = t.seconds();
+    }
+    r.ok = good;
+    r.error = d.error;
+    id.job = -2;
+    dmumps_c(&id);
+    return r;
+}
 #else
+InverseDiagonalResult run_mumps_inverse_diagonal(const Csr<double, std::int64_t>&) { return {}; }
 DirectResult run_mumps(const Csr<double, std::int64_t>&, int, int, const std::vector<std::int64_t>*) { return {}; }
 BatchResult run_mumps_batch(const Csr<double, std::int64_t>&, const std::vector<double>&, std::int64_t, int) { return {}; }
 #endif

@@ -164,10 +164,7 @@ class DirectSolver:
         """(sign, log |det A|) as numpy.linalg.slogdet, from the factors (factorizes first if needed): sign ±1.0,
         or a complex of modulus 1; (0, -inf) for a singular Schur complement. With perturbed pivots
         (``pivot_stats``) it is the determinant of the perturbed matrix."""
-        if self.status is None:
-            self.factorize()
-        if self.status != "success":
-            raise np.linalg.LinAlgError(f"slogdet: factorization failed ({self.status} at column {self.failing_column})")
+        self._factored("slogdet")
         sign, log_abs = self._core.log_determinant()
         return sign, float(log_abs)
 
@@ -175,11 +172,28 @@ class DirectSolver:
         """Estimate of the 1-norm condition number ‖A‖₁‖A⁻¹‖₁ (as MATLAB's condest; LAPACK's xLACN2 through a few
         solves with A and Aᴴ on the factors; a lower bound, usually within a factor of 3). Factorizes first if
         needed."""
+        self._factored("condest")
+        return self._core.condition_estimate()
+
+    def inverse_diagonal(self) -> np.ndarray:
+        """diag(A⁻¹) without forming A⁻¹ (selected inversion on the Cholesky factor; spd/hpd only, else
+        NotSupported). Factorizes first if needed."""
+        self._factored("inverse_diagonal")
+        return self._core.inverse_diagonal()
+
+    def selected_inverse(self) -> Any:
+        """The entries of A⁻¹ on the pattern of the factor L + Lᴴ (which contains A's) as a scipy.sparse CSR array
+        (selected inversion, Takahashi's equations; spd/hpd only). E.g. trace(A⁻¹ B) for B with A's pattern is
+        (selected_inverse().multiply(B.T)).sum(). Factorizes first if needed."""
+        from ._sparse import from_parts
+        self._factored("selected_inverse")
+        return from_parts(self._core.selected_inverse())
+
+    def _factored(self, what: str) -> None:
         if self.status is None:
             self.factorize()
         if self.status != "success":
-            raise np.linalg.LinAlgError(f"condest: factorization failed ({self.status} at column {self.failing_column})")
-        return self._core.condition_estimate()
+            raise np.linalg.LinAlgError(f"{what}: factorization failed ({self.status} at column {self.failing_column})")
 
     # ---- Schur complement ----
     def _factored_for_schur(self, what: str) -> int:

@@ -232,6 +232,28 @@ public:
             return nb::object(nb::make_tuple(nb::cast(d.sign), d.log_abs));
         });
     }
+    nb::object inverse_diagonal() {
+        return dispatch(value_, index_, [&]<class V, class I>() {
+            auto& s = *std::get<SolverPtr<V, I>>(solver_);
+            std::vector<V> d;
+            {
+                nb::gil_scoped_release release;
+                d = s.inverse_diagonal();
+            }
+            return to_numpy(std::move(d));
+        });
+    }
+    nb::object selected_inverse() {
+        return dispatch(value_, index_, [&]<class V, class I>() {
+            auto& s = *std::get<SolverPtr<V, I>>(solver_);
+            Csr<V, std::int64_t> z;
+            {
+                nb::gil_scoped_release release;
+                z = s.selected_inverse();
+            }
+            return csr_output(std::move(z));
+        });
+    }
     double condition_estimate() {
         double r = 0;
         with([&](auto& s) {
@@ -410,6 +432,8 @@ void register_direct(nb::module_& m) {
         .def("scaling", &Direct::scaling)
         .def("log_determinant", &Direct::log_determinant)
         .def("condition_estimate", &Direct::condition_estimate)
+        .def("inverse_diagonal", &Direct::inverse_diagonal)
+        .def("selected_inverse", &Direct::selected_inverse)
         .def_prop_ro("analyzed", &Direct::analyzed)
         .def_prop_ro("factorized", &Direct::factorized);
 }

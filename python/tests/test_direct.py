@@ -188,6 +188,25 @@ def test_condest_matches_numpy_cond(structure, dtype):
     assert exact / 10 <= est <= exact * (1 + 1e-8)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_selected_inverse_and_inverse_diagonal(dtype, rng):
+    a = sp.csr_array(gs.generate.poisson2d(15).astype(dtype))
+    if dtype == np.complex128:  # Hermitian positive definite
+        off = sp.triu(a, 1) * (0.9 + 0.3j)  # |0.9 + 0.3i| < 1: still diagonally dominant
+        a = sp.csr_array(sp.diags_array(a.diagonal()) + off + off.conj().T)
+    s = gs.DirectSolver(a, "hpd" if dtype == np.complex128 else "spd")
+    inv = np.linalg.inv(a.toarray())
+    np.testing.assert_allclose(s.inverse_diagonal(), np.diag(inv), rtol=1e-12)
+    z = s.selected_inverse()
+    assert z.shape == a.shape and z.nnz >= a.nnz
+    rows, cols = z.nonzero()
+    np.testing.assert_allclose(z.toarray()[rows, cols], inv[rows, cols], atol=1e-12)
+    b = sp.csr_array(a.copy())  # trace(A⁻¹ B) for B with A's pattern, without A⁻¹
+    assert np.isclose(z.multiply(b.T).sum(), np.trace(inv @ b.toarray()))
+    with pytest.raises(gs.NotSupported):
+        gs.DirectSolver(gs.generate.kkt(30, 10), "sym").inverse_diagonal()
+
+
 def test_inaccurate_solve_warns():
     # diag(0.005, 1) with the first pivot perturbed to 0.01 and no refinement: backward error ~0.3.
     a = sp.csr_array(sp.diags_array([0.005, 1.0]))
