@@ -182,6 +182,25 @@ TEST(SelectedInverse, MatchesTheDenseInverse) {
     check_selected_inverse(lap, Structure::spd, "nd", "1024");
 }
 
+TEST(SelectedInverse, SubtreesSideBySideGiveTheSameInverse) {
+    // The supernodes below the analysis' parallel subtrees run on several threads; the result must not change.
+    auto a = gen::poisson3d<double, std::int32_t>(24, 24, 24);
+    std::vector<double> first;
+    for (const char* threads : {"1", "2", "3"}) {
+        DirectSolver<double, std::int32_t> s(Structure::spd, MatrixView::lower);
+        s.set_option("threads", "2");  // one analysis: the same subtrees for every run
+        s.analyze(a);
+        ASSERT_EQ(s.factorize(a), Status::success);
+        ASSERT_GT(s.symbolic().subtree_root.size(), 1u);
+        s.set_option("threads", threads);
+        const std::vector<double> d = s.inverse_diagonal();
+        if (first.empty()) first = d;
+        double worst = 0;
+        for (std::size_t i = 0; i < d.size(); ++i) worst = std::max(worst, std::abs(d[i] - first[i]) / std::abs(first[i]));
+        EXPECT_LE(worst, 1e-13) << threads << " threads";
+    }
+}
+
 TEST(SelectedInverse, RefusesWhatItDoesNotCover) {
     auto a = test::random_indefinite<double, std::int32_t>(50, 4, 3, true, 0.1);
     DirectSolver<double, std::int32_t> s(Structure::symmetric, MatrixView::lower);

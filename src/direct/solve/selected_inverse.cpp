@@ -25,8 +25,8 @@ std::vector<V> DirectSolver<V, I>::selected_inverse_panels() const {
     no_schur("the selected inverse");
     const Symbolic& s = *sym_;
     std::vector<V> zx(num_.lx.size());
-    std::vector<V> u, z22, t;
-    for (idx sn = s.nsuper - 1; sn >= 0; --sn) {
+    auto node = [&](idx sn) {
+        thread_local std::vector<V> u, z22, t;
         const idx f = s.front_rows(sn), w = s.width(sn), m = f - w;
         const V* panel = num_.lx.data() + s.lx_ptr[sn];
         V* z = zx.data() + s.lx_ptr[sn];
@@ -75,7 +75,22 @@ std::vector<V> DirectSolver<V, I>::selected_inverse_panels() const {
                         t.data(), static_cast<int>(w), V(0), z11.data(), static_cast<int>(w));
             for (idx j = 0; j < w; ++j) std::copy(z11.begin() + j * w, z11.begin() + (j + 1) * w, z + j * f);
         }
+    };
+    const int threads = thread_count();
+    if (threads <= 1 || s.subtree_root.size() <= 1) {
+        for (idx sn = s.nsuper - 1; sn >= 0; --sn) node(sn);
+        return zx;
     }
+    // The nodes above the parallel subtrees first (root first, the BLAS on its threads), then the subtrees side
+    // by side, each from its root down (a node reads only its ancestors' Z panels; the BLAS on one thread).
+    for (auto it = s.top_nodes.rbegin(); it != s.top_nodes.rend(); ++it) node(*it);
+    const int blas_threads = openblas_get_num_threads();
+    openblas_set_num_threads(1);
+    const idx nsub = static_cast<idx>(s.subtree_root.size());
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (idx q = 0; q < nsub; ++q)
+        for (idx k = s.subtree_ptr[q + 1] - 1; k >= s.subtree_ptr[q]; --k) node(s.subtree_nodes[k]);
+    openblas_set_num_threads(blas_threads);
     return zx;
 }
 
