@@ -66,39 +66,57 @@ bool call(DMUMPS_STRUC_C& id, int job, DirectResult& r, const char* what) {
     return true;
 }
 
+// The matrix in MUMPS's form: 1-based coordinates (MUMPS_INT is 32-bit in the Debian build) of the lower
+// triangle (symmetric kinds) or of every entry (general); src: each entry's position in a's CSR order.
+struct Triplets {
+    std::vector<MUMPS_INT> irn, jcn;
+    std::vector<std::int64_t> src;
+    std::vector<double> val;
+};
+Triplets triplets(const Csr<double, std::int64_t>& a, bool general) {
+    Triplets t;
+    for (std::int64_t i = 0; i < a.nrows; ++i)
+        for (auto k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+            if (general || a.col_idx[k] <= i) {
+                t.irn.push_back(static_cast<MUMPS_INT>(i + 1));
+                t.jcn.push_back(static_cast<MUMPS_INT>(a.col_idx[k] + 1));
+                t.src.push_back(k);
+                t.val.push_back(a.values[k]);
+            }
+    return t;
+}
+
+// An instance on t (sym 0: unsymmetric, 1: SPD, 2: general symmetric with delayed pivots), silent, with its
+// automatic ordering choice (ICNTL(7) = 7) and a 60% workspace margin (ICNTL(14)).
+void init_mumps(DMUMPS_STRUC_C& id, int sym, std::int64_t n, Triplets& t) {
+    ensure_mpi();
+    id = DMUMPS_STRUC_C{};
+    id.comm_fortran = -987654;  // USE_COMM_WORLD
+    id.par = 1;
+    id.sym = sym;
+    id.job = -1;
+    dmumps_c(&id);
+    id.icntl[0] = id.icntl[1] = id.icntl[2] = -1;  // no output
+    id.icntl[3] = 0;
+    id.icntl[6] = 7;
+    id.icntl[13] = 60;
+    id.n = static_cast<MUMPS_INT>(n);
+    id.nnz = static_cast<MUMPS_INT8>(t.val.size());
+    id.irn = t.irn.data();
+    id.jcn = t.jcn.data();
+    id.a = t.val.data();
+}
+
 }  // namespace
 
 DirectResult run_mumps(const Csr<double, std::int64_t>& a, int repeats, int kind, const std::vector<std::int64_t>* schur) {
     const bool indefinite = kind == 1, general = kind == 2;
     DirectResult r;
     r.available = true;
-    ensure_mpi();
     (void)MPI_COMM_WORLD;  // defined (static) by the sequential mpi.h
-    // Lower triangle, 1-based coordinates (MUMPS_INT is 32-bit in the Debian build).
-    std::vector<MUMPS_INT> irn, jcn;
-    std::vector<double> val;
-    for (std::int64_t i = 0; i < a.nrows; ++i)
-        for (auto k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
-            if (general || a.col_idx[k] <= i) {
-                irn.push_back(static_cast<MUMPS_INT>(i + 1));
-                jcn.push_back(static_cast<MUMPS_INT>(a.col_idx[k] + 1));
-                val.push_back(a.values[k]);
-            }
-    DMUMPS_STRUC_C id{};
-    id.comm_fortran = -987654;  // USE_COMM_WORLD
-    id.par = 1;
-    id.sym = general ? 0 : indefinite ? 2 : 1;  // unsymmetric, general symmetric (delayed pivots) or SPD
-    id.job = -1;
-    dmumps_c(&id);
-    id.icntl[0] = id.icntl[1] = id.icntl[2] = -1;  // no output
-    id.icntl[3] = 0;
-    id.icntl[6] = 7;    // ICNTL(7): automatic ordering choice
-    id.icntl[13] = 60;  // ICNTL(14): workspace margin in percent
-    id.n = static_cast<MUMPS_INT>(a.nrows);
-    id.nnz = static_cast<MUMPS_INT8>(val.size());
-    id.irn = irn.data();
-    id.jcn = jcn.data();
-    id.a = val.data();
+    Triplets tr = triplets(a, general);
+    DMUMPS_STRUC_C id;
+    init_mumps(id, general ? 0 : indefinite ? 2 : 1, a.nrows, tr);
     std::vector<MUMPS_INT> listvar;
     std::vector<double> schur_values;
     const std::int64_t ks = schur ? static_cast<std::int64_t>(schur->size()) : 0;
@@ -153,36 +171,13 @@ BatchResult run_mumps_batch(const Csr<double, std::int64_t>& a, const std::vecto
     const bool indefinite = kind == 1, general = kind == 2;
     BatchResult r;
     r.available = true;
-    ensure_mpi();
-    std::vector<MUMPS_INT> irn, jcn;
-    std::vector<std::int64_t> src;  // position of each MUMPS entry in a's CSR order
-    for (std::int64_t i = 0; i < a.nrows; ++i)
-        for (auto k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
-            if (general || a.col_idx[k] <= i) {
-                irn.push_back(static_cast<MUMPS_INT>(i + 1));
-                jcn.push_back(static_cast<MUMPS_INT>(a.col_idx[k] + 1));
-                src.push_back(k);
-            }
-    std::vector<double> val(src.size());
+    Triplets tr = triplets(a, general);
     auto load = [&](std::int64_t t) {
-        for (std::size_t e = 0; e < src.size(); ++e) val[e] = values[static_cast<std::size_t>(t * a.nnz() + src[e])];
+        for (std::size_t e = 0; e < tr.src.size(); ++e) tr.val[e] = values[static_cast<std::size_t>(t * a.nnz() + tr.src[e])];
     };
     load(0);
-    DMUMPS_STRUC_C id{};
-    id.comm_fortran = -987654;
-    id.par = 1;
-    id.sym = general ? 0 : indefinite ? 2 : 1;
-    id.job = -1;
-    dmumps_c(&id);
-    id.icntl[0] = id.icntl[1] = id.icntl[2] = -1;
-    id.icntl[3] = 0;
-    id.icntl[6] = 7;
-    id.icntl[13] = 60;
-    id.n = static_cast<MUMPS_INT>(a.nrows);
-    id.nnz = static_cast<MUMPS_INT8>(val.size());
-    id.irn = irn.data();
-    id.jcn = jcn.data();
-    id.a = val.data();
+    DMUMPS_STRUC_C id;
+    init_mumps(id, general ? 0 : indefinite ? 2 : 1, a.nrows, tr);
     DirectResult d;
     Timer t;
     bool good = call(id, 1, d, "analysis");
@@ -212,31 +207,9 @@ BatchResult run_mumps_batch(const Csr<double, std::int64_t>& a, const std::vecto
 InverseDiagonalResult run_mumps_inverse_diagonal(const Csr<double, std::int64_t>& a) {
     InverseDiagonalResult r;
     r.available = true;
-    ensure_mpi();
-    std::vector<MUMPS_INT> irn, jcn;
-    std::vector<double> val;
-    for (std::int64_t i = 0; i < a.nrows; ++i)
-        for (auto k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
-            if (a.col_idx[k] <= i) {
-                irn.push_back(static_cast<MUMPS_INT>(i + 1));
-                jcn.push_back(static_cast<MUMPS_INT>(a.col_idx[k] + 1));
-                val.push_back(a.values[k]);
-            }
-    DMUMPS_STRUC_C id{};
-    id.comm_fortran = -987654;
-    id.par = 1;
-    id.sym = 1;
-    id.job = -1;
-    dmumps_c(&id);
-    id.icntl[0] = id.icntl[1] = id.icntl[2] = -1;
-    id.icntl[3] = 0;
-    id.icntl[6] = 7;
-    id.icntl[13] = 60;
-    id.n = static_cast<MUMPS_INT>(a.nrows);
-    id.nnz = static_cast<MUMPS_INT8>(val.size());
-    id.irn = irn.data();
-    id.jcn = jcn.data();
-    id.a = val.data();
+    Triplets tr = triplets(a, false);
+    DMUMPS_STRUC_C id;
+    init_mumps(id, 1, a.nrows, tr);
     // the requested entries: (j, j) for every column j, as a sparse right-hand side in compressed columns
     std::vector<MUMPS_INT> ptr(static_cast<std::size_t>(a.nrows + 1)), rows(static_cast<std::size_t>(a.nrows));
     for (std::int64_t j = 0; j <= a.nrows; ++j) ptr[static_cast<std::size_t>(j)] = static_cast<MUMPS_INT>(j + 1);

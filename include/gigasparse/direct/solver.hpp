@@ -186,10 +186,10 @@ public:
 private:
     Status run_numeric();
     void check_rhs(std::size_t blen, std::size_t xlen, std::int64_t nrhs) const;
-    // LU, op(A) x = b: y = Cᵀ b before the transposed sweeps and x = Rᵀ y after (solve_permute applies R,
-    // solve_unpermute C).
-    void transposed_permute(std::span<const V> b, std::span<V> y, std::int64_t nrhs) const;
-    void transposed_unpermute(std::span<const V> y, std::span<V> x, std::int64_t nrhs) const;
+    // Between the original numbering and that of the factored matrix M = R A C: rows (R: matching, ordering,
+    // row scaling) or columns (C: ordering, column scaling), gathered into M's order or scattered out of it
+    // (solve_permute is R's gather, solve_unpermute C's scatter; transposed solves use the other two).
+    void map_numbering(bool rows, bool gather, std::span<const V> in, std::span<V> out, std::int64_t nrhs) const;
     void compute_norms();  // anorm_, anorm1_ when anorm_ <= 0
     std::vector<V> selected_inverse_panels() const;  // Z = A⁻¹ on the factor's panels (layout of NumericFactor::lx)
     // out = op(M)⁻¹ rhs through the factors, no refinement (y: n·nrhs and sweep: max_update_rows·nrhs scratch).

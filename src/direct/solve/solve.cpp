@@ -24,54 +24,31 @@ void DirectSolver<V, I>::check_rhs(std::size_t blen, std::size_t xlen, std::int6
 }
 
 template <class V, class I>
-void DirectSolver<V, I>::solve_permute(std::span<const V> b, std::span<V> y, std::int64_t nrhs) const {
-    // y = P Dr Q b: Q the LU matching's rows (row_of_col_), Dr its row scaling; for LDLᵀ Dr = S (scale_).
-    check_rhs(b.size(), y.size(), nrhs);
+void DirectSolver<V, I>::map_numbering(bool rows, bool gather, std::span<const V> in, std::span<V> out, std::int64_t nrhs) const {
+    // The factored matrix is M = R A C. Its row i is original row src = Q[perm[i]] (Q: the LU matching's
+    // rows, row_of_col_) scaled by Dr (the matching's row scaling; for LDLᵀ S, scale_); its column i is
+    // original column perm[i] scaled by Dc (scale_). gather: out[i] = d[src] in[src]; scatter: out[src] = d[src] in[i].
     const idx n = sym_->n;
-    const bool matched = !row_of_col_.empty();
-    const std::vector<double>& dr = matched ? row_scale_ : scale_;
+    const bool matched = rows && !row_of_col_.empty();
+    const std::vector<double>& d = matched ? row_scale_ : scale_;
     for (idx k = 0; k < nrhs; ++k)
         for (idx i = 0; i < n; ++i) {
             const idx src = matched ? row_of_col_[sym_->perm[i]] : sym_->perm[i];
-            y[i + k * n] = dr.empty() ? b[src + k * n] : b[src + k * n] * static_cast<real_t<V>>(dr[src]);
+            const V v = gather ? in[src + k * n] : in[i + k * n];
+            (gather ? out[i + k * n] : out[src + k * n]) = d.empty() ? v : v * static_cast<real_t<V>>(d[src]);
         }
+}
+
+template <class V, class I>
+void DirectSolver<V, I>::solve_permute(std::span<const V> b, std::span<V> y, std::int64_t nrhs) const {
+    check_rhs(b.size(), y.size(), nrhs);  // y = R b
+    map_numbering(true, true, b, y, nrhs);
 }
 
 template <class V, class I>
 void DirectSolver<V, I>::solve_unpermute(std::span<const V> y, std::span<V> x, std::int64_t nrhs) const {
-    // x = Dc Pᵀ y (Dc: the column scaling, S for LDLᵀ).
-    check_rhs(y.size(), x.size(), nrhs);
-    const idx n = sym_->n;
-    for (idx k = 0; k < nrhs; ++k)
-        for (idx i = 0; i < n; ++i) {
-            const idx c = sym_->perm[i];
-            x[c + k * n] = scale_.empty() ? y[i + k * n] : y[i + k * n] * static_cast<real_t<V>>(scale_[c]);
-        }
-}
-
-template <class V, class I>
-void DirectSolver<V, I>::transposed_permute(std::span<const V> b, std::span<V> y, std::int64_t nrhs) const {
-    // LU, op(A) x = b: the factored matrix is M = R A C (solve_permute applies R, solve_unpermute C), so
-    // op(A)⁻¹ = op(R) op(M)⁻¹ op(C) and this applies op(C) = Cᵀ: y[i] = dc[perm[i]] b[perm[i]] (real scalings).
-    const idx n = sym_->n;
-    for (idx k = 0; k < nrhs; ++k)
-        for (idx i = 0; i < n; ++i) {
-            const idx c = sym_->perm[i];
-            y[i + k * n] = scale_.empty() ? b[c + k * n] : b[c + k * n] * static_cast<real_t<V>>(scale_[c]);
-        }
-}
-
-template <class V, class I>
-void DirectSolver<V, I>::transposed_unpermute(std::span<const V> y, std::span<V> x, std::int64_t nrhs) const {
-    // x = Rᵀ y: x[src] = dr[src] y[i], src the original row at position i (matching, then ordering).
-    const idx n = sym_->n;
-    const bool matched = !row_of_col_.empty();
-    const std::vector<double>& dr = matched ? row_scale_ : scale_;  // as solve_permute
-    for (idx k = 0; k < nrhs; ++k)
-        for (idx i = 0; i < n; ++i) {
-            const idx src = matched ? row_of_col_[sym_->perm[i]] : sym_->perm[i];
-            x[src + k * n] = dr.empty() ? y[i + k * n] : y[i + k * n] * static_cast<real_t<V>>(dr[src]);
-        }
+    check_rhs(y.size(), x.size(), nrhs);  // x = C y
+    map_numbering(false, false, y, x, nrhs);
 }
 
 template <class V, class I>
@@ -152,16 +129,16 @@ void DirectSolver<V, I>::factor_solve(std::span<const V> rhs, std::span<V> out, 
     // out = op(M)⁻¹ rhs through the permutations, scalings, sweeps and the Schur LU (prepared by the caller);
     // op other than none only for LU (solve reduces the symmetric structures to none).
     const idx n = sym_->n, ks = sym_->schur;
-    if (op == Transpose::none) solve_permute(rhs, y, nrhs);
-    else transposed_permute(rhs, y, nrhs);
+    // op(A)⁻¹ = op(C) op(M)⁻¹ op(R): R and C are scaled permutations with real scalings, so op(R) = Rᵀ is the
+    // scatter of R's gather, op(C) = Cᵀ the gather of C's scatter
+    map_numbering(op == Transpose::none, true, rhs, y, nrhs);
     forward_sweep(*sym_, num_, y.data(), nrhs, sweep, threads, op);
     if (ks > 0)  // the Schur variables (the last ks rows): S x2 = c2 (op(S) for op(A))
         dense::getrs(static_cast<int>(ks), static_cast<int>(nrhs), schur_lu_.data(), static_cast<int>(ks), schur_ipiv_.data(),
                      y.data() + (n - ks), static_cast<int>(n), op == Transpose::none ? 'N' : op == Transpose::transpose ? 'T' : 'C');
     if (ldlt()) ldl_diagonal_solve(*sym_, num_, y.data(), nrhs, structure_ == Structure::hermitian);
     backward_sweep(*sym_, num_, y.data(), nrhs, sweep, threads, structure_ != Structure::symmetric, op);
-    if (op == Transpose::none) solve_unpermute(y, out, nrhs);
-    else transposed_unpermute(y, out, nrhs);
+    map_numbering(op != Transpose::none, false, y, out, nrhs);
 }
 
 template <class V, class I>
@@ -679,8 +656,7 @@ LogDeterminant<V> DirectSolver<V, I>::log_determinant() const {
     template void DirectSolver<V, I>::solve_forward(std::span<V>, std::int64_t) const;                        \
     template void DirectSolver<V, I>::solve_diagonal(std::span<V>, std::int64_t) const;                       \
     template void DirectSolver<V, I>::solve_backward(std::span<V>, std::int64_t) const;                       \
-    template void DirectSolver<V, I>::transposed_permute(std::span<const V>, std::span<V>, std::int64_t) const; \
-    template void DirectSolver<V, I>::transposed_unpermute(std::span<const V>, std::span<V>, std::int64_t) const; \
+    template void DirectSolver<V, I>::map_numbering(bool, bool, std::span<const V>, std::span<V>, std::int64_t) const; \
     template void DirectSolver<V, I>::residual(std::span<const V>, std::span<const V>, std::span<V>,          \
                                                std::int64_t, Transpose) const;                                \
     template SolveInfo DirectSolver<V, I>::solve(std::span<const V>, std::span<V>, std::int64_t, Transpose);  \
