@@ -237,3 +237,23 @@ TEST(CliFactor, ConditionEstimate) {
     EXPECT_TRUE(has(run_cli("factor '" + f + "' --condest").out, "condition")) << j.out;
     EXPECT_FALSE(has(run_cli("factor '" + f + "' --json").out, "condition_estimate"));
 }
+
+TEST(CliFactor, InverseDiagonalWritten) {
+    const std::string f = write_poisson("factor_invdiag", 0.0);
+    const std::string out = gs::test::temp_dir("factor_invdiag_out") + "/d.mtx";
+    const auto r = run_cli("factor '" + f + "' --inverse-diagonal '" + out + "' --json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(has(r.out, "\"inverse_diagonal\":{\"file\":")) << r.out;
+    const auto d = gs::io::read_mtx_dense<double>(out);
+    ASSERT_EQ(d.nrows, 400);
+    ASSERT_EQ(d.ncols, 1);
+    // the library's diagonal (tested against a dense inverse in tests/direct/test_condition.cpp)
+    auto a = gs::gen::poisson2d<double, std::int64_t>(20, 20);
+    gs::direct::DirectSolver<double, std::int64_t> s(gs::direct::Structure::spd);
+    s.analyze(a);
+    ASSERT_EQ(s.factorize(a), gs::direct::Status::success);
+    const auto ref = s.inverse_diagonal();
+    for (std::int64_t i = 0; i < 400; ++i) EXPECT_NEAR(d(i, 0), ref[i], 1e-15 * std::abs(ref[i])) << i;
+    EXPECT_TRUE(has(run_cli("factor '" + f + "' --inverse-diagonal '" + out + "'").out, "diag(A^-1)"));
+    EXPECT_EQ(run_cli("factor '" + f + "' --structure symmetric --inverse-diagonal '" + out + "'").exit_code, 2);
+}

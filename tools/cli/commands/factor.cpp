@@ -92,6 +92,9 @@ int run_factor(const Args& args) {
     const std::string trans = args.get("transpose", "N");
     if (trans != "N" && trans != "T" && trans != "H") throw UsageError("--transpose expects N, T or H, got '" + trans + "'");
     const direct::Transpose op = direct::parse_transpose(trans);
+    const auto invdiag_out = args.get("inverse-diagonal");
+    if (invdiag_out && structure != direct::Structure::spd && structure != direct::Structure::hpd)
+        throw UsageError("--inverse-diagonal needs --structure spd or hpd (selected inversion of the Cholesky factor)");
     std::vector<std::int64_t> schur;
     if (auto list = args.get("schur")) schur = parse_schur(*list, n);
     if (args.get("schur-out") && schur.empty()) throw UsageError("--schur-out needs --schur");
@@ -109,6 +112,16 @@ int run_factor(const Args& args) {
         for (const V& v : S.data) schur_norm += std::norm(v);
         schur_norm = std::sqrt(schur_norm);
         if (auto out = args.get("schur-out")) io::write_mtx_dense(*out, S);
+        timer.reset();
+    }
+    double invdiag_s = 0;
+    if (invdiag_out && st == direct::Status::success) {
+        timer.reset();
+        const std::vector<V> d = solver.inverse_diagonal();
+        invdiag_s = timer.lap();
+        DenseMatrix<V> dm(n, 1);
+        std::copy(d.begin(), d.end(), dm.data.begin());
+        io::write_mtx_dense(*invdiag_out, dm);
         timer.reset();
     }
     double condest = 0, condest_s = 0;
@@ -164,6 +177,11 @@ int run_factor(const Args& args) {
             .set("refinement_steps", info.refinement_steps)
             .set("times", times);
         if (ldlt && st == direct::Status::success) out.set("pivots", pivots);
+        if (invdiag_out && st == direct::Status::success) {
+            Json ij;
+            ij.set("file", *invdiag_out).set("seconds", invdiag_s);
+            out.set("inverse_diagonal", ij);
+        }
         if (args.flag("condest") && st == direct::Status::success) {
             Json cj;
             cj.set("one_norm", condest).set("seconds", condest_s);
@@ -223,6 +241,8 @@ int run_factor(const Args& args) {
             if constexpr (is_complex_v<V>) std::cout << " (phase " << std::arg(d.sign) << " rad)\n";
             else std::cout << " (sign " << (d.sign > 0 ? "+1" : d.sign < 0 ? "-1" : "0") << ")\n";
         }
+        if (invdiag_out && st == direct::Status::success)
+            std::cout << "diag(A^-1)      written to " << *invdiag_out << " (selected inversion, " << format_seconds(invdiag_s) << ")\n";
         if (args.flag("condest") && st == direct::Status::success)
             std::cout << "condition       " << condest << " (estimate of ||A||_1 ||A^-1||_1, " << format_seconds(condest_s) << ")\n";
         if (!schur.empty() && st == direct::Status::success) {
@@ -253,7 +273,7 @@ int run_factor(const Args& args) {
 }
 
 int factor(const Args& args) {
-    args.expect_only({"structure", "ordering", "backend", "refine", "threads", "method", "options", "schur", "schur-out", "transpose"});  // method: `solve --method direct` lands here
+    args.expect_only({"structure", "ordering", "backend", "refine", "threads", "method", "options", "schur", "schur-out", "transpose", "inverse-diagonal"});  // method: `solve --method direct` lands here
     if (args.get("method", "direct") != "direct") throw UsageError("factor is the direct method; --method must be direct");
     if (args.positional().empty() || args.positional().size() > 2) throw UsageError("factor expects A.mtx [b.mtx]");
     const io::MmHeader h = io::read_mtx_header(args.positional()[0]);
@@ -266,7 +286,8 @@ const bool registered = register_command({
     "usage: gigasparse factor A.mtx [b.mtx] [--structure spd|hpd|symmetric|hermitian|general]\n"
     "                         [--ordering auto|amd|nd|natural] [--backend cpu|reference]\n"
     "                         [--refine N] [--threads T] [--options name=value,...]\n"
-    "                         [--schur 1-100,205,... [--schur-out S.mtx]] [--transpose N|T|H] [--condest] [--json]\n\n"
+    "                         [--schur 1-100,205,... [--schur-out S.mtx]] [--transpose N|T|H] [--condest]\n"
+    "                         [--inverse-diagonal D.mtx] [--json]\n\n"
     "Analyzes A (fill-reducing ordering, elimination tree, supernodes), factors it (LL^T / LL^H for\n"
     "spd/hpd; LDL^T / LDL^H for symmetric/hermitian: Bunch-Kaufman pivoting inside each front, weak\n"
     "diagonals paired with a strong neighbour by the analysis, symmetric scaling, tiny pivots perturbed\n"
@@ -275,7 +296,8 @@ const bool registered = register_command({
     "solves A x = b (b: an n x 1 Matrix Market array; all ones when omitted) with at most N steps\n"
     "of iterative refinement (default 2); --transpose T solves A^T x = b, H solves A^H x = b, with the\n"
     "same factors; --condest adds an estimate of the 1-norm condition number (LAPACK's xLACN2: a few\n"
-    "solves with A and A^H). --backend reference factors with the sequential reference\n"
+    "solves with A and A^H); --inverse-diagonal writes diag(A^-1) (spd/hpd: selected inversion of the\n"
+    "Cholesky factor, no solves) as an n x 1 Matrix Market array. --backend reference factors with the sequential reference\n"
     "numeric phase (left-looking, no BLAS; the test oracle) instead of the multifrontal one.\n"
     "Symmetric files are read as their stored lower triangle. --options sets any solver option by name\n"
     "(docs/direct.md: e.g. pivot_perturbation=0,matching=0,pivot_block=128).\n"
@@ -292,7 +314,7 @@ const bool registered = register_command({
     "        \"times\" with analyze, factorize, solve and total (total excludes reading); LDL^T adds\n"
     "        \"pivots\": {pairs, two_by_two, perturbed, positive, negative, zero}; LU: \"pivots\": {perturbed, unmatched};\n"
     "        --schur adds \"schur\": {size, frobenius_norm, seconds, file}; --condest \"condition_estimate\":\n"
-    "        {one_norm, seconds}; \"determinant\": {log_abs, sign (real)\n"
+    "        {one_norm, seconds}; --inverse-diagonal \"inverse_diagonal\": {file, seconds}; \"determinant\": {log_abs, sign (real)\n"
     "        or phase (complex, radians)} of A from the factors.\n"
     "exit codes: 0 ok, 1 not positive definite / zero pivot / solve not converged, 2 usage error, 3 unreadable or malformed file,\n"
     "            4 not supported (e.g. --backend reference with a non-definite structure)\n",
