@@ -176,14 +176,15 @@ class DirectSolver:
         return self._core.condition_estimate()
 
     def inverse_diagonal(self) -> np.ndarray:
-        """diag(A⁻¹) without forming A⁻¹ (selected inversion on the Cholesky factor; spd/hpd only, else
-        NotSupported). Factorizes first if needed."""
+        """diag(A⁻¹) without forming A⁻¹ (selected inversion on the LLᴴ or LDLᵀ/LDLᴴ factor; NotSupported for
+        "gen"). With perturbed pivots (``pivot_stats``) it is that of the perturbed matrix. Factorizes first if
+        needed."""
         self._factored("inverse_diagonal")
         return self._core.inverse_diagonal()
 
     def selected_inverse(self) -> Any:
         """The entries of A⁻¹ on the pattern of the factor L + Lᴴ (which contains A's) as a scipy.sparse CSR array
-        (selected inversion, Takahashi's equations; spd/hpd only). E.g. trace(A⁻¹ B) for B with A's pattern is
+        (selected inversion, Takahashi's equations; not for "gen"). E.g. trace(A⁻¹ B) for B with A's pattern is
         (selected_inverse().multiply(B.T)).sum(). Factorizes first if needed."""
         from ._sparse import from_parts
         self._factored("selected_inverse")

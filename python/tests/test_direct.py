@@ -203,8 +203,11 @@ def test_selected_inverse_and_inverse_diagonal(dtype, rng):
     np.testing.assert_allclose(z.toarray()[rows, cols], inv[rows, cols], atol=1e-12)
     b = sp.csr_array(a.copy())  # trace(A⁻¹ B) for B with A's pattern, without A⁻¹
     assert np.isclose(z.multiply(b.T).sum(), np.trace(inv @ b.toarray()))
+    k = gs.generate.kkt(30, 10)  # symmetric indefinite: LDLᵀ with pivoting
+    np.testing.assert_allclose(gs.DirectSolver(k, "sym").inverse_diagonal(), np.diag(np.linalg.inv(k.toarray())),
+                               rtol=1e-10, atol=1e-12)
     with pytest.raises(gs.NotSupported):
-        gs.DirectSolver(gs.generate.kkt(30, 10), "sym").inverse_diagonal()
+        gs.DirectSolver(gs.generate.convection_diffusion(6, b=(5.0, 1.0)), "gen").inverse_diagonal()
 
 
 def test_inaccurate_solve_warns():

@@ -132,6 +132,8 @@ TEST(Condition, SharedNearlySingularMatrix) {
     EXPECT_GT(s.condition_estimate(), 1e13);
 }
 
+std::int64_t two_by_two_seen = 0;  // 2×2 pivots met by check_selected_inverse
+
 // The selected inverse equals A⁻¹ on the factor's pattern (which holds A's), its diagonal is A⁻¹'s, for both
 // orderings and with the blocked front kernel.
 template <class V>
@@ -148,11 +150,22 @@ void check_selected_inverse(const Csr<V, std::int32_t>& a, Structure st, const c
     double scale = 0;
     for (const C& v : inv) scale = std::max(scale, std::abs(v));
     const double tol = (std::is_same_v<real_t<V>, float> ? 1e-4 : 1e-11) * scale;
+    const bool ldlt = st == Structure::symmetric || st == Structure::hermitian;
+    SCOPED_TRACE("2x2 pivots " + std::to_string(ldlt ? s.result("two_by_two_pivots") : 0.0));
+    if (ldlt) {  // a perturbed pivot makes the factor that of another matrix (whose inverse it then gives)
+        ASSERT_EQ(s.result("perturbed_pivots"), 0);
+        two_by_two_seen += static_cast<std::int64_t>(s.result("two_by_two_pivots"));
+    }
     const Csr<V, std::int64_t> z = s.selected_inverse();
     ASSERT_EQ(z.nrows, n);
     ASSERT_TRUE((rows_sorted<V, std::int64_t>(z)));
-    // the panels' pattern: L's entries and the explicit zeros amalgamation stored
-    EXPECT_EQ(static_cast<double>(z.values.size()), 2 * (s.result("nnz_L") + s.result("explicit_zeros")) - static_cast<double>(n));
+    // the panels' pattern (L's entries and the explicit zeros amalgamation stored), both triangles
+    std::int64_t lower = 0;
+    for (idx sn = 0; sn < s.symbolic().nsuper; ++sn) {
+        const std::int64_t w = s.symbolic().width(sn), f = s.symbolic().front_rows(sn);
+        lower += w * (w + 1) / 2 + (f - w) * w;
+    }
+    EXPECT_EQ(static_cast<std::int64_t>(z.values.size()), 2 * lower - n);
     double worst = 0;
     for (std::int64_t i = 0; i < n; ++i)
         for (auto k = z.row_ptr[i]; k < z.row_ptr[i + 1]; ++k)
@@ -182,6 +195,24 @@ TEST(SelectedInverse, MatchesTheDenseInverse) {
     check_selected_inverse(lap, Structure::spd, "nd", "1024");
 }
 
+TEST(SelectedInverse, IndefiniteWithPivotingInsideTheSupernodes) {
+    // LDLᵀ / LDLᴴ: Bunch–Kaufman 1×1 and 2×2 pivots exchange the variables of a supernode; Z stays in the
+    // analysis order the descendants' rows point to.
+    two_by_two_seen = 0;
+    for (const char* ord : {"amd", "nd"}) {
+        auto sym = test::random_indefinite<double, std::int32_t>(150, 6, 31, true, 0.3);
+        check_selected_inverse(sym, Structure::symmetric, ord, "1024");
+        check_selected_inverse(test::random_indefinite<C, std::int32_t>(120, 5, 32, true, 0.15), Structure::hermitian, ord, "1024");
+        check_selected_inverse(test::random_indefinite<C, std::int32_t>(120, 5, 33, false, 0.15), Structure::symmetric, ord, "0");
+        check_selected_inverse(test::random_indefinite<float, std::int32_t>(100, 5, 34, true, 0.3), Structure::symmetric, ord, "1024");
+    }
+    gen::KktOptions o;
+    o.n = 120, o.m = 40, o.delta = 0;  // a zero (2,2) block: 2×2 pivots of the analysis pairs
+    auto kkt = gen::kkt<double, std::int32_t>(o);
+    check_selected_inverse(kkt, Structure::symmetric, "amd", "1024");
+    EXPECT_GT(two_by_two_seen, 20);
+}
+
 TEST(SelectedInverse, SubtreesSideBySideGiveTheSameInverse) {
     // The supernodes below the analysis' parallel subtrees run on several threads; the result must not change.
     auto a = gen::poisson3d<double, std::int32_t>(24, 24, 24);
@@ -202,8 +233,8 @@ TEST(SelectedInverse, SubtreesSideBySideGiveTheSameInverse) {
 }
 
 TEST(SelectedInverse, RefusesWhatItDoesNotCover) {
-    auto a = test::random_indefinite<double, std::int32_t>(50, 4, 3, true, 0.1);
-    DirectSolver<double, std::int32_t> s(Structure::symmetric, MatrixView::lower);
+    auto a = test::random_general<double>(50, 4, 3);
+    DirectSolver<double, std::int32_t> s(Structure::general);
     EXPECT_THROW(s.inverse_diagonal(), PhaseError);
     s.analyze(a);
     ASSERT_EQ(s.factorize(a), Status::success);

@@ -131,9 +131,10 @@ public:
     // usually within a factor of 3). With perturbed pivots it is that of the perturbed matrix the factor
     // represents; +inf for a singular Schur complement.
     double condition_estimate();
-    // Selected inversion (LLᴴ: spd, hpd; NotSupported otherwise and with a Schur set): the entries of A⁻¹ on the
+    // Selected inversion (LLᴴ and LDLᵀ/LDLᴴ; NotSupported for LU and with a Schur set): the entries of A⁻¹ on the
     // pattern of the factor L + Lᴴ (original numbering, full storage, sorted rows) by Takahashi's equations
-    // from the root down, and the diagonal of A⁻¹ (original order) — without forming A⁻¹.
+    // from the root down, and the diagonal of A⁻¹ (original order) — without forming A⁻¹. With perturbed
+    // pivots: the inverse of the perturbed matrix the factor represents.
     Csr<V, std::int64_t> selected_inverse() const;
     std::vector<V> inverse_diagonal() const;
 

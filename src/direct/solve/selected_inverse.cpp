@@ -1,11 +1,13 @@
 // src/direct/solve/selected_inverse.cpp: selected inversion — the entries of A⁻¹ on the pattern of the
-// Cholesky factor (Takahashi's equations, supernode by supernode from the root), and the diagonal of A⁻¹.
+// factor (Takahashi's equations, supernode by supernode from the root), and the diagonal of A⁻¹.
 //
-// With A = L Lᴴ and Z = A⁻¹, Z L = L⁻ᴴ is upper triangular; for a supernode with panel [L11; L21] (rows R
-// below its own columns) that gives Z21 = -Z22 U and Z11 = L11⁻ᴴ L11⁻¹ - Z21ᴴ U with U = L21 L11⁻¹, where
-// Z22 = Z(R, R) lies on the pattern of the ancestors' panels (R is a clique of the filled graph). So the
-// supernodes are visited root first, each gathers Z22 from the Z panels already computed, and the Z panels
-// take the layout of the L panels (f x w, ld f). Flops: a small multiple of the factorization's.
+// With A = L D Lᴴ (D = I for Cholesky; Lᵀ for complex symmetric) and Z = A⁻¹, Z L = L⁻ᴴ D⁻¹ is block upper
+// triangular; for a supernode with panel [L11; L21] (rows R below its own columns) that gives Z21 = -Z22 U and
+// Z11 = (L11 D1 L11ᴴ)⁻¹ - Z21ᴴ U with U = L21 L11⁻¹, where Z22 = Z(R, R) lies on the pattern of the
+// ancestors' panels (R is a clique of the filled graph). LDLᵀ pivots inside the supernode (P: its pivoting),
+// so L11 is P L11' and U = L21 L11'⁻¹ P, Z11 = Pᵀ (L11' D1 L11'ᴴ)⁻¹ P - Z21ᴴ U: Z stays in the analysis order,
+// where the rows of the descendants' panels point. The supernodes are visited root first, each gathers Z22
+// from the Z panels already computed, and the Z panels take the layout of the L panels (f x w, ld f).
 #include <algorithm>
 #include <string>
 
@@ -20,30 +22,72 @@ namespace gigasparse::direct {
 template <class V, class I>
 std::vector<V> DirectSolver<V, I>::selected_inverse_panels() const {
     if (!factorized_) throw PhaseError("direct: the selected inverse needs a successful factorize");
-    if (structure_ != Structure::spd && structure_ != Structure::hpd)
-        throw NotSupported("direct: selected inversion is implemented for LLᴴ factorizations (spd, hpd)");
+    if (lu()) throw NotSupported("direct: selected inversion is implemented for LLᴴ and LDLᵀ/LDLᴴ factorizations, not LU");
     no_schur("the selected inverse");
     const Symbolic& s = *sym_;
+    const bool herm = structure_ != Structure::symmetric;  // complex symmetric: transposes, no conjugates
+    auto cj = [herm](V v) { return herm ? conj_if_complex(v) : v; };
+    // op(X) = Xᴴ (Xᵀ for complex symmetric) of an r x c column-major block, into out (c x r)
+    auto op = [&](const V* x, idx r, idx c, std::vector<V>& out) {
+        out.resize(static_cast<std::size_t>(r * c));
+        for (idx j = 0; j < c; ++j)
+            for (idx i = 0; i < r; ++i) out[j + i * c] = cj(x[i + j * r]);
+    };
     std::vector<V> zx(num_.lx.size());
     auto node = [&](idx sn) {
-        thread_local std::vector<V> u, z22, t;
-        const idx f = s.front_rows(sn), w = s.width(sn), m = f - w;
+        thread_local std::vector<V> l11, t, dt, core, ot, u, wb, z22, z21, oz, y;
+        const idx f = s.front_rows(sn), w = s.width(sn), m = f - w, c0 = s.super_ptr[sn];
         const V* panel = num_.lx.data() + s.lx_ptr[sn];
         V* z = zx.data() + s.lx_ptr[sn];
         const idx* r = s.rows.data() + s.rows_ptr[sn];
-        // T = L11⁻¹ (w x w)
+        const std::int64_t* pv = ldlt() ? num_.piv.data() + c0 : nullptr;        // pivoted position -> local variable
+        const std::int8_t* ps = ldlt() ? num_.pivot_size.data() + c0 : nullptr;  // 1, 2 (first of a 2×2), 0
+        auto at = [&](idx j) { return pv ? static_cast<idx>(pv[j]) : j; };
+        // L11 (w x w; LDLᵀ: unit, and L(j + 1, j) = 0 under the first column of a 2×2 pivot, where D is stored)
+        l11.assign(static_cast<std::size_t>(w * w), V(0));
+        for (idx j = 0; j < w; ++j) {
+            for (idx i = j; i < w; ++i) l11[i + j * w] = panel[i + j * f];
+            if (ps) {
+                l11[j + j * w] = V(1);
+                if (ps[j] == 2) l11[j + 1 + j * w] = V(0);
+            }
+        }
+        // T = L11⁻¹, D⁻¹ T (LLᴴ: D = I), core = op(T) D⁻¹ T = (L11 D1 op(L11))⁻¹ in pivoted order
         t.assign(static_cast<std::size_t>(w * w), V(0));
-        for (idx j = 0; j < w; ++j) t[j * w + j] = V(1);
-        dense::trsm_general(CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, static_cast<int>(w), static_cast<int>(w), panel,
-                            static_cast<int>(f), t.data(), static_cast<int>(w));
+        for (idx j = 0; j < w; ++j) t[j + j * w] = V(1);
+        dense::trsm_general(CblasLeft, CblasLower, CblasNoTrans, CblasNonUnit, static_cast<int>(w), static_cast<int>(w), l11.data(),
+                            static_cast<int>(w), t.data(), static_cast<int>(w));
+        dt = t;
+        for (idx j = 0; ps && j < w;) {
+            if (ps[j] == 2) {
+                const V d11 = panel[j + j * f], d21 = panel[j + 1 + j * f], d22 = panel[j + 1 + (j + 1) * f];
+                const V d12 = cj(d21), det = d11 * d22 - d21 * d12;
+                for (idx c = 0; c < w; ++c) {
+                    const V b1 = dt[j + c * w], b2 = dt[j + 1 + c * w];
+                    dt[j + c * w] = (d22 * b1 - d12 * b2) / det;
+                    dt[j + 1 + c * w] = (d11 * b2 - d21 * b1) / det;
+                }
+                j += 2;
+            } else {
+                for (idx c = 0; c < w; ++c) dt[j + c * w] /= panel[j + j * f];
+                j += 1;
+            }
+        }
+        op(t.data(), w, w, ot);
+        core.resize(static_cast<std::size_t>(w * w));
+        dense::gemm_nn(static_cast<int>(w), static_cast<int>(w), static_cast<int>(w), V(1), ot.data(), static_cast<int>(w), dt.data(),
+                       static_cast<int>(w), V(0), core.data(), static_cast<int>(w));
+        y.assign(static_cast<std::size_t>(w * w), V(0));  // op(Z21) U, analysis order
         if (m > 0) {
-            // U = L21 L11⁻¹ (m x w)
+            // U = L21 L11⁻¹, its columns taken back to the analysis order of the node's variables
+            wb.resize(static_cast<std::size_t>(m * w));
+            for (idx j = 0; j < w; ++j) std::copy(panel + j * f + w, panel + (j + 1) * f, wb.begin() + j * m);
+            dense::trsm_general(CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, static_cast<int>(m), static_cast<int>(w), l11.data(),
+                                static_cast<int>(w), wb.data(), static_cast<int>(m));
             u.resize(static_cast<std::size_t>(m * w));
-            for (idx j = 0; j < w; ++j) std::copy(panel + j * f + w, panel + (j + 1) * f, u.begin() + j * m);
-            dense::trsm_general(CblasRight, CblasLower, CblasNoTrans, CblasNonUnit, static_cast<int>(m), static_cast<int>(w), panel,
-                                static_cast<int>(f), u.data(), static_cast<int>(m));
-            // Z22 = Z(R, R), both triangles, from the ancestors' Z panels: column R[b] lives in supernode K, whose
-            // ascending row list holds every R[a], a >= b.
+            for (idx j = 0; j < w; ++j) std::copy(wb.begin() + j * m, wb.begin() + (j + 1) * m, u.begin() + at(j) * m);
+            // Z22 = Z(R, R), both triangles, from the ancestors' Z panels (analysis order): column R[b] lives in
+            // supernode K, whose ascending row list holds every R[a], a >= b.
             z22.resize(static_cast<std::size_t>(m * m));
             for (idx b = 0; b < m; ++b) {
                 const idx c = r[w + b], k = s.col_to_sn[c], fk = s.front_rows(k);
@@ -54,27 +98,21 @@ std::vector<V> DirectSolver<V, I>::selected_inverse_panels() const {
                     while (rk[q] < r[w + a]) ++q;
                     const V v = zk[q];
                     z22[a + b * m] = v;
-                    z22[b + a * m] = conj_if_complex(v);
+                    z22[b + a * m] = cj(v);
                 }
             }
-            // Z21 = -Z22 U, into the Z panel's rows w..f
-            std::vector<V> z21(static_cast<std::size_t>(m * w));
+            // Z21 = -Z22 U, into the Z panel's rows w..f; y = op(Z21) U
+            z21.resize(static_cast<std::size_t>(m * w));
             dense::gemm_nn(static_cast<int>(m), static_cast<int>(w), static_cast<int>(m), V(-1), z22.data(), static_cast<int>(m), u.data(),
                            static_cast<int>(m), V(0), z21.data(), static_cast<int>(m));
             for (idx j = 0; j < w; ++j) std::copy(z21.begin() + j * m, z21.begin() + (j + 1) * m, z + j * f + w);
-            // Z11 = Tᴴ T - Z21ᴴ U
-            std::vector<V> z11(static_cast<std::size_t>(w * w));
-            dense::gemm(CblasConjTrans, static_cast<int>(w), static_cast<int>(w), static_cast<int>(w), V(1), t.data(), static_cast<int>(w),
-                        t.data(), static_cast<int>(w), V(0), z11.data(), static_cast<int>(w));
-            dense::gemm(CblasConjTrans, static_cast<int>(w), static_cast<int>(w), static_cast<int>(m), V(-1), z21.data(), static_cast<int>(m),
-                        u.data(), static_cast<int>(m), V(1), z11.data(), static_cast<int>(w));
-            for (idx j = 0; j < w; ++j) std::copy(z11.begin() + j * w, z11.begin() + (j + 1) * w, z + j * f);
-        } else {
-            std::vector<V> z11(static_cast<std::size_t>(w * w));
-            dense::gemm(CblasConjTrans, static_cast<int>(w), static_cast<int>(w), static_cast<int>(w), V(1), t.data(), static_cast<int>(w),
-                        t.data(), static_cast<int>(w), V(0), z11.data(), static_cast<int>(w));
-            for (idx j = 0; j < w; ++j) std::copy(z11.begin() + j * w, z11.begin() + (j + 1) * w, z + j * f);
+            op(z21.data(), m, w, oz);
+            dense::gemm_nn(static_cast<int>(w), static_cast<int>(w), static_cast<int>(m), V(1), oz.data(), static_cast<int>(w), u.data(),
+                           static_cast<int>(m), V(0), y.data(), static_cast<int>(w));
         }
+        // Z11 = Pᵀ core P - op(Z21) U, in the analysis order of the node's variables
+        for (idx j = 0; j < w; ++j)
+            for (idx i = 0; i < w; ++i) z[at(i) + at(j) * f] = core[i + j * w] - y[at(i) + at(j) * w];
     };
     const int threads = thread_count();
     if (threads <= 1 || s.subtree_root.size() <= 1) {
@@ -114,6 +152,7 @@ template <class V, class I>
 Csr<V, std::int64_t> DirectSolver<V, I>::selected_inverse() const {
     const std::vector<V> zx = selected_inverse_panels();
     const Symbolic& s = *sym_;
+    const bool herm = structure_ != Structure::symmetric;  // A⁻¹ is Hermitian, or complex symmetric
     Coo<V, std::int64_t> c;
     c.nrows = c.ncols = s.n;
     auto scaled = [&](idx i, idx j, V v) {
@@ -128,7 +167,7 @@ Csr<V, std::int64_t> DirectSolver<V, I>::selected_inverse() const {
                 const idx row = s.perm[r[i]];
                 const V v = scaled(row, col, zx[s.lx_ptr[sn] + j * f + i]);
                 c.row.push_back(row), c.col.push_back(col), c.val.push_back(v);
-                if (i != j) c.row.push_back(col), c.col.push_back(row), c.val.push_back(conj_if_complex(v));
+                if (i != j) c.row.push_back(col), c.col.push_back(row), c.val.push_back(herm ? conj_if_complex(v) : v);
             }
         }
     }

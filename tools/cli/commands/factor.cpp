@@ -93,8 +93,8 @@ int run_factor(const Args& args) {
     if (trans != "N" && trans != "T" && trans != "H") throw UsageError("--transpose expects N, T or H, got '" + trans + "'");
     const direct::Transpose op = direct::parse_transpose(trans);
     const auto invdiag_out = args.get("inverse-diagonal");
-    if (invdiag_out && structure != direct::Structure::spd && structure != direct::Structure::hpd)
-        throw UsageError("--inverse-diagonal needs --structure spd or hpd (selected inversion of the Cholesky factor)");
+    if (invdiag_out && structure == direct::Structure::general)
+        throw UsageError("--inverse-diagonal needs a symmetric structure (selected inversion of LL^T or LDL^T; not LU)");
     std::vector<std::int64_t> schur;
     if (auto list = args.get("schur")) schur = parse_schur(*list, n);
     if (args.get("schur-out") && schur.empty()) throw UsageError("--schur-out needs --schur");
@@ -296,8 +296,8 @@ const bool registered = register_command({
     "solves A x = b (b: an n x 1 Matrix Market array; all ones when omitted) with at most N steps\n"
     "of iterative refinement (default 2); --transpose T solves A^T x = b, H solves A^H x = b, with the\n"
     "same factors; --condest adds an estimate of the 1-norm condition number (LAPACK's xLACN2: a few\n"
-    "solves with A and A^H); --inverse-diagonal writes diag(A^-1) (spd/hpd: selected inversion of the\n"
-    "Cholesky factor, no solves) as an n x 1 Matrix Market array. --backend reference factors with the sequential reference\n"
+    "solves with A and A^H); --inverse-diagonal writes diag(A^-1) (symmetric structures: selected inversion\n"
+    "of the LL^T or LDL^T factor, no solves) as an n x 1 Matrix Market array. --backend reference factors with the sequential reference\n"
     "numeric phase (left-looking, no BLAS; the test oracle) instead of the multifrontal one.\n"
     "Symmetric files are read as their stored lower triangle. --options sets any solver option by name\n"
     "(docs/direct.md: e.g. pivot_perturbation=0,matching=0,pivot_block=128).\n"
