@@ -192,6 +192,7 @@ private:
     // (solve_permute is R's gather, solve_unpermute C's scatter; transposed solves use the other two).
     void map_numbering(bool rows, bool gather, std::span<const V> in, std::span<V> out, std::int64_t nrhs) const;
     void compute_norms();  // anorm_, anorm1_ when anorm_ <= 0
+    bool conjugates(Transpose op) const;  // symmetric structures whose op(A) is conj(A) (else A); LU: false
     std::vector<V> selected_inverse_panels() const;  // Z = A⁻¹ on the factor's panels (layout of NumericFactor::lx)
     // out = op(M)⁻¹ rhs through the factors, no refinement (y: n·nrhs and sweep: max_update_rows·nrhs scratch).
     void factor_solve(std::span<const V> rhs, std::span<V> out, std::int64_t nrhs, Transpose op, std::span<V> y, V* sweep,

@@ -73,21 +73,23 @@ void DirectSolver<V, I>::solve_backward(std::span<V> y, std::int64_t nrhs) const
 
 template <class V, class I>
 void DirectSolver<V, I>::residual(std::span<const V> b, std::span<const V> x, std::span<V> r, std::int64_t nrhs, Transpose op) const {
-    // r = b - op(M) x, M the matrix read by the view (mirrored conjugate entries for symmetric structures);
-    // op = transpose / conjugate_transpose only for general structures (solve reduces the others to none).
+    // r = b - op(M) x, M the matrix read by the view (mirrored conjugate entries for symmetric structures, for
+    // which op(M) is M or conj(M): conjugates(op)).
     const idx n = sym_->n, base = opt_.index_base;
     const bool sym = structure_ != Structure::general;
     const bool herm = structure_ != Structure::symmetric;  // complex spd is read as Hermitian, as its LLᴴ does
+    const bool cj = conjugates(op);
     std::copy(b.begin(), b.begin() + n * nrhs, r.begin());
     for (idx i = 0; i < n; ++i)
         for (idx k = a_row_ptr_[i] - base; k < a_row_ptr_[i + 1] - base; ++k) {
             idx j = static_cast<idx>(a_col_idx_[k]) - base;
             if (sym && (view_ == MatrixView::upper ? i > j : i < j)) continue;
-            const V a = num_.values[k];
+            V a = num_.values[k];
+            if (cj) a = conj_if_complex(a);
             V am = a;
             if constexpr (is_complex_v<V>)
                 if (herm) am = std::conj(a);
-            if (op != Transpose::none) {  // general: entry a_ij of op(M) is at (j, i)
+            if (!sym && op != Transpose::none) {  // general: entry a_ij of op(M) is at (j, i)
                 V at = a;
                 if constexpr (is_complex_v<V>)
                     if (op == Transpose::conjugate_transpose) at = std::conj(a);
@@ -126,12 +128,16 @@ void DirectSolver<V, I>::compute_norms() {
 template <class V, class I>
 void DirectSolver<V, I>::factor_solve(std::span<const V> rhs, std::span<V> out, std::int64_t nrhs, Transpose op, std::span<V> y,
                                       V* sweep, int threads) const {
-    // out = op(M)⁻¹ rhs through the permutations, scalings, sweeps and the Schur LU (prepared by the caller);
-    // op other than none only for LU (solve reduces the symmetric structures to none).
+    // out = op(M)⁻¹ rhs through the permutations, scalings, sweeps and the Schur LU (prepared by the caller).
+    // Symmetric structures: op(A) is A, or conj(A) (conjugates(op)), solved as conj(A⁻¹ conj(rhs)).
     const idx n = sym_->n, ks = sym_->schur;
+    const bool cj = conjugates(op);
+    if (!lu()) op = Transpose::none;
     // op(A)⁻¹ = op(C) op(M)⁻¹ op(R): R and C are scaled permutations with real scalings, so op(R) = Rᵀ is the
     // scatter of R's gather, op(C) = Cᵀ the gather of C's scatter
     map_numbering(op == Transpose::none, true, rhs, y, nrhs);
+    if (cj)
+        for (V& v : y) v = conj_if_complex(v);
     forward_sweep(*sym_, num_, y.data(), nrhs, sweep, threads, op);
     if (ks > 0)  // the Schur variables (the last ks rows): S x2 = c2 (op(S) for op(A))
         dense::getrs(static_cast<int>(ks), static_cast<int>(nrhs), schur_lu_.data(), static_cast<int>(ks), schur_ipiv_.data(),
@@ -139,6 +145,15 @@ void DirectSolver<V, I>::factor_solve(std::span<const V> rhs, std::span<V> out, 
     if (ldlt()) ldl_diagonal_solve(*sym_, num_, y.data(), nrhs, structure_ == Structure::hermitian);
     backward_sweep(*sym_, num_, y.data(), nrhs, sweep, threads, structure_ != Structure::symmetric, op);
     map_numbering(op != Transpose::none, false, y, out, nrhs);
+    if (cj)
+        for (V& v : out.first(static_cast<std::size_t>(n * nrhs))) v = conj_if_complex(v);
+}
+
+template <class V, class I>
+bool DirectSolver<V, I>::conjugates(Transpose op) const {
+    // Symmetric structures: Aᵀ = A (symmetric) and Aᴴ = A (Hermitian, and every real one); the other op is conj(A).
+    if constexpr (!is_complex_v<V>) return false;
+    return !lu() && op != Transpose::none && (structure_ == Structure::symmetric) == (op == Transpose::conjugate_transpose);
 }
 
 template <class V, class I>
@@ -153,40 +168,17 @@ double DirectSolver<V, I>::condition_estimate() {
     if (sym_->schur > 0 && !prepare_schur_solve()) return std::numeric_limits<double>::infinity();
     std::vector<V> y(static_cast<std::size_t>(n)), sweep(static_cast<std::size_t>(max_update_rows(*sym_))), x(y.size()), tmp(y.size());
     const int threads = thread_count();
-    // tmp ← op(A)⁻¹ x for op = none (kase 1) or conjugate_transpose (kase 2)
-    auto apply = [&](bool adjoint) {
-        Transpose op = adjoint && lu() ? Transpose::conjugate_transpose : Transpose::none;
-        bool conj = false;  // symmetric structures: Aᴴ = A (Hermitian, real) or conj(A) (complex symmetric)
-        if constexpr (is_complex_v<V>) conj = adjoint && structure_ == Structure::symmetric;
-        if (conj)
-            for (auto& v : x) v = conj_if_complex(v);
-        factor_solve(x, tmp, 1, op, y, sweep.data(), threads);
-        if (conj)
-            for (auto& v : tmp) v = conj_if_complex(v);
-        std::copy(tmp.begin(), tmp.end(), x.begin());  // in place: xLACN2 holds x's address
-    };
-    const double est = dense::lacn2_estimate(static_cast<int>(n), x.data(), [&](int kase) { apply(kase == 2); });
+    // x ← A⁻¹ x (kase 1) or A⁻ᴴ x (kase 2), in place: xLACN2 holds x's address
+    const double est = dense::lacn2_estimate(static_cast<int>(n), x.data(), [&](int kase) {
+        factor_solve(x, tmp, 1, kase == 2 ? Transpose::conjugate_transpose : Transpose::none, y, sweep.data(), threads);
+        std::copy(tmp.begin(), tmp.end(), x.begin());
+    });
     return anorm1_ * est;
 }
 
 template <class V, class I>
 SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::int64_t nrhs, Transpose op) {
     check_rhs(b.size(), x.size(), nrhs);
-    if (!lu() && op != Transpose::none) {
-        // Symmetric structures: Aᵀ = A (symmetric) and Aᴴ = A (Hermitian); the other one is conj(A), solved as
-        // x = conj(A⁻¹ conj(b)). Real values: every op is A.
-        if constexpr (is_complex_v<V>) {
-            if ((structure_ == Structure::symmetric) == (op == Transpose::conjugate_transpose)) {
-                const std::size_t len = static_cast<std::size_t>(sym_->n * nrhs);
-                std::vector<V> bc(len);
-                for (std::size_t i = 0; i < len; ++i) bc[i] = std::conj(b[i]);
-                SolveInfo info = solve(bc, x, nrhs);
-                for (std::size_t i = 0; i < len; ++i) x[i] = std::conj(x[i]);
-                return info;
-            }
-        }
-        op = Transpose::none;
-    }
     const idx n = sym_->n;
     const std::size_t len = static_cast<std::size_t>(n * nrhs);
     const idx mrows = max_update_rows(*sym_);
@@ -195,7 +187,7 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
     V* sweep = work_.data() + 2 * len;
     const int threads = thread_count();
     compute_norms();
-    const double opnorm = op == Transpose::none ? anorm_ : anorm1_;
+    const double opnorm = op == Transpose::none ? anorm_ : anorm1_;  // equal for the symmetric structures
     SolveInfo info;
     if (sym_->schur > 0 && !prepare_schur_solve()) {
         info.status = Status::zero_pivot;  // a singular Schur complement
@@ -685,6 +677,7 @@ LogDeterminant<V> DirectSolver<V, I>::log_determinant() const {
                                                    std::int64_t) const;                                       \
     template bool DirectSolver<V, I>::prepare_schur_solve();                                                  \
     template void DirectSolver<V, I>::compute_norms();                                                        \
+    template bool DirectSolver<V, I>::conjugates(Transpose) const;                                            \
     template void DirectSolver<V, I>::factor_solve(std::span<const V>, std::span<V>, std::int64_t, Transpose,   \
                                                    std::span<V>, V*, int) const;                              \
     template double DirectSolver<V, I>::condition_estimate();

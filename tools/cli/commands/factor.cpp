@@ -89,9 +89,8 @@ int run_factor(const Args& args) {
         if (bd.nrows != n || bd.ncols != 1) throw UsageError("b must be an n x 1 dense Matrix Market array");
         b = bd.data;
     }
-    const std::string trans = args.get("transpose", "N");
-    if (trans != "N" && trans != "T" && trans != "H") throw UsageError("--transpose expects N, T or H, got '" + trans + "'");
-    const direct::Transpose op = direct::parse_transpose(trans);
+    const direct::Transpose op = direct::parse_transpose(args.get("transpose", "N"));  // bad value: exit 2
+    const char* trans = op == direct::Transpose::none ? "N" : op == direct::Transpose::transpose ? "T" : "H";
     const auto invdiag_out = args.get("inverse-diagonal");
     if (invdiag_out && structure == direct::Structure::general)
         throw UsageError("--inverse-diagonal needs a symmetric structure (selected inversion of LL^T or LDL^T; not LU)");

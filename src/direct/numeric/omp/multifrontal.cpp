@@ -365,17 +365,7 @@ void forward_node(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, 
     const V* panel = num.lx.data() + s.lx_ptr[sn];
     const idx* r = s.rows.data() + s.rows_ptr[sn];
     const std::int64_t* pv = num.piv.empty() ? nullptr : num.piv.data() + c0;
-    const bool lu = !num.ux.empty();
-    if (lu && op != Transpose::none) {  // Uᵀ / Uᴴ: the node's columns in, its pivoted rows out (to pv's places)
-        z.resize(static_cast<std::size_t>(f));
-        for (idx j = 0; j < w; ++j) z[j] = y[c0 + j];
-        std::fill(z.begin() + w, z.begin() + f, V(0));
-        lu_forward_transposed_one(f, w, panel, num.ux.data() + s.lx_ptr[sn], z.data(), op == Transpose::conjugate_transpose);
-        for (idx j = 0; j < w; ++j) y[c0 + pv[j]] = z[j];
-        for (idx i = w; i < i_out; ++i) y[r[i]] += z[i];
-        for (idx i = i_out; i < f; ++i) out[pos[i - i_out]] += z[i];
-        return;
-    }
+    const bool lu = !num.ux.empty(), lu_t = lu && op != Transpose::none;
     if (w <= small_sweep_width && !pv) {
         for (idx j = 0; j < w; ++j) {
             const V* col = panel + j * f;
@@ -387,12 +377,14 @@ void forward_node(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, 
         }
         return;
     }
-    // LU: the node's values leave in pivoted order (the rows of U)
+    // In: the node's rows through its pivoting (LDLᵀ, LU), or its columns (Uᵀ / Uᴴ of a transposed LU solve).
+    // Out: LU leaves the values in pivoted order (the rows of U), the others (and Uᵀ) through the pivoting.
     z.resize(static_cast<std::size_t>(f));
-    for (idx j = 0; j < w; ++j) z[j] = y[c0 + (pv ? pv[j] : j)];
+    for (idx j = 0; j < w; ++j) z[j] = y[c0 + (pv && !lu_t ? pv[j] : j)];
     std::fill(z.begin() + w, z.begin() + f, V(0));
-    forward_one(f, w, panel, z.data(), pv ? num.pivot_size.data() + c0 : nullptr);
-    for (idx j = 0; j < w; ++j) y[c0 + (pv && !lu ? pv[j] : j)] = z[j];
+    if (lu_t) lu_forward_transposed_one(f, w, panel, num.ux.data() + s.lx_ptr[sn], z.data(), op == Transpose::conjugate_transpose);
+    else forward_one(f, w, panel, z.data(), pv ? num.pivot_size.data() + c0 : nullptr);
+    for (idx j = 0; j < w; ++j) y[c0 + (pv && (!lu || lu_t) ? pv[j] : j)] = z[j];
     for (idx i = w; i < i_out; ++i) y[r[i]] += z[i];
     for (idx i = i_out; i < f; ++i) out[pos[i - i_out]] += z[i];
 }
