@@ -139,11 +139,7 @@ class DirectSolver:
         ``trans`` as scipy's SuperLU.solve: "N" (A x = b),
         "T" (Aᵀ x = b) or "H" (Aᴴ x = b), all from the one factorization. Raises LinAlgError when the
         factorization failed."""
-        if self.status is None:
-            self.factorize()
-        if self.status != "success":
-            raise np.linalg.LinAlgError(
-                f"DirectSolver.solve: factorization failed ({self.status} at column {self.failing_column})")
+        self._factored("DirectSolver.solve")
         arr = np.asarray(b)
         if arr.dtype.kind not in "biufc":
             raise TypeError(f"solve: unsupported dtype {arr.dtype}")
@@ -200,10 +196,7 @@ class DirectSolver:
     def _factored_for_schur(self, what: str) -> int:
         if self.schur is None or self.schur.size == 0:
             raise _core.PhaseError(f"{what}: no Schur variables were given (DirectSolver(..., schur=[...]))")
-        if self.status is None:
-            self.factorize()
-        if self.status != "success":
-            raise np.linalg.LinAlgError(f"{what}: factorization failed ({self.status} at column {self.failing_column})")
+        self._factored(what)
         return int(self.schur.size)
 
     def schur_complement(self) -> np.ndarray:
