@@ -59,6 +59,14 @@ const char* to_string(Transpose t) {
     return "?";
 }
 
+const char* to_string(FactorPrecision p) {
+    switch (p) {
+        case FactorPrecision::full: return "full";
+        case FactorPrecision::single: return "single";
+    }
+    return "?";
+}
+
 Structure parse_structure(std::string_view s) {
     if (s == "general" || s == "G") return Structure::general;
     if (s == "symmetric" || s == "S") return Structure::symmetric;
@@ -93,6 +101,12 @@ Transpose parse_transpose(std::string_view s) {
     if (s == "T" || s == "t" || s == "transpose") return Transpose::transpose;
     if (s == "H" || s == "h" || s == "C" || s == "conjugate_transpose") return Transpose::conjugate_transpose;
     throw InvalidArgument("direct: unknown transpose '" + std::string(s) + "' (N|T|H)");
+}
+
+FactorPrecision parse_factor_precision(std::string_view s) {
+    if (s == "full" || s == "double" || s == "working") return FactorPrecision::full;
+    if (s == "single" || s == "float" || s == "mixed") return FactorPrecision::single;
+    throw InvalidArgument("direct: unknown factor precision '" + std::string(s) + "' (full|single)");
 }
 
 }  // namespace gigasparse::direct

@@ -83,7 +83,8 @@ template <class V, class I>
 void DirectSolver<V, I>::set_option(std::string_view name, std::string_view value) {
     if (name == "ordering") opt_.ordering = parse_ordering(value);
     else if (name == "backend") opt_.backend = parse_numeric_backend(value);
-    else if (name == "refinement_steps") opt_.refinement_steps = to_int(name, value);
+    else if (name == "refinement_steps") opt_.refinement_steps = value == "auto" ? -1 : to_int(name, value);
+    else if (name == "factor_precision") opt_.factor_precision = parse_factor_precision(value);
     else if (name == "refinement_tolerance") opt_.refinement_tolerance = to_double(name, value);
     else if (name == "amalgamation_max_width") opt_.amalgamation.max_width = to_int(name, value);
     else if (name == "amalgamation_zero_fraction") opt_.amalgamation.zero_fraction = to_double(name, value);
@@ -105,7 +106,7 @@ void DirectSolver<V, I>::set_option(std::string_view name, std::string_view valu
     else if (name == "matching") opt_.matching = to_int(name, value) != 0;
     else throw InvalidArgument("direct: unknown option '" + std::string(name) + "'");
     if (opt_.index_base != 0 && opt_.index_base != 1) throw InvalidArgument("direct: index_base must be 0 or 1");
-    if (opt_.refinement_steps < 0 || opt_.threads < 0 || opt_.amalgamation.max_width < 1 ||
+    if (opt_.refinement_steps < -1 || opt_.threads < 0 || opt_.amalgamation.max_width < 1 ||
         opt_.blocked_front_rows < 0 || opt_.front_block < 1 || opt_.small_front_rows < 0 || opt_.loop_panel_rows < 0 ||
         opt_.pivot_block < 2 || !(opt_.pivot_perturbation < 1))
         throw InvalidArgument("direct: option " + std::string(name) + " out of range");
@@ -115,7 +116,8 @@ template <class V, class I>
 std::string DirectSolver<V, I>::get_option(std::string_view name) const {
     if (name == "ordering") return to_string(opt_.ordering);
     if (name == "backend") return to_string(opt_.backend);
-    if (name == "refinement_steps") return num(static_cast<double>(opt_.refinement_steps));
+    if (name == "refinement_steps") return opt_.refinement_steps < 0 ? "auto" : num(static_cast<double>(opt_.refinement_steps));
+    if (name == "factor_precision") return to_string(opt_.factor_precision);
     if (name == "refinement_tolerance") return std::to_string(opt_.refinement_tolerance);
     if (name == "amalgamation_max_width") return num(static_cast<double>(opt_.amalgamation.max_width));
     if (name == "amalgamation_zero_fraction") return std::to_string(opt_.amalgamation.zero_fraction);
@@ -242,7 +244,9 @@ Status DirectSolver<V, I>::factorize(CsrView<V, I> a) {
     if ((ldlt() || lu()) && opt_.backend == NumericBackend::reference)
         throw NotSupported("direct: the reference backend factors LLᴴ only; LDLᵀ/LDLᴴ and LU run on backend 'cpu'");
     if (a.values.size() < a_col_idx_.size()) throw DimensionMismatch("direct: fewer values than entries");
-    allocate_numeric(*sym_, num_);
+    check_precision();
+    single_ = single_requested();
+    allocate_factor();
     num_.values.assign(a.values.begin(), a.values.begin() + static_cast<std::ptrdiff_t>(a_col_idx_.size()));
     work_.clear();
     allocated_ = true;
@@ -256,7 +260,40 @@ Status DirectSolver<V, I>::refactorize(std::span<const V> values) {
         throw DimensionMismatch("direct: refactorize expects " + std::to_string(num_.values.size()) + " values, got " +
                                 std::to_string(values.size()));
     std::copy(values.begin(), values.end(), num_.values.begin());
+    check_precision();
+    if (single_ != single_requested()) {  // the option changed, or the last factorization fell back to full precision
+        single_ = single_requested();
+        allocate_factor();
+    }
     return run_numeric();
+}
+
+template <class V, class I>
+void DirectSolver<V, I>::allocate_factor() {
+    if (single_) {
+        allocate_numeric(*sym_, lnum_);
+        std::vector<V>().swap(num_.lx);
+        std::vector<V>().swap(num_.ux);
+        decltype(num_.stacks)().swap(num_.stacks);
+    } else {
+        allocate_numeric(*sym_, num_);
+        lnum_ = NumericFactor<W>{};
+        std::vector<W>().swap(single_values_);
+    }
+}
+
+template <class V, class I>
+void DirectSolver<V, I>::check_precision() const {
+    if (single_requested() && !schur_.empty())
+        throw NotSupported("direct: factor_precision single with a Schur complement (the Schur block would carry single-precision "
+                           "errors no refinement removes); use factor_precision full");
+}
+
+template <class V, class I>
+void DirectSolver<V, I>::no_single(const char* what) const {
+    if (single_)
+        throw NotSupported(std::string("direct: ") + what + " needs a full-precision factor (this one is single precision: "
+                           "factor with factor_precision full)");
 }
 
 template <class V, class I>
@@ -306,11 +343,9 @@ Status DirectSolver<V, I>::run_numeric() {
         }
         if (scaled) scale_values(lu() ? row_scale_ : scale_);
         prm.tau = rel * (scaled ? 1.0 : (amax > 0 ? amax : 1.0));
-        st = factor_multifrontal<V>(*sym_, num_, scaled ? std::span<const V>(scaled_) : std::span<const V>(num_.values),
-                                    fail, prm);
+        st = factor_values(scaled ? std::span<const V>(scaled_) : std::span<const V>(num_.values), fail, prm);
     } else {
-        st = opt_.backend == NumericBackend::reference ? cholesky_reference<V>(*sym_, num_, num_.values, fail)
-                                                       : factor_multifrontal<V>(*sym_, num_, num_.values, fail, prm);
+        st = factor_values(num_.values, fail, prm);
     }
     if (fail != -1 && ldlt()) fail = pivot_source(fail);  // pivoted -> analysis position
     failing_column_ = fail == -1 ? -1 : sym_->perm[fail];
@@ -318,6 +353,47 @@ Status DirectSolver<V, I>::run_numeric() {
     anorm_ = -1;  // recomputed by the next solve
     schur_state_ = 0;
     return st;
+}
+
+template <class V, class I>
+Status DirectSolver<V, I>::factor_values(std::span<const V> values, idx& fail, NumericParams& prm) {
+    if (single_) {
+        // Round to single precision. Values beyond float's comfortable range (the factor's growth and the
+        // products of the updates must not overflow or underflow) are factored in full precision instead.
+        single_values_.resize(values.size());
+        double amax = 0;
+        for (std::size_t k = 0; k < values.size(); ++k) {
+            single_values_[k] = static_cast<W>(values[k]);
+            if (sym_->amap[k] >= 0) amax = std::max(amax, static_cast<double>(std::abs(values[k])));
+        }
+        constexpr double range = 1e30;  // float: 3.4e38 .. 1.2e-38
+        if (!std::isfinite(amax) || (amax <= range && !(amax > 0 && amax < 1 / range))) {
+            // The tolerance of the pivot perturbation is relative to the precision of the factor.
+            NumericParams sprm = prm;
+            if (prm.tau > 0 && opt_.pivot_perturbation < 0) {
+                const double ratio = static_cast<double>(std::numeric_limits<real_t<W>>::epsilon()) /
+                                     static_cast<double>(std::numeric_limits<real_t<V>>::epsilon());
+                sprm.tau *= lu() ? ratio : std::sqrt(ratio);
+            }
+            const Status st = opt_.backend == NumericBackend::reference
+                                  ? cholesky_reference<W>(*sym_, lnum_, single_values_, fail)
+                                  : factor_multifrontal<W>(*sym_, lnum_, single_values_, fail, sprm);
+            if (st == Status::success) {
+                // The pivot data the solve, the inertia and the results read (not the panels) live in num_.
+                num_.info = lnum_.info;
+                num_.piv = lnum_.piv;
+                num_.pivot_size = lnum_.pivot_size;
+                num_.perturbed = lnum_.perturbed;
+                return st;
+            }
+            // A breakdown of the rounded matrix (an SPD matrix whose κ·ε_single reaches 1, a pivot rounded to zero)
+            // may not be one of the matrix itself: it decides in full precision below.
+        }
+        single_ = false;
+        allocate_factor();
+    }
+    return opt_.backend == NumericBackend::reference ? cholesky_reference<V>(*sym_, num_, values, fail)
+                                                     : factor_multifrontal<V>(*sym_, num_, values, fail, prm);
 }
 
 template <class V, class I>

@@ -31,18 +31,26 @@ enum class Status { success, not_positive_definite, zero_pivot, not_converged };
 // 'H'; MUMPS ICNTL(9), PARDISO iparm[11]). One factorization serves all three.
 enum class Transpose { none, transpose, conjugate_transpose };
 
+// Precision of the factor's panels: full (the value type) or single (float / complex<float> panels and
+// contribution blocks for double / complex<double> values, the solve refining in the value type against the
+// original matrix: half the factor memory and bandwidth, the accuracy of a full-precision solve when
+// κ(A)·ε_single is well below 1). For float / complex<float> values both are the same.
+enum class FactorPrecision { full, single };
+
 const char* to_string(Structure s);
 const char* to_string(MatrixView v);
 const char* to_string(OrderingAlg a);
 const char* to_string(Status s);
 const char* to_string(NumericBackend b);
 const char* to_string(Transpose t);
+const char* to_string(FactorPrecision p);
 // Parse the spellings of to_string (and "auto", "metis" for nd); throw InvalidArgument otherwise.
 Structure parse_structure(std::string_view s);
 MatrixView parse_view(std::string_view s);
 OrderingAlg parse_ordering(std::string_view s);
 NumericBackend parse_numeric_backend(std::string_view s);
 Transpose parse_transpose(std::string_view s);  // N|T|H, none|transpose|conjugate_transpose
+FactorPrecision parse_factor_precision(std::string_view s);  // full|single (double|float)
 
 // Relaxed-amalgamation limits (seed §amalgamate): merged panels at most max_width columns; explicit
 // zeros of the whole factor at most zero_fraction · nnz(L); panels up to min_width merged eagerly.
@@ -65,7 +73,11 @@ struct DirectOptions {
     // auto: ND is evaluated only when AMD's flops / nnz(L) reach this ratio (CHOLMOD's rule: below it
     // AMD's fill is already good and METIS costs far more analysis time); 0 always evaluates both.
     double auto_nd_ratio = 500;
-    std::int64_t refinement_steps = 2;  // maximum iterative-refinement steps in solve
+    // Maximum iterative-refinement steps in solve; -1 (auto, the default): 2 for a full-precision factor, 10 for
+    // a single-precision one (each step gains about -log10(κ ε_single) digits). A step that raises the backward
+    // error is undone and ends the refinement.
+    std::int64_t refinement_steps = -1;
+    FactorPrecision factor_precision = FactorPrecision::full;  // option "factor_precision": full | single
     double refinement_tolerance = 1e-15;  // stop when the normwise backward error is below
     std::int64_t index_base = 0;        // 0 or 1: base of the CSR row offsets and column indices
     std::int64_t threads = 0;           // 0: omp_get_max_threads()

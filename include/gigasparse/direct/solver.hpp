@@ -1,6 +1,7 @@
 // include/gigasparse/direct/solver.hpp: DirectSolver — analyze → factorize → refactorize → solve.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -16,6 +17,8 @@
 #include <gigasparse/direct/symbolic.hpp>
 
 namespace gigasparse::direct {
+
+struct NumericParams;  // src/direct/numeric/numeric.hpp
 
 // Result of a solve: outcome, refinement steps taken, and the residual reached.
 struct SolveInfo {
@@ -69,6 +72,15 @@ struct NumericFactor {
     std::vector<V> ux;
 };
 
+// The value type of a single-precision factor (FactorPrecision::single): float for double, complex<float> for
+// complex<double>; float and complex<float> are their own.
+template <class V>
+struct single_type {
+    using type = std::conditional_t<is_complex_v<V>, std::complex<float>, float>;
+};
+template <class V>
+using single_t = typename single_type<V>::type;
+
 // Inertia of an LDLᵀ / LDLᴴ factorization: the signs of the eigenvalues of D (real or Hermitian values;
 // Sylvester: those of A when no pivot was perturbed).
 struct Inertia {
@@ -97,7 +109,14 @@ public:
     // "amalgamation_max_width", "amalgamation_zero_fraction", "amalgamation_min_width",
     // "amalgamation", "level_weight", "auto_nd_ratio", "index_base", "threads", "subtree_factor",
     // "blocked_front_rows", "front_block", "small_front_rows", "loop_panel_rows", "pivot_perturbation",
-    // "pivot_block", "pivot_pair_threshold", "pivot_scaling", "matching").
+    // "pivot_block", "pivot_pair_threshold", "pivot_scaling", "matching", "factor_precision" (full|single)).
+    // factor_precision = single (double or complex<double> values): the factor is computed and stored in float /
+    // complex<float> and solve() refines in the value type; factor_L/U/D, the inertia, the determinant and the
+    // condition estimate read it, selected inversion, the Schur complement and the solve parts need a full one
+    // (NotSupported). Full precision takes over (result "single_factor" is then 0; the next refactorize tries
+    // single again) when the (scaled) values do not fit float's range, when the rounded matrix breaks down
+    // (an SPD matrix with κ ε_single near 1), and, with the automatic refinement_steps, when a solve's
+    // refinement does not reach a backward error of 1000 ε (the matrix is factored again and the solve repeated).
     DirectOptions& options() { return opt_; }
     void set_option(std::string_view name, std::string_view value);
     std::string get_option(std::string_view name) const;
@@ -145,7 +164,7 @@ public:
     void solve_backward(std::span<V> y, std::int64_t nrhs) const;                        // Lᴴ v = w (Lᵀ: complex symmetric)
     void solve_unpermute(std::span<const V> y, std::span<V> x, std::int64_t nrhs) const;  // x = S Pᵀ v
 
-    // Results by name: "schur_size", "n", "nnz_L" (of L; LU: U has the transposed pattern), "flops" (Σ c_j², ×2 for LU, ×4 complex), "supernodes", "levels", "column_levels",
+    // Results by name: "single_factor" (1: the current factor is single precision), "schur_size", "n", "nnz_L" (of L; LU: U has the transposed pattern), "flops" (Σ c_j², ×2 for LU, ×4 complex), "supernodes", "levels", "column_levels",
     // "memory_estimate" (bytes), "factor_bytes", "stack_bytes", "failing_column" (-1: none,
     // else original 0-based column), "explicit_zeros", "ordering_cost", "factor_entries"; after an LDLᵀ/LDLᴴ
     // factorization also "perturbed_pivots", "two_by_two_pivots", "pivot_pairs" (analysis pairs), "positive_pivots", "negative_pivots",
@@ -154,7 +173,7 @@ public:
     std::string ordering_used() const;
     std::span<const std::int64_t> permutation() const;  // perm[new] = old, 0-based
     const Symbolic& symbolic() const;
-    const NumericFactor<V>& numeric() const;
+    const NumericFactor<V>& numeric() const;  // the panels of a full-precision factor (NotSupported for a single one)
     // L in the permuted numbering as a CSR lower triangle (rows sorted; explicit zeros kept); after a
     // successful factorize or refactorize only (PhaseError otherwise).
     // LLᴴ: L with its diagonal. LDLᵀ/LDLᴴ: unit lower L, rows and columns in the order of factor_permutation().
@@ -185,7 +204,20 @@ public:
     bool factorized() const { return factorized_; }
 
 private:
+    using W = single_t<V>;
     Status run_numeric();
+    // The factor's panels in the precision they were computed in: f(num_), or f(lnum_) for a single-precision factor.
+    template <class F>
+    decltype(auto) with_factor(F&& f) const {
+        if (single_) return f(lnum_);
+        return f(num_);
+    }
+    void no_single(const char* what) const;  // NotSupported for a single-precision factor
+    void check_precision() const;            // NotSupported: factor_precision single with a Schur complement
+    void allocate_factor();
+    // The numeric factorization of `values` (the factored matrix's entries, input order) into num_ or lnum_.
+    Status factor_values(std::span<const V> values, idx& fail, NumericParams& prm);                  // the panels and stacks of the precision single_ says; the other released
+    bool single_requested() const { return opt_.factor_precision == FactorPrecision::single && !std::is_same_v<W, V>; }
     void check_rhs(std::size_t blen, std::size_t xlen, std::int64_t nrhs) const;
     // Between the original numbering and that of the factored matrix M = R A C: rows (R: matching, ordering,
     // row scaling) or columns (C: ordering, column scaling), gathered into M's order or scattered out of it
@@ -228,7 +260,10 @@ private:
     // The analysis, shared by copies of the solver (BatchDirectSolver: one analysis, many factorizations);
     // analyze replaces it, nothing else writes it.
     std::shared_ptr<const Symbolic> sym_ = std::make_shared<const Symbolic>();
-    NumericFactor<V> num_;
+    NumericFactor<V> num_;  // a single-precision factor keeps its values and pivot data here, its panels in lnum_
+    NumericFactor<W> lnum_;
+    std::vector<W> single_values_;  // the (scaled) values rounded to W, input of the single-precision factorization
+    bool single_ = false;           // the factor is lnum_
     std::vector<std::int64_t> a_row_ptr_;
     std::vector<I> a_col_idx_;
     std::vector<V> work_;  // refinement workspace

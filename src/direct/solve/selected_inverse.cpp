@@ -24,6 +24,7 @@ std::vector<V> DirectSolver<V, I>::selected_inverse_panels() const {
     if (!factorized_) throw PhaseError("direct: the selected inverse needs a successful factorize");
     if (lu()) throw NotSupported("direct: selected inversion is implemented for LLᴴ and LDLᵀ/LDLᴴ factorizations, not LU");
     no_schur("the selected inverse");
+    no_single("the selected inverse");
     const Symbolic& s = *sym_;
     const bool herm = structure_ != Structure::symmetric;  // complex symmetric: transposes, no conjugates
     auto cj = [herm](V v) { return herm ? conj_if_complex(v) : v; };

@@ -54,19 +54,22 @@ void DirectSolver<V, I>::solve_unpermute(std::span<const V> y, std::span<V> x, s
 template <class V, class I>
 void DirectSolver<V, I>::solve_forward(std::span<V> y, std::int64_t nrhs) const {
     check_rhs(y.size(), y.size(), nrhs);
+    no_single("solve_forward()");
     std::vector<V> w(static_cast<std::size_t>(max_update_rows(*sym_) * std::max<std::int64_t>(nrhs, 1)));
     forward_sweep(*sym_, num_, y.data(), nrhs, w.data());
 }
 
 template <class V, class I>
 void DirectSolver<V, I>::solve_diagonal(std::span<V> y, std::int64_t nrhs) const {
-    check_rhs(y.size(), y.size(), nrhs);  // D = I for LLᴴ
+    check_rhs(y.size(), y.size(), nrhs);
+    no_single("solve_diagonal()");  // D = I for LLᴴ
     if (ldlt()) ldl_diagonal_solve(*sym_, num_, y.data(), nrhs, structure_ == Structure::hermitian);
 }
 
 template <class V, class I>
 void DirectSolver<V, I>::solve_backward(std::span<V> y, std::int64_t nrhs) const {
     check_rhs(y.size(), y.size(), nrhs);
+    no_single("solve_backward()");
     std::vector<V> w(static_cast<std::size_t>(max_update_rows(*sym_) * std::max<std::int64_t>(nrhs, 1)));
     backward_sweep(*sym_, num_, y.data(), nrhs, w.data(), 1, structure_ != Structure::symmetric);
 }
@@ -138,12 +141,22 @@ void DirectSolver<V, I>::factor_solve(std::span<const V> rhs, std::span<V> out, 
     map_numbering(op == Transpose::none, true, rhs, y, nrhs);
     if (cj)
         for (V& v : y) v = conj_if_complex(v);
-    forward_sweep(*sym_, num_, y.data(), nrhs, sweep, threads, op);
-    if (ks > 0)  // the Schur variables (the last ks rows): S x2 = c2 (op(S) for op(A))
-        dense::getrs(static_cast<int>(ks), static_cast<int>(nrhs), schur_lu_.data(), static_cast<int>(ks), schur_ipiv_.data(),
-                     y.data() + (n - ks), static_cast<int>(n), op == Transpose::none ? 'N' : op == Transpose::transpose ? 'T' : 'C');
-    if (ldlt()) ldl_diagonal_solve(*sym_, num_, y.data(), nrhs, structure_ == Structure::hermitian);
-    backward_sweep(*sym_, num_, y.data(), nrhs, sweep, threads, structure_ != Structure::symmetric, op);
+    const std::size_t len = static_cast<std::size_t>(n * nrhs);
+    if (single_) {  // the sweeps in the factor's precision, on a rounded copy
+        std::vector<W> ys(y.begin(), y.begin() + static_cast<std::ptrdiff_t>(len));
+        std::vector<W> ws(static_cast<std::size_t>(max_update_rows(*sym_) * std::max<std::int64_t>(nrhs, 1)));
+        forward_sweep(*sym_, lnum_, ys.data(), nrhs, ws.data(), threads, op);
+        if (ldlt()) ldl_diagonal_solve(*sym_, lnum_, ys.data(), nrhs, structure_ == Structure::hermitian);
+        backward_sweep(*sym_, lnum_, ys.data(), nrhs, ws.data(), threads, structure_ != Structure::symmetric, op);
+        std::copy(ys.begin(), ys.end(), y.begin());
+    } else {
+        forward_sweep(*sym_, num_, y.data(), nrhs, sweep, threads, op);
+        if (ks > 0)  // the Schur variables (the last ks rows): S x2 = c2 (op(S) for op(A))
+            dense::getrs(static_cast<int>(ks), static_cast<int>(nrhs), schur_lu_.data(), static_cast<int>(ks), schur_ipiv_.data(),
+                         y.data() + (n - ks), static_cast<int>(n), op == Transpose::none ? 'N' : op == Transpose::transpose ? 'T' : 'C');
+        if (ldlt()) ldl_diagonal_solve(*sym_, num_, y.data(), nrhs, structure_ == Structure::hermitian);
+        backward_sweep(*sym_, num_, y.data(), nrhs, sweep, threads, structure_ != Structure::symmetric, op);
+    }
     map_numbering(op != Transpose::none, false, y, out, nrhs);
     if (cj)
         for (V& v : out.first(static_cast<std::size_t>(n * nrhs))) v = conj_if_complex(v);
@@ -215,12 +228,34 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
     };
     full_solve(b, x);
     measure(info);
-    while (info.refinement_steps < opt_.refinement_steps && info.backward_error > opt_.refinement_tolerance) {
-        std::vector<V> d(len);
+    // auto: 2 steps after a full-precision factor; 10 after a single-precision one, whose steps each gain about
+    // -log10(κ ε_single) digits.
+    const std::int64_t max_steps = opt_.refinement_steps >= 0 ? opt_.refinement_steps : single_ ? 10 : 2;
+    std::vector<V> d;
+    while (info.refinement_steps < max_steps && info.backward_error > opt_.refinement_tolerance) {
+        d.resize(len);
         full_solve(std::span<const V>(r.data(), len), d);  // A d = r; x += d
         for (std::size_t i = 0; i < len; ++i) x[i] += d[i];
+        const SolveInfo before = info;
         ++info.refinement_steps;
         measure(info);
+        if (!(info.backward_error <= before.backward_error)) {  // the step made it worse (or not finite): undo it and stop
+            for (std::size_t i = 0; i < len; ++i) x[i] -= d[i];
+            info = before;
+            break;
+        }
+    }
+    // A single-precision factor too inaccurate for the refinement to reach full accuracy (κ ε_single near or above
+    // 1): with the automatic step count, the matrix is factored again in full precision and solved with that.
+    if (single_ && opt_.refinement_steps < 0 &&
+        !(info.backward_error <= 1e3 * static_cast<double>(std::numeric_limits<real_t<V>>::epsilon()))) {
+        single_ = false;
+        allocate_factor();
+        if (const Status st = run_numeric(); st != Status::success) {
+            info.status = st;
+            return info;
+        }
+        return solve(b, x, nrhs, op);
     }
     // A solution that lost more than half of its digits in the backward sense (or is not finite) is returned,
     // and said to be so: the factorization was too inaccurate for refinement to recover (static pivoting's
@@ -240,10 +275,12 @@ SolveInfo DirectSolver<V, I>::solve(const DenseMatrix<V>& b, DenseMatrix<V>& x, 
 template <class V, class I>
 double DirectSolver<V, I>::result(std::string_view name) const {
     if (!analyzed_) throw PhaseError("direct: results are available after analyze");
-    const double vsize = sizeof(V);
+    // the factor's element size: that of the current factor, or before one that of the requested precision
+    const double vsize = (factorized_ || allocated_) ? (single_ ? sizeof(W) : sizeof(V)) : (single_requested() ? sizeof(W) : sizeof(V));
     const double index_bytes = 8.0 * static_cast<double>(sym_->rows.size() + sym_->relind.size() + sym_->amap.size() + sym_->amap_sn_entries.size() +
                                                          4 * sym_->n + 8 * sym_->nsuper);
     if (name == "n") return static_cast<double>(sym_->n);
+    if (name == "single_factor") return single_ ? 1.0 : 0.0;
     if (name == "schur_size") return static_cast<double>(sym_->schur);
     if (name == "nnz_L") return sym_->nnz_L;
     if (name == "flops") return sym_->flops * (is_complex_v<V> ? 4.0 : 1.0) * (lu() ? 2.0 : 1.0);  // LU: L and U
@@ -259,7 +296,8 @@ double DirectSolver<V, I>::result(std::string_view name) const {
     if (name == "memory_estimate")
         return vsize * (factor_copies * static_cast<double>(sym_->factor_entries) + static_cast<double>(sym_->stack_entries)) +
                index_bytes +
-               vsize * static_cast<double>(a_col_idx_.size());
+               static_cast<double>(sizeof(V)) * static_cast<double>(a_col_idx_.size()) +
+               (vsize < sizeof(V) ? vsize * static_cast<double>(a_col_idx_.size()) : 0.0);  // the rounded copy
     if (name == "failing_column") return static_cast<double>(failing_column_);
     if (name == "pivot_pairs") return static_cast<double>(sym_->pivot_pairs);
     if (name == "unmatched_columns") return static_cast<double>(unmatched_);
@@ -308,6 +346,7 @@ const Symbolic& DirectSolver<V, I>::symbolic() const {
 template <class V, class I>
 const NumericFactor<V>& DirectSolver<V, I>::numeric() const {
     if (!allocated_) throw PhaseError("direct: the numeric factor is available after factorize");
+    no_single("numeric()");
     return num_;
 }
 
@@ -329,9 +368,10 @@ Csr<V, std::int64_t> DirectSolver<V, I>::factor_L() const {
     const std::vector<std::int64_t> pos = pivoted_position();
     Coo<V, std::int64_t> coo;
     coo.nrows = coo.ncols = sym_->n;
+    with_factor([&](const auto& nf) {
     for (idx sn = 0; sn < sym_->nsuper; ++sn) {
         const idx f = sym_->front_rows(sn), w = sym_->width(sn), c0 = sym_->super_ptr[sn];
-        const V* panel = num_.lx.data() + sym_->lx_ptr[sn];
+        const auto* panel = nf.lx.data() + sym_->lx_ptr[sn];
         const idx* r = sym_->rows.data() + sym_->rows_ptr[sn];
         for (idx j = 0; j < w; ++j) {
             if (ldlt() || lu()) {
@@ -344,10 +384,11 @@ Csr<V, std::int64_t> DirectSolver<V, I>::factor_L() const {
                 // Own rows (i < w) are pivoted positions already; the others are analysis columns of ancestors.
                 coo.row.push_back(i < w ? c0 + i : pos[r[i]]);
                 coo.col.push_back(c0 + j);
-                coo.val.push_back(panel[i + j * f]);
+                coo.val.push_back(V(panel[i + j * f]));
             }
         }
     }
+    });
     return coo_to_csr(coo);
 }
 
@@ -358,24 +399,26 @@ Csr<V, std::int64_t> DirectSolver<V, I>::factor_U() const {
     no_schur("factor_U()");
     Coo<V, std::int64_t> coo;
     coo.nrows = coo.ncols = sym_->n;
+    with_factor([&](const auto& nf) {
     for (idx sn = 0; sn < sym_->nsuper; ++sn) {
         const idx f = sym_->front_rows(sn), w = sym_->width(sn), c0 = sym_->super_ptr[sn];
-        const V* panel = num_.lx.data() + sym_->lx_ptr[sn];
-        const V* upanel = num_.ux.data() + sym_->lx_ptr[sn];
+        const auto* panel = nf.lx.data() + sym_->lx_ptr[sn];
+        const auto* upanel = nf.ux.data() + sym_->lx_ptr[sn];
         const idx* r = sym_->rows.data() + sym_->rows_ptr[sn];
         for (idx j = 0; j < w; ++j) {  // row j of U: U11(j, j..w) then U12(j, :)
             for (idx c = j; c < w; ++c) {
                 coo.row.push_back(c0 + j);
                 coo.col.push_back(c0 + c);
-                coo.val.push_back(panel[j + c * f]);
+                coo.val.push_back(V(panel[j + c * f]));
             }
             for (idx i = w; i < f; ++i) {
                 coo.row.push_back(c0 + j);
                 coo.col.push_back(r[i]);  // columns are not pivoted
-                coo.val.push_back(upanel[i + j * f]);
+                coo.val.push_back(V(upanel[i + j * f]));
             }
         }
     }
+    });
     return coo_to_csr(coo);
 }
 
@@ -398,15 +441,16 @@ Csr<V, std::int64_t> DirectSolver<V, I>::factor_D() const {
     Coo<V, std::int64_t> coo;
     coo.nrows = coo.ncols = sym_->n;
     const bool herm = structure_ == Structure::hermitian;
+    with_factor([&](const auto& nf) {
     for (idx sn = 0; sn < sym_->nsuper; ++sn) {
         const idx f = sym_->front_rows(sn), w = sym_->width(sn), c0 = sym_->super_ptr[sn];
-        const V* panel = num_.lx.data() + sym_->lx_ptr[sn];
+        const auto* panel = nf.lx.data() + sym_->lx_ptr[sn];
         for (idx j = 0; j < w; ++j) {
             coo.row.push_back(c0 + j);
             coo.col.push_back(c0 + j);
-            coo.val.push_back(ldlt() ? panel[j + j * f] : V(1));
+            coo.val.push_back(ldlt() ? V(panel[j + j * f]) : V(1));
             if (ldlt() && num_.pivot_size[c0 + j] == 2) {
-                const V d21 = panel[j + 1 + j * f];
+                const V d21 = V(panel[j + 1 + j * f]);
                 coo.row.push_back(c0 + j + 1);
                 coo.col.push_back(c0 + j);
                 coo.val.push_back(d21);
@@ -419,6 +463,7 @@ Csr<V, std::int64_t> DirectSolver<V, I>::factor_D() const {
             }
         }
     }
+    });
     return coo_to_csr(coo);
 }
 
@@ -438,10 +483,11 @@ Inertia DirectSolver<V, I>::inertia() const {
         throw NotSupported("direct: a complex symmetric matrix has no inertia");
     Inertia in;
     auto count = [&](double e) { (e > 0 ? in.positive : e < 0 ? in.negative : in.zero) += 1; };
+    with_factor([&](const auto& nf) {
     for (idx sn = 0; sn < sym_->nsuper; ++sn) {
         if (sym_->is_schur(sn)) continue;  // not factored: the inertia is that of A11
         const idx f = sym_->front_rows(sn), w = sym_->width(sn), c0 = sym_->super_ptr[sn];
-        const V* panel = num_.lx.data() + sym_->lx_ptr[sn];
+        const auto* panel = nf.lx.data() + sym_->lx_ptr[sn];
         for (idx j = 0; j < w;) {
             if (num_.pivot_size[c0 + j] == 2) {
                 // Eigenvalues of the Hermitian 2×2 block [a b̄; b c]: signs from its determinant and trace.
@@ -462,6 +508,7 @@ Inertia DirectSolver<V, I>::inertia() const {
             }
         }
     }
+    });
     return in;
 }
 
@@ -602,14 +649,15 @@ LogDeterminant<V> DirectSolver<V, I>::log_determinant() const {
     if (!factorized_) throw PhaseError("direct: the determinant needs a successful factorization");
     ProductAccumulator<V> acc;
     const bool herm = structure_ == Structure::hermitian;
+    with_factor([&](const auto& nf) {
     for (idx sn = 0; sn < sym_->nsuper; ++sn) {
         if (sym_->is_schur(sn)) continue;
         const idx f = sym_->front_rows(sn), w = sym_->width(sn), c0 = sym_->super_ptr[sn];
-        const V* panel = num_.lx.data() + sym_->lx_ptr[sn];
+        const auto* panel = nf.lx.data() + sym_->lx_ptr[sn];
         for (idx j = 0; j < w;) {
-            const V d = panel[j + j * f];
+            const V d = V(panel[j + j * f]);
             if (ldlt() && num_.pivot_size[c0 + j] == 2) {
-                const V d21 = panel[j + 1 + j * f], d22 = panel[j + 1 + (j + 1) * f];
+                const V d21 = V(panel[j + 1 + j * f]), d22 = V(panel[j + 1 + (j + 1) * f]);
                 acc.mul(d * d22 - d21 * (herm ? conj_if_complex(d21) : d21));
                 j += 2;
                 continue;
@@ -619,6 +667,7 @@ LogDeterminant<V> DirectSolver<V, I>::log_determinant() const {
             j += 1;
         }
     }
+    });
     if (sym_->schur > 0) {  // det of the (scaled) Schur complement through its LU
         const idx ks = sym_->schur;
         std::vector<V> lu(static_cast<std::size_t>(ks * ks));
