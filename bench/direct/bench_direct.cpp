@@ -69,8 +69,10 @@ Csr<double, std::int64_t> load(const std::string& spec) {
 // together, as MUMPS and PARDISO return it from their factorization), its diagonal stored in *schur_diag; no solve.
 tools::Json run_gigasparse(const Csr<double, std::int64_t>& a, const std::string& ordering, int repeats,
                            const std::vector<std::int64_t>* user_perm, direct::Structure structure,
-                           const std::vector<std::int64_t>* schur = nullptr, std::vector<double>* schur_diag = nullptr) {
+                           const std::vector<std::int64_t>* schur = nullptr, std::vector<double>* schur_diag = nullptr,
+                           const char* factor_precision = "full") {
     direct::DirectSolver<double, std::int64_t> s(structure);
+    s.set_option("factor_precision", factor_precision);
     const bool indefinite = structure == direct::Structure::symmetric;
     s.set_option("ordering", ordering);
     // Extra options "name=value;name=value" from GIGASPARSE_DIRECT_OPTIONS (tuning experiments).
@@ -127,6 +129,8 @@ tools::Json run_gigasparse(const Csr<double, std::int64_t>& a, const std::string
         .set("residual", info.residual)
         .set("backward_error", info.backward_error)
         .set("refinement_steps", info.refinement_steps)
+        .set("factor_precision", s.result("single_factor") != 0 ? "single" : "full")
+        .set("factor_bytes", s.result("factor_bytes"))
         .set("times", times);
     if (with_schur) j.set("schur_size", static_cast<std::int64_t>(schur->size()));
     if (indefinite && st == direct::Status::success) {
@@ -291,7 +295,7 @@ int main(int argc, char** argv) {
     std::string solvers = "gigasparse,cholmod,mumps,pardiso";
     direct::Structure structure = direct::Structure::spd;
     std::int64_t schur_size = 0, batch_count = 0;
-    bool inverse_diagonal = false;
+    bool inverse_diagonal = false, mixed = false;
     const char* usage =
         "usage: bench_direct [--repeats R] [--ordering auto|amd|nd] [--solvers gigasparse,cholmod,mumps,pardiso]\n"
         "                    [--structure spd|symmetric|general] lap2d:300 lap3d:40 file.mtx ...\n"
@@ -304,7 +308,9 @@ int main(int argc, char** argv) {
         "           solve per matrix); times summed over the batch; no CHOLMOD\n"
         "--inverse-diagonal: diag(A⁻¹) of SPD input — gigasparse's selected inversion against MUMPS's selected\n"
         "           entries of A⁻¹ (ICNTL(30)); times of analysis, factorization and the inverse; the largest\n"
-        "           relative difference of the two diagonals\n";
+        "           relative difference of the two diagonals\n"
+        "--mixed:   also gigasparse with factor_precision = single (float factor, refinement in double) and\n"
+        "           PARDISO's single-precision mode (iparm[27] = 1: float throughout) beside the double runs\n";
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--help" || a == "-h") {
@@ -324,6 +330,7 @@ int main(int argc, char** argv) {
         else if (a == "--schur" && i + 1 < argc) schur_size = std::stoll(argv[++i]);
         else if (a == "--batch" && i + 1 < argc) batch_count = std::stoll(argv[++i]);
         else if (a == "--inverse-diagonal") inverse_diagonal = true;
+        else if (a == "--mixed") mixed = true;
         else specs.push_back(a);
     }
     if (specs.empty()) {
@@ -405,10 +412,14 @@ int main(int argc, char** argv) {
         }
         if (wanted("gigasparse"))
             row.set("gigasparse", run_gigasparse(a, ordering, repeats, nullptr, structure, sp, &schur_diag));
+        if (wanted("gigasparse") && mixed)
+            row.set("gigasparse_single", run_gigasparse(a, ordering, repeats, nullptr, structure, sp, nullptr, "single"));
         const int kind = structure == direct::Structure::spd ? 0 : structure == direct::Structure::symmetric ? 1 : 2;
         const std::vector<double>* ref = sp && !schur_diag.empty() ? &schur_diag : nullptr;
         if (wanted("mumps")) row.set("mumps", to_json(bench::run_mumps(a, repeats, kind, sp), ref));
         if (wanted("pardiso")) row.set("pardiso", to_json(bench::run_pardiso(a, repeats, threads, kind, sp), ref));
+        if (wanted("pardiso") && mixed)
+            row.set("pardiso_single", to_json(bench::run_pardiso(a, repeats, threads, kind, sp, true), ref));
         row.set("loadavg_after", first_line("/proc/loadavg"));
         if (k) out += ",";
         out += row.str();

@@ -32,8 +32,9 @@ struct DirectResult {
 // its diagonal returned, and no solve runs.
 DirectResult run_mumps(const Csr<double, std::int64_t>& a, int repeats, int kind = 0,
                        const std::vector<std::int64_t>* schur = nullptr);
+// single: PARDISO's single-precision mode (iparm[27] = 1: float arrays, float arithmetic throughout).
 DirectResult run_pardiso(const Csr<double, std::int64_t>& a, int repeats, int threads, int kind = 0,
-                         const std::vector<std::int64_t>* schur = nullptr);
+                         const std::vector<std::int64_t>* schur = nullptr, bool single = false);
 
 // A uniform batch: count value sets (count x nnz(a), CSR order of a's full pattern) factored and solved (b = ones) one
 // after the other after one analysis (MUMPS: job 1, then jobs 2 and 3 per matrix; PARDISO: phase 11, then 22 and 33).

@@ -19,7 +19,7 @@ namespace gigasparse::bench {
 
 #ifdef GIGASPARSE_BENCH_HAVE_MKL
 DirectResult run_pardiso(const Csr<double, std::int64_t>& a, int repeats, int threads, int kind,
-                         const std::vector<std::int64_t>* schur) {
+                         const std::vector<std::int64_t>* schur, bool single) {
     const bool indefinite = kind == 1, general = kind == 2;
     DirectResult r;
     r.available = true;
@@ -53,6 +53,18 @@ DirectResult run_pardiso(const Csr<double, std::int64_t>& a, int repeats, int th
     iparm[34] = 1;   // zero-based indices
     double ddum = 0;
     std::vector<double> b(static_cast<std::size_t>(a.nrows), 1.0), x(b.size(), 0.0);
+    // single: iparm[27] = 1, PARDISO's single-precision mode — a, b and x in float and every internal computation
+    // in float (no refinement in double: the solution has float accuracy).
+    std::vector<float> af, bf, xf;
+    if (single) {
+        iparm[27] = 1;
+        af.assign(av.begin(), av.end());
+        bf.assign(b.begin(), b.end());
+        xf.assign(x.size(), 0.0f);
+    }
+    void* a_in = single ? static_cast<void*>(af.data()) : static_cast<void*>(av.data());
+    void* b_in = single ? static_cast<void*>(bf.data()) : static_cast<void*>(b.data());
+    void* x_out = single ? static_cast<void*>(xf.data()) : static_cast<void*>(x.data());
     // Schur complement: perm marks the set, iparm[35] = 2 (as PETSc's interface: the Schur complement and the
     // interior factor); the dense complement (row-major) comes back in x of the factorization phase.
     const std::int64_t ks = schur ? static_cast<std::int64_t>(schur->size()) : 0;
@@ -64,9 +76,9 @@ DirectResult run_pardiso(const Csr<double, std::int64_t>& a, int repeats, int th
         schur_values.assign(static_cast<std::size_t>(ks * ks), 0.0);
     }
     auto phase = [&](MKL_INT ph, const char* what) {
-        double* out = ph == 33 ? x.data() : ph == 22 && ks > 0 ? schur_values.data() : &ddum;
-        pardiso(pt, &maxfct, &mnum, &mtype, &ph, &n, av.data(), ia.data(), ja.data(), ks > 0 ? perm.data() : &idum, &nrhs,
-                iparm, &msglvl, ph == 33 ? b.data() : &ddum, out, &error);
+        void* out = ph == 33 ? x_out : ph == 22 && ks > 0 ? static_cast<void*>(schur_values.data()) : static_cast<void*>(&ddum);
+        pardiso(pt, &maxfct, &mnum, &mtype, &ph, &n, a_in, ia.data(), ja.data(), ks > 0 ? perm.data() : &idum, &nrhs,
+                iparm, &msglvl, ph == 33 ? b_in : static_cast<void*>(&ddum), out, &error);
         if (error != 0) r.error = std::string("PARDISO ") + what + ": error " + std::to_string(error);
         return error == 0;
     };
@@ -96,6 +108,7 @@ DirectResult run_pardiso(const Csr<double, std::int64_t>& a, int repeats, int th
         t.reset();
         good = phase(33, "solve");
         r.solve = t.seconds();
+        if (good && single) std::copy(xf.begin(), xf.end(), x.begin());
         if (good) r.residual = residual_ones(a, x.data());
     }
     r.ok = good;
@@ -162,7 +175,7 @@ BatchResult run_pardiso_batch(const Csr<double, std::int64_t>& a, const std::vec
     return r;
 }
 #else
-DirectResult run_pardiso(const Csr<double, std::int64_t>&, int, int, int, const std::vector<std::int64_t>*) { return {}; }
+DirectResult run_pardiso(const Csr<double, std::int64_t>&, int, int, int, const std::vector<std::int64_t>*, bool) { return {}; }
 BatchResult run_pardiso_batch(const Csr<double, std::int64_t>&, const std::vector<double>&, std::int64_t, int, int) { return {}; }
 #endif
 

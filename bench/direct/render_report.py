@@ -7,7 +7,9 @@
 # Runs of `bench_direct --structure symmetric` (LDLᵀ of symmetric indefinite input: no CHOLMOD) get their
 # own table: times, pivoting (perturbed / delayed / 2×2 pivots), inertia and residuals. Runs with `--schur K`
 # (any structure) get the Schur-complement table: factorization + extraction times and the agreement of the
-# competitors' Schur diagonals with gigasparse's. Runs with `--batch C` get the batch table.
+# competitors' Schur diagonals with gigasparse's. Runs with `--batch C` get the batch table; runs with `--mixed`
+# the mixed-precision table (gigasparse's single-precision factor refined in double against its double factor and
+# PARDISO's double and single-precision modes).
 import json
 import math
 import sys
@@ -70,7 +72,9 @@ def main(paths):
                 seen[r["matrix"]] = (dict(r), run["context"])
                 rows.append(seen[r["matrix"]])
 
-    if all("batch" in r for r, _ in rows):
+    if all("gigasparse_single" in r for r, _ in rows):
+        mixed_table(rows)
+    elif all("batch" in r for r, _ in rows):
         batch_table(rows)
     elif all("schur_size" in r for r, _ in rows):
         schur_table(rows)
@@ -92,6 +96,40 @@ def main(paths):
         print("  load average before/after each matrix: "
               + ", ".join(f"{m.split('/')[-1].replace('.mtx.gz', '')} {a}/{b}" for m, a, b in loads))
         print()
+
+
+def mixed_table(rows):
+    """--mixed runs: factor (best refactorization) + one solve with refinement, double factor vs single factor
+    (factor_precision = single: float panels, refinement in double), and PARDISO in double and in its
+    single-precision mode (float throughout, no double refinement: float accuracy)."""
+    print("| matrix | kind | n | factor bytes double / single | factorize gs double / single | solve gs double / single "
+          "(steps) | factor + solve gs double / single | speedup | backward error gs double / single | "
+          "PARDISO double: factor + solve (residual) | PARDISO single: factor + solve (residual) | gs single / PARDISO double |")
+    print("|---|---|---:|---|---|---|---|---:|---|---|---|---:|")
+    speed, vs_pardiso = [], []
+    for r, _ in rows:
+        g, gs1 = r.get("gigasparse", {}), r.get("gigasparse_single", {})
+        p, p1 = r.get("pardiso", {}), r.get("pardiso_single", {})
+        def total(e):
+            t = refactor_time(e)
+            return t + e["times"]["solve"] if t is not None else None
+        tg, ts, tp, tp1 = total(g), total(gs1), total(p), total(p1)
+        sp = tg / ts if tg and ts else None
+        vp = ts / tp if ts and tp else None
+        speed.append(sp)
+        vs_pardiso.append(vp)
+        used = "" if gs1.get("factor_precision") == "single" else " (full took over)"
+        kind = "LU" if "nnz_LU" in g else "LDLᵀ" if "negative_pivots" in g else "LLᵀ"
+        name = r["matrix"].split("/")[-1].replace(".mtx.gz", "")
+        print(f"| {name} | {kind} | {r['n']:,} | {fmt(g.get('factor_bytes'))} / {fmt(gs1.get('factor_bytes'))}{used} "
+              f"| {secs(refactor_time(g))} / {secs(refactor_time(gs1))} "
+              f"| {secs(g.get('times', {}).get('solve'))} ({g.get('refinement_steps')}) / "
+              f"{secs(gs1.get('times', {}).get('solve'))} ({gs1.get('refinement_steps')}) "
+              f"| {secs(tg)} / {secs(ts)} | {fmt(sp, 2)} | {fmt(g.get('backward_error'))} / {fmt(gs1.get('backward_error'))} "
+              f"| {secs(tp)} ({fmt(p.get('residual'))}) | {secs(tp1)} ({fmt(p1.get('residual'))}) | {fmt(vp, 2)} |")
+    print()
+    print(f"Geometric mean speedup of factor + solve, single over double factor: {fmt(geomean(speed), 3)}; "
+          f"gigasparse single / PARDISO double: {fmt(geomean(vs_pardiso), 3)} ({len(rows)} inputs).")
 
 
 def batch_table(rows):

@@ -73,7 +73,10 @@ class DirectSolver:
     schur: variables (0-based, distinct) whose Schur complement S = A22 - A21 A11⁻¹ A12 the factorization
     leaves unfactored: ``schur_complement()`` (dense, in the order given), ``schur_condense(b)`` and
     ``schur_expand(b, x2)`` for the partial solves; ``solve`` still solves with A (through a dense LU of S).
-    options: refinement_steps, refinement_tolerance, threads, amalgamation_max_width, ... (set_option).
+    options: refinement_steps, refinement_tolerance, threads, amalgamation_max_width, ... (set_option);
+    ``factor_precision="single"`` (float64 / complex128 input) computes and stores the factor in float32 /
+    complex64 — half the memory, faster — and refines each solve in double to full accuracy (``factor_precision``
+    tells whether full precision had to take over).
     """
 
     def __init__(self, a: Any, structure: str = "spd", *, view: str = "full", ordering: Any = "auto",
@@ -261,6 +264,18 @@ class DirectSolver:
     def memory_estimate(self) -> int:
         """Bytes the numeric phase needs (factor + contribution stacks)."""
         return int(self._result("memory_estimate"))
+
+    @property
+    def factor_precision(self) -> str:
+        """Precision of the current factor: "single" (float / complex64 panels; solve() refines in double) or
+        "full". With ``factor_precision="single"`` requested it is "full" where single could not deliver full
+        accuracy (values beyond float's range, a breakdown of the rounded matrix, a stalled refinement)."""
+        return "single" if self._core.result("single_factor") else "full"
+
+    @property
+    def factor_bytes(self) -> int:
+        """Bytes of the factor's panels (L, and U for LU) in the factor's precision."""
+        return int(self._result("factor_bytes"))
 
     @property
     def failing_column(self) -> int:

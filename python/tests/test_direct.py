@@ -470,3 +470,41 @@ def test_slogdet_matches_numpy(structure, dtype):
     with_schur = gs.DirectSolver(a, structure, schur=[0, 3, a.shape[0] - 1]).slogdet()
     assert abs(with_schur[1] - ref_log) <= 1e-10 * max(1.0, abs(ref_log))
     assert abs(with_schur[0] - ref_sign) <= 1e-10
+
+
+@pytest.mark.parametrize("structure,dtype", [("spd", np.float64), ("gen", np.float64), ("gen", np.complex128),
+                                             ("herm", np.complex128)])
+def test_single_precision_factor_refines_to_double_accuracy(structure, dtype, rng):
+    a = gs.generate.convection_diffusion(12, nz=10, b=(30.0, -20.0, 5.0)) if structure == "gen" else gs.generate.poisson3d(10)
+    a = sp.csr_array(a, dtype=dtype)
+    if dtype == np.complex128:
+        a = a + 0.3j * (sp.eye(a.shape[0]) if structure == "herm" else sp.csr_array(a.T))
+    b = rng.standard_normal(a.shape[0]).astype(dtype)
+    full = gs.DirectSolver(a, structure)
+    single = gs.DirectSolver(a, structure, factor_precision="single")
+    xf, xs = full.solve(b), single.solve(b)
+    assert single.factor_precision == "single" and full.factor_precision == "full"
+    assert 2 * single.factor_bytes == full.factor_bytes
+    assert single.last_solve["status"] == "success"
+    assert single.last_solve["refinement_steps"] >= 1
+    assert single.last_solve["backward_error"] < 1e-15
+    np.testing.assert_allclose(xs, xf, rtol=1e-10, atol=1e-12 * np.abs(xf).max())
+    # no refinement: float accuracy (the factor really is single precision)
+    raw = gs.DirectSolver(a, structure, factor_precision="single", refinement_steps=0)
+    raw.solve(b)
+    assert 1e-12 < raw.last_solve["backward_error"] < 1e-4
+
+
+def test_single_precision_factor_falls_back_and_refuses():
+    # values beyond float's range: factored in full precision, still accurate
+    a = sp.csr_array(gs.generate.poisson2d(20)) * 1e35
+    s = gs.DirectSolver(a, "spd", factor_precision="single")
+    x = s.solve(np.ones(a.shape[0]))
+    assert s.factor_precision == "full"
+    assert np.linalg.norm(a @ x - 1) / np.linalg.norm(np.ones(a.shape[0])) < 1e-13
+    s2 = gs.DirectSolver(sp.csr_array(gs.generate.poisson2d(20)), "spd", factor_precision="single")
+    s2.factorize()
+    with pytest.raises(gs.NotSupported):
+        s2.inverse_diagonal()
+    with pytest.raises(gs.InvalidArgument):
+        gs.DirectSolver(a, "spd", factor_precision="half")

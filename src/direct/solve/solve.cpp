@@ -244,6 +244,9 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
             info = before;
             break;
         }
+        // Single factor, automatic steps: a step that does not halve the backward error says κ ε_single is near 1;
+        // the steps left would not reach full accuracy (full precision takes over below).
+        if (single_ && opt_.refinement_steps < 0 && info.backward_error > 0.5 * before.backward_error) break;
     }
     // A single-precision factor too inaccurate for the refinement to reach full accuracy (κ ε_single near or above
     // 1): with the automatic step count, the matrix is factored again in full precision and solved with that.

@@ -61,7 +61,14 @@ int run_factor(const Args& args) {
         throw UsageError("--structure general needs a general (full) Matrix Market file");
     direct::DirectSolver<V, std::int64_t> solver(structure, stored_triangle ? direct::MatrixView::lower : direct::MatrixView::full);
     solver.set_option("ordering", args.get("ordering", "auto"));
-    solver.set_option("refinement_steps", std::to_string(args.get_int("refine", 2)));
+    if (args.get("refine")) solver.set_option("refinement_steps", std::to_string(args.get_int("refine", 0)));  // else auto
+    const std::string precision = args.get("factor-precision", "full");
+    try {
+        solver.set_option("factor_precision", precision);
+    } catch (const InvalidArgument& err) {
+        throw UsageError(err.what());
+    }
+    const bool single_requested = solver.get_option("factor_precision") == "single";
     if (auto t = args.get("threads")) solver.set_option("threads", *t);
     solver.set_option("backend", args.get("backend", "cpu"));  // cpu (multifrontal) | reference (oracle)
     // --options "name=value,name=value": any DirectSolver option (pivot_perturbation, matching, ...).
@@ -174,6 +181,7 @@ int run_factor(const Args& args) {
             .set("transpose", trans)
             .set("solve_status", direct::to_string(info.status))
             .set("refinement_steps", info.refinement_steps)
+            .set("factor_precision", solver.result("single_factor") != 0 ? "single" : "full")
             .set("times", times);
         if (ldlt && st == direct::Status::success) out.set("pivots", pivots);
         if (invdiag_out && st == direct::Status::success) {
@@ -218,6 +226,14 @@ int run_factor(const Args& args) {
                   << "analyze         " << format_seconds(analyze_s) << "\n"
                   << "factorize       " << format_seconds(factor_s) << " (" << (factor_s > 0 ? flops / factor_s * 1e-9 : 0.0)
                   << " GFLOP/s)\n";
+        if (single_requested && st == direct::Status::success)
+            std::cout << "precision       "
+                      << (solver.result("single_factor") != 0
+                              ? "single (float factor, " + format_count(static_cast<std::int64_t>(solver.result("factor_bytes"))) +
+                                    " bytes; the solve refines in double)"
+                              : std::string("full (single was requested: the values do not fit float, or the single factor "
+                                            "broke down or did not refine to full accuracy)"))
+                      << "\n";
         if (structure == direct::Structure::general && st == direct::Status::success)
             std::cout << "pivots          " << format_count(static_cast<std::int64_t>(solver.result("perturbed_pivots")))
                       << " perturbed (matching: "
@@ -272,7 +288,8 @@ int run_factor(const Args& args) {
 }
 
 int factor(const Args& args) {
-    args.expect_only({"structure", "ordering", "backend", "refine", "threads", "method", "options", "schur", "schur-out", "transpose", "inverse-diagonal"});  // method: `solve --method direct` lands here
+    args.expect_only({"structure", "ordering", "backend", "refine", "threads", "method", "options", "schur", "schur-out", "transpose",
+                      "inverse-diagonal", "factor-precision"});  // method: `solve --method direct` lands here
     if (args.get("method", "direct") != "direct") throw UsageError("factor is the direct method; --method must be direct");
     if (args.positional().empty() || args.positional().size() > 2) throw UsageError("factor expects A.mtx [b.mtx]");
     const io::MmHeader h = io::read_mtx_header(args.positional()[0]);
@@ -284,7 +301,7 @@ const bool registered = register_command({
     "sparse direct solve: ordering, symbolic analysis, multifrontal Cholesky, LDL^T or LU, solve with refinement",
     "usage: gigasparse factor A.mtx [b.mtx] [--structure spd|hpd|symmetric|hermitian|general]\n"
     "                         [--ordering auto|amd|nd|natural] [--backend cpu|reference]\n"
-    "                         [--refine N] [--threads T] [--options name=value,...]\n"
+    "                         [--refine N] [--factor-precision full|single] [--threads T] [--options name=value,...]\n"
     "                         [--schur 1-100,205,... [--schur-out S.mtx]] [--transpose N|T|H] [--condest]\n"
     "                         [--inverse-diagonal D.mtx] [--json]\n\n"
     "Analyzes A (fill-reducing ordering, elimination tree, supernodes), factors it (LL^T / LL^H for\n"
@@ -293,7 +310,9 @@ const bool registered = register_command({
     "and recovered by refinement; LU for general: rows permuted and scaled by a maximum-product matching,\n"
     "partial pivoting inside each front's fully summed rows, tiny pivots perturbed) and\n"
     "solves A x = b (b: an n x 1 Matrix Market array; all ones when omitted) with at most N steps\n"
-    "of iterative refinement (default 2); --transpose T solves A^T x = b, H solves A^H x = b, with the\n"
+    "of iterative refinement (default 2; 10 with --factor-precision single, which computes and stores the factor\n"
+    "in float / complex<float> — half the memory — and refines in double to the same accuracy, falling back\n"
+    "to a full-precision factor where single cannot deliver it); --transpose T solves A^T x = b, H solves A^H x = b, with the\n"
     "same factors; --condest adds an estimate of the 1-norm condition number (LAPACK's xLACN2: a few\n"
     "solves with A and A^H); --inverse-diagonal writes diag(A^-1) (symmetric structures: selected inversion\n"
     "of the LL^T or LDL^T factor, no solves) as an n x 1 Matrix Market array. --backend reference factors with the sequential reference\n"
