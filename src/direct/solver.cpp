@@ -368,12 +368,15 @@ Status DirectSolver<V, I>::factor_values(std::span<const V> values, idx& fail, N
         }
         constexpr double range = 1e30;  // float: 3.4e38 .. 1.2e-38
         if (!std::isfinite(amax) || (amax <= range && !(amax > 0 && amax < 1 / range))) {
-            // The tolerance of the pivot perturbation is relative to the precision of the factor.
+            // The default pivot perturbation threshold follows the factor's precision: 450 ε_single for LU (as
+            // 450 ε for a double factor), 25 ε_single (3e-6) for LDLᵀ. √ε_single (2.4e-4, the double rule) perturbed
+            // 132 pivots of cont-201_kkt, whose refinement then stalled; 3e-6 perturbs none there, and it and
+            // hangGlider_2 refine to 1e-16 from the single factor (1e-5 sends hangGlider_2 back to double).
             NumericParams sprm = prm;
             if (prm.tau > 0 && opt_.pivot_perturbation < 0) {
-                const double ratio = static_cast<double>(std::numeric_limits<real_t<W>>::epsilon()) /
-                                     static_cast<double>(std::numeric_limits<real_t<V>>::epsilon());
-                sprm.tau *= lu() ? ratio : std::sqrt(ratio);
+                const double ed = static_cast<double>(std::numeric_limits<real_t<V>>::epsilon());
+                const double es = static_cast<double>(std::numeric_limits<real_t<W>>::epsilon());
+                sprm.tau *= lu() ? es / ed : 25 * es / std::sqrt(ed);
             }
             const Status st = opt_.backend == NumericBackend::reference
                                   ? cholesky_reference<W>(*sym_, lnum_, single_values_, fail)

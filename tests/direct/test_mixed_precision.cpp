@@ -15,6 +15,7 @@
 #include <gigasparse/direct/batch.hpp>
 #include <gigasparse/direct/solver.hpp>
 #include <gigasparse/gen/generators.hpp>
+#include <gigasparse/io/matrix_market.hpp>
 
 #include "direct_test_utils.hpp"
 #include "utils/test_utils.hpp"
@@ -305,6 +306,24 @@ TEST(MixedPrecision, StalledRefinementRefactorsInFullPrecision) {
     const SolveInfo info = fixed.solve(b, x);
     EXPECT_EQ(info.status, Status::success);
     EXPECT_EQ(fixed.result("single_factor"), 0.0);
+    EXPECT_LE(backward_error(a, b, x, 1), 1e-15);
+}
+
+TEST(MixedPrecision, SharedIndefiniteMatrixStaysSingle) {
+    // hangGlider_2 (LDLᵀ with pairs and scaling): the single factor's perturbation threshold (25 ε_single) leaves its
+    // pivots alone and the refinement reaches 1e-16; √ε_single, the double rule, sent it back to full precision.
+    const std::string path = gigasparse::test::matrix_dir() + "/hangGlider_2.mtx.gz";
+    if (gigasparse::test::read_manifest().empty()) GTEST_SKIP() << "no ../shared/matrices";
+    const auto a = io::read_mtx<double, std::int32_t>(path);
+    DirectSolver<double, std::int32_t> s(Structure::symmetric);
+    s.set_option("factor_precision", "single");
+    s.analyze(a);
+    ASSERT_EQ(s.factorize(a), Status::success);
+    EXPECT_EQ(s.result("perturbed_pivots"), 0.0);
+    std::vector<double> b(static_cast<std::size_t>(a.nrows), 1.0), x(b.size());
+    const SolveInfo info = s.solve(b, x);
+    EXPECT_EQ(info.status, Status::success);
+    EXPECT_EQ(s.result("single_factor"), 1.0);
     EXPECT_LE(backward_error(a, b, x, 1), 1e-15);
 }
 

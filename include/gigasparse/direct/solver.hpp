@@ -116,7 +116,7 @@ public:
     // (NotSupported). Full precision takes over (result "single_factor" is then 0; the next refactorize tries
     // single again) when the (scaled) values do not fit float's range, when the rounded matrix breaks down
     // (an SPD matrix with κ ε_single near 1), and, with the automatic refinement_steps, when a solve's
-    // refinement does not reach a backward error of 1000 ε (the matrix is factored again and the solve repeated).
+    // refinement does not reach a backward error of 10 × refinement_tolerance (1e-14) (the matrix is factored again and the solve repeated).
     DirectOptions& options() { return opt_; }
     void set_option(std::string_view name, std::string_view value);
     std::string get_option(std::string_view name) const;

@@ -249,9 +249,11 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
         if (single_ && opt_.refinement_steps < 0 && info.backward_error > 0.5 * before.backward_error) break;
     }
     // A single-precision factor too inaccurate for the refinement to reach full accuracy (κ ε_single near or above
-    // 1): with the automatic step count, the matrix is factored again in full precision and solved with that.
+    // 1, or perturbed pivots): with the automatic step count, a backward error above 10 × refinement_tolerance
+    // (1e-14) has the matrix factored again in full precision and solved with that.
     if (single_ && opt_.refinement_steps < 0 &&
-        !(info.backward_error <= 1e3 * static_cast<double>(std::numeric_limits<real_t<V>>::epsilon()))) {
+        !(info.backward_error <= 10 * std::max(opt_.refinement_tolerance,
+                                                static_cast<double>(std::numeric_limits<real_t<V>>::epsilon())))) {
         single_ = false;
         allocate_factor();
         if (const Status st = run_numeric(); st != Status::success) {
