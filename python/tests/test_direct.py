@@ -477,8 +477,11 @@ def test_slogdet_matches_numpy(structure, dtype):
 def test_single_precision_factor_refines_to_double_accuracy(structure, dtype, rng):
     a = gs.generate.convection_diffusion(12, nz=10, b=(30.0, -20.0, 5.0)) if structure == "gen" else gs.generate.poisson3d(10)
     a = sp.csr_array(a, dtype=dtype)
-    if dtype == np.complex128:
-        a = a + 0.3j * (sp.eye(a.shape[0]) if structure == "herm" else sp.csr_array(a.T))
+    if structure == "herm":  # Hermitian indefinite: shifted Laplacian plus i times a skew-symmetric part
+        low = sp.tril(a, -1)
+        a = sp.csr_array(a - 2.0 * sp.eye(a.shape[0]) + 0.3j * (low - low.T))
+    elif dtype == np.complex128:
+        a = a + 0.3j * sp.csr_array(a.T)
     b = rng.standard_normal(a.shape[0]).astype(dtype)
     full = gs.DirectSolver(a, structure)
     single = gs.DirectSolver(a, structure, factor_precision="single")
