@@ -141,6 +141,7 @@ public:
             nb::dict d;
             d["status"] = direct::to_string(info.status);
             d["refinement_steps"] = info.refinement_steps;
+            d["krylov_iterations"] = info.krylov_iterations;
             d["backward_error"] = info.backward_error;
             d["residual"] = info.residual;
             return nb::object(nb::make_tuple(to_numpy(std::move(x)), d));
@@ -367,6 +368,7 @@ public:
                 nb::dict d;
                 d["status"] = direct::to_string(i.status);
                 d["refinement_steps"] = i.refinement_steps;
+                d["krylov_iterations"] = i.krylov_iterations;
                 d["backward_error"] = i.backward_error;
                 d["residual"] = i.residual;
                 infos.append(d);

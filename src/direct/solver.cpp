@@ -9,6 +9,7 @@
 
 #include <gigasparse/core/convert.hpp>
 #include <gigasparse/core/error.hpp>
+#include <gigasparse/core/timer.hpp>
 #include <gigasparse/direct/solver.hpp>
 
 #include "direct/numeric/numeric.hpp"
@@ -279,6 +280,7 @@ void DirectSolver<V, I>::allocate_factor() {
         allocate_numeric(*sym_, num_);
         lnum_ = NumericFactor<W>{};
         std::vector<W>().swap(single_values_);
+        std::vector<W>().swap(single_work_);
     }
 }
 
@@ -378,9 +380,11 @@ Status DirectSolver<V, I>::factor_values(std::span<const V> values, idx& fail, N
                 const double es = static_cast<double>(std::numeric_limits<real_t<W>>::epsilon());
                 sprm.tau *= lu() ? es / ed : 25 * es / std::sqrt(ed);
             }
+            Timer timer;
             const Status st = opt_.backend == NumericBackend::reference
                                   ? cholesky_reference<W>(*sym_, lnum_, single_values_, fail)
                                   : factor_multifrontal<W>(*sym_, lnum_, single_values_, fail, sprm);
+            single_factor_seconds_ = timer.seconds();
             if (st == Status::success) {
                 // The pivot data the solve, the inertia and the results read (not the panels) live in num_.
                 num_.info = lnum_.info;

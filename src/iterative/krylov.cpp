@@ -192,7 +192,13 @@ template <class V>
 SolveResult run_gmres(Krylov<V>& k, bool flexible) {
     if (k.start()) return k.res;
     const int m = k.o.restart;
-    std::vector<std::vector<V>> basis(static_cast<std::size_t>(m + 1), k.vec()), zs(flexible ? m : 0, k.vec());
+    // Krylov vectors (and FGMRES's preconditioned ones) allocated as the iteration first reaches them: a solve that
+    // converges in a few iterations does not pay for zeroing (and faulting in) the whole restart basis.
+    std::vector<std::vector<V>> basis, zs;
+    auto at = [&k](std::vector<std::vector<V>>& vs, int j) -> std::vector<V>& {
+        while (static_cast<int>(vs.size()) <= j) vs.push_back(k.vec());
+        return vs[static_cast<std::size_t>(j)];
+    };
     std::vector<V> h(static_cast<std::size_t>((m + 1) * m)), cs(m), sn(m), g(m + 1), y(m);
     auto w = k.vec(), z = k.vec(), r = k.vec();
     std::int64_t it = 0;
@@ -200,13 +206,13 @@ SolveResult run_gmres(Krylov<V>& k, bool flexible) {
     double beta = static_cast<double>(k.nrm(r));
     if (k.record(0, beta)) return k.res;
     while (it < k.o.maxit) {
-        k.axpby(V(1 / beta), r, V(0), basis[0]);
+        k.axpby(V(1 / beta), r, V(0), at(basis, 0));
         std::fill(g.begin(), g.end(), V(0));
         g[0] = V(beta);
         int j = 0;
         bool lucky = false, done = false;
         for (; j < m && it < k.o.maxit; ++j) {
-            auto& zj = flexible ? zs[j] : z;
+            auto& zj = flexible ? at(zs, j) : z;
             k.precond(basis[j], zj);
             k.matvec(zj, w);
             for (int i = 0; i <= j; ++i) {  // modified Gram–Schmidt
@@ -237,7 +243,7 @@ SolveResult run_gmres(Krylov<V>& k, bool flexible) {
                 ++j;
                 break;
             }
-            k.axpby(V(1) / hn, w, V(0), basis[j + 1]);
+            k.axpby(V(1) / hn, w, V(0), at(basis, j + 1));
         }
         if (k.res.reason == StopReason::non_finite && done && !k.res.converged) return k.res;
         for (int i = j - 1; i >= 0; --i) {  // back substitution H y = g

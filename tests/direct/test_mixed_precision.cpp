@@ -271,50 +271,84 @@ TEST(MixedPrecision, BreakdownOfTheRoundedMatrixFallsBackToFullPrecision) {
 }
 
 // Tridiagonal [-1 2 -1] with Neumann ends (rows summing to 0) plus σ on the diagonal, stored as a general matrix:
-// κ ≈ 4/σ, far beyond 1/ε_single for σ = 1e-9 — the float LU factors it but its refinement cannot converge.
-Csr<double, std::int32_t> shifted_neumann(std::int32_t n, double sigma) {
-    Coo<double, std::int32_t> c;
+// κ ≈ 4/σ, far beyond 1/ε_single for σ = 1e-9 — the float LU factors it but the plain refinement cannot converge.
+template <class V>
+Csr<V, std::int32_t> shifted_neumann(std::int32_t n, double sigma) {
+    Coo<V, std::int32_t> c;
     c.nrows = c.ncols = n;
+    V off(-1);
+    if constexpr (is_complex_v<V>) off = V(-0.6, -0.8);  // |off| = 1: Hermitian, still κ ≈ 4/σ
     for (std::int32_t i = 0; i < n; ++i) {
-        const double d = (i == 0 || i == n - 1 ? 1.0 : 2.0) + sigma;
+        const V d((i == 0 || i == n - 1 ? 1.0 : 2.0) + sigma);
         c.row.push_back(i), c.col.push_back(i), c.val.push_back(d);
-        if (i > 0) c.row.push_back(i), c.col.push_back(i - 1), c.val.push_back(-1.0);
-        if (i + 1 < n) c.row.push_back(i), c.col.push_back(i + 1), c.val.push_back(-1.0);
+        if (i > 0) c.row.push_back(i), c.col.push_back(i - 1), c.val.push_back(conj_of(off));
+        if (i + 1 < n) c.row.push_back(i), c.col.push_back(i + 1), c.val.push_back(off);
     }
     return coo_to_csr(c);
 }
 
-TEST(MixedPrecision, StalledRefinementRefactorsInFullPrecision) {
-    const auto a = shifted_neumann(400, 1e-9);
+// The 7-point Laplacian of a k³ grid with Neumann boundaries (each diagonal the sum of its row's off-diagonal
+// magnitudes, so constants are its null space) plus σ I, as a general matrix: κ ≈ 12/σ, and its factorization costs
+// far more than a solve (the GMRES-based refinement's budget).
+Csr<double, std::int32_t> shifted_neumann3d(std::int32_t k, double sigma) {
+    auto a = gen::poisson3d<double, std::int32_t>(k, k, k);
+    for (std::int64_t i = 0; i < a.nrows; ++i) {
+        double off = 0;
+        for (auto q = a.row_ptr[i]; q < a.row_ptr[i + 1]; ++q)
+            if (a.col_idx[q] != i) off += std::abs(a.values[q]);
+        test::set_diagonal(a, i, off + sigma);
+    }
+    return a;
+}
+
+TEST(MixedPrecision, StalledRefinementContinuesWithGmres) {
+    const auto a = shifted_neumann3d(24, 1e-9);
     const auto b = gigasparse::test::random_vector<double>(a.nrows, 6);
     std::vector<double> x(b.size()), x0(b.size());
-    // a fixed step count keeps the single factor: x is never made worse by a diverging step
-    DirectSolver<double, std::int32_t> fixed(Structure::general);
-    fixed.set_option("factor_precision", "single");
-    fixed.analyze(a);
-    ASSERT_EQ(fixed.factorize(a), Status::success);
-    ASSERT_EQ(fixed.result("single_factor"), 1.0);
-    fixed.set_option("refinement_steps", "0");
-    const SolveInfo raw = fixed.solve(b, x0);
-    fixed.set_option("refinement_steps", "10");
-    const SolveInfo ten = fixed.solve(b, x);
+    DirectSolver<double, std::int32_t> s(Structure::general);
+    s.set_option("factor_precision", "single");
+    s.analyze(a);
+    ASSERT_EQ(s.factorize(a), Status::success);
+    ASSERT_EQ(s.result("single_factor"), 1.0);
+    // a fixed step count: plain refinement only, and x is never made worse by a diverging step
+    s.set_option("refinement_steps", "0");
+    const SolveInfo raw = s.solve(b, x0);
+    s.set_option("refinement_steps", "10");
+    const SolveInfo ten = s.solve(b, x);
     EXPECT_LE(ten.backward_error, raw.backward_error);
     EXPECT_GT(ten.backward_error, 1e-13);  // κ ε_single > 1: no convergence
-    EXPECT_EQ(fixed.result("single_factor"), 1.0);
-    // the automatic step count: the solve factors again in full precision and returns its solution
-    fixed.set_option("refinement_steps", "auto");
-    const SolveInfo info = fixed.solve(b, x);
+    EXPECT_EQ(ten.krylov_iterations, 0);
+    // the automatic step count: GMRES preconditioned by the single factor takes over and converges in double
+    s.set_option("refinement_steps", "auto");
+    const SolveInfo info = s.solve(b, x);
     EXPECT_EQ(info.status, Status::success);
-    EXPECT_EQ(fixed.result("single_factor"), 0.0);
+    EXPECT_GT(info.krylov_iterations, 0);
+    EXPECT_EQ(s.result("single_factor"), 1.0);
+    EXPECT_LE(backward_error(a, b, x, 1), 1e-15);
+}
+
+TEST(MixedPrecision, StalledComplexRefinementRefactorsInFullPrecision) {
+    // complex values: no GMRES-based refinement, so the solve factors again in full precision and returns its solution
+    using V = std::complex<double>;
+    const auto a = shifted_neumann<V>(400, 1e-9);
+    const auto b = gigasparse::test::random_vector<V>(a.nrows, 6);
+    std::vector<V> x(b.size());
+    DirectSolver<V, std::int32_t> s(Structure::general);
+    s.set_option("factor_precision", "single");
+    s.analyze(a);
+    ASSERT_EQ(s.factorize(a), Status::success);
+    ASSERT_EQ(s.result("single_factor"), 1.0);
+    const SolveInfo info = s.solve(b, x);
+    EXPECT_EQ(info.status, Status::success);
+    EXPECT_EQ(s.result("single_factor"), 0.0);
     EXPECT_LE(backward_error(a, b, x, 1), 1e-15);
 }
 
 TEST(MixedPrecision, SharedIndefiniteMatrixStaysSingle) {
     // hangGlider_2 (LDLᵀ with pairs and scaling): the single factor's perturbation threshold (25 ε_single) leaves its
-    // pivots alone and the refinement reaches 1e-16; √ε_single, the double rule, sent it back to full precision.
-    const std::string path = gigasparse::test::matrix_dir() + "/hangGlider_2.mtx.gz";
+    // pivots alone and the plain refinement reaches 1e-16; √ε_single, the double rule, sent it back to full precision.
     if (gigasparse::test::read_manifest().empty()) GTEST_SKIP() << "no ../shared/matrices";
-    const auto a = io::read_mtx<double, std::int32_t>(path);
+    const auto a = io::read_mtx<double, std::int32_t>(gigasparse::test::matrix_dir() + "/hangGlider_2.mtx.gz");
     DirectSolver<double, std::int32_t> s(Structure::symmetric);
     s.set_option("factor_precision", "single");
     s.analyze(a);
@@ -323,6 +357,7 @@ TEST(MixedPrecision, SharedIndefiniteMatrixStaysSingle) {
     std::vector<double> b(static_cast<std::size_t>(a.nrows), 1.0), x(b.size());
     const SolveInfo info = s.solve(b, x);
     EXPECT_EQ(info.status, Status::success);
+    EXPECT_EQ(info.krylov_iterations, 0);
     EXPECT_EQ(s.result("single_factor"), 1.0);
     EXPECT_LE(backward_error(a, b, x, 1), 1e-15);
 }

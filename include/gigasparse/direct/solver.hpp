@@ -26,6 +26,9 @@ struct SolveInfo {
     // double, or not finite: x is returned but inaccurate), or zero_pivot (a singular Schur complement)
     Status status = Status::success;
     std::int64_t refinement_steps = 0;
+    // GMRES iterations of the GMRES-based refinement (a single-precision factor whose plain refinement stalls:
+    // GMRES on op(A) d = r preconditioned by the factor, real values), summed over its steps and right-hand sides
+    std::int64_t krylov_iterations = 0;
     double backward_error = 0;     // max over rhs of ||b - A x||_inf / (||A||_inf ||x||_inf + ||b||_inf)
     double residual = 0;           // max over rhs of ||b - A x||_2 / ||b||_2
 };
@@ -113,7 +116,8 @@ public:
     // factor_precision = single (double or complex<double> values): the factor is computed and stored in float /
     // complex<float> and solve() refines in the value type; factor_L/U/D, the inertia, the determinant and the
     // condition estimate read it, selected inversion, the Schur complement and the solve parts need a full one
-    // (NotSupported). Full precision takes over (result "single_factor" is then 0; the next refactorize tries
+    // (NotSupported). A stalled refinement continues as GMRES preconditioned by the single factor (real values,
+    // automatic step count). Full precision takes over (result "single_factor" is then 0; the next refactorize tries
     // single again) when the (scaled) values do not fit float's range, when the rounded matrix breaks down
     // (an SPD matrix with κ ε_single near 1), and, with the automatic refinement_steps, when a solve's
     // refinement does not reach a backward error of 10 × refinement_tolerance (1e-14) (the matrix is factored again and the solve repeated).
@@ -263,7 +267,9 @@ private:
     NumericFactor<V> num_;  // a single-precision factor keeps its values and pivot data here, its panels in lnum_
     NumericFactor<W> lnum_;
     std::vector<W> single_values_;  // the (scaled) values rounded to W, input of the single-precision factorization
+    mutable std::vector<W> single_work_;  // factor_solve's rounded right-hand side and sweep workspace (kept: no page faults per solve)
     bool single_ = false;           // the factor is lnum_
+    double single_factor_seconds_ = 0;  // wall time of the last single-precision factorization (GMRES budget)
     std::vector<std::int64_t> a_row_ptr_;
     std::vector<I> a_col_idx_;
     std::vector<V> work_;  // refinement workspace

@@ -1,12 +1,15 @@
 // src/direct/solve/solve.cpp: DirectSolver solves — permutation, sweeps, refinement, results by name.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <string>
 
 #include <gigasparse/core/convert.hpp>
 #include <gigasparse/core/error.hpp>
+#include <gigasparse/core/timer.hpp>
 #include <gigasparse/direct/solver.hpp>
+#include <gigasparse/iterative/krylov.hpp>
 
 #include "direct/numeric/dense.hpp"
 #include "direct/numeric/numeric.hpp"
@@ -143,12 +146,14 @@ void DirectSolver<V, I>::factor_solve(std::span<const V> rhs, std::span<V> out, 
         for (V& v : y) v = conj_if_complex(v);
     const std::size_t len = static_cast<std::size_t>(n * nrhs);
     if (single_) {  // the sweeps in the factor's precision, on a rounded copy
-        std::vector<W> ys(y.begin(), y.begin() + static_cast<std::ptrdiff_t>(len));
-        std::vector<W> ws(static_cast<std::size_t>(max_update_rows(*sym_) * std::max<std::int64_t>(nrhs, 1)));
-        forward_sweep(*sym_, lnum_, ys.data(), nrhs, ws.data(), threads, op);
-        if (ldlt()) ldl_diagonal_solve(*sym_, lnum_, ys.data(), nrhs, structure_ == Structure::hermitian);
-        backward_sweep(*sym_, lnum_, ys.data(), nrhs, ws.data(), threads, structure_ != Structure::symmetric, op);
-        std::copy(ys.begin(), ys.end(), y.begin());
+        single_work_.resize(len + static_cast<std::size_t>(max_update_rows(*sym_) * std::max<std::int64_t>(nrhs, 1)));
+        W* ys = single_work_.data();
+        W* ws = ys + len;
+        for (std::size_t i = 0; i < len; ++i) ys[i] = static_cast<W>(y[i]);
+        forward_sweep(*sym_, lnum_, ys, nrhs, ws, threads, op);
+        if (ldlt()) ldl_diagonal_solve(*sym_, lnum_, ys, nrhs, structure_ == Structure::hermitian);
+        backward_sweep(*sym_, lnum_, ys, nrhs, ws, threads, structure_ != Structure::symmetric, op);
+        for (std::size_t i = 0; i < len; ++i) y[i] = ys[i];
     } else {
         forward_sweep(*sym_, num_, y.data(), nrhs, sweep, threads, op);
         if (ks > 0)  // the Schur variables (the last ks rows): S x2 = c2 (op(S) for op(A))
@@ -226,7 +231,9 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
             info.residual = std::max(info.residual, b2 > 0 ? std::sqrt(r2 / b2) : std::sqrt(r2));
         }
     };
+    Timer timer;
     full_solve(b, x);
+    const double first_solve_seconds = timer.seconds();
     measure(info);
     // auto: 2 steps after a full-precision factor; 10 after a single-precision one, whose steps each gain about
     // -log10(κ ε_single) digits.
@@ -248,12 +255,72 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
         // the steps left would not reach full accuracy (full precision takes over below).
         if (single_ && opt_.refinement_steps < 0 && info.backward_error > 0.5 * before.backward_error) break;
     }
-    // A single-precision factor too inaccurate for the refinement to reach full accuracy (κ ε_single near or above
-    // 1, or perturbed pivots): with the automatic step count, a backward error above 10 × refinement_tolerance
-    // (1e-14) has the matrix factored again in full precision and solved with that.
-    if (single_ && opt_.refinement_steps < 0 &&
-        !(info.backward_error <= 10 * std::max(opt_.refinement_tolerance,
-                                                static_cast<double>(std::numeric_limits<real_t<V>>::epsilon())))) {
+    const double target = 10 * std::max(opt_.refinement_tolerance, static_cast<double>(std::numeric_limits<real_t<V>>::epsilon()));
+    // A single factor whose plain refinement stalled (κ ε_single near 1, perturbed pivots): GMRES-based refinement
+    // (Carson & Higham's GMRES-IR) — each correction solves op(A) d = r by GMRES in the value type, preconditioned
+    // by the single factor, whose preconditioned operator stays well conditioned where the plain iteration's
+    // contraction κ ε_single does not. Flexible GMRES: a solve with the single factor on a rounded vector is not
+    // exactly linear, and standard right-preconditioned GMRES, which applies it once more to the combination of
+    // the basis, lost that correction on a κ = 1e10 matrix (FGMRES keeps the preconditioned vectors). Real values
+    // (the Krylov methods of gigasparse::iterative). Its GMRES
+    // iterations (each about one solve with the factor) get the budget of a double factorization (twice the
+    // measured single one; not started below 20): past it, factoring again in double is the cheaper way to full accuracy.
+    std::int64_t budget = static_cast<std::int64_t>(
+        std::min(1e6, 2 * single_factor_seconds_ / std::max(first_solve_seconds / static_cast<double>(std::max<idx>(nrhs, 1)), 1e-9)));
+    if constexpr (!is_complex_v<V>) {
+        if (single_ && opt_.refinement_steps < 0 && !(info.backward_error <= target) && std::isfinite(info.backward_error) &&
+            budget >= 20) {
+            struct FactorPreconditioner final : iterative::Preconditioner<V> {
+                std::function<void(std::span<const V>, std::span<V>)> f;
+                void apply(std::span<const V> in, std::span<V> out) const override { f(in, out); }
+            } pc;
+            pc.f = [&](std::span<const V> in, std::span<V> out) { factor_solve(in, out, 1, op, y, sweep, threads); };
+            const std::vector<V> zero(static_cast<std::size_t>(n), V(0));
+            const iterative::LinearOperator<V> aop{n, [&](std::span<const V> v, std::span<V> out) {
+                                                       residual(zero, v, out, 1, op);  // out = -op(A) v
+                                                       for (V& e : out) e = -e;
+                                                   }};
+            iterative::SolverOptions so;
+            so.method = iterative::Method::fgmres;
+            so.tol = 1e-8;
+            // sequential vector operations: an OpenMP team spinning between them would steal the cores of the
+            // sweeps' worker threads (boyd1: a third of the solve in libgomp's spin and sched_yield)
+            so.backend = iterative::Backend::reference;
+            so.restart = 30;
+            so.record_history = false;
+            measure(info);  // r of the current x (an undone step left that of the discarded one)
+            for (int outer = 0; outer < 4 && !(info.backward_error <= target) && budget > 0; ++outer) {
+                d.assign(len, V(0));
+                std::int64_t its = 0;
+                for (idx k = 0; k < nrhs && budget > 0; ++k) {
+                    so.maxit = std::min<std::int64_t>(200, budget);
+                    const auto gr =
+                        iterative::fgmres<V>(aop, std::span<const V>(r.data() + k * n, static_cast<std::size_t>(n)),
+                                            std::span<V>(d.data() + k * n, static_cast<std::size_t>(n)), &pc, so);
+                    const std::int64_t used = gr.iterations;
+                    its += used;
+                    budget -= used;
+                }
+                for (std::size_t i = 0; i < len; ++i) x[i] += d[i];
+                const SolveInfo before = info;
+                ++info.refinement_steps;
+                info.krylov_iterations += its;
+                measure(info);
+                if (!(info.backward_error <= before.backward_error)) {
+                    for (std::size_t i = 0; i < len; ++i) x[i] -= d[i];
+                    const std::int64_t spent = info.krylov_iterations;
+                    info = before;
+                    info.krylov_iterations = spent;
+                    break;
+                }
+                if (info.backward_error > 0.5 * before.backward_error) break;
+            }
+        }
+    }
+    // A single-precision factor too inaccurate for the refinement to reach full accuracy: with the automatic step
+    // count, a backward error above 10 × refinement_tolerance (1e-14) has the matrix factored again in full
+    // precision and solved with that.
+    if (single_ && opt_.refinement_steps < 0 && !(info.backward_error <= target)) {
         single_ = false;
         allocate_factor();
         if (const Status st = run_numeric(); st != Status::success) {

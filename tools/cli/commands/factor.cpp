@@ -181,6 +181,7 @@ int run_factor(const Args& args) {
             .set("transpose", trans)
             .set("solve_status", direct::to_string(info.status))
             .set("refinement_steps", info.refinement_steps)
+            .set("krylov_iterations", info.krylov_iterations)
             .set("factor_precision", solver.result("single_factor") != 0 ? "single" : "full")
             .set("times", times);
         if (ldlt && st == direct::Status::success) out.set("pivots", pivots);
@@ -268,6 +269,7 @@ int run_factor(const Args& args) {
         }
         if (st == direct::Status::success) {
             std::cout << "solve           " << format_seconds(solve_s) << " (" << info.refinement_steps << " refinement steps"
+                      << (info.krylov_iterations > 0 ? ", " + std::to_string(info.krylov_iterations) + " GMRES iterations" : std::string())
                       << (op == direct::Transpose::transpose ? ", A^T x = b" : op == direct::Transpose::conjugate_transpose ? ", A^H x = b" : "")
                       << ")\n"
                       << "residual        " << info.residual << " (backward error " << info.backward_error << ")\n";
