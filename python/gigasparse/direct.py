@@ -138,7 +138,7 @@ class DirectSolver:
 
     def solve(self, b: Any, trans: str = "N") -> np.ndarray:
         """x = A⁻¹ b for b of shape (n,) or (n, k), with iterative refinement (last_solve holds
-        status, refinement_steps, backward_error, residual; an AccuracyWarning when the status is "not_converged").
+        status, refinement_steps, krylov_iterations (GMRES-based refinement of a single factor), backward_error, residual; an AccuracyWarning when the status is "not_converged").
         ``trans`` as scipy's SuperLU.solve: "N" (A x = b),
         "T" (Aᵀ x = b) or "H" (Aᴴ x = b), all from the one factorization. Raises LinAlgError when the
         factorization failed."""
