@@ -23,43 +23,6 @@
 namespace gigasparse::direct {
 namespace {
 
-template <class V>
-V conj_of(V v) {
-    if constexpr (is_complex_v<V>) return std::conj(v);
-    else return v;
-}
-
-// Normwise backward error of x for op(A) x = b, op(A) applied entry by entry from the full CSR storage of A.
-template <class V, class I>
-double backward_error(const Csr<V, I>& a, const std::vector<V>& b, const std::vector<V>& x, std::int64_t nrhs,
-                      Transpose op = Transpose::none) {
-    const std::int64_t n = a.nrows;
-    std::vector<V> r(b);
-    std::vector<double> rowsum(static_cast<std::size_t>(n), 0.0);
-    for (std::int64_t i = 0; i < n; ++i)
-        for (auto k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-            const std::int64_t j = a.col_idx[k];
-            const V v = a.values[k];
-            for (std::int64_t c = 0; c < nrhs; ++c) {
-                if (op == Transpose::none) r[i + c * n] -= v * x[j + c * n];
-                else r[j + c * n] -= (op == Transpose::transpose ? v : conj_of(v)) * x[i + c * n];
-            }
-            rowsum[op == Transpose::none ? i : j] += std::abs(v);
-        }
-    const double anorm = *std::max_element(rowsum.begin(), rowsum.end());
-    double worst = 0;
-    for (std::int64_t c = 0; c < nrhs; ++c) {
-        double rinf = 0, xinf = 0, binf = 0;
-        for (std::int64_t i = 0; i < n; ++i) {
-            rinf = std::max(rinf, static_cast<double>(std::abs(r[i + c * n])));
-            xinf = std::max(xinf, static_cast<double>(std::abs(x[i + c * n])));
-            binf = std::max(binf, static_cast<double>(std::abs(b[i + c * n])));
-        }
-        worst = std::max(worst, rinf / (anorm * xinf + binf));
-    }
-    return worst;
-}
-
 template <class V, class I>
 struct Case {
     std::string name;
@@ -107,7 +70,7 @@ void solves_to_full_accuracy() {
         // the single factor's first solve has float accuracy only: refinement did the rest
         EXPECT_GE(ins.refinement_steps, 1);
         EXPECT_LE(ins.backward_error, 1e-15);
-        EXPECT_LE(backward_error(c.a, b, xs, nrhs), 1e-15);
+        EXPECT_LE(test::backward_error(c.a, Transpose::none, b, xs, nrhs), 1e-15);
         EXPECT_LE(inf.backward_error, 1e-15);
         double dmax = 0, xmax = 0;
         for (std::size_t i = 0; i < xs.size(); ++i)
@@ -124,7 +87,7 @@ void solves_to_full_accuracy() {
         for (Transpose op : {Transpose::transpose, Transpose::conjugate_transpose}) {
             const SolveInfo it = single.solve(b, xs, nrhs, op);
             EXPECT_EQ(it.status, Status::success);
-            EXPECT_LE(backward_error(c.a, b, xs, nrhs, op), 1e-15) << to_string(op);
+            EXPECT_LE(test::backward_error(c.a, op, b, xs, nrhs), 1e-15) << to_string(op);
         }
         // the condition estimate reads the single factor: within a factor 3 of the full one's
         const double kf = full.condition_estimate(), ks = single.condition_estimate();
@@ -232,7 +195,7 @@ TEST(MixedPrecision, OutOfRangeValuesAreFactoredInFullPrecision) {
     const auto b = gigasparse::test::random_vector<double>(a.nrows, 4);
     std::vector<double> x(b.size());
     EXPECT_EQ(s.solve(b, x).status, Status::success);
-    EXPECT_LE(backward_error(a, b, x, 1), 4e-16);
+    EXPECT_LE(test::backward_error(a, Transpose::none, b, x, 1), 4e-16);
     // back in range: refactorize returns to single precision
     auto a2 = gen::poisson3d<double, std::int32_t>(7, 7, 7);
     ASSERT_EQ(s.refactorize(a2.values), Status::success);
@@ -263,7 +226,7 @@ TEST(MixedPrecision, BreakdownOfTheRoundedMatrixFallsBackToFullPrecision) {
     const auto b = gigasparse::test::random_vector<double>(a.nrows, 5);
     std::vector<double> x(b.size());
     EXPECT_EQ(s.solve(b, x).status, Status::success);
-    EXPECT_LE(backward_error(a, b, x, 1), 1e-15);
+    EXPECT_LE(test::backward_error(a, Transpose::none, b, x, 1), 1e-15);
     // a genuinely indefinite matrix still fails, in full precision too
     auto bad = a;
     test::set_diagonal(bad, 7, -1.0);
@@ -281,7 +244,7 @@ Csr<V, std::int32_t> shifted_neumann(std::int32_t n, double sigma) {
     for (std::int32_t i = 0; i < n; ++i) {
         const V d((i == 0 || i == n - 1 ? 1.0 : 2.0) + sigma);
         c.row.push_back(i), c.col.push_back(i), c.val.push_back(d);
-        if (i > 0) c.row.push_back(i), c.col.push_back(i - 1), c.val.push_back(conj_of(off));
+        if (i > 0) c.row.push_back(i), c.col.push_back(i - 1), c.val.push_back(test::conj_of(off));
         if (i + 1 < n) c.row.push_back(i), c.col.push_back(i + 1), c.val.push_back(off);
     }
     return coo_to_csr(c);
@@ -324,7 +287,7 @@ TEST(MixedPrecision, StalledRefinementContinuesWithGmres) {
     EXPECT_EQ(info.status, Status::success);
     EXPECT_GT(info.krylov_iterations, 0);
     EXPECT_EQ(s.result("single_factor"), 1.0);
-    EXPECT_LE(backward_error(a, b, x, 1), 1e-15);
+    EXPECT_LE(test::backward_error(a, Transpose::none, b, x, 1), 1e-15);
 }
 
 TEST(MixedPrecision, StalledComplexRefinementRefactorsInFullPrecision) {
@@ -341,7 +304,7 @@ TEST(MixedPrecision, StalledComplexRefinementRefactorsInFullPrecision) {
     const SolveInfo info = s.solve(b, x);
     EXPECT_EQ(info.status, Status::success);
     EXPECT_EQ(s.result("single_factor"), 0.0);
-    EXPECT_LE(backward_error(a, b, x, 1), 1e-15);
+    EXPECT_LE(test::backward_error(a, Transpose::none, b, x, 1), 1e-15);
 }
 
 TEST(MixedPrecision, SharedIndefiniteMatrixStaysSingle) {
@@ -359,7 +322,7 @@ TEST(MixedPrecision, SharedIndefiniteMatrixStaysSingle) {
     EXPECT_EQ(info.status, Status::success);
     EXPECT_EQ(info.krylov_iterations, 0);
     EXPECT_EQ(s.result("single_factor"), 1.0);
-    EXPECT_LE(backward_error(a, b, x, 1), 1e-15);
+    EXPECT_LE(test::backward_error(a, Transpose::none, b, x, 1), 1e-15);
 }
 
 TEST(MixedPrecision, BatchesAndRefactorization) {

@@ -22,43 +22,6 @@ namespace gigasparse::direct {
 namespace {
 
 template <class V>
-V conj_of(V v) {
-    if constexpr (is_complex_v<V>) return std::conj(v);
-    else return v;
-}
-
-// Normwise backward error of x for op(A) x = b (nrhs columns), op(A) applied entry by entry from the full
-// CSR storage of A: max_k ||b - op(A) x||_inf / (||op(A)||_inf ||x||_inf + ||b||_inf).
-template <class V, class I>
-double backward_error(const Csr<V, I>& a, Transpose op, const std::vector<V>& b, const std::vector<V>& x, std::int64_t nrhs) {
-    const std::int64_t n = a.nrows;
-    std::vector<V> r(b);
-    std::vector<double> rowsum(static_cast<std::size_t>(n), 0.0);
-    for (std::int64_t i = 0; i < n; ++i)
-        for (auto k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-            const std::int64_t j = a.col_idx[k];
-            const V v = a.values[k];
-            for (std::int64_t c = 0; c < nrhs; ++c) {
-                if (op == Transpose::none) r[i + c * n] -= v * x[j + c * n];
-                else r[j + c * n] -= (op == Transpose::transpose ? v : conj_of(v)) * x[i + c * n];
-            }
-            rowsum[op == Transpose::none ? i : j] += std::abs(v);
-        }
-    const double anorm = *std::max_element(rowsum.begin(), rowsum.end());
-    double worst = 0;
-    for (std::int64_t c = 0; c < nrhs; ++c) {
-        double rinf = 0, xinf = 0, binf = 0;
-        for (std::int64_t i = 0; i < n; ++i) {
-            rinf = std::max(rinf, static_cast<double>(std::abs(r[i + c * n])));
-            xinf = std::max(xinf, static_cast<double>(std::abs(x[i + c * n])));
-            binf = std::max(binf, static_cast<double>(std::abs(b[i + c * n])));
-        }
-        worst = std::max(worst, rinf / (anorm * xinf + binf));
-    }
-    return worst;
-}
-
-template <class V>
 double eps() {
     return static_cast<double>(std::numeric_limits<real_t<V>>::epsilon());
 }
@@ -130,12 +93,12 @@ void check_lu_transposed() {
                     SolveInfo info = s.solve(b, x, nrhs, op);
                     EXPECT_EQ(info.status, Status::success);
                     EXPECT_EQ(info.refinement_steps, 0);
-                    const double be0 = backward_error(a, op, b, x, nrhs);
+                    const double be0 = test::backward_error(a, op, b, x, nrhs);
                     EXPECT_LE(be0, 1e3 * eps<V>());
                     EXPECT_NEAR(info.backward_error, be0, 1e-2 * be0 + 1e-3 * eps<V>());  // the solver measures op(A) too
                     s.set_option("refinement_steps", "3");
                     info = s.solve(b, x, nrhs, op);
-                    EXPECT_LE(backward_error(a, op, b, x, nrhs), 64 * eps<V>());
+                    EXPECT_LE(test::backward_error(a, op, b, x, nrhs), 64 * eps<V>());
                     if (op == Transpose::none) continue;
                     // the same system factored explicitly
                     auto at = transpose<V, std::int32_t>(a, op == Transpose::conjugate_transpose);
@@ -179,8 +142,8 @@ TEST(Transpose, ComplexSymmetricAndHermitianStructures) {
         s.solve(b, xn, 2);
         SolveInfo it = s.solve(b, xt, 2, Transpose::transpose);
         SolveInfo ih = s.solve(b, xh, 2, Transpose::conjugate_transpose);
-        EXPECT_LE(backward_error(c.a, Transpose::transpose, b, xt, 2), 64 * eps<V>());
-        EXPECT_LE(backward_error(c.a, Transpose::conjugate_transpose, b, xh, 2), 64 * eps<V>());
+        EXPECT_LE(test::backward_error(c.a, Transpose::transpose, b, xt, 2), 64 * eps<V>());
+        EXPECT_LE(test::backward_error(c.a, Transpose::conjugate_transpose, b, xh, 2), 64 * eps<V>());
         EXPECT_LE(it.backward_error, 64 * eps<V>());
         EXPECT_LE(ih.backward_error, 64 * eps<V>());
         // the op that equals A gives the plain solve, bit for bit
@@ -213,7 +176,7 @@ TEST(Transpose, LuWithASchurComplement) {
         std::vector<V> x(b.size());
         s.set_option("refinement_steps", "0");
         s.solve(b, x, 1, op);
-        EXPECT_LE(backward_error(a, op, b, x, 1), 1e3 * eps<V>()) << to_string(op);
+        EXPECT_LE(test::backward_error(a, op, b, x, 1), 1e3 * eps<V>()) << to_string(op);
     }
 }
 
@@ -240,7 +203,7 @@ TEST(Transpose, BatchItemsSolveTheirTransposes) {
         auto at = a;
         std::copy(values.begin() + t * nnz, values.begin() + (t + 1) * nnz, at.values.begin());
         std::vector<double> bt(b.begin() + t * n, b.begin() + (t + 1) * n), xt(x.begin() + t * n, x.begin() + (t + 1) * n);
-        EXPECT_LE(backward_error(at, Transpose::transpose, bt, xt, 1), 64 * eps<double>()) << t;
+        EXPECT_LE(test::backward_error(at, Transpose::transpose, bt, xt, 1), 64 * eps<double>()) << t;
         EXPECT_LE(infos[static_cast<std::size_t>(t)].backward_error, 64 * eps<double>());
     }
 }

@@ -239,21 +239,30 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
     // -log10(κ ε_single) digits.
     const std::int64_t max_steps = opt_.refinement_steps >= 0 ? opt_.refinement_steps : single_ ? 10 : 2;
     std::vector<V> d;
-    while (info.refinement_steps < max_steps && info.backward_error > opt_.refinement_tolerance) {
-        d.resize(len);
-        full_solve(std::span<const V>(r.data(), len), d);  // A d = r; x += d
+    // x += d as one refinement step (krylov: the GMRES iterations that made d). A step that raises the backward
+    // error (or makes it non-finite) is undone; false then, or (stall) when it did not halve the backward error:
+    // the iteration has stopped paying.
+    auto take_step = [&](std::int64_t krylov, bool stall) {
         for (std::size_t i = 0; i < len; ++i) x[i] += d[i];
         const SolveInfo before = info;
         ++info.refinement_steps;
+        info.krylov_iterations += krylov;
         measure(info);
-        if (!(info.backward_error <= before.backward_error)) {  // the step made it worse (or not finite): undo it and stop
+        if (!(info.backward_error <= before.backward_error)) {
             for (std::size_t i = 0; i < len; ++i) x[i] -= d[i];
             info = before;
-            break;
+            info.krylov_iterations += krylov;  // spent
+            return false;
         }
-        // Single factor, automatic steps: a step that does not halve the backward error says κ ε_single is near 1;
-        // the steps left would not reach full accuracy (full precision takes over below).
-        if (single_ && opt_.refinement_steps < 0 && info.backward_error > 0.5 * before.backward_error) break;
+        return !(stall && info.backward_error > 0.5 * before.backward_error);
+    };
+    // Single factor, automatic steps: a step that does not halve the backward error says κ ε_single is near 1; the
+    // steps left would not reach full accuracy (GMRES-based refinement, then full precision, take over below).
+    const bool stall = single_ && opt_.refinement_steps < 0;
+    while (info.refinement_steps < max_steps && info.backward_error > opt_.refinement_tolerance) {
+        d.resize(len);
+        full_solve(std::span<const V>(r.data(), len), d);  // A d = r; x += d
+        if (!take_step(0, stall)) break;
     }
     const double target = 10 * std::max(opt_.refinement_tolerance, static_cast<double>(std::numeric_limits<real_t<V>>::epsilon()));
     // A single factor whose plain refinement stalled (κ ε_single near 1, perturbed pivots): GMRES-based refinement
@@ -301,19 +310,7 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
                     its += used;
                     budget -= used;
                 }
-                for (std::size_t i = 0; i < len; ++i) x[i] += d[i];
-                const SolveInfo before = info;
-                ++info.refinement_steps;
-                info.krylov_iterations += its;
-                measure(info);
-                if (!(info.backward_error <= before.backward_error)) {
-                    for (std::size_t i = 0; i < len; ++i) x[i] -= d[i];
-                    const std::int64_t spent = info.krylov_iterations;
-                    info = before;
-                    info.krylov_iterations = spent;
-                    break;
-                }
-                if (info.backward_error > 0.5 * before.backward_error) break;
+                if (!take_step(its, true)) break;
             }
         }
     }
