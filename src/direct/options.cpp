@@ -67,6 +67,15 @@ const char* to_string(FactorPrecision p) {
     return "?";
 }
 
+const char* to_string(RefinementMethod m) {
+    switch (m) {
+        case RefinementMethod::automatic: return "auto";
+        case RefinementMethod::plain: return "plain";
+        case RefinementMethod::gmres: return "gmres";
+    }
+    return "?";
+}
+
 Structure parse_structure(std::string_view s) {
     if (s == "general" || s == "G") return Structure::general;
     if (s == "symmetric" || s == "S") return Structure::symmetric;
@@ -101,6 +110,13 @@ Transpose parse_transpose(std::string_view s) {
     if (s == "T" || s == "t" || s == "transpose") return Transpose::transpose;
     if (s == "H" || s == "h" || s == "C" || s == "conjugate_transpose") return Transpose::conjugate_transpose;
     throw InvalidArgument("direct: unknown transpose '" + std::string(s) + "' (N|T|H)");
+}
+
+RefinementMethod parse_refinement(std::string_view s) {
+    if (s == "auto" || s == "automatic") return RefinementMethod::automatic;
+    if (s == "plain" || s == "classical") return RefinementMethod::plain;
+    if (s == "gmres") return RefinementMethod::gmres;
+    throw InvalidArgument("direct: unknown refinement '" + std::string(s) + "' (auto|plain|gmres)");
 }
 
 FactorPrecision parse_factor_precision(std::string_view s) {

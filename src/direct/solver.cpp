@@ -86,6 +86,7 @@ void DirectSolver<V, I>::set_option(std::string_view name, std::string_view valu
     else if (name == "backend") opt_.backend = parse_numeric_backend(value);
     else if (name == "refinement_steps") opt_.refinement_steps = value == "auto" ? -1 : to_int(name, value);
     else if (name == "factor_precision") opt_.factor_precision = parse_factor_precision(value);
+    else if (name == "refinement") opt_.refinement = parse_refinement(value);
     else if (name == "refinement_tolerance") opt_.refinement_tolerance = to_double(name, value);
     else if (name == "amalgamation_max_width") opt_.amalgamation.max_width = to_int(name, value);
     else if (name == "amalgamation_zero_fraction") opt_.amalgamation.zero_fraction = to_double(name, value);
@@ -119,6 +120,7 @@ std::string DirectSolver<V, I>::get_option(std::string_view name) const {
     if (name == "backend") return to_string(opt_.backend);
     if (name == "refinement_steps") return opt_.refinement_steps < 0 ? "auto" : num(static_cast<double>(opt_.refinement_steps));
     if (name == "factor_precision") return to_string(opt_.factor_precision);
+    if (name == "refinement") return to_string(opt_.refinement);
     if (name == "refinement_tolerance") return std::to_string(opt_.refinement_tolerance);
     if (name == "amalgamation_max_width") return num(static_cast<double>(opt_.amalgamation.max_width));
     if (name == "amalgamation_zero_fraction") return std::to_string(opt_.amalgamation.zero_fraction);

@@ -37,6 +37,12 @@ enum class Transpose { none, transpose, conjugate_transpose };
 // κ(A)·ε_single is well below 1). For float / complex<float> values both are the same.
 enum class FactorPrecision { full, single };
 
+// How solve() refines: plain (x += op(A)⁻¹ r through the factors only); gmres (plain steps, then, when they end above
+// 10 × refinement_tolerance, flexible GMRES on op(A) d = r preconditioned by the factors, real values; as cuSOLVER's
+// IRS refinement solvers); automatic (plain, and GMRES for a single-precision factor with the automatic step count
+// when the budget of a double factorization allows 20 iterations or more).
+enum class RefinementMethod { automatic, plain, gmres };
+
 const char* to_string(Structure s);
 const char* to_string(MatrixView v);
 const char* to_string(OrderingAlg a);
@@ -44,6 +50,7 @@ const char* to_string(Status s);
 const char* to_string(NumericBackend b);
 const char* to_string(Transpose t);
 const char* to_string(FactorPrecision p);
+const char* to_string(RefinementMethod m);
 // Parse the spellings of to_string (and "auto", "metis" for nd); throw InvalidArgument otherwise.
 Structure parse_structure(std::string_view s);
 MatrixView parse_view(std::string_view s);
@@ -51,6 +58,7 @@ OrderingAlg parse_ordering(std::string_view s);
 NumericBackend parse_numeric_backend(std::string_view s);
 Transpose parse_transpose(std::string_view s);  // N|T|H, none|transpose|conjugate_transpose
 FactorPrecision parse_factor_precision(std::string_view s);  // full|single (double|float)
+RefinementMethod parse_refinement(std::string_view s);       // auto|plain|gmres
 
 // Relaxed-amalgamation limits (seed §amalgamate): merged panels at most max_width columns; explicit
 // zeros of the whole factor at most zero_fraction · nnz(L); panels up to min_width merged eagerly.
@@ -78,6 +86,7 @@ struct DirectOptions {
     // error is undone and ends the refinement.
     std::int64_t refinement_steps = -1;
     FactorPrecision factor_precision = FactorPrecision::full;  // option "factor_precision": full | single
+    RefinementMethod refinement = RefinementMethod::automatic;  // option "refinement": auto | plain | gmres
     double refinement_tolerance = 1e-15;  // stop when the normwise backward error is below
     std::int64_t index_base = 0;        // 0 or 1: base of the CSR row offsets and column indices
     std::int64_t threads = 0;           // 0: omp_get_max_threads()

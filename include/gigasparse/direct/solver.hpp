@@ -112,7 +112,8 @@ public:
     // "amalgamation_max_width", "amalgamation_zero_fraction", "amalgamation_min_width",
     // "amalgamation", "level_weight", "auto_nd_ratio", "index_base", "threads", "subtree_factor",
     // "blocked_front_rows", "front_block", "small_front_rows", "loop_panel_rows", "pivot_perturbation",
-    // "pivot_block", "pivot_pair_threshold", "pivot_scaling", "matching", "factor_precision" (full|single)).
+    // "pivot_block", "pivot_pair_threshold", "pivot_scaling", "matching", "factor_precision" (full|single),
+    // "refinement" (auto|plain|gmres)).
     // factor_precision = single (double or complex<double> values): the factor is computed and stored in float /
     // complex<float> and solve() refines in the value type; factor_L/U/D, the inertia, the determinant and the
     // condition estimate read it, selected inversion, the Schur complement and the solve parts need a full one

@@ -276,9 +276,11 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
     // measured single one; not started below 20): past it, factoring again in double is the cheaper way to full accuracy.
     std::int64_t budget = static_cast<std::int64_t>(
         std::min(1e6, 2 * single_factor_seconds_ / std::max(first_solve_seconds / static_cast<double>(std::max<idx>(nrhs, 1)), 1e-9)));
+    if (opt_.refinement == RefinementMethod::gmres) budget = 1000000;
     if constexpr (!is_complex_v<V>) {
-        if (single_ && opt_.refinement_steps < 0 && !(info.backward_error <= target) && std::isfinite(info.backward_error) &&
-            budget >= 20) {
+        const bool wanted = opt_.refinement == RefinementMethod::gmres ||
+                            (opt_.refinement == RefinementMethod::automatic && single_ && opt_.refinement_steps < 0 && budget >= 20);
+        if (wanted && !(info.backward_error <= target) && std::isfinite(info.backward_error)) {
             struct FactorPreconditioner final : iterative::Preconditioner<V> {
                 std::function<void(std::span<const V>, std::span<V>)> f;
                 void apply(std::span<const V> in, std::span<V> out) const override { f(in, out); }
