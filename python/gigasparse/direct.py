@@ -26,7 +26,7 @@ from ._sparse import as_csr, parts, value_dtype
 class AccuracyWarning(RuntimeWarning):
     """A direct solve whose backward error stayed above √ε after refinement (``last_solve["status"]`` is
     "not_converged"): the solution is returned but inaccurate (perturbed pivots the refinement could not
-    recover; more ``refinement_steps``, or ``matching=0`` for LU, may help)."""
+    recover; more ``refinement_steps``, ``refinement="gmres"``, or ``matching=0`` for LU, may help)."""
 
 
 def _warn_inaccurate(info: dict, where: str) -> None:

@@ -276,7 +276,7 @@ int run_factor(const Args& args) {
             if (info.status != direct::Status::success)
                 std::cout << "status          " << direct::to_string(info.status)
                           << ": the backward error stayed above sqrt(eps) (perturbed pivots the refinement could not"
-                             " recover; more --refine steps, or --options matching=0, may help)\n";
+                             " recover; more --refine steps, --options refinement=gmres, or --options matching=0, may help)\n";
         }
         else
             std::cout << "status          " << direct::to_string(st) << " at column "
