@@ -168,8 +168,8 @@ class DirectSolver:
         return sign, float(log_abs)
 
     def condest(self) -> float:
-        """Estimate of the 1-norm condition number ‖A‖₁‖A⁻¹‖₁ (as MATLAB's condest; LAPACK's xLACN2 through a few
-        solves with A and Aᴴ on the factors; a lower bound, usually within a factor of 3). Factorizes first if
+        """Estimate of the 1-norm condition number ‖A‖₁‖A⁻¹‖₁ (as MATLAB's condest: Higham and Tisseur's block
+        estimator, two columns, through a few solves with A and Aᴴ on the factors; a lower bound, usually within a factor of 3). Factorizes first if
         needed."""
         self._factored("condest")
         return self._core.condition_estimate()

@@ -150,8 +150,8 @@ public:
     // residual of op(A): op = none (A), transpose (Aᵀ) or conjugate_transpose (Aᴴ), from the same factors.
     SolveInfo solve(std::span<const V> b, std::span<V> x, std::int64_t nrhs = 1, Transpose op = Transpose::none);
     SolveInfo solve(const DenseMatrix<V>& b, DenseMatrix<V>& x, Transpose op = Transpose::none);
-    // Estimate of the 1-norm condition number κ₁(A) = ||A||_1 ||A⁻¹||_1 of the matrix read by the view (LAPACK's
-    // xLACN2 as in xGECON: a few solves with A and Aᴴ through the factors; a lower bound of the true value,
+    // Estimate of the 1-norm condition number κ₁(A) = ||A||_1 ||A⁻¹||_1 of the matrix read by the view (Higham and
+    // Tisseur's block estimator with two columns, as MATLAB's condest: a few solves with A and Aᴴ through the factors; a lower bound of the true value,
     // usually within a factor of 3). With perturbed pivots it is that of the perturbed matrix the factor
     // represents; +inf for a singular Schur complement.
     double condition_estimate();
