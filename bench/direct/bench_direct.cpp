@@ -129,6 +129,7 @@ tools::Json run_gigasparse(const Csr<double, std::int64_t>& a, const std::string
         .set("residual", info.residual)
         .set("backward_error", info.backward_error)
         .set("refinement_steps", info.refinement_steps)
+        .set("krylov_iterations", info.krylov_iterations)
         .set("factor_precision", s.result("single_factor") != 0 ? "single" : "full")
         .set("factor_bytes", s.result("factor_bytes"))
         .set("times", times);

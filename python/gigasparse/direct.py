@@ -367,7 +367,7 @@ class DirectSolver:
         """Every statistic of the C++ solver by name."""
         names = ["n", "nnz_L", "flops", "supernodes", "levels", "column_levels", "memory_estimate", "factor_bytes",
                  "stack_bytes", "failing_column", "explicit_zeros", "ordering_cost", "factor_entries", "pivot_pairs",
-                 "unmatched_columns"]
+                 "unmatched_columns", "single_factor"]
         out: dict[str, Any] = {n: self._result(n) for n in names}
         if self.pivot_stats is not None:
             out.update(self.pivot_stats)

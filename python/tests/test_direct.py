@@ -487,6 +487,7 @@ def test_single_precision_factor_refines_to_double_accuracy(structure, dtype, rn
     single = gs.DirectSolver(a, structure, factor_precision="single")
     xf, xs = full.solve(b), single.solve(b)
     assert single.factor_precision == "single" and full.factor_precision == "full"
+    assert single.stats()["single_factor"] == 1 and full.stats()["single_factor"] == 0
     assert 2 * single.factor_bytes == full.factor_bytes
     assert single.last_solve["status"] == "success"
     assert single.last_solve["refinement_steps"] >= 1
