@@ -360,7 +360,7 @@ Status DirectSolver<V, I>::run_numeric() {
 }
 
 template <class V, class I>
-Status DirectSolver<V, I>::factor_values(std::span<const V> values, idx& fail, NumericParams& prm) {
+Status DirectSolver<V, I>::factor_values(std::span<const V> values, idx& fail, const NumericParams& prm) {
     if (single_) {
         // Round to single precision. Values beyond float's comfortable range (the factor's growth and the
         // products of the updates must not overflow or underflow) are factored in full precision instead.

@@ -221,7 +221,7 @@ private:
     void check_precision() const;            // NotSupported: factor_precision single with a Schur complement
     void allocate_factor();
     // The numeric factorization of `values` (the factored matrix's entries, input order) into num_ or lnum_.
-    Status factor_values(std::span<const V> values, idx& fail, NumericParams& prm);                  // the panels and stacks of the precision single_ says; the other released
+    Status factor_values(std::span<const V> values, idx& fail, const NumericParams& prm);                  // the panels and stacks of the precision single_ says; the other released
     bool single_requested() const { return opt_.factor_precision == FactorPrecision::single && !std::is_same_v<W, V>; }
     void check_rhs(std::size_t blen, std::size_t xlen, std::int64_t nrhs) const;
     // Between the original numbering and that of the factored matrix M = R A C: rows (R: matching, ordering,

@@ -274,9 +274,9 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
     // contraction κ ε_single does not. Flexible GMRES: a solve with the single factor on a rounded vector is not
     // exactly linear, and standard right-preconditioned GMRES, which applies it once more to the combination of
     // the basis, lost that correction on a κ = 1e10 matrix (FGMRES keeps the preconditioned vectors). Real values
-    // (the Krylov methods of gigasparse::iterative). Its GMRES
-    // iterations (each about one solve with the factor) get the budget of a double factorization (twice the
-    // measured single one; not started below 20): past it, factoring again in double is the cheaper way to full accuracy.
+    // (the Krylov methods of gigasparse::iterative). Its GMRES iterations (each about one solve with the factor)
+    // get the budget of a double factorization (twice the measured single one; not started below 20): past it,
+    // factoring again in double is the cheaper way to full accuracy.
     std::int64_t budget = static_cast<std::int64_t>(
         std::min(1e6, 2 * single_factor_seconds_ / std::max(first_solve_seconds / static_cast<double>(std::max<idx>(nrhs, 1)), 1e-9)));
     if (opt_.refinement == RefinementMethod::gmres) budget = 1000000;
@@ -350,7 +350,7 @@ template <class V, class I>
 double DirectSolver<V, I>::result(std::string_view name) const {
     if (!analyzed_) throw PhaseError("direct: results are available after analyze");
     // the factor's element size: that of the current factor, or before one that of the requested precision
-    const double vsize = (factorized_ || allocated_) ? (single_ ? sizeof(W) : sizeof(V)) : (single_requested() ? sizeof(W) : sizeof(V));
+    const double vsize = (allocated_ ? single_ : single_requested()) ? sizeof(W) : sizeof(V);
     const double index_bytes = 8.0 * static_cast<double>(sym_->rows.size() + sym_->relind.size() + sym_->amap.size() + sym_->amap_sn_entries.size() +
                                                          4 * sym_->n + 8 * sym_->nsuper);
     if (name == "n") return static_cast<double>(sym_->n);
