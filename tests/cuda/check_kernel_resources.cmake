@@ -1,37 +1,39 @@
-# tests/cuda/check_kernel_resources.cmake: compiles the gMAGNUS translation units for one GPU
-# architecture with ptxas' resource report (no GPU needed) and fails when one of gigasparse's own
-# kernels spills registers or needs a stack frame: local memory in a hot loop, which the CPU
-# simulator cannot see. CUB's kernels are listed by the report too and are not judged. Writes the
-# registers, static shared memory and spills of every gigasparse kernel to OUT.
+# tests/cuda/check_kernel_resources.cmake: judges ptxas' resource report of gigasparse's own CUDA
+# translation units, kept at build time beside each object (<object>.resources.txt, written by the compiler
+# launcher cmake/nvcc-resource-report.sh; no GPU and no second compile needed). Fails when one of
+# gigasparse's kernels spills registers or needs a stack frame, for any architecture built: local memory in
+# a hot loop, which the CPU simulator cannot see. CUB's kernels are listed by the report too and are not
+# judged. Writes the registers, static shared memory and spills of every gigasparse kernel to OUT.
 #
-#   cmake -DNVCC=... -DARCH=90 -DINCLUDES="a|b|c" -DSOURCES="x.cu|y.cu" -DOUT=file -P check_kernel_resources.cmake
-foreach(_v NVCC ARCH INCLUDES SOURCES OUT)
+#   cmake -DOBJECTS="a.cu.o|b.cu.o|c.cpp.o" -DOUT=file -P check_kernel_resources.cmake
+foreach(_v OBJECTS OUT)
   if(NOT DEFINED ${_v})
     message(FATAL_ERROR "check_kernel_resources: -D${_v}=... is required")
   endif()
 endforeach()
-string(REPLACE "|" ";" _includes "${INCLUDES}")
-string(REPLACE "|" ";" _sources "${SOURCES}")
-set(_flags -O3 -DNDEBUG -std=c++20 --expt-relaxed-constexpr --extended-lambda -Xcompiler=-fopenmp
-           --generate-code=arch=compute_${ARCH},code=sm_${ARCH} --resource-usage)
-foreach(_i IN LISTS _includes)
-  list(APPEND _flags -I${_i})
-endforeach()
+string(REPLACE "|" ";" _objects "${OBJECTS}")
+list(FILTER _objects INCLUDE REGEX "\\.cu\\.o$")
+if(NOT _objects)
+  message(FATAL_ERROR "check_kernel_resources: no CUDA object among -DOBJECTS")
+endif()
 
+set(_arch "?")
 set(_report "kernel | registers | static smem bytes | stack frame | spill stores | spill loads\n")
 set(_bad "")
 set(_kernels 0)
-foreach(_src IN LISTS _sources)
-  get_filename_component(_name ${_src} NAME_WE)
-  execute_process(COMMAND ${NVCC} ${_flags} -x cu -c ${_src} -o ${OUT}.${_name}.o RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _err)
-  if(NOT _rc EQUAL 0)
-    message(FATAL_ERROR "check_kernel_resources: nvcc failed on ${_src}:\n${_err}")
+foreach(_obj IN LISTS _objects)
+  if(NOT EXISTS ${_obj}.resources.txt)
+    message(FATAL_ERROR "check_kernel_resources: ${_obj}.resources.txt is missing (built without cmake/nvcc-resource-report.sh?)")
   endif()
-  string(REPLACE ";" "," _text "${_out}${_err}")
+  get_filename_component(_name ${_obj} NAME_WE)
+  file(READ ${_obj}.resources.txt _text)
+  string(REPLACE ";" "," _text "${_text}")
   string(REPLACE "\n" ";" _lines "${_text}")
   set(_fn "")
   foreach(_line IN LISTS _lines)
-    if(_line MATCHES "Function properties for ([^ ]+)")
+    if(_line MATCHES "Compiling entry function '[^']+' for '(sm_[0-9a-z]+)'")
+      set(_arch "${CMAKE_MATCH_1}")
+    elseif(_line MATCHES "Function properties for ([^ ]+)")
       set(_fn "${CMAKE_MATCH_1}")
       set(_stack 0)
       set(_st 0)
@@ -51,10 +53,10 @@ foreach(_src IN LISTS _sources)
       if(_fn MATCHES "7gmagnus([0-9]+)(.*)")
         string(SUBSTRING "${CMAKE_MATCH_2}" 0 ${CMAKE_MATCH_1} _kernel)
       endif()
-      string(APPEND _report "${_name}: ${_kernel} (${_fn}) | ${_regs} | ${_smem} | ${_stack} | ${_st} | ${_ld}\n")
+      string(APPEND _report "${_name} ${_arch}: ${_kernel} (${_fn}) | ${_regs} | ${_smem} | ${_stack} | ${_st} | ${_ld}\n")
       math(EXPR _kernels "${_kernels} + 1")
       if(NOT _stack EQUAL 0 OR NOT _st EQUAL 0 OR NOT _ld EQUAL 0)
-        string(APPEND _bad "  ${_name}: ${_kernel}: ${_stack} B stack frame, ${_st} B spill stores, ${_ld} B spill loads (${_fn})\n")
+        string(APPEND _bad "  ${_name} ${_arch}: ${_kernel}: ${_stack} B stack frame, ${_st} B spill stores, ${_ld} B spill loads (${_fn})\n")
       endif()
       set(_fn "")
     endif()
@@ -65,6 +67,6 @@ if(_kernels EQUAL 0)
   message(FATAL_ERROR "check_kernel_resources: no gigasparse kernel in ptxas' report (format changed?)")
 endif()
 if(NOT _bad STREQUAL "")
-  message(FATAL_ERROR "check_kernel_resources: gigasparse kernels use local memory for sm_${ARCH} (full table: ${OUT}):\n${_bad}")
+  message(FATAL_ERROR "check_kernel_resources: gigasparse kernels use local memory (full table: ${OUT}):\n${_bad}")
 endif()
-message(STATUS "check_kernel_resources: ${_kernels} gigasparse kernels for sm_${ARCH}, none spills or needs a stack frame (table: ${OUT})")
+message(STATUS "check_kernel_resources: ${_kernels} gigasparse kernels (one per architecture built), none spills or needs a stack frame (table: ${OUT})")

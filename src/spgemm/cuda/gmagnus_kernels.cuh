@@ -677,8 +677,14 @@ static __global__ void __launch_bounds__(hash_max_threads, 1) hash_rows_kernel(c
 // rows, the most numerous of a power-law matrix, at one warp per block: at most 32 blocks, so 32
 // of 64 warps, resident per SM, and a block launch per row.
 // Launch bound: 6 resident blocks per SM (48 warps, up to 40 registers). With the block size alone
-// ptxas (nvcc 13, sm_90) aimed at 8 blocks — 32 registers — and spilled in the symbolic kernel.
+// ptxas (nvcc 13, sm_90) aimed at 8 blocks — 32 registers — and spilled in the symbolic kernel. For
+// sm_80 it spilled 8 bytes at 40 registers in the double numeric kernel: 5 blocks (40 warps, up to 48
+// registers) there.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+inline constexpr int warp_rows_min_blocks = 5;
+#else
 inline constexpr int warp_rows_min_blocks = 6;
+#endif
 template <Phase P, class V, class I>
 static __global__ void __launch_bounds__(warp_rows_max_warps * warp_size, warp_rows_min_blocks) hash_rows_warp_kernel(
     count_t nrows, const count_t* __restrict__ rows, count_t cap, count_t table_bytes, const count_t* __restrict__ a_ptr, const I* __restrict__ a_col,
