@@ -389,6 +389,10 @@ thread_local BlockRun* tl_run = nullptr;
 struct FiberAbort {};  // thrown by fail() inside a fiber, caught at the fiber's entry
 
 void set_thread_index(unsigned t) {
+    if (blockDim.y == 1 && blockDim.z == 1) {  // every gigasparse kernel: no division at each switch
+        threadIdx = dim3{t, 0, 0};
+        return;
+    }
     threadIdx.x = t % blockDim.x;
     threadIdx.y = (t / blockDim.x) % blockDim.y;
     threadIdx.z = t / (blockDim.x * blockDim.y);
