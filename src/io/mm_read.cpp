@@ -46,6 +46,23 @@ void check_entries_fit(const Cursor& c, long long size_line, std::int64_t entrie
                                                   " bytes of the file can hold at most " + str(most));
 }
 
+// The data lines' error paths, out of line (see Cursor::fail_expected).
+[[noreturn, gnu::cold, gnu::noinline]] void fail_ends_early(const Cursor& c, std::int64_t declared, const char* what, std::int64_t got) {
+    c.fail("the size line declares " + str(declared) + " " + what + " but the file ends after " + str(got));
+}
+[[noreturn, gnu::cold, gnu::noinline]] void fail_too_many(const Cursor& c, const char* what, std::int64_t declared, const char* tail) {
+    c.fail(std::string("more ") + what + " than the " + str(declared) + tail);
+}
+[[noreturn, gnu::cold, gnu::noinline]] void fail_index(const Cursor& c, const char* which, std::int64_t i, std::int64_t n) {
+    c.fail(std::string(which) + " index " + str(i) + " out of range 1.." + str(n) + " (indices are 1-based)");
+}
+[[noreturn, gnu::cold, gnu::noinline]] void fail_above_diagonal(const Cursor& c, std::int64_t i, std::int64_t j, Symmetry s) {
+    c.fail("entry (" + str(i) + ", " + str(j) + ") lies above the diagonal: a " + to_string(s) + " file stores the lower triangle only");
+}
+[[noreturn, gnu::cold, gnu::noinline]] void fail_diagonal(const Cursor& c, const char* head, std::int64_t i, const char* tail) {
+    c.fail(head + str(i) + ", " + str(i) + tail);
+}
+
 // One value of a data line; `first` when it is the first field of the line (array files).
 template <class V, MmField F>
 V parse_value(Cursor& c, bool first) {
@@ -73,9 +90,9 @@ V parse_value(Cursor& c, bool first) {
 template <class V>
 void check_diagonal(const Cursor& c, Symmetry s, std::int64_t i, const V& v) {
     if (s == Symmetry::skew_symmetric && v != V(0))
-        c.fail("nonzero diagonal entry (" + str(i) + ", " + str(i) + ") in a skew-symmetric file");
+        fail_diagonal(c, "nonzero diagonal entry (", i, ") in a skew-symmetric file");
     if constexpr (is_complex_v<V>)
-        if (s == Symmetry::hermitian && v.imag() != 0) c.fail("diagonal entry (" + str(i) + ", " + str(i) + ") of a hermitian file is not real");
+        if (s == Symmetry::hermitian && v.imag() != 0) fail_diagonal(c, "diagonal entry (", i, ") of a hermitian file is not real");
 }
 
 template <class V, class I>
@@ -89,17 +106,15 @@ void parse_entries(Cursor& c, const MmHeader& h, Triplets<V, I>& t) {
     const std::int64_t nnz = h.nnz;
     const bool general = h.symmetry == Symmetry::general;
     for (std::int64_t k = 0; k < nnz; ++k) {
-        if (!c.next_data_line()) c.fail("the size line declares " + str(nnz) + " entries but the file ends after " + str(k));
+        if (!c.next_data_line()) fail_ends_early(c, nnz, "entries", k);
         const std::int64_t i = c.count("a row index");
         c.separator("column index");
         const std::int64_t j = c.count("a column index");
-        if (i < 1 || i > h.nrows) c.fail("row index " + str(i) + " out of range 1.." + str(h.nrows) + " (indices are 1-based)");
-        if (j < 1 || j > h.ncols) c.fail("column index " + str(j) + " out of range 1.." + str(h.ncols) + " (indices are 1-based)");
+        if (i < 1 || i > h.nrows) fail_index(c, "row", i, h.nrows);
+        if (j < 1 || j > h.ncols) fail_index(c, "column", j, h.ncols);
         const V v = parse_value<V, F>(c, false);
         if (!general) {
-            if (j > i)
-                c.fail("entry (" + str(i) + ", " + str(j) + ") lies above the diagonal: a " + to_string(h.symmetry) +
-                       " file stores the lower triangle only");
+            if (j > i) fail_above_diagonal(c, i, j, h.symmetry);
             if (i == j) check_diagonal(c, h.symmetry, i, v);
         }
         c.end_line();
@@ -107,7 +122,7 @@ void parse_entries(Cursor& c, const MmHeader& h, Triplets<V, I>& t) {
         t.col.push_back(static_cast<I>(j - 1));
         t.val.push_back(v);
     }
-    if (c.next_data_line()) c.fail("more entries than the " + str(nnz) + " declared in the size line");
+    if (c.next_data_line()) fail_too_many(c, "entries", nnz, " declared in the size line");
 }
 
 // True when the triplets are in row-major order with strictly increasing columns in each row.
@@ -207,7 +222,7 @@ void parse_array_values(Cursor& c, const MmHeader& h, DenseMatrix<V>& d) {
     for (std::int64_t j = 0; j < h.ncols; ++j) {
         const std::int64_t first = s == Symmetry::general ? 0 : s == Symmetry::skew_symmetric ? j + 1 : j;
         for (std::int64_t i = first; i < h.nrows; ++i, ++k) {
-            if (!c.next_data_line()) c.fail("the size line declares " + str(h.nnz) + " values but the file ends after " + str(k));
+            if (!c.next_data_line()) fail_ends_early(c, h.nnz, "values", k);
             const V v = parse_value<V, F>(c, true);
             if (i == j && s != Symmetry::general) check_diagonal(c, s, i + 1, v);
             c.end_line();
@@ -217,7 +232,7 @@ void parse_array_values(Cursor& c, const MmHeader& h, DenseMatrix<V>& d) {
             else if (s == Symmetry::hermitian) d(j, i) = conj_if_complex(v);
         }
     }
-    if (c.next_data_line()) c.fail("more values than the " + str(h.nnz) + " declared by the size line");
+    if (c.next_data_line()) fail_too_many(c, "values", h.nnz, " declared by the size line");
 }
 
 // An array file into a full dense matrix (symmetric kinds expanded).
