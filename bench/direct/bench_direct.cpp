@@ -307,7 +307,7 @@ int main(int argc, char** argv) {
         "--batch C: a uniform batch of C matrices on each input's pattern (off-diagonals scaled by 0.5..1 per item):\n"
         "           BatchDirectSolver vs item-by-item DirectSolver, MUMPS and PARDISO (one analysis, then factor +\n"
         "           solve per matrix); times summed over the batch; no CHOLMOD\n"
-        "--inverse-diagonal: diag(A⁻¹) of SPD input — gigasparse's selected inversion against MUMPS's selected\n"
+        "--inverse-diagonal: diag(A⁻¹) (of --structure's factorization: LLᵀ, LDLᵀ or LU) — gigasparse's selected inversion against MUMPS's selected\n"
         "           entries of A⁻¹ (ICNTL(30)); times of analysis, factorization and the inverse; the largest\n"
         "           relative difference of the two diagonals\n"
         "--mixed:   also gigasparse with factor_precision = single (float factor, refinement in double) and\n"
@@ -365,7 +365,7 @@ int main(int argc, char** argv) {
             row.set("inverse_diagonal", true);
             std::vector<double> ours;
             if (wanted("gigasparse")) {
-                direct::DirectSolver<double, std::int64_t> s(direct::Structure::spd);
+                direct::DirectSolver<double, std::int64_t> s(structure);
                 s.set_option("ordering", ordering);
                 Timer t;
                 s.analyze(a);
@@ -380,7 +380,8 @@ int main(int argc, char** argv) {
                 row.set("gigasparse", g);
             }
             if (wanted("mumps")) {
-                const auto m = bench::run_mumps_inverse_diagonal(a);
+                const int kind = structure == direct::Structure::spd ? 0 : structure == direct::Structure::symmetric ? 1 : 2;
+                const auto m = bench::run_mumps_inverse_diagonal(a, kind);
                 tools::Json mj, mt;
                 mt.set("analyze", m.analyze).set("factorize", m.factorize).set("inverse", m.inverse);
                 mj.set("available", m.available).set("ok", m.ok).set("times", mt);

@@ -56,7 +56,7 @@ struct InverseDiagonalResult {
     double analyze = 0, factorize = 0, inverse = 0;  // wall seconds
     std::vector<double> diagonal;
 };
-InverseDiagonalResult run_mumps_inverse_diagonal(const Csr<double, std::int64_t>& a);
+InverseDiagonalResult run_mumps_inverse_diagonal(const Csr<double, std::int64_t>& a, int kind);  // kind: run_mumps's
 
 // ||b - A x||_2 / ||b||_2 for b = ones.
 double residual_ones(const Csr<double, std::int64_t>& a, const double* x);

@@ -204,12 +204,13 @@ BatchResult run_mumps_batch(const Csr<double, std::int64_t>& a, const std::vecto
     dmumps_c(&id);
     return r;
 }
-InverseDiagonalResult run_mumps_inverse_diagonal(const Csr<double, std::int64_t>& a) {
+InverseDiagonalResult run_mumps_inverse_diagonal(const Csr<double, std::int64_t>& a, int kind) {
+    const bool indefinite = kind == 1, general = kind == 2;
     InverseDiagonalResult r;
     r.available = true;
-    Triplets tr = triplets(a, false);
+    Triplets tr = triplets(a, general);
     DMUMPS_STRUC_C id;
-    init_mumps(id, 1, a.nrows, tr);
+    init_mumps(id, general ? 0 : indefinite ? 2 : 1, a.nrows, tr);
     // the requested entries: (j, j) for every column j, as a sparse right-hand side in compressed columns
     std::vector<MUMPS_INT> ptr(static_cast<std::size_t>(a.nrows + 1)), rows(static_cast<std::size_t>(a.nrows));
     for (std::int64_t j = 0; j <= a.nrows; ++j) ptr[static_cast<std::size_t>(j)] = static_cast<MUMPS_INT>(j + 1);
@@ -239,7 +240,7 @@ InverseDiagonalResult run_mumps_inverse_diagonal(const Csr<double, std::int64_t>
     return r;
 }
 #else
-InverseDiagonalResult run_mumps_inverse_diagonal(const Csr<double, std::int64_t>&) { return {}; }
+InverseDiagonalResult run_mumps_inverse_diagonal(const Csr<double, std::int64_t>&, int) { return {}; }
 DirectResult run_mumps(const Csr<double, std::int64_t>&, int, int, const std::vector<std::int64_t>*) { return {}; }
 BatchResult run_mumps_batch(const Csr<double, std::int64_t>&, const std::vector<double>&, std::int64_t, int) { return {}; }
 #endif

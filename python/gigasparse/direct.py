@@ -175,16 +175,16 @@ class DirectSolver:
         return self._core.condition_estimate()
 
     def inverse_diagonal(self) -> np.ndarray:
-        """diag(A⁻¹) without forming A⁻¹ (selected inversion on the LLᴴ or LDLᵀ/LDLᴴ factor; NotSupported for
-        "gen"). With perturbed pivots (``pivot_stats``) it is that of the perturbed matrix. Factorizes first if
-        needed."""
+        """diag(A⁻¹) without forming A⁻¹ (selected inversion on the LLᴴ, LDLᵀ/LDLᴴ or LU factor; for "gen" a
+        diagonal entry off the factor's pattern, where A's diagonal entry is not stored, takes a solve). With
+        perturbed pivots (``pivot_stats``) it is that of the perturbed matrix. Factorizes first if needed."""
         self._factored("inverse_diagonal")
         return self._core.inverse_diagonal()
 
     def selected_inverse(self) -> Any:
-        """The entries of A⁻¹ on the pattern of the factor L + Lᴴ (which contains A's) as a scipy.sparse CSR array
-        (selected inversion, Takahashi's equations; not for "gen"). E.g. trace(A⁻¹ B) for B with A's pattern is
-        (selected_inverse().multiply(B.T)).sum(). Factorizes first if needed."""
+        """The entries of A⁻¹ on the pattern of the factor L + Lᴴ (for "gen": L + U through the matching; it
+        contains Aᵀ's) as a scipy.sparse CSR array (selected inversion, Takahashi's equations). E.g. trace(A⁻¹ B)
+        for B with A's pattern is (selected_inverse().multiply(B.T)).sum(). Factorizes first if needed."""
         from ._sparse import from_parts
         self._factored("selected_inverse")
         return from_parts(self._core.selected_inverse())

@@ -206,8 +206,15 @@ def test_selected_inverse_and_inverse_diagonal(dtype, rng):
     k = gs.generate.kkt(30, 10)  # symmetric indefinite: LDLᵀ with pivoting
     np.testing.assert_allclose(gs.DirectSolver(k, "sym").inverse_diagonal(), np.diag(np.linalg.inv(k.toarray())),
                                rtol=1e-10, atol=1e-12)
-    with pytest.raises(gs.NotSupported):
-        gs.DirectSolver(gs.generate.convection_diffusion(6, b=(5.0, 1.0)), "gen").inverse_diagonal()
+    g = sp.csr_array(gs.generate.convection_diffusion(6, b=(5.0, 1.0)))  # LU
+    g = sp.csr_array(g[rng.permutation(g.shape[0])])  # rows shuffled: zero diagonals, the matching undoes it
+    ginv = np.linalg.inv(g.toarray())
+    sg = gs.DirectSolver(g, "gen")
+    np.testing.assert_allclose(sg.inverse_diagonal(), np.diag(ginv), rtol=1e-10, atol=1e-13)
+    zg = sg.selected_inverse()
+    rows, cols = zg.nonzero()
+    np.testing.assert_allclose(zg.toarray()[rows, cols], ginv[rows, cols], rtol=1e-10, atol=1e-13)
+    assert set(zip(*g.T.nonzero())) <= set(zip(rows, cols))  # Aᵀ's pattern is inside
 
 
 def test_inaccurate_solve_warns():

@@ -148,12 +148,14 @@ TEST(Condition, TieOfTheOneVectorEstimator) {
 
 std::int64_t two_by_two_seen = 0;  // 2×2 pivots met by check_selected_inverse
 
-// The selected inverse equals A⁻¹ on the factor's pattern (which holds A's), its diagonal is A⁻¹'s, for both
+// The selected inverse equals A⁻¹ on the factor's pattern (which holds Aᵀ's), its diagonal is A⁻¹'s, for both
 // orderings and with the blocked front kernel.
+std::int64_t lu_diagonal_off_pattern = 0;  // LU: diagonal entries of A⁻¹ that inverse_diagonal() solved for
 template <class V>
 void check_selected_inverse(const Csr<V, std::int32_t>& a, Structure st, const char* ordering, const char* blocked_rows) {
     SCOPED_TRACE(std::string(ordering) + " blocked_front_rows " + blocked_rows);
-    DirectSolver<V, std::int32_t> s(st, MatrixView::lower);
+    const bool lu = st == Structure::general;
+    DirectSolver<V, std::int32_t> s(st, lu ? MatrixView::full : MatrixView::lower);
     s.set_option("ordering", ordering);
     s.set_option("blocked_front_rows", blocked_rows);
     s.analyze(a);
@@ -166,31 +168,35 @@ void check_selected_inverse(const Csr<V, std::int32_t>& a, Structure st, const c
     const double tol = (std::is_same_v<real_t<V>, float> ? 1e-4 : 1e-11) * scale;
     const bool ldlt = st == Structure::symmetric || st == Structure::hermitian;
     SCOPED_TRACE("2x2 pivots " + std::to_string(ldlt ? s.result("two_by_two_pivots") : 0.0));
-    if (ldlt) {  // a perturbed pivot makes the factor that of another matrix (whose inverse it then gives)
-        ASSERT_EQ(s.result("perturbed_pivots"), 0);
+    if (ldlt || lu) ASSERT_EQ(s.result("perturbed_pivots"), 0);  // a perturbed pivot: the inverse of another matrix
+    if (ldlt) {
         two_by_two_seen += static_cast<std::int64_t>(s.result("two_by_two_pivots"));
     }
     const Csr<V, std::int64_t> z = s.selected_inverse();
     ASSERT_EQ(z.nrows, n);
     ASSERT_TRUE((rows_sorted<V, std::int64_t>(z)));
-    // the panels' pattern (L's entries and the explicit zeros amalgamation stored), both triangles
-    std::int64_t lower = 0;
+    // the panels' pattern (L's entries and the explicit zeros amalgamation stored), both triangles (LU: the
+    // diagonal blocks whole)
+    std::int64_t entries = 0;
     for (idx sn = 0; sn < s.symbolic().nsuper; ++sn) {
         const std::int64_t w = s.symbolic().width(sn), f = s.symbolic().front_rows(sn);
-        lower += w * (w + 1) / 2 + (f - w) * w;
+        entries += w * w + 2 * (f - w) * w;
     }
-    EXPECT_EQ(static_cast<std::int64_t>(z.values.size()), 2 * lower - n);
+    EXPECT_EQ(static_cast<std::int64_t>(z.values.size()), entries);
     double worst = 0;
     for (std::int64_t i = 0; i < n; ++i)
         for (auto k = z.row_ptr[i]; k < z.row_ptr[i + 1]; ++k)
             worst = std::max(worst, std::abs(C(z.values[k]) - inv[i * n + z.col_idx[k]]));
     EXPECT_LE(worst, tol);
-    for (std::int64_t i = 0; i < n; ++i)  // A's pattern is inside the selected one
+    for (std::int64_t i = 0; i < n; ++i)  // Aᵀ's pattern is inside the selected one (A's for the symmetric structures)
         for (auto k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k) {
-            const auto* b = z.col_idx.data() + z.row_ptr[i];
-            const auto* e = z.col_idx.data() + z.row_ptr[i + 1];
-            EXPECT_TRUE(std::binary_search(b, e, static_cast<std::int64_t>(a.col_idx[k]))) << i << " " << a.col_idx[k];
+            const auto j = a.col_idx[k];
+            const auto* b = z.col_idx.data() + z.row_ptr[j];
+            const auto* e = z.col_idx.data() + z.row_ptr[j + 1];
+            EXPECT_TRUE(std::binary_search(b, e, i)) << j << " " << i;
         }
+    for (std::int64_t i = 0; lu && i < n; ++i)
+        lu_diagonal_off_pattern += !std::binary_search(z.col_idx.data() + z.row_ptr[i], z.col_idx.data() + z.row_ptr[i + 1], i);
     const std::vector<V> d = s.inverse_diagonal();
     ASSERT_EQ(static_cast<std::int64_t>(d.size()), n);
     double dworst = 0;
@@ -227,22 +233,41 @@ TEST(SelectedInverse, IndefiniteWithPivotingInsideTheSupernodes) {
     EXPECT_GT(two_by_two_seen, 20);
 }
 
+TEST(SelectedInverse, LuThroughTheMatchingAndThePivotingInsideTheSupernodes) {
+    // M = R A C (the matching's row permutation, its scalings, the ordering) = L̃ U with rows pivoted inside
+    // each supernode: Z = A⁻¹ through both; zero diagonals of A put some of A⁻¹'s diagonal off the pattern.
+    lu_diagonal_off_pattern = 0;
+    for (const char* ord : {"amd", "nd"}) {
+        check_selected_inverse(test::random_general<double>(150, 5, 41, 0.3), Structure::general, ord, "1024");
+        check_selected_inverse(test::random_general<double>(140, 6, 42, 0.0), Structure::general, ord, "0");
+        auto cd = gen::convection_diffusion<double, std::int32_t>(12, 12, 1, 40.0, 10.0, 0.0);
+        check_selected_inverse(cd, Structure::general, ord, "1024");
+        check_selected_inverse(test::random_general<C>(120, 5, 43, 0.2), Structure::general, ord, "1024");
+        check_selected_inverse(test::random_general<float>(100, 5, 44, 0.2), Structure::general, ord, "0");
+    }
+    EXPECT_GT(lu_diagonal_off_pattern, 0);
+}
+
 TEST(SelectedInverse, SubtreesSideBySideGiveTheSameInverse) {
     // The supernodes below the analysis' parallel subtrees run on several threads; the result must not change.
-    auto a = gen::poisson3d<double, std::int32_t>(24, 24, 24);
-    std::vector<double> first;
-    for (const char* threads : {"1", "2", "3"}) {
-        DirectSolver<double, std::int32_t> s(Structure::spd, MatrixView::lower);
-        s.set_option("threads", "2");  // one analysis: the same subtrees for every run
-        s.analyze(a);
-        ASSERT_EQ(s.factorize(a), Status::success);
-        ASSERT_GT(s.symbolic().subtree_root.size(), 1u);
-        s.set_option("threads", threads);
-        const std::vector<double> d = s.inverse_diagonal();
-        if (first.empty()) first = d;
-        double worst = 0;
-        for (std::size_t i = 0; i < d.size(); ++i) worst = std::max(worst, std::abs(d[i] - first[i]) / std::abs(first[i]));
-        EXPECT_LE(worst, 1e-13) << threads << " threads";
+    for (Structure st : {Structure::spd, Structure::general}) {
+        SCOPED_TRACE(to_string(st));
+        auto a = st == Structure::spd ? gen::poisson3d<double, std::int32_t>(24, 24, 24)
+                                      : gen::convection_diffusion<double, std::int32_t>(20, 20, 20, 5.0, 1.0, 0.5);
+        std::vector<double> first;
+        for (const char* threads : {"1", "2", "3"}) {
+            DirectSolver<double, std::int32_t> s(st, st == Structure::spd ? MatrixView::lower : MatrixView::full);
+            s.set_option("threads", "2");  // one analysis: the same subtrees for every run
+            s.analyze(a);
+            ASSERT_EQ(s.factorize(a), Status::success);
+            ASSERT_GT(s.symbolic().subtree_root.size(), 1u);
+            s.set_option("threads", threads);
+            const std::vector<double> d = s.inverse_diagonal();
+            if (first.empty()) first = d;
+            double worst = 0;
+            for (std::size_t i = 0; i < d.size(); ++i) worst = std::max(worst, std::abs(d[i] - first[i]) / std::abs(first[i]));
+            EXPECT_LE(worst, 1e-13) << threads << " threads";
+        }
     }
 }
 
@@ -250,9 +275,6 @@ TEST(SelectedInverse, RefusesWhatItDoesNotCover) {
     auto a = test::random_general<double>(50, 4, 3);
     DirectSolver<double, std::int32_t> s(Structure::general);
     EXPECT_THROW(s.inverse_diagonal(), PhaseError);
-    s.analyze(a);
-    ASSERT_EQ(s.factorize(a), Status::success);
-    EXPECT_THROW(s.inverse_diagonal(), NotSupported);
     auto h = test::random_hpd<double, std::int32_t>(50, 4, 4);
     DirectSolver<double, std::int32_t> p(Structure::spd, MatrixView::lower);
     p.set_schur_indices(std::vector<std::int64_t>{1, 2});

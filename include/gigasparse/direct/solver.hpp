@@ -155,10 +155,12 @@ public:
     // usually within a factor of 3). With perturbed pivots it is that of the perturbed matrix the factor
     // represents; +inf for a singular Schur complement.
     double condition_estimate();
-    // Selected inversion (LLᴴ and LDLᵀ/LDLᴴ; NotSupported for LU and with a Schur set): the entries of A⁻¹ on the
-    // pattern of the factor L + Lᴴ (original numbering, full storage, sorted rows) by Takahashi's equations
-    // from the root down, and the diagonal of A⁻¹ (original order) — without forming A⁻¹. With perturbed
-    // pivots: the inverse of the perturbed matrix the factor represents.
+    // Selected inversion (NotSupported with a Schur set or a single-precision factor): the entries of A⁻¹ on the
+    // pattern of the factor L + Lᴴ (LU: L + U, its rows taken through the matching; original numbering, full
+    // storage, sorted rows) by Takahashi's equations from the root down, and the diagonal of A⁻¹ (original
+    // order) — without forming A⁻¹ (LU: a diagonal entry of A⁻¹ off that pattern, where A(a, a) is not stored
+    // and not fill, comes from a solve with a unit vector). With perturbed pivots: the inverse of the
+    // perturbed matrix the factor represents.
     Csr<V, std::int64_t> selected_inverse() const;
     std::vector<V> inverse_diagonal() const;
 
@@ -230,7 +232,14 @@ private:
     void map_numbering(bool rows, bool gather, std::span<const V> in, std::span<V> out, std::int64_t nrhs) const;
     void compute_norms();  // anorm_, anorm1_ when anorm_ <= 0
     bool conjugates(Transpose op) const;  // symmetric structures whose op(A) is conj(A) (else A); LU: false
-    std::vector<V> selected_inverse_panels() const;  // Z = A⁻¹ on the factor's panels (layout of NumericFactor::lx)
+    // Z = M⁻¹ on the factor's panels (layout of NumericFactor::lx); LU also fills zu with Z(J, R) in the layout of
+    // NumericFactor::ux (and Z(J, J) transposed in its rows 0..w; selected_inverse.cpp)
+    std::vector<V> selected_inverse_panels(std::vector<V>* zu = nullptr) const;
+    std::vector<V> lu_selected_inverse_panels(std::vector<V>& zu) const;
+    template <class F>
+    void for_each_node_root_first(F&& node) const;  // node(sn) for every supernode after its ancestors (in parallel)
+    // the original row of the factored matrix's row i (the LU matching's, through the ordering)
+    idx row_source(idx i) const { return row_of_col_.empty() ? sym_->perm[i] : row_of_col_[sym_->perm[i]]; }
     // out = op(M)⁻¹ rhs through the factors, no refinement (y: n·nrhs and sweep: max_update_rows·nrhs scratch).
     void factor_solve(std::span<const V> rhs, std::span<V> out, std::int64_t nrhs, Transpose op, std::span<V> y, V* sweep,
                       int threads) const;

@@ -99,8 +99,6 @@ int run_factor(const Args& args) {
     const direct::Transpose op = direct::parse_transpose(args.get("transpose", "N"));  // bad value: exit 2
     const char* trans = op == direct::Transpose::none ? "N" : op == direct::Transpose::transpose ? "T" : "H";
     const auto invdiag_out = args.get("inverse-diagonal");
-    if (invdiag_out && structure == direct::Structure::general)
-        throw UsageError("--inverse-diagonal needs a symmetric structure (selected inversion of LL^T or LDL^T; not LU)");
     std::vector<std::int64_t> schur;
     if (auto list = args.get("schur")) schur = parse_schur(*list, n);
     if (args.get("schur-out") && schur.empty()) throw UsageError("--schur-out needs --schur");
@@ -316,8 +314,8 @@ const bool registered = register_command({
     "in float / complex<float> — half the memory — and refines in double to the same accuracy, falling back\n"
     "to a full-precision factor where single cannot deliver it); --transpose T solves A^T x = b, H solves A^H x = b, with the\n"
     "same factors; --condest adds an estimate of the 1-norm condition number (Higham-Tisseur block\n"
-    "estimator: a few two-column solves with A and A^H); --inverse-diagonal writes diag(A^-1) (symmetric structures: selected inversion\n"
-    "of the LL^T or LDL^T factor, no solves) as an n x 1 Matrix Market array. --backend reference factors with the sequential reference\n"
+    "estimator: a few two-column solves with A and A^H); --inverse-diagonal writes diag(A^-1) (selected inversion of the\n"
+    "factor, no solves; LU solves for the entries off its pattern) as an n x 1 Matrix Market array. --backend reference factors with the sequential reference\n"
     "numeric phase (left-looking, no BLAS; the test oracle) instead of the multifrontal one.\n"
     "Symmetric files are read as their stored lower triangle. --options sets any solver option by name\n"
     "(docs/direct.md: e.g. pivot_perturbation=0,matching=0,pivot_block=128).\n"
