@@ -58,6 +58,13 @@ void backward_sweep(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx 
 template <class V>
 void ldl_diagonal_solve(const Symbolic& sym, const NumericFactor<V>& num, V* y, idx nrhs, bool herm);
 
+// LU: the entry (j, i) of M⁻¹ (analysis numbering) by solves pruned to the elimination tree (MUMPS's way for
+// entries of the inverse): the unit right-hand side e_i reaches only the supernodes from i's to the root
+// (forward), and x_j needs only those from the root down to j's (backward). y (length n) must be zero and is
+// left zero; path is scratch.
+template <class V>
+V lu_inverse_entry(const Symbolic& sym, const NumericFactor<V>& num, idx j, idx i, V* y, std::vector<idx>& path);
+
 // Largest contribution-block row count (solve workspace rows).
 idx max_update_rows(const Symbolic& sym);
 

@@ -243,8 +243,7 @@ std::vector<V> DirectSolver<V, I>::inverse_diagonal() const {
         return d;
     }
     // LU: A⁻¹(a, a) is M⁻¹(j, i) with perm[j] = a and i the row of M taken from A's row a (the matching moves
-    // it off M's diagonal). It lies on the pattern of L + U when A(a, a) is a stored entry (or fill); the
-    // others come from solves with unit vectors (M⁻¹ e_i), in blocks.
+    // it off M's diagonal). It lies on the pattern of L + U when A(a, a) is a stored entry (or fill).
     std::vector<idx> iperm(static_cast<std::size_t>(s.n)), row_at(static_cast<std::size_t>(s.n));
     for (idx k = 0; k < s.n; ++k) iperm[s.perm[k]] = k;
     for (idx k = 0; k < s.n; ++k) row_at[row_source(k)] = k;
@@ -263,18 +262,17 @@ std::vector<V> DirectSolver<V, I>::inverse_diagonal() const {
         const V z = j >= i ? zx[at] : zu[at];
         d[static_cast<std::size_t>(a)] = z * static_cast<real_t<V>>(col_factor(a) * row_factor(a));
     }
-    if (!missing.empty()) {
-        const idx block = std::min<idx>(64, static_cast<idx>(missing.size()));
-        std::vector<V> e(static_cast<std::size_t>(s.n * block)), x(e.size()), y(e.size());
-        std::vector<V> sweep(static_cast<std::size_t>(max_update_rows(s) * block));
-        for (std::size_t k0 = 0; k0 < missing.size(); k0 += static_cast<std::size_t>(block)) {
-            const idx nb = std::min<idx>(block, static_cast<idx>(missing.size() - k0));
-            std::fill(e.begin(), e.end(), V(0));
-            for (idx c = 0; c < nb; ++c) e[missing[k0 + c] + c * s.n] = V(1);
-            const std::size_t len = static_cast<std::size_t>(s.n * nb);
-            factor_solve(std::span<const V>(e.data(), len), std::span<V>(x.data(), len), nb, Transpose::none, std::span<V>(y.data(), len),
-                         sweep.data(), thread_count());
-            for (idx c = 0; c < nb; ++c) d[missing[k0 + c]] = x[missing[k0 + c] + c * s.n];
+    // the rest by solves pruned to the elimination tree (M⁻¹(j, i): forward from i's supernode, backward to j's)
+    const int threads = std::min<idx>(thread_count(), static_cast<idx>(missing.size()));
+#pragma omp parallel num_threads(std::max(threads, 1))
+    {
+        std::vector<V> y(static_cast<std::size_t>(s.n), V(0));
+        std::vector<idx> path;
+#pragma omp for schedule(dynamic, 16)
+        for (std::size_t k = 0; k < missing.size(); ++k) {
+            const idx a = missing[k];
+            d[static_cast<std::size_t>(a)] = lu_inverse_entry(s, num_, iperm[a], row_at[a], y.data(), path) *
+                                             static_cast<real_t<V>>(col_factor(a) * row_factor(a));
         }
     }
     return d;

@@ -537,6 +537,21 @@ void backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nr
     }
 }
 
+template <class V>
+V lu_inverse_entry(const Symbolic& s, const NumericFactor<V>& num, idx j, idx i, V* y, std::vector<idx>& path) {
+    thread_local std::vector<V> z;
+    y[i] = V(1);
+    path.clear();
+    for (idx sn = s.col_to_sn[i]; sn >= 0; sn = s.sn_parent[sn]) path.push_back(sn);  // leaf to root
+    for (idx sn : path) forward_node(s, num, sn, y, s.front_rows(sn), static_cast<const idx*>(nullptr), static_cast<V*>(nullptr), z, Transpose::none);
+    const std::size_t forward_nodes = path.size();
+    for (idx sn = s.col_to_sn[j]; sn >= 0; sn = s.sn_parent[sn]) path.push_back(sn);
+    for (std::size_t k = path.size(); k-- > forward_nodes;) backward_node(s, num, path[k], y, z, true, Transpose::none);
+    const V x = y[j];
+    for (idx sn : path) std::fill(y + s.super_ptr[sn], y + s.super_ptr[sn + 1], V(0));  // every entry either sweep wrote
+    return x;
+}
+
 // LDLᵀ / LDLᴴ: y ← D⁻¹ y, the node's own values gathered through its pivoting.
 template <class V>
 void ldl_diagonal_solve(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs, bool herm) {
@@ -571,7 +586,8 @@ void ldl_diagonal_solve(const Symbolic& s, const NumericFactor<V>& num, V* y, id
                                            const NumericParams&);                                        \
     template void ldl_diagonal_solve<V>(const Symbolic&, const NumericFactor<V>&, V*, idx, bool);          \
     template void forward_sweep<V>(const Symbolic&, const NumericFactor<V>&, V*, idx, V*, int, Transpose);  \
-    template void backward_sweep<V>(const Symbolic&, const NumericFactor<V>&, V*, idx, V*, int, bool, Transpose);
+    template void backward_sweep<V>(const Symbolic&, const NumericFactor<V>&, V*, idx, V*, int, bool, Transpose); \
+    template V lu_inverse_entry<V>(const Symbolic&, const NumericFactor<V>&, idx, idx, V*, std::vector<idx>&);
 GIGASPARSE_FOR_EACH_VALUE(GIGASPARSE_DIRECT_NUMERIC)
 #undef GIGASPARSE_DIRECT_NUMERIC
 
