@@ -168,10 +168,10 @@ void check_selected_inverse(const Csr<V, std::int32_t>& a, Structure st, const c
     const double tol = (std::is_same_v<real_t<V>, float> ? 1e-4 : 1e-11) * scale;
     const bool ldlt = st == Structure::symmetric || st == Structure::hermitian;
     SCOPED_TRACE("2x2 pivots " + std::to_string(ldlt ? s.result("two_by_two_pivots") : 0.0));
-    if (ldlt || lu) ASSERT_EQ(s.result("perturbed_pivots"), 0);  // a perturbed pivot: the inverse of another matrix
-    if (ldlt) {
-        two_by_two_seen += static_cast<std::int64_t>(s.result("two_by_two_pivots"));
+    if (ldlt || lu) {  // a perturbed pivot: the inverse of another matrix
+        ASSERT_EQ(s.result("perturbed_pivots"), 0);
     }
+    if (ldlt) two_by_two_seen += static_cast<std::int64_t>(s.result("two_by_two_pivots"));
     const Csr<V, std::int64_t> z = s.selected_inverse();
     ASSERT_EQ(z.nrows, n);
     ASSERT_TRUE((rows_sorted<V, std::int64_t>(z)));
