@@ -244,8 +244,8 @@ std::vector<V> DirectSolver<V, I>::inverse_diagonal() const {
     }
     // LU: A⁻¹(a, a) is M⁻¹(j, i) with perm[j] = a and i the row of M taken from A's row a (the matching moves
     // it off M's diagonal). It lies on the pattern of L + U when A(a, a) is a stored entry (or fill).
-    std::vector<idx> iperm(static_cast<std::size_t>(s.n)), row_at(static_cast<std::size_t>(s.n));
-    for (idx k = 0; k < s.n; ++k) iperm[s.perm[k]] = k;
+    const std::vector<idx>& iperm = s.iperm;
+    std::vector<idx> row_at(static_cast<std::size_t>(s.n));
     for (idx k = 0; k < s.n; ++k) row_at[row_source(k)] = k;
     std::vector<idx> missing;  // original a
     for (idx a = 0; a < s.n; ++a) {
@@ -263,8 +263,9 @@ std::vector<V> DirectSolver<V, I>::inverse_diagonal() const {
         d[static_cast<std::size_t>(a)] = z * static_cast<real_t<V>>(col_factor(a) * row_factor(a));
     }
     // the rest by solves pruned to the elimination tree (M⁻¹(j, i): forward from i's supernode, backward to j's)
-    const int threads = std::min<idx>(thread_count(), static_cast<idx>(missing.size()));
-#pragma omp parallel num_threads(std::max(threads, 1))
+    if (missing.empty()) return d;
+    const int threads = static_cast<int>(std::min<idx>(thread_count(), static_cast<idx>(missing.size())));
+#pragma omp parallel num_threads(threads)
     {
         std::vector<V> y(static_cast<std::size_t>(s.n), V(0));
         std::vector<idx> path;

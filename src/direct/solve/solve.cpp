@@ -36,7 +36,7 @@ void DirectSolver<V, I>::map_numbering(bool rows, bool gather, std::span<const V
     const std::vector<double>& d = matched ? row_scale_ : scale_;
     for (idx k = 0; k < nrhs; ++k)
         for (idx i = 0; i < n; ++i) {
-            const idx src = matched ? row_of_col_[sym_->perm[i]] : sym_->perm[i];
+            const idx src = rows ? row_source(i) : sym_->perm[i];
             const V v = gather ? in[src + k * n] : in[i + k * n];
             (gather ? out[i + k * n] : out[src + k * n]) = d.empty() ? v : v * static_cast<real_t<V>>(d[src]);
         }
