@@ -3,7 +3,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include <omp.h>
 
@@ -72,6 +74,56 @@ RowMatching interior_matching(CsrView<V, I> a, const std::vector<std::uint8_t>& 
     return mt;
 }
 
+// LU: the pattern of B + Bᵀ, B the matrix whose row j is row row_of_col[j] of A (the matching, and for delayed
+// pivots the pivoting of the last factorization too), plus the edges (j, k) of `extra` (sorted by j).
+template <class I>
+SymmetricPattern matched_pattern(idx n, std::span<const std::int64_t> row_ptr, std::span<const I> col_idx,
+                                 std::span<const std::int64_t> row_of_col, idx base,
+                                 std::span<const std::pair<idx, idx>> extra = {}) {
+    std::vector<std::int64_t> brp(static_cast<std::size_t>(n + 1), base);
+    std::vector<I> bci;
+    bci.reserve(static_cast<std::size_t>(row_ptr[n] - base) + extra.size());
+    std::size_t e = 0;
+    for (idx j = 0; j < n; ++j) {
+        const idx i = row_of_col[j];
+        for (idx k = row_ptr[i] - base; k < row_ptr[i + 1] - base; ++k) bci.push_back(col_idx[k]);
+        for (; e < extra.size() && extra[e].first == j; ++e) bci.push_back(static_cast<I>(extra[e].second + base));
+        brp[j + 1] = base + static_cast<std::int64_t>(bci.size());
+    }
+    return symmetric_pattern<I>(n, brp, bci, Structure::general, MatrixView::full, base);
+}
+
+// LU: the pivots of the factor `nf` (analysis `s`) that were perturbed (exactly ±tau: lu_front) or fail the threshold
+// criterion of partial pivoting, |u_kk| < u · max_i |a_ik| over the contribution block's rows too (an L21 entry above
+// 1 / u: `limit`). target (optional): for each such column outside a root front (original numbering), the supernode
+// where the row of its largest L21 entry is fully summed (its parent when it has none): the front it should move to.
+template <class F>
+std::int64_t count_unstable(const Symbolic& s, const F& nf, double tau, double limit, std::vector<idx>* target,
+                            std::int64_t* movable) {
+    using R = real_t<typename std::decay_t<decltype(nf.lx)>::value_type>;
+    const R t = static_cast<R>(tau);
+    std::int64_t count = 0;
+    for (idx sn = 0; sn < s.nsuper; ++sn) {
+        if (s.is_schur(sn)) continue;
+        const idx f = s.front_rows(sn), w = s.width(sn), c0 = s.super_ptr[sn];
+        const auto* panel = nf.lx.data() + s.lx_ptr[sn];
+        for (idx j = 0; j < w; ++j) {
+            const auto* col = panel + j * f;
+            double big = 0;
+            idx at = -1;
+            for (idx i = w; i < f; ++i)
+                if (const double v = static_cast<double>(std::abs(col[i])); v > big) big = v, at = i;
+            const bool perturbed = nf.perturbed[sn] > 0 && std::imag(col[j]) == 0 && std::abs(std::real(col[j])) == t;
+            if (!perturbed && !(big > limit)) continue;
+            ++count;
+            if (s.sn_parent[sn] == -1) continue;
+            if (target) (*target)[s.perm[c0 + j]] = at >= 0 ? s.col_to_sn[s.rows[s.rows_ptr[sn] + at]] : s.sn_parent[sn];
+            if (movable) ++*movable;
+        }
+    }
+    return count;
+}
+
 }  // namespace
 
 template <class V, class I>
@@ -106,11 +158,14 @@ void DirectSolver<V, I>::set_option(std::string_view name, std::string_view valu
     else if (name == "pivot_pair_threshold") opt_.pivot_pair_threshold = to_double(name, value);
     else if (name == "pivot_scaling") opt_.pivot_scaling = to_int(name, value) != 0;
     else if (name == "matching") opt_.matching = to_int(name, value) != 0;
+    else if (name == "delayed_pivots") opt_.delayed_pivots = to_int(name, value);
+    else if (name == "pivot_threshold") opt_.pivot_threshold = to_double(name, value);
     else throw InvalidArgument("direct: unknown option '" + std::string(name) + "'");
     if (opt_.index_base != 0 && opt_.index_base != 1) throw InvalidArgument("direct: index_base must be 0 or 1");
     if (opt_.refinement_steps < -1 || opt_.threads < 0 || opt_.amalgamation.max_width < 1 ||
         opt_.blocked_front_rows < 0 || opt_.front_block < 1 || opt_.small_front_rows < 0 || opt_.loop_panel_rows < 0 ||
-        opt_.pivot_block < 2 || !(opt_.pivot_perturbation < 1))
+        opt_.pivot_block < 2 || !(opt_.pivot_perturbation < 1) || opt_.delayed_pivots < 0 ||
+        !(opt_.pivot_threshold >= 0 && opt_.pivot_threshold <= 1))
         throw InvalidArgument("direct: option " + std::string(name) + " out of range");
 }
 
@@ -140,6 +195,8 @@ std::string DirectSolver<V, I>::get_option(std::string_view name) const {
     if (name == "pivot_pair_threshold") return std::to_string(opt_.pivot_pair_threshold);
     if (name == "pivot_scaling") return opt_.pivot_scaling ? "1" : "0";
     if (name == "matching") return opt_.matching ? "1" : "0";
+    if (name == "delayed_pivots") return num(static_cast<double>(opt_.delayed_pivots));
+    if (name == "pivot_threshold") return std::to_string(opt_.pivot_threshold);
     throw InvalidArgument("direct: unknown option '" + std::string(name) + "'");
 }
 
@@ -211,15 +268,7 @@ void DirectSolver<V, I>::analyze(CsrView<V, I> a) {
             row_scale_ = std::move(mt.row_scale);
             scale_ = std::move(mt.col_scale);
         }
-        std::vector<std::int64_t> brp(static_cast<std::size_t>(a.nrows + 1), base);
-        std::vector<I> bci;
-        bci.reserve(static_cast<std::size_t>(a.row_ptr[a.nrows] - base));
-        for (idx j = 0; j < a.nrows; ++j) {
-            const idx i = mt.row_of_col[j];
-            for (idx k = a.row_ptr[i] - base; k < a.row_ptr[i + 1] - base; ++k) bci.push_back(a.col_idx[k]);
-            brp[j + 1] = base + static_cast<std::int64_t>(bci.size());
-        }
-        p = symmetric_pattern<I>(a.nrows, brp, bci, structure_, view_, base);
+        p = matched_pattern<I>(a.nrows, a.row_ptr, a.col_idx, row_of_col_, base);
     }
     Symbolic sym = analyze_pattern(p, structure_, opt_, user, threads, mate, schur_sorted);
     for (std::int64_t v : schur_given_) schur_.push_back(v - base);
@@ -230,6 +279,7 @@ void DirectSolver<V, I>::analyze(CsrView<V, I> a) {
     a_row_ptr_.assign(a.row_ptr.begin(), a.row_ptr.end());
     a_col_idx_.assign(a.col_idx.begin(), a.col_idx.begin() + (a.row_ptr[a.nrows] - base));
     failing_column_ = -1;
+    delayed_ = 0;
     analyzed_ = true;
 }
 
@@ -253,7 +303,141 @@ Status DirectSolver<V, I>::factorize(CsrView<V, I> a) {
     num_.values.assign(a.values.begin(), a.values.begin() + static_cast<std::ptrdiff_t>(a_col_idx_.size()));
     work_.clear();
     allocated_ = true;
-    return run_numeric();
+    delayed_ = 0;
+    Status st = run_numeric();
+    if (lu() && schur_.empty() && opt_.delayed_pivots > 0 && st == Status::success) delay_pivots();
+    return st;
+}
+
+template <class V, class I>
+typename DirectSolver<V, I>::FactorState DirectSolver<V, I>::take_factor() {
+    FactorState f{sym_, std::move(row_of_col_), std::move(num_), std::move(lnum_), single_, single_factor_seconds_, tau_used_,
+                  delayed_};
+    num_ = NumericFactor<V>{};
+    num_.values = f.num.values;
+    lnum_ = NumericFactor<W>{};
+    return f;
+}
+
+template <class V, class I>
+void DirectSolver<V, I>::restore_factor(FactorState&& f) {
+    sym_ = std::move(f.sym);
+    row_of_col_ = std::move(f.row_of_col);
+    num_ = std::move(f.num);
+    lnum_ = std::move(f.lnum);
+    single_ = f.single;
+    single_factor_seconds_ = f.single_seconds;
+    tau_used_ = f.tau;
+    delayed_ = f.delayed;
+    failing_column_ = -1;
+    factorized_ = true;
+    anorm_ = -1;
+}
+
+template <class V, class I>
+void DirectSolver<V, I>::delay_pivots() {
+    // A round can make things worse before the next one fixes them (a moved column meets rows grown by another
+    // unstable pivot): every round runs, the factor with the fewest unstable pivots is kept.
+    // A round runs while a pivot outside a root front is perturbed: the pivots below the threshold alone do not
+    // start one (they leave the backward error of a refined solve at the level of a stable factorization: cryg2500,
+    // qh882, west0479), but those of a round move too (bp_1200 needs them: docs/direct.md).
+    auto perturbed_below_root = [&] {
+        for (idx sn = 0; sn < sym_->nsuper; ++sn)
+            if (num_.perturbed[sn] > 0 && sym_->sn_parent[sn] != -1) return true;
+        return false;
+    };
+    std::int64_t cur = unstable_pivots(), best = cur;
+    std::optional<FactorState> best_factor;  // set while the current factor is not the best one
+    for (std::int64_t round = 0; round < opt_.delayed_pivots && perturbed_below_root(); ++round) {
+        FactorState prev = take_factor();
+        const std::int64_t moved = delay_analysis(prev);
+        if (moved == 0) {
+            restore_factor(std::move(prev));
+            break;
+        }
+        allocate_factor();
+        if (run_numeric() != Status::success) {  // (an overflow of the new order's growth): back to the best one
+            restore_factor(std::move(best_factor ? *best_factor : prev));
+            return;
+        }
+        delayed_ = prev.delayed + moved;
+        cur = unstable_pivots();
+        if (cur < best) best = cur, best_factor.reset();
+        else if (!best_factor) best_factor = std::move(prev);
+    }
+    if (best_factor) restore_factor(std::move(*best_factor));
+}
+
+template <class V, class I>
+std::int64_t DirectSolver<V, I>::unstable_pivots(const FactorState* f, std::vector<idx>* target, std::int64_t* movable) const {
+    const double limit = opt_.pivot_threshold > 0 ? 1.0 / opt_.pivot_threshold : std::numeric_limits<double>::infinity();
+    if (f) return f->single ? count_unstable(*f->sym, f->lnum, f->tau, limit, target, movable)
+                            : count_unstable(*f->sym, f->num, f->tau, limit, target, movable);
+    return with_factor([&](const auto& nf) { return count_unstable(*sym_, nf, tau_used_, limit, target, movable); });
+}
+
+template <class V, class I>
+std::int64_t DirectSolver<V, I>::delay_analysis(const FactorState& f) {
+    const Symbolic& s = *f.sym;
+    const std::vector<std::int64_t>& piv = f.num.piv;  // (the pivoting of a single-precision factor too)
+    const idx n = s.n;
+    std::vector<idx> target(static_cast<std::size_t>(n), -1);  // original column -> supernode it moves into
+    std::int64_t moved = 0;
+    unstable_pivots(&f, &target, &moved);
+    if (moved == 0) return 0;
+    // Each delayed column goes just before the first column that stays of its target supernode (a target whose
+    // columns all move passes them on to its parent), the columns moving there in their old order, linked in a
+    // chain ending at that column by pattern edges (explicit zeros) and forced into its supernode: ordered after
+    // every front between, they are fully summed in the target's front, whose rows become pivot candidates.
+    std::vector<idx> anchor(static_cast<std::size_t>(s.nsuper), -1);
+    for (idx k = n - 1; k >= 0; --k)
+        if (target[s.perm[k]] == -1) anchor[s.col_to_sn[k]] = k;
+    std::vector<std::vector<idx>> into(static_cast<std::size_t>(s.nsuper));
+    for (idx k = 0; k < n; ++k) {
+        const idx c = s.perm[k];
+        if (target[c] == -1) continue;
+        idx t = target[c];
+        while (anchor[t] == -1) t = s.sn_parent[t];
+        into[t].push_back(c);
+    }
+    std::vector<std::int64_t> order;
+    order.reserve(static_cast<std::size_t>(n));
+    std::vector<std::pair<idx, idx>> extra;
+    std::vector<std::uint8_t> merge(static_cast<std::size_t>(n), 0);
+    for (idx k = 0; k < n; ++k) {
+        const idx c = s.perm[k], sn = s.col_to_sn[k];
+        if (target[c] != -1) continue;
+        if (k == anchor[sn])
+            for (std::size_t t = 0; t < into[sn].size(); ++t) {
+                const idx v = into[sn][t], next = t + 1 < into[sn].size() ? into[sn][t + 1] : c;
+                order.push_back(v);
+                merge[v] = 1;
+                extra.emplace_back(std::min(v, next), std::max(v, next));
+            }
+        order.push_back(c);
+    }
+    std::sort(extra.begin(), extra.end());
+    // The rows the fronts chose: column perm[c0 + j] pairs with the row pivoted to position j.
+    std::vector<std::int64_t> roc(static_cast<std::size_t>(n));
+    for (idx sn = 0; sn < s.nsuper; ++sn)
+        for (idx k = s.super_ptr[sn]; k < s.super_ptr[sn + 1]; ++k) {
+            const idx b = s.perm[s.super_ptr[sn] + piv[k]];  // the analysis row at position k, as a column of B
+            roc[s.perm[k]] = f.row_of_col.empty() ? b : f.row_of_col[b];
+        }
+    const idx base = opt_.index_base;
+    SymmetricPattern p = matched_pattern<I>(n, a_row_ptr_, a_col_idx_, roc, base, extra);
+    DirectOptions o = opt_;
+    o.ordering = OrderingAlg::user;
+    Symbolic sym = analyze_pattern(p, structure_, o, order, thread_count(), {}, {}, merge);
+    sym.ordering_used = s.ordering_used;
+    sym.candidates = s.candidates;
+    std::vector<idx> row_map(static_cast<std::size_t>(n));
+    for (idx j = 0; j < n; ++j) row_map[roc[j]] = j;
+    build_assembly_map<I>(sym, a_row_ptr_, a_col_idx_, view_, base, row_map);
+    sym_ = std::make_shared<const Symbolic>(std::move(sym));
+    row_of_col_ = std::move(roc);
+    single_ = single_requested();
+    return moved;
 }
 
 template <class V, class I>
@@ -382,6 +566,7 @@ Status DirectSolver<V, I>::factor_values(std::span<const V> values, idx& fail, c
                 const double es = static_cast<double>(std::numeric_limits<real_t<W>>::epsilon());
                 sprm.tau *= lu() ? es / ed : 25 * es / std::sqrt(ed);
             }
+            tau_used_ = sprm.tau;
             Timer timer;
             const Status st = opt_.backend == NumericBackend::reference
                                   ? cholesky_reference<W>(*sym_, lnum_, single_values_, fail)
@@ -401,6 +586,7 @@ Status DirectSolver<V, I>::factor_values(std::span<const V> values, idx& fail, c
         single_ = false;
         allocate_factor();
     }
+    tau_used_ = prm.tau;
     return opt_.backend == NumericBackend::reference ? cholesky_reference<V>(*sym_, num_, values, fail)
                                                      : factor_multifrontal<V>(*sym_, num_, values, fail, prm);
 }

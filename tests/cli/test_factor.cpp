@@ -118,6 +118,7 @@ TEST(CliFactor, IndefiniteAndGeneralStructuresWithOptions) {
     const auto g = run_cli("factor '" + f + "' --structure general --options pivot_perturbation=0,matching=0 --json");
     ASSERT_EQ(g.exit_code, 0) << g.err;
     EXPECT_TRUE(has(g.out, "\"unmatched\":0")) << g.out;
+    EXPECT_TRUE(has(g.out, "\"delayed\":0")) << g.out;
     const auto spd = run_cli("factor '" + f + "'");
     EXPECT_EQ(spd.exit_code, 1);
     EXPECT_TRUE(has(spd.out, "--structure symmetric")) << spd.out;
@@ -222,6 +223,25 @@ TEST(CliFactor, InaccurateSolveExitsWithOneAndSaysSo) {
     const auto ok = run_cli("factor '" + f + "'" + opts + " --refine 80 --json");
     EXPECT_EQ(ok.exit_code, 0) << ok.out;
     EXPECT_TRUE(has(ok.out, "\"solve_status\":\"success\"")) << ok.out;
+}
+
+TEST(CliFactor, DelayedPivotsReported) {
+    // [[0, 0, 1], [0, 1, 1], [1, 1, 1]] without matching, natural order: column 0 has a zero pivot in its own front
+    // and is delayed into the front of column 2 (tests/direct/test_lu.cpp).
+    gs::Csr<double, std::int64_t> a(3, 3);
+    a.row_ptr = {0, 1, 3, 6};
+    a.col_idx = {2, 1, 2, 0, 1, 2};
+    a.values = {1.0, 1.0, 1.0, 1.0, 1.0, 1.0};
+    const std::string f = gs::test::temp_dir("factor_delayed") + "/a.mtx";
+    gs::io::write_mtx(f, a.view());
+    const std::string opts = " --structure general --options matching=0,ordering=natural,amalgamation=0";
+    const auto j = run_cli("factor '" + f + "'" + opts + " --json");
+    ASSERT_EQ(j.exit_code, 0) << j.out << j.err;
+    EXPECT_TRUE(has(j.out, "\"pivots\":{\"perturbed\":0,\"delayed\":1,")) << j.out;
+    const auto h = run_cli("factor '" + f + "'" + opts);
+    EXPECT_TRUE(has(h.out, "0 perturbed, 1 delayed")) << h.out;
+    const auto off = run_cli("factor '" + f + "'" + opts + ",delayed_pivots=0 --json");
+    EXPECT_TRUE(has(off.out, "\"pivots\":{\"perturbed\":1,\"delayed\":0,")) << off.out;
 }
 
 TEST(CliFactor, ConditionEstimate) {

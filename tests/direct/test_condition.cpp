@@ -152,14 +152,19 @@ std::int64_t two_by_two_seen = 0;  // 2×2 pivots met by check_selected_inverse
 // orderings and with the blocked front kernel.
 std::int64_t lu_diagonal_off_pattern = 0;  // LU: diagonal entries of A⁻¹ that inverse_diagonal() solved for
 template <class V>
-void check_selected_inverse(const Csr<V, std::int32_t>& a, Structure st, const char* ordering, const char* blocked_rows) {
-    SCOPED_TRACE(std::string(ordering) + " blocked_front_rows " + blocked_rows);
+void check_selected_inverse(const Csr<V, std::int32_t>& a, Structure st, const char* ordering, const char* blocked_rows,
+                            bool delays = false) {
+    SCOPED_TRACE(std::string(ordering) + " blocked_front_rows " + blocked_rows + (delays ? " delayed pivots" : ""));
     const bool lu = st == Structure::general;
     DirectSolver<V, std::int32_t> s(st, lu ? MatrixView::full : MatrixView::lower);
     s.set_option("ordering", ordering);
     s.set_option("blocked_front_rows", blocked_rows);
+    if (delays) s.set_option("matching", "0"), s.set_option("delayed_pivots", "8");  // zero diagonals unmatched
     s.analyze(a);
     ASSERT_EQ(s.factorize(a), Status::success);
+    if (delays) {
+        ASSERT_GT(s.result("delayed_pivots"), 0);  // the factor's structure is not the analysis'
+    }
     const std::int64_t n = a.nrows;
     double anorm1 = 0;
     const std::vector<C> inv = dense_inverse(a, anorm1);
@@ -244,6 +249,7 @@ TEST(SelectedInverse, LuThroughTheMatchingAndThePivotingInsideTheSupernodes) {
         check_selected_inverse(cd, Structure::general, ord, "1024");
         check_selected_inverse(test::random_general<C>(120, 5, 43, 0.2), Structure::general, ord, "1024");
         check_selected_inverse(test::random_general<float>(100, 5, 44, 0.2), Structure::general, ord, "0");
+        check_selected_inverse(test::random_general<double>(150, 2, 1, 0.85), Structure::general, ord, "1024", true);
     }
     EXPECT_GT(lu_diagonal_off_pattern, 0);
 }

@@ -121,6 +121,16 @@ struct DirectOptions {
     // LU: permute the rows by a maximum-product matching (large entries on the diagonal) before the
     // ordering, and (with pivot_scaling) scale rows and columns by its duals (every entry <= 1).
     bool matching = true;
+    // LU: rounds of delayed pivoting. After a factorization with perturbed pivots, each perturbed column (with the
+    // row its front chose for it) is moved into its parent's front, where the rows of the parent are pivot
+    // candidates too, by a second analysis of the same pattern (the ordering kept, the delayed columns forced into
+    // the parent's supernode) and a second factorization; a round that perturbs no fewer pivots is undone. Pivots
+    // of a root front cannot move. 0: static pivoting only (perturbation and refinement).
+    std::int64_t delayed_pivots = 4;
+    // LU, delayed pivoting: a pivot u_kk with |u_kk| < pivot_threshold · max_i |a_ik| over the rows of its front
+    // that could not be pivot candidates there (its contribution-block rows) is delayed too (MUMPS's CNTL(1)); 0:
+    // only perturbed pivots are.
+    double pivot_threshold = 0.01;
 };
 
 }  // namespace gigasparse::direct

@@ -213,6 +213,28 @@ public:
 private:
     using W = single_t<V>;
     Status run_numeric();
+    // LU: the analysis and factor of one factorization (delayed pivoting keeps the best of its rounds).
+    struct FactorState {
+        std::shared_ptr<const Symbolic> sym;
+        std::vector<std::int64_t> row_of_col;
+        NumericFactor<V> num;
+        NumericFactor<W> lnum;
+        bool single = false;
+        double single_seconds = 0, tau = 0;
+        std::int64_t delayed = 0;
+    };
+    FactorState take_factor();               // moves the current analysis and factor out (num_ keeps the values)
+    void restore_factor(FactorState&& f);    // makes f the current (successful) factorization
+    // LU delayed pivoting (option delayed_pivots) after a successful factorization with unstable pivots.
+    void delay_pivots();
+    // The analysis of one round from the factorization f: its unstable columns moved, with the rows their fronts
+    // chose, into the fronts where the rows of their largest L21 entries are fully summed; installs it in sym_ and
+    // row_of_col_ and returns the number of columns moved (0: none could move, nothing installed).
+    std::int64_t delay_analysis(const FactorState& f);
+    // LU: pivots perturbed or below the threshold criterion (option pivot_threshold) of f (nullptr: the current
+    // factor); target / movable: see count_unstable in solver.cpp.
+    std::int64_t unstable_pivots(const FactorState* f = nullptr, std::vector<idx>* target = nullptr,
+                                 std::int64_t* movable = nullptr) const;
     // The factor's panels in the precision they were computed in: f(num_), or f(lnum_) for a single-precision factor.
     template <class F>
     decltype(auto) with_factor(F&& f) const {
@@ -294,6 +316,8 @@ private:
     std::int64_t unmatched_ = 0;
     std::vector<V> scaled_;
     std::int64_t failing_column_ = -1;
+    std::int64_t delayed_ = 0;  // LU: columns moved to a parent's front by the kept delayed-pivoting rounds
+    double tau_used_ = 0;       // the perturbation threshold of the last factorization (in the factored matrix's scale)
     double anorm_ = 0, anorm1_ = 0;  // ||A||_inf and ||A||_1 of the matrix read by the view (both recomputed when anorm_ <= 0)
     bool analyzed_ = false, allocated_ = false, factorized_ = false;
 };

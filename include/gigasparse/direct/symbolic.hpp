@@ -147,9 +147,12 @@ std::vector<idx> validate_user_permutation(std::span<const std::int64_t> perm, i
 // schur (optional, sorted 0-based columns): the Schur variables, ordered last (the others keep the chosen
 // ordering of the graph without them; a user ordering keeps its relative order) in one final supernode
 // that the numeric phase assembles but does not factor (Symbolic::schur). No pair may touch them.
+// merge_next (optional, original columns): a column c with merge_next[c] set joins the supernode of the column
+// that follows it in the final order when that column is its etree parent (LU delayed pivots: a column moved in
+// front of its parent's supernode, with an edge to its first column, is factored in that front).
 Symbolic analyze_pattern(const SymmetricPattern& pattern, Structure structure, const DirectOptions& opt,
                          std::span<const std::int64_t> user_perm, int threads, std::span<const idx> mate = {},
-                         std::span<const idx> schur = {});
+                         std::span<const idx> schur = {}, std::span<const std::uint8_t> merge_next = {});
 
 // LU of a general matrix: a maximum-product matching of rows to columns and its scaling (src/direct/
 // analysis/matching.cpp): row_of_col[j] is the row whose entry in column j goes on the diagonal;

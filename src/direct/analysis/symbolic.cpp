@@ -186,7 +186,7 @@ struct PairedOrderings {
 
 Symbolic analyze_pattern(const SymmetricPattern& pattern, Structure structure, const DirectOptions& opt,
                          std::span<const std::int64_t> user_perm, int threads, std::span<const idx> mate,
-                         std::span<const idx> schur) {
+                         std::span<const idx> schur, std::span<const std::uint8_t> merge_next) {
     const idx n = pattern.n;
     const idx ks = static_cast<idx>(schur.size());
     Symbolic s;
@@ -294,11 +294,14 @@ Symbolic analyze_pattern(const SymmetricPattern& pattern, Structure structure, c
     // Supernodes of the postordered etree, amalgamated and renumbered.
     // Pivot pairs stay adjacent through the postorder (the first is the last child of the second, whose
     // children are visited in increasing order) and are forced into one supernode.
+    // Columns to merge with their parent (merge_next) likewise.
     std::vector<std::uint8_t> pair_post;
-    if (paired) {
+    if (paired || !merge_next.empty()) {
         pair_post.assign(static_cast<std::size_t>(n), 0);
         for (idx k = 0; k + 1 < n; ++k)
-            if (mate[best.perm[k]] == best.perm[k + 1] && best.parent[k] == k + 1) pair_post[k] = 1;
+            if (best.parent[k] == k + 1 && ((paired && mate[best.perm[k]] == best.perm[k + 1]) ||
+                                            (!merge_next.empty() && merge_next[best.perm[k]])))
+                pair_post[k] = 1;
     }
     ColumnPartition fs = fundamental_supernodes(best.parent, best.counts, pair_post, ks > 0 ? n - ks : -1);
     ColumnPartition am = amalgamate(fs, best.counts, opt.amalgamation, &s.explicit_zeros,

@@ -209,7 +209,9 @@ int run_factor(const Args& args) {
         }
         if (structure == direct::Structure::general && st == direct::Status::success) {
             Json lu_pivots;
-            lu_pivots.set("perturbed", solver.result("perturbed_pivots")).set("unmatched", solver.result("unmatched_columns"));
+            lu_pivots.set("perturbed", solver.result("perturbed_pivots"))
+                .set("delayed", solver.result("delayed_pivots"))
+                .set("unmatched", solver.result("unmatched_columns"));
             out.set("pivots", lu_pivots);
         }
         std::cout << out.str() << "\n";
@@ -235,7 +237,8 @@ int run_factor(const Args& args) {
                       << "\n";
         if (structure == direct::Structure::general && st == direct::Status::success)
             std::cout << "pivots          " << format_count(static_cast<std::int64_t>(solver.result("perturbed_pivots")))
-                      << " perturbed (matching: "
+                      << " perturbed, " << format_count(static_cast<std::int64_t>(solver.result("delayed_pivots")))
+                      << " delayed (matching: "
                       << format_count(static_cast<std::int64_t>(solver.result("unmatched_columns")))
                       << " unmatched columns)\n";
         if (ldlt && st == direct::Status::success) {
@@ -330,7 +333,7 @@ const bool registered = register_command({
     "--json  one JSON object: \"nnz_L\", \"flops\", \"residual\", \"backward_error\", \"transpose\", \"status\" (of the\n"
     "        factorization), \"solve_status\" (not_converged: backward error above sqrt(eps) after refinement), and\n"
     "        \"times\" with analyze, factorize, solve and total (total excludes reading); LDL^T adds\n"
-    "        \"pivots\": {pairs, two_by_two, perturbed, positive, negative, zero}; LU: \"pivots\": {perturbed, unmatched};\n"
+    "        \"pivots\": {pairs, two_by_two, perturbed, positive, negative, zero}; LU: \"pivots\": {perturbed, delayed, unmatched};\n"
     "        --schur adds \"schur\": {size, frobenius_norm, seconds, file}; --condest \"condition_estimate\":\n"
     "        {one_norm, seconds}; --inverse-diagonal \"inverse_diagonal\": {file, seconds}; \"determinant\": {log_abs, sign (real)\n"
     "        or phase (complex, radians)} of A from the factors.\n"
