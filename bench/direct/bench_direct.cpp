@@ -140,6 +140,7 @@ tools::Json run_gigasparse(const Csr<double, std::int64_t>& a, const std::string
     }
     if (structure == direct::Structure::general && st == direct::Status::success)
         j.set("perturbed_pivots", s.result("perturbed_pivots"))
+            .set("delayed_pivots", s.result("delayed_pivots"))
             .set("unmatched_columns", s.result("unmatched_columns"))
             .set("nnz_LU", 2 * s.result("nnz_L") - static_cast<double>(a.nrows));  // as MUMPS and PARDISO count
     return j;

@@ -193,7 +193,7 @@ def indefinite_table(rows, lu=False):
     if lu:
         print("| matrix | n | nnz(L+U) gs / mumps / pardiso | factorize gs | MUMPS | PARDISO | gs / mumps | gs / pardiso | "
               "solve gs (steps) / mumps / pardiso | residual gs / mumps / pardiso | backward error gs | "
-              "perturbed gs / pardiso, delayed mumps | cores used gs / mumps / pardiso |")
+              "perturbed gs / pardiso, delayed gs / mumps | cores used gs / mumps / pardiso |")
         print("|---|---:|---|---:|---:|---:|---:|---:|---|---|---:|---|---|")
     else:
         print("| matrix | n | nnz(L) gs / mumps / pardiso | factorize gs | MUMPS | PARDISO | gs / mumps | gs / pardiso | "
@@ -220,7 +220,8 @@ def indefinite_table(rows, lu=False):
             cu.append(f"{c / tt:.1f}" if tt and c and c < 1e299 else "—")
         pert = (f"{fmt(g.get('perturbed_pivots'))} / "
                 f"{fmt(r['pardiso'].get('perturbed_or_delayed_pivots')) if ok['pardiso'] else '—'}, "
-                f"{fmt(r['mumps'].get('perturbed_or_delayed_pivots')) if ok['mumps'] else '—'}")
+                + (f"{fmt(g.get('delayed_pivots'))} / " if lu and 'delayed_pivots' in g else "")
+                + f"{fmt(r['mumps'].get('perturbed_or_delayed_pivots')) if ok['mumps'] else '—'}")
         head = (f"| {r['matrix'].split('/')[-1].replace('.mtx.gz', '')} | {r['n']:,} | "
                 f"{fmt(g['nnz_LU'] if lu else g['nnz_L'])} / {field('mumps', 'nnz_L')} / {field('pardiso', 'nnz_L')} | "
                 f"{secs(tg)} | {secs(t['mumps'])} | {secs(t['pardiso'])} | "

@@ -315,13 +315,14 @@ class DirectSolver:
     def pivot_stats(self) -> dict[str, int] | None:
         """After a successful factorize(): LDLᵀ/LDLᴴ {"pairs": weak-diagonal pairs of the analysis,
         "two_by_two": 2×2 pivots, "perturbed": pivots set to ±pivot_perturbation}; LU {"perturbed", "delayed": columns
-        moved into an ancestor's front (option delayed_pivots), "unmatched": columns the matching could not match};
+        moved into an ancestor's front (option delayed_pivots), "delay_rounds": the extra analyses and
+        factorizations that took, "unmatched": columns the matching could not match};
         None for Cholesky."""
         if self.status != "success" or self.structure not in ("symmetric", "hermitian", "general"):
             return None
         if self.structure == "general":
             return {"perturbed": int(self._result("perturbed_pivots")), "delayed": int(self._result("delayed_pivots")),
-                    "unmatched": int(self._result("unmatched_columns"))}
+                    "delay_rounds": int(self._result("delay_rounds")), "unmatched": int(self._result("unmatched_columns"))}
         return {"pairs": int(self._result("pivot_pairs")), "two_by_two": int(self._result("two_by_two_pivots")),
                 "perturbed": int(self._result("perturbed_pivots"))}
 

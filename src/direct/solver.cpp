@@ -279,7 +279,7 @@ void DirectSolver<V, I>::analyze(CsrView<V, I> a) {
     a_row_ptr_.assign(a.row_ptr.begin(), a.row_ptr.end());
     a_col_idx_.assign(a.col_idx.begin(), a.col_idx.begin() + (a.row_ptr[a.nrows] - base));
     failing_column_ = -1;
-    delayed_ = 0;
+    delayed_ = delay_rounds_ = 0;
     analyzed_ = true;
 }
 
@@ -303,7 +303,7 @@ Status DirectSolver<V, I>::factorize(CsrView<V, I> a) {
     num_.values.assign(a.values.begin(), a.values.begin() + static_cast<std::ptrdiff_t>(a_col_idx_.size()));
     work_.clear();
     allocated_ = true;
-    delayed_ = 0;
+    delayed_ = delay_rounds_ = 0;
     Status st = run_numeric();
     if (lu() && schur_.empty() && opt_.delayed_pivots > 0 && st == Status::success) delay_pivots();
     return st;
@@ -336,16 +336,17 @@ void DirectSolver<V, I>::restore_factor(FactorState&& f) {
 
 template <class V, class I>
 void DirectSolver<V, I>::delay_pivots() {
-    // A round can make things worse before the next one fixes them (a moved column meets rows grown by another
-    // unstable pivot): every round runs, the factor with the fewest unstable pivots is kept.
-    // A round runs while a pivot outside a root front is perturbed: the pivots below the threshold alone do not
-    // start one (they leave the backward error of a refined solve at the level of a stable factorization: cryg2500,
-    // qh882, west0479), but those of a round move too (bp_1200 needs them: docs/direct.md).
+    // Rounds (at most delayed_pivots) run while a pivot outside a root front is perturbed: pivots below the threshold
+    // alone start none (they leave the refined solve's backward error at the level of a stable factorization:
+    // cryg2500, qh882, west0479), but a round moves them too (bp_1200 needs it). A round can make things worse
+    // before the next one fixes them (a moved column meets rows grown by another unstable pivot): the factor with
+    // the fewest unstable pivots is kept.
     auto perturbed_below_root = [&] {
         for (idx sn = 0; sn < sym_->nsuper; ++sn)
             if (num_.perturbed[sn] > 0 && sym_->sn_parent[sn] != -1) return true;
         return false;
     };
+    if (!perturbed_below_root()) return;  // (without scanning the factor)
     std::int64_t cur = unstable_pivots(), best = cur;
     std::optional<FactorState> best_factor;  // set while the current factor is not the best one
     for (std::int64_t round = 0; round < opt_.delayed_pivots && perturbed_below_root(); ++round) {
@@ -355,6 +356,7 @@ void DirectSolver<V, I>::delay_pivots() {
             restore_factor(std::move(prev));
             break;
         }
+        ++delay_rounds_;
         allocate_factor();
         if (run_numeric() != Status::success) {  // (an overflow of the new order's growth): back to the best one
             restore_factor(std::move(best_factor ? *best_factor : prev));

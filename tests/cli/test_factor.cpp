@@ -237,9 +237,9 @@ TEST(CliFactor, DelayedPivotsReported) {
     const std::string opts = " --structure general --options matching=0,ordering=natural,amalgamation=0";
     const auto j = run_cli("factor '" + f + "'" + opts + " --json");
     ASSERT_EQ(j.exit_code, 0) << j.out << j.err;
-    EXPECT_TRUE(has(j.out, "\"pivots\":{\"perturbed\":0,\"delayed\":1,")) << j.out;
+    EXPECT_TRUE(has(j.out, "\"pivots\":{\"perturbed\":0,\"delayed\":1,\"delay_rounds\":1,")) << j.out;
     const auto h = run_cli("factor '" + f + "'" + opts);
-    EXPECT_TRUE(has(h.out, "0 perturbed, 1 delayed")) << h.out;
+    EXPECT_TRUE(has(h.out, "0 perturbed, 1 delayed (1 round of delayed pivoting;")) << h.out;
     const auto off = run_cli("factor '" + f + "'" + opts + ",delayed_pivots=0 --json");
     EXPECT_TRUE(has(off.out, "\"pivots\":{\"perturbed\":1,\"delayed\":0,")) << off.out;
 }

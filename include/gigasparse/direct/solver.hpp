@@ -112,8 +112,8 @@ public:
     // "amalgamation_max_width", "amalgamation_zero_fraction", "amalgamation_min_width",
     // "amalgamation", "level_weight", "auto_nd_ratio", "index_base", "threads", "subtree_factor",
     // "blocked_front_rows", "front_block", "small_front_rows", "loop_panel_rows", "pivot_perturbation",
-    // "pivot_block", "pivot_pair_threshold", "pivot_scaling", "matching", "factor_precision" (full|single),
-    // "refinement" (auto|plain|gmres)).
+    // "pivot_block", "pivot_pair_threshold", "pivot_scaling", "matching", "delayed_pivots", "pivot_threshold",
+    // "factor_precision" (full|single), "refinement" (auto|plain|gmres)).
     // factor_precision = single (double or complex<double> values): the factor is computed and stored in float /
     // complex<float> and solve() refines in the value type; factor_L/U/D, the inertia, the determinant and the
     // condition estimate read it, selected inversion, the Schur complement and the solve parts need a full one
@@ -143,8 +143,12 @@ public:
 
     // Phases. The CSR uses index_base for row_ptr and col_idx; duplicates are summed.
     void analyze(CsrView<V, I> a);
+    // LU with perturbed pivots outside the root fronts (and delayed_pivots > 0): factorize also analyzes again with
+    // those columns delayed into ancestors' fronts and factors again (DirectOptions::delayed_pivots); symbolic()
+    // and the results describe the factor's analysis then.
     Status factorize(CsrView<V, I> a);
-    // New values with the pattern of analyze; requires a previous factorize; allocates nothing.
+    // New values with the pattern of analyze (and the structure of the last factorize, delayed pivots included);
+    // requires a previous factorize; allocates nothing.
     Status refactorize(std::span<const V> values);
     // X = op(A)⁻¹ B for nrhs columns (column-major, leading dimension n), with iterative refinement on the
     // residual of op(A): op = none (A), transpose (Aᵀ) or conjugate_transpose (Aᴴ), from the same factors.
@@ -175,7 +179,9 @@ public:
     // "memory_estimate" (bytes), "factor_bytes", "stack_bytes", "failing_column" (-1: none,
     // else original 0-based column), "explicit_zeros", "ordering_cost", "factor_entries"; after an LDLᵀ/LDLᴴ
     // factorization also "perturbed_pivots", "two_by_two_pivots", "pivot_pairs" (analysis pairs), "positive_pivots", "negative_pivots",
-    // "zero_pivots" (the inertia; complex symmetric: -1).
+    // "zero_pivots" (the inertia; complex symmetric: -1); after an LU factorization "perturbed_pivots",
+    // "unmatched_columns", "delayed_pivots" (columns the delayed pivoting moved into ancestors' fronts) and
+    // "delay_rounds" (the extra analyses and factorizations factorize ran for them).
     double result(std::string_view name) const;
     std::string ordering_used() const;
     std::span<const std::int64_t> permutation() const;  // perm[new] = old, 0-based
@@ -316,7 +322,8 @@ private:
     std::int64_t unmatched_ = 0;
     std::vector<V> scaled_;
     std::int64_t failing_column_ = -1;
-    std::int64_t delayed_ = 0;  // LU: columns moved to a parent's front by the kept delayed-pivoting rounds
+    std::int64_t delayed_ = 0;       // LU: columns moved into ancestors' fronts by the kept delayed-pivoting rounds
+    std::int64_t delay_rounds_ = 0;  // LU: re-analyses and factorizations the last factorize ran for them
     double tau_used_ = 0;       // the perturbation threshold of the last factorization (in the factored matrix's scale)
     double anorm_ = 0, anorm1_ = 0;  // ||A||_inf and ||A||_1 of the matrix read by the view (both recomputed when anorm_ <= 0)
     bool analyzed_ = false, allocated_ = false, factorized_ = false;

@@ -376,6 +376,7 @@ double DirectSolver<V, I>::result(std::string_view name) const {
     if (name == "pivot_pairs") return static_cast<double>(sym_->pivot_pairs);
     if (name == "unmatched_columns") return static_cast<double>(unmatched_);
     if (name == "delayed_pivots") return static_cast<double>(delayed_);
+    if (name == "delay_rounds") return static_cast<double>(delay_rounds_);
     if (name == "perturbed_pivots") {
         if (!(ldlt() || lu()) || !factorized_)
             throw PhaseError("direct: result 'perturbed_pivots' needs a successful LDLᵀ/LDLᴴ or LU factorization");

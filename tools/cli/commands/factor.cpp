@@ -211,6 +211,7 @@ int run_factor(const Args& args) {
             Json lu_pivots;
             lu_pivots.set("perturbed", solver.result("perturbed_pivots"))
                 .set("delayed", solver.result("delayed_pivots"))
+                .set("delay_rounds", solver.result("delay_rounds"))
                 .set("unmatched", solver.result("unmatched_columns"));
             out.set("pivots", lu_pivots);
         }
@@ -235,12 +236,14 @@ int run_factor(const Args& args) {
                               : std::string("full (single was requested: the values do not fit float, or the single factor "
                                             "broke down or did not refine to full accuracy)"))
                       << "\n";
-        if (structure == direct::Structure::general && st == direct::Status::success)
+        if (structure == direct::Structure::general && st == direct::Status::success) {
+            const auto rounds = static_cast<std::int64_t>(solver.result("delay_rounds"));
             std::cout << "pivots          " << format_count(static_cast<std::int64_t>(solver.result("perturbed_pivots")))
                       << " perturbed, " << format_count(static_cast<std::int64_t>(solver.result("delayed_pivots")))
-                      << " delayed (matching: "
+                      << " delayed (" << rounds << (rounds == 1 ? " round" : " rounds") << " of delayed pivoting; matching: "
                       << format_count(static_cast<std::int64_t>(solver.result("unmatched_columns")))
                       << " unmatched columns)\n";
+        }
         if (ldlt && st == direct::Status::success) {
             std::cout << "pivots          " << format_count(static_cast<std::int64_t>(solver.result("two_by_two_pivots")))
                       << " 2x2 (" << format_count(static_cast<std::int64_t>(solver.result("pivot_pairs")))
@@ -333,7 +336,7 @@ const bool registered = register_command({
     "--json  one JSON object: \"nnz_L\", \"flops\", \"residual\", \"backward_error\", \"transpose\", \"status\" (of the\n"
     "        factorization), \"solve_status\" (not_converged: backward error above sqrt(eps) after refinement), and\n"
     "        \"times\" with analyze, factorize, solve and total (total excludes reading); LDL^T adds\n"
-    "        \"pivots\": {pairs, two_by_two, perturbed, positive, negative, zero}; LU: \"pivots\": {perturbed, delayed, unmatched};\n"
+    "        \"pivots\": {pairs, two_by_two, perturbed, positive, negative, zero}; LU: \"pivots\": {perturbed, delayed, delay_rounds, unmatched};\n"
     "        --schur adds \"schur\": {size, frobenius_norm, seconds, file}; --condest \"condition_estimate\":\n"
     "        {one_norm, seconds}; --inverse-diagonal \"inverse_diagonal\": {file, seconds}; \"determinant\": {log_abs, sign (real)\n"
     "        or phase (complex, radians)} of A from the factors.\n"
