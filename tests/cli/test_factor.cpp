@@ -239,9 +239,10 @@ TEST(CliFactor, DelayedPivotsReported) {
     ASSERT_EQ(j.exit_code, 0) << j.out << j.err;
     EXPECT_TRUE(has(j.out, "\"pivots\":{\"perturbed\":0,\"delayed\":1,\"delay_rounds\":1,")) << j.out;
     const auto h = run_cli("factor '" + f + "'" + opts);
-    EXPECT_TRUE(has(h.out, "0 perturbed, 1 delayed (1 round of delayed pivoting;")) << h.out;
+    EXPECT_TRUE(has(h.out, "0 perturbed, 1 delayed in 1 round (matching")) << h.out;
     const auto off = run_cli("factor '" + f + "'" + opts + ",delayed_pivots=0 --json");
     EXPECT_TRUE(has(off.out, "\"pivots\":{\"perturbed\":1,\"delayed\":0,")) << off.out;
+    EXPECT_TRUE(has(run_cli("factor '" + f + "'" + opts + ",delayed_pivots=0").out, "1 perturbed (matching")) << off.out;
 }
 
 TEST(CliFactor, ConditionEstimate) {

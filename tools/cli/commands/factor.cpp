@@ -239,9 +239,11 @@ int run_factor(const Args& args) {
         if (structure == direct::Structure::general && st == direct::Status::success) {
             const auto rounds = static_cast<std::int64_t>(solver.result("delay_rounds"));
             std::cout << "pivots          " << format_count(static_cast<std::int64_t>(solver.result("perturbed_pivots")))
-                      << " perturbed, " << format_count(static_cast<std::int64_t>(solver.result("delayed_pivots")))
-                      << " delayed (" << rounds << (rounds == 1 ? " round" : " rounds") << " of delayed pivoting; matching: "
-                      << format_count(static_cast<std::int64_t>(solver.result("unmatched_columns")))
+                      << " perturbed";
+            if (rounds > 0)
+                std::cout << ", " << format_count(static_cast<std::int64_t>(solver.result("delayed_pivots"))) << " delayed in "
+                          << rounds << (rounds == 1 ? " round" : " rounds");
+            std::cout << " (matching: " << format_count(static_cast<std::int64_t>(solver.result("unmatched_columns")))
                       << " unmatched columns)\n";
         }
         if (ldlt && st == direct::Status::success) {
@@ -280,7 +282,8 @@ int run_factor(const Args& args) {
             if (info.status != direct::Status::success)
                 std::cout << "status          " << direct::to_string(info.status)
                           << ": the backward error stayed above sqrt(eps) (perturbed pivots the refinement could not"
-                             " recover; more --refine steps, --options refinement=gmres, or --options matching=0, may help)\n";
+                             " recover; more --refine steps, --options refinement=gmres, more delayed pivoting (LU: --options"
+                             " delayed_pivots=8), or --options matching=0, may help)\n";
         }
         else
             std::cout << "status          " << direct::to_string(st) << " at column "
