@@ -1,6 +1,7 @@
 // tests/direct/test_lu.cpp: LU of general matrices — the identity (Dr A Dc)(p, q) = L U checked entrywise
 // against |L||U|, the maximum-product matching, solves on random, structurally tricky and real
 // unsymmetric matrices, failures as status, and thread-count independence.
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <limits>
@@ -157,6 +158,55 @@ TEST(Lu, SingularAndNanAreStatus) {
     b.values[2] = std::numeric_limits<double>::quiet_NaN();
     EXPECT_EQ(p.refactorize(b.values), Status::zero_pivot);
     EXPECT_THROW(p.factor_U(), PhaseError);
+}
+
+TEST(Lu, RefinementStepThatOverflowsIsUndoneExactly) {
+    // Static pivoting only, no matching, mostly zero diagonals: the perturbed pivots' growth (1 / tau each) makes
+    // some refinement corrections overflow. Such a step is undone, and x must be the unrefined solution bitwise
+    // (it used to be undone by subtracting the correction: inf - inf left NaNs in x, which a backward error taken
+    // with std::max did not see).
+    int undone = 0;
+    for (std::int64_t n : {600, 1200})
+        for (std::uint64_t seed : {1, 2, 3}) {
+            SCOPED_TRACE("n " + std::to_string(n) + " seed " + std::to_string(seed));
+            auto a = random_general<double>(n, 2, seed, 0.85);
+            DirectSolver<double, std::int32_t> s(Structure::general);
+            s.set_option("matching", "0");
+            s.set_option("delayed_pivots", "0");
+            s.analyze(a);
+            if (s.factorize(a) != Status::success) continue;
+            std::vector<double> b(static_cast<std::size_t>(n), 1.0), x0(b.size()), x(b.size());
+            s.set_option("refinement_steps", "0");
+            const SolveInfo i0 = s.solve(b, x0);
+            s.set_option("refinement_steps", "2");
+            const SolveInfo info = s.solve(b, x);
+            ASSERT_TRUE(std::all_of(x0.begin(), x0.end(), [](double v) { return std::isfinite(v); }));
+            if (info.refinement_steps > 0 || !(i0.backward_error > s.options().refinement_tolerance)) continue;
+            ++undone;  // a step was tried and undone
+            EXPECT_TRUE(x == x0);
+            EXPECT_EQ(info.backward_error, i0.backward_error);
+        }
+    EXPECT_GT(undone, 0);
+}
+
+TEST(Lu, NonFiniteSolutionIsNotConvergedStatus) {
+    // diag(1e-10, 1) x = (1e300, 1): x overflows to inf. The backward error is NaN (inf / inf), not the 0 that
+    // std::max(0, NaN) made of it, and the solve is not_converged — for the LU and the Cholesky paths alike.
+    Csr<double, std::int32_t> a(2, 2);
+    a.row_ptr = {0, 1, 2};
+    a.col_idx = {0, 1};
+    a.values = {1e-10, 1.0};
+    for (Structure st : {Structure::general, Structure::spd}) {
+        SCOPED_TRACE(to_string(st));
+        DirectSolver<double, std::int32_t> s(st);
+        s.analyze(a);
+        ASSERT_EQ(s.factorize(a), Status::success);
+        std::vector<double> b = {1e300, 1.0}, x(2);
+        const SolveInfo info = s.solve(b, x);
+        EXPECT_TRUE(std::isinf(x[0]));
+        EXPECT_EQ(info.status, Status::not_converged);
+        EXPECT_TRUE(std::isnan(info.backward_error)) << info.backward_error;
+    }
 }
 
 TEST(Lu, InaccurateSolveIsNotConvergedStatus) {

@@ -216,6 +216,9 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
     }
     auto full_solve = [&](std::span<const V> rhs, std::span<V> out) { factor_solve(rhs, out, nrhs, op, y, sweep, threads); };
     // Backward error max_k ||r_k||_inf / (||A|| ||x_k||_inf + ||b_k||_inf) and relative residual max_k ||r_k||_2/||b_k||_2.
+    // A NaN anywhere (an overflowed factor: x = inf - inf) makes both NaN, so the solve is not_converged; std::max
+    // would drop it (max(a, NaN) = a).
+    auto worst = [](double a, double v) { return std::isnan(a) ? a : std::isnan(v) || v > a ? v : a; };
     auto measure = [&](SolveInfo& info) {
         residual(b, x, r, nrhs, op);
         info.backward_error = info.residual = 0;
@@ -223,15 +226,15 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
             double rinf = 0, xinf = 0, binf = 0, r2 = 0, b2 = 0;
             for (idx i = 0; i < n; ++i) {
                 double ri = std::abs(r[i + k * n]), bi = std::abs(b[i + k * n]);
-                rinf = std::max(rinf, ri);
-                xinf = std::max(xinf, static_cast<double>(std::abs(x[i + k * n])));
+                rinf = worst(rinf, ri);
+                xinf = worst(xinf, static_cast<double>(std::abs(x[i + k * n])));
                 binf = std::max(binf, bi);
                 r2 += ri * ri;
                 b2 += bi * bi;
             }
             double den = opnorm * xinf + binf;
-            info.backward_error = std::max(info.backward_error, den > 0 ? rinf / den : 0.0);
-            info.residual = std::max(info.residual, b2 > 0 ? std::sqrt(r2 / b2) : std::sqrt(r2));
+            info.backward_error = worst(info.backward_error, den > 0 ? rinf / den : rinf);
+            info.residual = worst(info.residual, b2 > 0 ? std::sqrt(r2 / b2) : std::sqrt(r2));
         }
     };
     Timer timer;
@@ -241,18 +244,19 @@ SolveInfo DirectSolver<V, I>::solve(std::span<const V> b, std::span<V> x, std::i
     // auto: 2 steps after a full-precision factor; 10 after a single-precision one, whose steps each gain about
     // -log10(κ ε_single) digits.
     const std::int64_t max_steps = opt_.refinement_steps >= 0 ? opt_.refinement_steps : single_ ? 10 : 2;
-    std::vector<V> d;
+    std::vector<V> d, xprev;
     // x += d as one refinement step (krylov: the GMRES iterations that made d). A step that raises the backward
-    // error (or makes it non-finite) is undone; false then, or (stall) when it did not halve the backward error:
-    // the iteration has stopped paying.
+    // error (or makes it non-finite) is undone — x restored from a copy (x + d - d is not x when d overflowed);
+    // false then, or (stall) when it did not halve the backward error: the iteration has stopped paying.
     auto take_step = [&](std::int64_t krylov, bool stall) {
+        xprev.assign(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(len));
         for (std::size_t i = 0; i < len; ++i) x[i] += d[i];
         const SolveInfo before = info;
         ++info.refinement_steps;
         info.krylov_iterations += krylov;
         measure(info);
         if (!(info.backward_error <= before.backward_error)) {
-            for (std::size_t i = 0; i < len; ++i) x[i] -= d[i];
+            std::copy(xprev.begin(), xprev.end(), x.begin());
             info = before;
             info.krylov_iterations += krylov;  // spent
             return false;
