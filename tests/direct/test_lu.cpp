@@ -348,6 +348,21 @@ void check_delayed_random() {
         EXPECT_GT(p0, 0);
         EXPECT_LT(p1, p0);
         EXPECT_GT(s.result("delayed_pivots"), 0);
+        EXPECT_LE(s.result("flops"), 4 * st.result("flops"));  // delay_growth = 4
+        {
+            // delay_growth = 1: no round may need more flops than the static factorization
+            DirectSolver<V, std::int32_t> g(Structure::general);
+            g.set_option("matching", "0");
+            g.set_option("pivot_block", "8");
+            g.set_option("delayed_pivots", "8");
+            g.set_option("delay_growth", "1");
+            g.analyze(a);
+            ASSERT_EQ(g.factorize(a), Status::success);
+            EXPECT_LE(g.result("flops"), st.result("flops"));
+            if (g.result("delay_rounds") == 0) {
+                EXPECT_EQ(g.result("perturbed_pivots"), p0);
+            }
+        }
         if (p1 == 0) {
             EXPECT_LE(lu_error(s, a), 8.0 * 151 * eps);
         }

@@ -131,6 +131,9 @@ struct DirectOptions {
     // that could not be pivot candidates there (its contribution-block rows) is delayed too (MUMPS's CNTL(1)); 0:
     // only perturbed pivots are.
     double pivot_threshold = 0.01;
+    // LU, delayed pivoting: a round whose analysis needs more than delay_growth times the flops of the first
+    // factorization is not run (thousands of delayed columns can multiply the fill; >= 1).
+    double delay_growth = 4;
 };
 
 }  // namespace gigasparse::direct

@@ -112,7 +112,7 @@ public:
     // "amalgamation_max_width", "amalgamation_zero_fraction", "amalgamation_min_width",
     // "amalgamation", "level_weight", "auto_nd_ratio", "index_base", "threads", "subtree_factor",
     // "blocked_front_rows", "front_block", "small_front_rows", "loop_panel_rows", "pivot_perturbation",
-    // "pivot_block", "pivot_pair_threshold", "pivot_scaling", "matching", "delayed_pivots", "pivot_threshold",
+    // "pivot_block", "pivot_pair_threshold", "pivot_scaling", "matching", "delayed_pivots", "pivot_threshold", "delay_growth",
     // "factor_precision" (full|single), "refinement" (auto|plain|gmres)).
     // factor_precision = single (double or complex<double> values): the factor is computed and stored in float /
     // complex<float> and solve() refines in the value type; factor_L/U/D, the inertia, the determinant and the
@@ -236,7 +236,7 @@ private:
     // The analysis of one round from the factorization f: its unstable columns moved, with the rows their fronts
     // chose, into the fronts where the rows of their largest L21 entries are fully summed; installs it in sym_ and
     // row_of_col_ and returns the number of columns moved (0: none could move, nothing installed).
-    std::int64_t delay_analysis(const FactorState& f);
+    std::int64_t delay_analysis(const FactorState& f, double flop_limit);  // 0 too when its flops exceed flop_limit
     // LU: pivots perturbed or below the threshold criterion (option pivot_threshold) of f (nullptr: the current
     // factor); target / movable: see count_unstable in solver.cpp.
     std::int64_t unstable_pivots(const FactorState* f = nullptr, std::vector<idx>* target = nullptr,
