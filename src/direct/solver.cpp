@@ -305,7 +305,7 @@ Status DirectSolver<V, I>::factorize(CsrView<V, I> a) {
     num_.values.assign(a.values.begin(), a.values.begin() + static_cast<std::ptrdiff_t>(a_col_idx_.size()));
     work_.clear();
     allocated_ = true;
-    delayed_ = delay_rounds_ = 0;
+    delay_rounds_ = 0;  // (delayed_ counts the columns the current analysis has delayed: it starts again at analyze)
     Status st = run_numeric();
     if (lu() && schur_.empty() && opt_.delayed_pivots > 0 && st == Status::success) delay_pivots();
     return st;

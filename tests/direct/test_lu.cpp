@@ -314,9 +314,16 @@ TEST(Lu, DelayedPivotMovesAZeroPivotIntoTheFrontOfItsRow) {
         EXPECT_DOUBLE_EQ(x[0], 2.0);
         EXPECT_DOUBLE_EQ(x[1], 1.0);
         EXPECT_DOUBLE_EQ(x[2], 1.0);
-        // refactorize keeps the delayed structure
+        // refactorize and the next factorize keep the delayed structure (no round needed); analyze starts again
         ASSERT_EQ(s.refactorize(a.values), Status::success);
         EXPECT_EQ(s.result("perturbed_pivots"), 0);
+        ASSERT_EQ(s.factorize(a), Status::success);
+        EXPECT_EQ(s.result("perturbed_pivots"), 0);
+        EXPECT_EQ(s.result("delay_rounds"), 0);
+        EXPECT_EQ(s.result("delayed_pivots"), 1);
+        s.analyze(a);
+        EXPECT_EQ(s.result("delayed_pivots"), 0);
+        EXPECT_EQ(s.result("supernodes"), 3);
     }
 }
 

@@ -145,7 +145,8 @@ public:
     void analyze(CsrView<V, I> a);
     // LU with perturbed pivots outside the root fronts (and delayed_pivots > 0): factorize also analyzes again with
     // those columns delayed into ancestors' fronts and factors again (DirectOptions::delayed_pivots); symbolic()
-    // and the results describe the factor's analysis then.
+    // and the results describe the factor's analysis then; the next factorize and refactorize start from it (analyze
+    // starts again from the matrix).
     Status factorize(CsrView<V, I> a);
     // New values with the pattern of analyze (and the structure of the last factorize, delayed pivots included);
     // requires a previous factorize; allocates nothing.
