@@ -314,6 +314,10 @@ TEST(Lu, DelayedPivotMovesAZeroPivotIntoTheFrontOfItsRow) {
         EXPECT_DOUBLE_EQ(x[0], 2.0);
         EXPECT_DOUBLE_EQ(x[1], 1.0);
         EXPECT_DOUBLE_EQ(x[2], 1.0);
+        // det A = -1: the sign follows the rows re-paired by the delays
+        const LogDeterminant<double> det = s.log_determinant();
+        EXPECT_NEAR(det.log_abs, 0.0, 1e-15);
+        EXPECT_EQ(det.sign, -1.0);
         // refactorize and the next factorize keep the delayed structure (no round needed); analyze starts again
         ASSERT_EQ(s.refactorize(a.values), Status::success);
         EXPECT_EQ(s.result("perturbed_pivots"), 0);
@@ -394,6 +398,23 @@ void check_delayed_random() {
             EXPECT_LE(info.backward_error, 64 * eps);
         }
     }
+}
+
+TEST(Lu, NoDelayedPivotsWithASchurComplement) {
+    // The Schur variables are ordered last in a root front of their own: the delays (which reorder) are not run.
+    Csr<double, std::int32_t> a(4, 4);
+    a.row_ptr = {0, 1, 3, 7, 9};
+    a.col_idx = {2, 1, 2, 0, 1, 2, 3, 2, 3};
+    a.values = {1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 2.0};
+    DirectSolver<double, std::int32_t> s(Structure::general);
+    s.set_option("matching", "0");
+    s.set_option("ordering", "natural");
+    s.set_option("amalgamation", "0");
+    s.set_schur_indices(std::vector<std::int64_t>{3});
+    s.analyze(a);
+    ASSERT_EQ(s.factorize(a), Status::success);
+    EXPECT_EQ(s.result("perturbed_pivots"), 1);
+    EXPECT_EQ(s.result("delay_rounds"), 0);
 }
 
 TEST(Lu, DelayedPivotsInABatchAreEachItemsOwn) {
