@@ -336,6 +336,17 @@ TEST(Lu, DelayedPivotMovesAZeroPivotIntoTheFrontOfItsRow) {
         EXPECT_EQ(s.result("delayed_pivots"), 0);
         EXPECT_EQ(s.result("supernodes"), 3);
     }
+    // 1-based input: the re-analysis reads the stored pattern with its base
+    Csr<double, std::int32_t> a1 = a;
+    for (auto& v : a1.row_ptr) ++v;
+    for (auto& v : a1.col_idx) ++v;
+    DirectSolver<double, std::int32_t> s1(Structure::general);
+    ASSERT_EQ(factor_with(s1, a1, {{"index_base", "1"}, {"matching", "0"}, {"ordering", "natural"}, {"amalgamation", "0"}}),
+              Status::success);
+    EXPECT_EQ(s1.result("delayed_pivots"), 1);
+    std::vector<double> x1(3);
+    s1.solve(b, x1);
+    EXPECT_DOUBLE_EQ(x1[0], 2.0);
 }
 
 template <class V>
