@@ -155,7 +155,7 @@ def test_splu_reconstructs_with_matching(dtype, rng):
 
 
 def test_splu_delayed_pivots_solve_what_static_pivoting_cannot():
-    # nnc1374: the fronts' own rows hold only zeros for 41 pivots; perturbed, the refinement stalls (said by an
+    # nnc1374: the fronts' own rows hold only zeros for some pivots; perturbed, the refinement stalls (said by an
     # AccuracyWarning); delayed into ancestor fronts, no pivot is perturbed and the solve is accurate.
     a = gs.read_mtx(shared_matrix("nnc1374"))
     b = a @ np.ones(a.shape[0])
