@@ -20,6 +20,7 @@
 #include <gigasparse/reference/kernels.hpp>
 #include <gigasparse/spgemm.hpp>
 
+#include "cuda/gpu_test_support.hpp"
 #include "spgemm_cuda_host/power_law.hpp"
 #include "utils/test_utils.hpp"
 
@@ -37,82 +38,23 @@ using gs::cuda::GpuSpgemmStats;
 namespace {
 
 #ifdef GIGASPARSE_CUDA_SIM
-inline constexpr bool simulated = true;
-
-// The simulated run must also leave no device memory behind, no sticky error and, in the racecheck
-// build, no race. Kernels run so far: the names of what the simulator launched.
+// Kernels run so far: the names of what the simulator launched.
 std::set<std::string> kernels_run;
 
 template <class V, class I>
 gs::Csr<V, I> gpu_spgemm(gs::CsrView<V, I> a, gs::CsrView<V, I> b, const GpuSpgemmOptions& o = {}, GpuSpgemmStats* st = nullptr) {
-    cuda_sim::reset();
-    const std::int64_t races = cuda_sim::race_reports();
+    const SimulatedRunChecks checks;
     auto c = gs::cuda::gmagnus::multiply(a, b, o, st);
-    EXPECT_EQ(cuda_sim::stats().allocations_live, 0) << "device memory leaked";
-    EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess) << cuda_sim::last_error_detail();
-    EXPECT_EQ(cuda_sim::race_reports(), races) << "ThreadSanitizer reported a race (above)";
-    if (cuda_sim::config().memory_pools) {
-        EXPECT_EQ(cuda_sim::stats().malloc_calls + cuda_sim::stats().free_calls, 0)
-            << "cudaMalloc/cudaFree in a product: they synchronize the device (stream-ordered allocation only)";
-        EXPECT_GT(cuda_sim::stats().pool_allocs, 0);
-    }
+    checks.expect_clean("a product");
     for (const auto& [name, n] : cuda_sim::stats().kernels) kernels_run.insert(name);
     return c;
 }
-
-bool no_gpu(std::string&) { return false; }
-
-// Each test starts on a fresh simulated device (a sticky error of one test must not fail the next).
-struct ResetSimulator : ::testing::EmptyTestEventListener {
-    void OnTestStart(const ::testing::TestInfo&) override {
-        cuda_sim::config() = cuda_sim::default_config();
-        cuda_sim::reset();
-    }
-};
-const bool simulator_reset_registered = [] {
-    ::testing::UnitTest::GetInstance()->listeners().Append(new ResetSimulator);
-    return true;
-}();
 #else
-inline constexpr bool simulated = false;
-
 template <class V, class I>
 gs::Csr<V, I> gpu_spgemm(gs::CsrView<V, I> a, gs::CsrView<V, I> b, const GpuSpgemmOptions& o = {}, GpuSpgemmStats* st = nullptr) {
     return gs::cuda::spgemm(a, b, o, st);
 }
-
-bool no_gpu(std::string& why) {
-    if (!gs::config::with_cuda) {
-        why = "gigasparse was built without the CUDA backend";
-        return true;
-    }
-    if (gs::cuda::device_count() == 0) {
-        why = "no CUDA device present: " + gs::cuda::device_summary();
-        return true;
-    }
-    return false;
-}
 #endif
-
-// Problem sizes: the simulator runs a thread per fiber, about 10^3 times slower than the GPU, so
-// its cases are smaller versions that reach the same paths (heavy rows, levels, batches).
-constexpr std::int64_t sim_or(std::int64_t in_simulator, std::int64_t on_gpu) { return simulated ? in_simulator : on_gpu; }
-
-// scripts/device-check sets GIGASPARSE_REQUIRE_GPU=1: there a missing device (driver/runtime
-// mismatch, no GPU visible) must fail the test instead of skipping it silently.
-bool gpu_required() {
-    const char* e = std::getenv("GIGASPARSE_REQUIRE_GPU");
-    return e && *e && std::string(e) != "0";
-}
-
-#define SKIP_WITHOUT_GPU()                                                   \
-    do {                                                                     \
-        std::string why_;                                                    \
-        if (no_gpu(why_)) {                                                  \
-            if (gpu_required()) FAIL() << "GIGASPARSE_REQUIRE_GPU: " << why_; \
-            GTEST_SKIP() << why_;                                            \
-        }                                                                    \
-    } while (0)
 
 template <class V, class I>
 GpuSpgemmStats expect_matches(const gs::Csr<V, I>& a, const gs::Csr<V, I>& b, const GpuSpgemmOptions& o, const std::string& what) {

@@ -395,3 +395,11 @@ inline T sim_atomic_cas(T* p, T expected, T desired) {
 inline unsigned atomicCAS(unsigned* p, unsigned e, unsigned d) { return sim_atomic_cas(p, e, d); }
 inline unsigned long long atomicCAS(unsigned long long* p, unsigned long long e, unsigned long long d) { return sim_atomic_cas(p, e, d); }
 inline unsigned atomicOr(unsigned* p, unsigned v) { return std::atomic_ref<unsigned>(*p).fetch_or(v, std::memory_order_relaxed); }
+// The old value; *p becomes min(*p, v).
+inline unsigned long long atomicMin(unsigned long long* p, unsigned long long v) {
+    std::atomic_ref<unsigned long long> a(*p);
+    unsigned long long old = a.load(std::memory_order_relaxed);
+    while (v < old && !a.compare_exchange_weak(old, v, std::memory_order_relaxed)) {
+    }
+    return old;
+}

@@ -1,0 +1,76 @@
+// include/gigasparse/cuda/iterative.hpp: the iterative pillar on the GPU (no CUDA headers here): SpMV
+// of a DeviceMatrix and Krylov solves (CG, BiCGStab; Jacobi or no preconditioner) whose vectors, scalars
+// and iteration stay in device memory; the host only reads the residual once per iteration.
+//
+//     auto a = cuda::DeviceMatrix<double, int>::upload(host_a);
+//     iterative::SolveResult r = cuda::solve(a, b, x, {.method = iterative::Method::cg});
+//
+// Built without CUDA, DeviceMatrix::upload throws NotSupported (so nothing here can be reached).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include <gigasparse/core/error.hpp>
+#include <gigasparse/cuda/abi.hpp>
+#include <gigasparse/cuda/device_matrix.hpp>
+#include <gigasparse/iterative/krylov.hpp>
+
+namespace gigasparse::cuda {
+inline namespace GIGASPARSE_CUDA_ABI {
+
+enum class GpuPrecond { none, jacobi };
+
+inline const char* to_string(GpuPrecond p) { return p == GpuPrecond::jacobi ? "jacobi" : "none"; }
+// "none", "jacobi"; InvalidArgument otherwise
+inline GpuPrecond parse_gpu_precond(const std::string& name) {
+    if (name == "none") return GpuPrecond::none;
+    if (name == "jacobi") return GpuPrecond::jacobi;
+    throw InvalidArgument("the GPU backend's preconditioners are none and jacobi, got '" + name + "'");
+}
+
+// How the SpMV runs: `long_row` = 0 chooses the threshold above which a row gets a whole block
+// (src/iterative/cuda/krylov_math.hpp); a positive value forces it.
+struct GpuSpmvOptions {
+    std::int64_t long_row = 0;
+};
+
+// What the SpMV setup decided, and what a solve did (milliseconds by CUDA events on the solve's stream).
+struct GpuSolveStats {
+    int threads_per_row = 0;            // lanes of a warp per row in the CSR-vector kernel
+    std::int64_t long_row_threshold = 0;
+    std::int64_t long_rows = 0;         // rows given a block each
+    std::int64_t spmv_calls = 0;
+    std::int64_t device_bytes = 0;      // peak device memory of the solve's vectors (the matrix not counted)
+    double setup_ms = 0;                // upload of b and x, SpMV setup, preconditioner, first residual
+    double solve_ms = 0;                // the iterations
+    double download_ms = 0;             // x back to the host
+};
+
+// y = alpha A x + beta y with host vectors (copied to the device and y back; beta == 0 ignores the
+// old y, even NaN). For a one-off product and the tests; a solve keeps its vectors on the device.
+template <class V, class I>
+void spmv(const DeviceMatrix<V, I>& a, std::span<const V> x, std::span<V> y, V alpha = V(1), V beta = V(0), const GpuSpmvOptions& o = {},
+          GpuSolveStats* stats = nullptr);
+
+struct GpuSolveOptions {
+    iterative::Method method = iterative::Method::cg;  // cg or bicgstab (NotSupported otherwise)
+    GpuPrecond precond = GpuPrecond::jacobi;
+    double tol = 1e-8;            // stop when ||b - A x||_2 <= tol ||b||_2 (recurrence residual)
+    std::int64_t maxit = 1000;
+    bool record_history = true;
+    GpuSpmvOptions spmv;
+};
+
+// Solves A x = b on A's device from the initial guess in x (host vectors: b and x are copied there,
+// x back). The same recurrences, stopping tests and statuses as iterative::cg / iterative::bicgstab
+// (converged, max_iterations, breakdown, non_finite, preconditioner_failed: a zero, missing or
+// non-finite diagonal for Jacobi); throws only for misuse (DimensionMismatch, InvalidStructure for
+// non-finite b or x, InvalidArgument, NotSupported) and device failures (OutOfMemory, BackendError).
+template <class V, class I>
+iterative::SolveResult solve(const DeviceMatrix<V, I>& a, std::span<const V> b, std::span<V> x, const GpuSolveOptions& o = {},
+                             GpuSolveStats* stats = nullptr);
+
+}  // namespace GIGASPARSE_CUDA_ABI
+}  // namespace gigasparse::cuda

@@ -1,0 +1,384 @@
+// src/iterative/cuda/krylov_dispatch.cuh: the host side of the GPU iterative backend: the SpMV plan
+// (lanes per row, the long rows), cuda::spmv, and the CG and BiCGStab drivers of cuda::solve. One stream
+// per call; all vectors and scalars in device memory; one 64-byte read of the scalars per iteration.
+// Instantiated in krylov_double.cu / krylov_float.cu; the CPU simulator's tests compile it too.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <gigasparse/core/error.hpp>
+#include <gigasparse/core/timer.hpp>
+#include <gigasparse/cuda/abi.hpp>
+#include <gigasparse/cuda/device_matrix.hpp>
+#include <gigasparse/cuda/iterative.hpp>
+
+#include "cuda/base/device_buffer.hpp"
+#include "cuda/base/launch.hpp"
+#include "iterative/cuda/krylov_kernels.cuh"
+#include "iterative/cuda/krylov_math.hpp"
+
+namespace gigasparse::cuda {
+inline namespace GIGASPARSE_CUDA_ABI {
+namespace krylov {
+
+// The SpMV of one matrix: lanes per row from its mean row length, and the list of its long rows
+// (found once on the device; the count is read back to size their grid).
+template <class V, class I>
+class SpmvPlan {
+public:
+    SpmvPlan(const DeviceMatrix<V, I>& a, const GpuSpmvOptions& o, Placement where)
+        : n_(a.nrows()), rp_(a.row_ptr()), ci_(a.col_idx()), val_(a.values()) {
+        threads_ = spmv_threads_per_row(a.nrows(), a.nnz());
+        long_row_ = spmv_long_row_threshold(threads_, o.long_row);
+        const count_t capacity = spmv_long_row_capacity(a.nrows(), a.nnz(), long_row_);
+        if (capacity > 0 && n_ > 0) {
+            rows_.allocate(capacity, where);
+            DeviceBuffer<unsigned long long> count(1, where);
+            check(cudaMemsetAsync(count.data(), 0, sizeof(unsigned long long), where.stream), "cudaMemsetAsync");
+            launch("gigasparse::krylov::long_rows_kernel", long_rows_kernel<I>, elementwise_blocks(n_, max_grid_blocks), dim3(block_threads), 0,
+                   where.stream, n_, rp_, long_row_, rows_.data(), count.data());
+            unsigned long long h = 0;
+            check(cudaMemcpyAsync(&h, count.data(), sizeof h, cudaMemcpyDeviceToHost, where.stream), "cudaMemcpyAsync D2H");
+            check(cudaStreamSynchronize(where.stream), "cudaStreamSynchronize");
+            long_rows_ = static_cast<count_t>(h);
+        }
+    }
+
+    // y = alpha A x + beta y on stream s (x, y in device memory, length ncols / nrows).
+    void run(const V* x, V* y, V alpha, V beta, cudaStream_t s) {
+        ++calls_;
+        if (n_ == 0) return;
+        const count_t blocks = spmv_vector_blocks(n_, threads_, max_grid_blocks);
+        switch (threads_) {
+            case 1: vector<1>(blocks, x, y, alpha, beta, s); break;
+            case 2: vector<2>(blocks, x, y, alpha, beta, s); break;
+            case 4: vector<4>(blocks, x, y, alpha, beta, s); break;
+            case 8: vector<8>(blocks, x, y, alpha, beta, s); break;
+            case 16: vector<16>(blocks, x, y, alpha, beta, s); break;
+            default: vector<32>(blocks, x, y, alpha, beta, s); break;
+        }
+        if (long_rows_ > 0)
+            launch("gigasparse::krylov::spmv_long_rows_kernel", spmv_long_rows_kernel<V, I>, long_rows_, dim3(block_threads), 0, s, rows_.data(), rp_,
+                   ci_, val_, x, y, alpha, beta);
+    }
+
+    void fill(GpuSolveStats& st) const {
+        st.threads_per_row = threads_;
+        st.long_row_threshold = long_row_;
+        st.long_rows = long_rows_;
+        st.spmv_calls += calls_;
+    }
+
+private:
+    template <int T>
+    void vector(count_t blocks, const V* x, V* y, V alpha, V beta, cudaStream_t s) {
+        launch("gigasparse::krylov::spmv_vector_kernel", spmv_vector_kernel<T, V, I>, blocks, dim3(block_threads), 0, s, n_, rp_, ci_, val_, x, y,
+               alpha, beta, long_row_);
+    }
+
+    count_t n_;
+    const offset_t* rp_;
+    const I* ci_;
+    const V* val_;
+    int threads_ = 1;
+    count_t long_row_ = 0;
+    count_t long_rows_ = 0;
+    count_t calls_ = 0;
+    DeviceBuffer<count_t> rows_;
+};
+
+template <class T>
+void to_device(DeviceBuffer<T>& d, std::span<const T> h, Placement where) {
+    d.allocate(static_cast<count_t>(h.size()), where);
+    if (!h.empty()) check(cudaMemcpyAsync(d.data(), h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice, where.stream), "cudaMemcpyAsync H2D");
+}
+template <class T>
+void to_host(std::span<T> h, const DeviceBuffer<T>& d, cudaStream_t s) {
+    if (!h.empty()) check(cudaMemcpyAsync(h.data(), d.data(), h.size() * sizeof(T), cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync D2H");
+}
+
+// The state every solve shares: the stream, memory, SpMV, Jacobi, partial sums and the result.
+template <class V, class I>
+struct Solve {
+    const DeviceMatrix<V, I>& a;
+    std::span<const V> b;
+    std::span<V> x;
+    const GpuSolveOptions& o;
+    count_t n;
+    Stream stream;
+    MemoryTracker tracker;
+    Placement where{stream.get(), &tracker};
+    iterative::SolveResult res;
+    Timer timer;
+    double bnorm = 0;
+    DeviceBuffer<V> xd, partial0, partial1, dinv;
+    std::unique_ptr<SpmvPlan<V, I>> spmv;
+    count_t red_blocks;
+    std::string precond_failure;  // non-empty: Jacobi found a bad diagonal
+
+    Solve(const DeviceMatrix<V, I>& m, std::span<const V> rhs, std::span<V> sol, const GpuSolveOptions& opt)
+        : a(m), b(rhs), x(sol), o(opt), n(m.nrows()), red_blocks(reduce_blocks(m.nrows())) {}
+
+    DeviceBuffer<V> vec() { return DeviceBuffer<V>(n, where); }
+    cudaStream_t s() const { return stream.get(); }
+
+    // Checks the arguments (host-side); true when the answer is known without the device (b = 0).
+    bool start() {
+        if (!a.impl()) throw InvalidArgument("cuda::solve: A is an empty (default-constructed or moved-from) DeviceMatrix");
+        if (a.nrows() != a.ncols()) throw DimensionMismatch("cuda::solve: A is " + std::to_string(a.nrows()) + " x " + std::to_string(a.ncols()) + ", not square");
+        if (static_cast<count_t>(b.size()) != n || static_cast<count_t>(x.size()) != n)
+            throw DimensionMismatch("cuda::solve: b and x must have " + std::to_string(n) + " entries");
+        for (const V v : b)
+            if (!std::isfinite(v)) throw InvalidStructure("cuda::solve: the right-hand side has NaN or Inf entries");
+        for (const V v : x)
+            if (!std::isfinite(v)) throw InvalidStructure("cuda::solve: the initial guess has NaN or Inf entries");
+        if (o.tol < 0 || o.maxit < 0) throw InvalidArgument("cuda::solve: tol and maxit must be >= 0");
+        if (o.method != iterative::Method::cg && o.method != iterative::Method::bicgstab)
+            throw NotSupported(std::string("cuda::solve: method ") + iterative::to_string(o.method) + " (the GPU backend has cg and bicgstab)");
+        long double s2 = 0;
+        for (const V v : b) s2 += static_cast<long double>(v) * static_cast<long double>(v);
+        bnorm = static_cast<double>(std::sqrt(s2));
+        if (bnorm == 0) {
+            std::fill(x.begin(), x.end(), V(0));
+            res.iterations = 0;
+            res.residual = 0;
+            stop(iterative::StopReason::converged, "b = 0: x = 0");
+            return true;
+        }
+        check(cudaSetDevice(a.device()), "cudaSetDevice");
+        return false;
+    }
+
+    // The SpMV plan, Jacobi's inverse diagonal, x on the device, the partial-sum buffers.
+    void setup() {
+        spmv = std::make_unique<SpmvPlan<V, I>>(a, o.spmv, where);
+        to_device(xd, std::span<const V>(x.data(), x.size()), where);
+        partial0.allocate(red_blocks, where);
+        partial1.allocate(red_blocks, where);
+        if (o.precond == GpuPrecond::jacobi) {
+            dinv.allocate(n, where);
+            DeviceBuffer<unsigned long long> first_bad(1, where);
+            const auto init = static_cast<unsigned long long>(n);
+            check(cudaMemcpyAsync(first_bad.data(), &init, sizeof init, cudaMemcpyHostToDevice, s()), "cudaMemcpyAsync H2D");
+            launch("gigasparse::krylov::jacobi_kernel", jacobi_kernel<V, I>, elementwise_blocks(n, max_grid_blocks), dim3(block_threads), 0, s(), n,
+                   a.row_ptr(), a.col_idx(), a.values(), dinv.data(), first_bad.data());
+            unsigned long long bad = 0;
+            check(cudaMemcpyAsync(&bad, first_bad.data(), sizeof bad, cudaMemcpyDeviceToHost, s()), "cudaMemcpyAsync D2H");
+            stream.sync();
+            if (bad < static_cast<unsigned long long>(n))
+                precond_failure = "Jacobi: zero, missing or non-finite diagonal at row " + std::to_string(bad);
+        }
+    }
+
+    const V* dinv_ptr() const { return dinv.size() > 0 ? dinv.data() : nullptr; }
+
+    // r = b - A x
+    void residual(DeviceBuffer<V>& r) {
+        check(cudaMemcpyAsync(r.data(), b.data(), b.size() * sizeof(V), cudaMemcpyHostToDevice, s()), "cudaMemcpyAsync H2D");
+        spmv->run(xd.data(), r.data(), V(-1), V(1), s());
+    }
+
+    iterative::SolveResult& stop(iterative::StopReason why, std::string msg) {
+        res.reason = why;
+        res.converged = why == iterative::StopReason::converged;
+        res.message = std::move(msg);
+        res.seconds = timer.seconds();
+        return res;
+    }
+    // As iterative's Krylov::record: true when the solve must stop (converged or non-finite).
+    bool record(count_t it, double rnorm) {
+        res.iterations = it;
+        res.residual = rnorm / bnorm;
+        if (o.record_history) res.residual_history.push_back(res.residual);
+        if (!std::isfinite(rnorm)) return stop(iterative::StopReason::non_finite, "residual became non-finite"), true;
+        if (res.residual <= o.tol) return stop(iterative::StopReason::converged, "relative residual below tolerance"), true;
+        return false;
+    }
+    iterative::SolveResult& not_converged() {
+        return stop(iterative::StopReason::max_iterations, "maximum iterations (" + std::to_string(o.maxit) + ") reached");
+    }
+
+    template <class State>
+    State read(const DeviceBuffer<State>& st) {
+        State h{};
+        check(cudaMemcpyAsync(&h, st.data(), sizeof(State), cudaMemcpyDeviceToHost, s()), "cudaMemcpyAsync D2H");
+        stream.sync();
+        return h;
+    }
+
+    void dot(const V* u, const V* v, V* partial) {
+        launch("gigasparse::krylov::dot_kernel", dot_kernel<V>, red_blocks, dim3(block_threads), 0, s(), n, u, v, partial);
+    }
+    template <class Kernel, class... Args>
+    void finish(const char* name, Kernel k, Args... args) {
+        launch(name, k, 1, dim3(block_threads), 0, s(), red_blocks, args...);
+    }
+    template <class Kernel, class... Args>
+    void reduce(const char* name, Kernel k, Args... args) {
+        launch(name, k, red_blocks, dim3(block_threads), 0, s(), n, args...);
+    }
+    template <class Kernel, class... Args>
+    void elementwise(const char* name, Kernel k, Args... args) {
+        launch(name, k, elementwise_blocks(n, max_grid_blocks), dim3(block_threads), 0, s(), n, args...);
+    }
+};
+
+template <class V, class I>
+void run_cg(Solve<V, I>& k, Event& iterate) {
+    const V* dinv = k.dinv_ptr();
+    auto r = k.vec(), p = k.vec(), q = k.vec();
+    DeviceBuffer<V> z_own = dinv ? k.vec() : DeviceBuffer<V>();
+    V* z = dinv ? z_own.data() : r.data();
+    DeviceBuffer<CgState<V>> st(1, k.where);
+    k.residual(r);
+    // z = M⁻¹ r, p = z, rᵀz, rᵀr
+    k.reduce("gigasparse::krylov::precond_dots_kernel", precond_dots_kernel<V>, dinv, static_cast<const V*>(r.data()), z, p.data(), k.partial0.data(),
+             k.partial1.data());
+    k.finish("gigasparse::krylov::cg_start_kernel", cg_start_kernel<V>, static_cast<const V*>(k.partial0.data()),
+             static_cast<const V*>(k.partial1.data()), st.data());
+    const CgState<V> h0 = k.read(st);
+    iterate.record(k.s());
+    if (k.record(0, std::sqrt(static_cast<double>(h0.rr)))) return;
+    for (count_t it = 1; it <= k.o.maxit; ++it) {
+        k.spmv->run(p.data(), q.data(), V(1), V(0), k.s());
+        k.dot(p.data(), q.data(), k.partial0.data());
+        k.finish("gigasparse::krylov::cg_alpha_kernel", cg_alpha_kernel<V>, static_cast<const V*>(k.partial0.data()), st.data());
+        k.reduce("gigasparse::krylov::cg_update_kernel", cg_update_kernel<V>, static_cast<const CgState<V>*>(st.data()),
+                 static_cast<const V*>(p.data()), static_cast<const V*>(q.data()), k.xd.data(), r.data(), dinv, z, k.partial0.data(),
+                 k.partial1.data());
+        k.finish("gigasparse::krylov::cg_beta_kernel", cg_beta_kernel<V>, static_cast<const V*>(k.partial0.data()),
+                 static_cast<const V*>(k.partial1.data()), st.data());
+        k.elementwise("gigasparse::krylov::cg_direction_kernel", cg_direction_kernel<V>, static_cast<const CgState<V>*>(st.data()),
+                      static_cast<const V*>(z), p.data());
+        const CgState<V> h = k.read(st);
+        if (!std::isfinite(static_cast<double>(h.pq))) return (void)k.stop(iterative::StopReason::non_finite, "pᵀAp is not finite");
+        if (h.pq <= V(0))
+            return (void)k.stop(iterative::StopReason::breakdown, "pᵀAp <= 0: the operator or preconditioner is not positive definite");
+        if (k.record(it, std::sqrt(static_cast<double>(h.rr)))) return;
+        if (h.rz_old == V(0)) return (void)k.stop(iterative::StopReason::breakdown, "rᵀz = 0");
+    }
+    k.not_converged();
+}
+
+template <class V, class I>
+void run_bicgstab(Solve<V, I>& k, Event& iterate) {
+    const V* dinv = k.dinv_ptr();
+    auto r = k.vec(), rhat = k.vec(), p = k.vec(), v = k.vec(), s = k.vec(), t = k.vec();
+    DeviceBuffer<V> phat_own = dinv ? k.vec() : DeviceBuffer<V>(), shat_own = dinv ? k.vec() : DeviceBuffer<V>();
+    V* phat = dinv ? phat_own.data() : p.data();
+    V* shat = dinv ? shat_own.data() : s.data();
+    DeviceBuffer<BicgState<V>> st(1, k.where);
+    k.residual(r);
+    check(cudaMemcpyAsync(rhat.data(), r.data(), static_cast<std::size_t>(k.n) * sizeof(V), cudaMemcpyDeviceToDevice, k.s()), "cudaMemcpyAsync D2D");
+    check(cudaMemsetAsync(p.data(), 0, static_cast<std::size_t>(k.n) * sizeof(V), k.s()), "cudaMemsetAsync");
+    check(cudaMemsetAsync(v.data(), 0, static_cast<std::size_t>(k.n) * sizeof(V), k.s()), "cudaMemsetAsync");
+    BicgState<V> init{};
+    init.rho = init.alpha = init.omega = V(1);
+    check(cudaMemcpyAsync(st.data(), &init, sizeof init, cudaMemcpyHostToDevice, k.s()), "cudaMemcpyAsync H2D");
+    DeviceBuffer<V> rr0(1, k.where);
+    k.dot(r.data(), r.data(), k.partial0.data());
+    k.finish("gigasparse::krylov::sum_kernel", sum_kernel<V>, static_cast<const V*>(k.partial0.data()), rr0.data());
+    V h_rr0{};
+    check(cudaMemcpyAsync(&h_rr0, rr0.data(), sizeof h_rr0, cudaMemcpyDeviceToHost, k.s()), "cudaMemcpyAsync D2H");
+    k.stream.sync();
+    iterate.record(k.s());
+    if (k.record(0, std::sqrt(static_cast<double>(h_rr0)))) return;
+    const double stop_norm2 = (k.o.tol * k.bnorm) * (k.o.tol * k.bnorm);
+    const auto* cst = static_cast<const BicgState<V>*>(st.data());
+    for (count_t it = 1; it <= k.o.maxit; ++it) {
+        k.dot(rhat.data(), r.data(), k.partial0.data());
+        k.finish("gigasparse::krylov::bicg_rho_kernel", bicg_rho_kernel<V>, static_cast<const V*>(k.partial0.data()), st.data());
+        k.elementwise("gigasparse::krylov::bicg_direction_kernel", bicg_direction_kernel<V>, cst, static_cast<const V*>(r.data()),
+                      static_cast<const V*>(v.data()), p.data(), dinv, phat);
+        k.spmv->run(phat, v.data(), V(1), V(0), k.s());
+        k.dot(rhat.data(), v.data(), k.partial0.data());
+        k.finish("gigasparse::krylov::bicg_alpha_kernel", bicg_alpha_kernel<V>, static_cast<const V*>(k.partial0.data()), st.data());
+        k.reduce("gigasparse::krylov::bicg_s_kernel", bicg_s_kernel<V>, cst, static_cast<const V*>(r.data()), static_cast<const V*>(v.data()), s.data(),
+                 dinv, shat, k.partial0.data());
+        k.finish("gigasparse::krylov::bicg_snorm_kernel", bicg_snorm_kernel<V>, static_cast<const V*>(k.partial0.data()), stop_norm2, st.data());
+        k.spmv->run(shat, t.data(), V(1), V(0), k.s());
+        launch("gigasparse::krylov::dot2_kernel", dot2_kernel<V>, k.red_blocks, dim3(block_threads), 0, k.s(), k.n, static_cast<const V*>(t.data()),
+               static_cast<const V*>(t.data()), static_cast<const V*>(t.data()), static_cast<const V*>(s.data()), k.partial0.data(), k.partial1.data());
+        k.finish("gigasparse::krylov::bicg_omega_kernel", bicg_omega_kernel<V>, static_cast<const V*>(k.partial0.data()),
+                 static_cast<const V*>(k.partial1.data()), st.data());
+        k.reduce("gigasparse::krylov::bicg_update_kernel", bicg_update_kernel<V>, cst, static_cast<const V*>(phat), static_cast<const V*>(shat),
+                 static_cast<const V*>(s.data()), static_cast<const V*>(t.data()), k.xd.data(), r.data(), k.partial0.data());
+        k.finish("gigasparse::krylov::bicg_finish_kernel", bicg_finish_kernel<V>, static_cast<const V*>(k.partial0.data()), st.data());
+        const BicgState<V> h = k.read(st);
+        if (h.stop & stop_rho) return (void)k.stop(iterative::StopReason::breakdown, "BiCGStab: rho = r̂ᵀr = 0");
+        if (h.stop & stop_rv)
+            return (void)k.stop(std::isfinite(static_cast<double>(h.rv)) ? iterative::StopReason::breakdown : iterative::StopReason::non_finite,
+                                "BiCGStab: r̂ᵀv = 0");
+        if (h.stop & stop_s_converged) {
+            k.record(it, std::sqrt(static_cast<double>(h.ss)));
+            return;
+        }
+        if (k.record(it, std::sqrt(static_cast<double>(h.rr)))) return;
+        if (h.omega == V(0)) return (void)k.stop(iterative::StopReason::breakdown, "BiCGStab: omega = 0 (stagnation)");
+    }
+    k.not_converged();
+}
+
+}  // namespace krylov
+
+template <class V, class I>
+void spmv(const DeviceMatrix<V, I>& a, std::span<const V> x, std::span<V> y, V alpha, V beta, const GpuSpmvOptions& o, GpuSolveStats* stats) {
+    if (!a.impl()) throw InvalidArgument("cuda::spmv: A is an empty (default-constructed or moved-from) DeviceMatrix");
+    if (static_cast<std::int64_t>(x.size()) != a.ncols() || static_cast<std::int64_t>(y.size()) != a.nrows())
+        throw DimensionMismatch("cuda::spmv: x must have " + std::to_string(a.ncols()) + " entries and y " + std::to_string(a.nrows()));
+    check(cudaSetDevice(a.device()), "cudaSetDevice");
+    Stream s;
+    MemoryTracker tracker;
+    const Placement where{s.get(), &tracker};
+    krylov::SpmvPlan<V, I> plan(a, o, where);
+    DeviceBuffer<V> xd, yd;
+    krylov::to_device(xd, x, where);
+    if (beta != V(0)) krylov::to_device(yd, std::span<const V>(y.data(), y.size()), where);
+    else yd.allocate(static_cast<std::int64_t>(y.size()), where);
+    plan.run(xd.data(), yd.data(), alpha, beta, s.get());
+    krylov::to_host(y, yd, s.get());
+    s.sync();
+    if (stats) {
+        *stats = GpuSolveStats{};
+        plan.fill(*stats);
+        stats->device_bytes = tracker.peak;
+    }
+}
+
+template <class V, class I>
+iterative::SolveResult solve(const DeviceMatrix<V, I>& a, std::span<const V> b, std::span<V> x, const GpuSolveOptions& o, GpuSolveStats* stats) {
+    krylov::Solve<V, I> k(a, b, x, o);
+    if (stats) *stats = GpuSolveStats{};
+    if (k.start()) return k.res;
+    Event t0, t1, t2, t3;
+    t0.record(k.s());
+    k.setup();
+    if (!k.precond_failure.empty()) {
+        k.stop(iterative::StopReason::preconditioner_failed, "preconditioner setup failed: " + k.precond_failure);
+    } else {
+        if (o.method == iterative::Method::cg) krylov::run_cg(k, t1);
+        else krylov::run_bicgstab(k, t1);
+        t2.record(k.s());
+        krylov::to_host(x, k.xd, k.s());
+        t3.record(k.s());
+        k.stream.sync();
+        k.res.seconds = k.timer.seconds();
+    }
+    if (stats) {
+        k.spmv->fill(*stats);
+        stats->device_bytes = k.tracker.peak;
+        if (k.precond_failure.empty()) {
+            stats->setup_ms = t1.since(t0);
+            stats->solve_ms = t2.since(t1);
+            stats->download_ms = t3.since(t2);
+        }
+    }
+    return k.res;
+}
+
+}  // namespace GIGASPARSE_CUDA_ABI
+}  // namespace gigasparse::cuda

@@ -1,0 +1,394 @@
+// src/iterative/cuda/krylov_kernels.cuh: the CUDA kernels of the GPU iterative backend: SpMV (CSR-vector
+// with a block per long row), deterministic reductions (per-block partial sums, one finishing block),
+// the Jacobi setup and the fused vector updates of CG and BiCGStab, whose scalars live in device memory.
+// Included by krylov_dispatch.cuh; the CPU simulator's tests compile the same code (tests/cuda_sim).
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_runtime.h>
+
+#include <cub/block/block_reduce.cuh>
+
+#include <gigasparse/core/types.hpp>
+#include <gigasparse/cuda/abi.hpp>
+
+#include "iterative/cuda/krylov_math.hpp"
+
+namespace gigasparse::cuda {
+inline namespace GIGASPARSE_CUDA_ABI {
+namespace krylov {
+
+using count_t = std::int64_t;
+
+// NaN - NaN and Inf - Inf are NaN, a finite v - v is 0 (no fast-math anywhere in the build).
+template <class V>
+__device__ __forceinline__ bool finite(V v) {
+    return v - v == V(0);
+}
+
+// The block's sum of x, valid in thread 0.
+template <class V>
+__device__ __forceinline__ V block_sum(V x) {
+    using Reduce = cub::BlockReduce<V, block_threads>;
+    __shared__ typename Reduce::TempStorage tmp;
+    return Reduce(tmp).Sum(x);
+}
+
+// Two sums of one block (one pass over the data, two reductions), valid in thread 0.
+template <class V>
+__device__ __forceinline__ void block_sum2(V& a, V& b) {
+    using Reduce = cub::BlockReduce<V, block_threads>;
+    __shared__ typename Reduce::TempStorage tmp;
+    a = Reduce(tmp).Sum(a);
+    __syncthreads();  // the storage is reused
+    b = Reduce(tmp).Sum(b);
+}
+
+// ---------------------------------------------------------------- SpMV
+// y_r = alpha (A x)_r + beta y_r (beta == 0: y_r is not read). Rows longer than long_row are left to
+// spmv_long_rows_kernel. T lanes per row; a warp's loop condition is uniform (its first group's row),
+// so every lane of the warp reaches each shuffle.
+template <int T, class V, class I>
+static __global__ void __launch_bounds__(block_threads)
+    spmv_vector_kernel(count_t nrows, const offset_t* __restrict__ rp, const I* __restrict__ ci, const V* __restrict__ val,
+                       const V* __restrict__ x, V* __restrict__ y, V alpha, V beta, count_t long_row) {
+    const count_t thread = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const count_t groups = static_cast<count_t>(gridDim.x) * blockDim.x / T;
+    const count_t warp_first = (thread - threadIdx.x % 32) / T;  // the group of the warp's lane 0
+    const int lane = static_cast<int>(threadIdx.x % T);
+    for (count_t base = 0; warp_first + base < nrows; base += groups) {
+        const count_t row = thread / T + base;
+        const bool mine = row < nrows;
+        count_t begin = 0, end = 0;
+        if (mine) {
+            begin = rp[row];
+            end = rp[row + 1];
+        }
+        const bool is_long = end - begin > long_row;
+        V sum = V(0);
+        if (!is_long)
+            for (count_t k = begin + lane; k < end; k += T) sum += val[k] * x[ci[k]];
+        if constexpr (T > 1) {
+            for (int off = T / 2; off > 0; off /= 2) sum += __shfl_down_sync(0xffffffffu, sum, off, T);
+        }
+        if (mine && !is_long && lane == 0) y[row] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[row];
+    }
+}
+
+// Lists the rows longer than long_row (in any order: each is then summed by one block alone).
+template <class I>
+static __global__ void long_rows_kernel(count_t nrows, const offset_t* __restrict__ rp, count_t long_row, count_t* __restrict__ rows,
+                                        unsigned long long* __restrict__ count) {
+    const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
+    for (count_t r = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; r < nrows; r += stride)
+        if (rp[r + 1] - rp[r] > long_row) rows[atomicAdd(count, 1ull)] = r;
+}
+
+template <class V, class I>
+static __global__ void __launch_bounds__(block_threads)
+    spmv_long_rows_kernel(const count_t* __restrict__ rows, const offset_t* __restrict__ rp, const I* __restrict__ ci,
+                          const V* __restrict__ val, const V* __restrict__ x, V* __restrict__ y, V alpha, V beta) {
+    const count_t row = rows[blockIdx.x];
+    const count_t end = rp[row + 1];
+    V sum = V(0);
+    for (count_t k = rp[row] + threadIdx.x; k < end; k += block_threads) sum += val[k] * x[ci[k]];
+    sum = block_sum(sum);
+    if (threadIdx.x == 0) y[row] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[row];
+}
+
+// ---------------------------------------------------------------- Jacobi
+// dinv_r = 1 / (sum of row r's diagonal entries); a zero, missing or non-finite diagonal counts as
+// bad (dinv_r = 0) and the first such row is kept in *first_bad (initialized to nrows).
+template <class V, class I>
+static __global__ void jacobi_kernel(count_t nrows, const offset_t* __restrict__ rp, const I* __restrict__ ci, const V* __restrict__ val,
+                                     V* __restrict__ dinv, unsigned long long* __restrict__ first_bad) {
+    const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
+    for (count_t r = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; r < nrows; r += stride) {
+        V d = V(0);
+        for (count_t k = rp[r]; k < rp[r + 1]; ++k)
+            if (static_cast<count_t>(ci[k]) == r) d += val[k];
+        const V inv = V(1) / d;
+        const bool ok = d != V(0) && finite(d) && finite(inv);
+        dinv[r] = ok ? inv : V(0);
+        if (!ok) atomicMin(first_bad, static_cast<unsigned long long>(r));
+    }
+}
+
+// ---------------------------------------------------------------- reductions
+// partial[block] = the block's share of x·y (grid = reduce_blocks(n)).
+template <class V>
+static __global__ void __launch_bounds__(block_threads) dot_kernel(count_t n, const V* __restrict__ x, const V* __restrict__ y, V* __restrict__ partial) {
+    const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
+    V s = V(0);
+    for (count_t i = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) s += x[i] * y[i];
+    s = block_sum(s);
+    if (threadIdx.x == 0) partial[blockIdx.x] = s;
+}
+
+// The two partial sums of x·y and z·w in one pass.
+template <class V>
+static __global__ void __launch_bounds__(block_threads)
+    dot2_kernel(count_t n, const V* __restrict__ x, const V* __restrict__ y, const V* __restrict__ z, const V* __restrict__ w, V* __restrict__ partial0,
+                V* __restrict__ partial1) {
+    const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
+    V s0 = V(0), s1 = V(0);
+    for (count_t i = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+        s0 += x[i] * y[i];
+        s1 += z[i] * w[i];
+    }
+    block_sum2(s0, s1);
+    if (threadIdx.x == 0) {
+        partial0[blockIdx.x] = s0;
+        partial1[blockIdx.x] = s1;
+    }
+}
+
+// The sum of m partials in one block, in a fixed order.
+template <class V>
+__device__ __forceinline__ V finish_sum(count_t m, const V* __restrict__ partial) {
+    V s = V(0);
+    for (count_t i = threadIdx.x; i < m; i += block_threads) s += partial[i];
+    return block_sum(s);
+}
+
+// *out = the sum of m partials.
+template <class V>
+static __global__ void __launch_bounds__(block_threads) sum_kernel(count_t m, const V* __restrict__ partial, V* __restrict__ out) {
+    const V s = finish_sum(m, partial);
+    if (threadIdx.x == 0) *out = s;
+}
+
+// ---------------------------------------------------------------- CG
+// The scalars of a CG iteration, in device memory; the host reads them once per iteration.
+template <class V>
+struct CgState {
+    V rz;     // rᵀz of the current residual
+    V rz_old; // rᵀz before the last update (its zero is a breakdown)
+    V pq;     // pᵀAp
+    V alpha, beta;
+    V rr;     // rᵀr
+    int stop; // pᵀAp not finite or <= 0: x and r were left as they were
+};
+
+// z = M⁻¹ r (dinv null: z = r, nothing written when z aliases r), and the partial sums of rᵀz and rᵀr.
+template <class V>
+static __global__ void __launch_bounds__(block_threads)
+    precond_dots_kernel(count_t n, const V* __restrict__ dinv, const V* r, V* z, V* __restrict__ p, V* __restrict__ partial_rz,
+                        V* __restrict__ partial_rr) {
+    const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
+    V rz = V(0), rr = V(0);
+    for (count_t i = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+        const V ri = r[i];
+        const V zi = dinv ? dinv[i] * ri : ri;
+        if (dinv) z[i] = zi;
+        if (p) p[i] = zi;
+        rz += ri * zi;
+        rr += ri * ri;
+    }
+    block_sum2(rz, rr);
+    if (threadIdx.x == 0) {
+        partial_rz[blockIdx.x] = rz;
+        partial_rr[blockIdx.x] = rr;
+    }
+}
+
+// First residual: rz and rr from their partials.
+template <class V>
+static __global__ void __launch_bounds__(block_threads) cg_start_kernel(count_t m, const V* __restrict__ partial_rz, const V* __restrict__ partial_rr,
+                                                                        CgState<V>* st) {
+    const V rz = finish_sum(m, partial_rz);
+    __syncthreads();
+    const V rr = finish_sum(m, partial_rr);
+    if (threadIdx.x == 0) {
+        st->rz = rz;
+        st->rr = rr;
+        st->stop = 0;
+    }
+}
+
+// pᵀAp from its partials; alpha = rᵀz / pᵀAp, or a stop when pᵀAp is not finite or not positive.
+template <class V>
+static __global__ void __launch_bounds__(block_threads) cg_alpha_kernel(count_t m, const V* __restrict__ partial, CgState<V>* st) {
+    const V pq = finish_sum(m, partial);
+    if (threadIdx.x == 0) {
+        st->pq = pq;
+        const bool ok = finite(pq) && pq > V(0);
+        st->stop = ok ? 0 : 1;
+        st->alpha = ok ? st->rz / pq : V(0);
+    }
+}
+
+// x += alpha p, r -= alpha q, z = M⁻¹ r, partial sums of rᵀz and rᵀr (nothing moves after a stop).
+template <class V>
+static __global__ void __launch_bounds__(block_threads)
+    cg_update_kernel(count_t n, const CgState<V>* __restrict__ st, const V* __restrict__ p, const V* __restrict__ q, V* __restrict__ x, V* r,
+                     const V* __restrict__ dinv, V* z, V* __restrict__ partial_rz, V* __restrict__ partial_rr) {
+    const bool go = st->stop == 0;
+    const V alpha = st->alpha;
+    const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
+    V rz = V(0), rr = V(0);
+    for (count_t i = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+        V ri = r[i];
+        if (go) {
+            x[i] += alpha * p[i];
+            ri -= alpha * q[i];
+            r[i] = ri;
+        }
+        const V zi = dinv ? dinv[i] * ri : ri;
+        if (dinv) z[i] = zi;
+        rz += ri * zi;
+        rr += ri * ri;
+    }
+    block_sum2(rz, rr);
+    if (threadIdx.x == 0) {
+        partial_rz[blockIdx.x] = rz;
+        partial_rr[blockIdx.x] = rr;
+    }
+}
+
+// rᵀz and rᵀr of the new residual; beta = rz_new / rz.
+template <class V>
+static __global__ void __launch_bounds__(block_threads) cg_beta_kernel(count_t m, const V* __restrict__ partial_rz, const V* __restrict__ partial_rr,
+                                                                       CgState<V>* st) {
+    const V rz = finish_sum(m, partial_rz);
+    __syncthreads();
+    const V rr = finish_sum(m, partial_rr);
+    if (threadIdx.x == 0) {
+        st->rr = rr;
+        st->rz_old = st->rz;
+        st->beta = st->rz == V(0) ? V(0) : rz / st->rz;
+        st->rz = rz;
+    }
+}
+
+// p = z + beta p.
+template <class V>
+static __global__ void cg_direction_kernel(count_t n, const CgState<V>* __restrict__ st, const V* __restrict__ z, V* __restrict__ p) {
+    const V beta = st->beta;
+    const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
+    for (count_t i = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) p[i] = z[i] + beta * p[i];
+}
+
+// ---------------------------------------------------------------- BiCGStab
+template <class V>
+struct BicgState {
+    V rho, rho_new, alpha, omega, beta;
+    V rv;   // r̂ᵀv
+    V ss;   // sᵀs
+    V rr;   // rᵀr of the new residual
+    int stop;  // bit 1: rho = 0; bit 2: r̂ᵀv = 0 or not finite; bit 4: s already converged (x += alpha p̂ only)
+};
+
+inline constexpr int stop_rho = 1, stop_rv = 2, stop_s_converged = 4;
+
+template <class V>
+static __global__ void __launch_bounds__(block_threads) bicg_rho_kernel(count_t m, const V* __restrict__ partial, BicgState<V>* st) {
+    const V rho_new = finish_sum(m, partial);
+    if (threadIdx.x == 0) {
+        st->rho_new = rho_new;
+        st->stop = rho_new == V(0) ? stop_rho : 0;
+        st->beta = (rho_new / st->rho) * (st->alpha / st->omega);
+    }
+}
+
+// p = r + beta (p - omega v); p̂ = M⁻¹ p (phat == p without a preconditioner).
+template <class V>
+static __global__ void bicg_direction_kernel(count_t n, const BicgState<V>* __restrict__ st, const V* __restrict__ r, const V* __restrict__ v, V* p,
+                                             const V* __restrict__ dinv, V* phat) {
+    if (st->stop) return;
+    const V beta = st->beta, omega = st->omega;
+    const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
+    for (count_t i = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+        const V pi = r[i] + beta * (p[i] - omega * v[i]);
+        p[i] = pi;
+        if (dinv) phat[i] = dinv[i] * pi;
+    }
+}
+
+template <class V>
+static __global__ void __launch_bounds__(block_threads) bicg_alpha_kernel(count_t m, const V* __restrict__ partial, BicgState<V>* st) {
+    const V rv = finish_sum(m, partial);
+    if (threadIdx.x == 0 && !st->stop) {
+        st->rv = rv;
+        if (rv == V(0) || !finite(rv)) st->stop |= stop_rv;
+        else st->alpha = st->rho_new / rv;
+    }
+}
+
+// s = r - alpha v, ŝ = M⁻¹ s, partial sums of sᵀs.
+template <class V>
+static __global__ void __launch_bounds__(block_threads)
+    bicg_s_kernel(count_t n, const BicgState<V>* __restrict__ st, const V* __restrict__ r, const V* __restrict__ v, V* s, const V* __restrict__ dinv,
+                  V* shat, V* __restrict__ partial) {
+    const bool go = st->stop == 0;
+    const V alpha = st->alpha;
+    const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
+    V ss = V(0);
+    if (go)
+        for (count_t i = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+            const V si = r[i] - alpha * v[i];
+            s[i] = si;
+            if (dinv) shat[i] = dinv[i] * si;
+            ss += si * si;
+        }
+    ss = block_sum(ss);
+    if (threadIdx.x == 0) partial[blockIdx.x] = ss;
+}
+
+// sᵀs; the solve is over after this iteration when ||s|| <= tol ||b||.
+template <class V>
+static __global__ void __launch_bounds__(block_threads) bicg_snorm_kernel(count_t m, const V* __restrict__ partial, double stop_norm2,
+                                                                          BicgState<V>* st) {
+    const V ss = finish_sum(m, partial);
+    if (threadIdx.x == 0 && !st->stop) {
+        st->ss = ss;
+        if (static_cast<double>(ss) <= stop_norm2) st->stop |= stop_s_converged;
+    }
+}
+
+// omega = tᵀs / tᵀt (0 when tᵀt = 0).
+template <class V>
+static __global__ void __launch_bounds__(block_threads) bicg_omega_kernel(count_t m, const V* __restrict__ partial_tt, const V* __restrict__ partial_ts,
+                                                                          BicgState<V>* st) {
+    const V tt = finish_sum(m, partial_tt);
+    __syncthreads();
+    const V ts = finish_sum(m, partial_ts);
+    if (threadIdx.x == 0 && !st->stop) st->omega = tt == V(0) ? V(0) : ts / tt;
+}
+
+// x += alpha p̂ + omega ŝ, r = s - omega t, partial sums of rᵀr; after s converged only x += alpha p̂.
+template <class V>
+static __global__ void __launch_bounds__(block_threads)
+    bicg_update_kernel(count_t n, const BicgState<V>* __restrict__ st, const V* __restrict__ phat, const V* __restrict__ shat, const V* __restrict__ s,
+                       const V* __restrict__ t, V* __restrict__ x, V* __restrict__ r, V* __restrict__ partial) {
+    const int stop = st->stop;
+    const V alpha = st->alpha, omega = st->omega;
+    const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
+    V rr = V(0);
+    if (stop == stop_s_converged) {
+        for (count_t i = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) x[i] += alpha * phat[i];
+    } else if (stop == 0) {
+        for (count_t i = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+            x[i] += alpha * phat[i] + omega * shat[i];
+            const V ri = s[i] - omega * t[i];
+            r[i] = ri;
+            rr += ri * ri;
+        }
+    }
+    rr = block_sum(rr);
+    if (threadIdx.x == 0) partial[blockIdx.x] = rr;
+}
+
+template <class V>
+static __global__ void __launch_bounds__(block_threads) bicg_finish_kernel(count_t m, const V* __restrict__ partial, BicgState<V>* st) {
+    const V rr = finish_sum(m, partial);
+    if (threadIdx.x == 0 && !st->stop) {
+        st->rr = rr;
+        st->rho = st->rho_new;
+    }
+}
+
+}  // namespace krylov
+}  // namespace GIGASPARSE_CUDA_ABI
+}  // namespace gigasparse::cuda

@@ -1,0 +1,321 @@
+// tests/cuda/test_krylov_cuda.cpp: the GPU iterative backend (cuda::spmv, cuda::solve) against the reference
+// SpMV and the host Krylov solvers. Built twice: for the GPU (tests/cuda, label cuda, skipped without a
+// device) and on the CPU simulator of tests/cuda_sim (GIGASPARSE_CUDA_SIM: the same kernels and dispatch on
+// fibers; label unit).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <gigasparse/core/error.hpp>
+#include <gigasparse/cuda/device_matrix.hpp>
+#include <gigasparse/cuda/iterative.hpp>
+#include <gigasparse/gen/generators.hpp>
+#include <gigasparse/iterative/krylov.hpp>
+#include <gigasparse/iterative/preconditioner.hpp>
+#include <gigasparse/reference/kernels.hpp>
+
+#include "cuda/gpu_test_support.hpp"
+#include "spgemm_cuda_host/power_law.hpp"
+#include "utils/test_utils.hpp"
+
+#ifdef GIGASPARSE_CUDA_SIM
+#include "spgemm/cuda/device_matrix.cuh"
+#include "iterative/cuda/krylov_dispatch.cuh"
+#endif
+
+namespace gs = gigasparse;
+namespace it = gigasparse::iterative;
+using gs::cuda::GpuPrecond;
+using gs::cuda::GpuSolveOptions;
+using gs::cuda::GpuSolveStats;
+using gs::cuda::GpuSpmvOptions;
+
+namespace {
+
+template <class V, class I>
+using DevMat = gs::cuda::DeviceMatrix<V, I>;
+
+// Runs f (which uploads and computes) and, in the simulator, checks it left a clean device.
+template <class F>
+auto checked(const char* what, F&& f) {
+#ifdef GIGASPARSE_CUDA_SIM
+    const SimulatedRunChecks checks;
+    auto r = f();
+    checks.expect_clean(what);
+    return r;
+#else
+    (void)what;
+    return f();
+#endif
+}
+
+template <class V, class I>
+std::vector<V> gpu_spmv(const gs::Csr<V, I>& a, const std::vector<V>& x, std::vector<V> y, V alpha, V beta, GpuSpmvOptions o = {},
+                        GpuSolveStats* st = nullptr) {
+    return checked("an SpMV", [&] {
+        const auto d = DevMat<V, I>::upload(a.view());
+        gs::cuda::spmv<V, I>(d, x, y, alpha, beta, o, st);
+        return y;
+    });
+}
+
+template <class V, class I>
+void expect_spmv_matches(const gs::Csr<V, I>& a, const std::string& what, GpuSpmvOptions o = {}, std::int64_t want_long_rows = -1) {
+    SCOPED_TRACE(what);
+    const auto x = gs::test::random_vector<V>(a.ncols, 11);
+    const auto y0 = gs::test::random_vector<V>(a.nrows, 12);
+    const double tol = std::is_same_v<V, float> ? 1e-4 : 1e-12;
+    for (const auto& [alpha, beta] : {std::pair<V, V>{V(1), V(0)}, {V(2), V(-0.5)}}) {
+        std::vector<V> expected = y0;
+        gs::reference::spmv<V, I>(a.view(), x, expected, alpha, beta);
+        GpuSolveStats st;
+        const auto actual = gpu_spmv(a, x, y0, alpha, beta, o, &st);
+        ASSERT_EQ(actual.size(), expected.size());
+        double worst = 0, scale = 1;
+        for (std::size_t i = 0; i < expected.size(); ++i) {
+            worst = std::max(worst, std::abs(static_cast<double>(actual[i] - expected[i])));
+            scale = std::max(scale, std::abs(static_cast<double>(expected[i])));
+        }
+        EXPECT_LE(worst, tol * scale) << "alpha " << alpha << " beta " << beta << ", lanes per row " << st.threads_per_row;
+        if (want_long_rows >= 0) {
+            EXPECT_EQ(st.long_rows, want_long_rows);
+        }
+    }
+}
+
+// ||b - A x|| / ||b|| from the reference SpMV.
+template <class V, class I>
+double true_residual(const gs::Csr<V, I>& a, const std::vector<V>& b, const std::vector<V>& x) {
+    std::vector<V> r = b;
+    gs::reference::spmv<V, I>(a.view(), x, r, V(-1), V(1));
+    double rr = 0, bb = 0;
+    for (std::size_t i = 0; i < b.size(); ++i) {
+        rr += static_cast<double>(r[i]) * static_cast<double>(r[i]);
+        bb += static_cast<double>(b[i]) * static_cast<double>(b[i]);
+    }
+    return std::sqrt(rr / bb);
+}
+
+GpuSolveOptions options(it::Method method = it::Method::cg, GpuPrecond precond = GpuPrecond::jacobi, double tol = 1e-8, std::int64_t maxit = 1000) {
+    GpuSolveOptions o;
+    o.method = method;
+    o.precond = precond;
+    o.tol = tol;
+    o.maxit = maxit;
+    return o;
+}
+
+template <class V, class I>
+it::SolveResult gpu_solve(const gs::Csr<V, I>& a, const std::vector<V>& b, std::vector<V>& x, const GpuSolveOptions& o, GpuSolveStats* st = nullptr) {
+    return checked("a solve", [&] {
+        const auto d = DevMat<V, I>::upload(a.view());
+        return gs::cuda::solve<V, I>(d, b, x, o, st);
+    });
+}
+
+template <class V, class I>
+it::SolveResult host_solve(const gs::Csr<V, I>& a, const std::vector<V>& b, std::vector<V>& x, it::Method method, it::PrecondKind kind, double tol) {
+    it::PrecondOptions po;
+    po.kind = kind;
+    const auto m = it::make_preconditioner(a.view(), po);
+    it::SolverOptions so;
+    so.method = method;
+    so.tol = tol;
+    so.maxit = 5000;
+    so.backend = it::Backend::reference;
+    return it::solve<V>(it::csr_operator(a.view(), it::Backend::reference), b, x, m.get(), so);
+}
+
+}  // namespace
+
+TEST(CudaKrylov, BuiltWithoutCudaThrowsNotSupported) {
+    if (gs::config::with_cuda || simulated) GTEST_SKIP() << "built with CUDA";
+    const auto a = gs::test::random_csr<double, std::int32_t>(10, 10, 2, 1);
+    EXPECT_THROW((DevMat<double, std::int32_t>::upload(a.view())), gs::NotSupported);
+}
+
+TEST(CudaKrylov, SpmvSizesAcrossWarpAndBlockBoundaries) {
+    SKIP_WITHOUT_GPU();
+    for (std::int64_t n : {1, 31, 33, 255, 257, 1025}) {
+        for (double per_row : {0.5, 3.0, 12.0, 40.0}) {  // 1, 4, 16 and 32 lanes per row
+            const auto a = gs::test::random_csr<double, std::int32_t>(n, n, per_row, static_cast<std::uint64_t>(n * 10 + per_row));
+            expect_spmv_matches(a, "random n=" + std::to_string(n) + " per row " + std::to_string(per_row));
+        }
+    }
+}
+
+TEST(CudaKrylov, SpmvEmptyRowsRectangularAndLongRows) {
+    SKIP_WITHOUT_GPU();
+    const auto empty = gs::test::random_csr<double, std::int32_t>(sim_or(700, 50000), sim_or(900, 60000), 6, 3, 0.4);
+    expect_spmv_matches(empty, "40% empty rows, rectangular");
+    const auto wide = gs::test::random_csr<double, std::int32_t>(sim_or(40, 400), sim_or(3000, 200000), 300, 4);
+    expect_spmv_matches(wide, "short and wide");
+    const auto tall = gs::test::random_csr<double, std::int32_t>(sim_or(2000, 200000), 5, 2, 5);
+    expect_spmv_matches(tall, "tall and narrow");
+    // an R-MAT matrix: its hubs pass the automatic threshold; a forced low threshold sends most rows
+    // through the block-per-row kernel
+    const auto rmat = gs::test::rmat_like<double, std::int32_t>(static_cast<int>(sim_or(11, 18)), static_cast<int>(sim_or(11, 18)), 8, 6);
+    GpuSolveStats st;
+    const auto x = gs::test::random_vector<double>(rmat.ncols, 1);
+    (void)gpu_spmv(rmat, x, std::vector<double>(static_cast<std::size_t>(rmat.nrows)), 1.0, 0.0, {}, &st);
+    std::int64_t longer = 0;
+    for (std::int64_t r = 0; r < rmat.nrows; ++r) longer += rmat.row_ptr[r + 1] - rmat.row_ptr[r] > st.long_row_threshold;
+    EXPECT_GT(longer, 0) << "the R-MAT case must reach the long-row kernel";
+    expect_spmv_matches(rmat, "rmat automatic threshold", {}, longer);
+    std::int64_t over4 = 0;
+    for (std::int64_t r = 0; r < rmat.nrows; ++r) over4 += rmat.row_ptr[r + 1] - rmat.row_ptr[r] > 4;
+    expect_spmv_matches(rmat, "rmat threshold 4", GpuSpmvOptions{.long_row = 4}, over4);
+}
+
+TEST(CudaKrylov, SpmvFloatInt64UnsortedAndBetaZeroIgnoresNaN) {
+    SKIP_WITHOUT_GPU();
+    const auto a = gs::test::unsort_rows(gs::test::random_csr<float, std::int64_t>(sim_or(500, 20000), sim_or(500, 20000), 9, 7), 8);
+    expect_spmv_matches(a, "float, int64, unsorted rows");
+    const auto b = gs::test::random_csr<double, std::int32_t>(300, 300, 5, 9);
+    const auto x = gs::test::random_vector<double>(300, 2);
+    std::vector<double> expected(300);
+    gs::reference::spmv<double, std::int32_t>(b.view(), x, expected, 1.0, 0.0);
+    const auto actual = gpu_spmv(b, x, std::vector<double>(300, std::numeric_limits<double>::quiet_NaN()), 1.0, 0.0);
+    for (std::size_t i = 0; i < 300; ++i) ASSERT_NEAR(actual[i], expected[i], 1e-12) << "row " << i;
+}
+
+TEST(CudaKrylov, SpmvMisuseThrows) {
+    SKIP_WITHOUT_GPU();
+    const auto a = gs::test::random_csr<double, std::int32_t>(20, 30, 3, 1);
+    const auto d = DevMat<double, std::int32_t>::upload(a.view());
+    std::vector<double> x(20), y(20);
+    EXPECT_THROW((gs::cuda::spmv<double, std::int32_t>(d, x, y)), gs::DimensionMismatch);
+    EXPECT_THROW((gs::cuda::spmv<double, std::int32_t>(DevMat<double, std::int32_t>(), x, y)), gs::InvalidArgument);
+}
+
+// The GPU CG follows the host's recurrence: the same iteration count up to rounding (±2) and the
+// same final accuracy, with and without Jacobi.
+TEST(CudaKrylov, CgMatchesTheHostSolver) {
+    SKIP_WITHOUT_GPU();
+    const std::int64_t m = sim_or(12, 64);
+    const auto a = gs::gen::poisson3d<double, std::int32_t>(m, m, m);
+    // a varying diagonal, so that Jacobi changes the iteration
+    auto scaled = a;
+    for (std::int64_t r = 0; r < scaled.nrows; ++r)
+        for (gs::offset_t k = scaled.row_ptr[r]; k < scaled.row_ptr[r + 1]; ++k)
+            if (scaled.col_idx[k] == r) scaled.values[k] *= 1.0 + static_cast<double>(r % 7);
+    for (const gs::Csr<double, std::int32_t>* mat : {&a, static_cast<const gs::Csr<double, std::int32_t>*>(&scaled)}) {
+        const auto b = gs::test::random_vector<double>(mat->nrows, 3);
+        for (const auto& [gpc, hpc] : {std::pair{GpuPrecond::none, it::PrecondKind::none}, std::pair{GpuPrecond::jacobi, it::PrecondKind::jacobi}}) {
+            SCOPED_TRACE(std::string(mat == &a ? "poisson" : "scaled poisson") + ", " + gs::cuda::to_string(gpc));
+            std::vector<double> xh(b.size(), 0.0), xg(b.size(), 0.0);
+            const auto rh = host_solve(*mat, b, xh, it::Method::cg, hpc, 1e-10);
+            GpuSolveStats st;
+            const auto rg = gpu_solve(*mat, b, xg, options(it::Method::cg, gpc, 1e-10, 5000), &st);
+            ASSERT_TRUE(rh.converged) << rh.message;
+            ASSERT_TRUE(rg.converged) << rg.message;
+            EXPECT_NEAR(static_cast<double>(rg.iterations), static_cast<double>(rh.iterations), 2.0);
+            EXPECT_LE(true_residual(*mat, b, xg), 1e-9);
+            ASSERT_EQ(rg.residual_history.size(), static_cast<std::size_t>(rg.iterations + 1));
+            EXPECT_DOUBLE_EQ(rg.residual_history.back(), rg.residual);
+            EXPECT_EQ(st.spmv_calls, rg.iterations + 1);  // the first residual, one per iteration
+            EXPECT_EQ(st.threads_per_row, 8);             // 7-point rows
+        }
+    }
+}
+
+TEST(CudaKrylov, BicgstabOnConvectionDiffusion) {
+    SKIP_WITHOUT_GPU();
+    const std::int64_t m = sim_or(10, 48);
+    const auto a = gs::gen::convection_diffusion<double, std::int32_t>(m, m, m, 20.0, -10.0, 5.0);
+    const auto b = gs::test::random_vector<double>(a.nrows, 4);
+    for (const auto& [gpc, hpc] : {std::pair{GpuPrecond::none, it::PrecondKind::none}, std::pair{GpuPrecond::jacobi, it::PrecondKind::jacobi}}) {
+        SCOPED_TRACE(gs::cuda::to_string(gpc));
+        std::vector<double> xh(b.size(), 0.0), xg(b.size(), 0.0);
+        const auto rh = host_solve(a, b, xh, it::Method::bicgstab, hpc, 1e-9);
+        const auto rg = gpu_solve(a, b, xg, options(it::Method::bicgstab, gpc, 1e-9, 5000));
+        ASSERT_TRUE(rh.converged) << rh.message;
+        ASSERT_TRUE(rg.converged) << rg.message;
+        // BiCGStab amplifies rounding differences more than CG: within 10% (and 3) of the host's count
+        EXPECT_LE(std::abs(static_cast<double>(rg.iterations - rh.iterations)), 3.0 + 0.1 * static_cast<double>(rh.iterations));
+        EXPECT_LE(true_residual(a, b, xg), 1e-8);
+    }
+}
+
+TEST(CudaKrylov, FloatAndInt64) {
+    SKIP_WITHOUT_GPU();
+    const std::int64_t m = sim_or(24, 512);
+    const auto a = gs::gen::poisson2d<float, std::int64_t>(m, m);
+    std::vector<float> b(static_cast<std::size_t>(a.nrows), 1.0f), x(b.size(), 0.0f);
+    const auto r = gpu_solve(a, b, x, options(it::Method::cg, GpuPrecond::jacobi, 1e-5, 5000));
+    ASSERT_TRUE(r.converged) << r.message;
+    EXPECT_LE(true_residual(a, b, x), 1e-4);
+}
+
+TEST(CudaKrylov, NumericalOutcomesAreStatusesNotExceptions) {
+    SKIP_WITHOUT_GPU();
+    const auto p = gs::gen::poisson2d<double, std::int32_t>(sim_or(10, 100), sim_or(10, 100));
+    const auto b = gs::test::random_vector<double>(p.nrows, 5);
+    std::vector<double> x(b.size(), 0.0);
+    // maxit reached
+    auto r = gpu_solve(p, b, x, options(it::Method::cg, GpuPrecond::jacobi, 1e-8, 3));
+    EXPECT_EQ(r.reason, it::StopReason::max_iterations);
+    EXPECT_EQ(r.iterations, 3);
+    EXPECT_FALSE(r.converged);
+    // b = 0 gives x = 0 without an iteration
+    std::vector<double> zero(b.size(), 0.0), x1(b.size(), 1.0);
+    r = gpu_solve(p, zero, x1, options());
+    EXPECT_TRUE(r.converged);
+    EXPECT_EQ(r.iterations, 0);
+    for (const double v : x1) ASSERT_EQ(v, 0.0);
+    // an initial guess that already solves it: converged at iteration 0 (x kept)
+    std::vector<double> ones(b.size(), 1.0), ab(b.size());
+    gs::reference::spmv<double, std::int32_t>(p.view(), ones, ab);
+    std::vector<double> x2 = ones;
+    r = gpu_solve(p, ab, x2, options());
+    EXPECT_TRUE(r.converged);
+    EXPECT_EQ(r.iterations, 0);
+    // a zero diagonal: Jacobi fails at that row; without Jacobi the solve runs
+    auto holed = p;
+    const std::int64_t bad = p.nrows / 2;
+    for (gs::offset_t k = holed.row_ptr[bad]; k < holed.row_ptr[bad + 1]; ++k)
+        if (holed.col_idx[k] == bad) holed.values[k] = 0;
+    std::fill(x.begin(), x.end(), 0.0);
+    r = gpu_solve(holed, b, x, options());
+    EXPECT_EQ(r.reason, it::StopReason::preconditioner_failed);
+    EXPECT_NE(r.message.find("row " + std::to_string(bad)), std::string::npos) << r.message;
+    // an indefinite matrix: CG breaks down (pᵀAp <= 0)
+    gs::Csr<double, std::int32_t> indef(4, 4);
+    indef.row_ptr = {0, 1, 2, 3, 4};
+    indef.col_idx = {0, 1, 2, 3};
+    indef.values = {1.0, -1.0, 2.0, -3.0};
+    std::vector<double> b4 = {0.0, 1.0, 0.0, 0.0}, x4(4, 0.0);
+    r = gpu_solve(indef, b4, x4, options(it::Method::cg, GpuPrecond::none));
+    EXPECT_EQ(r.reason, it::StopReason::breakdown) << r.message;
+    // NaN in A: non-finite (CG and BiCGStab)
+    auto nan = p;
+    nan.values[3] = std::numeric_limits<double>::quiet_NaN();
+    for (const auto method : {it::Method::cg, it::Method::bicgstab}) {
+        std::fill(x.begin(), x.end(), 0.0);
+        r = gpu_solve(nan, b, x, options(method, GpuPrecond::none));
+        EXPECT_EQ(r.reason, it::StopReason::non_finite) << it::to_string(method) << ": " << r.message;
+    }
+}
+
+TEST(CudaKrylov, MisuseThrows) {
+    SKIP_WITHOUT_GPU();
+    const auto p = gs::gen::poisson2d<double, std::int32_t>(8, 8);
+    const auto d = DevMat<double, std::int32_t>::upload(p.view());
+    std::vector<double> b(64, 1.0), x(64, 0.0), shorter(63, 0.0);
+    EXPECT_THROW((gs::cuda::solve<double, std::int32_t>(d, b, shorter)), gs::DimensionMismatch);
+    b[5] = std::numeric_limits<double>::infinity();
+    EXPECT_THROW((gs::cuda::solve<double, std::int32_t>(d, b, x)), gs::InvalidStructure);
+    b[5] = 1.0;
+    EXPECT_THROW((gs::cuda::solve<double, std::int32_t>(d, b, x, options(it::Method::gmres))), gs::NotSupported);
+    EXPECT_THROW((gs::cuda::solve<double, std::int32_t>(d, b, x, options(it::Method::cg, GpuPrecond::jacobi, -1))), gs::InvalidArgument);
+    const auto rect = gs::test::random_csr<double, std::int32_t>(8, 9, 2, 1);
+    const auto dr = DevMat<double, std::int32_t>::upload(rect.view());
+    std::vector<double> b8(8, 1.0), x8(8, 0.0);
+    EXPECT_THROW((gs::cuda::solve<double, std::int32_t>(dr, b8, x8)), gs::DimensionMismatch);
+    EXPECT_EQ(gs::cuda::parse_gpu_precond("jacobi"), GpuPrecond::jacobi);
+    EXPECT_THROW(gs::cuda::parse_gpu_precond("ilu0"), gs::InvalidArgument);
+}
