@@ -21,7 +21,9 @@ const char* to_string(Backend b) {
 namespace {
 
 [[noreturn]] void no_cuda(const char* what) {
-    throw NotSupported(std::string(what) + ": the cuda backend has no host entry point yet (iterative part 2)");
+    throw NotSupported(std::string(what) +
+                       ": the GPU backend works on a device-resident matrix, not on host vectors: cuda::spmv and cuda::solve "
+                       "(gigasparse/cuda/iterative.hpp)");
 }
 
 void check_len(const char* what, std::size_t got, std::int64_t want, const char* name) {

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <gigasparse/cuda/device.hpp>
+
 #include "cli_runner.hpp"
 
 using gigasparse::test::run_cli;
@@ -121,4 +123,25 @@ TEST(CliSolve, ZeroDiagonalAndNanAreReported) {
     const auto n = run_cli("solve '" + dir + "/nan.mtx'");
     EXPECT_EQ(n.exit_code, 3) << n.out << n.err;
     EXPECT_TRUE(contains(n.err, "non-finite")) << n.err;
+}
+
+// --backend cuda: usage errors before any device is needed; without a device, exit code 4 and the reason; with
+// one, the same convergence as on the CPU and the GPU's account in text and JSON.
+TEST(CliSolve, CudaBackendRunsOrSaysWhyNot) {
+    const std::string f = poisson_file(32);
+    EXPECT_EQ(run_cli("solve '" + f + "' --backend gpu").exit_code, 2);
+    EXPECT_EQ(run_cli("solve '" + f + "' --backend cuda --method gmres").exit_code, 2);
+    EXPECT_EQ(run_cli("solve '" + f + "' --backend cuda --precond ilu0").exit_code, 2);
+    const auto r = run_cli("solve '" + f + "' --backend cuda --precond jacobi");
+    if (gigasparse::cuda::device_count() == 0) {
+        EXPECT_EQ(r.exit_code, 4) << r.out;
+        EXPECT_TRUE(contains(r.err, "cuda backend needs a CUDA device")) << r.err;
+        return;
+    }
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+    for (const char* s : {"converged (converged)", "gpu: ", "lanes per row", "device ms: setup"}) EXPECT_TRUE(contains(r.out, s)) << s << " in " << r.out;
+    const auto j = run_cli("solve '" + f + "' --backend cuda --method bicgstab --json");
+    ASSERT_EQ(j.exit_code, 0) << j.err;
+    for (const char* key : {"\"backend\":\"cuda\"", "\"gpu\":{\"device\":", "\"threads_per_row\":4", "\"milliseconds\":{", "\"converged\":true"})
+        EXPECT_TRUE(contains(j.out, key)) << key << " in " << j.out;
 }

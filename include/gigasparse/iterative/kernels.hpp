@@ -9,8 +9,9 @@
 
 namespace gigasparse::iterative {
 
-// Where a kernel runs. reference = sequential oracle; omp = OpenMP threads on the host;
-// cuda = reserved for the GPU backend (part 2): host entry points throw NotSupported for it today.
+// Where a kernel runs. reference = sequential oracle; omp = OpenMP threads on the host; cuda: these
+// host-vector entry points throw NotSupported for it: the GPU backend keeps the matrix and the vectors
+// on the device (cuda::DeviceMatrix, cuda::spmv, cuda::solve in gigasparse/cuda/iterative.hpp).
 enum class Backend { reference, omp, cuda };
 
 const char* to_string(Backend b);

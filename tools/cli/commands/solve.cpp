@@ -4,6 +4,9 @@
 #include <gigasparse/core/convert.hpp>
 #include <gigasparse/core/error.hpp>
 #include <gigasparse/core/timer.hpp>
+#include <gigasparse/cuda/device.hpp>
+#include <gigasparse/cuda/device_matrix.hpp>
+#include <gigasparse/cuda/iterative.hpp>
 #include <gigasparse/io/matrix_market.hpp>
 #include <gigasparse/iterative/krylov.hpp>
 
@@ -115,10 +118,60 @@ void print_json(const std::string& path, const Mat& a, const Setup& s, const it:
     std::cout << j.str() << "\n";
 }
 
+// --backend cuda: the matrix uploaded once, CG or BiCGStab with Jacobi or none on the device.
+int solve_on_gpu(const Args& args, const std::string& path, const Mat& a, const std::vector<double>& b, const Setup& s) {
+    if (s.solver.method != it::Method::cg && s.solver.method != it::Method::bicgstab)
+        throw UsageError("--backend cuda runs --method cg or bicgstab");
+    cuda::GpuSolveOptions o;
+    o.method = s.solver.method;
+    o.precond = parse_or_usage(cuda::parse_gpu_precond, args.get("precond", "none"));
+    o.tol = s.solver.tol;
+    o.maxit = s.solver.maxit;
+    const int device = static_cast<int>(args.get_int("device", 0));
+    if (cuda::device_count() == 0) throw NotSupported("solve: the cuda backend needs a CUDA device: " + cuda::device_summary());
+    std::vector<double> x(b.size(), 0.0);
+    Timer phase;
+    const auto d = cuda::DeviceMatrix<double, std::int32_t>::upload(a.view(), device);
+    const double upload = phase.lap();
+    cuda::GpuSolveStats st;
+    const it::SolveResult r = cuda::solve<double, std::int32_t>(d, b, x, o, &st);
+    const double solve_s = phase.lap();
+    if (args.flag("json")) {
+        Json times, gpu, ms;
+        times.set("upload", upload).set("solve", solve_s).set("total", upload + solve_s);
+        ms.set("setup", st.setup_ms).set("iterations", st.solve_ms).set("download", st.download_ms);
+        gpu.set("device", cuda::device_summary(device)).set("threads_per_row", st.threads_per_row).set("long_rows", st.long_rows);
+        gpu.set("long_row_threshold", st.long_row_threshold).set("spmv_calls", st.spmv_calls).set("device_bytes", st.device_bytes);
+        gpu.set("milliseconds", ms);
+        Json j;
+        j.set("matrix", path).set("rows", a.nrows).set("nnz", a.nnz()).set("backend", "cuda").set("method", it::to_string(o.method));
+        j.set("precond", cuda::to_string(o.precond));
+        j.set("iterations", r.iterations).set("residual", r.residual).set("converged", r.converged).set("reason", it::to_string(r.reason));
+        j.set("message", r.message).set("gpu", gpu).set("times", times);
+        std::cout << j.str() << "\n";
+    } else {
+        std::cout << (r.converged ? "converged" : "NOT converged") << " (" << it::to_string(r.reason) << "): " << r.iterations
+                  << " iterations, relative residual " << r.residual << "\n"
+                  << "gpu: " << cuda::device_summary(device) << "\n"
+                  << "preconditioner " << cuda::to_string(o.precond) << ", SpMV " << st.threads_per_row << " lanes per row, "
+                  << format_count(st.long_rows) << " rows over " << format_count(st.long_row_threshold) << " entries on a block each, "
+                  << format_count(st.spmv_calls) << " SpMVs\n";
+        if (!r.converged) std::cout << r.message << "\n";
+        std::cout << "device ms: setup " << st.setup_ms << ", iterations " << st.solve_ms << " (" << (r.iterations > 0 ? st.solve_ms / static_cast<double>(r.iterations) : 0.0)
+                  << " per iteration), download " << st.download_ms << "\n"
+                  << "times: upload " << format_seconds(upload) << ", solve " << format_seconds(solve_s) << ", total " << format_seconds(upload + solve_s)
+                  << "\n";
+    }
+    return r.converged ? exit_ok : exit_numerical;
+}
+
 int solve(const Args& args) {
     // The direct method is the `factor` command (analysis, multifrontal factorization, solve, refinement).
     if (args.get("method", "cg") == "direct") return commands().at("factor").run(args);
-    args.expect_only({"method", "precond", "ordering", "tol", "maxit", "restart", "sync", "threads", "dc-levels", "dc-relax-from", "dc-split", "abmc-block"});
+    args.expect_only(
+        {"method", "precond", "ordering", "tol", "maxit", "restart", "sync", "threads", "dc-levels", "dc-relax-from", "dc-split", "abmc-block", "backend", "device"});
+    const std::string backend = args.get("backend", "cpu");
+    if (backend != "cpu" && backend != "cuda") throw UsageError("--backend must be cpu or cuda, got '" + backend + "'");
     if (args.positional().empty() || args.positional().size() > 2) throw UsageError("solve expects A.mtx and optionally b.mtx");
     const Setup s = parse_setup(args);
     const std::string& path = args.positional()[0];
@@ -132,6 +185,7 @@ int solve(const Args& args) {
         const std::vector<double> ones(b.size(), 1.0);
         it::spmv<double, std::int32_t>(it::Backend::omp, a.view(), ones, b);  // b = A · ones
     }
+    if (backend == "cuda") return solve_on_gpu(args, path, a, b, s);
     Timer phase;
     const auto m = it::make_preconditioner(a.view(), s.precond);
     const double setup = phase.lap();
@@ -149,7 +203,10 @@ const bool registered = register_command({
     "                        [--ordering natural|rcm|mc|abmc|dc|auto] [--tol 1e-8] [--maxit 1000] [--restart 30]\n"
     "                        [--sync p2p|barrier|sequential] [--threads N] [--dc-levels L] [--dc-relax-from L]\n"
     "                        [--dc-split auto|index|metis] [--dc-untwisted] [--dc-leaf-rcm]\n"
-    "                        [--abmc-block ROWS] [--json]\n\n"
+    "                        [--abmc-block ROWS] [--backend cpu|cuda] [--device N] [--json]\n\n"
+    "--backend cuda solves on the GPU (--device N, default 0): --method cg or bicgstab, --precond none or\n"
+    "jacobi; the matrix is uploaded once and the iteration stays on the device (prints the SpMV shape and\n"
+    "the device's own times; \"gpu\" in JSON). Without a GPU it fails with exit code 4 and the reason.\n\n"
     "--method direct runs the sparse direct solver instead (the options and output of `gigasparse factor`:\n"
     "--structure, --ordering, --refine; \"residual\" and \"times\": {\"analyze\", \"factorize\", \"solve\", \"total\"}).\n\n"
     "Solves A x = b from x = 0 (b defaults to A * ones), stopping when ||b - A x|| <= tol * ||b|| or after\n"
