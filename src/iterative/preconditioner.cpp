@@ -89,6 +89,13 @@ protected:
         this->info_.ordering_description = ord.description;
     }
     virtual void sweeps(std::vector<V>& y) const = 0;
+
+public:
+    // L, middle and U of the sweeps and the permutation (see SweepFactors).
+    virtual void export_factors(SweepFactors<V, I>& f) const = 0;
+    void export_common(SweepFactors<V, I>& f) const { f.perm = ord_.perm; }
+
+protected:
     std::int64_t original_row(std::int64_t i) const { return ord_.perm.empty() || i < 0 ? i : ord_.perm[i]; }
     void fail(std::int64_t new_row, const std::string& what) { this->info_.status = failure<V>(original_row(new_row), what); }
     void finish(const TriangularSolve<V, I>& lo, const TriangularSolve<V, I>& up) {
@@ -127,6 +134,12 @@ public:
         this->finish(lower_, upper_);
         if (const std::int64_t bad = ilu0_factorize(this->b_, lower_); bad >= 0) this->fail(bad, "ILU(0): zero or missing pivot");
     }
+    void export_factors(SweepFactors<V, I>& f) const override {
+        this->export_common(f);
+        f.lower = extract_triangle(this->b_.view(), Triangle::lower, false);
+        f.unit_lower = true;
+        f.upper = extract_triangle(this->b_.view(), Triangle::upper, true);
+    }
 
 private:
     void sweeps(std::vector<V>& y) const override {
@@ -147,6 +160,11 @@ public:
         upper_.analyze(lt_, Triangle::upper, false, so, ord.block_ptr);
         this->finish(lower_, upper_);
         if (bad >= 0) this->fail(bad, "IC(0): non-positive pivot (matrix not SPD enough for IC(0)) or missing diagonal");
+    }
+    void export_factors(SweepFactors<V, I>& f) const override {
+        this->export_common(f);
+        f.lower = l_;
+        f.upper = lt_;
     }
 
 private:
@@ -172,6 +190,12 @@ public:
                 this->fail(i, "SGS: zero or missing diagonal");
                 return;
             }
+    }
+    void export_factors(SweepFactors<V, I>& f) const override {
+        this->export_common(f);
+        f.lower = extract_triangle(this->b_.view(), Triangle::lower, true);
+        f.middle = d_;
+        f.upper = extract_triangle(this->b_.view(), Triangle::upper, true);
     }
 
 private:
@@ -201,7 +225,8 @@ std::unique_ptr<Preconditioner<V>> build(CsrView<V, I> a, PrecondKind kind, cons
 template <class V, class I>
 std::unique_ptr<Preconditioner<V>> make_preconditioner(CsrView<V, I> a, const PrecondOptions& options) {
     if (a.nrows != a.ncols) throw DimensionMismatch("make_preconditioner: matrix is not square");
-    if (options.schedule.backend == Backend::cuda) throw NotSupported("make_preconditioner: the cuda backend is part 2 of the iterative pillar");
+    if (options.schedule.backend == Backend::cuda)
+        throw NotSupported("make_preconditioner: the GPU's preconditioners are built by cuda::solve (gigasparse/cuda/iterative.hpp)");
     validate(a, ValidateOptions{true, true});
     Timer timer;
     const bool sweeps = options.kind != PrecondKind::none && options.kind != PrecondKind::jacobi;
@@ -221,7 +246,20 @@ std::unique_ptr<Preconditioner<V>> make_preconditioner(CsrView<V, I> a, const Pr
     return m;
 }
 
-#define GS_INST(V, I) template std::unique_ptr<Preconditioner<V>> make_preconditioner<V, I>(CsrView<V, I>, const PrecondOptions&);
+template <class V, class I>
+SweepFactors<V, I> sweep_factors(CsrView<V, I> a, const PrecondOptions& options) {
+    if (options.kind != PrecondKind::ilu0 && options.kind != PrecondKind::ic0 && options.kind != PrecondKind::sgs)
+        throw InvalidArgument(std::string("sweep_factors: ") + to_string(options.kind) + " has no sweeps (ilu0, ic0, sgs)");
+    const auto m = make_preconditioner(a, options);
+    SweepFactors<V, I> f;
+    dynamic_cast<const SweepPreconditioner<V, I>&>(*m).export_factors(f);
+    f.info = m->info();
+    return f;
+}
+
+#define GS_INST(V, I)                                                                                     \
+    template std::unique_ptr<Preconditioner<V>> make_preconditioner<V, I>(CsrView<V, I>, const PrecondOptions&); \
+    template SweepFactors<V, I> sweep_factors<V, I>(CsrView<V, I>, const PrecondOptions&);
 GIGASPARSE_FOR_EACH_REAL_VALUE_INDEX(GS_INST)
 #undef GS_INST
 

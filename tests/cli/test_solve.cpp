@@ -131,7 +131,7 @@ TEST(CliSolve, CudaBackendRunsOrSaysWhyNot) {
     const std::string f = poisson_file(32);
     EXPECT_EQ(run_cli("solve '" + f + "' --backend gpu").exit_code, 2);
     EXPECT_EQ(run_cli("solve '" + f + "' --backend cuda --method gmres").exit_code, 2);
-    EXPECT_EQ(run_cli("solve '" + f + "' --backend cuda --precond ilu0").exit_code, 2);
+    EXPECT_EQ(run_cli("solve '" + f + "' --backend cuda --method fgmres").exit_code, 2);
     const auto r = run_cli("solve '" + f + "' --backend cuda --precond jacobi");
     if (gigasparse::cuda::device_count() == 0) {
         EXPECT_EQ(r.exit_code, 4) << r.out;
@@ -140,6 +140,9 @@ TEST(CliSolve, CudaBackendRunsOrSaysWhyNot) {
     }
     ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
     for (const char* s : {"converged (converged)", "gpu: ", "lanes per row", "device ms: setup"}) EXPECT_TRUE(contains(r.out, s)) << s << " in " << r.out;
+    const auto ic = run_cli("solve '" + f + "' --backend cuda --precond ic0");
+    ASSERT_EQ(ic.exit_code, 0) << ic.err << ic.out;
+    EXPECT_TRUE(contains(ic.out, "levels per application")) << ic.out;
     const auto j = run_cli("solve '" + f + "' --backend cuda --method bicgstab --json");
     ASSERT_EQ(j.exit_code, 0) << j.err;
     for (const char* key : {"\"backend\":\"cuda\"", "\"gpu\":{\"device\":", "\"threads_per_row\":4", "\"milliseconds\":{", "\"converged\":true"})

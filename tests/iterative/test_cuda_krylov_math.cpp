@@ -4,7 +4,10 @@
 
 #include <cstdint>
 
+#include <gigasparse/gen/generators.hpp>
+
 #include "iterative/cuda/krylov_math.hpp"
+#include "iterative/cuda/level_sets.hpp"
 
 namespace k = gigasparse::cuda::krylov;
 
@@ -54,4 +57,34 @@ TEST(CudaKrylovMath, GridShapes) {
     EXPECT_EQ(k::elementwise_blocks(256, 1 << 30), 1);
     EXPECT_EQ(k::elementwise_blocks(257, 1 << 30), 2);
     EXPECT_EQ(k::elementwise_blocks(std::int64_t(1) << 40, 77), 77);
+}
+
+// Every row after all the rows it depends on, levels as deep as the longest chain.
+TEST(CudaKrylovMath, LevelSetsOfBothSweeps) {
+    const std::int64_t m = 9;
+    const auto a = gigasparse::gen::poisson2d<double, std::int32_t>(m, m);
+    for (const bool lower : {true, false}) {
+        const auto s = k::level_sets(a.view(), lower);
+        EXPECT_EQ(s.levels(), 2 * m - 1) << "a 2D grid sweeps along its anti-diagonals";
+        ASSERT_EQ(static_cast<std::int64_t>(s.order.size()), a.nrows);
+        std::vector<std::int64_t> level(static_cast<std::size_t>(a.nrows), -1);
+        for (std::int64_t l = 0; l < s.levels(); ++l)
+            for (std::int64_t q = s.level_ptr[l]; q < s.level_ptr[l + 1]; ++q) level[s.order[q]] = l;
+        for (std::int64_t i = 0; i < a.nrows; ++i) {
+            ASSERT_GE(level[i], 0) << "row " << i << " in no level";
+            for (auto e = a.row_ptr[i]; e < a.row_ptr[i + 1]; ++e) {
+                const std::int64_t j = a.col_idx[e];
+                if (lower ? j < i : j > i) {
+                    EXPECT_LT(level[j], level[i]) << "row " << i << " before its dependency " << j;
+                }
+            }
+        }
+    }
+    // a diagonal matrix: one level
+    gigasparse::Csr<double, std::int32_t> d(3, 3);
+    d.row_ptr = {0, 1, 2, 3};
+    d.col_idx = {0, 1, 2};
+    d.values = {1, 2, 3};
+    EXPECT_EQ(k::level_sets(d.view(), true).levels(), 1);
+    EXPECT_EQ(k::level_sets(gigasparse::Csr<double, std::int32_t>(0, 0).view(), false).levels(), 0);
 }

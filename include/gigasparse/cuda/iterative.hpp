@@ -16,18 +16,30 @@
 #include <gigasparse/cuda/abi.hpp>
 #include <gigasparse/cuda/device_matrix.hpp>
 #include <gigasparse/iterative/krylov.hpp>
+#include <gigasparse/iterative/ordering.hpp>
 
 namespace gigasparse::cuda {
 inline namespace GIGASPARSE_CUDA_ABI {
 
-enum class GpuPrecond { none, jacobi };
+// none, Jacobi (on the device), or the sweeps of ILU(0), IC(0), SGS: factored on the host by the CPU
+// backend's code (iterative::sweep_factors, on the given ordering), then applied on the device level by level.
+enum class GpuPrecond { none, jacobi, ilu0, ic0, sgs };
 
-inline const char* to_string(GpuPrecond p) { return p == GpuPrecond::jacobi ? "jacobi" : "none"; }
-// "none", "jacobi"; InvalidArgument otherwise
+inline const char* to_string(GpuPrecond p) {
+    switch (p) {
+        case GpuPrecond::none: return "none";
+        case GpuPrecond::jacobi: return "jacobi";
+        case GpuPrecond::ilu0: return "ilu0";
+        case GpuPrecond::ic0: return "ic0";
+        case GpuPrecond::sgs: return "sgs";
+    }
+    return "unknown";
+}
+// "none", "jacobi", "ilu0", "ic0", "sgs"; InvalidArgument otherwise
 inline GpuPrecond parse_gpu_precond(const std::string& name) {
-    if (name == "none") return GpuPrecond::none;
-    if (name == "jacobi") return GpuPrecond::jacobi;
-    throw InvalidArgument("the GPU backend's preconditioners are none and jacobi, got '" + name + "'");
+    for (const GpuPrecond p : {GpuPrecond::none, GpuPrecond::jacobi, GpuPrecond::ilu0, GpuPrecond::ic0, GpuPrecond::sgs})
+        if (name == to_string(p)) return p;
+    throw InvalidArgument("the GPU backend's preconditioners are none, jacobi, ilu0, ic0 and sgs, got '" + name + "'");
 }
 
 // How the SpMV runs: `long_row` = 0 chooses the threshold above which a row gets a whole block
@@ -42,7 +54,9 @@ struct GpuSolveStats {
     std::int64_t long_row_threshold = 0;
     std::int64_t long_rows = 0;         // rows given a block each
     std::int64_t spmv_calls = 0;
-    std::int64_t device_bytes = 0;      // peak device memory of the solve's vectors (the matrix not counted)
+    std::int64_t device_bytes = 0;      // peak device memory of the solve's vectors and factors (the matrix not counted)
+    std::int64_t sweep_levels = 0;      // ILU(0)/IC(0)/SGS: levels of the two sweeps (kernel launches per application)
+    std::string ordering;               // ... and the ordering they ran on (its one-line description)
     double setup_ms = 0;                // upload of b and x, SpMV setup, preconditioner, first residual
     double solve_ms = 0;                // the iterations
     double download_ms = 0;             // x back to the host
@@ -57,16 +71,25 @@ void spmv(const DeviceMatrix<V, I>& a, std::span<const V> x, std::span<V> y, V a
 struct GpuSolveOptions {
     iterative::Method method = iterative::Method::cg;  // cg or bicgstab (NotSupported otherwise)
     GpuPrecond precond = GpuPrecond::jacobi;
+    // The sweeps' ordering (ilu0, ic0, sgs): multicolor by default, whose colors are the levels (a 7-point
+    // grid sweeps in 2 launches; natural order in about 3 n^(1/3)).
+    iterative::OrderingOptions ordering = multicolor();
     double tol = 1e-8;            // stop when ||b - A x||_2 <= tol ||b||_2 (recurrence residual)
     std::int64_t maxit = 1000;
     bool record_history = true;
     GpuSpmvOptions spmv;
+
+    static iterative::OrderingOptions multicolor() {
+        iterative::OrderingOptions o;
+        o.kind = iterative::OrderingKind::multicolor;
+        return o;
+    }
 };
 
 // Solves A x = b on A's device from the initial guess in x (host vectors: b and x are copied there,
 // x back). The same recurrences, stopping tests and statuses as iterative::cg / iterative::bicgstab
 // (converged, max_iterations, breakdown, non_finite, preconditioner_failed: a zero, missing or
-// non-finite diagonal for Jacobi); throws only for misuse (DimensionMismatch, InvalidStructure for
+// non-finite diagonal for Jacobi, a zero pivot of ILU(0), a non-positive one of IC(0)); throws only for misuse (DimensionMismatch, InvalidStructure for
 // non-finite b or x, InvalidArgument, NotSupported) and device failures (OutOfMemory, BackendError).
 template <class V, class I>
 iterative::SolveResult solve(const DeviceMatrix<V, I>& a, std::span<const V> b, std::span<V> x, const GpuSolveOptions& o = {},

@@ -72,6 +72,23 @@ protected:
 template <class V, class I>
 std::unique_ptr<Preconditioner<V>> make_preconditioner(CsrView<V, I> a, const PrecondOptions& options);
 
+// The factors of a sweep preconditioner (ilu0, ic0, sgs), for a backend that runs its own sweeps (the
+// GPU's level sets): on P A Pᵀ, z = P' U⁻¹ diag(middle) L⁻¹ P r. ILU(0): L unit lower (its diagonal
+// not stored), U upper with the pivots; IC(0): L and Lᵀ; SGS: D + L, middle D, D + U. Built by the same
+// ordering and factorization as make_preconditioner (numerical failures in info.status, not thrown).
+template <class V, class I>
+struct SweepFactors {
+    PrecondInfo info;
+    std::vector<std::int64_t> perm;  // perm[new] = old (empty: identity)
+    Csr<V, I> lower;                 // rows of L, new numbering, sorted
+    bool unit_lower = false;         // L's diagonal is 1 and not stored
+    std::vector<V> middle;           // empty: no middle factor
+    Csr<V, I> upper;                 // rows of U with its diagonal, sorted
+};
+
+template <class V, class I>
+SweepFactors<V, I> sweep_factors(CsrView<V, I> a, const PrecondOptions& options);
+
 // The pieces, for direct use and for tests. All factor on P A Pᵀ with P from the ordering.
 // ILU(0) in place on the pattern of a (IKJ), L unit lower, U upper; returns -1 or the first row
 // (new numbering) with a zero pivot. Runs over the lower sweep's schedule (parallel when it is).

@@ -15,11 +15,13 @@
 #include <gigasparse/cuda/abi.hpp>
 #include <gigasparse/cuda/device_matrix.hpp>
 #include <gigasparse/cuda/iterative.hpp>
+#include <gigasparse/iterative/preconditioner.hpp>
 
 #include "cuda/base/device_buffer.hpp"
 #include "cuda/base/launch.hpp"
 #include "iterative/cuda/krylov_kernels.cuh"
 #include "iterative/cuda/krylov_math.hpp"
+#include "iterative/cuda/level_sets.hpp"
 
 namespace gigasparse::cuda {
 inline namespace GIGASPARSE_CUDA_ABI {
@@ -92,6 +94,69 @@ private:
 };
 
 template <class T>
+void to_device(DeviceBuffer<T>& d, std::span<const T> h, Placement where);
+
+// The sweeps of an ILU(0), IC(0) or SGS preconditioner on the device: its factors (from
+// iterative::sweep_factors on the host), the permutation, and each sweep's level sets; apply() runs a
+// kernel per level.
+template <class V, class I>
+class SweepPlan {
+public:
+    SweepPlan(const iterative::SweepFactors<V, I>& f, Placement where)
+        : n_(f.lower.nrows), unit_(f.unit_lower), lower_(cuda::upload(f.lower.view(), where.stream, where.tracker)),
+          upper_(cuda::upload(f.upper.view(), where.stream, where.tracker)) {
+        const LevelSets lo = level_sets(f.lower.view(), true), up = level_sets(f.upper.view(), false);
+        lower_ptr_ = lo.level_ptr;
+        upper_ptr_ = up.level_ptr;
+        to_device(lower_rows_, std::span<const count_t>(lo.order), where);
+        to_device(upper_rows_, std::span<const count_t>(up.order), where);
+        to_device(perm_, std::span<const count_t>(f.perm), where);
+        to_device(middle_, std::span<const V>(f.middle), where);
+        if (!f.perm.empty()) work_.allocate(n_, where);
+        // the host vectors above are read by the copies: wait before they go
+        check(cudaStreamSynchronize(where.stream), "cudaStreamSynchronize");
+    }
+
+    // z = M⁻¹ r on stream s (r may alias z).
+    void apply(const V* r, V* z, cudaStream_t s) {
+        if (n_ == 0) return;
+        const count_t blocks = elementwise_blocks(n_, max_grid_blocks);
+        V* y = perm_.size() > 0 ? work_.data() : z;
+        if (perm_.size() > 0)
+            launch("gigasparse::krylov::permute_kernel", permute_kernel<V>, blocks, dim3(block_threads), 0, s, n_, perm_.data(), r, y, true);
+        else if (r != z)
+            check(cudaMemcpyAsync(z, r, static_cast<std::size_t>(n_) * sizeof(V), cudaMemcpyDeviceToDevice, s), "cudaMemcpyAsync D2D");
+        sweep(lower_, lower_rows_, lower_ptr_, true, unit_, y, s);
+        if (middle_.size() > 0)
+            launch("gigasparse::krylov::scale_kernel", scale_kernel<V>, blocks, dim3(block_threads), 0, s, n_, static_cast<const V*>(middle_.data()), y);
+        sweep(upper_, upper_rows_, upper_ptr_, false, false, y, s);
+        if (perm_.size() > 0)
+            launch("gigasparse::krylov::permute_kernel", permute_kernel<V>, blocks, dim3(block_threads), 0, s, n_, perm_.data(),
+                   static_cast<const V*>(y), z, false);
+    }
+
+    count_t levels() const { return static_cast<count_t>(lower_ptr_.size() + upper_ptr_.size()) - 2; }
+
+private:
+    void sweep(const DeviceCsr<V, I>& t, const DeviceBuffer<count_t>& rows, const std::vector<count_t>& ptr, bool lower, bool unit, V* y,
+               cudaStream_t s) {
+        for (std::size_t l = 0; l + 1 < ptr.size(); ++l) {
+            const count_t count = ptr[l + 1] - ptr[l];
+            launch("gigasparse::krylov::sweep_level_kernel", sweep_level_kernel<V, I>, elementwise_blocks(count, max_grid_blocks), dim3(block_threads),
+                   0, s, count, static_cast<const count_t*>(rows.data() + ptr[l]), static_cast<const offset_t*>(t.row_ptr.data()),
+                   static_cast<const I*>(t.col_idx.data()), static_cast<const V*>(t.values.data()), lower, unit, y);
+        }
+    }
+
+    count_t n_;
+    bool unit_;
+    DeviceCsr<V, I> lower_, upper_;
+    std::vector<count_t> lower_ptr_, upper_ptr_;
+    DeviceBuffer<count_t> lower_rows_, upper_rows_, perm_;
+    DeviceBuffer<V> middle_, work_;
+};
+
+template <class T>
 void to_device(DeviceBuffer<T>& d, std::span<const T> h, Placement where) {
     d.allocate(static_cast<count_t>(h.size()), where);
     if (!h.empty()) check(cudaMemcpyAsync(d.data(), h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice, where.stream), "cudaMemcpyAsync H2D");
@@ -117,8 +182,10 @@ struct Solve {
     double bnorm = 0;
     DeviceBuffer<V> xd, partial0, partial1, dinv;
     std::unique_ptr<SpmvPlan<V, I>> spmv;
+    std::unique_ptr<SweepPlan<V, I>> sweeps;  // ilu0, ic0, sgs
+    std::string ordering;                     // the sweeps' ordering
     count_t red_blocks;
-    std::string precond_failure;  // non-empty: Jacobi found a bad diagonal
+    std::string precond_failure;  // non-empty: Jacobi found a bad diagonal, or the factorization failed
 
     Solve(const DeviceMatrix<V, I>& m, std::span<const V> rhs, std::span<V> sol, const GpuSolveOptions& opt)
         : a(m), b(rhs), x(sol), o(opt), n(m.nrows()), red_blocks(reduce_blocks(m.nrows())) {}
@@ -171,8 +238,22 @@ struct Solve {
             stream.sync();
             if (bad < static_cast<unsigned long long>(n))
                 precond_failure = "Jacobi: zero, missing or non-finite diagonal at row " + std::to_string(bad);
+        } else if (o.precond != GpuPrecond::none) {
+            // the CPU backend's ordering and factorization, on a host copy of A
+            const Csr<V, I> host = a.download();
+            iterative::PrecondOptions po;
+            po.kind = o.precond == GpuPrecond::ilu0 ? iterative::PrecondKind::ilu0
+                      : o.precond == GpuPrecond::ic0 ? iterative::PrecondKind::ic0
+                                                     : iterative::PrecondKind::sgs;
+            po.ordering = o.ordering;
+            const iterative::SweepFactors<V, I> f = iterative::sweep_factors(host.view(), po);
+            ordering = f.info.ordering_description;
+            if (!f.info.status.ok) precond_failure = f.info.status.message;
+            else sweeps = std::make_unique<SweepPlan<V, I>>(f, where);
         }
     }
+    // z = M⁻¹ r by the sweeps (only when they exist)
+    void apply(const V* r, V* z) { sweeps->apply(r, z, s()); }
 
     const V* dinv_ptr() const { return dinv.size() > 0 ? dinv.data() : nullptr; }
 
@@ -230,14 +311,16 @@ struct Solve {
 template <class V, class I>
 void run_cg(Solve<V, I>& k, Event& iterate) {
     const V* dinv = k.dinv_ptr();
+    const bool sweeps = k.sweeps != nullptr;
     auto r = k.vec(), p = k.vec(), q = k.vec();
-    DeviceBuffer<V> z_own = dinv ? k.vec() : DeviceBuffer<V>();
-    V* z = dinv ? z_own.data() : r.data();
+    DeviceBuffer<V> z_own = dinv || sweeps ? k.vec() : DeviceBuffer<V>();
+    V* z = dinv || sweeps ? z_own.data() : r.data();
     DeviceBuffer<CgState<V>> st(1, k.where);
     k.residual(r);
     // z = M⁻¹ r, p = z, rᵀz, rᵀr
-    k.reduce("gigasparse::krylov::precond_dots_kernel", precond_dots_kernel<V>, dinv, static_cast<const V*>(r.data()), z, p.data(), k.partial0.data(),
-             k.partial1.data());
+    if (sweeps) k.apply(r.data(), z);
+    k.reduce("gigasparse::krylov::precond_dots_kernel", precond_dots_kernel<V>, dinv, static_cast<const V*>(r.data()), z, sweeps, p.data(),
+             k.partial0.data(), k.partial1.data());
     k.finish("gigasparse::krylov::cg_start_kernel", cg_start_kernel<V>, static_cast<const V*>(k.partial0.data()),
              static_cast<const V*>(k.partial1.data()), st.data());
     const CgState<V> h0 = k.read(st);
@@ -248,8 +331,12 @@ void run_cg(Solve<V, I>& k, Event& iterate) {
         k.dot(p.data(), q.data(), k.partial0.data());
         k.finish("gigasparse::krylov::cg_alpha_kernel", cg_alpha_kernel<V>, static_cast<const V*>(k.partial0.data()), st.data());
         k.reduce("gigasparse::krylov::cg_update_kernel", cg_update_kernel<V>, static_cast<const CgState<V>*>(st.data()),
-                 static_cast<const V*>(p.data()), static_cast<const V*>(q.data()), k.xd.data(), r.data(), dinv, z, k.partial0.data(),
-                 k.partial1.data());
+                 static_cast<const V*>(p.data()), static_cast<const V*>(q.data()), k.xd.data(), r.data(), dinv, sweeps ? nullptr : z,
+                 k.partial0.data(), k.partial1.data());
+        if (sweeps) {  // z = M⁻¹ r and the partials of rᵀz
+            k.apply(r.data(), z);
+            k.dot(r.data(), z, k.partial0.data());
+        }
         k.finish("gigasparse::krylov::cg_beta_kernel", cg_beta_kernel<V>, static_cast<const V*>(k.partial0.data()),
                  static_cast<const V*>(k.partial1.data()), st.data());
         k.elementwise("gigasparse::krylov::cg_direction_kernel", cg_direction_kernel<V>, static_cast<const CgState<V>*>(st.data()),
@@ -267,10 +354,11 @@ void run_cg(Solve<V, I>& k, Event& iterate) {
 template <class V, class I>
 void run_bicgstab(Solve<V, I>& k, Event& iterate) {
     const V* dinv = k.dinv_ptr();
+    const bool precond = dinv || k.sweeps;
     auto r = k.vec(), rhat = k.vec(), p = k.vec(), v = k.vec(), s = k.vec(), t = k.vec();
-    DeviceBuffer<V> phat_own = dinv ? k.vec() : DeviceBuffer<V>(), shat_own = dinv ? k.vec() : DeviceBuffer<V>();
-    V* phat = dinv ? phat_own.data() : p.data();
-    V* shat = dinv ? shat_own.data() : s.data();
+    DeviceBuffer<V> phat_own = precond ? k.vec() : DeviceBuffer<V>(), shat_own = precond ? k.vec() : DeviceBuffer<V>();
+    V* phat = precond ? phat_own.data() : p.data();
+    V* shat = precond ? shat_own.data() : s.data();
     DeviceBuffer<BicgState<V>> st(1, k.where);
     k.residual(r);
     check(cudaMemcpyAsync(rhat.data(), r.data(), static_cast<std::size_t>(k.n) * sizeof(V), cudaMemcpyDeviceToDevice, k.s()), "cudaMemcpyAsync D2D");
@@ -294,11 +382,13 @@ void run_bicgstab(Solve<V, I>& k, Event& iterate) {
         k.finish("gigasparse::krylov::bicg_rho_kernel", bicg_rho_kernel<V>, static_cast<const V*>(k.partial0.data()), st.data());
         k.elementwise("gigasparse::krylov::bicg_direction_kernel", bicg_direction_kernel<V>, cst, static_cast<const V*>(r.data()),
                       static_cast<const V*>(v.data()), p.data(), dinv, phat);
+        if (k.sweeps) k.apply(p.data(), phat);
         k.spmv->run(phat, v.data(), V(1), V(0), k.s());
         k.dot(rhat.data(), v.data(), k.partial0.data());
         k.finish("gigasparse::krylov::bicg_alpha_kernel", bicg_alpha_kernel<V>, static_cast<const V*>(k.partial0.data()), st.data());
         k.reduce("gigasparse::krylov::bicg_s_kernel", bicg_s_kernel<V>, cst, static_cast<const V*>(r.data()), static_cast<const V*>(v.data()), s.data(),
                  dinv, shat, k.partial0.data());
+        if (k.sweeps) k.apply(s.data(), shat);
         k.finish("gigasparse::krylov::bicg_snorm_kernel", bicg_snorm_kernel<V>, static_cast<const V*>(k.partial0.data()), stop_norm2, st.data());
         k.spmv->run(shat, t.data(), V(1), V(0), k.s());
         launch("gigasparse::krylov::dot2_kernel", dot2_kernel<V>, k.red_blocks, dim3(block_threads), 0, k.s(), k.n, static_cast<const V*>(t.data()),
@@ -371,6 +461,8 @@ iterative::SolveResult solve(const DeviceMatrix<V, I>& a, std::span<const V> b, 
     if (stats) {
         k.spmv->fill(*stats);
         stats->device_bytes = k.tracker.peak;
+        stats->ordering = k.ordering;
+        if (k.sweeps) stats->sweep_levels = k.sweeps->levels();
         if (k.precond_failure.empty()) {
             stats->setup_ms = t1.since(t0);
             stats->solve_ms = t2.since(t1);

@@ -159,6 +159,43 @@ static __global__ void __launch_bounds__(block_threads) sum_kernel(count_t m, co
     if (threadIdx.x == 0) *out = s;
 }
 
+// ---------------------------------------------------------------- sweeps (ILU(0), IC(0), SGS)
+// One level of a triangular sweep in place: for the rows of the level, y_i = (y_i - Σ T_ij y_j) / T_ii
+// over the columns j before i (lower) or after it (upper); unit: T_ii = 1. The rows of a level depend
+// only on earlier levels (earlier launches).
+template <class V, class I>
+static __global__ void sweep_level_kernel(count_t count, const count_t* __restrict__ rows, const offset_t* __restrict__ rp, const I* __restrict__ ci,
+                                          const V* __restrict__ val, bool lower, bool unit, V* y) {
+    const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
+    for (count_t k = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < count; k += stride) {
+        const count_t i = rows[k];
+        V s = y[i], d = V(1);
+        for (count_t e = rp[i]; e < rp[i + 1]; ++e) {
+            const count_t j = ci[e];
+            if (j == i) d = val[e];
+            else if (lower ? j < i : j > i) s -= val[e] * y[j];
+        }
+        y[i] = unit ? s : s / d;
+    }
+}
+
+// y_i = r_perm[i] (gather into the sweeps' numbering) or z_perm[i] = y_i (scatter back).
+template <class V>
+static __global__ void permute_kernel(count_t n, const count_t* __restrict__ perm, const V* __restrict__ from, V* __restrict__ to, bool gather) {
+    const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
+    for (count_t i = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+        if (gather) to[i] = from[perm[i]];
+        else to[perm[i]] = from[i];
+    }
+}
+
+// y_i *= d_i (SGS's middle factor).
+template <class V>
+static __global__ void scale_kernel(count_t n, const V* __restrict__ d, V* __restrict__ y) {
+    const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
+    for (count_t i = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) y[i] *= d[i];
+}
+
 // ---------------------------------------------------------------- CG
 // The scalars of a CG iteration, in device memory; the host reads them once per iteration.
 template <class V>
@@ -171,18 +208,19 @@ struct CgState {
     int stop; // pᵀAp not finite or <= 0: x and r were left as they were
 };
 
-// z = M⁻¹ r (dinv null: z = r, nothing written when z aliases r), and the partial sums of rᵀz and rᵀr.
+// z = M⁻¹ r (z_ready: z already holds it, from the sweeps; else dinv: Jacobi; neither: z = r, nothing
+// written when z aliases r), p = z, and the partial sums of rᵀz and rᵀr.
 template <class V>
 static __global__ void __launch_bounds__(block_threads)
-    precond_dots_kernel(count_t n, const V* __restrict__ dinv, const V* r, V* z, V* __restrict__ p, V* __restrict__ partial_rz,
+    precond_dots_kernel(count_t n, const V* __restrict__ dinv, const V* r, V* z, bool z_ready, V* __restrict__ p, V* __restrict__ partial_rz,
                         V* __restrict__ partial_rr) {
     const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
     V rz = V(0), rr = V(0);
     for (count_t i = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
         const V ri = r[i];
-        const V zi = dinv ? dinv[i] * ri : ri;
-        if (dinv) z[i] = zi;
-        if (p) p[i] = zi;
+        const V zi = z_ready ? z[i] : dinv ? dinv[i] * ri : ri;
+        if (dinv && !z_ready) z[i] = zi;
+        p[i] = zi;
         rz += ri * zi;
         rr += ri * ri;
     }
@@ -219,7 +257,8 @@ static __global__ void __launch_bounds__(block_threads) cg_alpha_kernel(count_t 
     }
 }
 
-// x += alpha p, r -= alpha q, z = M⁻¹ r, partial sums of rᵀz and rᵀr (nothing moves after a stop).
+// x += alpha p, r -= alpha q, partial sums of rᵀr, and (z non-null) z = M⁻¹ r with the partial sums of
+// rᵀz (z null: the sweeps compute z afterwards, and the rᵀz partials with it). Nothing moves after a stop.
 template <class V>
 static __global__ void __launch_bounds__(block_threads)
     cg_update_kernel(count_t n, const CgState<V>* __restrict__ st, const V* __restrict__ p, const V* __restrict__ q, V* __restrict__ x, V* r,
@@ -235,14 +274,16 @@ static __global__ void __launch_bounds__(block_threads)
             ri -= alpha * q[i];
             r[i] = ri;
         }
-        const V zi = dinv ? dinv[i] * ri : ri;
-        if (dinv) z[i] = zi;
-        rz += ri * zi;
+        if (z) {
+            const V zi = dinv ? dinv[i] * ri : ri;
+            if (dinv) z[i] = zi;
+            rz += ri * zi;
+        }
         rr += ri * ri;
     }
     block_sum2(rz, rr);
     if (threadIdx.x == 0) {
-        partial_rz[blockIdx.x] = rz;
+        if (z) partial_rz[blockIdx.x] = rz;
         partial_rr[blockIdx.x] = rr;
     }
 }

@@ -127,6 +127,7 @@ int solve_on_gpu(const Args& args, const std::string& path, const Mat& a, const 
     o.precond = parse_or_usage(cuda::parse_gpu_precond, args.get("precond", "none"));
     o.tol = s.solver.tol;
     o.maxit = s.solver.maxit;
+    if (!args.get("ordering", "").empty()) o.ordering = s.precond.ordering;  // else the GPU's default, multicolor
     const int device = static_cast<int>(args.get_int("device", 0));
     if (cuda::device_count() == 0) throw NotSupported("solve: the cuda backend needs a CUDA device: " + cuda::device_summary());
     std::vector<double> x(b.size(), 0.0);
@@ -142,6 +143,7 @@ int solve_on_gpu(const Args& args, const std::string& path, const Mat& a, const 
         ms.set("setup", st.setup_ms).set("iterations", st.solve_ms).set("download", st.download_ms);
         gpu.set("device", cuda::device_summary(device)).set("threads_per_row", st.threads_per_row).set("long_rows", st.long_rows);
         gpu.set("long_row_threshold", st.long_row_threshold).set("spmv_calls", st.spmv_calls).set("device_bytes", st.device_bytes);
+        gpu.set("sweep_levels", st.sweep_levels).set("ordering", st.ordering);
         gpu.set("milliseconds", ms);
         Json j;
         j.set("matrix", path).set("rows", a.nrows).set("nnz", a.nnz()).set("backend", "cuda").set("method", it::to_string(o.method));
@@ -156,6 +158,7 @@ int solve_on_gpu(const Args& args, const std::string& path, const Mat& a, const 
                   << "preconditioner " << cuda::to_string(o.precond) << ", SpMV " << st.threads_per_row << " lanes per row, "
                   << format_count(st.long_rows) << " rows over " << format_count(st.long_row_threshold) << " entries on a block each, "
                   << format_count(st.spmv_calls) << " SpMVs\n";
+        if (st.sweep_levels > 0) std::cout << "sweeps: " << format_count(st.sweep_levels) << " levels per application, ordering " << st.ordering << "\n";
         if (!r.converged) std::cout << r.message << "\n";
         std::cout << "device ms: setup " << st.setup_ms << ", iterations " << st.solve_ms << " (" << (r.iterations > 0 ? st.solve_ms / static_cast<double>(r.iterations) : 0.0)
                   << " per iteration), download " << st.download_ms << "\n"
@@ -204,9 +207,10 @@ const bool registered = register_command({
     "                        [--sync p2p|barrier|sequential] [--threads N] [--dc-levels L] [--dc-relax-from L]\n"
     "                        [--dc-split auto|index|metis] [--dc-untwisted] [--dc-leaf-rcm]\n"
     "                        [--abmc-block ROWS] [--backend cpu|cuda] [--device N] [--json]\n\n"
-    "--backend cuda solves on the GPU (--device N, default 0): --method cg or bicgstab, --precond none or\n"
-    "jacobi; the matrix is uploaded once and the iteration stays on the device (prints the SpMV shape and\n"
-    "the device's own times; \"gpu\" in JSON). Without a GPU it fails with exit code 4 and the reason.\n\n"
+    "--backend cuda solves on the GPU (--device N, default 0): --method cg or bicgstab; the matrix is uploaded\n"
+    "once and the iteration stays on the device (prints the SpMV shape and the device's own times; \"gpu\" in\n"
+    "JSON). ilu0, ic0 and sgs are factored on the host on the ordering (default there: mc, whose colors are\n"
+    "the sweeps' levels) and applied on the device a level per launch. Without a GPU: exit code 4 and the reason.\n\n"
     "--method direct runs the sparse direct solver instead (the options and output of `gigasparse factor`:\n"
     "--structure, --ordering, --refine; \"residual\" and \"times\": {\"analyze\", \"factorize\", \"solve\", \"total\"}).\n\n"
     "Solves A x = b from x = 0 (b defaults to A * ones), stopping when ||b - A x|| <= tol * ||b|| or after\n"
