@@ -325,6 +325,8 @@ def _solve(method: str, a: Any, b: Any, x0: Any, rtol: float, atol: float, maxit
     x = np.zeros(n, dtype=dt) if x0 is None else np.array(vector(x0, n, dt, "x0"), copy=True)
     if not np.all(np.isfinite(bv)):
         raise _core.InvalidArgument(f"{method}: b contains NaN or Inf")
+    if backend == "cuda":
+        return _solve_cuda(method, a, bv, x, rtol, atol, maxiter, M, ordering, history, operator)
     if isinstance(M, str):
         if operator:
             raise ValueError(f"{method}: M={M!r} needs A as a sparse matrix (a preconditioner is built from its entries)")
@@ -357,11 +359,33 @@ def _solve(method: str, a: Any, b: Any, x0: Any, rtol: float, atol: float, maxit
     return x, SolveInfo(result)
 
 
+def _solve_cuda(method: str, a: Any, bv: np.ndarray, x: np.ndarray, rtol: float, atol: float, maxiter: int | None,
+                M: Any, ordering: str | None, history: bool, operator: bool) -> tuple[np.ndarray, SolveInfo]:
+    """backend="cuda": the whole iteration on the GPU (CG or BiCGStab); M is None or a name."""
+    if method not in ("cg", "bicgstab"):
+        raise _core.NotSupported(f"{method}: the cuda backend runs cg and bicgstab")
+    if operator:
+        raise ValueError(f"{method}: backend='cuda' needs A as a sparse matrix")
+    if M is not None and not isinstance(M, str):
+        raise ValueError(f"{method}: backend='cuda' takes M as a name ('jacobi', 'ilu0', 'ic0', 'sgs'), "
+                         "built on the device")
+    n = bv.shape[0]
+    bnorm = float(np.linalg.norm(bv))
+    tol = max(float(rtol), float(atol) / bnorm if bnorm > 0 else 0.0)
+    maxit = 10 * n if maxiter is None else int(maxiter)
+    if maxit < 0 or tol < 0:
+        raise ValueError(f"{method}: maxiter, rtol and atol must be >= 0")
+    result = _core.krylov_cuda(method, parts(a), bv, x, M or "none", ordering or "", tol, maxit, history, 0)
+    return x, SolveInfo(result)
+
+
 def cg(A: Any, b: Any, x0: Any = None, *, rtol: float = 1e-5, atol: float = 0.0, maxiter: int | None = None,
        M: Any = None, ordering: str | None = None, backend: str = "omp",
        history: bool = True) -> tuple[np.ndarray, SolveInfo]:
     """Conjugate gradients (A symmetric positive definite). Stops when ||b - A x|| <= max(rtol ||b||, atol).
-    M: a preconditioner object or a name ("jacobi", "ilu0", "ic0", "sgs") built with ``ordering``."""
+    M: a preconditioner object or a name ("jacobi", "ilu0", "ic0", "sgs") built with ``ordering``.
+    backend="cuda" runs the iteration on the GPU (M a name or None; the sweeps' ordering defaults to
+    multicolor there); the result then has a ``gpu`` dict (device, SpMV shape, sweep levels, device ms)."""
     return _solve("cg", A, b, x0, rtol, atol, maxiter, M, ordering, 30, backend, history)
 
 

@@ -8,6 +8,9 @@
 #include <gigasparse/iterative/krylov.hpp>
 #include <gigasparse/iterative/lusgs.hpp>
 #include <gigasparse/iterative/triangular_solve.hpp>
+#include <gigasparse/cuda/device.hpp>
+#include <gigasparse/cuda/device_matrix.hpp>
+#include <gigasparse/cuda/iterative.hpp>
 #include <gigasparse/iterative/preconditioner.hpp>
 
 #include <nanobind/stl/string.h>
@@ -530,6 +533,50 @@ void register_iterative(nb::module_& m) {
         nb::arg("tol"), nb::arg("maxit"), nb::arg("restart"), nb::arg("backend"), nb::arg("history"),
         "Solves A x = b in place from the guess in x; A is a CSR tuple or a callable, M None, a PrecondCore or a "
         "callable; returns the result as a dict.");
+
+    m.def(
+        "krylov_cuda",
+        [](const std::string& method, const CsrArg& a, const Array1& b, const MutArray1& x, const std::string& precond,
+           const std::string& ordering, double tol, std::int64_t maxit, bool history, int device) {
+            cuda::GpuSolveOptions o;
+            o.method = iterative::parse_method(method);
+            o.precond = cuda::parse_gpu_precond(precond);
+            if (!ordering.empty()) o.ordering.kind = iterative::parse_ordering(ordering);
+            o.tol = tol;
+            o.maxit = maxit;
+            o.record_history = history;
+            return dispatch_real(a.data.dtype(), a.indices.dtype(), [&]<class V, class I>() {
+                auto bs = as_span<V>(b, "b");
+                auto xs = as_mut_span<V>(x, "x0");
+                const CsrInput<V, I> in = csr_input<V, I>(a, "A");
+                iterative::SolveResult r;
+                cuda::GpuSolveStats st;
+                {
+                    nb::gil_scoped_release release;
+                    if (cuda::device_count() == 0) throw NotSupported("the cuda backend needs a CUDA device: " + cuda::device_summary());
+                    const auto d = cuda::DeviceMatrix<V, I>::upload(in.view, device);
+                    r = cuda::solve<V, I>(d, bs, xs, o, &st);
+                }
+                nb::dict res = result_dict(r);
+                nb::dict gpu;
+                gpu["device"] = cuda::device_summary(device);
+                gpu["threads_per_row"] = st.threads_per_row;
+                gpu["long_rows"] = st.long_rows;
+                gpu["spmv_calls"] = st.spmv_calls;
+                gpu["sweep_levels"] = st.sweep_levels;
+                gpu["ordering"] = st.ordering;
+                gpu["device_bytes"] = st.device_bytes;
+                gpu["setup_ms"] = st.setup_ms;
+                gpu["solve_ms"] = st.solve_ms;
+                gpu["download_ms"] = st.download_ms;
+                res["gpu"] = gpu;
+                return nb::object(res);
+            });
+        },
+        nb::arg("method"), nb::arg("a"), nb::arg("b"), nb::arg("x"), nb::arg("precond"), nb::arg("ordering"), nb::arg("tol"),
+        nb::arg("maxit"), nb::arg("history"), nb::arg("device"),
+        "Solves A x = b on the GPU (CG or BiCGStab; precond none, jacobi, ilu0, ic0 or sgs), x in place; returns the "
+        "result as a dict with the GPU's account under 'gpu'.");
 }
 
 }  // namespace gigasparse::python

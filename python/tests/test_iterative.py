@@ -227,3 +227,25 @@ def test_callback_errors_propagate():
         gs.cg(spla.aslinearoperator(a), np.ones(25), M="ilu0")
     with pytest.raises(gs.DimensionMismatch, match="square"):
         gs.cg(spla.aslinearoperator(sp.csr_array((3, 4))), np.ones(3))
+
+
+@pytest.mark.parametrize("method", ["cg", "bicgstab"])
+@pytest.mark.parametrize("precond", [None, "jacobi", "ic0"])
+def test_cuda_backend_or_not_supported(method, precond, rng):
+    a = gs.generate.poisson3d(12)
+    b = rng.standard_normal(a.shape[0])
+    with pytest.raises(gs.NotSupported, match="cuda backend runs cg and bicgstab"):
+        gs.gmres(a, b, backend="cuda")
+    with pytest.raises(ValueError, match="as a name"):
+        SOLVERS[method](a, b, backend="cuda", M=gs.jacobi(a))
+    if gs.cuda_device_count() == 0:
+        with pytest.raises(gs.NotSupported, match="needs a CUDA device"):
+            SOLVERS[method](a, b, backend="cuda", M=precond)
+        return
+    x, info = SOLVERS[method](a, b, backend="cuda", M=precond, rtol=1e-10)
+    assert info == 0, info.message
+    assert rel_residual(a, x, b) < 1e-9
+    xh, infoh = SOLVERS[method](a, b, M=precond, rtol=1e-10, ordering="mc" if precond == "ic0" else None)
+    assert abs(info.iterations - infoh.iterations) <= 2 + infoh.iterations // 10
+    assert info.gpu["spmv_calls"] >= info.iterations
+    assert (info.gpu["sweep_levels"] > 0) == (precond == "ic0")
