@@ -23,7 +23,6 @@
 #include "utils/test_utils.hpp"
 
 #ifdef GIGASPARSE_CUDA_SIM
-#include "spgemm/cuda/device_matrix.cuh"
 #include "iterative/cuda/krylov_dispatch.cuh"
 #endif
 

@@ -1,5 +1,5 @@
 // src/cuda/base/device_matrix_members.hpp: cuda::DeviceMatrix's constructors, destructor and moves, for
-// both implementations (src/spgemm/cuda/device_matrix.cuh with CUDA, src/cuda_off/device_matrix.cpp
+// both implementations (src/cuda/base/device_matrix.cuh with CUDA, src/cuda_off/device_matrix.cpp
 // without); include after DeviceMatrix<V, I>::Impl is defined (the unique_ptr needs it complete).
 #pragma once
 

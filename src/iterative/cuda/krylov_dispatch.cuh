@@ -18,6 +18,7 @@
 #include <gigasparse/iterative/preconditioner.hpp>
 
 #include "cuda/base/device_buffer.hpp"
+#include "cuda/base/device_matrix.cuh"
 #include "cuda/base/launch.hpp"
 #include "iterative/cuda/krylov_kernels.cuh"
 #include "iterative/cuda/krylov_math.hpp"

@@ -1,0 +1,1041 @@
+// bench/iterative_cuda/bench_krylov_cuda.cu: the GPU iterative backend against cuSPARSE and the host, double
+// values and int32 columns: SpMV (gigasparse's SpmvPlan vs cusparseSpMV CSR ALG1 and ALG2) and CG with Jacobi
+// (cuda::solve vs iterative::solve on the host's cores).
+//
+// Usage: bench_krylov_cuda OUTDIR [--repeats N] [--time-budget SECONDS] [--quick]
+//
+// Inputs, smallest first (a time budget drops the largest; cases not started within it are listed as
+// skipped): Poisson 3D 7-point 64^3, R-MAT scale 18, the shared matrices, Poisson 128^3, R-MAT 20, Poisson
+// 192^3, R-MAT 22 (R-MAT: 16 edges per row, values 1, SpMV only). Shared matrices: MANIFEST.tsv in
+// $GIGASPARSE_MATRIX_DIR (else the configured folder), square, not complex, more than 100k nonzeros once
+// symmetric halves are expanded. CG runs on Poisson and on the shared matrices whose header says symmetric
+// and whose diagonal is present and positive (a cheap SPD test: a CG that does not converge is an outcome,
+// not an error). --quick: Poisson 64^3 and R-MAT 18 only.
+//
+// SpMV: y = A x, x (pseudo-random in [-1, 1)) and y in device memory, CUDA events on one stream; a warm-up,
+// then N runs each after a write of twice the L2 cache (the matrix comes from DRAM), best and median;
+// warm_ms (JSON): the mean of back-to-back runs without that write (what a solver's loop sees when the
+// matrix fits in L2). cuSPARSE reads the same column and value arrays as ours with a 32-bit copy of the row
+// offsets; its buffer from cusparseSpMV_bufferSize, prepared by cusparseSpMV_preprocess where the headers
+// have it (cuSPARSE >= 12.3, CUDA 12.4; a failure there is reported and the runs go on without it); the
+// setup of either library (our plan's long-row list, cuSPARSE's buffer and preprocessing) is not timed.
+// Each library's y starts as NaN; cuSPARSE's is compared with ours, ours with the host's SpMV, row by row
+// relative to sum_j |a_ij x_j| (flagged above 1e-10). GB/s: the least bytes a CSR SpMV with our 64-bit row
+// offsets moves (values, columns and offsets once, x once, y written) over the time, and that as a fraction
+// of the device-to-device copy bandwidth (1 GiB, read + write).
+// CG: tol 1e-8, maxit 2000, b = A * ones, x0 = 0. GPU: a two-iteration warm-up, then the best of min(N, 3)
+// solves by GpuSolveStats::solve_ms (the iterations, CUDA events); host: one solve, Jacobi setup apart.
+// True relative residual ||b - A x|| / ||b|| by the host's SpMV.
+//
+// Writes OUTDIR/krylov_cuda.json and OUTDIR/krylov_cuda_summary.txt after every case and prints the
+// summary at the end. Every CUDA and cuSPARSE status is checked: a failure is recorded in the case (the
+// library's part "failed: ..."), and the run goes on. Exit status: 0 after the run, 1 without a usable
+// device, 2 for a usage error.
+#include <omp.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <span>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+#include <cusparse.h>
+
+#include <gigasparse/core/matrix.hpp>
+#include <gigasparse/core/timer.hpp>
+#include <gigasparse/cuda/device.hpp>
+#include <gigasparse/cuda/device_matrix.hpp>
+#include <gigasparse/cuda/iterative.hpp>
+#include <gigasparse/gen/generators.hpp>
+#include <gigasparse/io/matrix_market.hpp>
+#include <gigasparse/iterative/kernels.hpp>
+#include <gigasparse/iterative/krylov.hpp>
+#include <gigasparse/iterative/preconditioner.hpp>
+
+#include "common/context.hpp"
+#include "common/json.hpp"
+#include "cuda/base/device_buffer.hpp"
+#include "iterative/cuda/krylov_dispatch.cuh"
+
+// cusparseSpMV_preprocess came with CUDA 12.4 (cuSPARSE 12.3).
+#if defined(CUSPARSE_VERSION) && CUSPARSE_VERSION >= 12300
+#define BENCH_HAVE_SPMV_PREPROCESS 1
+#else
+#define BENCH_HAVE_SPMV_PREPROCESS 0
+#endif
+
+namespace gs = gigasparse;
+namespace gc = gigasparse::cuda;
+namespace it = gigasparse::iterative;
+using gs::tools::Json;
+using V = double;
+using I = std::int32_t;
+using Mat = gs::Csr<V, I>;
+using DevMat = gc::DeviceMatrix<V, I>;
+template <class T>
+using Buf = gc::DeviceBuffer<T>;
+
+namespace {
+
+constexpr double check_tol = 1e-10;         // SpMV outputs further apart than this (row-relative) are flagged
+constexpr double cg_tol = 1e-8;
+constexpr std::int64_t cg_maxit = 2000;
+constexpr int cg_max_runs = 3;              // GPU solves timed (at most)
+constexpr std::int64_t min_shared_nnz = 100000;
+constexpr double warm_batch_ms = 2.0;       // back-to-back SpMVs of about this long for warm_ms
+constexpr std::size_t copy_bytes = std::size_t(1) << 30;
+constexpr int copy_runs = 5;
+
+// A cuSPARSE status other than success, as an exception (caught by the part of the case that called it).
+void sp(cusparseStatus_t st, const char* what) {
+    if (st != CUSPARSE_STATUS_SUCCESS)
+        throw std::runtime_error(std::string(what) + ": " + cusparseGetErrorString(st) + " (status " + std::to_string(static_cast<int>(st)) + ")");
+}
+
+// After a failed part: clears a non-sticky error so that the next part starts clean (a sticky one, an
+// illegal address, makes every later call fail and is reported there).
+void clear_cuda_error(cudaStream_t s) {
+    (void)cudaStreamSynchronize(s);
+    (void)cudaGetLastError();
+}
+
+std::string failed(const std::exception& e) { return std::string("failed: ") + e.what(); }
+
+// ---------------------------------------------------------------- results
+struct SpmvRun {
+    std::string status = "not run";
+    double best_ms = -1, median_ms = -1, warm_ms = -1;
+    int warm_batch = 0;
+    std::vector<double> runs_ms;
+    double check = -1;              // max row-relative difference to the reference (ours: the host's SpMV; cuSPARSE: ours)
+    std::int64_t buffer_bytes = 0;  // cuSPARSE's work buffer
+    std::string preprocess = "n/a";
+    bool ok() const { return status == "ok"; }
+};
+
+struct GpuCg {
+    std::string status = "not run";  // "ok" (whatever the outcome) or "failed: ..."
+    it::SolveResult res;
+    gc::GpuSolveStats st;
+    int runs = 0;
+    double true_residual = -1, error_inf = -1, wall_ms = -1;
+};
+
+struct HostCg {
+    std::string status = "not run";
+    it::SolveResult res;
+    double setup_ms = -1, solve_ms = -1, true_residual = -1;
+    int threads = 0;
+};
+
+struct Case {
+    std::string name, set, source, kind;  // set: poisson, rmat, shared
+    std::string status = "ok";            // "failed: ..." when the case could not be set up
+    std::int64_t n = 0, ncols = 0, nnz = 0, max_row = 0;
+    bool symmetric_header = false, spd_candidate = false;
+    double load_s = 0, wall_s = 0;
+    gc::GpuSolveStats shape;  // the SpMV plan's lanes per row and long rows
+    SpmvRun ours, alg1, alg2;
+    GpuCg gpu_cg;
+    HostCg host_cg;
+    std::int64_t bytes_min() const { return nnz * std::int64_t(sizeof(V) + sizeof(I)) + (n + 1) * 8 + ncols * std::int64_t(sizeof(V)) + n * std::int64_t(sizeof(V)); }
+    std::int64_t bytes_cusparse() const { return nnz * std::int64_t(sizeof(V) + sizeof(I)) + (n + 1) * 4 + ncols * std::int64_t(sizeof(V)) + n * std::int64_t(sizeof(V)); }
+    const SpmvRun* best_cusparse() const {
+        const SpmvRun* b = nullptr;
+        for (const SpmvRun* r : {&alg1, &alg2})
+            if (r->ok() && (!b || r->best_ms < b->best_ms)) b = r;
+        return b;
+    }
+    const char* best_cusparse_name() const {
+        const SpmvRun* b = best_cusparse();
+        return b == &alg1 ? "ALG1" : b == &alg2 ? "ALG2" : "none";
+    }
+    double speedup() const {
+        const SpmvRun* b = best_cusparse();
+        return ours.ok() && b && ours.best_ms > 0 ? b->best_ms / ours.best_ms : 0;
+    }
+    // the worse check of the two algorithms against ours (-1: none ran)
+    double cusparse_check() const {
+        double w = -1;
+        for (const SpmvRun* r : {&alg1, &alg2})
+            if (r->ok() && r->check != -1) w = std::isnan(r->check) || std::isnan(w) ? std::numeric_limits<double>::quiet_NaN() : std::max(w, r->check);
+        return w;
+    }
+};
+
+bool flagged(double check) { return check != -1 && !(check <= check_tol); }
+
+struct Run {
+    std::string outdir, matrix_dir;
+    int repeats = 5;
+    double time_budget = 1e9;
+    bool quick = false;
+    Json context;
+    std::string device = "unknown", driver = "unknown", runtime = "unknown", cusparse = "unknown";
+    double copy_bw = 0;  // bytes per second (read + write)
+    std::string copy_status = "not measured";
+    std::int64_t l2_bytes = 0, flush_bytes = 0;
+    int host_threads = 0;
+    std::vector<Case> cases;
+    std::vector<std::string> skipped;
+};
+
+double gbs(std::int64_t bytes, double ms) { return ms > 0 ? double(bytes) / (ms * 1e-3) * 1e-9 : 0; }
+double copy_fraction(const Run& run, std::int64_t bytes, double ms) { return ms > 0 && run.copy_bw > 0 ? double(bytes) / (ms * 1e-3) / run.copy_bw : 0; }
+
+// ---------------------------------------------------------------- device helpers
+// Writes of twice the L2 cache between timed runs, so that each finds the matrix in DRAM.
+struct L2Flush {
+    Buf<unsigned char> buf;
+    int byte = 0;
+    void run(cudaStream_t s) {
+        if (buf.size() > 0) gc::check(cudaMemsetAsync(buf.data(), ++byte & 0xff, static_cast<std::size_t>(buf.size()), s), "cudaMemsetAsync (L2 flush)");
+    }
+};
+
+struct Timing {
+    double best_ms = -1, median_ms = -1, warm_ms = -1;
+    int warm_batch = 0;
+    std::vector<double> runs_ms;
+};
+
+// A warm-up, `repeats` runs after an L2 flush each (best, median), then back-to-back runs for warm_ms.
+template <class Launch>
+Timing time_spmv(cudaStream_t s, int repeats, L2Flush& flush, Launch&& launch) {
+    Timing t;
+    gc::Event e0, e1;
+    launch();
+    gc::check(cudaStreamSynchronize(s), "cudaStreamSynchronize (warm-up)");
+    for (int r = 0; r < repeats; ++r) {
+        flush.run(s);
+        e0.record(s);
+        launch();
+        e1.record(s);
+        gc::check(cudaEventSynchronize(e1.get()), "cudaEventSynchronize");
+        t.runs_ms.push_back(e1.since(e0));
+    }
+    std::vector<double> sorted = t.runs_ms;
+    std::sort(sorted.begin(), sorted.end());
+    t.best_ms = sorted.front();
+    const std::size_t m = sorted.size() / 2;
+    t.median_ms = sorted.size() % 2 ? sorted[m] : 0.5 * (sorted[m - 1] + sorted[m]);
+    t.warm_batch = static_cast<int>(std::clamp(std::ceil(warm_batch_ms / std::max(t.best_ms, 1e-4)), 1.0, 1000.0));
+    e0.record(s);
+    for (int k = 0; k < t.warm_batch; ++k) launch();
+    e1.record(s);
+    gc::check(cudaEventSynchronize(e1.get()), "cudaEventSynchronize");
+    t.warm_ms = e1.since(e0) / t.warm_batch;
+    gc::check(cudaGetLastError(), "after the timed SpMVs");
+    return t;
+}
+
+void take(SpmvRun& r, const Timing& t) {
+    r.best_ms = t.best_ms;
+    r.median_ms = t.median_ms;
+    r.warm_ms = t.warm_ms;
+    r.warm_batch = t.warm_batch;
+    r.runs_ms = t.runs_ms;
+}
+
+template <class T>
+std::vector<T> download(const Buf<T>& d, std::int64_t n, cudaStream_t s) {
+    std::vector<T> h(static_cast<std::size_t>(n));
+    if (n > 0) gc::check(cudaMemcpyAsync(h.data(), d.data(), h.size() * sizeof(T), cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync D2H");
+    gc::check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+    return h;
+}
+template <class T>
+void upload(Buf<T>& d, const std::vector<T>& h, cudaStream_t s) {
+    d.allocate(static_cast<std::int64_t>(h.size()), gc::Placement{s, nullptr});
+    if (!h.empty()) gc::check(cudaMemcpyAsync(d.data(), h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice, s), "cudaMemcpyAsync H2D");
+    gc::check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+}
+// y = NaN everywhere (all bits set), so that rows a library does not write fail the check.
+void poison(Buf<V>& y, cudaStream_t s) {
+    if (y.size() > 0) gc::check(cudaMemsetAsync(y.data(), 0xff, static_cast<std::size_t>(y.bytes()), s), "cudaMemsetAsync (y = NaN)");
+}
+
+// Device-to-device copy bandwidth (read + write bytes per second): best of copy_runs after a warm-up.
+double copy_bandwidth(cudaStream_t s) {
+    Buf<unsigned char> a(static_cast<std::int64_t>(copy_bytes), gc::Placement{s, nullptr});
+    Buf<unsigned char> b(static_cast<std::int64_t>(copy_bytes), gc::Placement{s, nullptr});
+    gc::check(cudaMemsetAsync(a.data(), 1, copy_bytes, s), "cudaMemsetAsync");
+    gc::Event e0, e1;
+    double best = 0;
+    for (int r = 0; r <= copy_runs; ++r) {
+        e0.record(s);
+        gc::check(cudaMemcpyAsync(b.data(), a.data(), copy_bytes, cudaMemcpyDeviceToDevice, s), "cudaMemcpyAsync D2D");
+        e1.record(s);
+        gc::check(cudaEventSynchronize(e1.get()), "cudaEventSynchronize");
+        const double ms = e1.since(e0);
+        if (r > 0 && (best == 0 || ms < best)) best = ms;
+    }
+    if (!(best > 0)) throw std::runtime_error("copy bandwidth: no positive time measured");
+    return 2.0 * double(copy_bytes) / (best * 1e-3);
+}
+
+// ---------------------------------------------------------------- host helpers
+// Pseudo-random x in [-1, 1) (splitmix64 of the index): the same on every run.
+std::vector<V> pseudo_random(std::int64_t n) {
+    std::vector<V> x(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) {
+        std::uint64_t z = static_cast<std::uint64_t>(i + 1) * 0x9E3779B97F4A7C15ull;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        x[static_cast<std::size_t>(i)] = static_cast<double>(z >> 11) * 0x1.0p-52 - 1.0;
+    }
+    return x;
+}
+
+// sum_j |a_ij x_j| per row: the scale of row i's rounding, whatever the order of the sum.
+std::vector<double> row_scale(const Mat& a, const std::vector<V>& x) {
+    std::vector<double> s(static_cast<std::size_t>(a.nrows));
+    for (std::int64_t r = 0; r < a.nrows; ++r) {
+        double t = 0;
+        for (gs::offset_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) t += std::abs(a.values[k] * x[a.col_idx[k]]);
+        s[static_cast<std::size_t>(r)] = t;
+    }
+    return s;
+}
+
+// max_i |y_i - ref_i| / scale_i (NaN when y or ref holds a NaN or an infinity)
+double max_rel_diff(const std::vector<V>& y, const std::vector<V>& ref, const std::vector<double>& scale) {
+    double w = 0;
+    for (std::size_t i = 0; i < y.size(); ++i) {
+        const double d = std::abs(y[i] - ref[i]);
+        if (!std::isfinite(d)) return std::numeric_limits<double>::quiet_NaN();
+        w = std::max(w, d / std::max(scale[i], DBL_MIN));
+    }
+    return w;
+}
+
+bool positive_diagonal(const Mat& a) {
+    if (a.nrows != a.ncols) return false;
+    for (std::int64_t r = 0; r < a.nrows; ++r) {
+        bool found = false;
+        double d = 0;
+        for (gs::offset_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
+            if (a.col_idx[k] == r) {
+                found = true;
+                d += a.values[k];
+            }
+        if (!found || !(d > 0)) return false;
+    }
+    return true;
+}
+
+double nrm2(const std::vector<V>& v) {
+    long double s = 0;
+    for (const V x : v) s += static_cast<long double>(x) * x;
+    return static_cast<double>(std::sqrt(s));
+}
+
+// ||b - A x|| / ||b|| by the host's SpMV
+double true_residual(const Mat& a, const std::vector<V>& b, const std::vector<V>& x) {
+    std::vector<V> r = b;
+    it::spmv<V, I>(it::Backend::omp, a.view(), x, r, V(-1), V(1));
+    const double bn = nrm2(b);
+    return bn > 0 ? nrm2(r) / bn : nrm2(r);
+}
+
+// ---------------------------------------------------------------- one case
+struct Gpu {
+    cusparseHandle_t handle = nullptr;
+    std::string handle_error;  // why there is no handle
+    gc::Stream* stream = nullptr;
+    L2Flush* flush = nullptr;
+    int repeats = 5;
+    cudaStream_t s() const { return stream->get(); }
+};
+
+// cuSPARSE's descriptors and buffer for one algorithm (a matrix descriptor each: the preprocessing is
+// kept in it); freed with the object.
+struct CusparseSpmv {
+    cusparseConstSpMatDescr_t a = nullptr;
+    cusparseConstDnVecDescr_t x = nullptr;
+    cusparseDnVecDescr_t y = nullptr;
+    Buf<unsigned char> work;
+    CusparseSpmv() = default;
+    CusparseSpmv(const CusparseSpmv&) = delete;
+    CusparseSpmv& operator=(const CusparseSpmv&) = delete;
+    ~CusparseSpmv() {
+        if (y) (void)cusparseDestroyDnVec(y);
+        if (x) (void)cusparseDestroyDnVec(x);
+        if (a) (void)cusparseDestroySpMat(a);
+    }
+};
+
+void run_cusparse(SpmvRun& r, cusparseSpMVAlg_t alg, const Gpu& g, const DevMat& dm, const Buf<int>& rp32, const Buf<V>& xd, Buf<V>& yd) {
+    if (!g.handle) throw std::runtime_error("no cuSPARSE handle: " + g.handle_error);
+    CusparseSpmv c;
+    sp(cusparseCreateConstCsr(&c.a, dm.nrows(), dm.ncols(), dm.nnz(), rp32.data(), dm.col_idx(), dm.values(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                              CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F),
+       "cusparseCreateConstCsr");
+    sp(cusparseCreateConstDnVec(&c.x, dm.ncols(), xd.data(), CUDA_R_64F), "cusparseCreateConstDnVec");
+    sp(cusparseCreateDnVec(&c.y, dm.nrows(), yd.data(), CUDA_R_64F), "cusparseCreateDnVec");
+    const V one = 1, zero = 0;
+    const auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
+    std::size_t bytes = 0;
+    sp(cusparseSpMV_bufferSize(g.handle, op, &one, c.a, c.x, &zero, c.y, CUDA_R_64F, alg, &bytes), "cusparseSpMV_bufferSize");
+    r.buffer_bytes = static_cast<std::int64_t>(bytes);
+    c.work.allocate(std::max<std::int64_t>(static_cast<std::int64_t>(bytes), 1), gc::Placement{g.s(), nullptr});
+#if BENCH_HAVE_SPMV_PREPROCESS
+    // an optional step: its failure is reported, and the runs go on without it
+    const cusparseStatus_t pst = cusparseSpMV_preprocess(g.handle, op, &one, c.a, c.x, &zero, c.y, CUDA_R_64F, alg, c.work.data());
+    r.preprocess = pst == CUSPARSE_STATUS_SUCCESS ? "done" : std::string("failed: ") + cusparseGetErrorString(pst);
+    if (pst != CUSPARSE_STATUS_SUCCESS) clear_cuda_error(g.s());
+#else
+    r.preprocess = "not available (cuSPARSE < 12.3)";
+#endif
+    poison(yd, g.s());
+    take(r, time_spmv(g.s(), g.repeats, *g.flush, [&] {
+             sp(cusparseSpMV(g.handle, op, &one, c.a, c.x, &zero, c.y, CUDA_R_64F, alg, c.work.data()), "cusparseSpMV");
+         }));
+}
+
+void run_gpu_cg(Case& c, const Mat& a, const DevMat& dm, const std::vector<V>& b, int repeats) {
+    GpuCg& out = c.gpu_cg;
+    gc::GpuSolveOptions o;
+    o.method = it::Method::cg;
+    o.precond = gc::GpuPrecond::jacobi;
+    o.tol = cg_tol;
+    o.maxit = cg_maxit;
+    o.record_history = false;
+    try {
+        {  // warm-up: loads the solver's kernels (lazy module loading would land in the first timed solve)
+            gc::GpuSolveOptions w = o;
+            w.maxit = 2;
+            std::vector<V> x(b.size(), V(0));
+            (void)gc::solve<V, I>(dm, b, x, w, nullptr);
+        }
+        std::vector<V> best_x;
+        const int runs = std::max(1, std::min(repeats, cg_max_runs));
+        for (int k = 0; k < runs; ++k) {
+            std::vector<V> x(b.size(), V(0));
+            gc::GpuSolveStats st;
+            const gs::Timer t;
+            it::SolveResult res = gc::solve<V, I>(dm, b, x, o, &st);
+            const double wall = t.seconds() * 1e3;
+            ++out.runs;
+            if (k == 0 || st.solve_ms < out.st.solve_ms) {
+                out.res = std::move(res);
+                out.st = st;
+                out.wall_ms = wall;
+                best_x = std::move(x);
+            }
+        }
+        out.true_residual = true_residual(a, b, best_x);
+        double e = 0;
+        for (const V v : best_x) e = std::max(e, std::abs(v - 1.0));
+        out.error_inf = std::isfinite(e) ? e : std::numeric_limits<double>::quiet_NaN();
+        out.status = "ok";
+    } catch (const std::exception& e) {
+        out.status = failed(e);
+        (void)cudaGetLastError();
+    }
+}
+
+void run_host_cg(Case& c, const Mat& a, const std::vector<V>& b) {
+    HostCg& out = c.host_cg;
+    out.threads = omp_get_max_threads();
+    try {
+        it::PrecondOptions po;
+        po.kind = it::PrecondKind::jacobi;
+        it::SolverOptions so;
+        so.method = it::Method::cg;
+        so.tol = cg_tol;
+        so.maxit = cg_maxit;
+        so.backend = it::Backend::omp;
+        so.record_history = false;
+        std::vector<V> x(b.size(), V(0));
+        gs::Timer t;
+        const auto m = it::make_preconditioner(a.view(), po);
+        out.setup_ms = t.lap() * 1e3;
+        out.res = it::solve<V>(it::csr_operator(a.view(), it::Backend::omp), b, x, m.get(), so);
+        out.solve_ms = t.lap() * 1e3;
+        if (!m->info().status.ok) out.res.message += " (Jacobi setup: " + m->info().status.message + ")";
+        out.true_residual = true_residual(a, b, x);
+        out.status = "ok";
+    } catch (const std::exception& e) {
+        out.status = failed(e);
+    }
+}
+
+void run_case(Case& c, const Mat& a, const Gpu& g) {
+    const gs::Timer wall;
+    c.n = a.nrows;
+    c.ncols = a.ncols;
+    c.nnz = a.nnz();
+    for (std::int64_t r = 0; r < a.nrows; ++r) c.max_row = std::max<std::int64_t>(c.max_row, a.row_ptr[r + 1] - a.row_ptr[r]);
+    const cudaStream_t s = g.s();
+    const std::vector<V> x = pseudo_random(a.ncols);
+    std::vector<V> y_host(static_cast<std::size_t>(a.nrows));
+    it::spmv<V, I>(it::Backend::omp, a.view(), x, y_host);
+    const std::vector<double> scale = row_scale(a, x);
+    DevMat dm;
+    Buf<V> xd, yd;
+    try {
+        dm = DevMat::upload(a.view());
+        upload(xd, x, s);
+        yd.allocate(a.nrows, gc::Placement{s, nullptr});
+    } catch (const std::exception& e) {
+        c.status = "failed: upload: " + std::string(e.what());
+        clear_cuda_error(s);
+        c.wall_s = wall.seconds();
+        return;
+    }
+    // ours
+    std::vector<V> y_ours;
+    try {
+        gc::krylov::SpmvPlan<V, I> plan(dm, gc::GpuSpmvOptions{}, gc::Placement{s, nullptr});
+        poison(yd, s);
+        take(c.ours, time_spmv(s, g.repeats, *g.flush, [&] { plan.run(xd.data(), yd.data(), V(1), V(0), s); }));
+        plan.fill(c.shape);
+        y_ours = download(yd, a.nrows, s);
+        c.ours.check = max_rel_diff(y_ours, y_host, scale);
+        c.ours.status = "ok";
+    } catch (const std::exception& e) {
+        c.ours.status = failed(e);
+        clear_cuda_error(s);
+    }
+    // cuSPARSE (32-bit row offsets)
+    Buf<int> rp32;
+    std::string rp32_error;
+    if (c.nnz > std::numeric_limits<int>::max()) {
+        rp32_error = "n/a: nnz beyond cuSPARSE's 32-bit row offsets";
+    } else {
+        try {
+            upload(rp32, std::vector<int>(a.row_ptr.begin(), a.row_ptr.end()), s);
+        } catch (const std::exception& e) {
+            rp32_error = failed(e);
+            clear_cuda_error(s);
+        }
+    }
+    for (auto [r, alg] : {std::pair{&c.alg1, CUSPARSE_SPMV_CSR_ALG1}, std::pair{&c.alg2, CUSPARSE_SPMV_CSR_ALG2}}) {
+        if (!rp32_error.empty()) {
+            r->status = rp32_error;
+            continue;
+        }
+        try {
+            run_cusparse(*r, alg, g, dm, rp32, xd, yd);
+            if (!y_ours.empty()) r->check = max_rel_diff(download(yd, a.nrows, s), y_ours, scale);
+            r->status = "ok";
+        } catch (const std::exception& e) {
+            r->status = failed(e);
+            clear_cuda_error(s);
+        }
+    }
+    // CG + Jacobi
+    if (c.spd_candidate) {
+        const std::vector<V> ones(static_cast<std::size_t>(a.ncols), V(1));
+        std::vector<V> b(static_cast<std::size_t>(a.nrows));
+        it::spmv<V, I>(it::Backend::omp, a.view(), ones, b);
+        run_gpu_cg(c, a, dm, b, g.repeats);
+        run_host_cg(c, a, b);
+    }
+    c.wall_s = wall.seconds();
+}
+
+// ---------------------------------------------------------------- inputs
+struct Spec {
+    std::string set, name;
+    int size = 0;      // poisson: grid points per side; rmat: scale
+    std::string file;  // shared: file name in the matrix folder
+    std::string kind;  // shared: the manifest's kind
+};
+
+std::vector<std::string> split_tabs(const std::string& line) {
+    std::vector<std::string> f;
+    std::istringstream ss(line);
+    std::string x;
+    while (std::getline(ss, x, '\t')) f.push_back(x);
+    return f;
+}
+
+// Square, not complex, possibly more than min_shared_nnz nonzeros (stored entries, twice that when only a
+// triangle is stored; the exact count is checked after reading).
+std::vector<Spec> shared_specs(const std::string& dir) {
+    std::vector<Spec> out;
+    std::ifstream manifest(dir + "/MANIFEST.tsv");
+    if (!manifest) {
+        std::fprintf(stderr, "bench_krylov_cuda: no %s/MANIFEST.tsv: shared matrices skipped\n", dir.c_str());
+        return out;
+    }
+    std::string line;
+    std::getline(manifest, line);
+    while (std::getline(manifest, line)) {
+        const auto f = split_tabs(line);
+        if (f.size() < 8) continue;
+        try {
+            const std::int64_t stored = std::stoll(f[5]);
+            const bool half = f[6] != "general";
+            if (f[3] != f[4] || f[7] == "complex" || (half ? 2 * stored : stored) <= min_shared_nnz) continue;
+        } catch (const std::exception&) {
+            continue;
+        }
+        out.push_back({"shared", f[1], 0, f[0], f.size() > 8 ? f[8] : ""});
+    }
+    return out;
+}
+
+// Loads or generates the case's matrix; false when it is not a case after all (too few nonzeros).
+bool load(const Spec& sp, const std::string& dir, Case& c, Mat& a) {
+    const gs::Timer t;
+    if (sp.set == "poisson") {
+        a = gs::gen::poisson3d<V, I>(sp.size, sp.size, sp.size);
+        c.source = "gen::poisson3d(" + std::to_string(sp.size) + "^3, 7-point)";
+        c.symmetric_header = true;
+        c.spd_candidate = true;
+    } else if (sp.set == "rmat") {
+        gs::gen::RmatOptions o;
+        o.scale = sp.size;
+        o.edge_factor = 16;
+        a = gs::gen::rmat<V, I>(o);
+        c.source = "gen::rmat(scale " + std::to_string(o.scale) + ", edge factor 16, a b c " + std::to_string(o.a).substr(0, 4) + " " +
+                   std::to_string(o.b).substr(0, 4) + " " + std::to_string(o.c).substr(0, 4) + ", seed " + std::to_string(o.seed) + ", values 1)";
+    } else {
+        const std::string path = dir + "/" + sp.file;
+        c.symmetric_header = gs::io::read_mtx_header(path).symmetry == gs::Symmetry::symmetric;
+        a = gs::io::read_mtx<V, I>(path);
+        c.source = sp.file;
+        if (a.nnz() <= min_shared_nnz) {
+            std::fprintf(stderr, "bench_krylov_cuda: %s has %lld nonzeros (not more than %lld): not a case\n", sp.name.c_str(), static_cast<long long>(a.nnz()),
+                         static_cast<long long>(min_shared_nnz));
+            return false;
+        }
+        c.spd_candidate = c.symmetric_header && positive_diagonal(a);
+    }
+    c.load_s = t.seconds();
+    return true;
+}
+
+// ---------------------------------------------------------------- outputs
+Json spmv_json(const Run& run, const Case& c, const SpmvRun& r, std::int64_t own_bytes) {
+    Json j;
+    j.set("status", r.status).set("best_ms", r.best_ms).set("median_ms", r.median_ms).set("warm_ms", r.warm_ms).set("warm_batch", r.warm_batch);
+    j.set("runs_ms", r.runs_ms);
+    j.set("gbs_min_bytes", gbs(c.bytes_min(), r.best_ms)).set("copy_fraction", copy_fraction(run, c.bytes_min(), r.best_ms));
+    j.set("gbs_own_bytes", gbs(own_bytes, r.best_ms)).set("own_bytes", own_bytes);
+    j.set("warm_gbs_min_bytes", gbs(c.bytes_min(), r.warm_ms));
+    j.set("max_rel_diff", r.check).set("flagged", flagged(r.check));
+    return j;
+}
+
+Json case_json(const Run& run, const Case& c) {
+    Json j;
+    j.set("name", c.name).set("set", c.set).set("source", c.source).set("kind", c.kind).set("status", c.status);
+    j.set("n", c.n).set("ncols", c.ncols).set("nnz", c.nnz).set("max_row", c.max_row);
+    j.set("symmetric_header", c.symmetric_header).set("spd_candidate", c.spd_candidate).set("load_s", c.load_s).set("wall_s", c.wall_s);
+    Json s;
+    s.set("bytes_min", c.bytes_min()).set("bytes_cusparse", c.bytes_cusparse());
+    s.set("threads_per_row", c.shape.threads_per_row).set("long_row_threshold", c.shape.long_row_threshold).set("long_rows", c.shape.long_rows);
+    Json ours = spmv_json(run, c, c.ours, c.bytes_min());
+    ours.set("check_against", "host SpMV (omp)");
+    s.set("gigasparse", ours);
+    for (const auto& [key, r] : {std::pair{"cusparse_alg1", &c.alg1}, std::pair{"cusparse_alg2", &c.alg2}}) {
+        Json cj = spmv_json(run, c, *r, c.bytes_cusparse());
+        cj.set("check_against", "gigasparse").set("buffer_bytes", r->buffer_bytes).set("preprocess", r->preprocess);
+        s.set(key, cj);
+    }
+    s.set("cusparse_best", c.best_cusparse_name()).set("speedup", c.speedup());
+    const SpmvRun* b = c.best_cusparse();
+    s.set("warm_speedup", b && c.ours.ok() && c.ours.warm_ms > 0 ? b->warm_ms / c.ours.warm_ms : 0.0);
+    j.set("spmv", s);
+    if (c.spd_candidate) {
+        Json cg;
+        Json gj;
+        const GpuCg& gpu = c.gpu_cg;
+        gj.set("status", gpu.status).set("runs", gpu.runs);
+        if (gpu.status == "ok") {
+            gj.set("converged", gpu.res.converged).set("reason", it::to_string(gpu.res.reason)).set("message", gpu.res.message);
+            gj.set("iterations", gpu.res.iterations).set("residual", gpu.res.residual).set("true_residual", gpu.true_residual);
+            gj.set("error_inf", gpu.error_inf).set("setup_ms", gpu.st.setup_ms).set("solve_ms", gpu.st.solve_ms).set("download_ms", gpu.st.download_ms);
+            gj.set("ms_per_iteration", gpu.res.iterations > 0 ? gpu.st.solve_ms / double(gpu.res.iterations) : 0.0).set("wall_ms", gpu.wall_ms);
+            gj.set("spmv_calls", gpu.st.spmv_calls).set("threads_per_row", gpu.st.threads_per_row).set("long_rows", gpu.st.long_rows);
+            gj.set("device_bytes", gpu.st.device_bytes);
+        }
+        cg.set("gpu", gj);
+        Json hj;
+        const HostCg& host = c.host_cg;
+        hj.set("status", host.status).set("threads", host.threads);
+        if (host.status == "ok") {
+            hj.set("converged", host.res.converged).set("reason", it::to_string(host.res.reason)).set("message", host.res.message);
+            hj.set("iterations", host.res.iterations).set("residual", host.res.residual).set("true_residual", host.true_residual);
+            hj.set("setup_ms", host.setup_ms).set("solve_ms", host.solve_ms);
+            hj.set("ms_per_iteration", host.res.iterations > 0 ? host.solve_ms / double(host.res.iterations) : 0.0);
+        }
+        cg.set("host", hj);
+        if (gpu.status == "ok" && host.status == "ok" && gpu.st.solve_ms > 0) cg.set("speedup_solve", host.solve_ms / gpu.st.solve_ms);
+        j.set("cg", cg);
+    }
+    return j;
+}
+
+struct Tally {
+    int mismatches = 0, host_mismatches = 0, ours_failed = 0, cusparse_failed = 0, case_failed = 0, cg_gpu_failed = 0, cg_disagree = 0;
+    double log_speedup = 0;
+    int speedups = 0;
+};
+
+Tally tally(const Run& run) {
+    Tally t;
+    for (const Case& c : run.cases) {
+        if (c.status != "ok") {
+            ++t.case_failed;
+            continue;
+        }
+        if (!c.ours.ok()) ++t.ours_failed;
+        if (c.ours.ok() && flagged(c.ours.check)) ++t.host_mismatches;
+        for (const SpmvRun* r : {&c.alg1, &c.alg2}) {
+            if (r->status.rfind("n/a", 0) == 0) continue;  // not applicable (offsets beyond 32 bits), not a failure
+            if (!r->ok()) ++t.cusparse_failed;
+            else if (flagged(r->check)) ++t.mismatches;
+        }
+        if (c.speedup() > 0) {
+            t.log_speedup += std::log(c.speedup());
+            ++t.speedups;
+        }
+        if (c.spd_candidate) {
+            if (c.gpu_cg.status != "ok") ++t.cg_gpu_failed;
+            else if (c.host_cg.status == "ok" && c.gpu_cg.res.converged != c.host_cg.res.converged) ++t.cg_disagree;
+        }
+    }
+    return t;
+}
+
+std::string fmt(const char* f, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+std::string ms_or_status(const SpmvRun& r) { return r.ok() ? fmt("%.4f", r.best_ms) : r.status.rfind("n/a", 0) == 0 ? "n/a" : "FAILED"; }
+std::string check_text(double c) {
+    if (c == -1) return "n/a";
+    if (std::isnan(c)) return "NaN!";
+    return fmt("%.1e", c) + (flagged(c) ? "!" : "");
+}
+
+std::string summary(const Run& run, bool finished) {
+    std::ostringstream t;
+    char buf[640];
+    const Tally ty = tally(run);
+    t << "gigasparse GPU SpMV and CG (double values, int32 columns) vs cuSPARSE " << run.cusparse << " on " << run.device << "; NVIDIA driver "
+      << run.driver << ", CUDA runtime " << run.runtime << (finished ? "" : "  [PARTIAL: run still going or stopped]") << "\n";
+    t << "copy bandwidth " << (run.copy_bw > 0 ? fmt("%.1f", run.copy_bw * 1e-9) + " GB/s" : run.copy_status)
+      << " (cudaMemcpyAsync device to device of 1 GiB, read + write, best of " << copy_runs << ")\n";
+    t << "SpMV y = A x (x, y on the device), ms by CUDA events: best of " << run.repeats << " after a warm-up, each after writing "
+      << run.flush_bytes / (1 << 20) << " MiB (twice the L2: the matrix comes from DRAM); GB/s: the least bytes of a CSR SpMV with 64-bit "
+      << "row offsets (nnz*12 + (n+1)*8 + x + y) over ours' time; %copy: of the copy bandwidth; speedup: best cuSPARSE time / ours; "
+      << "check: max over rows of |y_cusparse - y_ours| / sum_j |a_ij x_j|, the worse of ALG1 and ALG2 (! above " << check_tol
+      << "); host: ours against the host's SpMV\n";
+    std::snprintf(buf, sizeof buf, "%-24s %9s %10s %10s %10s %10s %8s %7s %6s %9s %9s  %s\n", "case", "n", "nnz", "ours_ms", "ALG1_ms", "ALG2_ms", "speedup",
+                  "GB/s", "%copy", "check", "host", "status");
+    t << buf;
+    for (const Case& c : run.cases) {
+        if (c.status != "ok") {
+            std::snprintf(buf, sizeof buf, "%-24s %9lld %10lld  %s\n", c.name.substr(0, 24).c_str(), static_cast<long long>(c.n), static_cast<long long>(c.nnz),
+                          c.status.substr(0, 200).c_str());
+            t << buf;
+            continue;
+        }
+        std::string st;
+        for (const auto& [label, r] : {std::pair{"ours", &c.ours}, std::pair{"ALG1", &c.alg1}, std::pair{"ALG2", &c.alg2}})
+            if (!r->ok()) st += std::string(st.empty() ? "" : "; ") + label + " " + r->status.substr(0, 120);
+        const double sp = c.speedup();
+        std::snprintf(buf, sizeof buf, "%-24s %9lld %10lld %10s %10s %10s %8s %7.1f %6.1f %9s %9s  %s\n", c.name.substr(0, 24).c_str(),
+                      static_cast<long long>(c.n), static_cast<long long>(c.nnz), ms_or_status(c.ours).c_str(), ms_or_status(c.alg1).c_str(),
+                      ms_or_status(c.alg2).c_str(), sp > 0 ? fmt("%.2f", sp).c_str() : "-", c.ours.ok() ? gbs(c.bytes_min(), c.ours.best_ms) : 0.0,
+                      c.ours.ok() ? 100 * copy_fraction(run, c.bytes_min(), c.ours.best_ms) : 0.0, check_text(c.cusparse_check()).c_str(),
+                      check_text(c.ours.ok() ? c.ours.check : -1).c_str(), st.empty() ? "ok" : st.c_str());
+        t << buf;
+    }
+    t << "geomean speedup over the best cuSPARSE algorithm: " << (ty.speedups ? fmt("%.3f", std::exp(ty.log_speedup / ty.speedups)) : std::string("-"))
+      << " over " << ty.speedups << " cases";
+    for (const char* set : {"poisson", "rmat", "shared"}) {
+        double lg = 0;
+        int k = 0;
+        for (const Case& c : run.cases)
+            if (c.set == set && c.status == "ok" && c.speedup() > 0) {
+                lg += std::log(c.speedup());
+                ++k;
+            }
+        if (k) t << "; " << set << " " << fmt("%.3f", std::exp(lg / k)) << " (" << k << ")";
+    }
+    t << "\n";
+    bool any_cg = false;
+    for (const Case& c : run.cases) any_cg = any_cg || (c.status == "ok" && c.spd_candidate);
+    if (any_cg) {
+        t << "\nCG + Jacobi, tol " << cg_tol << ", maxit " << cg_maxit << ", b = A*ones, x0 = 0: GPU cuda::solve (solve_ms: the iterations by CUDA events, "
+          << "best of up to " << cg_max_runs << " after a warm-up) vs host iterative::solve (omp, " << run.host_threads
+          << " threads, one run, Jacobi setup apart); true_res: ||b - A x|| / ||b||; speedup: host solve / GPU solve\n";
+        std::snprintf(buf, sizeof buf, "%-24s %9s %10s %7s %10s %8s %9s %-16s | %7s %10s %8s %9s %-16s %8s\n", "case", "n", "nnz", "gpu_it", "gpu_ms", "ms/it",
+                      "true_res", "gpu_outcome", "host_it", "host_ms", "ms/it", "true_res", "host_outcome", "speedup");
+        t << buf;
+        for (const Case& c : run.cases) {
+            if (c.status != "ok" || !c.spd_candidate) continue;
+            const GpuCg& g = c.gpu_cg;
+            const HostCg& h = c.host_cg;
+            const bool gok = g.status == "ok", hok = h.status == "ok";
+            const std::string go = gok ? it::to_string(g.res.reason) : "FAILED", ho = hok ? it::to_string(h.res.reason) : "FAILED";
+            std::snprintf(buf, sizeof buf, "%-24s %9lld %10lld %7lld %10.2f %8.4f %9.1e %-16s | %7lld %10.2f %8.4f %9.1e %-16s %8s\n", c.name.substr(0, 24).c_str(),
+                          static_cast<long long>(c.n), static_cast<long long>(c.nnz), static_cast<long long>(gok ? g.res.iterations : -1),
+                          gok ? g.st.solve_ms : -1.0, gok && g.res.iterations > 0 ? g.st.solve_ms / double(g.res.iterations) : 0.0,
+                          gok ? g.true_residual : -1.0, go.substr(0, 16).c_str(), static_cast<long long>(hok ? h.res.iterations : -1),
+                          hok ? h.solve_ms : -1.0, hok && h.res.iterations > 0 ? h.solve_ms / double(h.res.iterations) : 0.0,
+                          hok ? h.true_residual : -1.0, ho.substr(0, 16).c_str(),
+                          gok && hok && g.st.solve_ms > 0 ? fmt("%.1f", h.solve_ms / g.st.solve_ms).c_str() : "-");
+            t << buf;
+            if (!gok) t << "    gpu: " << g.status.substr(0, 300) << "\n";
+            if (!hok) t << "    host: " << h.status.substr(0, 300) << "\n";
+        }
+    }
+    if (!run.skipped.empty()) {
+        t << "\n" << run.skipped.size() << " cases skipped (not started within the time budget of " << run.time_budget << " s):";
+        for (const std::string& s : run.skipped) t << " " << s;
+        t << "\n";
+    }
+    t << "\nresult: mismatches=" << ty.mismatches << " host_mismatches=" << ty.host_mismatches << " gigasparse_failures=" << ty.ours_failed
+      << " case_failures=" << ty.case_failed << " cg_gpu_failures=" << ty.cg_gpu_failed << " cg_outcome_differs=" << ty.cg_disagree
+      << " cusparse_failures=" << ty.cusparse_failed << " cases=" << run.cases.size() << " skipped=" << run.skipped.size() << "\n";
+    return t.str();
+}
+
+std::string json(const Run& run, bool finished) {
+    const Tally ty = tally(run);
+    Json j;
+    j.set("benchmark", "krylov_cuda").set("finished", finished);
+    j.set("context", run.context);
+    Json o;
+    o.set("repeats", run.repeats).set("time_budget_s", run.time_budget).set("quick", run.quick).set("value_type", "double").set("index_type", "int32");
+    o.set("matrix_dir", run.matrix_dir).set("check_tol", check_tol).set("cg_tol", cg_tol).set("cg_maxit", cg_maxit).set("cg_max_runs", cg_max_runs);
+    o.set("min_shared_nnz", min_shared_nnz).set("l2_flush_bytes", run.flush_bytes).set("warm_batch_ms", warm_batch_ms);
+    j.set("options", o);
+    std::string cases = "[";
+    for (std::size_t i = 0; i < run.cases.size(); ++i) {
+        cases += i ? ",\n  " : "\n  ";
+        cases += case_json(run, run.cases[i]).str();
+    }
+    j.set_raw("cases", cases + "\n]");
+    std::string skipped = "[";
+    for (std::size_t i = 0; i < run.skipped.size(); ++i) {
+        if (i) skipped += ',';
+        skipped += gs::tools::json_escape(run.skipped[i]);
+    }
+    j.set_raw("skipped", skipped + "]");
+    Json s;
+    s.set("geomean_speedup", ty.speedups ? std::exp(ty.log_speedup / ty.speedups) : 0.0).set("speedup_cases", ty.speedups);
+    s.set("mismatches", ty.mismatches).set("host_mismatches", ty.host_mismatches).set("gigasparse_failures", ty.ours_failed);
+    s.set("case_failures", ty.case_failed).set("cg_gpu_failures", ty.cg_gpu_failed).set("cg_outcome_differs", ty.cg_disagree);
+    s.set("cusparse_failures", ty.cusparse_failed);
+    j.set("summary", s);
+    return j.str() + "\n";
+}
+
+// Written beside the target and renamed over it, so a run stopped at any moment leaves whole files.
+void write_file(const std::string& path, const std::string& text) {
+    const std::string tmp = path + ".tmp";
+    {
+        std::ofstream f(tmp);
+        f << text;
+        if (!f) {
+            std::fprintf(stderr, "bench_krylov_cuda: cannot write %s\n", tmp.c_str());
+            return;
+        }
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) std::fprintf(stderr, "bench_krylov_cuda: cannot rename %s to %s\n", tmp.c_str(), path.c_str());
+}
+
+void write_outputs(const Run& run, bool finished) {
+    write_file(run.outdir + "/krylov_cuda.json", json(run, finished));
+    const std::string s = summary(run, finished);
+    write_file(run.outdir + "/krylov_cuda_summary.txt", s);
+    if (finished) std::printf("%s", s.c_str());
+}
+
+std::string version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+
+// "580.95.05" from /proc/driver/nvidia/version ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.95.05  ...")
+std::string nvidia_driver() {
+    std::ifstream f("/proc/driver/nvidia/version");
+    std::string line;
+    if (!std::getline(f, line)) return "unknown";
+    std::istringstream ss(line);
+    std::string w;
+    while (ss >> w)
+        if (!w.empty() && std::isdigit(static_cast<unsigned char>(w[0])) && w.find('.') != std::string::npos) return w;
+    return "unknown";
+}
+
+void collect_context(Run& run, cusparseHandle_t h) {
+    run.context = gs::tools::run_context();
+    if (const char* rev = std::getenv("GIGASPARSE_GIT_REV")) run.context.set("git", rev);
+    run.device = gc::device_summary();
+    run.driver = nvidia_driver();
+    int v = 0;
+    run.context.set("gpu", run.device);
+    cudaDeviceProp p{};
+    if (cudaGetDeviceProperties(&p, 0) == cudaSuccess) {
+        run.context.set("gpu_name", p.name).set("sm", std::to_string(p.major) + std::to_string(p.minor)).set("sms", p.multiProcessorCount);
+        run.context.set("gpu_memory_bytes", static_cast<std::int64_t>(p.totalGlobalMem));
+    }
+    (void)cudaGetLastError();
+    int l2 = 0;
+    if (cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0) == cudaSuccess) run.l2_bytes = l2;
+    (void)cudaGetLastError();
+    run.context.set("l2_bytes", run.l2_bytes);
+    run.context.set("nvidia_driver", run.driver);
+    if (cudaDriverGetVersion(&v) == cudaSuccess) run.context.set("cuda_driver_api", version_text(v)).set("cuda_driver_api_int", v);
+    if (cudaRuntimeGetVersion(&v) == cudaSuccess) {
+        run.runtime = version_text(v);
+        run.context.set("cuda_runtime", run.runtime).set("cuda_runtime_int", v);
+    }
+    (void)cudaGetLastError();
+    if (h && cusparseGetVersion(h, &v) == CUSPARSE_STATUS_SUCCESS) {
+        run.cusparse = std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 100) + "." + std::to_string(v % 100);
+        run.context.set("cusparse_version", run.cusparse).set("cusparse_version_int", v);
+    }
+    run.context.set("cusparse_header_version", static_cast<std::int64_t>(CUSPARSE_VERSION)).set("cusparse_spmv_preprocess", BENCH_HAVE_SPMV_PREPROCESS != 0);
+    run.host_threads = omp_get_max_threads();
+}
+
+void usage(const char* argv0) { std::fprintf(stderr, "usage: %s OUTDIR [--repeats N] [--time-budget SECONDS] [--quick]\n", argv0); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2 || argv[1][0] == '-') {
+        usage(argv[0]);
+        return 2;
+    }
+    Run run;
+    run.outdir = argv[1];
+    try {
+        for (int i = 2; i < argc; ++i) {
+            const std::string a = argv[i];
+            if (a == "--repeats" && i + 1 < argc) run.repeats = std::stoi(argv[++i]);
+            else if (a == "--time-budget" && i + 1 < argc) run.time_budget = std::stod(argv[++i]);
+            else if (a == "--quick") run.quick = true;
+            else throw std::invalid_argument("unknown argument " + a);
+        }
+        if (run.repeats < 1) throw std::invalid_argument("--repeats must be at least 1");
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "bench_krylov_cuda: %s\n", e.what());
+        usage(argv[0]);
+        return 2;
+    }
+    const gs::Timer clock;
+    std::error_code ec;
+    std::filesystem::create_directories(run.outdir, ec);
+    if (gc::device_count() == 0) {
+        std::fprintf(stderr, "bench_krylov_cuda: %s\n", gc::device_summary().c_str());
+        return 1;
+    }
+    const char* env_dir = std::getenv("GIGASPARSE_MATRIX_DIR");
+    run.matrix_dir = env_dir && *env_dir ? env_dir : GIGASPARSE_MATRIX_DIR;
+
+    Gpu g;
+    g.repeats = run.repeats;
+    cusparseHandle_t h = nullptr;
+    if (const cusparseStatus_t st = cusparseCreate(&h); st != CUSPARSE_STATUS_SUCCESS) {
+        g.handle_error = std::string("cusparseCreate: ") + cusparseGetErrorString(st);
+        std::fprintf(stderr, "bench_krylov_cuda: %s (cuSPARSE parts fail)\n", g.handle_error.c_str());
+        h = nullptr;
+    }
+    std::optional<gc::Stream> stream;  // outlives everything allocated on it; the handle is destroyed first
+    try {
+        collect_context(run, h);
+        stream.emplace();
+        const cudaStream_t s = stream->get();
+        g.stream = &*stream;
+        if (h) {
+            if (const cusparseStatus_t st = cusparseSetStream(h, s); st != CUSPARSE_STATUS_SUCCESS) {
+                g.handle_error = std::string("cusparseSetStream: ") + cusparseGetErrorString(st);
+                (void)cusparseDestroy(h);
+                h = nullptr;
+            }
+        }
+        g.handle = h;
+        try {
+            run.copy_bw = copy_bandwidth(s);
+            run.copy_status = "ok";
+        } catch (const std::exception& e) {
+            run.copy_status = failed(e);
+            std::fprintf(stderr, "bench_krylov_cuda: copy bandwidth %s\n", run.copy_status.c_str());
+            clear_cuda_error(s);
+        }
+        gc::release_cached_memory();
+        run.context.set("copy_bandwidth_gbs", run.copy_bw * 1e-9).set("copy_bandwidth_status", run.copy_status);
+        L2Flush flush;
+        run.flush_bytes = run.l2_bytes > 0 ? 2 * run.l2_bytes : std::int64_t(256) << 20;
+        try {
+            flush.buf.allocate(run.flush_bytes, gc::Placement{s, nullptr});
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "bench_krylov_cuda: no L2 flush buffer (%s): timed runs may find the matrix in L2\n", e.what());
+            run.flush_bytes = 0;
+            clear_cuda_error(s);
+        }
+        g.flush = &flush;
+
+        std::vector<Spec> specs{{"poisson", "poisson3d_64", 64, "", "spd"}, {"rmat", "rmat18_ef16", 18, "", "graph"}};
+        if (!run.quick) {
+            for (Spec& sp : shared_specs(run.matrix_dir)) specs.push_back(sp);
+            specs.push_back({"poisson", "poisson3d_128", 128, "", "spd"});
+            specs.push_back({"rmat", "rmat20_ef16", 20, "", "graph"});
+            specs.push_back({"poisson", "poisson3d_192", 192, "", "spd"});
+            specs.push_back({"rmat", "rmat22_ef16", 22, "", "graph"});
+        }
+        write_outputs(run, false);
+        for (const Spec& sp : specs) {
+            if (clock.seconds() > run.time_budget) {
+                run.skipped.push_back(sp.name);
+                continue;
+            }
+            Case c;
+            c.name = sp.name;
+            c.set = sp.set;
+            c.kind = sp.kind;
+            try {
+                Mat a;
+                if (!load(sp, run.matrix_dir, c, a)) continue;
+                std::fprintf(stderr, "%8.1f s  %s: n %lld, nnz %lld (loaded in %.1f s)\n", clock.seconds(), c.name.c_str(), static_cast<long long>(a.nrows),
+                             static_cast<long long>(a.nnz()), c.load_s);
+                run_case(c, a, g);
+            } catch (const std::exception& e) {
+                c.status = failed(e);
+                clear_cuda_error(s);
+            }
+            std::fprintf(stderr, "%8.1f s  %s done (%.1f s): ours %s ms, ALG1 %s, ALG2 %s, check %s%s%s\n", clock.seconds(), c.name.c_str(), c.wall_s,
+                         ms_or_status(c.ours).c_str(), ms_or_status(c.alg1).c_str(), ms_or_status(c.alg2).c_str(), check_text(c.cusparse_check()).c_str(),
+                         c.status == "ok" ? "" : ", ", c.status == "ok" ? "" : c.status.c_str());
+            run.cases.push_back(std::move(c));
+            try {
+                gc::release_cached_memory();
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "bench_krylov_cuda: release_cached_memory: %s\n", e.what());
+            }
+            write_outputs(run, false);
+        }
+        write_outputs(run, true);
+    } catch (const std::exception& e) {
+        // outside any case (context, stream): what was measured so far is kept
+        std::fprintf(stderr, "bench_krylov_cuda: %s\n", e.what());
+        run.context.set("fatal_error", e.what());
+        write_outputs(run, true);
+    }
+    if (h) (void)cusparseDestroy(h);
+    return 0;
+}
