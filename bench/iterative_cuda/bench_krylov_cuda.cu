@@ -1,16 +1,17 @@
 // bench/iterative_cuda/bench_krylov_cuda.cu: the GPU iterative backend against cuSPARSE and the host, double
 // values and int32 columns: SpMV (gigasparse's SpmvPlan vs cusparseSpMV CSR ALG1 and ALG2) and CG with Jacobi
-// (cuda::solve vs iterative::solve on the host's cores).
+// and with IC(0) (cuda::solve vs iterative::solve on the host's cores).
 //
 // Usage: bench_krylov_cuda OUTDIR [--repeats N] [--time-budget SECONDS] [--quick]
 //
 // Inputs, smallest first (a time budget drops the largest; cases not started within it are listed as
-// skipped): Poisson 3D 7-point 64^3, R-MAT scale 18, the shared matrices, Poisson 128^3, R-MAT 20, Poisson
-// 192^3, R-MAT 22 (R-MAT: 16 edges per row, values 1, SpMV only). Shared matrices: MANIFEST.tsv in
-// $GIGASPARSE_MATRIX_DIR (else the configured folder), square, not complex, more than 100k nonzeros once
-// symmetric halves are expanded. CG runs on Poisson and on the shared matrices whose header says symmetric
-// and whose diagonal is present and positive (a cheap SPD test: a CG that does not converge is an outcome,
-// not an error). --quick: Poisson 64^3 and R-MAT 18 only.
+// skipped; a case once started runs all its parts): Poisson 3D 7-point 64^3, R-MAT scale 18, the shared
+// matrices, Poisson 128^3, R-MAT 20, Poisson 192^3, R-MAT 22 (R-MAT: 16 edges per row, values 1, SpMV
+// only). Shared matrices: MANIFEST.tsv in $GIGASPARSE_MATRIX_DIR (else the configured folder), square, not
+// complex, more than 100k nonzeros once symmetric halves are expanded. CG runs on Poisson and on the shared
+// matrices whose header says symmetric and whose diagonal is present and positive (a cheap SPD test: a CG
+// that does not converge, or an IC(0) that breaks down, is an outcome, not an error). --quick: Poisson 64^3
+// and R-MAT 18 only.
 //
 // SpMV: y = A x, x (pseudo-random in [-1, 1)) and y in device memory, CUDA events on one stream; a warm-up,
 // then N runs each after a write of twice the L2 cache (the matrix comes from DRAM), best and median;
@@ -23,9 +24,22 @@
 // relative to sum_j |a_ij x_j| (flagged above 1e-10). GB/s: the least bytes a CSR SpMV with our 64-bit row
 // offsets moves (values, columns and offsets once, x once, y written) over the time, and that as a fraction
 // of the device-to-device copy bandwidth (1 GiB, read + write).
-// CG: tol 1e-8, maxit 2000, b = A * ones, x0 = 0. GPU: a two-iteration warm-up, then the best of min(N, 3)
-// solves by GpuSolveStats::solve_ms (the iterations, CUDA events); host: one solve, Jacobi setup apart.
-// True relative residual ||b - A x|| / ||b|| by the host's SpMV.
+// CG: tol 1e-8, maxit 2000, b = A * ones, x0 = 0, with two preconditioners:
+//   jacobi  GPU: GpuPrecond::jacobi (the diagonal on the device); host: PrecondKind::jacobi.
+//   ic0     GPU: GpuPrecond::ic0 on the multicolor ordering (GpuSolveOptions' default): the host orders and
+//           factors (iterative::sweep_factors), the device applies the two triangular sweeps level by level
+//           (sweep_levels: kernel launches per application; setup_ms includes the host's factorization);
+//           host: PrecondKind::ic0 on the same multicolor ordering (the same preconditioner: iterations
+//           match within a few) and on dc (the CPU's own best ordering).
+// GPU: a two-iteration warm-up (ic0: on a small grid, so that A is not factored once more), then the best
+// of min(N, 3) solves by GpuSolveStats::solve_ms (the iterations, CUDA events); setup_ms of that solve.
+// Host: Backend::omp, one solve per preconditioner and ordering, setup (ordering, factorization, sweep
+// schedule) timed apart. True relative residual ||b - A x|| / ||b|| by the host's SpMV. JSON: case.cg.gpu
+// and case.cg.host are lists tagged by precond and ordering; case.cg.comparisons pairs each GPU solve with
+// the host's of the same preconditioner and ordering and with the fastest host solve of that preconditioner.
+// Summary: a CG row per case and preconditioner. cg_gpu_failures counts GPU solves that failed (either
+// preconditioner); cg_outcome_differs counts GPU solves whose host twin (same preconditioner and ordering)
+// converged where it did not or the other way round, or took iterations more than 10% + 3 apart.
 //
 // Writes OUTDIR/krylov_cuda.json and OUTDIR/krylov_cuda_summary.txt after every case and prints the
 // summary at the end. Every CUDA and cuSPARSE status is checked: a failure is recorded in the case (the
@@ -63,6 +77,7 @@
 #include <gigasparse/io/matrix_market.hpp>
 #include <gigasparse/iterative/kernels.hpp>
 #include <gigasparse/iterative/krylov.hpp>
+#include <gigasparse/iterative/ordering.hpp>
 #include <gigasparse/iterative/preconditioner.hpp>
 
 #include "common/context.hpp"
@@ -126,19 +141,34 @@ struct SpmvRun {
     bool ok() const { return status == "ok"; }
 };
 
+// One CG solve setup: the preconditioner ("jacobi", "ic0") and the ordering of its sweeps ("none" for
+// Jacobi; "mc", "dc": it::to_string of the OrderingKind).
+struct CgTag {
+    std::string precond, ordering = "none";
+    std::string label() const { return ordering == "none" ? precond : precond + "/" + ordering; }
+    bool operator==(const CgTag&) const = default;
+};
+
 struct GpuCg {
+    CgTag tag;
     std::string status = "not run";  // "ok" (whatever the outcome) or "failed: ..."
     it::SolveResult res;
-    gc::GpuSolveStats st;
+    gc::GpuSolveStats st;            // of the run with the least solve_ms (st.ordering: the sweeps' ordering, described)
     int runs = 0;
+    std::vector<double> runs_setup_ms, runs_solve_ms;
     double true_residual = -1, error_inf = -1, wall_ms = -1;
+    bool ok() const { return status == "ok"; }
 };
 
 struct HostCg {
+    CgTag tag;
     std::string status = "not run";
     it::SolveResult res;
+    std::string ordering_description;
+    std::int64_t sweep_depth = 0;  // synchronization levels per sweep (PrecondInfo::depth; 0 for Jacobi)
     double setup_ms = -1, solve_ms = -1, true_residual = -1;
     int threads = 0;
+    bool ok() const { return status == "ok"; }
 };
 
 struct Case {
@@ -149,8 +179,8 @@ struct Case {
     double load_s = 0, wall_s = 0;
     gc::GpuSolveStats shape;  // the SpMV plan's lanes per row and long rows
     SpmvRun ours, alg1, alg2;
-    GpuCg gpu_cg;
-    HostCg host_cg;
+    std::vector<GpuCg> gpu_cg;    // one per preconditioner (jacobi, ic0/mc)
+    std::vector<HostCg> host_cg;  // one per preconditioner and ordering (jacobi, ic0/mc, ic0/dc)
     std::int64_t bytes_min() const { return nnz * std::int64_t(sizeof(V) + sizeof(I)) + (n + 1) * 8 + ncols * std::int64_t(sizeof(V)) + n * std::int64_t(sizeof(V)); }
     std::int64_t bytes_cusparse() const { return nnz * std::int64_t(sizeof(V) + sizeof(I)) + (n + 1) * 4 + ncols * std::int64_t(sizeof(V)) + n * std::int64_t(sizeof(V)); }
     const SpmvRun* best_cusparse() const {
@@ -177,6 +207,33 @@ struct Case {
 };
 
 bool flagged(double check) { return check != -1 && !(check <= check_tol); }
+
+// The host solve with the GPU's preconditioner and ordering (null: none).
+const HostCg* same_host(const Case& c, const GpuCg& g) {
+    for (const HostCg& h : c.host_cg)
+        if (h.tag == g.tag) return &h;
+    return nullptr;
+}
+// The fastest host solve with g's preconditioner, any ordering: among those that converged, else among
+// those that ran (null: none ran).
+const HostCg* fastest_host(const Case& c, const GpuCg& g) {
+    const HostCg* b = nullptr;
+    for (const HostCg& h : c.host_cg) {
+        if (!h.ok() || h.tag.precond != g.tag.precond) continue;
+        if (!b || (h.res.converged && !b->res.converged) || (h.res.converged == b->res.converged && h.solve_ms < b->solve_ms)) b = &h;
+    }
+    return b;
+}
+// host solve / GPU solve (0: either missing)
+double cg_speedup(const GpuCg& g, const HostCg* h) { return g.ok() && h && h->ok() && g.st.solve_ms > 0 && h->solve_ms > 0 ? h->solve_ms / g.st.solve_ms : 0; }
+// The GPU and the host with the same preconditioner and ordering (both ran) disagree: converged or not,
+// or iterations more than 10% (of the larger) + 3 apart.
+bool outcome_differs(const GpuCg& g, const HostCg* h) {
+    if (!g.ok() || !h || !h->ok()) return false;
+    if (g.res.converged != h->res.converged) return true;
+    const double gi = double(g.res.iterations), hi = double(h->res.iterations);
+    return std::abs(gi - hi) > 0.1 * std::max(gi, hi) + 3;
+}
 
 struct Run {
     std::string outdir, matrix_dir;
@@ -407,11 +464,19 @@ void run_cusparse(SpmvRun& r, cusparseSpMVAlg_t alg, const Gpu& g, const DevMat&
          }));
 }
 
-void run_gpu_cg(Case& c, const Mat& a, const DevMat& dm, const std::vector<V>& b, int repeats) {
-    GpuCg& out = c.gpu_cg;
+// The GPU's sweeps run on this ordering (GpuSolveOptions' default), and the host's IC(0) on it and on dc.
+constexpr it::OrderingKind gpu_sweep_ordering = it::OrderingKind::multicolor;
+
+GpuCg run_gpu_cg(const Mat& a, const DevMat& dm, const std::vector<V>& b, int repeats, gc::GpuPrecond precond) {
+    GpuCg out;
+    out.tag.precond = gc::to_string(precond);
     gc::GpuSolveOptions o;
     o.method = it::Method::cg;
-    o.precond = gc::GpuPrecond::jacobi;
+    o.precond = precond;
+    if (precond != gc::GpuPrecond::jacobi && precond != gc::GpuPrecond::none) {
+        o.ordering.kind = gpu_sweep_ordering;
+        out.tag.ordering = it::to_string(gpu_sweep_ordering);
+    }
     o.tol = cg_tol;
     o.maxit = cg_maxit;
     o.record_history = false;
@@ -420,7 +485,17 @@ void run_gpu_cg(Case& c, const Mat& a, const DevMat& dm, const std::vector<V>& b
             gc::GpuSolveOptions w = o;
             w.maxit = 2;
             std::vector<V> x(b.size(), V(0));
-            (void)gc::solve<V, I>(dm, b, x, w, nullptr);
+            if (o.precond == gc::GpuPrecond::jacobi) {
+                (void)gc::solve<V, I>(dm, b, x, w, nullptr);
+            } else {
+                // the sweep kernels do not depend on the matrix: a small grid loads them without a second
+                // host factorization of A (A's SpMV kernels were loaded by the Jacobi warm-up)
+                const Mat small = gs::gen::poisson3d<V, I>(8, 8, 8);
+                const DevMat ds = DevMat::upload(small.view());
+                const std::vector<V> bs(static_cast<std::size_t>(small.nrows), V(1));
+                std::vector<V> xs(bs.size(), V(0));
+                (void)gc::solve<V, I>(ds, bs, xs, w, nullptr);
+            }
         }
         std::vector<V> best_x;
         const int runs = std::max(1, std::min(repeats, cg_max_runs));
@@ -431,12 +506,16 @@ void run_gpu_cg(Case& c, const Mat& a, const DevMat& dm, const std::vector<V>& b
             it::SolveResult res = gc::solve<V, I>(dm, b, x, o, &st);
             const double wall = t.seconds() * 1e3;
             ++out.runs;
+            out.runs_setup_ms.push_back(st.setup_ms);
+            out.runs_solve_ms.push_back(st.solve_ms);
+            const bool setup_failed = res.reason == it::StopReason::preconditioner_failed;
             if (k == 0 || st.solve_ms < out.st.solve_ms) {
                 out.res = std::move(res);
                 out.st = st;
                 out.wall_ms = wall;
                 best_x = std::move(x);
             }
+            if (setup_failed) break;  // the same factorization fails again
         }
         out.true_residual = true_residual(a, b, best_x);
         double e = 0;
@@ -447,14 +526,21 @@ void run_gpu_cg(Case& c, const Mat& a, const DevMat& dm, const std::vector<V>& b
         out.status = failed(e);
         (void)cudaGetLastError();
     }
+    return out;
 }
 
-void run_host_cg(Case& c, const Mat& a, const std::vector<V>& b) {
-    HostCg& out = c.host_cg;
+// One host PCG solve; `ordering` is ignored for Jacobi. Setup (ordering, factorization, sweep schedule)
+// and solve timed apart.
+HostCg run_host_cg(const Mat& a, const std::vector<V>& b, it::PrecondKind kind, it::OrderingKind ordering) {
+    HostCg out;
+    out.tag.precond = it::to_string(kind);
+    if (kind != it::PrecondKind::jacobi && kind != it::PrecondKind::none) out.tag.ordering = it::to_string(ordering);
     out.threads = omp_get_max_threads();
     try {
         it::PrecondOptions po;
-        po.kind = it::PrecondKind::jacobi;
+        po.kind = kind;
+        po.ordering.kind = ordering;
+        po.schedule.backend = it::Backend::omp;
         it::SolverOptions so;
         so.method = it::Method::cg;
         so.tol = cg_tol;
@@ -467,12 +553,15 @@ void run_host_cg(Case& c, const Mat& a, const std::vector<V>& b) {
         out.setup_ms = t.lap() * 1e3;
         out.res = it::solve<V>(it::csr_operator(a.view(), it::Backend::omp), b, x, m.get(), so);
         out.solve_ms = t.lap() * 1e3;
-        if (!m->info().status.ok) out.res.message += " (Jacobi setup: " + m->info().status.message + ")";
+        out.ordering_description = m->info().ordering_description;
+        out.sweep_depth = m->info().depth;
+        if (!m->info().status.ok) out.res.message += " (" + out.tag.label() + " setup: " + m->info().status.message + ")";
         out.true_residual = true_residual(a, b, x);
         out.status = "ok";
     } catch (const std::exception& e) {
         out.status = failed(e);
     }
+    return out;
 }
 
 void run_case(Case& c, const Mat& a, const Gpu& g) {
@@ -539,13 +628,16 @@ void run_case(Case& c, const Mat& a, const Gpu& g) {
             clear_cuda_error(s);
         }
     }
-    // CG + Jacobi
+    // CG with Jacobi, then with IC(0): the GPU on the multicolor ordering, the host on it and on dc
     if (c.spd_candidate) {
         const std::vector<V> ones(static_cast<std::size_t>(a.ncols), V(1));
         std::vector<V> b(static_cast<std::size_t>(a.nrows));
         it::spmv<V, I>(it::Backend::omp, a.view(), ones, b);
-        run_gpu_cg(c, a, dm, b, g.repeats);
-        run_host_cg(c, a, b);
+        c.gpu_cg.push_back(run_gpu_cg(a, dm, b, g.repeats, gc::GpuPrecond::jacobi));
+        c.host_cg.push_back(run_host_cg(a, b, it::PrecondKind::jacobi, it::OrderingKind::natural));
+        c.gpu_cg.push_back(run_gpu_cg(a, dm, b, g.repeats, gc::GpuPrecond::ic0));
+        c.host_cg.push_back(run_host_cg(a, b, it::PrecondKind::ic0, gpu_sweep_ordering));
+        c.host_cg.push_back(run_host_cg(a, b, it::PrecondKind::ic0, it::OrderingKind::dc));
     }
     c.wall_s = wall.seconds();
 }
@@ -657,29 +749,55 @@ Json case_json(const Run& run, const Case& c) {
     j.set("spmv", s);
     if (c.spd_candidate) {
         Json cg;
-        Json gj;
-        const GpuCg& gpu = c.gpu_cg;
-        gj.set("status", gpu.status).set("runs", gpu.runs);
-        if (gpu.status == "ok") {
-            gj.set("converged", gpu.res.converged).set("reason", it::to_string(gpu.res.reason)).set("message", gpu.res.message);
-            gj.set("iterations", gpu.res.iterations).set("residual", gpu.res.residual).set("true_residual", gpu.true_residual);
-            gj.set("error_inf", gpu.error_inf).set("setup_ms", gpu.st.setup_ms).set("solve_ms", gpu.st.solve_ms).set("download_ms", gpu.st.download_ms);
-            gj.set("ms_per_iteration", gpu.res.iterations > 0 ? gpu.st.solve_ms / double(gpu.res.iterations) : 0.0).set("wall_ms", gpu.wall_ms);
-            gj.set("spmv_calls", gpu.st.spmv_calls).set("threads_per_row", gpu.st.threads_per_row).set("long_rows", gpu.st.long_rows);
-            gj.set("device_bytes", gpu.st.device_bytes);
+        cg.set("about",
+               "gpu: a solve per preconditioner (cuda::solve; ic0: factored on the host on the ordering, sweeps on the device by level sets; setup_ms "
+               "includes that factorization; solve_ms, the iterations: the run with the least of runs_solve_ms); host: a solve per preconditioner and "
+               "ordering (iterative::solve, omp; setup_ms: ordering, factorization, sweep schedule); comparisons: a GPU solve against the host with "
+               "the same preconditioner and ordering (same_*) and against the fastest host solve of that preconditioner (converged ones first)");
+        std::string gl = "[", hl = "[", cl = "[";
+        for (const GpuCg& gpu : c.gpu_cg) {
+            Json gj;
+            gj.set("precond", gpu.tag.precond).set("ordering", gpu.tag.ordering).set("label", gpu.tag.label());
+            gj.set("status", gpu.status).set("runs", gpu.runs);
+            if (gpu.ok()) {
+                gj.set("ordering_description", gpu.st.ordering).set("sweep_levels", gpu.st.sweep_levels);
+                gj.set("converged", gpu.res.converged).set("reason", it::to_string(gpu.res.reason)).set("message", gpu.res.message);
+                gj.set("iterations", gpu.res.iterations).set("residual", gpu.res.residual).set("true_residual", gpu.true_residual);
+                gj.set("error_inf", gpu.error_inf).set("setup_ms", gpu.st.setup_ms).set("solve_ms", gpu.st.solve_ms).set("download_ms", gpu.st.download_ms);
+                gj.set("ms_per_iteration", gpu.res.iterations > 0 ? gpu.st.solve_ms / double(gpu.res.iterations) : 0.0).set("wall_ms", gpu.wall_ms);
+                gj.set("runs_setup_ms", gpu.runs_setup_ms).set("runs_solve_ms", gpu.runs_solve_ms);
+                gj.set("spmv_calls", gpu.st.spmv_calls).set("threads_per_row", gpu.st.threads_per_row).set("long_rows", gpu.st.long_rows);
+                gj.set("device_bytes", gpu.st.device_bytes);
+            }
+            gl += std::string(gl.size() > 1 ? "," : "") + gj.str();
+            Json cj;
+            const HostCg* same = same_host(c, gpu);
+            const HostCg* best = fastest_host(c, gpu);
+            cj.set("precond", gpu.tag.precond).set("gpu_ordering", gpu.tag.ordering).set("label", gpu.tag.label());
+            cj.set("same_host", same ? same->tag.label() : std::string("none"));
+            if (same && same->ok() && gpu.ok()) {
+                cj.set("same_iterations_gpu", gpu.res.iterations).set("same_iterations_host", same->res.iterations);
+                cj.set("same_outcome_differs", outcome_differs(gpu, same)).set("same_speedup_solve", cg_speedup(gpu, same));
+            }
+            cj.set("fastest_host", best ? best->tag.label() : std::string("none")).set("speedup_solve", cg_speedup(gpu, best));
+            if (best && gpu.ok() && best->setup_ms + best->solve_ms > 0 && gpu.st.setup_ms + gpu.st.solve_ms > 0)
+                cj.set("speedup_setup_and_solve", (best->setup_ms + best->solve_ms) / (gpu.st.setup_ms + gpu.st.solve_ms));
+            cl += std::string(cl.size() > 1 ? "," : "") + cj.str();
         }
-        cg.set("gpu", gj);
-        Json hj;
-        const HostCg& host = c.host_cg;
-        hj.set("status", host.status).set("threads", host.threads);
-        if (host.status == "ok") {
-            hj.set("converged", host.res.converged).set("reason", it::to_string(host.res.reason)).set("message", host.res.message);
-            hj.set("iterations", host.res.iterations).set("residual", host.res.residual).set("true_residual", host.true_residual);
-            hj.set("setup_ms", host.setup_ms).set("solve_ms", host.solve_ms);
-            hj.set("ms_per_iteration", host.res.iterations > 0 ? host.solve_ms / double(host.res.iterations) : 0.0);
+        for (const HostCg& host : c.host_cg) {
+            Json hj;
+            hj.set("precond", host.tag.precond).set("ordering", host.tag.ordering).set("label", host.tag.label());
+            hj.set("status", host.status).set("threads", host.threads);
+            if (host.ok()) {
+                hj.set("ordering_description", host.ordering_description).set("sweep_depth", host.sweep_depth);
+                hj.set("converged", host.res.converged).set("reason", it::to_string(host.res.reason)).set("message", host.res.message);
+                hj.set("iterations", host.res.iterations).set("residual", host.res.residual).set("true_residual", host.true_residual);
+                hj.set("setup_ms", host.setup_ms).set("solve_ms", host.solve_ms);
+                hj.set("ms_per_iteration", host.res.iterations > 0 ? host.solve_ms / double(host.res.iterations) : 0.0);
+            }
+            hl += std::string(hl.size() > 1 ? "," : "") + hj.str();
         }
-        cg.set("host", hj);
-        if (gpu.status == "ok" && host.status == "ok" && gpu.st.solve_ms > 0) cg.set("speedup_solve", host.solve_ms / gpu.st.solve_ms);
+        cg.set_raw("gpu", gl + "]").set_raw("host", hl + "]").set_raw("comparisons", cl + "]");
         j.set("cg", cg);
     }
     return j;
@@ -709,9 +827,9 @@ Tally tally(const Run& run) {
             t.log_speedup += std::log(c.speedup());
             ++t.speedups;
         }
-        if (c.spd_candidate) {
-            if (c.gpu_cg.status != "ok") ++t.cg_gpu_failed;
-            else if (c.host_cg.status == "ok" && c.gpu_cg.res.converged != c.host_cg.res.converged) ++t.cg_disagree;
+        for (const GpuCg& g : c.gpu_cg) {
+            if (!g.ok()) ++t.cg_gpu_failed;
+            else if (outcome_differs(g, same_host(c, g))) ++t.cg_disagree;
         }
     }
     return t;
@@ -777,31 +895,83 @@ std::string summary(const Run& run, bool finished) {
     }
     t << "\n";
     bool any_cg = false;
-    for (const Case& c : run.cases) any_cg = any_cg || (c.status == "ok" && c.spd_candidate);
+    for (const Case& c : run.cases) any_cg = any_cg || (c.status == "ok" && !c.gpu_cg.empty());
     if (any_cg) {
-        t << "\nCG + Jacobi, tol " << cg_tol << ", maxit " << cg_maxit << ", b = A*ones, x0 = 0: GPU cuda::solve (solve_ms: the iterations by CUDA events, "
-          << "best of up to " << cg_max_runs << " after a warm-up) vs host iterative::solve (omp, " << run.host_threads
-          << " threads, one run, Jacobi setup apart); true_res: ||b - A x|| / ||b||; speedup: host solve / GPU solve\n";
-        std::snprintf(buf, sizeof buf, "%-24s %9s %10s %7s %10s %8s %9s %-16s | %7s %10s %8s %9s %-16s %8s\n", "case", "n", "nnz", "gpu_it", "gpu_ms", "ms/it",
-                      "true_res", "gpu_outcome", "host_it", "host_ms", "ms/it", "true_res", "host_outcome", "speedup");
+        t << "\nCG, tol " << cg_tol << ", maxit " << cg_maxit << ", b = A*ones, x0 = 0, a row per case and preconditioner. GPU cuda::solve: jacobi "
+          << "on the device; ic0: IC(0) factored on the host (the CPU backend's code) on the " << it::to_string(gpu_sweep_ordering)
+          << " ordering, its two triangular sweeps on the device by level sets (lvls: kernel launches per application); gpu_setup: b and x up, "
+          << "SpMV plan, preconditioner (ic0: the host's ordering and factorization and the factors' upload), first residual; gpu_ms: the "
+          << "iterations by CUDA events, best of up to " << cg_max_runs << " after a warm-up. Host iterative::solve (omp, " << run.host_threads
+          << " threads), one solve each, setup (ordering, factorization, sweep schedule) timed apart: host_* with the GPU's preconditioner and "
+          << "ordering (iterations should match), alt_* the same preconditioner on the CPU's own ordering (alt). *_res: true residual "
+          << "||b - A x|| / ||b||; speedup: the fastest host solve of the row (converged ones first) / gpu_ms; outcome: stop reasons other than "
+          << "converged, DIFFERS where the GPU and host_* disagree (converged or not, iterations more than 10% + 3 apart)\n";
+        std::snprintf(buf, sizeof buf, "%-24s %-10s %6s %9s %9s %8s %8s %5s | %6s %9s %9s %8s | %-4s %6s %9s %9s %8s | %7s  %s\n", "case", "precond", "gpu_it",
+                      "gpu_setup", "gpu_ms", "ms/it", "gpu_res", "lvls", "host_it", "h_setup", "host_ms", "host_res", "alt", "alt_it", "a_setup", "alt_ms",
+                      "alt_res", "speedup", "outcome");
         t << buf;
+        struct HostCells {
+            std::string iterations, setup, solve, residual;
+        };
+        const auto host_cells = [](const HostCg* h) {
+            if (!h) return HostCells{"-", "-", "-", "-"};
+            if (!h->ok()) return HostCells{"FAILED", "-", "-", "-"};
+            return HostCells{std::to_string(h->res.iterations), fmt("%.2f", h->setup_ms), fmt("%.2f", h->solve_ms), fmt("%.1e", h->true_residual)};
+        };
+        std::vector<std::string> labels;
+        std::vector<double> log_sp;
+        std::vector<int> n_sp;
         for (const Case& c : run.cases) {
-            if (c.status != "ok" || !c.spd_candidate) continue;
-            const GpuCg& g = c.gpu_cg;
-            const HostCg& h = c.host_cg;
-            const bool gok = g.status == "ok", hok = h.status == "ok";
-            const std::string go = gok ? it::to_string(g.res.reason) : "FAILED", ho = hok ? it::to_string(h.res.reason) : "FAILED";
-            std::snprintf(buf, sizeof buf, "%-24s %9lld %10lld %7lld %10.2f %8.4f %9.1e %-16s | %7lld %10.2f %8.4f %9.1e %-16s %8s\n", c.name.substr(0, 24).c_str(),
-                          static_cast<long long>(c.n), static_cast<long long>(c.nnz), static_cast<long long>(gok ? g.res.iterations : -1),
-                          gok ? g.st.solve_ms : -1.0, gok && g.res.iterations > 0 ? g.st.solve_ms / double(g.res.iterations) : 0.0,
-                          gok ? g.true_residual : -1.0, go.substr(0, 16).c_str(), static_cast<long long>(hok ? h.res.iterations : -1),
-                          hok ? h.solve_ms : -1.0, hok && h.res.iterations > 0 ? h.solve_ms / double(h.res.iterations) : 0.0,
-                          hok ? h.true_residual : -1.0, ho.substr(0, 16).c_str(),
-                          gok && hok && g.st.solve_ms > 0 ? fmt("%.1f", h.solve_ms / g.st.solve_ms).c_str() : "-");
-            t << buf;
-            if (!gok) t << "    gpu: " << g.status.substr(0, 300) << "\n";
-            if (!hok) t << "    host: " << h.status.substr(0, 300) << "\n";
+            if (c.status != "ok") continue;
+            for (const GpuCg& g : c.gpu_cg) {
+                const HostCg* same = same_host(c, g);
+                const HostCg* alt = nullptr;
+                for (const HostCg& h : c.host_cg)
+                    if (h.tag.precond == g.tag.precond && !(h.tag == g.tag)) {
+                        alt = &h;
+                        break;
+                    }
+                const HostCg* best = fastest_host(c, g);
+                const double sp = cg_speedup(g, best);
+                std::string outcome = outcome_differs(g, same) ? "DIFFERS" : "";
+                const auto add = [&](const std::string& who, const it::SolveResult& r) {
+                    if (!r.converged) outcome += (outcome.empty() ? "" : "; ") + who + " " + it::to_string(r.reason);
+                };
+                if (g.ok()) add("gpu", g.res);
+                for (const HostCg* h : {same, alt})
+                    if (h && h->ok()) add("host " + h->tag.label(), h->res);
+                if (outcome.empty()) outcome = g.ok() ? "converged" : "-";
+                const HostCells hc = host_cells(same), ac = host_cells(alt);
+                const bool gok = g.ok();
+                std::snprintf(buf, sizeof buf, "%-24s %-10s %6s %9s %9s %8s %8s %5s | %6s %9s %9s %8s | %-4s %6s %9s %9s %8s | %7s  %s\n",
+                              c.name.substr(0, 24).c_str(), g.tag.label().substr(0, 10).c_str(), gok ? std::to_string(g.res.iterations).c_str() : "FAILED",
+                              gok ? fmt("%.2f", g.st.setup_ms).c_str() : "-", gok ? fmt("%.2f", g.st.solve_ms).c_str() : "-",
+                              gok && g.res.iterations > 0 ? fmt("%.4f", g.st.solve_ms / double(g.res.iterations)).c_str() : "-",
+                              gok ? fmt("%.1e", g.true_residual).c_str() : "-", gok && g.st.sweep_levels > 0 ? std::to_string(g.st.sweep_levels).c_str() : "-",
+                              hc.iterations.c_str(), hc.setup.c_str(), hc.solve.c_str(), hc.residual.c_str(),
+                              alt ? alt->tag.ordering.substr(0, 4).c_str() : "-", ac.iterations.c_str(), ac.setup.c_str(), ac.solve.c_str(),
+                              ac.residual.c_str(), sp > 0 ? fmt("%.1f", sp).c_str() : "-", outcome.substr(0, 160).c_str());
+                t << buf;
+                if (!gok) t << "    gpu " << g.tag.label() << ": " << g.status.substr(0, 300) << "\n";
+                for (const HostCg* h : {same, alt})
+                    if (h && !h->ok()) t << "    host " << h->tag.label() << ": " << h->status.substr(0, 300) << "\n";
+                if (sp > 0 && g.res.converged) {
+                    const std::size_t k = static_cast<std::size_t>(std::find(labels.begin(), labels.end(), g.tag.label()) - labels.begin());
+                    if (k == labels.size()) {
+                        labels.push_back(g.tag.label());
+                        log_sp.push_back(0);
+                        n_sp.push_back(0);
+                    }
+                    log_sp[k] += std::log(sp);
+                    ++n_sp[k];
+                }
+            }
         }
+        t << "CG geomean speedup of the GPU solve over the fastest host solve (GPU converged):";
+        for (std::size_t k = 0; k < labels.size(); ++k)
+            t << (k ? "; " : " ") << labels[k] << " " << fmt("%.2f", std::exp(log_sp[k] / n_sp[k])) << " (" << n_sp[k] << " cases)";
+        if (labels.empty()) t << " -";
+        t << "\n";
     }
     if (!run.skipped.empty()) {
         t << "\n" << run.skipped.size() << " cases skipped (not started within the time budget of " << run.time_budget << " s):";
@@ -1018,9 +1188,16 @@ int main(int argc, char** argv) {
                 c.status = failed(e);
                 clear_cuda_error(s);
             }
-            std::fprintf(stderr, "%8.1f s  %s done (%.1f s): ours %s ms, ALG1 %s, ALG2 %s, check %s%s%s\n", clock.seconds(), c.name.c_str(), c.wall_s,
+            std::string cg;  // ", CG jacobi gpu 12 it 3.1 ms / host 12 it 9.0 ms, ..."
+            for (const GpuCg& gr : c.gpu_cg) {
+                const HostCg* hc = same_host(c, gr);
+                cg += std::string(cg.empty() ? ", CG " : ", ") + gr.tag.label() + " gpu " +
+                      (gr.ok() ? std::to_string(gr.res.iterations) + " it " + fmt("%.1f", gr.st.solve_ms) + " ms" : std::string("FAILED")) + " / host " +
+                      (hc && hc->ok() ? std::to_string(hc->res.iterations) + " it " + fmt("%.1f", hc->solve_ms) + " ms" : std::string(hc ? "FAILED" : "-"));
+            }
+            std::fprintf(stderr, "%8.1f s  %s done (%.1f s): ours %s ms, ALG1 %s, ALG2 %s, check %s%s%s%s\n", clock.seconds(), c.name.c_str(), c.wall_s,
                          ms_or_status(c.ours).c_str(), ms_or_status(c.alg1).c_str(), ms_or_status(c.alg2).c_str(), check_text(c.cusparse_check()).c_str(),
-                         c.status == "ok" ? "" : ", ", c.status == "ok" ? "" : c.status.c_str());
+                         cg.c_str(), c.status == "ok" ? "" : ", ", c.status == "ok" ? "" : c.status.c_str());
             run.cases.push_back(std::move(c));
             try {
                 gc::release_cached_memory();

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -379,4 +380,49 @@ TEST(CudaKrylov, SweepFactorizationFailureIsAStatus) {
     const auto r = gpu_solve(a, b, x, options(it::Method::cg, GpuPrecond::ic0));
     EXPECT_EQ(r.reason, it::StopReason::preconditioner_failed) << r.message;
     EXPECT_NE(r.message.find("IC(0)"), std::string::npos) << r.message;
+}
+
+// Small cases through every kernel of the backend: in the simulator's racecheck build (ThreadSanitizer told
+// CUDA's ordering; cuda_sim_racecheck_krylov_tests) a race between threads, blocks, launches or the host fails.
+TEST(CudaKrylov, RacecheckSmallSolves) {
+    SKIP_WITHOUT_GPU();
+#ifdef GIGASPARSE_CUDA_SIM
+    const std::int64_t races_before = cuda_sim::race_reports();
+    std::set<std::string> kernels;
+    const auto note_kernels = [&] {
+        for (const auto& [name, n] : cuda_sim::stats().kernels) kernels.insert(name);
+    };
+#else
+    const auto note_kernels = [] {};
+#endif
+    const auto rmat = gs::test::rmat_like<double, std::int32_t>(7, 7, 6, 61);
+    expect_spmv_matches(rmat, "rmat, long rows over 4", GpuSpmvOptions{.long_row = 4});
+    note_kernels();
+    const auto p = gs::gen::poisson2d<double, std::int32_t>(7, 7);
+    const auto b = gs::test::random_vector<double>(p.nrows, 62);
+    for (const GpuPrecond pc : {GpuPrecond::jacobi, GpuPrecond::sgs}) {
+        std::vector<double> x(b.size(), 0.0);
+        const auto r = gpu_solve(p, b, x, options(it::Method::cg, pc, 1e-10));
+        note_kernels();
+        EXPECT_TRUE(r.converged) << r.message;
+        EXPECT_LE(true_residual(p, b, x), 1e-9);
+    }
+    const auto cd = gs::gen::convection_diffusion<double, std::int32_t>(4, 4, 4, 5.0, -2.0, 1.0);
+    const auto bc = gs::test::random_vector<double>(cd.nrows, 63);
+    std::vector<double> x(bc.size(), 0.0);
+    auto o = options(it::Method::bicgstab, GpuPrecond::ilu0, 1e-10);
+    o.ordering.kind = it::OrderingKind::rcm;  // a permutation, and levels of several rows
+    const auto r = gpu_solve(cd, bc, x, o);
+    note_kernels();
+    EXPECT_TRUE(r.converged) << r.message;
+    EXPECT_LE(true_residual(cd, bc, x), 1e-9);
+#ifdef GIGASPARSE_CUDA_SIM
+    EXPECT_EQ(cuda_sim::race_reports(), races_before) << "ThreadSanitizer reported a race (above)";
+    for (const char* k : {"spmv_vector_kernel", "long_rows_kernel", "spmv_long_rows_kernel", "jacobi_kernel", "dot_kernel", "dot2_kernel",
+                          "sum_kernel", "precond_dots_kernel", "cg_start_kernel", "cg_alpha_kernel", "cg_update_kernel", "cg_beta_kernel",
+                          "cg_direction_kernel", "sweep_level_kernel", "permute_kernel", "scale_kernel", "bicg_rho_kernel",
+                          "bicg_direction_kernel", "bicg_alpha_kernel", "bicg_s_kernel", "bicg_snorm_kernel", "bicg_omega_kernel",
+                          "bicg_update_kernel", "bicg_finish_kernel"})
+        EXPECT_TRUE(kernels.count(std::string("gigasparse::krylov::") + k)) << k << " did not run";
+#endif
 }
