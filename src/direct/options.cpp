@@ -46,6 +46,7 @@ const char* to_string(NumericBackend b) {
     switch (b) {
         case NumericBackend::cpu: return "cpu";
         case NumericBackend::reference: return "reference";
+        case NumericBackend::cuda: return "cuda";
     }
     return "?";
 }
@@ -102,7 +103,8 @@ OrderingAlg parse_ordering(std::string_view s) {
 NumericBackend parse_numeric_backend(std::string_view s) {
     if (s == "cpu" || s == "default") return NumericBackend::cpu;
     if (s == "reference") return NumericBackend::reference;
-    throw InvalidArgument("direct: unknown backend '" + std::string(s) + "' (cpu|reference)");
+    if (s == "cuda") return NumericBackend::cuda;
+    throw InvalidArgument("direct: unknown backend '" + std::string(s) + "' (cpu|reference|cuda)");
 }
 
 Transpose parse_transpose(std::string_view s) {

@@ -14,6 +14,7 @@
 #include <gigasparse/core/timer.hpp>
 #include <gigasparse/direct/solver.hpp>
 
+#include "direct/numeric/front_offload.hpp"
 #include "direct/numeric/numeric.hpp"
 
 namespace gigasparse::direct {
@@ -151,6 +152,7 @@ void DirectSolver<V, I>::set_option(std::string_view name, std::string_view valu
     else if (name == "subtree_factor") opt_.subtree_factor = to_int(name, value);
     else if (name == "blocked_front_rows") opt_.blocked_front_rows = to_int(name, value);
     else if (name == "front_block") opt_.front_block = to_int(name, value);
+    else if (name == "gpu_front_rows") opt_.gpu_front_rows = to_int(name, value);
     else if (name == "small_front_rows") opt_.small_front_rows = to_int(name, value);
     else if (name == "loop_panel_rows") opt_.loop_panel_rows = to_int(name, value);
     else if (name == "pivot_perturbation") opt_.pivot_perturbation = to_double(name, value);
@@ -164,7 +166,7 @@ void DirectSolver<V, I>::set_option(std::string_view name, std::string_view valu
     else throw InvalidArgument("direct: unknown option '" + std::string(name) + "'");
     if (opt_.index_base != 0 && opt_.index_base != 1) throw InvalidArgument("direct: index_base must be 0 or 1");
     if (opt_.refinement_steps < -1 || opt_.threads < 0 || opt_.amalgamation.max_width < 1 ||
-        opt_.blocked_front_rows < 0 || opt_.front_block < 1 || opt_.small_front_rows < 0 || opt_.loop_panel_rows < 0 ||
+        opt_.blocked_front_rows < 0 || opt_.front_block < 1 || opt_.gpu_front_rows < 0 || opt_.small_front_rows < 0 || opt_.loop_panel_rows < 0 ||
         opt_.pivot_block < 2 || !(opt_.pivot_perturbation < 1) || opt_.delayed_pivots < 0 ||
         !(opt_.pivot_threshold >= 0 && opt_.pivot_threshold <= 1) || !(opt_.delay_growth >= 1))
         throw InvalidArgument("direct: option " + std::string(name) + " out of range");
@@ -189,6 +191,7 @@ std::string DirectSolver<V, I>::get_option(std::string_view name) const {
     if (name == "subtree_factor") return num(static_cast<double>(opt_.subtree_factor));
     if (name == "blocked_front_rows") return num(static_cast<double>(opt_.blocked_front_rows));
     if (name == "front_block") return num(static_cast<double>(opt_.front_block));
+    if (name == "gpu_front_rows") return num(static_cast<double>(opt_.gpu_front_rows));
     if (name == "small_front_rows") return num(static_cast<double>(opt_.small_front_rows));
     if (name == "loop_panel_rows") return num(static_cast<double>(opt_.loop_panel_rows));
     if (name == "pivot_perturbation") return std::to_string(opt_.pivot_perturbation);
@@ -298,6 +301,8 @@ Status DirectSolver<V, I>::factorize(CsrView<V, I> a) {
         throw NotSupported("direct: the reference backend computes no Schur complement; use backend 'cpu'");
     if ((ldlt() || lu()) && opt_.backend == NumericBackend::reference)
         throw NotSupported("direct: the reference backend factors LLᴴ only; LDLᵀ/LDLᴴ and LU run on backend 'cpu'");
+    if (opt_.backend == NumericBackend::cuda && (ldlt() || lu() || is_complex_v<V>))
+        throw NotSupported("direct: backend cuda factors LLᵀ of real values (spd); LDLᵀ/LDLᴴ, LU and complex values run on backend 'cpu'");
     if (a.values.size() < a_col_idx_.size()) throw DimensionMismatch("direct: fewer values than entries");
     check_precision();
     single_ = single_requested();
@@ -529,6 +534,12 @@ Status DirectSolver<V, I>::run_numeric() {
     prm.block = opt_.front_block;
     prm.small_rows = opt_.small_front_rows;
     prm.loop_panel_rows = opt_.loop_panel_rows;
+    if (opt_.backend == NumericBackend::cuda) {
+        if (!offload_) offload_ = make_gpu_front_offload(0);
+        offload_->reset_stats();
+        prm.offload = offload_.get();
+        prm.offload_rows = opt_.gpu_front_rows;
+    }
     Status st = Status::success;
     if (ldlt() || lu()) {
         // A NaN or Inf value is a failure at its column (it would reach the factor without meeting a pivot).
@@ -569,6 +580,13 @@ Status DirectSolver<V, I>::run_numeric() {
         st = factor_values(scaled ? std::span<const V>(scaled_) : std::span<const V>(num_.values), fail, prm);
     } else {
         st = factor_values(num_.values, fail, prm);
+    }
+    if (offload_) {
+        const FrontOffloadStats g = offload_->stats();
+        gpu_fronts_ = static_cast<double>(g.fronts);
+        gpu_flops_ = g.flops;
+        gpu_bytes_ = static_cast<double>(g.bytes);
+        gpu_seconds_ = g.seconds;
     }
     if (fail != -1 && ldlt()) fail = pivot_source(fail);  // pivoted -> analysis position
     failing_column_ = fail == -1 ? -1 : sym_->perm[fail];

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <gigasparse/cuda/device.hpp>
 #include <gigasparse/direct/solver.hpp>
 #include <gigasparse/gen/generators.hpp>
 #include <gigasparse/io/matrix_market.hpp>
@@ -281,4 +282,21 @@ TEST(CliFactor, InverseDiagonalWritten) {
     ASSERT_EQ(run_cli("factor '" + f + "' --structure general --inverse-diagonal '" + out + "'").exit_code, 0);
     const auto dg = gs::io::read_mtx_dense<double>(out);
     for (std::int64_t i = 0; i < 400; ++i) EXPECT_NEAR(dg(i, 0), ref[i], 1e-13 * std::abs(ref[i])) << i;
+}
+
+// --backend cuda: without a device, exit code 4 and the reason; with one, the GPU's fronts in text and JSON.
+TEST(CliFactor, CudaBackendRunsOrSaysWhyNot) {
+    const std::string f = write_poisson("factor_cuda", 0.0);
+    const auto r = run_cli("factor '" + f + "' --backend cuda --options gpu_front_rows=32");
+    if (gigasparse::cuda::device_count() == 0) {
+        EXPECT_EQ(r.exit_code, 4) << r.out;
+        EXPECT_TRUE(has(r.err, "backend cuda")) << r.err;
+        return;
+    }
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+    EXPECT_TRUE(has(r.out, "gpu             ")) << r.out;
+    const auto j = run_cli("factor '" + f + "' --backend cuda --options gpu_front_rows=32 --json");
+    ASSERT_EQ(j.exit_code, 0) << j.err;
+    for (const char* key : {"\"backend\":\"cuda\"", "\"gpu\":{\"fronts\":"}) EXPECT_TRUE(has(j.out, key)) << key << " in " << j.out;
+    EXPECT_EQ(run_cli("factor '" + f + "' --backend cuda --structure symmetric").exit_code, 4);  // LDLᵀ stays on the cpu
 }

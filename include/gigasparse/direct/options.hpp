@@ -19,8 +19,9 @@ enum class MatrixView { full, lower, upper };
 enum class OrderingAlg { automatic, amd, nd, natural, user };
 
 // Numeric phase of factorize/refactorize: cpu = multifrontal supernodal (BLAS, threads); reference =
-// sequential left-looking column Cholesky without BLAS (the oracle), same factor layout.
-enum class NumericBackend { cpu, reference };
+// sequential left-looking column Cholesky without BLAS (the oracle), same factor layout; cuda = cpu with the
+// large LLᴴ fronts on the GPU.
+enum class NumericBackend { cpu, reference, cuda };
 
 // Numerical outcome of a phase (never thrown): not_positive_definite (LLᴴ), zero_pivot (LDLᵀ/LDLᴴ with
 // pivot_perturbation = 0, or a NaN/Inf value; LU too), not_converged (a solve whose backward error after
@@ -75,7 +76,9 @@ struct AmalgamationLimits {
 // Options of a DirectSolver; also settable by name through DirectSolver::set_option.
 struct DirectOptions {
     OrderingAlg ordering = OrderingAlg::automatic;
-    NumericBackend backend = NumericBackend::cpu;  // option "backend": cpu | reference
+    // option "backend": cpu | reference | cuda (the cpu backend with the LLᴴ fronts of at least gpu_front_rows rows
+    // factored on the GPU: cuSOLVER potrf, cuBLAS trsm and syrk; real values; LDLᵀ and LU stay on cpu)
+    NumericBackend backend = NumericBackend::cpu;
     AmalgamationLimits amalgamation{};
     double level_weight = 1e8;          // flops charged per supernodal level in ordering_cost
     // auto: ND is evaluated only when AMD's flops / nnz(L) reach this ratio (CHOLMOD's rule: below it
@@ -95,6 +98,9 @@ struct DirectOptions {
     // gemm/herk tiles, near the root on all threads); 0 sends every front there.
     std::int64_t blocked_front_rows = 1024;
     std::int64_t front_block = 384;     // panel block and tile width of the blocked kernel
+    // backend cuda: fronts with at least this many rows go to the GPU (the copies of the panel and the
+    // contribution block, about 16 (f² + f w) bytes, must be paid by the m² w flops of the update).
+    std::int64_t gpu_front_rows = 2048;
     // Fronts with fewer rows than this are factored in plain loops without BLAS calls (small_front.hpp:
     // the per-call overhead of OpenBLAS outweighs its kernels there, and its buffer lock serializes
     // concurrent subtrees); 0 sends every front to the BLAS. 64: docs/performance/direct-cpu.md.

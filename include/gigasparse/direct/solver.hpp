@@ -19,6 +19,7 @@
 namespace gigasparse::direct {
 
 struct NumericParams;  // src/direct/numeric/numeric.hpp
+class FrontOffload;    // src/direct/numeric/front_offload.hpp (backend cuda)
 
 // Result of a solve: outcome, refinement steps taken, and the residual reached.
 struct SolveInfo {
@@ -108,10 +109,10 @@ class DirectSolver {
 public:
     explicit DirectSolver(Structure structure = Structure::spd, MatrixView view = MatrixView::full);
 
-    // Options by field or by name ("ordering", "backend" (cpu|reference), "refinement_steps", "refinement_tolerance",
+    // Options by field or by name ("ordering", "backend" (cpu|reference|cuda), "refinement_steps", "refinement_tolerance",
     // "amalgamation_max_width", "amalgamation_zero_fraction", "amalgamation_min_width",
     // "amalgamation", "level_weight", "auto_nd_ratio", "index_base", "threads", "subtree_factor",
-    // "blocked_front_rows", "front_block", "small_front_rows", "loop_panel_rows", "pivot_perturbation",
+    // "blocked_front_rows", "front_block", "gpu_front_rows", "small_front_rows", "loop_panel_rows", "pivot_perturbation",
     // "pivot_block", "pivot_pair_threshold", "pivot_scaling", "matching", "delayed_pivots", "pivot_threshold", "delay_growth",
     // "factor_precision" (full|single), "refinement" (auto|plain|gmres)).
     // factor_precision = single (double or complex<double> values): the factor is computed and stored in float /
@@ -182,7 +183,8 @@ public:
     // factorization also "perturbed_pivots", "two_by_two_pivots", "pivot_pairs" (analysis pairs), "positive_pivots", "negative_pivots",
     // "zero_pivots" (the inertia; complex symmetric: -1); after an LU factorization "perturbed_pivots",
     // "unmatched_columns", "delayed_pivots" (columns the delayed pivoting moved into ancestors' fronts) and
-    // "delay_rounds" (the extra analyses and factorizations factorize ran for them).
+    // "delay_rounds" (the extra analyses and factorizations factorize ran for them); with backend cuda "gpu_fronts",
+    // "gpu_flops", "gpu_bytes" (host <-> device) and "gpu_seconds" of the last factorization's fronts on the GPU.
     double result(std::string_view name) const;
     std::string ordering_used() const;
     std::span<const std::int64_t> permutation() const;  // perm[new] = old, 0-based
@@ -325,6 +327,9 @@ private:
     std::int64_t failing_column_ = -1;
     std::int64_t delayed_ = 0;       // LU: columns moved into ancestors' fronts by the kept delayed-pivoting rounds
     std::int64_t delay_rounds_ = 0;  // LU: re-analyses and factorizations the last factorize ran for them
+    // backend cuda: the GPU's fronts (made at the first factorization, shared by copies) and what they did in the last one
+    std::shared_ptr<FrontOffload> offload_;
+    double gpu_fronts_ = 0, gpu_flops_ = 0, gpu_bytes_ = 0, gpu_seconds_ = 0;
     double tau_used_ = 0;       // the perturbation threshold of the last factorization (in the factored matrix's scale)
     double anorm_ = 0, anorm1_ = 0;  // ||A||_inf and ||A||_1 of the matrix read by the view (both recomputed when anorm_ <= 0)
     bool analyzed_ = false, allocated_ = false, factorized_ = false;

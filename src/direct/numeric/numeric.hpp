@@ -13,6 +13,8 @@ template <class V>
 void allocate_numeric(const Symbolic& sym, NumericFactor<V>& num);
 
 // Parameters of the numeric phase (from DirectOptions).
+class FrontOffload;
+
 struct NumericParams {
     int threads = 1;               // subtree workers and tile threads of the large fronts
     idx blocked_rows = 1024;       // fronts with at least this many rows take the blocked tile kernel
@@ -24,6 +26,9 @@ struct NumericParams {
     bool herm = true;              // LDLᴴ (Hermitian) rather than LDLᵀ (complex symmetric)
     double tau = 0;                // LDLᵀ: absolute pivot perturbation threshold (0: a zero pivot fails)
     idx pivot_block = 64;          // LDLᵀ: pivot search block
+    // backend cuda: LLᴴ fronts of real values with at least offload_rows rows are factored there (the GPU)
+    FrontOffload* offload = nullptr;
+    idx offload_rows = 2048;
 };
 
 // Multifrontal LLᴴ (or LDLᵀ / LDLᴴ with prm.ldlt) of the values `a` (input entry order) into `num`. On

@@ -381,6 +381,10 @@ double DirectSolver<V, I>::result(std::string_view name) const {
     if (name == "unmatched_columns") return static_cast<double>(unmatched_);
     if (name == "delayed_pivots") return static_cast<double>(delayed_);
     if (name == "delay_rounds") return static_cast<double>(delay_rounds_);
+    if (name == "gpu_fronts") return gpu_fronts_;
+    if (name == "gpu_flops") return gpu_flops_;
+    if (name == "gpu_bytes") return gpu_bytes_;
+    if (name == "gpu_seconds") return gpu_seconds_;
     if (name == "perturbed_pivots") {
         if (!(ldlt() || lu()) || !factorized_)
             throw PhaseError("direct: result 'perturbed_pivots' needs a successful LDLᵀ/LDLᴴ or LU factorization");

@@ -70,7 +70,7 @@ int run_factor(const Args& args) {
     }
     const bool single_requested = solver.get_option("factor_precision") == "single";
     if (auto t = args.get("threads")) solver.set_option("threads", *t);
-    solver.set_option("backend", args.get("backend", "cpu"));  // cpu (multifrontal) | reference (oracle)
+    solver.set_option("backend", args.get("backend", "cpu"));  // cpu (multifrontal) | reference (oracle) | cuda (large fronts on the GPU)
     // --options "name=value,name=value": any DirectSolver option (pivot_perturbation, matching, ...).
     if (auto opts = args.get("options")) {
         const std::string& o = *opts;
@@ -183,6 +183,12 @@ int run_factor(const Args& args) {
             .set("factor_precision", solver.result("single_factor") != 0 ? "single" : "full")
             .set("times", times);
         if (ldlt && st == direct::Status::success) out.set("pivots", pivots);
+        if (solver.get_option("backend") == "cuda") {
+            Json gj;
+            gj.set("fronts", solver.result("gpu_fronts")).set("flops", solver.result("gpu_flops")).set("bytes", solver.result("gpu_bytes"));
+            gj.set("seconds", solver.result("gpu_seconds")).set("min_front_rows", solver.get_option("gpu_front_rows"));
+            out.set("gpu", gj);
+        }
         if (invdiag_out && st == direct::Status::success) {
             Json ij;
             ij.set("file", *invdiag_out).set("seconds", invdiag_s);
@@ -228,6 +234,11 @@ int run_factor(const Args& args) {
                   << "analyze         " << format_seconds(analyze_s) << "\n"
                   << "factorize       " << format_seconds(factor_s) << " (" << (factor_s > 0 ? flops / factor_s * 1e-9 : 0.0)
                   << " GFLOP/s)\n";
+        if (solver.get_option("backend") == "cuda")
+            std::cout << "gpu             " << format_count(static_cast<std::int64_t>(solver.result("gpu_fronts"))) << " fronts of >= "
+                      << solver.get_option("gpu_front_rows") << " rows, " << solver.result("gpu_flops") / std::max(flops, 1.0) * 100
+                      << "% of the flops, " << format_count(static_cast<std::int64_t>(solver.result("gpu_bytes")))
+                      << " bytes copied, " << format_seconds(solver.result("gpu_seconds")) << "\n";
         if (single_requested && st == direct::Status::success)
             std::cout << "precision       "
                       << (solver.result("single_factor") != 0
@@ -309,7 +320,7 @@ const bool registered = register_command({
     "factor",
     "sparse direct solve: ordering, symbolic analysis, multifrontal Cholesky, LDL^T or LU, solve with refinement",
     "usage: gigasparse factor A.mtx [b.mtx] [--structure spd|hpd|symmetric|hermitian|general]\n"
-    "                         [--ordering auto|amd|nd|natural] [--backend cpu|reference]\n"
+    "                         [--ordering auto|amd|nd|natural] [--backend cpu|reference|cuda]\n"
     "                         [--refine N] [--factor-precision full|single] [--threads T] [--options name=value,...]\n"
     "                         [--schur 1-100,205,... [--schur-out S.mtx]] [--transpose N|T|H] [--condest]\n"
     "                         [--inverse-diagonal D.mtx] [--json]\n\n"
@@ -325,7 +336,10 @@ const bool registered = register_command({
     "same factors; --condest adds an estimate of the 1-norm condition number (Higham-Tisseur block\n"
     "estimator: a few two-column solves with A and A^H); --inverse-diagonal writes diag(A^-1) (selected inversion of the\n"
     "factor, no solves; LU solves for the entries off its pattern) as an n x 1 Matrix Market array. --backend reference factors with the sequential reference\n"
-    "numeric phase (left-looking, no BLAS; the test oracle) instead of the multifrontal one.\n"
+    "numeric phase (left-looking, no BLAS; the test oracle) instead of the multifrontal one; --backend cuda\n"
+    "factors the LL^T fronts of at least gpu_front_rows rows (default 2048; --options gpu_front_rows=N) on the GPU\n"
+    "(cuSOLVER potrf, cuBLAS trsm and syrk; spd, real values; prints the fronts, their share of the flops and the\n"
+    "bytes copied; \"gpu\" in JSON; exit code 4 with the reason without a GPU).\n"
     "Symmetric files are read as their stored lower triangle. --options sets any solver option by name\n"
     "(docs/direct.md: e.g. pivot_perturbation=0,matching=0,pivot_block=128).\n"
     "Prints the ordering, nnz(L), flops (sum of squared column counts), supernodes and levels, the\n"

@@ -1,0 +1,16 @@
+// src/direct/numeric/cuda/gpu_fronts.cu: make_gpu_front_offload, the GPU's large Cholesky fronts (backend = cuda).
+#include <memory>
+
+#include <gigasparse/cuda/device.hpp>
+
+#include "direct/numeric/cuda/gpu_fronts.cuh"
+
+namespace gigasparse::direct {
+
+std::unique_ptr<FrontOffload> make_gpu_front_offload(int device) {
+    if (cuda::device_count() <= device)
+        throw NotSupported("direct: backend cuda needs a CUDA device: " + cuda::device_summary(device));
+    return std::make_unique<cuda::GpuFrontOffload>(device);
+}
+
+}  // namespace gigasparse::direct

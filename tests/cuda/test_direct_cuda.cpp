@@ -1,0 +1,228 @@
+// tests/cuda/test_direct_cuda.cpp: the direct solver's fronts on the GPU (backend cuda: cuSOLVER potrf, cuBLAS trsm
+// and syrk). Built twice: for the GPU (tests/cuda, label cuda, skipped without a device: DirectSolver end to end)
+// and on the CPU simulator of tests/cuda_sim (GIGASPARSE_CUDA_SIM, label unit: the same offload code against the
+// simulator's cuBLAS/cuSOLVER, alone on dense fronts and inside the library's multifrontal factorization).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gigasparse/core/error.hpp>
+#include <gigasparse/direct/solver.hpp>
+#include <gigasparse/gen/generators.hpp>
+
+#include "cuda/gpu_test_support.hpp"
+#include "direct/numeric/dense.hpp"
+#include "direct/numeric/front_offload.hpp"
+#include "direct/numeric/numeric.hpp"
+
+#ifdef GIGASPARSE_CUDA_SIM
+#include "direct/numeric/cuda/gpu_fronts.cuh"
+#endif
+
+namespace gs = gigasparse;
+namespace dr = gigasparse::direct;
+
+namespace {
+
+// The offload under test: the simulator's build of the GPU class, or the library's (a real device).
+std::unique_ptr<dr::FrontOffload> make_offload() {
+#ifdef GIGASPARSE_CUDA_SIM
+    return std::make_unique<gs::cuda::GpuFrontOffload>(0);
+#else
+    return dr::make_gpu_front_offload(0);
+#endif
+}
+
+// A random SPD front of f rows, w fully summed columns: panel (f x w, ld f) and contribution block (m x m).
+template <class V>
+void random_front(std::int64_t f, std::int64_t w, std::uint64_t seed, std::vector<V>& panel, std::vector<V>& cb) {
+    const std::int64_t m = f - w;
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<double> u(-1, 1);
+    // A = B Bᵀ + f I: SPD, its leading w columns the panel, its trailing block the contribution block
+    std::vector<double> b(static_cast<std::size_t>(f * f));
+    for (auto& v : b) v = u(rng);
+    std::vector<double> a(static_cast<std::size_t>(f * f), 0.0);
+    for (std::int64_t j = 0; j < f; ++j)
+        for (std::int64_t i = j; i < f; ++i) {
+            double s = i == j ? static_cast<double>(f) : 0.0;
+            for (std::int64_t k = 0; k < f; ++k) s += b[i + k * f] * b[j + k * f];
+            a[i + j * f] = s;
+        }
+    panel.assign(static_cast<std::size_t>(f * w), V(0));
+    for (std::int64_t j = 0; j < w; ++j)
+        for (std::int64_t i = j; i < f; ++i) panel[i + j * f] = static_cast<V>(a[i + j * f]);
+    cb.assign(static_cast<std::size_t>(std::max<std::int64_t>(m * m, 1)), V(0));
+    for (std::int64_t j = 0; j < m; ++j)
+        for (std::int64_t i = j; i < m; ++i) cb[i + j * m] = static_cast<V>(a[(w + i) + (w + j) * f]);
+}
+
+// The host's partial Cholesky of the same front (the cpu backend's potrf / trsm / herk path).
+template <class V>
+int host_front(std::int64_t f, std::int64_t w, V* panel, V* cb) {
+    const std::int64_t m = f - w;
+    const int info = dr::dense::potrf(static_cast<int>(w), panel, static_cast<int>(f));
+    if (info != 0 || m == 0) return info;
+    dr::dense::trsm(CblasRight, CblasConjTrans, static_cast<int>(m), static_cast<int>(w), panel, static_cast<int>(f), panel + w, static_cast<int>(f));
+    dr::dense::herk_minus(static_cast<int>(m), static_cast<int>(w), panel + w, static_cast<int>(f), cb, static_cast<int>(m));
+    return 0;
+}
+
+template <class V>
+double max_rel_diff_lower(const std::vector<V>& x, const std::vector<V>& y, std::int64_t rows, std::int64_t cols) {
+    double d = 0, s = 0;
+    for (std::int64_t j = 0; j < cols; ++j)
+        for (std::int64_t i = j; i < rows; ++i) {
+            d = std::max(d, std::abs(static_cast<double>(x[i + j * rows]) - static_cast<double>(y[i + j * rows])));
+            s = std::max(s, std::abs(static_cast<double>(y[i + j * rows])));
+        }
+    return d / std::max(s, 1e-300);
+}
+
+gs::Csr<double, std::int32_t> shifted_poisson(std::int64_t m, double shift) {
+    auto a = gs::gen::poisson3d<double, std::int32_t>(m, m, m);
+    for (std::int64_t r = 0; r < a.nrows; ++r)
+        for (gs::offset_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
+            if (a.col_idx[k] == r) a.values[k] += shift;
+    return a;
+}
+
+}  // namespace
+
+// One front at a time: the offload's panel and contribution block equal the host's potrf/trsm/herk (double and
+// float, with and without a contribution block), and a front that is not positive definite returns potrf's info.
+TEST(CudaDirect, OffloadedFrontMatchesTheHost) {
+    SKIP_WITHOUT_GPU();
+#ifdef GIGASPARSE_CUDA_SIM
+    const SimulatedRunChecks checks;
+#endif
+    auto off = make_offload();
+    struct Shape {
+        std::int64_t f, w;
+    };
+    for (const Shape sh : {Shape{40, 40}, Shape{70, 16}, Shape{129, 64}}) {
+        SCOPED_TRACE("f " + std::to_string(sh.f) + " w " + std::to_string(sh.w));
+        const std::int64_t m = sh.f - sh.w;
+        std::vector<double> p, c, p2, c2;
+        random_front(sh.f, sh.w, 7, p, c);
+        p2 = p, c2 = c;
+        ASSERT_EQ(off->factor(sh.f, sh.w, p.data(), c.data()), 0);
+        ASSERT_EQ(host_front(sh.f, sh.w, p2.data(), c2.data()), 0);
+        EXPECT_LE(max_rel_diff_lower(p, p2, sh.f, sh.w), 1e-13);
+        if (m > 0) {
+            EXPECT_LE(max_rel_diff_lower(c, c2, m, m), 1e-12);
+        }
+        std::vector<float> pf, cf, pf2, cf2;
+        random_front(sh.f, sh.w, 8, pf, cf);
+        pf2 = pf, cf2 = cf;
+        ASSERT_EQ(off->factor(sh.f, sh.w, pf.data(), cf.data()), 0);
+        ASSERT_EQ(host_front(sh.f, sh.w, pf2.data(), cf2.data()), 0);
+        EXPECT_LE(max_rel_diff_lower(pf, pf2, sh.f, sh.w), 1e-5);
+    }
+    const auto st = off->stats();
+    EXPECT_EQ(st.fronts, 6);
+    EXPECT_GT(st.flops, 0);
+    EXPECT_GT(st.bytes, 0);
+    // not positive definite at local column 5: potrf's info 6
+    std::vector<double> p, c;
+    random_front(30, 10, 9, p, c);
+    p[5 + 5 * 30] = -1.0;
+    EXPECT_EQ(off->factor(30, 10, p.data(), c.data()), 6);
+    off.reset();
+#ifdef GIGASPARSE_CUDA_SIM
+    checks.expect_clean("the GPU fronts");
+#endif
+}
+
+// Inside the multifrontal factorization: the fronts of at least offload_rows rows go to the offload and the
+// factor equals the cpu backend's (the simulator's calls run the same BLAS as the host's, but another
+// blocking: to rounding).
+TEST(CudaDirect, MultifrontalWithOffloadedFronts) {
+    SKIP_WITHOUT_GPU();
+    const auto a = shifted_poisson(sim_or(9, 20), 0.0);
+    dr::DirectSolver<double, std::int32_t> solver(dr::Structure::spd);
+    solver.options().threads = 2;
+    solver.analyze(a.view());
+    ASSERT_EQ(solver.factorize(a.view()), dr::Status::success);
+    const auto& sym = solver.symbolic();
+    const auto off = make_offload();
+    dr::NumericFactor<double> num;
+    dr::allocate_numeric(sym, num);
+    dr::NumericParams prm;
+    prm.threads = 2;
+    prm.offload = off.get();
+    prm.offload_rows = 40;
+    dr::idx fail = -1;
+    ASSERT_EQ(dr::factor_multifrontal<double>(sym, num, a.values, fail, prm), dr::Status::success);
+    const auto st = off->stats();
+    EXPECT_GT(st.fronts, 0) << "no front of at least 40 rows";
+    std::int64_t expected_fronts = 0;
+    for (dr::idx sn = 0; sn < sym.nsuper; ++sn) expected_fronts += sym.front_rows(sn) >= 40;
+    EXPECT_EQ(st.fronts, expected_fronts);
+    const auto& ref = solver.numeric().lx;
+    ASSERT_EQ(num.lx.size(), ref.size());
+    double d = 0, s = 0;
+    for (std::size_t k = 0; k < ref.size(); ++k) {
+        d = std::max(d, std::abs(num.lx[k] - ref[k]));
+        s = std::max(s, std::abs(ref[k]));
+    }
+    EXPECT_LE(d / s, 1e-12);
+    // not positive definite: the same status and failing column as the cpu backend
+    const auto bad = shifted_poisson(sim_or(9, 20), -3.0);
+    dr::DirectSolver<double, std::int32_t> cpu(dr::Structure::spd);
+    cpu.analyze(bad.view());
+    ASSERT_EQ(cpu.factorize(bad.view()), dr::Status::not_positive_definite);
+    dr::NumericFactor<double> num2;
+    dr::allocate_numeric(cpu.symbolic(), num2);
+    dr::idx fail2 = -1, fail_cpu = -1;
+    EXPECT_EQ(dr::factor_multifrontal<double>(cpu.symbolic(), num2, bad.values, fail2, prm), dr::Status::not_positive_definite);
+    dr::NumericFactor<double> num3;
+    dr::allocate_numeric(cpu.symbolic(), num3);
+    dr::NumericParams plain;
+    plain.threads = 2;
+    EXPECT_EQ(dr::factor_multifrontal<double>(cpu.symbolic(), num3, bad.values, fail_cpu, plain), dr::Status::not_positive_definite);
+    EXPECT_EQ(fail2, fail_cpu);
+}
+
+#ifndef GIGASPARSE_CUDA_SIM
+// The public path: DirectSolver with backend cuda (double, and the single-precision factor), its results, and
+// what it refuses.
+TEST(CudaDirect, DirectSolverBackendCuda) {
+    if (!gs::config::with_cuda) {
+        const auto a = shifted_poisson(6, 0.0);
+        dr::DirectSolver<double, std::int32_t> s(dr::Structure::spd);
+        s.set_option("backend", "cuda");
+        s.analyze(a.view());
+        EXPECT_THROW(s.factorize(a.view()), gs::NotSupported);
+        GTEST_SKIP() << "built without CUDA";
+    }
+    SKIP_WITHOUT_GPU();
+    const auto a = shifted_poisson(40, 0.0);
+    std::vector<double> b(static_cast<std::size_t>(a.nrows), 1.0), x(b.size());
+    for (const std::string precision : {"full", "single"}) {
+        SCOPED_TRACE(precision);
+        dr::DirectSolver<double, std::int32_t> s(dr::Structure::spd);
+        s.set_option("backend", "cuda");
+        s.set_option("gpu_front_rows", "256");
+        s.set_option("factor_precision", precision);
+        s.analyze(a.view());
+        ASSERT_EQ(s.factorize(a.view()), dr::Status::success);
+        EXPECT_GT(s.result("gpu_fronts"), 0);
+        EXPECT_GT(s.result("gpu_flops"), 0.3 * s.result("flops")) << "the large fronts near the root hold most of the flops";
+        const auto info = s.solve(b, x);
+        EXPECT_LE(info.backward_error, 1e-14);
+        ASSERT_EQ(s.refactorize(a.values), dr::Status::success);  // the offload is kept
+        EXPECT_GT(s.result("gpu_fronts"), 0);
+    }
+    dr::DirectSolver<double, std::int32_t> ldlt(dr::Structure::symmetric);
+    ldlt.set_option("backend", "cuda");
+    ldlt.analyze(a.view());
+    EXPECT_THROW(ldlt.factorize(a.view()), gs::NotSupported);
+}
+#endif

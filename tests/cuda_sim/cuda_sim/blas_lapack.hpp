@@ -1,0 +1,140 @@
+// tests/cuda_sim/cuda_sim/blas_lapack.hpp: the simulator's cuBLAS and cuSOLVER subsets (cublas_v2.h,
+// cusolverDn.h): the real signatures and status codes; each call checks its pointers are device memory and
+// is queued on its handle's stream as one unit of device work, run by the host's OpenBLAS / LAPACK (the
+// library's dense wrappers).
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include <cblas.h>
+
+#include "cuda_sim/runtime.hpp"
+#include "direct/numeric/dense.hpp"
+
+enum cublasStatus_t { CUBLAS_STATUS_SUCCESS = 0, CUBLAS_STATUS_NOT_INITIALIZED = 1, CUBLAS_STATUS_INVALID_VALUE = 7 };
+enum cublasFillMode_t { CUBLAS_FILL_MODE_LOWER = 0, CUBLAS_FILL_MODE_UPPER = 1 };
+enum cublasOperation_t { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1, CUBLAS_OP_C = 2 };
+enum cublasSideMode_t { CUBLAS_SIDE_LEFT = 0, CUBLAS_SIDE_RIGHT = 1 };
+enum cublasDiagType_t { CUBLAS_DIAG_NON_UNIT = 0, CUBLAS_DIAG_UNIT = 1 };
+enum cusolverStatus_t { CUSOLVER_STATUS_SUCCESS = 0, CUSOLVER_STATUS_NOT_INITIALIZED = 1, CUSOLVER_STATUS_INVALID_VALUE = 3 };
+
+namespace cuda_sim::blas {
+struct Handle {
+    cudaStream_t stream = nullptr;
+};
+// Queues f on the handle's stream as device work reading/writing `uses` (all must be device memory).
+template <class F>
+bool queue(const char* what, const Handle* h, std::initializer_list<const void*> uses, F&& f) {
+    if (!h) return false;
+    for (const void* p : uses)
+        if (p && !cuda_sim::is_device_pointer(p)) cuda_sim::fail_host(std::string(what) + ": a host pointer passed as device memory");
+    Op o;
+    o.what = what;
+    o.uses.assign(uses.begin(), uses.end());
+    o.run = std::forward<F>(f);
+    return cuda_sim::enqueue(h->stream, std::move(o)) == cudaSuccess;
+}
+inline CBLAS_UPLO uplo(cublasFillMode_t m) { return m == CUBLAS_FILL_MODE_LOWER ? CblasLower : CblasUpper; }
+inline CBLAS_TRANSPOSE trans(cublasOperation_t o) { return o == CUBLAS_OP_N ? CblasNoTrans : o == CUBLAS_OP_T ? CblasTrans : CblasConjTrans; }
+}  // namespace cuda_sim::blas
+
+using cublasHandle_t = cuda_sim::blas::Handle*;
+using cusolverDnHandle_t = cuda_sim::blas::Handle*;
+
+inline cublasStatus_t cublasCreate(cublasHandle_t* h) {
+    *h = new cuda_sim::blas::Handle;
+    return CUBLAS_STATUS_SUCCESS;
+}
+inline cublasStatus_t cublasDestroy(cublasHandle_t h) {
+    delete h;
+    return CUBLAS_STATUS_SUCCESS;
+}
+inline cublasStatus_t cublasSetStream(cublasHandle_t h, cudaStream_t s) {
+    if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+    h->stream = s;
+    return CUBLAS_STATUS_SUCCESS;
+}
+inline cusolverStatus_t cusolverDnCreate(cusolverDnHandle_t* h) {
+    *h = new cuda_sim::blas::Handle;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+inline cusolverStatus_t cusolverDnDestroy(cusolverDnHandle_t h) {
+    delete h;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+inline cusolverStatus_t cusolverDnSetStream(cusolverDnHandle_t h, cudaStream_t s) {
+    if (!h) return CUSOLVER_STATUS_NOT_INITIALIZED;
+    h->stream = s;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+
+namespace cuda_sim::blas {
+template <class T>
+cublasStatus_t trsm(const char* what, cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t fill, cublasOperation_t op, cublasDiagType_t diag,
+                    int m, int n, const T* alpha, const T* a, int lda, T* b, int ldb) {
+    if (m < 0 || n < 0) return CUBLAS_STATUS_INVALID_VALUE;
+    const T al = *alpha;  // host scalar (CUBLAS_POINTER_MODE_HOST)
+    const bool ok = queue(what, h, {a, b}, [=] {
+        const auto s = side == CUBLAS_SIDE_LEFT ? CblasLeft : CblasRight;
+        const auto d = diag == CUBLAS_DIAG_UNIT ? CblasUnit : CblasNonUnit;
+        if constexpr (std::is_same_v<T, double>) cblas_dtrsm(CblasColMajor, s, uplo(fill), trans(op), d, m, n, al, a, lda, b, ldb);
+        else cblas_strsm(CblasColMajor, s, uplo(fill), trans(op), d, m, n, al, a, lda, b, ldb);
+    });
+    return ok ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_INITIALIZED;
+}
+template <class T>
+cublasStatus_t syrk(const char* what, cublasHandle_t h, cublasFillMode_t fill, cublasOperation_t op, int n, int k, const T* alpha, const T* a,
+                    int lda, const T* beta, T* c, int ldc) {
+    if (n < 0 || k < 0) return CUBLAS_STATUS_INVALID_VALUE;
+    const T al = *alpha, be = *beta;
+    const bool ok = queue(what, h, {a, c}, [=] {
+        if constexpr (std::is_same_v<T, double>) cblas_dsyrk(CblasColMajor, uplo(fill), trans(op), n, k, al, a, lda, be, c, ldc);
+        else cblas_ssyrk(CblasColMajor, uplo(fill), trans(op), n, k, al, a, lda, be, c, ldc);
+    });
+    return ok ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_INITIALIZED;
+}
+template <class T>
+cusolverStatus_t potrf(const char* what, cusolverDnHandle_t h, cublasFillMode_t fill, int n, T* a, int lda, T* work, int* info) {
+    if (fill != CUBLAS_FILL_MODE_LOWER) fail_host(std::string(what) + ": the simulator has the lower triangle only");
+    const bool ok = queue(what, h, {a, work, info}, [=] { *info = gigasparse::direct::dense::potrf(n, a, lda); });
+    return ok ? CUSOLVER_STATUS_SUCCESS : CUSOLVER_STATUS_NOT_INITIALIZED;
+}
+}  // namespace cuda_sim::blas
+
+inline cublasStatus_t cublasDtrsm(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t fill, cublasOperation_t op, cublasDiagType_t diag, int m,
+                                  int n, const double* alpha, const double* a, int lda, double* b, int ldb) {
+    return cuda_sim::blas::trsm("cublasDtrsm", h, side, fill, op, diag, m, n, alpha, a, lda, b, ldb);
+}
+inline cublasStatus_t cublasStrsm(cublasHandle_t h, cublasSideMode_t side, cublasFillMode_t fill, cublasOperation_t op, cublasDiagType_t diag, int m,
+                                  int n, const float* alpha, const float* a, int lda, float* b, int ldb) {
+    return cuda_sim::blas::trsm("cublasStrsm", h, side, fill, op, diag, m, n, alpha, a, lda, b, ldb);
+}
+inline cublasStatus_t cublasDsyrk(cublasHandle_t h, cublasFillMode_t fill, cublasOperation_t op, int n, int k, const double* alpha, const double* a,
+                                  int lda, const double* beta, double* c, int ldc) {
+    return cuda_sim::blas::syrk("cublasDsyrk", h, fill, op, n, k, alpha, a, lda, beta, c, ldc);
+}
+inline cublasStatus_t cublasSsyrk(cublasHandle_t h, cublasFillMode_t fill, cublasOperation_t op, int n, int k, const float* alpha, const float* a,
+                                  int lda, const float* beta, float* c, int ldc) {
+    return cuda_sim::blas::syrk("cublasSsyrk", h, fill, op, n, k, alpha, a, lda, beta, c, ldc);
+}
+// The workspace a potrf asks for: n entries (the simulator's potrf needs none; the size exercises the caller's allocation).
+inline cusolverStatus_t cusolverDnDpotrf_bufferSize(cusolverDnHandle_t h, cublasFillMode_t, int n, double*, int, int* lwork) {
+    if (!h) return CUSOLVER_STATUS_NOT_INITIALIZED;
+    *lwork = n;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+inline cusolverStatus_t cusolverDnSpotrf_bufferSize(cusolverDnHandle_t h, cublasFillMode_t, int n, float*, int, int* lwork) {
+    if (!h) return CUSOLVER_STATUS_NOT_INITIALIZED;
+    *lwork = n;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+inline cusolverStatus_t cusolverDnDpotrf(cusolverDnHandle_t h, cublasFillMode_t fill, int n, double* a, int lda, double* work, int, int* info) {
+    return cuda_sim::blas::potrf("cusolverDnDpotrf", h, fill, n, a, lda, work, info);
+}
+inline cusolverStatus_t cusolverDnSpotrf(cusolverDnHandle_t h, cublasFillMode_t fill, int n, float* a, int lda, float* work, int, int* info) {
+    return cuda_sim::blas::potrf("cusolverDnSpotrf", h, fill, n, a, lda, work, info);
+}
