@@ -374,6 +374,8 @@ class DirectSolver:
         out: dict[str, Any] = {n: self._result(n) for n in names}
         if self.pivot_stats is not None:
             out.update(self.pivot_stats)
+        if self._core.get_option("backend") == "cuda":
+            out["gpu"] = {k: self._result("gpu_" + k) for k in ("fronts", "flops", "bytes", "seconds")}
         out["ordering"] = self.ordering
         out["status"] = self.status
         return out

@@ -535,3 +535,20 @@ def test_single_precision_factor_falls_back_and_refuses():
         s2.inverse_diagonal()
     with pytest.raises(gs.InvalidArgument):
         gs.DirectSolver(a, "spd", factor_precision="half")
+
+
+def test_cuda_backend_or_not_supported(rng):
+    a = gs.generate.poisson3d(16)
+    b = rng.standard_normal(a.shape[0])
+    s = gs.DirectSolver(a, "spd", backend="cuda", gpu_front_rows=64)
+    if gs.cuda_device_count() == 0:
+        with pytest.raises(gs.NotSupported, match="backend cuda"):
+            s.factorize()
+        return
+    assert s.factorize() == "success"
+    x = s.solve(b)
+    assert rel_residual(a, x, b) < 1e-12
+    g = s.stats()["gpu"]
+    assert g["fronts"] > 0 and g["flops"] > 0 and g["bytes"] > 0
+    with pytest.raises(gs.NotSupported, match="backend cuda"):
+        gs.DirectSolver(a, "sym", backend="cuda").factorize()
