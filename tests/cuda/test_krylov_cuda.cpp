@@ -419,7 +419,7 @@ TEST(CudaKrylov, RacecheckSmallSolves) {
 #ifdef GIGASPARSE_CUDA_SIM
     EXPECT_EQ(cuda_sim::race_reports(), races_before) << "ThreadSanitizer reported a race (above)";
     for (const char* k : {"spmv_vector_kernel", "long_rows_kernel", "spmv_long_rows_kernel", "jacobi_kernel", "dot_kernel", "dot2_kernel",
-                          "sum_kernel", "precond_dots_kernel", "cg_start_kernel", "cg_alpha_kernel", "cg_update_kernel", "cg_beta_kernel",
+                          "sum_kernel", "precond_dots_kernel", "cg_alpha_kernel", "cg_update_kernel", "cg_beta_kernel",
                           "cg_direction_kernel", "sweep_level_kernel", "permute_kernel", "scale_kernel", "bicg_rho_kernel",
                           "bicg_direction_kernel", "bicg_alpha_kernel", "bicg_s_kernel", "bicg_snorm_kernel", "bicg_omega_kernel",
                           "bicg_update_kernel", "bicg_finish_kernel"})

@@ -322,7 +322,8 @@ void run_cg(Solve<V, I>& k, Event& iterate) {
     if (sweeps) k.apply(r.data(), z);
     k.reduce("gigasparse::krylov::precond_dots_kernel", precond_dots_kernel<V>, dinv, static_cast<const V*>(r.data()), z, sweeps, p.data(),
              k.partial0.data(), k.partial1.data());
-    k.finish("gigasparse::krylov::cg_start_kernel", cg_start_kernel<V>, static_cast<const V*>(k.partial0.data()),
+    check(cudaMemsetAsync(st.data(), 0, sizeof(CgState<V>), k.s()), "cudaMemsetAsync");
+    k.finish("gigasparse::krylov::cg_beta_kernel", cg_beta_kernel<V>, static_cast<const V*>(k.partial0.data()),
              static_cast<const V*>(k.partial1.data()), st.data());
     const CgState<V> h0 = k.read(st);
     iterate.record(k.s());

@@ -152,6 +152,14 @@ __device__ __forceinline__ V finish_sum(count_t m, const V* __restrict__ partial
     return block_sum(s);
 }
 
+// Two sums of m partials each, valid in thread 0.
+template <class V>
+__device__ __forceinline__ void finish_sum2(count_t m, const V* __restrict__ partial0, const V* __restrict__ partial1, V& s0, V& s1) {
+    s0 = finish_sum(m, partial0);
+    __syncthreads();  // finish_sum's shared storage is reused
+    s1 = finish_sum(m, partial1);
+}
+
 // *out = the sum of m partials.
 template <class V>
 static __global__ void __launch_bounds__(block_threads) sum_kernel(count_t m, const V* __restrict__ partial, V* __restrict__ out) {
@@ -231,20 +239,6 @@ static __global__ void __launch_bounds__(block_threads)
     }
 }
 
-// First residual: rz and rr from their partials.
-template <class V>
-static __global__ void __launch_bounds__(block_threads) cg_start_kernel(count_t m, const V* __restrict__ partial_rz, const V* __restrict__ partial_rr,
-                                                                        CgState<V>* st) {
-    const V rz = finish_sum(m, partial_rz);
-    __syncthreads();
-    const V rr = finish_sum(m, partial_rr);
-    if (threadIdx.x == 0) {
-        st->rz = rz;
-        st->rr = rr;
-        st->stop = 0;
-    }
-}
-
 // pᵀAp from its partials; alpha = rᵀz / pᵀAp, or a stop when pᵀAp is not finite or not positive.
 template <class V>
 static __global__ void __launch_bounds__(block_threads) cg_alpha_kernel(count_t m, const V* __restrict__ partial, CgState<V>* st) {
@@ -288,13 +282,12 @@ static __global__ void __launch_bounds__(block_threads)
     }
 }
 
-// rᵀz and rᵀr of the new residual; beta = rz_new / rz.
+// rᵀz and rᵀr of the new residual; beta = rz_new / rz (also the first residual's, from a zeroed state).
 template <class V>
 static __global__ void __launch_bounds__(block_threads) cg_beta_kernel(count_t m, const V* __restrict__ partial_rz, const V* __restrict__ partial_rr,
                                                                        CgState<V>* st) {
-    const V rz = finish_sum(m, partial_rz);
-    __syncthreads();
-    const V rr = finish_sum(m, partial_rr);
+    V rz, rr;
+    finish_sum2(m, partial_rz, partial_rr, rz, rr);
     if (threadIdx.x == 0) {
         st->rr = rr;
         st->rz_old = st->rz;
@@ -392,9 +385,8 @@ static __global__ void __launch_bounds__(block_threads) bicg_snorm_kernel(count_
 template <class V>
 static __global__ void __launch_bounds__(block_threads) bicg_omega_kernel(count_t m, const V* __restrict__ partial_tt, const V* __restrict__ partial_ts,
                                                                           BicgState<V>* st) {
-    const V tt = finish_sum(m, partial_tt);
-    __syncthreads();
-    const V ts = finish_sum(m, partial_ts);
+    V tt, ts;
+    finish_sum2(m, partial_tt, partial_ts, tt, ts);
     if (threadIdx.x == 0 && !st->stop) st->omega = tt == V(0) ? V(0) : ts / tt;
 }
 
