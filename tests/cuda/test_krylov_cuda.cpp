@@ -426,3 +426,31 @@ TEST(CudaKrylov, RacecheckSmallSolves) {
         EXPECT_TRUE(kernels.count(std::string("gigasparse::krylov::") + k)) << k << " did not run";
 #endif
 }
+
+// Degenerate shapes: an empty matrix, a 1 x 1 system, a matrix of empty rows.
+TEST(CudaKrylov, EmptyAndTinySystems) {
+    SKIP_WITHOUT_GPU();
+    const gs::Csr<double, std::int32_t> empty(0, 0);
+    std::vector<double> none;
+    EXPECT_TRUE(gpu_spmv(empty, none, none, 1.0, 0.0).empty());
+    std::vector<double> x0;
+    auto r = gpu_solve(empty, none, x0, options());
+    EXPECT_TRUE(r.converged);
+    EXPECT_EQ(r.iterations, 0);
+    gs::Csr<double, std::int32_t> one(1, 1);
+    one.row_ptr = {0, 1};
+    one.col_idx = {0};
+    one.values = {4.0};
+    for (const auto method : {it::Method::cg, it::Method::bicgstab})
+        for (const GpuPrecond pc : {GpuPrecond::none, GpuPrecond::jacobi, GpuPrecond::ic0}) {
+            std::vector<double> b = {2.0}, x = {0.0};
+            r = gpu_solve(one, b, x, options(method, pc));
+            EXPECT_TRUE(r.converged) << r.message;
+            EXPECT_NEAR(x[0], 0.5, 1e-15);
+        }
+    // rows without entries: y is alpha * 0 + beta * y
+    gs::Csr<double, std::int32_t> hollow(5, 3);
+    hollow.row_ptr = {0, 0, 0, 0, 0, 0};
+    const auto y = gpu_spmv(hollow, std::vector<double>{1, 2, 3}, std::vector<double>{1, 1, 1, 1, 1}, 2.0, 3.0);
+    for (const double v : y) EXPECT_EQ(v, 3.0);
+}
