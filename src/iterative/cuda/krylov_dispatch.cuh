@@ -4,7 +4,9 @@
 // Instantiated in krylov_double.cu / krylov_float.cu; the CPU simulator's tests compile it too.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -51,22 +53,23 @@ public:
         }
     }
 
-    // y = alpha A x + beta y on stream s (x, y in device memory, length ncols / nrows).
-    void run(const V* x, V* y, V alpha, V beta, cudaStream_t s) {
+    // y = alpha A x + beta y on stream s (x, y in device memory, length ncols / nrows); nothing when *skip
+    // (a device flag, nullable) is set when the kernels run.
+    void run(const V* x, V* y, V alpha, V beta, cudaStream_t s, const int* skip = nullptr) {
         ++calls_;
         if (n_ == 0) return;
         const count_t blocks = spmv_vector_blocks(n_, threads_, max_grid_blocks);
         switch (threads_) {
-            case 1: vector<1>(blocks, x, y, alpha, beta, s); break;
-            case 2: vector<2>(blocks, x, y, alpha, beta, s); break;
-            case 4: vector<4>(blocks, x, y, alpha, beta, s); break;
-            case 8: vector<8>(blocks, x, y, alpha, beta, s); break;
-            case 16: vector<16>(blocks, x, y, alpha, beta, s); break;
-            default: vector<32>(blocks, x, y, alpha, beta, s); break;
+            case 1: vector<1>(blocks, x, y, alpha, beta, s, skip); break;
+            case 2: vector<2>(blocks, x, y, alpha, beta, s, skip); break;
+            case 4: vector<4>(blocks, x, y, alpha, beta, s, skip); break;
+            case 8: vector<8>(blocks, x, y, alpha, beta, s, skip); break;
+            case 16: vector<16>(blocks, x, y, alpha, beta, s, skip); break;
+            default: vector<32>(blocks, x, y, alpha, beta, s, skip); break;
         }
         if (long_rows_ > 0)
             launch("gigasparse::krylov::spmv_long_rows_kernel", spmv_long_rows_kernel<V, I>, long_rows_, dim3(block_threads), 0, s, rows_.data(), rp_,
-                   ci_, val_, x, y, alpha, beta);
+                   ci_, val_, x, y, alpha, beta, skip);
     }
 
     void fill(GpuSolveStats& st) const {
@@ -78,9 +81,9 @@ public:
 
 private:
     template <int T>
-    void vector(count_t blocks, const V* x, V* y, V alpha, V beta, cudaStream_t s) {
+    void vector(count_t blocks, const V* x, V* y, V alpha, V beta, cudaStream_t s, const int* skip) {
         launch("gigasparse::krylov::spmv_vector_kernel", spmv_vector_kernel<T, V, I>, blocks, dim3(block_threads), 0, s, n_, rp_, ci_, val_, x, y,
-               alpha, beta, long_row_);
+               alpha, beta, long_row_, skip);
     }
 
     count_t n_;
@@ -118,34 +121,35 @@ public:
         check(cudaStreamSynchronize(where.stream), "cudaStreamSynchronize");
     }
 
-    // z = M⁻¹ r on stream s (r may alias z).
-    void apply(const V* r, V* z, cudaStream_t s) {
+    // z = M⁻¹ r on stream s (r may alias z); nothing when *skip (a device flag, nullable) is set.
+    void apply(const V* r, V* z, cudaStream_t s, const int* skip = nullptr) {
         if (n_ == 0) return;
         const count_t blocks = elementwise_blocks(n_, max_grid_blocks);
         V* y = perm_.size() > 0 ? work_.data() : z;
         if (perm_.size() > 0)
-            launch("gigasparse::krylov::permute_kernel", permute_kernel<V>, blocks, dim3(block_threads), 0, s, n_, perm_.data(), r, y, true);
+            launch("gigasparse::krylov::permute_kernel", permute_kernel<V>, blocks, dim3(block_threads), 0, s, n_, perm_.data(), r, y, true, skip);
         else if (r != z)
             check(cudaMemcpyAsync(z, r, static_cast<std::size_t>(n_) * sizeof(V), cudaMemcpyDeviceToDevice, s), "cudaMemcpyAsync D2D");
-        sweep(lower_, lower_rows_, lower_ptr_, true, unit_, y, s);
+        sweep(lower_, lower_rows_, lower_ptr_, true, unit_, y, s, skip);
         if (middle_.size() > 0)
-            launch("gigasparse::krylov::scale_kernel", scale_kernel<V>, blocks, dim3(block_threads), 0, s, n_, static_cast<const V*>(middle_.data()), y);
-        sweep(upper_, upper_rows_, upper_ptr_, false, false, y, s);
+            launch("gigasparse::krylov::scale_kernel", scale_kernel<V>, blocks, dim3(block_threads), 0, s, n_, static_cast<const V*>(middle_.data()), y,
+                   skip);
+        sweep(upper_, upper_rows_, upper_ptr_, false, false, y, s, skip);
         if (perm_.size() > 0)
             launch("gigasparse::krylov::permute_kernel", permute_kernel<V>, blocks, dim3(block_threads), 0, s, n_, perm_.data(),
-                   static_cast<const V*>(y), z, false);
+                   static_cast<const V*>(y), z, false, skip);
     }
 
     count_t levels() const { return static_cast<count_t>(lower_ptr_.size() + upper_ptr_.size()) - 2; }
 
 private:
     void sweep(const DeviceCsr<V, I>& t, const DeviceBuffer<count_t>& rows, const std::vector<count_t>& ptr, bool lower, bool unit, V* y,
-               cudaStream_t s) {
+               cudaStream_t s, const int* skip) {
         for (std::size_t l = 0; l + 1 < ptr.size(); ++l) {
             const count_t count = ptr[l + 1] - ptr[l];
             launch("gigasparse::krylov::sweep_level_kernel", sweep_level_kernel<V, I>, elementwise_blocks(count, max_grid_blocks), dim3(block_threads),
                    0, s, count, static_cast<const count_t*>(rows.data() + ptr[l]), static_cast<const offset_t*>(t.row_ptr.data()),
-                   static_cast<const I*>(t.col_idx.data()), static_cast<const V*>(t.values.data()), lower, unit, y);
+                   static_cast<const I*>(t.col_idx.data()), static_cast<const V*>(t.values.data()), lower, unit, y, skip);
         }
     }
 
@@ -204,7 +208,7 @@ struct Solve {
             if (!std::isfinite(v)) throw InvalidStructure("cuda::solve: the right-hand side has NaN or Inf entries");
         for (const V v : x)
             if (!std::isfinite(v)) throw InvalidStructure("cuda::solve: the initial guess has NaN or Inf entries");
-        if (o.tol < 0 || o.maxit < 0) throw InvalidArgument("cuda::solve: tol and maxit must be >= 0");
+        if (o.tol < 0 || o.maxit < 0 || o.check_every < 1) throw InvalidArgument("cuda::solve: tol and maxit must be >= 0, check_every >= 1");
         if (o.method != iterative::Method::cg && o.method != iterative::Method::bicgstab)
             throw NotSupported(std::string("cuda::solve: method ") + iterative::to_string(o.method) + " (the GPU backend has cg and bicgstab)");
         long double s2 = 0;
@@ -254,7 +258,7 @@ struct Solve {
         }
     }
     // z = M⁻¹ r by the sweeps (only when they exist)
-    void apply(const V* r, V* z) { sweeps->apply(r, z, s()); }
+    void apply(const V* r, V* z, const int* skip = nullptr) { sweeps->apply(r, z, s(), skip); }
 
     const V* dinv_ptr() const { return dinv.size() > 0 ? dinv.data() : nullptr; }
 
@@ -280,6 +284,15 @@ struct Solve {
         if (res.residual <= o.tol) return stop(iterative::StopReason::converged, "relative residual below tolerance"), true;
         return false;
     }
+    // record() with convergence decided on the device (the same test, so a frozen solve is never passed over)
+    bool record_decided(count_t it, double rnorm, bool converged) {
+        res.iterations = it;
+        res.residual = rnorm / bnorm;
+        if (o.record_history) res.residual_history.push_back(res.residual);
+        if (!std::isfinite(rnorm)) return stop(iterative::StopReason::non_finite, "residual became non-finite"), true;
+        if (converged) return stop(iterative::StopReason::converged, "relative residual below tolerance"), true;
+        return false;
+    }
     iterative::SolveResult& not_converged() {
         return stop(iterative::StopReason::max_iterations, "maximum iterations (" + std::to_string(o.maxit) + ") reached");
     }
@@ -292,8 +305,8 @@ struct Solve {
         return h;
     }
 
-    void dot(const V* u, const V* v, V* partial) {
-        launch("gigasparse::krylov::dot_kernel", dot_kernel<V>, red_blocks, dim3(block_threads), 0, s(), n, u, v, partial);
+    void dot(const V* u, const V* v, V* partial, const int* skip = nullptr) {
+        launch("gigasparse::krylov::dot_kernel", dot_kernel<V>, red_blocks, dim3(block_threads), 0, s(), n, u, v, partial, skip);
     }
     template <class Kernel, class... Args>
     void finish(const char* name, Kernel k, Args... args) {
@@ -309,6 +322,9 @@ struct Solve {
     }
 };
 
+// CG. Iterations are queued in batches of check_every; each writes its scalars into a slot of `ring`, read once
+// per batch. A stop (convergence included) is decided on the device and freezes the solve there, so the
+// iterations queued after it do nothing but launch, and the result is the same for any batch size.
 template <class V, class I>
 void run_cg(Solve<V, I>& k, Event& iterate) {
     const V* dinv = k.dinv_ptr();
@@ -316,7 +332,27 @@ void run_cg(Solve<V, I>& k, Event& iterate) {
     auto r = k.vec(), p = k.vec(), q = k.vec();
     DeviceBuffer<V> z_own = dinv || sweeps ? k.vec() : DeviceBuffer<V>();
     V* z = dinv || sweeps ? z_own.data() : r.data();
-    DeviceBuffer<CgState<V>> st(1, k.where);
+    const count_t batch_max = std::clamp<count_t>(k.o.check_every, 1, 64);
+    DeviceBuffer<CgState<V>> st(1, k.where), ring(batch_max, k.where);
+    std::vector<CgState<V>> seen(static_cast<std::size_t>(batch_max));
+    const int* stopped = reinterpret_cast<const int*>(reinterpret_cast<const char*>(st.data()) + offsetof(CgState<V>, stop));
+    const double stop_norm2 = (k.o.tol * k.bnorm) * (k.o.tol * k.bnorm);
+    const auto read_ring = [&](count_t count) {
+        check(cudaMemcpyAsync(seen.data(), ring.data(), static_cast<std::size_t>(count) * sizeof(CgState<V>), cudaMemcpyDeviceToHost, k.s()),
+              "cudaMemcpyAsync D2H");
+        k.stream.sync();
+    };
+    // the host's reading of one iteration's scalars, in iterative::cg's order; true when the solve is over
+    const auto over = [&](count_t it, const CgState<V>& h) {
+        if (h.stop & cg_stop_pq)
+            return k.stop(std::isfinite(static_cast<double>(h.pq)) ? iterative::StopReason::breakdown : iterative::StopReason::non_finite,
+                          std::isfinite(static_cast<double>(h.pq)) ? "pᵀAp <= 0: the operator or preconditioner is not positive definite"
+                                                                  : "pᵀAp is not finite"),
+                   true;
+        if (k.record_decided(it, std::sqrt(static_cast<double>(h.rr)), (h.stop & cg_stop_converged) != 0)) return true;
+        if (h.stop & cg_stop_rz) return k.stop(iterative::StopReason::breakdown, "rᵀz = 0"), true;
+        return false;
+    };
     k.residual(r);
     // z = M⁻¹ r, p = z, rᵀz, rᵀr
     if (sweeps) k.apply(r.data(), z);
@@ -324,31 +360,32 @@ void run_cg(Solve<V, I>& k, Event& iterate) {
              k.partial0.data(), k.partial1.data());
     check(cudaMemsetAsync(st.data(), 0, sizeof(CgState<V>), k.s()), "cudaMemsetAsync");
     k.finish("gigasparse::krylov::cg_beta_kernel", cg_beta_kernel<V>, static_cast<const V*>(k.partial0.data()),
-             static_cast<const V*>(k.partial1.data()), st.data());
-    const CgState<V> h0 = k.read(st);
+             static_cast<const V*>(k.partial1.data()), stop_norm2, true, st.data(), ring.data());
+    read_ring(1);
     iterate.record(k.s());
-    if (k.record(0, std::sqrt(static_cast<double>(h0.rr)))) return;
-    for (count_t it = 1; it <= k.o.maxit; ++it) {
-        k.spmv->run(p.data(), q.data(), V(1), V(0), k.s());
-        k.dot(p.data(), q.data(), k.partial0.data());
-        k.finish("gigasparse::krylov::cg_alpha_kernel", cg_alpha_kernel<V>, static_cast<const V*>(k.partial0.data()), st.data());
-        k.reduce("gigasparse::krylov::cg_update_kernel", cg_update_kernel<V>, static_cast<const CgState<V>*>(st.data()),
-                 static_cast<const V*>(p.data()), static_cast<const V*>(q.data()), k.xd.data(), r.data(), dinv, sweeps ? nullptr : z,
-                 k.partial0.data(), k.partial1.data());
-        if (sweeps) {  // z = M⁻¹ r and the partials of rᵀz
-            k.apply(r.data(), z);
-            k.dot(r.data(), z, k.partial0.data());
+    if (over(0, seen[0])) return;
+    for (count_t it = 1; it <= k.o.maxit;) {
+        const count_t batch = std::min<count_t>(batch_max, k.o.maxit - it + 1);
+        for (count_t b = 0; b < batch; ++b) {
+            k.spmv->run(p.data(), q.data(), V(1), V(0), k.s(), stopped);
+            k.dot(p.data(), q.data(), k.partial0.data(), stopped);
+            k.finish("gigasparse::krylov::cg_alpha_kernel", cg_alpha_kernel<V>, static_cast<const V*>(k.partial0.data()), st.data());
+            k.reduce("gigasparse::krylov::cg_update_kernel", cg_update_kernel<V>, static_cast<const CgState<V>*>(st.data()),
+                     static_cast<const V*>(p.data()), static_cast<const V*>(q.data()), k.xd.data(), r.data(), dinv, sweeps ? nullptr : z,
+                     k.partial0.data(), k.partial1.data());
+            if (sweeps) {  // z = M⁻¹ r and the partials of rᵀz
+                k.apply(r.data(), z, stopped);
+                k.dot(r.data(), z, k.partial0.data(), stopped);
+            }
+            k.finish("gigasparse::krylov::cg_beta_kernel", cg_beta_kernel<V>, static_cast<const V*>(k.partial0.data()),
+                     static_cast<const V*>(k.partial1.data()), stop_norm2, false, st.data(), ring.data() + b);
+            k.elementwise("gigasparse::krylov::cg_direction_kernel", cg_direction_kernel<V>, static_cast<const CgState<V>*>(st.data()),
+                          static_cast<const V*>(z), p.data());
         }
-        k.finish("gigasparse::krylov::cg_beta_kernel", cg_beta_kernel<V>, static_cast<const V*>(k.partial0.data()),
-                 static_cast<const V*>(k.partial1.data()), st.data());
-        k.elementwise("gigasparse::krylov::cg_direction_kernel", cg_direction_kernel<V>, static_cast<const CgState<V>*>(st.data()),
-                      static_cast<const V*>(z), p.data());
-        const CgState<V> h = k.read(st);
-        if (!std::isfinite(static_cast<double>(h.pq))) return (void)k.stop(iterative::StopReason::non_finite, "pᵀAp is not finite");
-        if (h.pq <= V(0))
-            return (void)k.stop(iterative::StopReason::breakdown, "pᵀAp <= 0: the operator or preconditioner is not positive definite");
-        if (k.record(it, std::sqrt(static_cast<double>(h.rr)))) return;
-        if (h.rz_old == V(0)) return (void)k.stop(iterative::StopReason::breakdown, "rᵀz = 0");
+        read_ring(batch);
+        for (count_t b = 0; b < batch; ++b)
+            if (over(it + b, seen[static_cast<std::size_t>(b)])) return;
+        it += batch;
     }
     k.not_converged();
 }

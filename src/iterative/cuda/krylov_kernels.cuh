@@ -52,7 +52,8 @@ __device__ __forceinline__ void block_sum2(V& a, V& b) {
 template <int T, class V, class I>
 static __global__ void __launch_bounds__(block_threads)
     spmv_vector_kernel(count_t nrows, const offset_t* __restrict__ rp, const I* __restrict__ ci, const V* __restrict__ val,
-                       const V* __restrict__ x, V* __restrict__ y, V alpha, V beta, count_t long_row) {
+                       const V* __restrict__ x, V* __restrict__ y, V alpha, V beta, count_t long_row, const int* __restrict__ skip) {
+    if (skip && *skip) return;  // a stopped solve (uniform over the grid)
     const count_t thread = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x;
     const count_t groups = static_cast<count_t>(gridDim.x) * blockDim.x / T;
     const count_t warp_first = (thread - threadIdx.x % 32) / T;  // the group of the warp's lane 0
@@ -88,7 +89,8 @@ static __global__ void long_rows_kernel(count_t nrows, const offset_t* __restric
 template <class V, class I>
 static __global__ void __launch_bounds__(block_threads)
     spmv_long_rows_kernel(const count_t* __restrict__ rows, const offset_t* __restrict__ rp, const I* __restrict__ ci,
-                          const V* __restrict__ val, const V* __restrict__ x, V* __restrict__ y, V alpha, V beta) {
+                          const V* __restrict__ val, const V* __restrict__ x, V* __restrict__ y, V alpha, V beta, const int* __restrict__ skip) {
+    if (skip && *skip) return;
     const count_t row = rows[blockIdx.x];
     const count_t end = rp[row + 1];
     V sum = V(0);
@@ -117,8 +119,12 @@ static __global__ void jacobi_kernel(count_t nrows, const offset_t* __restrict__
 
 // ---------------------------------------------------------------- reductions
 // partial[block] = the block's share of x·y (grid = reduce_blocks(n)).
+// skip (nullable): a solve's stop flag; when set the partial is 0 and nothing is read (the iterations queued
+// after a stop cost their launches only).
 template <class V>
-static __global__ void __launch_bounds__(block_threads) dot_kernel(count_t n, const V* __restrict__ x, const V* __restrict__ y, V* __restrict__ partial) {
+static __global__ void __launch_bounds__(block_threads)
+    dot_kernel(count_t n, const V* __restrict__ x, const V* __restrict__ y, V* __restrict__ partial, const int* __restrict__ skip) {
+    if (skip && *skip) n = 0;
     const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
     V s = V(0);
     for (count_t i = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) s += x[i] * y[i];
@@ -168,12 +174,14 @@ static __global__ void __launch_bounds__(block_threads) sum_kernel(count_t m, co
 }
 
 // ---------------------------------------------------------------- sweeps (ILU(0), IC(0), SGS)
+// (skip, nullable, in the sweep kernels: a stopped solve's flag; nothing is done when it is set.)
 // One level of a triangular sweep in place: for the rows of the level, y_i = (y_i - Σ T_ij y_j) / T_ii
 // over the columns j before i (lower) or after it (upper); unit: T_ii = 1. The rows of a level depend
 // only on earlier levels (earlier launches).
 template <class V, class I>
 static __global__ void sweep_level_kernel(count_t count, const count_t* __restrict__ rows, const offset_t* __restrict__ rp, const I* __restrict__ ci,
-                                          const V* __restrict__ val, bool lower, bool unit, V* y) {
+                                          const V* __restrict__ val, bool lower, bool unit, V* y, const int* __restrict__ skip) {
+    if (skip && *skip) return;
     const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
     for (count_t k = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < count; k += stride) {
         const count_t i = rows[k];
@@ -189,7 +197,9 @@ static __global__ void sweep_level_kernel(count_t count, const count_t* __restri
 
 // y_i = r_perm[i] (gather into the sweeps' numbering) or z_perm[i] = y_i (scatter back).
 template <class V>
-static __global__ void permute_kernel(count_t n, const count_t* __restrict__ perm, const V* __restrict__ from, V* __restrict__ to, bool gather) {
+static __global__ void permute_kernel(count_t n, const count_t* __restrict__ perm, const V* __restrict__ from, V* __restrict__ to, bool gather,
+                                      const int* __restrict__ skip) {
+    if (skip && *skip) return;
     const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
     for (count_t i = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
         if (gather) to[i] = from[perm[i]];
@@ -199,7 +209,8 @@ static __global__ void permute_kernel(count_t n, const count_t* __restrict__ per
 
 // y_i *= d_i (SGS's middle factor).
 template <class V>
-static __global__ void scale_kernel(count_t n, const V* __restrict__ d, V* __restrict__ y) {
+static __global__ void scale_kernel(count_t n, const V* __restrict__ d, V* __restrict__ y, const int* __restrict__ skip) {
+    if (skip && *skip) return;
     const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
     for (count_t i = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) y[i] *= d[i];
 }
@@ -213,8 +224,12 @@ struct CgState {
     V pq;     // pᵀAp
     V alpha, beta;
     V rr;     // rᵀr
-    int stop; // pᵀAp not finite or <= 0: x and r were left as they were
+    int stop; // cg_stop_* bits; once set, every later kernel of the solve leaves x, r, p and the state as they are
 };
+
+// Why a CG stopped on the device (the host reads the bits in this order, as iterative::cg tests them):
+// pᵀAp not finite or <= 0 (x and r not updated), ||r||² not finite, ||r||² <= (tol ||b||)², rᵀz = 0 before the update.
+inline constexpr int cg_stop_pq = 1, cg_stop_converged = 2, cg_stop_rz = 4, cg_stop_nonfinite = 8;
 
 // z = M⁻¹ r (z_ready: z already holds it, from the sweeps; else dinv: Jacobi; neither: z = r, nothing
 // written when z aliases r), p = z, and the partial sums of rᵀz and rᵀr.
@@ -243,10 +258,10 @@ static __global__ void __launch_bounds__(block_threads)
 template <class V>
 static __global__ void __launch_bounds__(block_threads) cg_alpha_kernel(count_t m, const V* __restrict__ partial, CgState<V>* st) {
     const V pq = finish_sum(m, partial);
-    if (threadIdx.x == 0) {
+    if (threadIdx.x == 0 && st->stop == 0) {
         st->pq = pq;
         const bool ok = finite(pq) && pq > V(0);
-        st->stop = ok ? 0 : 1;
+        if (!ok) st->stop = cg_stop_pq;
         st->alpha = ok ? st->rz / pq : V(0);
     }
 }
@@ -282,23 +297,32 @@ static __global__ void __launch_bounds__(block_threads)
     }
 }
 
-// rᵀz and rᵀr of the new residual; beta = rz_new / rz (also the first residual's, from a zeroed state).
+// rᵀz and rᵀr of the new residual; beta = rz_new / rz (also the first residual's, from a zeroed state:
+// first); the stop bits of this iteration; the state copied to *snapshot (the host reads a batch of them).
 template <class V>
 static __global__ void __launch_bounds__(block_threads) cg_beta_kernel(count_t m, const V* __restrict__ partial_rz, const V* __restrict__ partial_rr,
-                                                                       CgState<V>* st) {
+                                                                       double stop_norm2, bool first, CgState<V>* st, CgState<V>* snapshot) {
     V rz, rr;
     finish_sum2(m, partial_rz, partial_rr, rz, rr);
     if (threadIdx.x == 0) {
-        st->rr = rr;
-        st->rz_old = st->rz;
-        st->beta = st->rz == V(0) ? V(0) : rz / st->rz;
-        st->rz = rz;
+        if (st->stop == 0) {
+            const V rz_old = st->rz;
+            st->rr = rr;
+            st->rz_old = rz_old;
+            st->beta = rz_old == V(0) ? V(0) : rz / rz_old;
+            st->rz = rz;
+            if (!finite(rr)) st->stop |= cg_stop_nonfinite;
+            else if (static_cast<double>(rr) <= stop_norm2) st->stop |= cg_stop_converged;
+            if (!first && rz_old == V(0)) st->stop |= cg_stop_rz;
+        }
+        *snapshot = *st;
     }
 }
 
 // p = z + beta p.
 template <class V>
 static __global__ void cg_direction_kernel(count_t n, const CgState<V>* __restrict__ st, const V* __restrict__ z, V* __restrict__ p) {
+    if (st->stop) return;
     const V beta = st->beta;
     const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
     for (count_t i = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) p[i] = z[i] + beta * p[i];
