@@ -80,6 +80,7 @@
 #include <gigasparse/iterative/ordering.hpp>
 #include <gigasparse/iterative/preconditioner.hpp>
 
+#include "common/bench_files.hpp"
 #include "common/context.hpp"
 #include "common/json.hpp"
 #include "cuda/base/device_buffer.hpp"
@@ -380,21 +381,6 @@ double max_rel_diff(const std::vector<V>& y, const std::vector<V>& ref, const st
     return w;
 }
 
-bool positive_diagonal(const Mat& a) {
-    if (a.nrows != a.ncols) return false;
-    for (std::int64_t r = 0; r < a.nrows; ++r) {
-        bool found = false;
-        double d = 0;
-        for (gs::offset_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
-            if (a.col_idx[k] == r) {
-                found = true;
-                d += a.values[k];
-            }
-        if (!found || !(d > 0)) return false;
-    }
-    return true;
-}
-
 double nrm2(const std::vector<V>& v) {
     long double s = 0;
     for (const V x : v) s += static_cast<long double>(x) * x;
@@ -650,27 +636,11 @@ struct Spec {
     std::string kind;  // shared: the manifest's kind
 };
 
-std::vector<std::string> split_tabs(const std::string& line) {
-    std::vector<std::string> f;
-    std::istringstream ss(line);
-    std::string x;
-    while (std::getline(ss, x, '\t')) f.push_back(x);
-    return f;
-}
-
 // Square, not complex, possibly more than min_shared_nnz nonzeros (stored entries, twice that when only a
 // triangle is stored; the exact count is checked after reading).
 std::vector<Spec> shared_specs(const std::string& dir) {
     std::vector<Spec> out;
-    std::ifstream manifest(dir + "/MANIFEST.tsv");
-    if (!manifest) {
-        std::fprintf(stderr, "bench_krylov_cuda: no %s/MANIFEST.tsv: shared matrices skipped\n", dir.c_str());
-        return out;
-    }
-    std::string line;
-    std::getline(manifest, line);
-    while (std::getline(manifest, line)) {
-        const auto f = split_tabs(line);
+    for (const auto& f : gs::tools::read_manifest_rows(dir, "bench_krylov_cuda")) {
         if (f.size() < 8) continue;
         try {
             const std::int64_t stored = std::stoll(f[5]);
@@ -709,7 +679,7 @@ bool load(const Spec& sp, const std::string& dir, Case& c, Mat& a) {
                          static_cast<long long>(min_shared_nnz));
             return false;
         }
-        c.spd_candidate = c.symmetric_header && positive_diagonal(a);
+        c.spd_candidate = c.symmetric_header && gs::tools::positive_diagonal(a.view());
     }
     c.load_s = t.seconds();
     return true;
@@ -1015,46 +985,18 @@ std::string json(const Run& run, bool finished) {
     return j.str() + "\n";
 }
 
-// Written beside the target and renamed over it, so a run stopped at any moment leaves whole files.
-void write_file(const std::string& path, const std::string& text) {
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream f(tmp);
-        f << text;
-        if (!f) {
-            std::fprintf(stderr, "bench_krylov_cuda: cannot write %s\n", tmp.c_str());
-            return;
-        }
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) std::fprintf(stderr, "bench_krylov_cuda: cannot rename %s to %s\n", tmp.c_str(), path.c_str());
-}
-
 void write_outputs(const Run& run, bool finished) {
-    write_file(run.outdir + "/krylov_cuda.json", json(run, finished));
+    gs::tools::write_file_atomic(run.outdir + "/krylov_cuda.json", json(run, finished), "bench_krylov_cuda");
     const std::string s = summary(run, finished);
-    write_file(run.outdir + "/krylov_cuda_summary.txt", s);
+    gs::tools::write_file_atomic(run.outdir + "/krylov_cuda_summary.txt", s, "bench_krylov_cuda");
     if (finished) std::printf("%s", s.c_str());
-}
-
-std::string version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
-
-// "580.95.05" from /proc/driver/nvidia/version ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.95.05  ...")
-std::string nvidia_driver() {
-    std::ifstream f("/proc/driver/nvidia/version");
-    std::string line;
-    if (!std::getline(f, line)) return "unknown";
-    std::istringstream ss(line);
-    std::string w;
-    while (ss >> w)
-        if (!w.empty() && std::isdigit(static_cast<unsigned char>(w[0])) && w.find('.') != std::string::npos) return w;
-    return "unknown";
 }
 
 void collect_context(Run& run, cusparseHandle_t h) {
     run.context = gs::tools::run_context();
     if (const char* rev = std::getenv("GIGASPARSE_GIT_REV")) run.context.set("git", rev);
     run.device = gc::device_summary();
-    run.driver = nvidia_driver();
+    run.driver = gs::tools::nvidia_driver_version();
     int v = 0;
     run.context.set("gpu", run.device);
     cudaDeviceProp p{};
@@ -1068,9 +1010,9 @@ void collect_context(Run& run, cusparseHandle_t h) {
     (void)cudaGetLastError();
     run.context.set("l2_bytes", run.l2_bytes);
     run.context.set("nvidia_driver", run.driver);
-    if (cudaDriverGetVersion(&v) == cudaSuccess) run.context.set("cuda_driver_api", version_text(v)).set("cuda_driver_api_int", v);
+    if (cudaDriverGetVersion(&v) == cudaSuccess) run.context.set("cuda_driver_api", gs::tools::cuda_version_text(v)).set("cuda_driver_api_int", v);
     if (cudaRuntimeGetVersion(&v) == cudaSuccess) {
-        run.runtime = version_text(v);
+        run.runtime = gs::tools::cuda_version_text(v);
         run.context.set("cuda_runtime", run.runtime).set("cuda_runtime_int", v);
     }
     (void)cudaGetLastError();
@@ -1082,31 +1024,18 @@ void collect_context(Run& run, cusparseHandle_t h) {
     run.host_threads = omp_get_max_threads();
 }
 
-void usage(const char* argv0) { std::fprintf(stderr, "usage: %s OUTDIR [--repeats N] [--time-budget SECONDS] [--quick]\n", argv0); }
-
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc < 2 || argv[1][0] == '-') {
-        usage(argv[0]);
-        return 2;
-    }
     Run run;
-    run.outdir = argv[1];
-    try {
-        for (int i = 2; i < argc; ++i) {
-            const std::string a = argv[i];
-            if (a == "--repeats" && i + 1 < argc) run.repeats = std::stoi(argv[++i]);
-            else if (a == "--time-budget" && i + 1 < argc) run.time_budget = std::stod(argv[++i]);
-            else if (a == "--quick") run.quick = true;
-            else throw std::invalid_argument("unknown argument " + a);
-        }
-        if (run.repeats < 1) throw std::invalid_argument("--repeats must be at least 1");
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "bench_krylov_cuda: %s\n", e.what());
-        usage(argv[0]);
-        return 2;
-    }
+    gs::tools::BenchArgs args;
+    args.repeats = run.repeats;
+    args.time_budget = run.time_budget;
+    if (!gs::tools::parse_bench_args(argc, argv, "bench_krylov_cuda", args)) return 2;
+    run.outdir = args.outdir;
+    run.repeats = args.repeats;
+    run.time_budget = args.time_budget;
+    run.quick = args.quick;
     const gs::Timer clock;
     std::error_code ec;
     std::filesystem::create_directories(run.outdir, ec);
