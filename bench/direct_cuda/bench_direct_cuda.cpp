@@ -141,10 +141,8 @@ struct Case {
 };
 
 struct Run {
-    std::string outdir, matrix_dir;
-    int repeats = 3;
-    double time_budget = 1e9;
-    bool quick = false;
+    gs::tools::BenchArgs args = {"", 3, 1e9, false};  // outdir, repeats, time budget (s), quick
+    std::string matrix_dir;
     Json context;
     std::string device = "unknown", driver = "unknown", runtime = "unknown", cublas = "unknown", cusolver = "unknown", cpu = "unknown";
     int host_threads = 0;
@@ -368,21 +366,21 @@ bool run_case(Case& c, const Mat& a, Run& run, const gs::Timer& clock, std::stri
                  c.ordering_used.c_str(), c.nnz_L, c.flops * 1e-9, static_cast<long long>(c.max_front_rows));
     // all factorizations of the case (4 variants, each 1 + repeats) at the rate of the last large case; when that
     // would end more than prediction_slack_s past the budget: one refactorization per variant, or not at all
-    int repeats = run.repeats;
+    int repeats = run.args.repeats;
     if (run.seconds_per_flop > 0) {
         const double nvar = 1.0 + static_cast<double>(thresholds.size());
         const auto predicted = [&](int r) { return run.seconds_per_flop * c.flops * nvar * (1 + r); };
-        const double end = run.time_budget + prediction_slack_s - clock.seconds();
+        const double end = run.args.time_budget + prediction_slack_s - clock.seconds();
         if (predicted(repeats) > end) repeats = 1;
         if (predicted(repeats) > end) {
             why = fmt("predicted %.0f s", predicted(repeats));
             std::fprintf(stderr, "%8.1f s  %s: skipped, %s (%.0f s left of the time budget)\n", clock.seconds(), c.name.c_str(), why.c_str(),
-                         run.time_budget - clock.seconds());
+                         run.args.time_budget - clock.seconds());
             return false;
         }
-        if (repeats != run.repeats)
+        if (repeats != run.args.repeats)
             std::fprintf(stderr, "%8.1f s  %s: one refactorization per variant (predicted %.0f s with %d)\n", clock.seconds(), c.name.c_str(),
-                         predicted(run.repeats), run.repeats);
+                         predicted(run.args.repeats), run.args.repeats);
     }
     c.repeats = repeats;
     const std::vector<V> b = multiply_ones(a);
@@ -401,7 +399,7 @@ bool run_case(Case& c, const Mat& a, Run& run, const gs::Timer& clock, std::stri
     std::vector<V> x_cpu, x;
     for (std::size_t i = 0; i < c.variants.size(); ++i) {
         Variant& v = c.variants[i];
-        run_variant(s, a, b, v, clock.seconds() > run.time_budget ? 1 : repeats, i == 0 ? x_cpu : x);
+        run_variant(s, a, b, v, clock.seconds() > run.args.time_budget ? 1 : repeats, i == 0 ? x_cpu : x);
         if (i > 0) {
             if (!x.empty() && !x_cpu.empty()) v.diff_vs_cpu = max_abs_diff(x, x_cpu);
             v.mismatch = compare(v, c.variants[0]);
@@ -438,7 +436,7 @@ std::string summary(const Run& run, bool finished) {
     const Tally ty = tally(run);
     std::ostringstream t;
     t << "direct solver backend cuda vs cpu (bench_direct_cuda" << (finished ? "" : ", partial") << "): LLT, double values, int32 columns, ordering nd, "
-      << run.host_threads << " host threads; best of " << run.repeats << " refactorizations after a factorize\n";
+      << run.host_threads << " host threads; best of " << run.args.repeats << " refactorizations after a factorize\n";
     t << "gpu: " << run.device << "; driver " << run.driver << ", CUDA runtime " << run.runtime << ", cuBLAS " << run.cublas << ", cuSOLVER " << run.cusolver << "\n";
     t << "cpu: " << run.cpu << "\n";
     t << "columns: GFLOP = sum c_j^2 / 1e9; cpu / cuda@T: best factorization seconds (cuda@T: fronts of >= T rows on the GPU; npd: not positive definite);"
@@ -469,10 +467,10 @@ std::string summary(const Run& run, bool finished) {
     }
     // details: failures, mismatches, unexpected front counts
     for (const Case& c : run.cases) {
-        std::size_t fewest = static_cast<std::size_t>(run.repeats);
+        std::size_t fewest = static_cast<std::size_t>(run.args.repeats);
         for (const Variant& v : c.variants)
             if (v.ok() && v.factor_status == "success") fewest = std::min(fewest, v.runs_s.size());
-        if (fewest < static_cast<std::size_t>(run.repeats)) t << c.name << ": some variants timed with " << fewest << " refactorization(s) only (time budget)\n";
+        if (fewest < static_cast<std::size_t>(run.args.repeats)) t << c.name << ": some variants timed with " << fewest << " refactorization(s) only (time budget)\n";
         for (const Variant& v : c.variants) {
             if (!v.ok()) t << c.name << " " << v.label() << ": " << v.status.substr(0, 240) << "\n";
             else if (v.solve_status.rfind("failed", 0) == 0) t << c.name << " " << v.label() << " solve: " << v.solve_status.substr(0, 240) << "\n";
@@ -485,7 +483,7 @@ std::string summary(const Run& run, bool finished) {
     if (ty.speedups > 0)
         t << "\ngeomean speedup (cpu / best cuda, " << ty.speedups << " cases with fronts on the GPU): " << fmt("%.2fx", std::exp(ty.log_speedup / ty.speedups)) << "\n";
     if (!run.skipped.empty()) {
-        t << "\n" << run.skipped.size() << " cases skipped (not started within the time budget of " << run.time_budget
+        t << "\n" << run.skipped.size() << " cases skipped (not started within the time budget of " << run.args.time_budget
           << " s, or predicted to end more than " << prediction_slack_s << " s after it):";
         for (const std::string& s : run.skipped) t << " " << s;
         t << "\n";
@@ -541,7 +539,7 @@ std::string json(const Run& run, bool finished) {
     j.set("benchmark", "direct_cuda").set("finished", finished);
     j.set("context", run.context);
     Json o;
-    o.set("repeats", run.repeats).set("time_budget_s", run.time_budget).set("quick", run.quick).set("value_type", "double").set("index_type", "int32");
+    o.set("repeats", run.args.repeats).set("time_budget_s", run.args.time_budget).set("quick", run.args.quick).set("value_type", "double").set("index_type", "int32");
     o.set("structure", "spd").set("ordering", "nd").set("threads", run.host_threads).set("matrix_dir", run.matrix_dir);
     o.set("gpu_front_rows", std::vector<std::int64_t>(thresholds.begin(), thresholds.end())).set("residual_tol", residual_tol).set("min_shared_nnz", min_shared_nnz);
     j.set("options", o);
@@ -565,9 +563,9 @@ std::string json(const Run& run, bool finished) {
 }
 
 void write_outputs(const Run& run, bool finished) {
-    gs::tools::write_file_atomic(run.outdir + "/direct_cuda.json", json(run, finished), "bench_direct_cuda");
+    gs::tools::write_file_atomic(run.args.outdir + "/direct_cuda.json", json(run, finished), "bench_direct_cuda");
     const std::string s = summary(run, finished);
-    gs::tools::write_file_atomic(run.outdir + "/direct_cuda_summary.txt", s, "bench_direct_cuda");
+    gs::tools::write_file_atomic(run.args.outdir + "/direct_cuda_summary.txt", s, "bench_direct_cuda");
     if (finished) std::printf("%s", s.c_str());
 }
 
@@ -615,14 +613,7 @@ void collect_context(Run& run) {
 int main(int argc, char** argv) {
     gs::tools::use_native_blas_kernels(argv);  // re-executes with OPENBLAS_CORETYPE when OpenBLAS fell back
     Run run;
-    gs::tools::BenchArgs args;
-    args.repeats = run.repeats;
-    args.time_budget = run.time_budget;
-    if (!gs::tools::parse_bench_args(argc, argv, "bench_direct_cuda", args)) return 2;
-    run.outdir = args.outdir;
-    run.repeats = args.repeats;
-    run.time_budget = args.time_budget;
-    run.quick = args.quick;
+    if (!gs::tools::parse_bench_args(argc, argv, "bench_direct_cuda", run.args)) return 2;
     const gs::Timer clock;
     if (gs::cuda::device_count() == 0) {
         // device_summary() explains why (it may itself start with "no CUDA device available")
@@ -632,7 +623,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     std::error_code ec;
-    std::filesystem::create_directories(run.outdir, ec);
+    std::filesystem::create_directories(run.args.outdir, ec);
     const char* env_dir = std::getenv("GIGASPARSE_MATRIX_DIR");
     run.matrix_dir = env_dir && *env_dir ? env_dir : GIGASPARSE_MATRIX_DIR;
     try {
@@ -640,14 +631,14 @@ int main(int argc, char** argv) {
         std::vector<Spec> specs;
         for (const int k : poisson_sizes) {
             specs.push_back({"poisson", "poisson3d_" + std::to_string(k), k, "", true, 7LL * k * k * k - 6LL * k * k});
-            if (run.quick) break;
+            if (run.args.quick) break;
         }
-        if (!run.quick)
+        if (!run.args.quick)
             for (Spec& sp : shared_specs(run.matrix_dir)) specs.push_back(sp);
         std::stable_sort(specs.begin(), specs.end(), [](const Spec& x, const Spec& y) { return x.estimate < y.estimate; });
         write_outputs(run, false);
         for (const Spec& sp : specs) {
-            if (clock.seconds() > run.time_budget) {
+            if (clock.seconds() > run.args.time_budget) {
                 run.skipped.push_back(sp.name);
                 continue;
             }
@@ -656,7 +647,7 @@ int main(int argc, char** argv) {
             if (sp.set == "poisson" && run.seconds_per_flop > 0 && run.last_poisson > 0 && sp.size > run.last_poisson) {
                 const double flops = 0.5 * run.last_poisson_flops * std::pow(double(sp.size) / run.last_poisson, 6);
                 const double predicted = run.seconds_per_flop * flops * (1.0 + static_cast<double>(thresholds.size())) * 2;
-                if (predicted > run.time_budget + prediction_slack_s - clock.seconds()) {
+                if (predicted > run.args.time_budget + prediction_slack_s - clock.seconds()) {
                     std::fprintf(stderr, "%8.1f s  %s: skipped, predicted at least %.0f s\n", clock.seconds(), sp.name.c_str(), predicted);
                     run.skipped.push_back(sp.name + fmt(" (predicted at least %.0f s)", predicted));
                     continue;

@@ -237,10 +237,8 @@ bool outcome_differs(const GpuCg& g, const HostCg* h) {
 }
 
 struct Run {
-    std::string outdir, matrix_dir;
-    int repeats = 5;
-    double time_budget = 1e9;
-    bool quick = false;
+    gs::tools::BenchArgs args = {"", 5, 1e9, false};  // outdir, repeats, time budget (s), quick
+    std::string matrix_dir;
     Json context;
     std::string device = "unknown", driver = "unknown", runtime = "unknown", cusparse = "unknown";
     double copy_bw = 0;  // bytes per second (read + write)
@@ -825,7 +823,7 @@ std::string summary(const Run& run, bool finished) {
       << run.driver << ", CUDA runtime " << run.runtime << (finished ? "" : "  [PARTIAL: run still going or stopped]") << "\n";
     t << "copy bandwidth " << (run.copy_bw > 0 ? fmt("%.1f", run.copy_bw * 1e-9) + " GB/s" : run.copy_status)
       << " (cudaMemcpyAsync device to device of 1 GiB, read + write, best of " << copy_runs << ")\n";
-    t << "SpMV y = A x (x, y on the device), ms by CUDA events: best of " << run.repeats << " after a warm-up, each after writing "
+    t << "SpMV y = A x (x, y on the device), ms by CUDA events: best of " << run.args.repeats << " after a warm-up, each after writing "
       << run.flush_bytes / (1 << 20) << " MiB (twice the L2: the matrix comes from DRAM); GB/s: the least bytes of a CSR SpMV with 64-bit "
       << "row offsets (nnz*12 + (n+1)*8 + x + y) over ours' time; %copy: of the copy bandwidth; speedup: best cuSPARSE time / ours; "
       << "check: max over rows of |y_cusparse - y_ours| / sum_j |a_ij x_j|, the worse of ALG1 and ALG2 (! above " << check_tol
@@ -944,7 +942,7 @@ std::string summary(const Run& run, bool finished) {
         t << "\n";
     }
     if (!run.skipped.empty()) {
-        t << "\n" << run.skipped.size() << " cases skipped (not started within the time budget of " << run.time_budget << " s):";
+        t << "\n" << run.skipped.size() << " cases skipped (not started within the time budget of " << run.args.time_budget << " s):";
         for (const std::string& s : run.skipped) t << " " << s;
         t << "\n";
     }
@@ -960,7 +958,7 @@ std::string json(const Run& run, bool finished) {
     j.set("benchmark", "krylov_cuda").set("finished", finished);
     j.set("context", run.context);
     Json o;
-    o.set("repeats", run.repeats).set("time_budget_s", run.time_budget).set("quick", run.quick).set("value_type", "double").set("index_type", "int32");
+    o.set("repeats", run.args.repeats).set("time_budget_s", run.args.time_budget).set("quick", run.args.quick).set("value_type", "double").set("index_type", "int32");
     o.set("matrix_dir", run.matrix_dir).set("check_tol", check_tol).set("cg_tol", cg_tol).set("cg_maxit", cg_maxit).set("cg_max_runs", cg_max_runs);
     o.set("min_shared_nnz", min_shared_nnz).set("l2_flush_bytes", run.flush_bytes).set("warm_batch_ms", warm_batch_ms);
     j.set("options", o);
@@ -986,9 +984,9 @@ std::string json(const Run& run, bool finished) {
 }
 
 void write_outputs(const Run& run, bool finished) {
-    gs::tools::write_file_atomic(run.outdir + "/krylov_cuda.json", json(run, finished), "bench_krylov_cuda");
+    gs::tools::write_file_atomic(run.args.outdir + "/krylov_cuda.json", json(run, finished), "bench_krylov_cuda");
     const std::string s = summary(run, finished);
-    gs::tools::write_file_atomic(run.outdir + "/krylov_cuda_summary.txt", s, "bench_krylov_cuda");
+    gs::tools::write_file_atomic(run.args.outdir + "/krylov_cuda_summary.txt", s, "bench_krylov_cuda");
     if (finished) std::printf("%s", s.c_str());
 }
 
@@ -1028,17 +1026,10 @@ void collect_context(Run& run, cusparseHandle_t h) {
 
 int main(int argc, char** argv) {
     Run run;
-    gs::tools::BenchArgs args;
-    args.repeats = run.repeats;
-    args.time_budget = run.time_budget;
-    if (!gs::tools::parse_bench_args(argc, argv, "bench_krylov_cuda", args)) return 2;
-    run.outdir = args.outdir;
-    run.repeats = args.repeats;
-    run.time_budget = args.time_budget;
-    run.quick = args.quick;
+    if (!gs::tools::parse_bench_args(argc, argv, "bench_krylov_cuda", run.args)) return 2;
     const gs::Timer clock;
     std::error_code ec;
-    std::filesystem::create_directories(run.outdir, ec);
+    std::filesystem::create_directories(run.args.outdir, ec);
     if (gc::device_count() == 0) {
         std::fprintf(stderr, "bench_krylov_cuda: %s\n", gc::device_summary().c_str());
         return 1;
@@ -1047,7 +1038,7 @@ int main(int argc, char** argv) {
     run.matrix_dir = env_dir && *env_dir ? env_dir : GIGASPARSE_MATRIX_DIR;
 
     Gpu g;
-    g.repeats = run.repeats;
+    g.repeats = run.args.repeats;
     cusparseHandle_t h = nullptr;
     if (const cusparseStatus_t st = cusparseCreate(&h); st != CUSPARSE_STATUS_SUCCESS) {
         g.handle_error = std::string("cusparseCreate: ") + cusparseGetErrorString(st);
@@ -1090,7 +1081,7 @@ int main(int argc, char** argv) {
         g.flush = &flush;
 
         std::vector<Spec> specs{{"poisson", "poisson3d_64", 64, "", "spd"}, {"rmat", "rmat18_ef16", 18, "", "graph"}};
-        if (!run.quick) {
+        if (!run.args.quick) {
             for (Spec& sp : shared_specs(run.matrix_dir)) specs.push_back(sp);
             specs.push_back({"poisson", "poisson3d_128", 128, "", "spd"});
             specs.push_back({"rmat", "rmat20_ef16", 20, "", "graph"});
@@ -1099,7 +1090,7 @@ int main(int argc, char** argv) {
         }
         write_outputs(run, false);
         for (const Spec& sp : specs) {
-            if (clock.seconds() > run.time_budget) {
+            if (clock.seconds() > run.args.time_budget) {
                 run.skipped.push_back(sp.name);
                 continue;
             }
