@@ -325,8 +325,13 @@ def _solve(method: str, a: Any, b: Any, x0: Any, rtol: float, atol: float, maxit
     x = np.zeros(n, dtype=dt) if x0 is None else np.array(vector(x0, n, dt, "x0"), copy=True)
     if not np.all(np.isfinite(bv)):
         raise _core.InvalidArgument(f"{method}: b contains NaN or Inf")
+    bnorm = float(np.linalg.norm(bv))
+    tol = max(float(rtol), float(atol) / bnorm if bnorm > 0 else 0.0)
+    maxit = 10 * n if maxiter is None else int(maxiter)
+    if maxit < 0 or tol < 0 or restart < 1:
+        raise ValueError(f"{method}: maxiter, rtol and atol must be >= 0 and restart >= 1")
     if backend == "cuda":
-        return _solve_cuda(method, a, bv, x, rtol, atol, maxiter, M, ordering, history, operator)
+        return _solve_cuda(method, a, bv, x, tol, maxit, M, ordering, history, operator)
     if isinstance(M, str):
         if operator:
             raise ValueError(f"{method}: M={M!r} needs A as a sparse matrix (a preconditioner is built from its entries)")
@@ -349,17 +354,12 @@ def _solve(method: str, a: Any, b: Any, x0: Any, rtol: float, atol: float, maxit
     else:
         raise TypeError(f"{method}: M must be a preconditioner (gigasparse jacobi/ilu0/ic0/sgs, their name, a scipy "
                         f"LinearOperator or a callable), got {type(M).__name__}")
-    bnorm = float(np.linalg.norm(bv))
-    tol = max(float(rtol), float(atol) / bnorm if bnorm > 0 else 0.0)
-    maxit = 10 * n if maxiter is None else int(maxiter)
-    if maxit < 0 or tol < 0 or restart < 1:
-        raise ValueError(f"{method}: maxiter, rtol and atol must be >= 0 and restart >= 1")
     a_arg = _python_callable(a, n, dt) if operator else parts(a)
     result = _core.krylov(method, a_arg, n, dt.name, bv, x, m_arg, tol, maxit, int(restart), backend, history)
     return x, SolveInfo(result)
 
 
-def _solve_cuda(method: str, a: Any, bv: np.ndarray, x: np.ndarray, rtol: float, atol: float, maxiter: int | None,
+def _solve_cuda(method: str, a: Any, bv: np.ndarray, x: np.ndarray, tol: float, maxit: int,
                 M: Any, ordering: str | None, history: bool, operator: bool) -> tuple[np.ndarray, SolveInfo]:
     """backend="cuda": the whole iteration on the GPU (CG or BiCGStab); M is None or a name."""
     if method not in ("cg", "bicgstab"):
@@ -369,12 +369,6 @@ def _solve_cuda(method: str, a: Any, bv: np.ndarray, x: np.ndarray, rtol: float,
     if M is not None and not isinstance(M, str):
         raise ValueError(f"{method}: backend='cuda' takes M as a name ('jacobi', 'ilu0', 'ic0', 'sgs'), "
                          "built on the device")
-    n = bv.shape[0]
-    bnorm = float(np.linalg.norm(bv))
-    tol = max(float(rtol), float(atol) / bnorm if bnorm > 0 else 0.0)
-    maxit = 10 * n if maxiter is None else int(maxiter)
-    if maxit < 0 or tol < 0:
-        raise ValueError(f"{method}: maxiter, rtol and atol must be >= 0")
     result = _core.krylov_cuda(method, parts(a), bv, x, M or "none", ordering or "", tol, maxit, history, 0)
     return x, SolveInfo(result)
 

@@ -98,7 +98,10 @@ private:
 };
 
 template <class T>
-void to_device(DeviceBuffer<T>& d, std::span<const T> h, Placement where);
+void to_device(DeviceBuffer<T>& d, std::span<const T> h, Placement where) {
+    d.allocate(static_cast<count_t>(h.size()), where);
+    if (!h.empty()) check(cudaMemcpyAsync(d.data(), h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice, where.stream), "cudaMemcpyAsync H2D");
+}
 
 // The sweeps of an ILU(0), IC(0) or SGS preconditioner on the device: its factors (from
 // iterative::sweep_factors on the host), the permutation, and each sweep's level sets; apply() runs a
@@ -161,11 +164,6 @@ private:
     DeviceBuffer<V> middle_, work_;
 };
 
-template <class T>
-void to_device(DeviceBuffer<T>& d, std::span<const T> h, Placement where) {
-    d.allocate(static_cast<count_t>(h.size()), where);
-    if (!h.empty()) check(cudaMemcpyAsync(d.data(), h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice, where.stream), "cudaMemcpyAsync H2D");
-}
 template <class T>
 void to_host(std::span<T> h, const DeviceBuffer<T>& d, cudaStream_t s) {
     if (!h.empty()) check(cudaMemcpyAsync(h.data(), d.data(), h.size() * sizeof(T), cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync D2H");

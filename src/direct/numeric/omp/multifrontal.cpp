@@ -89,13 +89,6 @@ inline void triangle_chunks(idx mc, std::int64_t target, std::vector<idx>& b) {
     if (b.back() != mc) b.push_back(mc);
 }
 
-// Whether an LLᴴ front of f rows goes to prm.offload (real values only: the GPU's cuSOLVER/cuBLAS calls are
-// the real ones).
-template <class V>
-bool offloaded_type() {
-    return std::is_same_v<V, double> || std::is_same_v<V, float>;
-}
-
 // Assemble and partially factor front sn; its contribution block ends on top of stack `own`.
 // Fronts of at least prm.blocked_rows rows take the blocked kernel (tiles on `pool`, parallel
 // assembly); fronts of fewer than prm.small_rows rows the BLAS-free loops of small_front; fronts of
@@ -110,9 +103,9 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
     auto& stack = num.stacks[s.stack_of[sn]];
     const std::int64_t off = top;
     V* cb = stack.data() + off;
-    const auto offloaded = [](const NumericParams& p, idx rows) {
-        return offloaded_type<V>() && p.offload && !p.ldlt && !p.lu && rows >= p.offload_rows;
-    };
+    // an LLᴴ front of real values and at least prm.offload_rows rows goes to prm.offload (the GPU)
+    constexpr bool real_values = std::is_same_v<V, double> || std::is_same_v<V, float>;
+    const bool offloaded = real_values && prm.offload && !prm.ldlt && !prm.lu && f >= prm.offload_rows;
     const bool blocked = f >= prm.blocked_rows;
     const bool parallel = blocked && pool.size() > 1;
     // The panel: zero, then the entries of A (duplicates summed in input order, conjugated when
@@ -206,8 +199,8 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
                                        s.pair_next.empty() ? nullptr : s.pair_next.data() + c0, lp, pool);
         num.perturbed[sn] = r.perturbed;
         if (r.fail != 0) return r.fail;
-    } else if (offloaded(prm, f)) {
-        if constexpr (std::is_same_v<V, double> || std::is_same_v<V, float>) info = prm.offload->factor(f, w, panel, cb);
+    } else if (offloaded) {
+        if constexpr (real_values) info = prm.offload->factor(f, w, panel, cb);
     } else if (blocked) {
         BlockedFrontParams bp;
         bp.block = prm.block;
