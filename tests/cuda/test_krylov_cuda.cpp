@@ -457,36 +457,55 @@ TEST(CudaKrylov, EmptyAndTinySystems) {
     for (const double v : y) EXPECT_EQ(v, 3.0);
 }
 
-// CG queues check_every iterations between two reads; the stop is decided on the device and freezes the solve,
-// so the iterate, the count, the history and the status do not depend on it.
-TEST(CudaKrylov, CgResultDoesNotDependOnCheckEvery) {
+// CG and BiCGStab queue check_every iterations between two reads; the stop is decided on the device and
+// freezes the solve, so the iterate, the count, the history and the status do not depend on it.
+TEST(CudaKrylov, ResultDoesNotDependOnCheckEvery) {
     SKIP_WITHOUT_GPU();
     const auto a = gs::gen::poisson2d<double, std::int32_t>(sim_or(16, 96), sim_or(16, 96));
+    const auto cd = gs::gen::convection_diffusion<double, std::int32_t>(sim_or(6, 24), sim_or(6, 24), sim_or(6, 24), 20.0, -10.0, 5.0);
     const auto b = gs::test::random_vector<double>(a.nrows, 21);
-    for (const GpuPrecond pc : {GpuPrecond::jacobi, GpuPrecond::ic0}) {
-        std::vector<double> x1(b.size(), 0.0);
-        auto o = options(it::Method::cg, pc, 1e-9, 5000);
+    const auto bc = gs::test::random_vector<double>(cd.nrows, 22);
+    struct Case {
+        it::Method method;
+        GpuPrecond pc;
+        const gs::Csr<double, std::int32_t>* a;
+        const std::vector<double>* b;
+    };
+    for (const Case& c : {Case{it::Method::cg, GpuPrecond::jacobi, &a, &b}, Case{it::Method::cg, GpuPrecond::ic0, &a, &b},
+                          Case{it::Method::bicgstab, GpuPrecond::jacobi, &cd, &bc}, Case{it::Method::bicgstab, GpuPrecond::ilu0, &cd, &bc},
+                          Case{it::Method::bicgstab, GpuPrecond::none, &a, &b}}) {
+        const std::string name = std::string(it::to_string(c.method)) + " " + gs::cuda::to_string(c.pc);
+        std::vector<double> x1(c.b->size(), 0.0);
+        auto o = options(c.method, c.pc, 1e-9, 5000);
         o.check_every = 1;
-        const auto r1 = gpu_solve(a, b, x1, o);
-        ASSERT_TRUE(r1.converged) << r1.message;
+        const auto r1 = gpu_solve(*c.a, *c.b, x1, o);
+        ASSERT_TRUE(r1.converged) << name << ": " << r1.message;
+        ASSERT_GT(r1.iterations, 3) << name;
         for (const std::int64_t every : {3, 64, 1000}) {
-            SCOPED_TRACE(std::string(gs::cuda::to_string(pc)) + " check_every " + std::to_string(every));
-            std::vector<double> x(b.size(), 0.0);
+            SCOPED_TRACE(name + " check_every " + std::to_string(every));
+            std::vector<double> x(c.b->size(), 0.0);
             o.check_every = every;
-            const auto r = gpu_solve(a, b, x, o);
+            GpuSolveStats st;
+            const auto r = gpu_solve(*c.a, *c.b, x, o, &st);
             EXPECT_EQ(r.iterations, r1.iterations);
             EXPECT_EQ(r.reason, r1.reason);
+            EXPECT_EQ(r.message, r1.message);
             EXPECT_EQ(r.residual_history, r1.residual_history);
             EXPECT_EQ(x, x1) << "the iterations queued after the stop moved x";
+            // the residual's SpMV, then one (CG) or two (BiCGStab) per queued iteration, the last batch whole
+            const std::int64_t per = c.method == it::Method::cg ? 1 : 2, queued = std::min<std::int64_t>(every, 64);
+            const std::int64_t batches = (r.iterations + queued - 1) / queued;
+            EXPECT_EQ(st.spmv_calls, 1 + per * std::min<std::int64_t>(batches * queued, o.maxit)) << "iterations " << r.iterations;
         }
         // maxit inside a batch: exactly maxit iterations
-        std::vector<double> x(b.size(), 0.0);
+        SCOPED_TRACE(name);
+        std::vector<double> x(c.b->size(), 0.0);
         o.check_every = 8;
-        o.maxit = 11;
-        const auto r = gpu_solve(a, b, x, o);
+        o.maxit = 3;
+        const auto r = gpu_solve(*c.a, *c.b, x, o);
         EXPECT_EQ(r.reason, it::StopReason::max_iterations);
-        EXPECT_EQ(r.iterations, 11);
-        EXPECT_EQ(r.residual_history.size(), 12u);
+        EXPECT_EQ(r.iterations, 3);
+        EXPECT_EQ(r.residual_history.size(), 4u);
     }
     std::vector<double> x(b.size(), 0.0);
     auto bad = options();

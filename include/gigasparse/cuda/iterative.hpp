@@ -77,7 +77,7 @@ struct GpuSolveOptions {
     double tol = 1e-8;            // stop when ||b - A x||_2 <= tol ||b||_2 (recurrence residual)
     std::int64_t maxit = 1000;
     bool record_history = true;
-    // CG: iterations queued between two reads of their residuals (1..64). A stop, convergence included, is
+    // Iterations queued between two reads of their residuals (1..64; CG and BiCGStab). A stop, convergence included, is
     // decided on the device and freezes the solve there (the iterations queued after it only launch), so the
     // result is the same for any value; larger ones keep the GPU busy while the host decides.
     std::int64_t check_every = 8;

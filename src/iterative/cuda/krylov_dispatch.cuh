@@ -1,6 +1,6 @@
 // src/iterative/cuda/krylov_dispatch.cuh: the host side of the GPU iterative backend: the SpMV plan
 // (lanes per row, the long rows), cuda::spmv, and the CG and BiCGStab drivers of cuda::solve. One stream
-// per call; all vectors and scalars in device memory; one 64-byte read of the scalars per iteration.
+// per call; all vectors and scalars in device memory; the scalars of a batch of iterations read at once.
 // Instantiated in krylov_double.cu / krylov_float.cu; the CPU simulator's tests compile it too.
 #pragma once
 
@@ -258,6 +258,8 @@ struct Solve {
     // z = M⁻¹ r by the sweeps (only when they exist)
     void apply(const V* r, V* z, const int* skip = nullptr) { sweeps->apply(r, z, s(), skip); }
 
+    // (tol ||b||)²: the device's convergence test on a squared residual norm
+    double stop_norm2() const { return (o.tol * bnorm) * (o.tol * bnorm); }
     const V* dinv_ptr() const { return dinv.size() > 0 ? dinv.data() : nullptr; }
 
     // r = b - A x
@@ -295,12 +297,19 @@ struct Solve {
         return stop(iterative::StopReason::max_iterations, "maximum iterations (" + std::to_string(o.maxit) + ") reached");
     }
 
+    // iterations queued between two reads of their states (the ring's slots)
+    count_t ring_slots() const { return std::clamp<count_t>(o.check_every, 1, 64); }
+    // the stop bits of a state in device memory, as the skip flag of the SpMV, dot and sweep kernels
     template <class State>
-    State read(const DeviceBuffer<State>& st) {
-        State h{};
-        check(cudaMemcpyAsync(&h, st.data(), sizeof(State), cudaMemcpyDeviceToHost, s()), "cudaMemcpyAsync D2H");
+    static const int* stop_flag(const DeviceBuffer<State>& st) {
+        return reinterpret_cast<const int*>(reinterpret_cast<const char*>(st.data()) + offsetof(State, stop));
+    }
+    // the first `count` slots of a ring of states, once the work queued before them is done
+    template <class State>
+    void read_ring(std::vector<State>& seen, const DeviceBuffer<State>& ring, count_t count) {
+        check(cudaMemcpyAsync(seen.data(), ring.data(), static_cast<std::size_t>(count) * sizeof(State), cudaMemcpyDeviceToHost, s()),
+              "cudaMemcpyAsync D2H");
         stream.sync();
-        return h;
     }
 
     void dot(const V* u, const V* v, V* partial, const int* skip = nullptr) {
@@ -320,9 +329,24 @@ struct Solve {
     }
 };
 
-// CG. Iterations are queued in batches of check_every; each writes its scalars into a slot of `ring`, read once
-// per batch. A stop (convergence included) is decided on the device and freezes the solve there, so the
+// Iterations 1..maxit queued in batches of check_every (at most 64): queue(slot) queues one iteration, whose
+// kernels leave its state in the ring slot; the ring is read once per batch and over(it, state) reads each
+// iteration in turn (true: the solve is over). A stop decided on the device freezes the solve there, so the
 // iterations queued after it do nothing but launch, and the result is the same for any batch size.
+template <class V, class I, class State, class Queue, class Over>
+void run_batches(Solve<V, I>& k, DeviceBuffer<State>& ring, std::vector<State>& seen, Queue queue, Over over) {
+    for (count_t it = 1; it <= k.o.maxit;) {
+        const count_t batch = std::min<count_t>(ring.size(), k.o.maxit - it + 1);
+        for (count_t b = 0; b < batch; ++b) queue(ring.data() + b);
+        k.read_ring(seen, ring, batch);
+        for (count_t b = 0; b < batch; ++b)
+            if (over(it + b, seen[static_cast<std::size_t>(b)])) return;
+        it += batch;
+    }
+    k.not_converged();
+}
+
+// CG, in batches (run_batches); its stops, convergence included, decided on the device.
 template <class V, class I>
 void run_cg(Solve<V, I>& k, Event& iterate) {
     const V* dinv = k.dinv_ptr();
@@ -330,16 +354,10 @@ void run_cg(Solve<V, I>& k, Event& iterate) {
     auto r = k.vec(), p = k.vec(), q = k.vec();
     DeviceBuffer<V> z_own = dinv || sweeps ? k.vec() : DeviceBuffer<V>();
     V* z = dinv || sweeps ? z_own.data() : r.data();
-    const count_t batch_max = std::clamp<count_t>(k.o.check_every, 1, 64);
-    DeviceBuffer<CgState<V>> st(1, k.where), ring(batch_max, k.where);
-    std::vector<CgState<V>> seen(static_cast<std::size_t>(batch_max));
-    const int* stopped = reinterpret_cast<const int*>(reinterpret_cast<const char*>(st.data()) + offsetof(CgState<V>, stop));
-    const double stop_norm2 = (k.o.tol * k.bnorm) * (k.o.tol * k.bnorm);
-    const auto read_ring = [&](count_t count) {
-        check(cudaMemcpyAsync(seen.data(), ring.data(), static_cast<std::size_t>(count) * sizeof(CgState<V>), cudaMemcpyDeviceToHost, k.s()),
-              "cudaMemcpyAsync D2H");
-        k.stream.sync();
-    };
+    DeviceBuffer<CgState<V>> st(1, k.where), ring(k.ring_slots(), k.where);
+    std::vector<CgState<V>> seen(static_cast<std::size_t>(ring.size()));
+    const int* stopped = k.stop_flag(st);
+    const double stop_norm2 = k.stop_norm2();
     // the host's reading of one iteration's scalars, in iterative::cg's order; true when the solve is over
     const auto over = [&](count_t it, const CgState<V>& h) {
         if (h.stop & cg_stop_pq)
@@ -359,35 +377,30 @@ void run_cg(Solve<V, I>& k, Event& iterate) {
     check(cudaMemsetAsync(st.data(), 0, sizeof(CgState<V>), k.s()), "cudaMemsetAsync");
     k.finish("gigasparse::krylov::cg_beta_kernel", cg_beta_kernel<V>, static_cast<const V*>(k.partial0.data()),
              static_cast<const V*>(k.partial1.data()), stop_norm2, true, st.data(), ring.data());
-    read_ring(1);
+    k.read_ring(seen, ring, 1);
     iterate.record(k.s());
     if (over(0, seen[0])) return;
-    for (count_t it = 1; it <= k.o.maxit;) {
-        const count_t batch = std::min<count_t>(batch_max, k.o.maxit - it + 1);
-        for (count_t b = 0; b < batch; ++b) {
-            k.spmv->run(p.data(), q.data(), V(1), V(0), k.s(), stopped);
-            k.dot(p.data(), q.data(), k.partial0.data(), stopped);
-            k.finish("gigasparse::krylov::cg_alpha_kernel", cg_alpha_kernel<V>, static_cast<const V*>(k.partial0.data()), st.data());
-            k.reduce("gigasparse::krylov::cg_update_kernel", cg_update_kernel<V>, static_cast<const CgState<V>*>(st.data()),
-                     static_cast<const V*>(p.data()), static_cast<const V*>(q.data()), k.xd.data(), r.data(), dinv, sweeps ? nullptr : z,
-                     k.partial0.data(), k.partial1.data());
-            if (sweeps) {  // z = M⁻¹ r and the partials of rᵀz
-                k.apply(r.data(), z, stopped);
-                k.dot(r.data(), z, k.partial0.data(), stopped);
-            }
-            k.finish("gigasparse::krylov::cg_beta_kernel", cg_beta_kernel<V>, static_cast<const V*>(k.partial0.data()),
-                     static_cast<const V*>(k.partial1.data()), stop_norm2, false, st.data(), ring.data() + b);
-            k.elementwise("gigasparse::krylov::cg_direction_kernel", cg_direction_kernel<V>, static_cast<const CgState<V>*>(st.data()),
-                          static_cast<const V*>(z), p.data());
+    const auto queue = [&](CgState<V>* slot) {
+        k.spmv->run(p.data(), q.data(), V(1), V(0), k.s(), stopped);
+        k.dot(p.data(), q.data(), k.partial0.data(), stopped);
+        k.finish("gigasparse::krylov::cg_alpha_kernel", cg_alpha_kernel<V>, static_cast<const V*>(k.partial0.data()), st.data());
+        k.reduce("gigasparse::krylov::cg_update_kernel", cg_update_kernel<V>, static_cast<const CgState<V>*>(st.data()),
+                 static_cast<const V*>(p.data()), static_cast<const V*>(q.data()), k.xd.data(), r.data(), dinv, sweeps ? nullptr : z,
+                 k.partial0.data(), k.partial1.data());
+        if (sweeps) {  // z = M⁻¹ r and the partials of rᵀz
+            k.apply(r.data(), z, stopped);
+            k.dot(r.data(), z, k.partial0.data(), stopped);
         }
-        read_ring(batch);
-        for (count_t b = 0; b < batch; ++b)
-            if (over(it + b, seen[static_cast<std::size_t>(b)])) return;
-        it += batch;
-    }
-    k.not_converged();
+        k.finish("gigasparse::krylov::cg_beta_kernel", cg_beta_kernel<V>, static_cast<const V*>(k.partial0.data()),
+                 static_cast<const V*>(k.partial1.data()), stop_norm2, false, st.data(), slot);
+        k.elementwise("gigasparse::krylov::cg_direction_kernel", cg_direction_kernel<V>, static_cast<const CgState<V>*>(st.data()),
+                      static_cast<const V*>(z), p.data());
+    };
+    run_batches(k, ring, seen, queue, over);
 }
 
+// BiCGStab, in batches as CG: every stop (the early exit on a small ||s|| included) is decided on the device
+// and freezes the solve when its iteration ends.
 template <class V, class I>
 void run_bicgstab(Solve<V, I>& k, Event& iterate) {
     const V* dinv = k.dinv_ptr();
@@ -396,7 +409,10 @@ void run_bicgstab(Solve<V, I>& k, Event& iterate) {
     DeviceBuffer<V> phat_own = precond ? k.vec() : DeviceBuffer<V>(), shat_own = precond ? k.vec() : DeviceBuffer<V>();
     V* phat = precond ? phat_own.data() : p.data();
     V* shat = precond ? shat_own.data() : s.data();
-    DeviceBuffer<BicgState<V>> st(1, k.where);
+    DeviceBuffer<BicgState<V>> st(1, k.where), ring(k.ring_slots(), k.where);
+    std::vector<BicgState<V>> seen(static_cast<std::size_t>(ring.size()));
+    const int* stopped = k.stop_flag(st);
+    const double stop_norm2 = k.stop_norm2();
     k.residual(r);
     check(cudaMemcpyAsync(rhat.data(), r.data(), static_cast<std::size_t>(k.n) * sizeof(V), cudaMemcpyDeviceToDevice, k.s()), "cudaMemcpyAsync D2D");
     check(cudaMemsetAsync(p.data(), 0, static_cast<std::size_t>(k.n) * sizeof(V), k.s()), "cudaMemsetAsync");
@@ -412,42 +428,43 @@ void run_bicgstab(Solve<V, I>& k, Event& iterate) {
     k.stream.sync();
     iterate.record(k.s());
     if (k.record(0, std::sqrt(static_cast<double>(h_rr0)))) return;
-    const double stop_norm2 = (k.o.tol * k.bnorm) * (k.o.tol * k.bnorm);
     const auto* cst = static_cast<const BicgState<V>*>(st.data());
-    for (count_t it = 1; it <= k.o.maxit; ++it) {
-        k.dot(rhat.data(), r.data(), k.partial0.data());
+    const auto queue = [&](BicgState<V>* slot) {
+        k.dot(rhat.data(), r.data(), k.partial0.data(), stopped);
         k.finish("gigasparse::krylov::bicg_rho_kernel", bicg_rho_kernel<V>, static_cast<const V*>(k.partial0.data()), st.data());
         k.elementwise("gigasparse::krylov::bicg_direction_kernel", bicg_direction_kernel<V>, cst, static_cast<const V*>(r.data()),
                       static_cast<const V*>(v.data()), p.data(), dinv, phat);
-        if (k.sweeps) k.apply(p.data(), phat);
-        k.spmv->run(phat, v.data(), V(1), V(0), k.s());
-        k.dot(rhat.data(), v.data(), k.partial0.data());
+        if (k.sweeps) k.apply(p.data(), phat, stopped);
+        k.spmv->run(phat, v.data(), V(1), V(0), k.s(), stopped);
+        k.dot(rhat.data(), v.data(), k.partial0.data(), stopped);
         k.finish("gigasparse::krylov::bicg_alpha_kernel", bicg_alpha_kernel<V>, static_cast<const V*>(k.partial0.data()), st.data());
         k.reduce("gigasparse::krylov::bicg_s_kernel", bicg_s_kernel<V>, cst, static_cast<const V*>(r.data()), static_cast<const V*>(v.data()), s.data(),
                  dinv, shat, k.partial0.data());
-        if (k.sweeps) k.apply(s.data(), shat);
         k.finish("gigasparse::krylov::bicg_snorm_kernel", bicg_snorm_kernel<V>, static_cast<const V*>(k.partial0.data()), stop_norm2, st.data());
-        k.spmv->run(shat, t.data(), V(1), V(0), k.s());
+        if (k.sweeps) k.apply(s.data(), shat, stopped);
+        k.spmv->run(shat, t.data(), V(1), V(0), k.s(), stopped);
         launch("gigasparse::krylov::dot2_kernel", dot2_kernel<V>, k.red_blocks, dim3(block_threads), 0, k.s(), k.n, static_cast<const V*>(t.data()),
-               static_cast<const V*>(t.data()), static_cast<const V*>(t.data()), static_cast<const V*>(s.data()), k.partial0.data(), k.partial1.data());
+               static_cast<const V*>(t.data()), static_cast<const V*>(t.data()), static_cast<const V*>(s.data()), k.partial0.data(), k.partial1.data(),
+               stopped);
         k.finish("gigasparse::krylov::bicg_omega_kernel", bicg_omega_kernel<V>, static_cast<const V*>(k.partial0.data()),
                  static_cast<const V*>(k.partial1.data()), st.data());
         k.reduce("gigasparse::krylov::bicg_update_kernel", bicg_update_kernel<V>, cst, static_cast<const V*>(phat), static_cast<const V*>(shat),
                  static_cast<const V*>(s.data()), static_cast<const V*>(t.data()), k.xd.data(), r.data(), k.partial0.data());
-        k.finish("gigasparse::krylov::bicg_finish_kernel", bicg_finish_kernel<V>, static_cast<const V*>(k.partial0.data()), st.data());
-        const BicgState<V> h = k.read(st);
-        if (h.stop & stop_rho) return (void)k.stop(iterative::StopReason::breakdown, "BiCGStab: rho = r̂ᵀr = 0");
-        if (h.stop & stop_rv)
-            return (void)k.stop(std::isfinite(static_cast<double>(h.rv)) ? iterative::StopReason::breakdown : iterative::StopReason::non_finite,
-                                "BiCGStab: r̂ᵀv = 0");
-        if (h.stop & stop_s_converged) {
-            k.record(it, std::sqrt(static_cast<double>(h.ss)));
-            return;
-        }
-        if (k.record(it, std::sqrt(static_cast<double>(h.rr)))) return;
-        if (h.omega == V(0)) return (void)k.stop(iterative::StopReason::breakdown, "BiCGStab: omega = 0 (stagnation)");
-    }
-    k.not_converged();
+        k.finish("gigasparse::krylov::bicg_finish_kernel", bicg_finish_kernel<V>, static_cast<const V*>(k.partial0.data()), stop_norm2, st.data(), slot);
+    };
+    // the host's reading of one iteration's state, in iterative::bicgstab's order; true when the solve is over
+    const auto over = [&](count_t it, const BicgState<V>& h) {
+        if (h.stop & bicg_stop_rho) return k.stop(iterative::StopReason::breakdown, "BiCGStab: rho = r̂ᵀr = 0"), true;
+        if (h.stop & bicg_stop_rv)
+            return k.stop(std::isfinite(static_cast<double>(h.rv)) ? iterative::StopReason::breakdown : iterative::StopReason::non_finite,
+                          "BiCGStab: r̂ᵀv = 0"),
+                   true;
+        if (h.stop & bicg_stop_s_converged) return k.record_decided(it, std::sqrt(static_cast<double>(h.ss)), true), true;
+        if (k.record_decided(it, std::sqrt(static_cast<double>(h.rr)), (h.stop & bicg_stop_converged) != 0)) return true;
+        if (h.stop & bicg_stop_omega) return k.stop(iterative::StopReason::breakdown, "BiCGStab: omega = 0 (stagnation)"), true;
+        return false;
+    };
+    run_batches(k, ring, seen, queue, over);
 }
 
 }  // namespace krylov

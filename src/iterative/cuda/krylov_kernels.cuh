@@ -132,11 +132,12 @@ static __global__ void __launch_bounds__(block_threads)
     if (threadIdx.x == 0) partial[blockIdx.x] = s;
 }
 
-// The two partial sums of x·y and z·w in one pass.
+// The two partial sums of x·y and z·w in one pass (skip as dot_kernel's).
 template <class V>
 static __global__ void __launch_bounds__(block_threads)
     dot2_kernel(count_t n, const V* __restrict__ x, const V* __restrict__ y, const V* __restrict__ z, const V* __restrict__ w, V* __restrict__ partial0,
-                V* __restrict__ partial1) {
+                V* __restrict__ partial1, const int* __restrict__ skip) {
+    if (skip && *skip) n = 0;
     const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
     V s0 = V(0), s1 = V(0);
     for (count_t i = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
@@ -216,7 +217,7 @@ static __global__ void scale_kernel(count_t n, const V* __restrict__ d, V* __res
 }
 
 // ---------------------------------------------------------------- CG
-// The scalars of a CG iteration, in device memory; the host reads them once per iteration.
+// The scalars of a CG iteration, in device memory; the host reads a batch of iterations' copies at once.
 template <class V>
 struct CgState {
     V rz;     // rᵀz of the current residual
@@ -329,23 +330,28 @@ static __global__ void cg_direction_kernel(count_t n, const CgState<V>* __restri
 }
 
 // ---------------------------------------------------------------- BiCGStab
+// The scalars of a BiCGStab iteration, in device memory; the host reads a batch of iterations' copies at once.
 template <class V>
 struct BicgState {
     V rho, rho_new, alpha, omega, beta;
-    V rv;   // r̂ᵀv
-    V ss;   // sᵀs
-    V rr;   // rᵀr of the new residual
-    int stop;  // bit 1: rho = 0; bit 2: r̂ᵀv = 0 or not finite; bit 4: s already converged (x += alpha p̂ only)
+    V rv;      // r̂ᵀv
+    V ss;      // sᵀs
+    V rr;      // rᵀr of the new residual
+    int stop;  // bicg_stop_* bits; once bicg_stop_frozen is set, every later kernel of the solve returns at once
 };
 
-inline constexpr int stop_rho = 1, stop_rv = 2, stop_s_converged = 4;
+// Why a BiCGStab stopped on the device, in the order iterative::bicgstab tests them: rho = r̂ᵀr = 0; r̂ᵀv zero
+// or not finite; ||s||² <= (tol ||b||)² (the last update is x += alpha p̂ only); ||r||² not finite;
+// ||r||² <= (tol ||b||)²; omega = 0. frozen: set with any of them when the iteration ends.
+inline constexpr int bicg_stop_rho = 1, bicg_stop_rv = 2, bicg_stop_s_converged = 4, bicg_stop_nonfinite = 8, bicg_stop_converged = 16,
+                     bicg_stop_omega = 32, bicg_stop_frozen = 64;
 
 template <class V>
 static __global__ void __launch_bounds__(block_threads) bicg_rho_kernel(count_t m, const V* __restrict__ partial, BicgState<V>* st) {
     const V rho_new = finish_sum(m, partial);
-    if (threadIdx.x == 0) {
+    if (threadIdx.x == 0 && !st->stop) {
         st->rho_new = rho_new;
-        st->stop = rho_new == V(0) ? stop_rho : 0;
+        if (rho_new == V(0)) st->stop = bicg_stop_rho;
         st->beta = (rho_new / st->rho) * (st->alpha / st->omega);
     }
 }
@@ -369,7 +375,7 @@ static __global__ void __launch_bounds__(block_threads) bicg_alpha_kernel(count_
     const V rv = finish_sum(m, partial);
     if (threadIdx.x == 0 && !st->stop) {
         st->rv = rv;
-        if (rv == V(0) || !finite(rv)) st->stop |= stop_rv;
+        if (rv == V(0) || !finite(rv)) st->stop = bicg_stop_rv;
         else st->alpha = st->rho_new / rv;
     }
 }
@@ -379,17 +385,16 @@ template <class V>
 static __global__ void __launch_bounds__(block_threads)
     bicg_s_kernel(count_t n, const BicgState<V>* __restrict__ st, const V* __restrict__ r, const V* __restrict__ v, V* s, const V* __restrict__ dinv,
                   V* shat, V* __restrict__ partial) {
-    const bool go = st->stop == 0;
+    if (st->stop) return;  // the partials are read by bicg_snorm_kernel, which returns too
     const V alpha = st->alpha;
     const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
     V ss = V(0);
-    if (go)
-        for (count_t i = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-            const V si = r[i] - alpha * v[i];
-            s[i] = si;
-            if (dinv) shat[i] = dinv[i] * si;
-            ss += si * si;
-        }
+    for (count_t i = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+        const V si = r[i] - alpha * v[i];
+        s[i] = si;
+        if (dinv) shat[i] = dinv[i] * si;
+        ss += si * si;
+    }
     ss = block_sum(ss);
     if (threadIdx.x == 0) partial[blockIdx.x] = ss;
 }
@@ -398,10 +403,11 @@ static __global__ void __launch_bounds__(block_threads)
 template <class V>
 static __global__ void __launch_bounds__(block_threads) bicg_snorm_kernel(count_t m, const V* __restrict__ partial, double stop_norm2,
                                                                           BicgState<V>* st) {
+    if (st->stop) return;
     const V ss = finish_sum(m, partial);
-    if (threadIdx.x == 0 && !st->stop) {
+    if (threadIdx.x == 0) {
         st->ss = ss;
-        if (static_cast<double>(ss) <= stop_norm2) st->stop |= stop_s_converged;
+        if (static_cast<double>(ss) <= stop_norm2) st->stop = bicg_stop_s_converged;
     }
 }
 
@@ -409,9 +415,10 @@ static __global__ void __launch_bounds__(block_threads) bicg_snorm_kernel(count_
 template <class V>
 static __global__ void __launch_bounds__(block_threads) bicg_omega_kernel(count_t m, const V* __restrict__ partial_tt, const V* __restrict__ partial_ts,
                                                                           BicgState<V>* st) {
+    if (st->stop) return;
     V tt, ts;
     finish_sum2(m, partial_tt, partial_ts, tt, ts);
-    if (threadIdx.x == 0 && !st->stop) st->omega = tt == V(0) ? V(0) : ts / tt;
+    if (threadIdx.x == 0) st->omega = tt == V(0) ? V(0) : ts / tt;
 }
 
 // x += alpha p̂ + omega ŝ, r = s - omega t, partial sums of rᵀr; after s converged only x += alpha p̂.
@@ -422,27 +429,43 @@ static __global__ void __launch_bounds__(block_threads)
     const int stop = st->stop;
     const V alpha = st->alpha, omega = st->omega;
     const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
-    V rr = V(0);
-    if (stop == stop_s_converged) {
+    if (stop == bicg_stop_s_converged)
         for (count_t i = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) x[i] += alpha * phat[i];
-    } else if (stop == 0) {
-        for (count_t i = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-            x[i] += alpha * phat[i] + omega * shat[i];
-            const V ri = s[i] - omega * t[i];
-            r[i] = ri;
-            rr += ri * ri;
-        }
+    if (stop) return;  // the partials are read by bicg_finish_kernel only when no stop is set
+    V rr = V(0);
+    for (count_t i = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+        x[i] += alpha * phat[i] + omega * shat[i];
+        const V ri = s[i] - omega * t[i];
+        r[i] = ri;
+        rr += ri * ri;
     }
     rr = block_sum(rr);
     if (threadIdx.x == 0) partial[blockIdx.x] = rr;
 }
 
+// rᵀr of the new residual and the iteration's remaining stops; rho for the next iteration; any stop freezes
+// the solve; the state copied to *snapshot (the host reads a batch of them).
 template <class V>
-static __global__ void __launch_bounds__(block_threads) bicg_finish_kernel(count_t m, const V* __restrict__ partial, BicgState<V>* st) {
-    const V rr = finish_sum(m, partial);
-    if (threadIdx.x == 0 && !st->stop) {
-        st->rr = rr;
-        st->rho = st->rho_new;
+static __global__ void __launch_bounds__(block_threads)
+    bicg_finish_kernel(count_t m, const V* __restrict__ partial, double stop_norm2, BicgState<V>* st, BicgState<V>* snapshot) {
+    const int stop = st->stop;
+    __syncthreads();  // every thread has read the bits before thread 0 writes them
+    if (stop & bicg_stop_frozen) {
+        if (threadIdx.x == 0) *snapshot = *st;
+        return;
+    }
+    const bool update = stop == 0;
+    const V rr = update ? finish_sum(m, partial) : V(0);
+    if (threadIdx.x == 0) {
+        if (update) {
+            st->rr = rr;
+            if (!finite(rr)) st->stop = bicg_stop_nonfinite;
+            else if (static_cast<double>(rr) <= stop_norm2) st->stop = bicg_stop_converged;
+            else if (st->omega == V(0)) st->stop = bicg_stop_omega;
+            st->rho = st->rho_new;
+        }
+        if (st->stop) st->stop |= bicg_stop_frozen;
+        *snapshot = *st;
     }
 }
 
