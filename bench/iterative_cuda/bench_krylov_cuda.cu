@@ -158,6 +158,7 @@ struct GpuCg {
     int runs = 0;
     std::vector<double> runs_setup_ms, runs_solve_ms;
     double true_residual = -1, error_inf = -1, wall_ms = -1;
+    double solve_ms_kernels = -1;  // the same solve with GpuSolveOptions::graphs off (a launch per kernel), best of as many runs
     bool ok() const { return status == "ok"; }
 };
 
@@ -501,6 +502,16 @@ GpuCg run_gpu_cg(const Mat& a, const DevMat& dm, const std::vector<V>& b, int re
             }
             if (setup_failed) break;  // the same factorization fails again
         }
+        if (out.res.reason != it::StopReason::preconditioner_failed) {  // the same solve without CUDA graphs
+            gc::GpuSolveOptions k = o;
+            k.graphs = false;
+            for (int r = 0; r < runs; ++r) {
+                std::vector<V> x(b.size(), V(0));
+                gc::GpuSolveStats st;
+                (void)gc::solve<V, I>(dm, b, x, k, &st);
+                if (out.solve_ms_kernels < 0 || st.solve_ms < out.solve_ms_kernels) out.solve_ms_kernels = st.solve_ms;
+            }
+        }
         out.true_residual = true_residual(a, b, best_x);
         double e = 0;
         for (const V v : best_x) e = std::max(e, std::abs(v - 1.0));
@@ -735,7 +746,8 @@ Json case_json(const Run& run, const Case& c) {
                 gj.set("ms_per_iteration", gpu.res.iterations > 0 ? gpu.st.solve_ms / double(gpu.res.iterations) : 0.0).set("wall_ms", gpu.wall_ms);
                 gj.set("runs_setup_ms", gpu.runs_setup_ms).set("runs_solve_ms", gpu.runs_solve_ms);
                 gj.set("spmv_calls", gpu.st.spmv_calls).set("threads_per_row", gpu.st.threads_per_row).set("long_rows", gpu.st.long_rows);
-                gj.set("device_bytes", gpu.st.device_bytes);
+                gj.set("device_bytes", gpu.st.device_bytes).set("graph_launches", gpu.st.graph_launches);
+                gj.set("solve_ms_without_graphs", gpu.solve_ms_kernels);
             }
             gl += std::string(gl.size() > 1 ? "," : "") + gj.str();
             Json cj;
@@ -869,13 +881,14 @@ std::string summary(const Run& run, bool finished) {
           << "on the device; ic0: IC(0) factored on the host (the CPU backend's code) on the " << it::to_string(gpu_sweep_ordering)
           << " ordering, its two triangular sweeps on the device by level sets (lvls: kernel launches per application); gpu_setup: b and x up, "
           << "SpMV plan, preconditioner (ic0: the host's ordering and factorization and the factors' upload), first residual; gpu_ms: the "
-          << "iterations by CUDA events, best of up to " << cg_max_runs << " after a warm-up. Host iterative::solve (omp, " << run.host_threads
+          << "iterations by CUDA events, best of up to " << cg_max_runs << " after a warm-up (each batch of iterations one CUDA graph; kern_ms: "
+          << "the same solve launched kernel by kernel). Host iterative::solve (omp, " << run.host_threads
           << " threads), one solve each, setup (ordering, factorization, sweep schedule) timed apart: host_* with the GPU's preconditioner and "
           << "ordering (iterations should match), alt_* the same preconditioner on the CPU's own ordering (alt). *_res: true residual "
           << "||b - A x|| / ||b||; speedup: the fastest host solve of the row (converged ones first) / gpu_ms; outcome: stop reasons other than "
           << "converged, DIFFERS where the GPU and host_* disagree (converged or not, iterations more than 10% + 3 apart)\n";
-        std::snprintf(buf, sizeof buf, "%-24s %-10s %6s %9s %9s %8s %8s %5s | %6s %9s %9s %8s | %-4s %6s %9s %9s %8s | %7s  %s\n", "case", "precond", "gpu_it",
-                      "gpu_setup", "gpu_ms", "ms/it", "gpu_res", "lvls", "host_it", "h_setup", "host_ms", "host_res", "alt", "alt_it", "a_setup", "alt_ms",
+        std::snprintf(buf, sizeof buf, "%-24s %-10s %6s %9s %9s %9s %8s %8s %5s | %6s %9s %9s %8s | %-4s %6s %9s %9s %8s | %7s  %s\n", "case", "precond",
+                      "gpu_it", "gpu_setup", "gpu_ms", "kern_ms", "ms/it", "gpu_res", "lvls", "host_it", "h_setup", "host_ms", "host_res", "alt", "alt_it", "a_setup", "alt_ms",
                       "alt_res", "speedup", "outcome");
         t << buf;
         struct HostCells {
@@ -911,9 +924,10 @@ std::string summary(const Run& run, bool finished) {
                 if (outcome.empty()) outcome = g.ok() ? "converged" : "-";
                 const HostCells hc = host_cells(same), ac = host_cells(alt);
                 const bool gok = g.ok();
-                std::snprintf(buf, sizeof buf, "%-24s %-10s %6s %9s %9s %8s %8s %5s | %6s %9s %9s %8s | %-4s %6s %9s %9s %8s | %7s  %s\n",
+                std::snprintf(buf, sizeof buf, "%-24s %-10s %6s %9s %9s %9s %8s %8s %5s | %6s %9s %9s %8s | %-4s %6s %9s %9s %8s | %7s  %s\n",
                               c.name.substr(0, 24).c_str(), g.tag.label().substr(0, 10).c_str(), gok ? std::to_string(g.res.iterations).c_str() : "FAILED",
                               gok ? fmt("%.2f", g.st.setup_ms).c_str() : "-", gok ? fmt("%.2f", g.st.solve_ms).c_str() : "-",
+                              gok && g.solve_ms_kernels >= 0 ? fmt("%.2f", g.solve_ms_kernels).c_str() : "-",
                               gok && g.res.iterations > 0 ? fmt("%.4f", g.st.solve_ms / double(g.res.iterations)).c_str() : "-",
                               gok ? fmt("%.1e", g.true_residual).c_str() : "-", gok && g.st.sweep_levels > 0 ? std::to_string(g.st.sweep_levels).c_str() : "-",
                               hc.iterations.c_str(), hc.setup.c_str(), hc.solve.c_str(), hc.residual.c_str(),

@@ -564,6 +564,7 @@ void register_iterative(nb::module_& m) {
                 gpu["long_rows"] = st.long_rows;
                 gpu["spmv_calls"] = st.spmv_calls;
                 gpu["sweep_levels"] = st.sweep_levels;
+                gpu["graph_launches"] = st.graph_launches;
                 gpu["ordering"] = st.ordering;
                 gpu["device_bytes"] = st.device_bytes;
                 gpu["setup_ms"] = st.setup_ms;

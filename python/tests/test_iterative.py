@@ -249,3 +249,4 @@ def test_cuda_backend_or_not_supported(method, precond, rng):
     assert abs(info.iterations - infoh.iterations) <= 2 + infoh.iterations // 10
     assert info.gpu["spmv_calls"] >= info.iterations
     assert (info.gpu["sweep_levels"] > 0) == (precond == "ic0")
+    assert info.gpu["graph_launches"] == -(-info.iterations // 8)  # every batch of check_every = 8 one CUDA graph

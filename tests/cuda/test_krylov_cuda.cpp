@@ -496,17 +496,44 @@ TEST(CudaKrylov, ResultDoesNotDependOnCheckEvery) {
             const std::int64_t per = c.method == it::Method::cg ? 1 : 2, queued = std::min<std::int64_t>(every, 64);
             const std::int64_t batches = (r.iterations + queued - 1) / queued;
             EXPECT_EQ(st.spmv_calls, 1 + per * std::min<std::int64_t>(batches * queued, o.maxit)) << "iterations " << r.iterations;
+            EXPECT_EQ(st.graph_launches, batches) << "each batch (all whole: no maxit cut) one graph launch";
+            // kernel by kernel: the same solve
+            std::vector<double> xk(c.b->size(), 0.0);
+            o.graphs = false;
+            GpuSolveStats sk;
+            const auto rk = gpu_solve(*c.a, *c.b, xk, o, &sk);
+            o.graphs = true;
+            EXPECT_EQ(rk.residual_history, r.residual_history);
+            EXPECT_EQ(xk, x);
+            EXPECT_EQ(sk.graph_launches, 0);
+            EXPECT_EQ(sk.spmv_calls, st.spmv_calls);
         }
-        // maxit inside a batch: exactly maxit iterations
+        // maxit inside a batch: exactly maxit iterations (the cut batch kernel by kernel)
         SCOPED_TRACE(name);
         std::vector<double> x(c.b->size(), 0.0);
-        o.check_every = 8;
+        o.check_every = 2;
         o.maxit = 3;
-        const auto r = gpu_solve(*c.a, *c.b, x, o);
+        GpuSolveStats st;
+        const auto r = gpu_solve(*c.a, *c.b, x, o, &st);
         EXPECT_EQ(r.reason, it::StopReason::max_iterations);
         EXPECT_EQ(r.iterations, 3);
         EXPECT_EQ(r.residual_history.size(), 4u);
+        EXPECT_EQ(st.graph_launches, 1);
     }
+#ifdef GIGASPARSE_CUDA_SIM
+    // a runtime that will not capture: the batches are launched kernel by kernel, with the same result
+    std::vector<double> x1(b.size(), 0.0), x2(b.size(), 0.0);
+    const auto o = options(it::Method::cg, GpuPrecond::ic0, 1e-9, 5000);
+    GpuSolveStats s1, s2;
+    const auto r1 = gpu_solve(a, b, x1, o, &s1);
+    cuda_sim::config().stream_capture = false;
+    const auto r2 = gpu_solve(a, b, x2, o, &s2);
+    cuda_sim::config().stream_capture = true;
+    EXPECT_GT(s1.graph_launches, 0);
+    EXPECT_EQ(s2.graph_launches, 0);
+    EXPECT_EQ(r1.residual_history, r2.residual_history);
+    EXPECT_EQ(x1, x2);
+#endif
     std::vector<double> x(b.size(), 0.0);
     auto bad = options();
     bad.check_every = 0;

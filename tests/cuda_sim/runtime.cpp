@@ -51,6 +51,16 @@ struct CUstream_st {
     void* race = nullptr;  // racecheck: the stream's context (what its work may assume done)
     char done = 0;         // racecheck: the stream's context released here, for the host to learn it
     std::unique_ptr<cuda_sim::FiberPool> fibers;  // for the threads of the blocks of its kernels
+    // stream capture: enqueued work is recorded into `captured` instead of the queue
+    enum class Capture { none, active, invalidated } capture = Capture::none;
+    std::vector<std::shared_ptr<const cuda_sim::Op>> captured;
+};
+// A graph: the work a capture recorded, in order (shared with the executable graphs made from it).
+struct CUgraph_st {
+    std::vector<std::shared_ptr<const cuda_sim::Op>> nodes;
+};
+struct CUgraphExec_st {
+    std::vector<std::shared_ptr<const cuda_sim::Op>> nodes;
 };
 struct CUmemPoolHandle_st {
     std::uint64_t release_threshold = 0;  // bytes kept reserved past a synchronization
@@ -88,6 +98,8 @@ struct State {
     std::set<CUmemPoolHandle_st*> pools;
     std::set<CUstream_st*> streams;
     std::set<CUevent_st*> events;
+    std::set<CUgraph_st*> graphs;
+    std::set<CUgraphExec_st*> graph_execs;
     std::map<const void*, int> max_dynamic_smem;  // cudaFuncAttributeMaxDynamicSharedMemorySize
     std::string next_name;
     std::uint64_t launch_count = 0;
@@ -741,6 +753,13 @@ std::int64_t device_bytes_from(const void* p) {
     return static_cast<std::int64_t>(a->first + a->second - static_cast<const unsigned char*>(p));
 }
 
+// A call the simulator cannot record in a capture: it fails and invalidates the capture, as on a GPU.
+static cudaError_t refuse_capture(cudaStream_t s, const std::string& what) {
+    s->capture = CUstream_st::Capture::invalidated;
+    return set_error(cudaErrorStreamCaptureUnsupported, what + ": not allowed (or not simulated) while the stream is being captured");
+}
+static bool capturing(cudaStream_t s) { return s != nullptr && S().streams.count(s) && s->capture != CUstream_st::Capture::none; }
+
 cudaError_t enqueue(cudaStream_t s, Op op) {
     CUDA_SIM_STICKY();
     if (!valid_stream(s)) return set_error(cudaErrorInvalidResourceHandle, op.what + ": unknown stream");
@@ -753,6 +772,17 @@ cudaError_t enqueue(cudaStream_t s, Op op) {
     for (const void* p : op.uses)
         if (const auto* a = find_allocation(p, true); a && p != op.frees && S().alloc_info[a->first].free_queued)
             return set_sticky(op.what + " uses a buffer after its cudaFreeAsync was enqueued");
+    if (s != nullptr && s->capture != CUstream_st::Capture::none) {
+        if (s->capture == CUstream_st::Capture::invalidated) return set_error(cudaErrorStreamCaptureInvalidated, op.what + ": the capture was invalidated");
+        if (op.frees) return refuse_capture(s, op.what + " (stream-ordered free)");
+        auto node = std::make_shared<Op>();
+        node->what = op.what;
+        node->uses = op.uses;
+        node->run = op.run;
+        node->device_work = op.device_work;
+        s->captured.push_back(std::move(node));
+        return cudaSuccess;
+    }
     if (s == nullptr) {  // the legacy default stream runs at once
         legacy_stream_wait();
         run_op(nullptr, std::move(op));
@@ -989,6 +1019,7 @@ cudaError_t cudaMallocFromPoolAsync(void** p, std::size_t bytes, cudaMemPool_t p
     ++st.st.pool_allocs;
     if (!st.pools.count(pool)) return set_error(cudaErrorInvalidValue, "cudaMallocFromPoolAsync: unknown pool");
     if (!valid_stream(s)) return set_error(cudaErrorInvalidResourceHandle, "cudaMallocFromPoolAsync: unknown stream");
+    if (capturing(s)) return refuse_capture(s, "cudaMallocFromPoolAsync");
     if (bytes == 0) return cudaSuccess;
     const auto b = static_cast<std::int64_t>(bytes);
     const std::int64_t grow = std::max<std::int64_t>(0, pool->used + b - pool->reserved);
@@ -1061,6 +1092,7 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaM
         return set_error(cudaErrorInvalidValue, "cudaMemcpyAsync: " + std::to_string(bytes) + " bytes past the end of the destination allocation");
     if (src_dev && device_bytes_from(src) < static_cast<std::int64_t>(bytes))
         return set_error(cudaErrorInvalidValue, "cudaMemcpyAsync: " + std::to_string(bytes) + " bytes past the end of the source allocation");
+    if (capturing(s) && (!dst_dev || !src_dev)) return refuse_capture(s, "cudaMemcpyAsync with host memory");
     Op op;
     op.what = "cudaMemcpyAsync";
     if (dst_dev) op.uses.push_back(dst);
@@ -1109,6 +1141,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t s) {
 cudaError_t cudaStreamSynchronize(cudaStream_t s) {
     CUDA_SIM_STICKY();
     if (!valid_stream(s)) return set_error(cudaErrorInvalidResourceHandle, "cudaStreamSynchronize: unknown stream");
+    if (capturing(s)) return refuse_capture(s, "cudaStreamSynchronize");
     ++S().st.host_waits;
     if (s == nullptr) {
         legacy_stream_wait();
@@ -1122,6 +1155,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t s) {
 cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned) {
     CUDA_SIM_STICKY();
     if (!S().events.count(e)) return set_error(cudaErrorInvalidResourceHandle, "cudaStreamWaitEvent: unknown event");
+    if (capturing(s)) return refuse_capture(s, "cudaStreamWaitEvent");
     CUstream_st* es = e->stream;
     const std::uint64_t seq = e->seq;
     if (!es) return cudaSuccess;  // never recorded: nothing to wait for
@@ -1150,6 +1184,7 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
     CUDA_SIM_STICKY();
     if (!S().events.count(e)) return set_error(cudaErrorInvalidResourceHandle, "cudaEventRecord: unknown event");
     if (!valid_stream(s)) return set_error(cudaErrorInvalidResourceHandle, "cudaEventRecord: unknown stream");
+    if (capturing(s)) return refuse_capture(s, "cudaEventRecord");
     e->complete = false;
     if (s == nullptr) {
         execute_all();
@@ -1179,6 +1214,71 @@ cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t stop)
     return cudaSuccess;
 }
 
+cudaError_t cudaStreamBeginCapture(cudaStream_t s, cudaStreamCaptureMode) {
+    CUDA_SIM_STICKY();
+    if (s == nullptr) return set_error(cudaErrorStreamCaptureUnsupported, "cudaStreamBeginCapture: the legacy default stream cannot be captured");
+    if (!valid_stream(s)) return set_error(cudaErrorInvalidResourceHandle, "cudaStreamBeginCapture: unknown stream");
+    if (s->capture != CUstream_st::Capture::none) return set_error(cudaErrorStreamCaptureUnsupported, "cudaStreamBeginCapture: already capturing");
+    if (!S().cfg.stream_capture) return set_error(cudaErrorNotSupported, "cudaStreamBeginCapture: refused (Config::stream_capture is false)");
+    s->capture = CUstream_st::Capture::active;
+    s->captured.clear();
+    return cudaSuccess;
+}
+cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t* graph) {
+    CUDA_SIM_STICKY();
+    *graph = nullptr;
+    if (!capturing(s)) return set_error(cudaErrorStreamCaptureUnmatched, "cudaStreamEndCapture: the stream is not being captured");
+    const bool ok = s->capture == CUstream_st::Capture::active;
+    s->capture = CUstream_st::Capture::none;
+    auto nodes = std::move(s->captured);
+    s->captured.clear();
+    if (!ok) return set_error(cudaErrorStreamCaptureInvalidated, "cudaStreamEndCapture: the capture was invalidated");
+    *graph = new CUgraph_st{std::move(nodes)};
+    S().graphs.insert(*graph);
+    ++S().st.captures;
+    return cudaSuccess;
+}
+cudaError_t cudaStreamIsCapturing(cudaStream_t s, cudaStreamCaptureStatus* status) {
+    CUDA_SIM_STICKY();
+    if (!valid_stream(s)) return set_error(cudaErrorInvalidResourceHandle, "cudaStreamIsCapturing: unknown stream");
+    *status = !capturing(s) ? cudaStreamCaptureStatusNone
+              : s->capture == CUstream_st::Capture::active ? cudaStreamCaptureStatusActive
+                                                            : cudaStreamCaptureStatusInvalidated;
+    return cudaSuccess;
+}
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsigned long long) {
+    CUDA_SIM_STICKY();
+    if (!S().graphs.count(graph)) return set_error(cudaErrorInvalidValue, "cudaGraphInstantiate: unknown graph");
+    *exec = new CUgraphExec_st{graph->nodes};
+    S().graph_execs.insert(*exec);
+    return cudaSuccess;
+}
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t s) {
+    CUDA_SIM_STICKY();
+    if (!S().graph_execs.count(exec)) return set_error(cudaErrorInvalidValue, "cudaGraphLaunch: unknown executable graph");
+    if (capturing(s)) return refuse_capture(s, "cudaGraphLaunch");
+    ++S().st.graph_launches;
+    for (const auto& node : exec->nodes) {
+        Op op;
+        op.what = node->what + " (graph)";
+        op.uses = node->uses;
+        op.run = node->run;
+        op.device_work = node->device_work;
+        if (const cudaError_t e = enqueue(s, std::move(op)); e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
+    if (!S().graph_execs.erase(exec)) return set_error(cudaErrorInvalidValue, "cudaGraphExecDestroy: unknown executable graph");
+    delete exec;
+    return cudaSuccess;
+}
+cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
+    if (!S().graphs.erase(graph)) return set_error(cudaErrorInvalidValue, "cudaGraphDestroy: unknown graph");
+    delete graph;
+    return cudaSuccess;
+}
+
 cudaError_t cudaGetLastError() {
     State& s = S();
     const cudaError_t e = s.sticky != cudaSuccess ? s.sticky : s.last;
@@ -1203,6 +1303,9 @@ const char* cudaGetErrorName(cudaError_t e) {
         case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
         case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
         case cudaErrorNotSupported: return "cudaErrorNotSupported";
+        case cudaErrorStreamCaptureUnsupported: return "cudaErrorStreamCaptureUnsupported";
+        case cudaErrorStreamCaptureInvalidated: return "cudaErrorStreamCaptureInvalidated";
+        case cudaErrorStreamCaptureUnmatched: return "cudaErrorStreamCaptureUnmatched";
     }
     return "cudaErrorUnknown";
 }

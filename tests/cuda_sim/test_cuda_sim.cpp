@@ -366,6 +366,66 @@ TEST_F(CudaSim, CrossStreamReadsNeedAnEventWait) {
     cudaFree(out);
 }
 
+// A capture records the stream's work without running it; each launch of the graph runs it again, in
+// stream order; what cannot be captured fails and invalidates the capture.
+TEST_F(CudaSim, StreamCaptureRecordsAndGraphLaunchesReplay) {
+    const cudaStream_t s = stream();
+    unsigned* count = device<unsigned>(1);
+    int* in = device<int>(32);
+    int* out = device<int>(32);
+    ASSERT_EQ(cudaMemsetAsync(count, 0, sizeof(unsigned), s), cudaSuccess);
+    ASSERT_EQ(cudaMemsetAsync(in, 0, 32 * sizeof(int), s), cudaSuccess);
+    ASSERT_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+    cudaStreamCaptureStatus status{};
+    ASSERT_EQ(cudaStreamIsCapturing(s, &status), cudaSuccess);
+    EXPECT_EQ(status, cudaStreamCaptureStatusActive);
+    ASSERT_EQ(run(&block_count_kernel<true>, 3, 32, 0, s, count), cudaSuccess);
+    ASSERT_EQ(cudaMemcpyAsync(out, in, 32 * sizeof(int), cudaMemcpyDeviceToDevice, s), cudaSuccess);
+    cudaGraph_t g = nullptr;
+    ASSERT_EQ(cudaStreamEndCapture(s, &g), cudaSuccess);
+    ASSERT_NE(g, nullptr);
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    EXPECT_EQ(to_host(count, 1)[0], 0u) << "captured work ran at capture";
+    EXPECT_NE(to_host(out, 32)[0], 0) << "a captured copy ran at capture";
+    cudaGraphExec_t x = nullptr;
+    ASSERT_EQ(cudaGraphInstantiate(&x, g, 0), cudaSuccess);
+    ASSERT_EQ(cudaGraphDestroy(g), cudaSuccess);  // the executable graph keeps its work
+    ASSERT_EQ(cudaGraphLaunch(x, s), cudaSuccess);
+    ASSERT_EQ(cudaGraphLaunch(x, s), cudaSuccess);
+    EXPECT_EQ(cuda_sim::stats().graph_launches, 2);
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    EXPECT_EQ(to_host(count, 1)[0], 6u) << "two launches of a graph of one 3-block kernel";
+    EXPECT_EQ(to_host(out, 32)[0], 0);
+    ASSERT_EQ(cudaGraphExecDestroy(x), cudaSuccess);
+
+    // what cannot be captured: the call fails, the capture is invalidated, nothing is recorded or run
+    for (int what = 0; what < 3; ++what) {
+        SCOPED_TRACE(what);
+        int h[32] = {};
+        ASSERT_EQ(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+        ASSERT_EQ(run(&block_count_kernel<true>, 1, 32, 0, s, count), cudaSuccess);
+        const cudaError_t e = what == 0   ? cudaStreamSynchronize(s)
+                              : what == 1 ? cudaMemcpyAsync(h, out, sizeof h, cudaMemcpyDeviceToHost, s)
+                                          : cudaEventRecord(event(), s);
+        EXPECT_EQ(e, cudaErrorStreamCaptureUnsupported);
+        EXPECT_EQ(run(&block_count_kernel<true>, 1, 32, 0, s, count), cudaErrorStreamCaptureInvalidated);
+        ASSERT_EQ(cudaStreamIsCapturing(s, &status), cudaSuccess);
+        EXPECT_EQ(status, cudaStreamCaptureStatusInvalidated);
+        EXPECT_EQ(cudaStreamEndCapture(s, &g), cudaErrorStreamCaptureInvalidated);
+        EXPECT_EQ(g, nullptr);
+        (void)cudaGetLastError();
+        ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+        EXPECT_EQ(to_host(count, 1)[0], 6u);
+    }
+    EXPECT_EQ(cudaStreamEndCapture(s, &g), cudaErrorStreamCaptureUnmatched);
+    EXPECT_EQ(cudaStreamBeginCapture(nullptr, cudaStreamCaptureModeThreadLocal), cudaErrorStreamCaptureUnsupported);
+    (void)cudaGetLastError();
+    EXPECT_EQ(cuda_sim::stats().captures, 1);
+    cudaFree(count);
+    cudaFree(in);
+    cudaFree(out);
+}
+
 TEST_F(CudaSim, FreeingABufferQueuedWorkUsesFails) {
     const cudaStream_t s = stream();
     int* in = device<int>(32);

@@ -1,6 +1,7 @@
 // include/gigasparse/cuda/iterative.hpp: the iterative pillar on the GPU (no CUDA headers here): SpMV
-// of a DeviceMatrix and Krylov solves (CG, BiCGStab; Jacobi or no preconditioner) whose vectors, scalars
-// and iteration stay in device memory; the host only reads the residual once per iteration.
+// of a DeviceMatrix and Krylov solves (CG, BiCGStab; Jacobi, ILU(0), IC(0), SGS or no preconditioner)
+// whose vectors, scalars and stopping tests stay in device memory; the host reads the residuals of a
+// batch of iterations at once.
 //
 //     auto a = cuda::DeviceMatrix<double, int>::upload(host_a);
 //     iterative::SolveResult r = cuda::solve(a, b, x, {.method = iterative::Method::cg});
@@ -56,6 +57,7 @@ struct GpuSolveStats {
     std::int64_t spmv_calls = 0;
     std::int64_t device_bytes = 0;      // peak device memory of the solve's vectors and factors (the matrix not counted)
     std::int64_t sweep_levels = 0;      // ILU(0)/IC(0)/SGS: levels of the two sweeps (kernel launches per application)
+    std::int64_t graph_launches = 0;    // batches of iterations launched as one CUDA graph (options.graphs)
     std::string ordering;               // ... and the ordering they ran on (its one-line description)
     double setup_ms = 0;                // upload of b and x, SpMV setup, preconditioner, first residual
     double solve_ms = 0;                // the iterations
@@ -81,6 +83,9 @@ struct GpuSolveOptions {
     // decided on the device and freezes the solve there (the iterations queued after it only launch), so the
     // result is the same for any value; larger ones keep the GPU busy while the host decides.
     std::int64_t check_every = 8;
+    // Each batch of check_every iterations as one CUDA graph (captured once, replayed), instead of a launch
+    // per kernel: fewer host calls and shorter gaps between the small kernels (level sweeps, reductions).
+    bool graphs = true;
     GpuSpmvOptions spmv;
 
     static iterative::OrderingOptions multicolor() {

@@ -159,6 +159,45 @@ private:
     cudaEvent_t e_{};
 };
 
+// A sequence of stream work captured once (stream capture) and replayed by launch(): one call instead of a
+// launch per kernel, and shorter gaps between the kernels on the device. capture() returns false, with the
+// stream out of capture and the error cleared, when the runtime will not capture what `queue` enqueues (the
+// caller then enqueues it directly, and any real error shows there).
+class Graph {
+public:
+    Graph() = default;
+    ~Graph() { reset(); }
+    Graph(const Graph&) = delete;
+    Graph& operator=(const Graph&) = delete;
+
+    template <class Queue>
+    bool capture(cudaStream_t s, Queue&& queue) {
+        reset();
+        if (cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal) != cudaSuccess) return (void)cudaGetLastError(), false;
+        bool queued = true;
+        try {
+            queue();
+        } catch (...) {
+            queued = false;
+        }
+        cudaGraph_t g = nullptr;
+        const cudaError_t ended = cudaStreamEndCapture(s, &g);
+        if (queued && ended == cudaSuccess && g && cudaGraphInstantiate(&exec_, g, 0) != cudaSuccess) exec_ = nullptr;
+        if (g) (void)cudaGraphDestroy(g);
+        (void)cudaGetLastError();
+        return exec_ != nullptr;
+    }
+    bool ready() const { return exec_ != nullptr; }
+    void launch(cudaStream_t s) { check(cudaGraphLaunch(exec_, s), "cudaGraphLaunch"); }
+
+private:
+    void reset() {
+        if (exec_) (void)cudaGraphExecDestroy(exec_);
+        exec_ = nullptr;
+    }
+    cudaGraphExec_t exec_ = nullptr;
+};
+
 // Non-owning view of a device-resident CSR matrix: what the gMAGNUS dispatch reads. Its arrays may
 // have different owners (a plan's copy of the pattern with the caller's values).
 template <class V, class I>

@@ -72,6 +72,9 @@ public:
                    ci_, val_, x, y, alpha, beta, skip);
     }
 
+    count_t calls() const { return calls_; }
+    void add_calls(count_t n) { calls_ += n; }  // a graph's replays of the calls made while it was captured
+
     void fill(GpuSolveStats& st) const {
         st.threads_per_row = threads_;
         st.long_row_threshold = long_row_;
@@ -188,6 +191,7 @@ struct Solve {
     std::unique_ptr<SweepPlan<V, I>> sweeps;  // ilu0, ic0, sgs
     std::string ordering;                     // the sweeps' ordering
     count_t red_blocks;
+    count_t graph_launches = 0;
     std::string precond_failure;  // non-empty: Jacobi found a bad diagonal, or the factorization failed
 
     Solve(const DeviceMatrix<V, I>& m, std::span<const V> rhs, std::span<V> sol, const GpuSolveOptions& opt)
@@ -333,11 +337,32 @@ struct Solve {
 // kernels leave its state in the ring slot; the ring is read once per batch and over(it, state) reads each
 // iteration in turn (true: the solve is over). A stop decided on the device freezes the solve there, so the
 // iterations queued after it do nothing but launch, and the result is the same for any batch size.
+// With o.graphs a whole batch is captured once as a CUDA graph (the same buffers and slots every batch) and
+// each full batch is one graph launch; a batch cut short by maxit, or a runtime that will not capture, is
+// launched kernel by kernel.
 template <class V, class I, class State, class Queue, class Over>
 void run_batches(Solve<V, I>& k, DeviceBuffer<State>& ring, std::vector<State>& seen, Queue queue, Over over) {
+    const auto queue_batch = [&](count_t batch) {
+        for (count_t b = 0; b < batch; ++b) queue(ring.data() + b);
+    };
+    Graph graph;
+    bool use_graph = k.o.graphs;
+    count_t graph_spmvs = 0;  // SpMV calls per replay
     for (count_t it = 1; it <= k.o.maxit;) {
         const count_t batch = std::min<count_t>(ring.size(), k.o.maxit - it + 1);
-        for (count_t b = 0; b < batch; ++b) queue(ring.data() + b);
+        if (use_graph && batch == ring.size() && !graph.ready()) {
+            const count_t before = k.spmv->calls();
+            use_graph = graph.capture(k.s(), [&] { queue_batch(batch); });
+            graph_spmvs = k.spmv->calls() - before;
+            k.spmv->add_calls(-graph_spmvs);  // captured, not run
+        }
+        if (use_graph && batch == ring.size()) {
+            graph.launch(k.s());
+            k.spmv->add_calls(graph_spmvs);
+            ++k.graph_launches;
+        } else {
+            queue_batch(batch);
+        }
         k.read_ring(seen, ring, batch);
         for (count_t b = 0; b < batch; ++b)
             if (over(it + b, seen[static_cast<std::size_t>(b)])) return;
@@ -517,6 +542,7 @@ iterative::SolveResult solve(const DeviceMatrix<V, I>& a, std::span<const V> b, 
         stats->device_bytes = k.tracker.peak;
         stats->ordering = k.ordering;
         if (k.sweeps) stats->sweep_levels = k.sweeps->levels();
+        stats->graph_launches = k.graph_launches;
         if (k.precond_failure.empty()) {
             stats->setup_ms = t1.since(t0);
             stats->solve_ms = t2.since(t1);

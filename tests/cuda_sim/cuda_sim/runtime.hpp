@@ -99,6 +99,9 @@ enum cudaError_t {
     cudaErrorIllegalAddress = 700,
     cudaErrorLaunchFailure = 719,
     cudaErrorNotSupported = 801,
+    cudaErrorStreamCaptureUnsupported = 900,
+    cudaErrorStreamCaptureInvalidated = 901,
+    cudaErrorStreamCaptureUnmatched = 903,
 };
 enum cudaMemcpyKind {
     cudaMemcpyHostToHost = 0,
@@ -120,9 +123,15 @@ enum cudaDeviceAttr {  // the values of CUDA's driver_types.h
 struct CUstream_st;
 struct CUevent_st;
 struct CUmemPoolHandle_st;
+struct CUgraph_st;
+struct CUgraphExec_st;
 using cudaStream_t = CUstream_st*;
 using cudaEvent_t = CUevent_st*;
 using cudaMemPool_t = CUmemPoolHandle_st*;
+using cudaGraph_t = CUgraph_st*;
+using cudaGraphExec_t = CUgraphExec_st*;
+enum cudaStreamCaptureMode { cudaStreamCaptureModeGlobal = 0, cudaStreamCaptureModeThreadLocal = 1, cudaStreamCaptureModeRelaxed = 2 };
+enum cudaStreamCaptureStatus { cudaStreamCaptureStatusNone = 0, cudaStreamCaptureStatusActive = 1, cudaStreamCaptureStatusInvalidated = 2 };
 
 enum cudaMemAllocationType { cudaMemAllocationTypeInvalid = 0, cudaMemAllocationTypePinned = 1 };
 enum cudaMemAllocationHandleType { cudaMemHandleTypeNone = 0 };
@@ -201,6 +210,7 @@ struct Config {
     std::uint64_t seed = 1;                             // for Order::random
     bool garbage_fill = true;                           // new device and dynamic shared memory hold 0xA5 bytes
     bool memory_pools = true;                           // cudaDevAttrMemoryPoolsSupported (false: cudaMemPoolCreate fails)
+    bool stream_capture = true;                         // false: cudaStreamBeginCapture fails (a runtime that will not capture)
 };
 
 struct Stats {
@@ -209,6 +219,7 @@ struct Stats {
     std::int64_t pool_bytes_reserved = 0;  // device capacity the pools hold (allocated from them or cached)
     std::int64_t malloc_calls = 0, free_calls = 0, pool_allocs = 0;  // cudaMalloc, cudaFree, cudaMallocFromPoolAsync calls
     std::int64_t host_waits = 0;  // the host waiting for the device: cudaStreamSynchronize, cudaDeviceSynchronize, cudaMemcpy
+    std::int64_t captures = 0, graph_launches = 0;  // cudaStreamEndCapture that made a graph; cudaGraphLaunch
     std::map<std::string, std::int64_t> kernels;  // launches run, by the name given to name_next_launch ("kernel" without)
 };
 
@@ -306,6 +317,17 @@ cudaError_t cudaPeekAtLastError();
 const char* cudaGetErrorName(cudaError_t e);
 const char* cudaGetErrorString(cudaError_t e);
 cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func);
+// Stream capture and graphs: work enqueued on a capturing stream (kernels, device-to-device copies, memsets)
+// is recorded, not run; a launch of the instantiated graph enqueues the recorded work again. What the
+// simulator cannot record (a copy with host memory, events, stream-ordered allocation, a synchronization of
+// the stream) fails that call with cudaErrorStreamCaptureUnsupported and invalidates the capture, as on a GPU.
+cudaError_t cudaStreamBeginCapture(cudaStream_t s, cudaStreamCaptureMode mode);
+cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t* graph);
+cudaError_t cudaStreamIsCapturing(cudaStream_t s, cudaStreamCaptureStatus* status);
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t* exec, cudaGraph_t graph, unsigned long long flags = 0);
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t s);
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec);
+cudaError_t cudaGraphDestroy(cudaGraph_t graph);
 cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int value);
 
 template <class... Exp, class... Act>

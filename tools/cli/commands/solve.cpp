@@ -118,7 +118,7 @@ void print_json(const std::string& path, const Mat& a, const Setup& s, const it:
     std::cout << j.str() << "\n";
 }
 
-// --backend cuda: the matrix uploaded once, CG or BiCGStab with Jacobi or none on the device.
+// --backend cuda: the matrix uploaded once, CG or BiCGStab on the device (none, Jacobi, ILU(0), IC(0), SGS).
 int solve_on_gpu(const Args& args, const std::string& path, const Mat& a, const std::vector<double>& b, const Setup& s) {
     if (s.solver.method != it::Method::cg && s.solver.method != it::Method::bicgstab)
         throw UsageError("--backend cuda runs --method cg or bicgstab");
@@ -143,7 +143,7 @@ int solve_on_gpu(const Args& args, const std::string& path, const Mat& a, const 
         ms.set("setup", st.setup_ms).set("iterations", st.solve_ms).set("download", st.download_ms);
         gpu.set("device", cuda::device_summary(device)).set("threads_per_row", st.threads_per_row).set("long_rows", st.long_rows);
         gpu.set("long_row_threshold", st.long_row_threshold).set("spmv_calls", st.spmv_calls).set("device_bytes", st.device_bytes);
-        gpu.set("sweep_levels", st.sweep_levels).set("ordering", st.ordering);
+        gpu.set("sweep_levels", st.sweep_levels).set("ordering", st.ordering).set("graph_launches", st.graph_launches);
         gpu.set("milliseconds", ms);
         Json j;
         j.set("matrix", path).set("rows", a.nrows).set("nnz", a.nnz()).set("backend", "cuda").set("method", it::to_string(o.method));
@@ -157,7 +157,8 @@ int solve_on_gpu(const Args& args, const std::string& path, const Mat& a, const 
                   << "gpu: " << cuda::device_summary(device) << "\n"
                   << "preconditioner " << cuda::to_string(o.precond) << ", SpMV " << st.threads_per_row << " lanes per row, "
                   << format_count(st.long_rows) << " rows over " << format_count(st.long_row_threshold) << " entries on a block each, "
-                  << format_count(st.spmv_calls) << " SpMVs\n";
+                  << format_count(st.spmv_calls) << " SpMVs, " << format_count(st.graph_launches) << " batches of " << o.check_every
+                  << " iterations launched as CUDA graphs\n";
         if (st.sweep_levels > 0) std::cout << "sweeps: " << format_count(st.sweep_levels) << " levels per application, ordering " << st.ordering << "\n";
         if (!r.converged) std::cout << r.message << "\n";
         std::cout << "device ms: setup " << st.setup_ms << ", iterations " << st.solve_ms << " (" << (r.iterations > 0 ? st.solve_ms / static_cast<double>(r.iterations) : 0.0)
