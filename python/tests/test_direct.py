@@ -550,5 +550,11 @@ def test_cuda_backend_or_not_supported(rng):
     assert rel_residual(a, x, b) < 1e-12
     g = s.stats()["gpu"]
     assert g["fronts"] > 0 and g["flops"] > 0 and g["bytes"] > 0
+    # LDLᵀ of an indefinite matrix: the large fronts' rows below F11 on the GPU
+    ind = (a - 0.5 * sp.identity(a.shape[0], format="csr")).tocsr()
+    si = gs.DirectSolver(ind, "sym", backend="cuda", gpu_front_rows=64)
+    assert si.factorize() == "success"
+    assert rel_residual(ind, si.solve(b), b) < 1e-11
+    assert si.stats()["gpu"]["fronts"] > 0
     with pytest.raises(gs.NotSupported, match="backend cuda"):
-        gs.DirectSolver(a, "sym", backend="cuda").factorize()
+        gs.DirectSolver(a, "gen", backend="cuda").factorize()

@@ -20,6 +20,9 @@
 #include "direct/numeric/dense.hpp"
 #include "direct/numeric/front_offload.hpp"
 #include "direct/numeric/numeric.hpp"
+#include "direct/numeric/omp/ldlt_front.hpp"
+#include "direct/numeric/omp/task_pool.hpp"
+#include "../direct/ldlt_front_test_utils.hpp"
 
 #ifdef GIGASPARSE_CUDA_SIM
 #include "direct/numeric/cuda/gpu_fronts.cuh"
@@ -140,6 +143,57 @@ TEST(CudaDirect, OffloadedFrontMatchesTheHost) {
 #endif
 }
 
+// LDLᵀ one front at a time: F11 on the host, the rows below on the offload (ldlt_front_split): the same pivots
+// as the host's whole front, and the same L and contribution block to rounding (double and float, fronts with
+// 2×2 pivots, with and without rows below F11).
+TEST(CudaDirect, OffloadedLdltFrontMatchesTheHost) {
+    SKIP_WITHOUT_GPU();
+#ifdef GIGASPARSE_CUDA_SIM
+    const SimulatedRunChecks checks;
+#endif
+    auto off = make_offload();
+    dr::TaskPool pool(2);
+    dr::LdltFrontParams lp;
+    lp.block = 16;
+    struct Shape {
+        std::int64_t f, w;
+    };
+    std::int64_t expected_fronts = 0;
+    const auto check_shape = [&]<class V>(const Shape sh, V, double tol) {
+        SCOPED_TRACE("f " + std::to_string(sh.f) + " w " + std::to_string(sh.w) + (sizeof(V) == 4 ? " float" : " double"));
+        const std::int64_t m = sh.f - sh.w;
+        std::vector<V> p1, c1;
+        gs::test::random_indefinite_front(sh.f, sh.w, 21, p1, c1);
+        auto p2 = p1, c2 = c1;
+        std::vector<std::int64_t> piv1(static_cast<std::size_t>(sh.w)), piv2(piv1.size());
+        std::vector<std::int8_t> ps1(piv1.size()), ps2(piv1.size());
+        ASSERT_EQ(dr::ldlt_front(sh.f, sh.w, p1.data(), c1.data(), piv1.data(), ps1.data(), nullptr, lp, pool).fail, 0);
+        ASSERT_EQ(dr::ldlt_front_split(sh.f, sh.w, p2.data(), piv2.data(), ps2.data(), nullptr, lp, pool,
+                                       [&](const std::int64_t* pv, const std::int8_t* ps) { off->ldlt_update(sh.f, sh.w, pv, ps, p2.data(), c2.data()); })
+                      .fail,
+                  0);
+        expected_fronts += m > 0;
+        EXPECT_EQ(piv2, piv1);
+        EXPECT_EQ(ps2, ps1);
+        EXPECT_GT(gs::test::two_by_two_pivots(ps1), 0);
+        EXPECT_LE(gs::test::lower_rel_diff(p2, p1, sh.f, sh.w), tol);
+        if (m > 0) {
+            EXPECT_LE(gs::test::lower_rel_diff(c2, c1, m, m), tol);
+        }
+    };
+    for (const Shape sh : {Shape{40, 40}, Shape{70, 16}, Shape{129, 64}, Shape{300, 70}}) {
+        check_shape(sh, 0.0, 1e-10);
+        check_shape(sh, 0.0f, 2e-3);
+    }
+    const auto st = off->stats();
+    EXPECT_EQ(st.fronts, expected_fronts);
+    EXPECT_GT(st.flops, 0);
+    off.reset();
+#ifdef GIGASPARSE_CUDA_SIM
+    checks.expect_clean("the GPU's LDLT fronts");
+#endif
+}
+
 // Inside the multifrontal factorization: the fronts of at least offload_rows rows go to the offload and the
 // factor equals the cpu backend's (the simulator's calls run the same BLAS as the host's, but another
 // blocking: to rounding).
@@ -190,6 +244,49 @@ TEST(CudaDirect, MultifrontalWithOffloadedFronts) {
     EXPECT_EQ(fail2, fail_cpu);
 }
 
+// LDLᵀ inside the multifrontal factorization (a 3D Laplacian's graph with small diagonal entries of alternating
+// sign: 2×2 pivots in most fronts): the fronts of at least offload_rows rows split between the host and the
+// offload, and the factor equals the cpu backend's.
+TEST(CudaDirect, MultifrontalLdltWithOffloadedFronts) {
+    SKIP_WITHOUT_GPU();
+    auto a = gs::gen::poisson3d<double, std::int32_t>(sim_or(9, 24), sim_or(9, 24), sim_or(9, 24));
+    for (std::int64_t r = 0; r < a.nrows; ++r)
+        for (gs::offset_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
+            if (a.col_idx[k] == r) a.values[k] = r % 2 ? 0.05 : -0.05;
+    dr::DirectSolver<double, std::int32_t> solver(dr::Structure::symmetric);
+    solver.analyze(a.view());
+    const auto& sym = solver.symbolic();
+    const auto off = make_offload();
+    dr::NumericParams prm;
+    prm.threads = 2;
+    prm.ldlt = true;
+    prm.tau = 1e-12;
+    prm.pivot_block = 16;
+    dr::NumericFactor<double> host, dev;
+    dr::allocate_numeric(sym, host);
+    dr::allocate_numeric(sym, dev);
+    dr::idx fail_h = -1, fail_d = -1;
+    ASSERT_EQ(dr::factor_multifrontal<double>(sym, host, a.values, fail_h, prm), dr::Status::success);
+    prm.offload = off.get();
+    prm.offload_rows = sim_or(60, 400);
+    ASSERT_EQ(dr::factor_multifrontal<double>(sym, dev, a.values, fail_d, prm), dr::Status::success);
+    std::int64_t expected_fronts = 0;
+    for (dr::idx sn = 0; sn < sym.nsuper; ++sn) expected_fronts += sym.front_rows(sn) >= prm.offload_rows && sym.front_rows(sn) > sym.width(sn);
+    EXPECT_GT(expected_fronts, 0) << "no front of at least " << prm.offload_rows << " rows with rows below its pivots";
+    EXPECT_EQ(off->stats().fronts, expected_fronts);
+    EXPECT_EQ(dev.piv, host.piv);
+    EXPECT_EQ(dev.pivot_size, host.pivot_size);
+    EXPECT_EQ(dev.perturbed, host.perturbed);
+    EXPECT_GT(std::count(host.pivot_size.begin(), host.pivot_size.end(), std::int8_t(2)), 0) << "no 2x2 pivots";
+    ASSERT_EQ(dev.lx.size(), host.lx.size());
+    double d = 0, s = 0;
+    for (std::size_t k = 0; k < host.lx.size(); ++k) {
+        d = std::max(d, std::abs(dev.lx[k] - host.lx[k]));
+        s = std::max(s, std::abs(host.lx[k]));
+    }
+    EXPECT_LE(d / s, 1e-9);
+}
+
 #ifndef GIGASPARSE_CUDA_SIM
 // The public path: DirectSolver with backend cuda (double, and the single-precision factor), its results, and
 // what it refuses.
@@ -220,9 +317,20 @@ TEST(CudaDirect, DirectSolverBackendCuda) {
         ASSERT_EQ(s.refactorize(a.values), dr::Status::success);  // the offload is kept
         EXPECT_GT(s.result("gpu_fronts"), 0);
     }
+    // LDLᵀ of an indefinite matrix (the Laplacian shifted past its smallest eigenvalues): its large fronts split
+    // between the host (F11) and the GPU
+    const auto ind = shifted_poisson(40, -0.5);
+    std::vector<double> bi(static_cast<std::size_t>(ind.nrows), 1.0), xi(bi.size());
     dr::DirectSolver<double, std::int32_t> ldlt(dr::Structure::symmetric);
     ldlt.set_option("backend", "cuda");
-    ldlt.analyze(a.view());
-    EXPECT_THROW(ldlt.factorize(a.view()), gs::NotSupported);
+    ldlt.set_option("gpu_front_rows", "256");
+    ldlt.analyze(ind.view());
+    ASSERT_EQ(ldlt.factorize(ind.view()), dr::Status::success);
+    EXPECT_GT(ldlt.result("gpu_fronts"), 0);
+    EXPECT_LE(ldlt.solve(bi, xi).backward_error, 1e-13);
+    dr::DirectSolver<double, std::int32_t> lu(dr::Structure::general);
+    lu.set_option("backend", "cuda");
+    lu.analyze(a.view());
+    EXPECT_THROW(lu.factorize(a.view()), gs::NotSupported);
 }
 #endif

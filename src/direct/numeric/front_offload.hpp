@@ -1,4 +1,4 @@
-// src/direct/numeric/front_offload.hpp: where the multifrontal Cholesky sends its largest fronts (NumericParams::offload):
+// src/direct/numeric/front_offload.hpp: where the multifrontal Cholesky and LDLᵀ send their largest fronts (NumericParams::offload):
 // the GPU's (src/direct/numeric/cuda/gpu_fronts.cuh, option backend = cuda). An interface, so the front driver
 // needs no CUDA header and the tests can hand it the simulator's implementation.
 #pragma once
@@ -11,7 +11,7 @@ namespace gigasparse::direct {
 // What the offloaded fronts cost, summed over a factorization.
 struct FrontOffloadStats {
     std::int64_t fronts = 0;
-    double flops = 0;           // w³/3 + m w² + m² w per front (the potrf, trsm and syrk)
+    double flops = 0;           // LLᵀ: w³/3 + m w² + m² w per front (potrf, trsm, syrk); LDLᵀ: m w² + m² w (trsm, syrkx)
     std::int64_t bytes = 0;     // copied between host and device
     double seconds = 0;         // wall time inside factor(), copies included
 };
@@ -27,11 +27,18 @@ public:
     virtual ~FrontOffload() = default;
     virtual std::int64_t factor(std::int64_t f, std::int64_t w, double* panel, double* cb) = 0;
     virtual std::int64_t factor(std::int64_t f, std::int64_t w, float* panel, float* cb) = 0;
+    // The rows below F11 of a partial LDLᵀ of a real symmetric front (f rows, w fully summed, m = f - w) whose
+    // F11 the host has factored (ldlt_front_split: L11 and D in the panel's top w x w block, laid out as
+    // ldlt_front leaves them; piv, psize its pivots) while rows w.. of the panel still hold F21 in the
+    // analysis' column order: on return they hold L21 = F21 P L11⁻ᵀ D⁻¹ and cb -= L21 D L21ᵀ (lower triangle).
+    // Thread-safe; throws BackendError / OutOfMemory on a device failure.
+    virtual void ldlt_update(std::int64_t f, std::int64_t w, const std::int64_t* piv, const std::int8_t* psize, double* panel, double* cb) = 0;
+    virtual void ldlt_update(std::int64_t f, std::int64_t w, const std::int64_t* piv, const std::int8_t* psize, float* panel, float* cb) = 0;
     virtual FrontOffloadStats stats() const = 0;
     virtual void reset_stats() = 0;
 };
 
-// The GPU's: cuSOLVER potrf, cuBLAS trsm and syrk on `device`. NotSupported without the CUDA backend or a
+// The GPU's: cuSOLVER potrf, cuBLAS trsm, syrk and syrkx on `device`. NotSupported without the CUDA backend or a
 // device.
 std::unique_ptr<FrontOffload> make_gpu_front_offload(int device);
 

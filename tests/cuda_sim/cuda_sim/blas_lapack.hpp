@@ -97,6 +97,26 @@ cublasStatus_t syrk(const char* what, cublasHandle_t h, cublasFillMode_t fill, c
     });
     return ok ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_INITIALIZED;
 }
+// C = alpha op(A) op(B)ᵀ + beta C on the `fill` triangle only (the other is not touched, as in cuBLAS), a
+// gemv per column.
+template <class T>
+cublasStatus_t syrkx(const char* what, cublasHandle_t h, cublasFillMode_t fill, cublasOperation_t op, int n, int k, const T* alpha, const T* a,
+                     int lda, const T* b, int ldb, const T* beta, T* c, int ldc) {
+    if (n < 0 || k < 0) return CUBLAS_STATUS_INVALID_VALUE;
+    if (op != CUBLAS_OP_N) fail_host(std::string(what) + ": the simulator has op N only");
+    const T al = *alpha, be = *beta;
+    const bool ok = queue(what, h, {a, b, c}, [=] {
+        for (int j = 0; j < n; ++j) {
+            const int i0 = fill == CUBLAS_FILL_MODE_LOWER ? j : 0, i1 = fill == CUBLAS_FILL_MODE_LOWER ? n : j + 1;
+            // C(i0:i1, j) = alpha A(i0:i1, :) B(j, :)ᵀ + beta C(i0:i1, j)
+            if constexpr (std::is_same_v<T, double>)
+                cblas_dgemv(CblasColMajor, CblasNoTrans, i1 - i0, k, al, a + i0, lda, b + j, ldb, be, c + i0 + static_cast<std::int64_t>(j) * ldc, 1);
+            else
+                cblas_sgemv(CblasColMajor, CblasNoTrans, i1 - i0, k, al, a + i0, lda, b + j, ldb, be, c + i0 + static_cast<std::int64_t>(j) * ldc, 1);
+        }
+    });
+    return ok ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_INITIALIZED;
+}
 template <class T>
 cusolverStatus_t potrf(const char* what, cusolverDnHandle_t h, cublasFillMode_t fill, int n, T* a, int lda, T* work, int* info) {
     if (fill != CUBLAS_FILL_MODE_LOWER) fail_host(std::string(what) + ": the simulator has the lower triangle only");
@@ -120,6 +140,14 @@ inline cublasStatus_t cublasDsyrk(cublasHandle_t h, cublasFillMode_t fill, cubla
 inline cublasStatus_t cublasSsyrk(cublasHandle_t h, cublasFillMode_t fill, cublasOperation_t op, int n, int k, const float* alpha, const float* a,
                                   int lda, const float* beta, float* c, int ldc) {
     return cuda_sim::blas::syrk("cublasSsyrk", h, fill, op, n, k, alpha, a, lda, beta, c, ldc);
+}
+inline cublasStatus_t cublasDsyrkx(cublasHandle_t h, cublasFillMode_t fill, cublasOperation_t op, int n, int k, const double* alpha, const double* a,
+                                   int lda, const double* b, int ldb, const double* beta, double* c, int ldc) {
+    return cuda_sim::blas::syrkx("cublasDsyrkx", h, fill, op, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+inline cublasStatus_t cublasSsyrkx(cublasHandle_t h, cublasFillMode_t fill, cublasOperation_t op, int n, int k, const float* alpha, const float* a,
+                                   int lda, const float* b, int ldb, const float* beta, float* c, int ldc) {
+    return cuda_sim::blas::syrkx("cublasSsyrkx", h, fill, op, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 // The workspace a potrf asks for: n entries (the simulator's potrf needs none; the size exercises the caller's allocation).
 inline cusolverStatus_t cusolverDnDpotrf_bufferSize(cusolverDnHandle_t h, cublasFillMode_t, int n, double*, int, int* lwork) {

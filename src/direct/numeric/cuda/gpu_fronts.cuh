@@ -1,7 +1,9 @@
-// src/direct/numeric/cuda/gpu_fronts.cuh: the GPU's partial Cholesky of a large front (direct::FrontOffload): the
+// src/direct/numeric/cuda/gpu_fronts.cuh: the GPU's share of a large front (direct::FrontOffload). Cholesky: the
 // panel and the contribution block copied to the device, cuSOLVER potrf on F11, cuBLAS trsm for L21 and syrk for
-// the update, both copied back. Compiled for the GPU (gpu_fronts.cu) and, against the simulator's cuBLAS/cuSOLVER
-// (tests/cuda_sim/include), into the simulator's tests.
+// the update, both copied back. LDLᵀ (F11 factored on the host with its Bunch–Kaufman pivots): F21's columns
+// gathered into pivot order, W = F21 P L11⁻ᵀ (trsm), L21 = W D⁻¹ (1×1 and 2×2 blocks), cb -= L21 Wᵀ (syrkx).
+// Compiled for the GPU (gpu_fronts.cu) and, against the simulator's cuBLAS/cuSOLVER (tests/cuda_sim/include),
+// into the simulator's tests.
 #pragma once
 
 #include <algorithm>
@@ -10,6 +12,7 @@
 #include <mutex>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -19,6 +22,7 @@
 #include <gigasparse/cuda/abi.hpp>
 
 #include "cuda/base/device_buffer.hpp"
+#include "cuda/base/launch.hpp"
 #include "direct/numeric/front_offload.hpp"
 
 namespace gigasparse::cuda {
@@ -31,6 +35,52 @@ inline void check_cusolver(cusolverStatus_t st, const char* what) {
     if (st != CUSOLVER_STATUS_SUCCESS)
         throw BackendError(std::string("cuSOLVER error in ") + what + ": status " + std::to_string(static_cast<int>(st)));
 }
+
+namespace fronts {
+
+inline constexpr unsigned front_threads = 256;
+
+// LDLᵀ: W (m x w, ld m) = columns piv[0..w) of F21 (rows w.. of the panel, ld f): F21 P.
+template <class V>
+static __global__ void __launch_bounds__(front_threads)
+    gather_f21_kernel(std::int64_t m, std::int64_t w, std::int64_t f, const V* __restrict__ panel, const std::int64_t* __restrict__ piv,
+                      V* __restrict__ wk) {
+    const std::int64_t total = m * w, stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    for (std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += stride) {
+        const std::int64_t i = t % m, j = t / m;
+        wk[t] = panel[w + i + piv[j] * f];
+    }
+}
+
+// LDLᵀ: the unit lower L11 (w x w, ld w) from the factored F11 (the panel's top block, ld f): the entries below
+// the diagonal except the second row of a 2×2 pivot's first column (D's off-diagonal there), 1 on the diagonal.
+template <class V>
+static __global__ void __launch_bounds__(front_threads)
+    unit_l11_kernel(std::int64_t w, std::int64_t f, const V* __restrict__ panel, const std::int8_t* __restrict__ psize, V* __restrict__ l11) {
+    const std::int64_t total = w * w, stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    for (std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += stride) {
+        const std::int64_t i = t % w, j = t / w;
+        l11[t] = i == j ? V(1) : i < j || (i == j + 1 && psize[j] == 2) ? V(0) : panel[i + j * f];
+    }
+}
+
+// LDLᵀ: L21 (rows w.. of the panel) = W D⁻¹, column j from W's column j times own[j] plus (a 2×2 pivot) its
+// partner column times other[j]: ldlt_solve_d's products.
+template <class V>
+static __global__ void __launch_bounds__(front_threads)
+    solve_d_kernel(std::int64_t m, std::int64_t w, std::int64_t f, const V* __restrict__ wk, const V* __restrict__ own, const V* __restrict__ other,
+                   const std::int64_t* __restrict__ partner, V* __restrict__ panel) {
+    const std::int64_t total = m * w, stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    for (std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += stride) {
+        const std::int64_t i = t % m, j = t / m, p = partner[j];
+        const V x = wk[t] * own[j];
+        panel[w + i + j * f] = p == j ? x : x + wk[i + p * m] * other[j];
+    }
+}
+
+inline std::int64_t grid_for(std::int64_t total) { return std::clamp<std::int64_t>((total + front_threads - 1) / front_threads, 1, 65536); }
+
+}  // namespace fronts
 
 class GpuFrontOffload final : public direct::FrontOffload {
 public:
@@ -46,6 +96,8 @@ public:
         panel_.release();
         cb_.release();
         work_.release();
+        l11_.release();
+        meta_.release();
         info_.release();
         (void)cusolverDnDestroy(solver_);
         (void)cublasDestroy(blas_);
@@ -55,6 +107,12 @@ public:
 
     std::int64_t factor(std::int64_t f, std::int64_t w, double* panel, double* cb) override { return run(f, w, panel, cb); }
     std::int64_t factor(std::int64_t f, std::int64_t w, float* panel, float* cb) override { return run(f, w, panel, cb); }
+    void ldlt_update(std::int64_t f, std::int64_t w, const std::int64_t* piv, const std::int8_t* psize, double* panel, double* cb) override {
+        run_ldlt(f, w, piv, psize, panel, cb);
+    }
+    void ldlt_update(std::int64_t f, std::int64_t w, const std::int64_t* piv, const std::int8_t* psize, float* panel, float* cb) override {
+        run_ldlt(f, w, piv, psize, panel, cb);
+    }
     direct::FrontOffloadStats stats() const override {
         const std::lock_guard<std::mutex> lock(mu_);
         return stats_;
@@ -129,12 +187,101 @@ private:
         return info;
     }
 
+    // LDLᵀ below F11 (FrontOffload::ldlt_update).
+    template <class V>
+    void run_ldlt(std::int64_t f, std::int64_t w, const std::int64_t* piv, const std::int8_t* psize, V* panel, V* cb) {
+        static_assert(std::is_same_v<V, double> || std::is_same_v<V, float>);
+        const std::lock_guard<std::mutex> lock(mu_);
+        const auto t0 = std::chrono::steady_clock::now();
+        check(cudaSetDevice(device_), "cudaSetDevice");
+        const std::int64_t m = f - w;
+        const cudaStream_t s = stream_->get();
+        const Placement where{s, nullptr};
+        const std::int64_t vs = static_cast<std::int64_t>(sizeof(V));
+        const std::int64_t panel_bytes = f * w * vs, cb_bytes = m * m * vs;
+        // D⁻¹ per column, on the host (w entries, ldlt_solve_d's formulas): own and partner coefficients
+        own_.resize(static_cast<std::size_t>(w));
+        other_.resize(static_cast<std::size_t>(w));
+        partner_.resize(static_cast<std::size_t>(w));
+        for (std::int64_t c = 0; c < w;) {
+            const auto d = [&](std::int64_t i, std::int64_t j) { return static_cast<double>(panel[i + j * f]); };
+            if (psize[c] == 2) {
+                const double d11 = d(c, c), d21 = d(c + 1, c), d22 = d(c + 1, c + 1), det = d11 * d22 - d21 * d21;
+                own_[c] = d22 / det, other_[c] = -d21 / det, partner_[c] = c + 1;              // o1 = x e11 + y e21
+                own_[c + 1] = d11 / det, other_[c + 1] = -d21 / det, partner_[c + 1] = c;      // o2 = y e22 + x e12
+                c += 2;
+            } else {
+                own_[c] = 1.0 / d(c, c), other_[c] = 0, partner_[c] = c;
+                c += 1;
+            }
+        }
+        std::vector<V> own(own_.begin(), own_.end()), other(other_.begin(), other_.end());
+        const auto grow = [&](auto& buf, std::int64_t n) {
+            if (buf.size() < n) buf.allocate(n, where);
+        };
+        grow(panel_, panel_bytes);
+        grow(cb_, std::max<std::int64_t>(cb_bytes, 1));
+        grow(work_, std::max<std::int64_t>(m * w * vs, 1));
+        grow(l11_, std::max<std::int64_t>(w * w * vs, 1));
+        grow(meta_, std::max<std::int64_t>(w * (2 * vs + 2 * 8 + 1), 1));
+        V* dp = reinterpret_cast<V*>(panel_.data());
+        V* dc = reinterpret_cast<V*>(cb_.data());
+        V* dw = reinterpret_cast<V*>(work_.data());
+        V* dl = reinterpret_cast<V*>(l11_.data());
+        // meta: own, other (V), partner, piv (int64), psize (int8)
+        V* d_own = reinterpret_cast<V*>(meta_.data());
+        V* d_other = d_own + w;
+        auto* d_partner = reinterpret_cast<std::int64_t*>(meta_.data() + 2 * w * vs);
+        std::int64_t* d_piv = d_partner + w;
+        auto* d_psize = reinterpret_cast<std::int8_t*>(d_piv + w);
+        const auto up = [&](void* dst, const void* src, std::int64_t bytes) {
+            check(cudaMemcpyAsync(dst, src, static_cast<std::size_t>(bytes), cudaMemcpyHostToDevice, s), "cudaMemcpyAsync H2D");
+        };
+        up(dp, panel, panel_bytes);
+        up(dc, cb, cb_bytes);
+        up(d_own, own.data(), w * vs);
+        up(d_other, other.data(), w * vs);
+        up(d_partner, partner_.data(), w * 8);
+        up(d_piv, piv, w * 8);
+        up(d_psize, psize, w);
+        const int mi = static_cast<int>(m), wi = static_cast<int>(w), fi = static_cast<int>(f);
+        launch("gigasparse::fronts::gather_f21_kernel", fronts::gather_f21_kernel<V>, fronts::grid_for(m * w), dim3(fronts::front_threads), 0, s, m, w,
+               f, static_cast<const V*>(dp), static_cast<const std::int64_t*>(d_piv), dw);
+        launch("gigasparse::fronts::unit_l11_kernel", fronts::unit_l11_kernel<V>, fronts::grid_for(w * w), dim3(fronts::front_threads), 0, s, w, f,
+               static_cast<const V*>(dp), static_cast<const std::int8_t*>(d_psize), dl);
+        const V one = V(1), minus_one = V(-1);
+        // W = F21 P L11⁻ᵀ, L21 = W D⁻¹, cb -= L21 Wᵀ (= L21 D L21ᵀ)
+        if constexpr (std::is_same_v<V, double>)
+            check_cublas(cublasDtrsm(blas_, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_UNIT, mi, wi, &one, dl, wi, dw, mi),
+                         "cublasDtrsm");
+        else
+            check_cublas(cublasStrsm(blas_, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_UNIT, mi, wi, &one, dl, wi, dw, mi),
+                         "cublasStrsm");
+        launch("gigasparse::fronts::solve_d_kernel", fronts::solve_d_kernel<V>, fronts::grid_for(m * w), dim3(fronts::front_threads), 0, s, m, w, f,
+               static_cast<const V*>(dw), static_cast<const V*>(d_own), static_cast<const V*>(d_other), static_cast<const std::int64_t*>(d_partner),
+               dp);
+        if constexpr (std::is_same_v<V, double>)
+            check_cublas(cublasDsyrkx(blas_, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, mi, wi, &minus_one, dp + w, fi, dw, mi, &one, dc, mi), "cublasDsyrkx");
+        else
+            check_cublas(cublasSsyrkx(blas_, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, mi, wi, &minus_one, dp + w, fi, dw, mi, &one, dc, mi), "cublasSsyrkx");
+        check(cudaMemcpyAsync(cb, dc, static_cast<std::size_t>(cb_bytes), cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync D2H");
+        check(cudaMemcpyAsync(panel, dp, static_cast<std::size_t>(panel_bytes), cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync D2H");
+        check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+        ++stats_.fronts;
+        const double wd = static_cast<double>(w), md = static_cast<double>(m);
+        stats_.flops += md * wd * wd + md * md * wd;
+        stats_.bytes += 2 * (panel_bytes + cb_bytes) + w * (2 * vs + 17);
+        stats_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+
     mutable std::mutex mu_;
     int device_;
+    std::vector<double> own_, other_;
+    std::vector<std::int64_t> partner_;
     std::unique_ptr<Stream> stream_;
     cublasHandle_t blas_{};
     cusolverDnHandle_t solver_{};
-    DeviceBuffer<char> panel_, cb_, work_;
+    DeviceBuffer<char> panel_, cb_, work_, l11_, meta_;
     DeviceBuffer<int> info_;
     direct::FrontOffloadStats stats_;
 };

@@ -103,9 +103,10 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
     auto& stack = num.stacks[s.stack_of[sn]];
     const std::int64_t off = top;
     V* cb = stack.data() + off;
-    // an LLᴴ front of real values and at least prm.offload_rows rows goes to prm.offload (the GPU)
+    // an LLᵀ or LDLᵀ front of real values and at least prm.offload_rows rows goes to prm.offload (the GPU; LDLᵀ:
+    // the rows below F11)
     constexpr bool real_values = std::is_same_v<V, double> || std::is_same_v<V, float>;
-    const bool offloaded = real_values && prm.offload && !prm.ldlt && !prm.lu && f >= prm.offload_rows;
+    const bool offloaded = real_values && prm.offload && !prm.lu && f >= prm.offload_rows;
     const bool blocked = f >= prm.blocked_rows;
     const bool parallel = blocked && pool.size() > 1;
     // The panel: zero, then the entries of A (duplicates summed in input order, conjugated when
@@ -195,8 +196,17 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
         lp.small_rows = prm.small_rows;
         const idx c0 = s.super_ptr[sn];
         // The pool's threads share the contribution-block tiles of the large fronts.
-        LdltFrontResult r = ldlt_front(f, w, panel, cb, num.piv.data() + c0, num.pivot_size.data() + c0,
-                                       s.pair_next.empty() ? nullptr : s.pair_next.data() + c0, lp, pool);
+        const std::uint8_t* pairs = s.pair_next.empty() ? nullptr : s.pair_next.data() + c0;
+        LdltFrontResult r;
+        if constexpr (real_values) {
+            if (offloaded)
+                r = ldlt_front_split(f, w, panel, num.piv.data() + c0, num.pivot_size.data() + c0, pairs, lp, pool,
+                                     [&](const std::int64_t* pv, const std::int8_t* ps) { prm.offload->ldlt_update(f, w, pv, ps, panel, cb); });
+            else
+                r = ldlt_front(f, w, panel, cb, num.piv.data() + c0, num.pivot_size.data() + c0, pairs, lp, pool);
+        } else {
+            r = ldlt_front(f, w, panel, cb, num.piv.data() + c0, num.pivot_size.data() + c0, pairs, lp, pool);
+        }
         num.perturbed[sn] = r.perturbed;
         if (r.fail != 0) return r.fail;
     } else if (offloaded) {
