@@ -1,7 +1,8 @@
-// bench/direct_cuda/bench_direct_cuda.cpp: the direct solver's LLᵀ fronts on the GPU (DirectSolver option
-// backend = cuda: the fronts of at least gpu_front_rows rows factored by cuSOLVER potrf, cuBLAS trsm and syrk,
-// panel and contribution block copied host -> device -> host per front) against backend cpu (all host
-// threads), double values and int32 columns, structure spd, ordering nd.
+// bench/direct_cuda/bench_direct_cuda.cpp: the direct solver's large fronts on the GPU (DirectSolver option
+// backend = cuda: LLᵀ fronts of at least gpu_front_rows rows factored by cuSOLVER potrf, cuBLAS trsm and syrk;
+// LDLᵀ fronts split, F11 on the host and the rows below by cuBLAS trsm and syrkx; panel and contribution block
+// copied host -> device -> host per front) against backend cpu (all host threads), double values and int32
+// columns, ordering nd; structure spd, and symmetric (LDLᵀ) for the indefinite cases.
 //
 // Usage: bench_direct_cuda OUTDIR [--repeats N] [--time-budget SECONDS] [--quick]
 //
@@ -9,7 +10,8 @@
 // shared SPD matrices: MANIFEST.tsv in $GIGASPARSE_MATRIX_DIR (else the configured folder), square, kind spd
 // (without a kind column: a symmetric header and a positive diagonal, as bench_krylov_cuda's CG candidates),
 // real values (pattern files are left out: their values 1 are not SPD), more than 200k nonzeros once the
-// symmetric halves are expanded. --quick: Poisson 40^3 only. Cases not started within the time budget are
+// symmetric halves are expanded. Indefinite (structure symmetric, LDLᵀ with Bunch–Kaufman pivots in the
+// fronts): Poisson 3D 40^3 and 60^3 shifted by -0.5 (indefinite, regular). --quick: Poisson 40^3 only. Cases not started within the time budget are
 // listed as skipped; a case once started runs all its variants (after the budget, each remaining variant
 // times one refactorization instead of N). After the analysis, a case's time is predicted from its flops at
 // the seconds per flop of the last case of at least 1 GFLOP: when it would end more than 10 s after the
@@ -82,6 +84,8 @@ constexpr double residual_tol = 1e-10;  // a cuda factor's solve residual above 
 constexpr std::int64_t min_shared_nnz = 200000;
 constexpr std::array<std::int64_t, 3> thresholds{1024, 2048, 4096};
 constexpr std::array<int, 4> poisson_sizes{40, 60, 80, 100};
+constexpr std::array<int, 2> indefinite_sizes{40, 60};
+constexpr double indefinite_shift = 0.5;  // inside the 7-point Laplacian's spectrum (0.02 .. 12 at 40^3), on no eigenvalue
 constexpr double prediction_min_flops = 1e9;  // smaller cases are overhead-dominated: no prediction from them
 constexpr double prediction_slack_s = 10;     // a case predicted to end later than this past the budget is not run
 
@@ -118,7 +122,7 @@ struct Variant {
 };
 
 struct Case {
-    std::string name, set, source;
+    std::string name, set, source, structure = "spd";
     std::string status = "ok";  // "failed: ..." when loading or the analysis failed
     std::int64_t n = 0, nnz = 0, supernodes = 0, max_front_rows = 0;
     double nnz_L = 0, flops = 0, load_s = 0, analyze_s = 0, wall_s = 0;
@@ -186,6 +190,7 @@ struct Spec {
     std::string file;         // shared: file name in the matrix folder
     bool by_kind = false;     // shared: the manifest says spd (else: checked after reading)
     std::int64_t estimate = 0;  // nonzeros, for the order
+    std::string structure = "spd";  // "spd" (LLᵀ) or "sym" (LDLᵀ: the indefinite set)
 };
 
 // Square, real, kind spd (or no kind column), possibly more than min_shared_nnz nonzeros (stored entries,
@@ -216,6 +221,12 @@ bool load(const Spec& sp, const std::string& dir, Case& c, Mat& a) {
     if (sp.set == "poisson") {
         a = gs::gen::poisson3d<V, I>(sp.size, sp.size, sp.size);
         c.source = "gen::poisson3d(" + std::to_string(sp.size) + "^3, 7-point)";
+    } else if (sp.set == "indefinite") {
+        a = gs::gen::poisson3d<V, I>(sp.size, sp.size, sp.size);
+        for (std::int64_t r = 0; r < a.nrows; ++r)
+            for (gs::offset_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
+                if (a.col_idx[k] == r) a.values[k] -= indefinite_shift;
+        c.source = "gen::poisson3d(" + std::to_string(sp.size) + "^3, 7-point) - " + fmt("%g", indefinite_shift) + " I";
     } else {
         const std::string path = dir + "/" + sp.file;
         const bool symmetric = gs::io::read_mtx_header(path).symmetry == gs::Symmetry::symmetric;
@@ -335,7 +346,8 @@ bool run_case(Case& c, const Mat& a, Run& run, const gs::Timer& clock, std::stri
     c.n = a.nrows;
     c.nnz = a.nnz();
     c.host_threads = run.host_threads;
-    Solver s(dr::Structure::spd);
+    const bool ldlt = c.structure == "sym";
+    Solver s(ldlt ? dr::Structure::symmetric : dr::Structure::spd);
     s.set_option("ordering", "nd");
     s.set_option("threads", std::to_string(run.host_threads));
     const gs::Timer t;
@@ -353,11 +365,14 @@ bool run_case(Case& c, const Mat& a, Run& run, const gs::Timer& clock, std::stri
     std::array<std::int64_t, thresholds.size()> fronts{};
     std::array<double, thresholds.size()> front_flops{};
     for (dr::idx sn = 0; sn < sym.nsuper; ++sn) {
-        const std::int64_t f = sym.front_rows(sn);
+        const std::int64_t f = sym.front_rows(sn), w = sym.width(sn), m = f - w;
         c.max_front_rows = std::max(c.max_front_rows, f);
-        const double fl = static_cast<std::size_t>(sn) < sym.sn_flops.size() ? sym.sn_flops[static_cast<std::size_t>(sn)] : 0.0;
+        // LDLᵀ: the GPU gets the rows below F11 (m w² + m² w), and only fronts that have them
+        const double fl = ldlt ? static_cast<double>(m) * static_cast<double>(w) * static_cast<double>(f)
+                          : static_cast<std::size_t>(sn) < sym.sn_flops.size() ? sym.sn_flops[static_cast<std::size_t>(sn)]
+                                                                                : 0.0;
         for (std::size_t k = 0; k < thresholds.size(); ++k)
-            if (f >= thresholds[k]) {
+            if (f >= thresholds[k] && (!ldlt || m > 0)) {
                 ++fronts[k];
                 front_flops[k] += fl;
             }
@@ -440,7 +455,8 @@ std::string summary(const Run& run, bool finished) {
     t << "gpu: " << run.device << "; driver " << run.driver << ", CUDA runtime " << run.runtime << ", cuBLAS " << run.cublas << ", cuSOLVER " << run.cusolver << "\n";
     t << "cpu: " << run.cpu << "\n";
     t << "columns: GFLOP = sum c_j^2 / 1e9; cpu / cuda@T: best factorization seconds (cuda@T: fronts of >= T rows on the GPU; npd: not positive definite);"
-      << " fronts, %flops: on the GPU at the best T; res: solve residual ||b-Ax||/||b|| (cuda: the worst T); * mismatch\n";
+      << " fronts, %flops: on the GPU at the best T; res: solve residual ||b-Ax||/||b|| (cuda: the worst T); * mismatch; *_indef: LDL^T (structure"
+      << " sym) of the Laplacian shifted by -" << fmt("%g", indefinite_shift) << ", F11 on the host and the rows below on the GPU\n";
     t << fmt("%-20s %9s %10s %9s %6s %8s", "case", "n", "nnz(L)", "GFLOP", "front", "cpu s");
     for (const std::int64_t th : thresholds) t << fmt(" %9s", ("cuda@" + std::to_string(th)).c_str());
     t << fmt(" %6s %6s %6s %8s %8s %8s\n", "best", "fronts", "%flops", "speedup", "res cpu", "res cuda");
@@ -518,7 +534,7 @@ Json variant_json(const Case& c, const Variant& v) {
 
 Json case_json(const Case& c) {
     Json j;
-    j.set("name", c.name).set("set", c.set).set("source", c.source).set("status", c.status);
+    j.set("name", c.name).set("set", c.set).set("structure", c.structure).set("source", c.source).set("status", c.status);
     j.set("n", c.n).set("nnz", c.nnz).set("load_s", c.load_s).set("analyze_s", c.analyze_s).set("ordering_used", c.ordering_used);
     j.set("nnz_L", c.nnz_L).set("flops", c.flops).set("supernodes", c.supernodes).set("max_front_rows", c.max_front_rows).set("threads", c.host_threads);
     j.set("repeats", c.repeats);
@@ -540,7 +556,7 @@ std::string json(const Run& run, bool finished) {
     j.set("context", run.context);
     Json o;
     o.set("repeats", run.args.repeats).set("time_budget_s", run.args.time_budget).set("quick", run.args.quick).set("value_type", "double").set("index_type", "int32");
-    o.set("structure", "spd").set("ordering", "nd").set("threads", run.host_threads).set("matrix_dir", run.matrix_dir);
+    o.set("structure", "spd; sym for the indefinite set").set("indefinite_shift", indefinite_shift).set("ordering", "nd").set("threads", run.host_threads).set("matrix_dir", run.matrix_dir);
     o.set("gpu_front_rows", std::vector<std::int64_t>(thresholds.begin(), thresholds.end())).set("residual_tol", residual_tol).set("min_shared_nnz", min_shared_nnz);
     j.set("options", o);
     std::string cases = "[";
@@ -633,8 +649,11 @@ int main(int argc, char** argv) {
             specs.push_back({"poisson", "poisson3d_" + std::to_string(k), k, "", true, 7LL * k * k * k - 6LL * k * k});
             if (run.args.quick) break;
         }
-        if (!run.args.quick)
+        if (!run.args.quick) {
             for (Spec& sp : shared_specs(run.matrix_dir)) specs.push_back(sp);
+            for (const int k : indefinite_sizes)
+                specs.push_back({"indefinite", "poisson3d_" + std::to_string(k) + "_indef", k, "", true, 7LL * k * k * k - 6LL * k * k + 1, "sym"});
+        }
         std::stable_sort(specs.begin(), specs.end(), [](const Spec& x, const Spec& y) { return x.estimate < y.estimate; });
         write_outputs(run, false);
         for (const Spec& sp : specs) {
@@ -656,6 +675,7 @@ int main(int argc, char** argv) {
             Case c;
             c.name = sp.name;
             c.set = sp.set;
+            c.structure = sp.structure;
             try {
                 Mat a;
                 if (!load(sp, run.matrix_dir, c, a)) continue;
