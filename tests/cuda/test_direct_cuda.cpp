@@ -77,17 +77,6 @@ int host_front(std::int64_t f, std::int64_t w, V* panel, V* cb) {
     return 0;
 }
 
-template <class V>
-double max_rel_diff_lower(const std::vector<V>& x, const std::vector<V>& y, std::int64_t rows, std::int64_t cols) {
-    double d = 0, s = 0;
-    for (std::int64_t j = 0; j < cols; ++j)
-        for (std::int64_t i = j; i < rows; ++i) {
-            d = std::max(d, std::abs(static_cast<double>(x[i + j * rows]) - static_cast<double>(y[i + j * rows])));
-            s = std::max(s, std::abs(static_cast<double>(y[i + j * rows])));
-        }
-    return d / std::max(s, 1e-300);
-}
-
 gs::Csr<double, std::int32_t> shifted_poisson(std::int64_t m, double shift) {
     auto a = gs::gen::poisson3d<double, std::int32_t>(m, m, m);
     for (std::int64_t r = 0; r < a.nrows; ++r)
@@ -117,16 +106,16 @@ TEST(CudaDirect, OffloadedFrontMatchesTheHost) {
         p2 = p, c2 = c;
         ASSERT_EQ(off->factor(sh.f, sh.w, p.data(), c.data()), 0);
         ASSERT_EQ(host_front(sh.f, sh.w, p2.data(), c2.data()), 0);
-        EXPECT_LE(max_rel_diff_lower(p, p2, sh.f, sh.w), 1e-13);
+        EXPECT_LE(gs::test::lower_rel_diff(p, p2, sh.f, sh.w), 1e-13);
         if (m > 0) {
-            EXPECT_LE(max_rel_diff_lower(c, c2, m, m), 1e-12);
+            EXPECT_LE(gs::test::lower_rel_diff(c, c2, m, m), 1e-12);
         }
         std::vector<float> pf, cf, pf2, cf2;
         random_front(sh.f, sh.w, 8, pf, cf);
         pf2 = pf, cf2 = cf;
         ASSERT_EQ(off->factor(sh.f, sh.w, pf.data(), cf.data()), 0);
         ASSERT_EQ(host_front(sh.f, sh.w, pf2.data(), cf2.data()), 0);
-        EXPECT_LE(max_rel_diff_lower(pf, pf2, sh.f, sh.w), 1e-5);
+        EXPECT_LE(gs::test::lower_rel_diff(pf, pf2, sh.f, sh.w), 1e-5);
     }
     const auto st = off->stats();
     EXPECT_EQ(st.fronts, 6);
