@@ -144,35 +144,10 @@ TEST(CudaDirect, OffloadedLdltFrontMatchesTheHost) {
     dr::TaskPool pool(2);
     dr::LdltFrontParams lp;
     lp.block = 16;
-    struct Shape {
-        std::int64_t f, w;
-    };
     std::int64_t expected_fronts = 0;
-    const auto check_shape = [&]<class V>(const Shape sh, V, double tol) {
-        SCOPED_TRACE("f " + std::to_string(sh.f) + " w " + std::to_string(sh.w) + (sizeof(V) == 4 ? " float" : " double"));
-        const std::int64_t m = sh.f - sh.w;
-        std::vector<V> p1, c1;
-        gs::test::random_indefinite_front(sh.f, sh.w, 21, p1, c1);
-        auto p2 = p1, c2 = c1;
-        std::vector<std::int64_t> piv1(static_cast<std::size_t>(sh.w)), piv2(piv1.size());
-        std::vector<std::int8_t> ps1(piv1.size()), ps2(piv1.size());
-        ASSERT_EQ(dr::ldlt_front(sh.f, sh.w, p1.data(), c1.data(), piv1.data(), ps1.data(), nullptr, lp, pool).fail, 0);
-        ASSERT_EQ(dr::ldlt_front_split(sh.f, sh.w, p2.data(), piv2.data(), ps2.data(), nullptr, lp, pool,
-                                       [&](const std::int64_t* pv, const std::int8_t* ps) { off->ldlt_update(sh.f, sh.w, pv, ps, p2.data(), c2.data()); })
-                      .fail,
-                  0);
-        expected_fronts += m > 0;
-        EXPECT_EQ(piv2, piv1);
-        EXPECT_EQ(ps2, ps1);
-        EXPECT_GT(gs::test::two_by_two_pivots(ps1), 0);
-        EXPECT_LE(gs::test::lower_rel_diff(p2, p1, sh.f, sh.w), tol);
-        if (m > 0) {
-            EXPECT_LE(gs::test::lower_rel_diff(c2, c1, m, m), tol);
-        }
-    };
-    for (const Shape sh : {Shape{40, 40}, Shape{70, 16}, Shape{129, 64}, Shape{300, 70}}) {
-        check_shape(sh, 0.0, 1e-10);
-        check_shape(sh, 0.0f, 2e-3);
+    for (const auto& [f, w] : {std::pair<std::int64_t, std::int64_t>{40, 40}, {70, 16}, {129, 64}, {300, 70}}) {
+        expected_fronts += gs::test::expect_split_matches_whole<double>(f, w, 21, 1e-10, lp, pool, [&](auto... args) { off->ldlt_update(args...); });
+        expected_fronts += gs::test::expect_split_matches_whole<float>(f, w, 21, 2e-3, lp, pool, [&](auto... args) { off->ldlt_update(args...); });
     }
     const auto st = off->stats();
     EXPECT_EQ(st.fronts, expected_fronts);

@@ -6,10 +6,14 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "direct/numeric/dense.hpp"
 #include "direct/numeric/omp/ldlt_front.hpp"
+#include "direct/numeric/omp/task_pool.hpp"
 
 namespace gigasparse::test {
 
@@ -62,6 +66,39 @@ double lower_rel_diff(const std::vector<V>& x, const std::vector<V>& y, std::int
             s = std::max(s, std::abs(static_cast<double>(y[i + j * rows])));
         }
     return d / std::max(s, 1e-300);
+}
+
+// One random indefinite front (f x w, seed) factored whole by ldlt_front and split by ldlt_front_split with
+// rest(f, w, piv, psize, panel, cb) below F11: the same pivots, 2×2 blocks and perturbations, and the same
+// panel and contribution block within tol (relative). Returns the calls of rest (1 with rows below F11, else 0).
+template <class V, class Rest>
+int expect_split_matches_whole(std::int64_t f, std::int64_t w, std::uint64_t seed, double tol, const direct::LdltFrontParams& lp,
+                               direct::TaskPool& pool, Rest&& rest) {
+    SCOPED_TRACE("f " + std::to_string(f) + " w " + std::to_string(w) + (sizeof(V) == 4 ? " float" : " double"));
+    const std::int64_t m = f - w;
+    std::vector<V> p1, c1;
+    random_indefinite_front(f, w, seed, p1, c1);
+    auto p2 = p1, c2 = c1;
+    std::vector<std::int64_t> piv1(static_cast<std::size_t>(w)), piv2(piv1.size());
+    std::vector<std::int8_t> ps1(piv1.size()), ps2(piv1.size());
+    const auto r1 = direct::ldlt_front(f, w, p1.data(), c1.data(), piv1.data(), ps1.data(), nullptr, lp, pool);
+    int calls = 0;
+    const auto r2 = direct::ldlt_front_split(f, w, p2.data(), piv2.data(), ps2.data(), nullptr, lp, pool, [&](const std::int64_t* pv, const std::int8_t* ps) {
+        ++calls;
+        rest(f, w, pv, ps, p2.data(), c2.data());
+    });
+    EXPECT_EQ(r1.fail, 0);
+    EXPECT_EQ(r2.fail, 0);
+    EXPECT_EQ(calls, m > 0 ? 1 : 0);
+    EXPECT_EQ(r2.perturbed, r1.perturbed);
+    EXPECT_EQ(piv2, piv1);
+    EXPECT_EQ(ps2, ps1);
+    EXPECT_GT(two_by_two_pivots(ps1), 0) << "the fronts are made to need 2x2 pivots";
+    EXPECT_LE(lower_rel_diff(p2, p1, f, w), tol);
+    if (m > 0) {
+        EXPECT_LE(lower_rel_diff(c2, c1, m, m), tol);
+    }
+    return calls;
 }
 
 }  // namespace gigasparse::test

@@ -131,12 +131,7 @@ private:
         check(cudaSetDevice(device_), "cudaSetDevice");
         const std::int64_t m = f - w;
         const cudaStream_t s = stream_->get();
-        const Placement where{s, nullptr};
         const std::int64_t panel_bytes = f * w * static_cast<std::int64_t>(sizeof(V)), cb_bytes = m * m * static_cast<std::int64_t>(sizeof(V));
-        // device buffers grow to the largest front so far (kept for the next fronts and factorizations)
-        const auto grow = [&](auto& buf, std::int64_t n) {
-            if (buf.size() < n) buf.allocate(n, where);
-        };
         grow(panel_, panel_bytes);
         grow(cb_, std::max<std::int64_t>(cb_bytes, 1));
         grow(info_, 1);
@@ -179,11 +174,8 @@ private:
         check(cudaMemcpyAsync(panel, dp, static_cast<std::size_t>(panel_bytes), cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync D2H");
         bytes += panel_bytes;
         check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
-        ++stats_.fronts;
         const double wd = static_cast<double>(w), md = static_cast<double>(m);
-        stats_.flops += wd * wd * wd / 3 + md * wd * wd + md * md * wd;
-        stats_.bytes += bytes;
-        stats_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        account(wd * wd * wd / 3 + md * wd * wd + md * md * wd, bytes, t0);
         return info;
     }
 
@@ -196,7 +188,6 @@ private:
         check(cudaSetDevice(device_), "cudaSetDevice");
         const std::int64_t m = f - w;
         const cudaStream_t s = stream_->get();
-        const Placement where{s, nullptr};
         const std::int64_t vs = static_cast<std::int64_t>(sizeof(V));
         const std::int64_t panel_bytes = f * w * vs, cb_bytes = m * m * vs;
         // D⁻¹ per column, on the host (w entries, ldlt_solve_d's formulas): own and partner coefficients
@@ -216,9 +207,6 @@ private:
             }
         }
         std::vector<V> own(own_.begin(), own_.end()), other(other_.begin(), other_.end());
-        const auto grow = [&](auto& buf, std::int64_t n) {
-            if (buf.size() < n) buf.allocate(n, where);
-        };
         grow(panel_, panel_bytes);
         grow(cb_, std::max<std::int64_t>(cb_bytes, 1));
         grow(work_, std::max<std::int64_t>(m * w * vs, 1));
@@ -267,10 +255,20 @@ private:
         check(cudaMemcpyAsync(cb, dc, static_cast<std::size_t>(cb_bytes), cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync D2H");
         check(cudaMemcpyAsync(panel, dp, static_cast<std::size_t>(panel_bytes), cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync D2H");
         check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
-        ++stats_.fronts;
         const double wd = static_cast<double>(w), md = static_cast<double>(m);
-        stats_.flops += md * wd * wd + md * md * wd;
-        stats_.bytes += 2 * (panel_bytes + cb_bytes) + w * (2 * vs + 17);
+        account(md * wd * wd + md * md * wd, 2 * (panel_bytes + cb_bytes) + w * (2 * vs + 17), t0);
+    }
+
+    // Device buffers grow to the largest front so far (kept for the next fronts and factorizations).
+    template <class Buf>
+    void grow(Buf& buf, std::int64_t n) {
+        if (buf.size() < n) buf.allocate(n, Placement{stream_->get(), nullptr});
+    }
+    // One front's flops, bytes copied and seconds (from t0) into the stats (the caller holds mu_).
+    void account(double flops, std::int64_t bytes, std::chrono::steady_clock::time_point t0) {
+        ++stats_.fronts;
+        stats_.flops += flops;
+        stats_.bytes += bytes;
         stats_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
 
