@@ -1,8 +1,9 @@
 // bench/direct_cuda/bench_direct_cuda.cpp: the direct solver's large fronts on the GPU (DirectSolver option
 // backend = cuda: LLᵀ fronts of at least gpu_front_rows rows factored by cuSOLVER potrf, cuBLAS trsm and syrk;
-// LDLᵀ fronts split, F11 on the host and the rows below by cuBLAS trsm and syrkx; panel and contribution block
-// copied host -> device -> host per front) against backend cpu (all host threads), double values and int32
-// columns, ordering nd; structure spd, and symmetric (LDLᵀ) for the indefinite cases.
+// LDLᵀ and LU fronts split, F11 on the host and the rows below by cuBLAS trsm and syrkx / gemm; panel and
+// contribution block copied host -> device -> host per front) against backend cpu (all host threads), double
+// values and int32 columns, ordering nd; structure spd, symmetric (LDLᵀ) for the indefinite cases, general
+// (LU) for the unsymmetric ones.
 //
 // Usage: bench_direct_cuda OUTDIR [--repeats N] [--time-budget SECONDS] [--quick]
 //
@@ -11,7 +12,8 @@
 // (without a kind column: a symmetric header and a positive diagonal, as bench_krylov_cuda's CG candidates),
 // real values (pattern files are left out: their values 1 are not SPD), more than 200k nonzeros once the
 // symmetric halves are expanded. Indefinite (structure symmetric, LDLᵀ with Bunch–Kaufman pivots in the
-// fronts): Poisson 3D 40^3 and 60^3 shifted by -0.5 (indefinite, regular). --quick: Poisson 40^3 only. Cases not started within the time budget are
+// fronts): Poisson 3D 40^3 and 60^3 shifted by -0.5 (indefinite, regular). Unsymmetric (structure general,
+// LU): the same grids with the entries above the diagonal scaled by 1.5. --quick: Poisson 40^3 only. Cases not started within the time budget are
 // listed as skipped; a case once started runs all its variants (after the budget, each remaining variant
 // times one refactorization instead of N). After the analysis, a case's time is predicted from its flops at
 // the seconds per flop of the last case of at least 1 GFLOP: when it would end more than 10 s after the
@@ -85,6 +87,7 @@ constexpr std::int64_t min_shared_nnz = 200000;
 constexpr std::array<std::int64_t, 3> thresholds{1024, 2048, 4096};
 constexpr std::array<int, 4> poisson_sizes{40, 60, 80, 100};
 constexpr std::array<int, 2> indefinite_sizes{40, 60};
+constexpr double unsymmetric_scale = 1.5;
 constexpr double indefinite_shift = 0.5;  // inside the 7-point Laplacian's spectrum (0.02 .. 12 at 40^3), on no eigenvalue
 constexpr double prediction_min_flops = 1e9;  // smaller cases are overhead-dominated: no prediction from them
 constexpr double prediction_slack_s = 10;     // a case predicted to end later than this past the budget is not run
@@ -190,7 +193,7 @@ struct Spec {
     std::string file;         // shared: file name in the matrix folder
     bool by_kind = false;     // shared: the manifest says spd (else: checked after reading)
     std::int64_t estimate = 0;  // nonzeros, for the order
-    std::string structure = "spd";  // "spd" (LLᵀ) or "sym" (LDLᵀ: the indefinite set)
+    std::string structure = "spd";  // "spd" (LLᵀ), "sym" (LDLᵀ: the indefinite set), "gen" (LU: the unsymmetric set)
 };
 
 // Square, real, kind spd (or no kind column), possibly more than min_shared_nnz nonzeros (stored entries,
@@ -227,6 +230,12 @@ bool load(const Spec& sp, const std::string& dir, Case& c, Mat& a) {
             for (gs::offset_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
                 if (a.col_idx[k] == r) a.values[k] -= indefinite_shift;
         c.source = "gen::poisson3d(" + std::to_string(sp.size) + "^3, 7-point) - " + fmt("%g", indefinite_shift) + " I";
+    } else if (sp.set == "unsymmetric") {
+        a = gs::gen::poisson3d<V, I>(sp.size, sp.size, sp.size);
+        for (std::int64_t r = 0; r < a.nrows; ++r)
+            for (gs::offset_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
+                if (a.col_idx[k] > r) a.values[k] *= unsymmetric_scale;
+        c.source = "gen::poisson3d(" + std::to_string(sp.size) + "^3, 7-point), upper entries x " + fmt("%g", unsymmetric_scale);
     } else {
         const std::string path = dir + "/" + sp.file;
         const bool symmetric = gs::io::read_mtx_header(path).symmetry == gs::Symmetry::symmetric;
@@ -346,8 +355,8 @@ bool run_case(Case& c, const Mat& a, Run& run, const gs::Timer& clock, std::stri
     c.n = a.nrows;
     c.nnz = a.nnz();
     c.host_threads = run.host_threads;
-    const bool ldlt = c.structure == "sym";
-    Solver s(ldlt ? dr::Structure::symmetric : dr::Structure::spd);
+    const bool ldlt = c.structure == "sym", lu = c.structure == "gen";
+    Solver s(ldlt ? dr::Structure::symmetric : lu ? dr::Structure::general : dr::Structure::spd);
     s.set_option("ordering", "nd");
     s.set_option("threads", std::to_string(run.host_threads));
     const gs::Timer t;
@@ -367,12 +376,14 @@ bool run_case(Case& c, const Mat& a, Run& run, const gs::Timer& clock, std::stri
     for (dr::idx sn = 0; sn < sym.nsuper; ++sn) {
         const std::int64_t f = sym.front_rows(sn), w = sym.width(sn), m = f - w;
         c.max_front_rows = std::max(c.max_front_rows, f);
-        // LDLᵀ: the GPU gets the rows below F11 (m w² + m² w), and only fronts that have them
-        const double fl = ldlt ? static_cast<double>(m) * static_cast<double>(w) * static_cast<double>(f)
+        // LDLᵀ and LU: the GPU gets the rows below F11 (LDLᵀ m w² + m² w, LU twice that), and only fronts that have them
+        const double below = static_cast<double>(m) * static_cast<double>(w) * static_cast<double>(f);
+        const double fl = ldlt ? below
+                          : lu ? 2 * below
                           : static_cast<std::size_t>(sn) < sym.sn_flops.size() ? sym.sn_flops[static_cast<std::size_t>(sn)]
                                                                                 : 0.0;
         for (std::size_t k = 0; k < thresholds.size(); ++k)
-            if (f >= thresholds[k] && (!ldlt || m > 0)) {
+            if (f >= thresholds[k] && ((!ldlt && !lu) || m > 0)) {
                 ++fronts[k];
                 front_flops[k] += fl;
             }
@@ -456,7 +467,8 @@ std::string summary(const Run& run, bool finished) {
     t << "cpu: " << run.cpu << "\n";
     t << "columns: GFLOP = sum c_j^2 / 1e9; cpu / cuda@T: best factorization seconds (cuda@T: fronts of >= T rows on the GPU; npd: not positive definite);"
       << " fronts, %flops: on the GPU at the best T; res: solve residual ||b-Ax||/||b|| (cuda: the worst T); * mismatch; *_indef: LDL^T (structure"
-      << " sym) of the Laplacian shifted by -" << fmt("%g", indefinite_shift) << ", F11 on the host and the rows below on the GPU\n";
+      << " sym) of the Laplacian shifted by -" << fmt("%g", indefinite_shift) << ", *_unsym: LU (structure gen) of the Laplacian with its upper entries x "
+      << fmt("%g", unsymmetric_scale) << "; both: F11 on the host and the rows below on the GPU\n";
     t << fmt("%-20s %9s %10s %9s %6s %8s", "case", "n", "nnz(L)", "GFLOP", "front", "cpu s");
     for (const std::int64_t th : thresholds) t << fmt(" %9s", ("cuda@" + std::to_string(th)).c_str());
     t << fmt(" %6s %6s %6s %8s %8s %8s\n", "best", "fronts", "%flops", "speedup", "res cpu", "res cuda");
@@ -556,7 +568,8 @@ std::string json(const Run& run, bool finished) {
     j.set("context", run.context);
     Json o;
     o.set("repeats", run.args.repeats).set("time_budget_s", run.args.time_budget).set("quick", run.args.quick).set("value_type", "double").set("index_type", "int32");
-    o.set("structure", "spd; sym for the indefinite set").set("indefinite_shift", indefinite_shift).set("ordering", "nd").set("threads", run.host_threads).set("matrix_dir", run.matrix_dir);
+    o.set("structure", "spd; sym for the indefinite set; gen for the unsymmetric set").set("indefinite_shift", indefinite_shift)
+        .set("unsymmetric_scale", unsymmetric_scale).set("ordering", "nd").set("threads", run.host_threads).set("matrix_dir", run.matrix_dir);
     o.set("gpu_front_rows", std::vector<std::int64_t>(thresholds.begin(), thresholds.end())).set("residual_tol", residual_tol).set("min_shared_nnz", min_shared_nnz);
     j.set("options", o);
     std::string cases = "[";
@@ -651,8 +664,10 @@ int main(int argc, char** argv) {
         }
         if (!run.args.quick) {
             for (Spec& sp : shared_specs(run.matrix_dir)) specs.push_back(sp);
-            for (const int k : indefinite_sizes)
+            for (const int k : indefinite_sizes) {
                 specs.push_back({"indefinite", "poisson3d_" + std::to_string(k) + "_indef", k, "", true, 7LL * k * k * k - 6LL * k * k + 1, "sym"});
+                specs.push_back({"unsymmetric", "poisson3d_" + std::to_string(k) + "_unsym", k, "", true, 7LL * k * k * k - 6LL * k * k + 2, "gen"});
+            }
         }
         std::stable_sort(specs.begin(), specs.end(), [](const Spec& x, const Spec& y) { return x.estimate < y.estimate; });
         write_outputs(run, false);

@@ -540,6 +540,8 @@ def test_single_precision_factor_falls_back_and_refuses():
 def test_cuda_backend_or_not_supported(rng):
     a = gs.generate.poisson3d(16)
     b = rng.standard_normal(a.shape[0])
+    with pytest.raises(gs.NotSupported, match="complex values run on backend 'cpu'"):
+        gs.DirectSolver(a.astype(np.complex128), "hpd", backend="cuda").factorize()
     s = gs.DirectSolver(a, "spd", backend="cuda", gpu_front_rows=64)
     if gs.cuda_device_count() == 0:
         with pytest.raises(gs.NotSupported, match="backend cuda"):
@@ -556,5 +558,10 @@ def test_cuda_backend_or_not_supported(rng):
     assert si.factorize() == "success"
     assert rel_residual(ind, si.solve(b), b) < 1e-11
     assert si.stats()["gpu"]["fronts"] > 0
-    with pytest.raises(gs.NotSupported, match="backend cuda"):
-        gs.DirectSolver(a, "gen", backend="cuda").factorize()
+    # LU of an unsymmetric matrix
+    un = (a + sp.triu(a, 1) * 0.5).tocsr()
+    su = gs.DirectSolver(un, "gen", backend="cuda", gpu_front_rows=64)
+    assert su.factorize() == "success"
+    assert rel_residual(un, su.solve(b), b) < 1e-11
+    assert su.stats()["gpu"]["fronts"] > 0
+

@@ -301,8 +301,8 @@ Status DirectSolver<V, I>::factorize(CsrView<V, I> a) {
         throw NotSupported("direct: the reference backend computes no Schur complement; use backend 'cpu'");
     if ((ldlt() || lu()) && opt_.backend == NumericBackend::reference)
         throw NotSupported("direct: the reference backend factors LLᴴ only; LDLᵀ/LDLᴴ and LU run on backend 'cpu'");
-    if (opt_.backend == NumericBackend::cuda && (lu() || is_complex_v<V>))
-        throw NotSupported("direct: backend cuda factors LLᵀ and LDLᵀ of real values (spd, sym); LU and complex values run on backend 'cpu'");
+    if (opt_.backend == NumericBackend::cuda && is_complex_v<V>)
+        throw NotSupported("direct: backend cuda factors real values (LLᵀ, LDLᵀ, LU); complex values run on backend 'cpu'");
     if (a.values.size() < a_col_idx_.size()) throw DimensionMismatch("direct: fewer values than entries");
     check_precision();
     single_ = single_requested();

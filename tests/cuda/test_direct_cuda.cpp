@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -22,7 +23,7 @@
 #include "direct/numeric/numeric.hpp"
 #include "direct/numeric/omp/ldlt_front.hpp"
 #include "direct/numeric/omp/task_pool.hpp"
-#include "../direct/ldlt_front_test_utils.hpp"
+#include "../direct/front_split_test_utils.hpp"
 
 #ifdef GIGASPARSE_CUDA_SIM
 #include "direct/numeric/cuda/gpu_fronts.cuh"
@@ -132,10 +133,10 @@ TEST(CudaDirect, OffloadedFrontMatchesTheHost) {
 #endif
 }
 
-// LDLᵀ one front at a time: F11 on the host, the rows below on the offload (ldlt_front_split): the same pivots
-// as the host's whole front, and the same L and contribution block to rounding (double and float, fronts with
-// 2×2 pivots, with and without rows below F11).
-TEST(CudaDirect, OffloadedLdltFrontMatchesTheHost) {
+// LDLᵀ and LU one front at a time: F11 on the host, the rows below on the offload (ldlt_front_split,
+// lu_front_split): the same pivots as the host's whole front, and the same factor and contribution block to
+// rounding (double and float, fronts with 2×2 pivots / row swaps, with and without rows below F11).
+TEST(CudaDirect, OffloadedLdltAndLuFrontsMatchTheHost) {
     SKIP_WITHOUT_GPU();
 #ifdef GIGASPARSE_CUDA_SIM
     const SimulatedRunChecks checks;
@@ -149,12 +150,19 @@ TEST(CudaDirect, OffloadedLdltFrontMatchesTheHost) {
         expected_fronts += gs::test::expect_split_matches_whole<double>(f, w, 21, 1e-10, lp, pool, [&](auto... args) { off->ldlt_update(args...); });
         expected_fronts += gs::test::expect_split_matches_whole<float>(f, w, 21, 2e-3, lp, pool, [&](auto... args) { off->ldlt_update(args...); });
     }
+    // LU: F11 and its row pivots on the host, L21, U12ᵀ and the contribution block on the offload
+    dr::LuFrontParams lup;
+    lup.block = 16;
+    for (const auto& [f, w] : {std::pair<std::int64_t, std::int64_t>{40, 40}, {70, 16}, {129, 64}, {300, 70}}) {
+        expected_fronts += gs::test::expect_lu_split_matches_whole<double>(f, w, 23, 1e-10, lup, pool, [&](auto... args) { off->lu_update(args...); });
+        expected_fronts += gs::test::expect_lu_split_matches_whole<float>(f, w, 23, 2e-3, lup, pool, [&](auto... args) { off->lu_update(args...); });
+    }
     const auto st = off->stats();
     EXPECT_EQ(st.fronts, expected_fronts);
     EXPECT_GT(st.flops, 0);
     off.reset();
 #ifdef GIGASPARSE_CUDA_SIM
-    checks.expect_clean("the GPU's LDLT fronts");
+    checks.expect_clean("the GPU's LDLT and LU fronts");
 #endif
 }
 
@@ -251,6 +259,54 @@ TEST(CudaDirect, MultifrontalLdltWithOffloadedFronts) {
     EXPECT_LE(d / s, 1e-9);
 }
 
+// LU inside the multifrontal factorization (a 3D Laplacian's graph, unsymmetric values, small diagonal entries:
+// row swaps in the fronts): the fronts of at least offload_rows rows split between the host and the offload;
+// the factor equals the cpu backend's.
+TEST(CudaDirect, MultifrontalLuWithOffloadedFronts) {
+    SKIP_WITHOUT_GPU();
+    auto a = gs::gen::poisson3d<double, std::int32_t>(sim_or(9, 24), sim_or(9, 24), sim_or(9, 24));
+    for (std::int64_t r = 0; r < a.nrows; ++r)
+        for (gs::offset_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
+            a.values[k] = a.col_idx[k] == r ? (r % 2 ? 0.05 : -0.05) : a.col_idx[k] > r ? -1.5 : -0.7;
+    dr::DirectSolver<double, std::int32_t> solver(dr::Structure::general);
+    solver.set_option("matching", "0");  // the values as given: row pivoting inside the fronts
+    solver.analyze(a.view());
+    const auto& sym = solver.symbolic();
+    const auto off = make_offload();
+    dr::NumericParams prm;
+    prm.threads = 2;
+    prm.lu = true;
+    prm.tau = 1e-12;
+    prm.pivot_block = 16;
+    dr::NumericFactor<double> host, dev;
+    dr::allocate_numeric(sym, host);
+    dr::allocate_numeric(sym, dev);
+    dr::idx fail_h = -1, fail_d = -1;
+    ASSERT_EQ(dr::factor_multifrontal<double>(sym, host, a.values, fail_h, prm), dr::Status::success);
+    prm.offload = off.get();
+    prm.offload_rows = sim_or(60, 400);
+    ASSERT_EQ(dr::factor_multifrontal<double>(sym, dev, a.values, fail_d, prm), dr::Status::success);
+    std::int64_t expected_fronts = 0;
+    for (dr::idx sn = 0; sn < sym.nsuper; ++sn) expected_fronts += sym.front_rows(sn) >= prm.offload_rows && sym.front_rows(sn) > sym.width(sn);
+    EXPECT_GT(expected_fronts, 0) << "no front of at least " << prm.offload_rows << " rows with rows below its pivots";
+    EXPECT_EQ(off->stats().fronts, expected_fronts);
+    EXPECT_EQ(dev.piv, host.piv);
+    EXPECT_EQ(dev.perturbed, host.perturbed);
+    std::int64_t swapped = 0;
+    for (dr::idx sn = 0; sn < sym.nsuper; ++sn)
+        for (dr::idx j = 0; j < sym.width(sn); ++j) swapped += host.piv[static_cast<std::size_t>(sym.super_ptr[sn] + j)] != j;
+    EXPECT_GT(swapped, 0) << "no row swaps";
+    for (const auto& [h, d] : {std::pair{&host.lx, &dev.lx}, std::pair{&host.ux, &dev.ux}}) {
+        ASSERT_EQ(d->size(), h->size());
+        double diff = 0, scale = 0;
+        for (std::size_t k = 0; k < h->size(); ++k) {
+            diff = std::max(diff, std::abs((*d)[k] - (*h)[k]));
+            scale = std::max(scale, std::abs((*h)[k]));
+        }
+        EXPECT_LE(diff / scale, 1e-9);
+    }
+}
+
 #ifndef GIGASPARSE_CUDA_SIM
 // The public path: DirectSolver with backend cuda (double, and the single-precision factor), its results, and
 // what it refuses.
@@ -292,9 +348,24 @@ TEST(CudaDirect, DirectSolverBackendCuda) {
     ASSERT_EQ(ldlt.factorize(ind.view()), dr::Status::success);
     EXPECT_GT(ldlt.result("gpu_fronts"), 0);
     EXPECT_LE(ldlt.solve(bi, xi).backward_error, 1e-13);
+    // LU of an unsymmetric matrix: the large fronts' rows below F11 on the GPU
+    const auto cd = gs::gen::convection_diffusion<double, std::int32_t>(40, 40, 40, 40.0, -25.0, 10.0);
+    std::vector<double> bc(static_cast<std::size_t>(cd.nrows), 1.0), xc(bc.size());
     dr::DirectSolver<double, std::int32_t> lu(dr::Structure::general);
     lu.set_option("backend", "cuda");
-    lu.analyze(a.view());
-    EXPECT_THROW(lu.factorize(a.view()), gs::NotSupported);
+    lu.set_option("gpu_front_rows", "256");
+    lu.analyze(cd.view());
+    ASSERT_EQ(lu.factorize(cd.view()), dr::Status::success);
+    EXPECT_GT(lu.result("gpu_fronts"), 0);
+    EXPECT_LE(lu.solve(bc, xc).backward_error, 1e-13);
+    // complex values stay on the cpu backend
+    dr::DirectSolver<std::complex<double>, std::int32_t> cx(dr::Structure::hpd);
+    cx.set_option("backend", "cuda");
+    gs::Csr<std::complex<double>, std::int32_t> ac(a.nrows, a.ncols);
+    ac.row_ptr = a.row_ptr;
+    ac.col_idx = a.col_idx;
+    ac.values.assign(a.values.begin(), a.values.end());
+    cx.analyze(ac.view());
+    EXPECT_THROW(cx.factorize(ac.view()), gs::NotSupported);
 }
 #endif

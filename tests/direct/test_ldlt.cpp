@@ -16,7 +16,7 @@
 #include <gigasparse/io/matrix_market.hpp>
 
 #include "direct_test_utils.hpp"
-#include "ldlt_front_test_utils.hpp"
+#include "front_split_test_utils.hpp"
 #include "utils/test_utils.hpp"
 
 extern "C" {

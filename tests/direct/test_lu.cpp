@@ -21,6 +21,7 @@
 #include <gigasparse/io/matrix_market.hpp>
 
 #include "direct_test_utils.hpp"
+#include "front_split_test_utils.hpp"
 #include "utils/test_utils.hpp"
 
 namespace gigasparse::direct {
@@ -471,3 +472,22 @@ TEST(Lu, DelayedPivotsOnRandomMatricesComplex) { check_delayed_random<std::compl
 
 }  // namespace
 }  // namespace gigasparse::direct
+
+// The GPU's LU fronts factor F11 alone on the host (lu_front_split) and hand the rows below to the device: the
+// same row pivots as the whole front's, and the same L21, U12ᵀ and contribution block to rounding, here with
+// the host's version of the device's part (tests/cuda checks the device's against the same oracle).
+TEST(Lu, SplitFrontMatchesTheWholeFront) {
+    namespace dr = gigasparse::direct;
+    dr::TaskPool pool(2);
+    dr::LuFrontParams lp;
+    lp.block = 16;
+    for (const auto& [f, w] : {std::pair<std::int64_t, std::int64_t>{40, 40}, {50, 20}, {200, 130}, {300, 70}})
+        gigasparse::test::expect_lu_split_matches_whole<double>(f, w, 13, 1e-10, lp, pool, gigasparse::test::host_lu_rest<double>);
+    // a zero pivot without perturbation: the same failing column, and nothing below F11 is computed
+    std::vector<double> p(9 * 3, 0.0);
+    std::vector<std::int64_t> piv(3);
+    int calls = 0;
+    const auto r = dr::lu_front_split(9, 3, p.data(), piv.data(), lp, pool, [&](const std::int64_t*) { ++calls; });
+    EXPECT_EQ(r.fail, 1);
+    EXPECT_EQ(calls, 0);
+}

@@ -76,8 +76,9 @@ struct AmalgamationLimits {
 // Options of a DirectSolver; also settable by name through DirectSolver::set_option.
 struct DirectOptions {
     OrderingAlg ordering = OrderingAlg::automatic;
-    // option "backend": cpu | reference | cuda (the cpu backend with the LLᵀ and LDLᵀ fronts of at least gpu_front_rows
-    // rows on the GPU: cuSOLVER potrf, cuBLAS trsm, syrk and syrkx; LDLᵀ's F11 on the host; real values; LU stays on cpu)
+    // option "backend": cpu | reference | cuda (the cpu backend with the fronts of at least gpu_front_rows rows on the
+    // GPU: LLᵀ by cuSOLVER potrf, cuBLAS trsm and syrk; LDLᵀ and LU below F11 (F11 and its pivots on the host) by
+    // trsm and syrkx / gemm; real values)
     NumericBackend backend = NumericBackend::cpu;
     AmalgamationLimits amalgamation{};
     double level_weight = 1e8;          // flops charged per supernodal level in ordering_cost

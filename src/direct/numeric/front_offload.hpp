@@ -1,4 +1,4 @@
-// src/direct/numeric/front_offload.hpp: where the multifrontal Cholesky and LDLᵀ send their largest fronts (NumericParams::offload):
+// src/direct/numeric/front_offload.hpp: where the multifrontal Cholesky, LDLᵀ and LU send their largest fronts (NumericParams::offload):
 // the GPU's (src/direct/numeric/cuda/gpu_fronts.cuh, option backend = cuda). An interface, so the front driver
 // needs no CUDA header and the tests can hand it the simulator's implementation.
 #pragma once
@@ -11,7 +11,8 @@ namespace gigasparse::direct {
 // What the offloaded fronts cost, summed over a factorization.
 struct FrontOffloadStats {
     std::int64_t fronts = 0;
-    double flops = 0;           // LLᵀ: w³/3 + m w² + m² w per front (potrf, trsm, syrk); LDLᵀ: m w² + m² w (trsm, syrkx)
+    double flops = 0;           // LLᵀ: w³/3 + m w² + m² w per front (potrf, trsm, syrk); LDLᵀ: m w² + m² w (trsm, syrkx);
+                                // LU: 2 m w² + 2 m² w (two trsm, gemm)
     std::int64_t bytes = 0;     // copied between host and device
     double seconds = 0;         // wall time inside factor(), copies included
 };
@@ -34,11 +35,17 @@ public:
     // Thread-safe; throws BackendError / OutOfMemory on a device failure.
     virtual void ldlt_update(std::int64_t f, std::int64_t w, const std::int64_t* piv, const std::int8_t* psize, double* panel, double* cb) = 0;
     virtual void ldlt_update(std::int64_t f, std::int64_t w, const std::int64_t* piv, const std::int8_t* psize, float* panel, float* cb) = 0;
+    // The rows below F11 of a partial LU (lu_front.hpp's layout) whose F11 the host has factored (lu_front_split:
+    // U11 and the unit L11 in the L panel's top w x w block, piv its row pivots): rows w.. of the L panel (F21)
+    // become L21 = F21 U11⁻¹, rows w.. of the U panel (F12ᵀ in the analysis' row order) U12ᵀ = (P F12)ᵀ L11⁻ᵀ,
+    // and cb (m x m, full) -= L21 U12.
+    virtual void lu_update(std::int64_t f, std::int64_t w, const std::int64_t* piv, double* panel, double* upanel, double* cb) = 0;
+    virtual void lu_update(std::int64_t f, std::int64_t w, const std::int64_t* piv, float* panel, float* upanel, float* cb) = 0;
     virtual FrontOffloadStats stats() const = 0;
     virtual void reset_stats() = 0;
 };
 
-// The GPU's: cuSOLVER potrf, cuBLAS trsm, syrk and syrkx on `device`. NotSupported without the CUDA backend or a
+// The GPU's: cuSOLVER potrf, cuBLAS trsm, syrk, syrkx and gemm on `device`. NotSupported without the CUDA backend or a
 // device.
 std::unique_ptr<FrontOffload> make_gpu_front_offload(int device);
 

@@ -97,6 +97,17 @@ cublasStatus_t syrk(const char* what, cublasHandle_t h, cublasFillMode_t fill, c
     });
     return ok ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_INITIALIZED;
 }
+template <class T>
+cublasStatus_t gemm(const char* what, cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, const T* alpha, const T* a,
+                    int lda, const T* b, int ldb, const T* beta, T* c, int ldc) {
+    if (m < 0 || n < 0 || k < 0) return CUBLAS_STATUS_INVALID_VALUE;
+    const T al = *alpha, be = *beta;
+    const bool ok = queue(what, h, {a, b, c}, [=] {
+        if constexpr (std::is_same_v<T, double>) cblas_dgemm(CblasColMajor, trans(ta), trans(tb), m, n, k, al, a, lda, b, ldb, be, c, ldc);
+        else cblas_sgemm(CblasColMajor, trans(ta), trans(tb), m, n, k, al, a, lda, b, ldb, be, c, ldc);
+    });
+    return ok ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_INITIALIZED;
+}
 // C = alpha op(A) op(B)ᵀ + beta C on the `fill` triangle only (the other is not touched, as in cuBLAS), a
 // gemv per column.
 template <class T>
@@ -148,6 +159,14 @@ inline cublasStatus_t cublasDsyrkx(cublasHandle_t h, cublasFillMode_t fill, cubl
 inline cublasStatus_t cublasSsyrkx(cublasHandle_t h, cublasFillMode_t fill, cublasOperation_t op, int n, int k, const float* alpha, const float* a,
                                    int lda, const float* b, int ldb, const float* beta, float* c, int ldc) {
     return cuda_sim::blas::syrkx("cublasSsyrkx", h, fill, op, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+inline cublasStatus_t cublasDgemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, const double* alpha,
+                                  const double* a, int lda, const double* b, int ldb, const double* beta, double* c, int ldc) {
+    return cuda_sim::blas::gemm("cublasDgemm", h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+inline cublasStatus_t cublasSgemm(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int m, int n, int k, const float* alpha,
+                                  const float* a, int lda, const float* b, int ldb, const float* beta, float* c, int ldc) {
+    return cuda_sim::blas::gemm("cublasSgemm", h, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 // The workspace a potrf asks for: n entries (the simulator's potrf needs none; the size exercises the caller's allocation).
 inline cusolverStatus_t cusolverDnDpotrf_bufferSize(cusolverDnHandle_t h, cublasFillMode_t, int n, double*, int, int* lwork) {

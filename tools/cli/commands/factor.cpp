@@ -338,7 +338,7 @@ const bool registered = register_command({
     "factor, no solves; LU solves for the entries off its pattern) as an n x 1 Matrix Market array. --backend reference factors with the sequential reference\n"
     "numeric phase (left-looking, no BLAS; the test oracle) instead of the multifrontal one; --backend cuda\n"
     "factors the LL^T fronts of at least gpu_front_rows rows (default 2048; --options gpu_front_rows=N) on the GPU\n"
-    "(cuSOLVER potrf, cuBLAS trsm and syrk; LDL^T: F11 on the host, the rows below with trsm and syrkx; spd and sym,\n"
+    "(cuSOLVER potrf, cuBLAS trsm and syrk; LDL^T and LU: F11 on the host, the rows below with trsm and syrkx / gemm;\n"
     "real values; prints the fronts, their share of the flops and the\n"
     "bytes copied; \"gpu\" in JSON; exit code 4 with the reason without a GPU).\n"
     "Symmetric files are read as their stored lower triangle. --options sets any solver option by name\n"

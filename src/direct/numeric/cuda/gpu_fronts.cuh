@@ -2,6 +2,8 @@
 // panel and the contribution block copied to the device, cuSOLVER potrf on F11, cuBLAS trsm for L21 and syrk for
 // the update, both copied back. LDLᵀ (F11 factored on the host with its Bunch–Kaufman pivots): F21's columns
 // gathered into pivot order, W = F21 P L11⁻ᵀ (trsm), L21 = W D⁻¹ (1×1 and 2×2 blocks), cb -= L21 Wᵀ (syrkx).
+// LU (F11 factored on the host with its row pivots): L21 = F21 U11⁻¹ (trsm), U12ᵀ = (P F12)ᵀ L11⁻ᵀ (gather,
+// trsm), cb -= L21 U12 (gemm).
 // Compiled for the GPU (gpu_fronts.cu) and, against the simulator's cuBLAS/cuSOLVER (tests/cuda_sim/include),
 // into the simulator's tests.
 #pragma once
@@ -40,7 +42,7 @@ namespace fronts {
 
 inline constexpr unsigned front_threads = 256;
 
-// LDLᵀ: W (m x w, ld m) = columns piv[0..w) of F21 (rows w.. of the panel, ld f): F21 P.
+// W (m x w, ld m) = columns piv[0..w) of rows w.. of a panel (ld f): LDLᵀ's F21 P, LU's (P F12)ᵀ.
 template <class V>
 static __global__ void __launch_bounds__(front_threads)
     gather_f21_kernel(std::int64_t m, std::int64_t w, std::int64_t f, const V* __restrict__ panel, const std::int64_t* __restrict__ piv,
@@ -78,6 +80,15 @@ static __global__ void __launch_bounds__(front_threads)
     }
 }
 
+// Rows w.. of a panel (ld f) = W (m x w, ld m).
+template <class V>
+static __global__ void __launch_bounds__(front_threads)
+    put_rows_kernel(std::int64_t m, std::int64_t w, std::int64_t f, const V* __restrict__ wk, V* __restrict__ panel) {
+    const std::int64_t total = m * w, stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    for (std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += stride)
+        panel[w + t % m + (t / m) * f] = wk[t];
+}
+
 inline std::int64_t grid_for(std::int64_t total) { return std::clamp<std::int64_t>((total + front_threads - 1) / front_threads, 1, 65536); }
 
 }  // namespace fronts
@@ -94,6 +105,7 @@ public:
     }
     ~GpuFrontOffload() override {
         panel_.release();
+        upanel_.release();
         cb_.release();
         work_.release();
         l11_.release();
@@ -112,6 +124,12 @@ public:
     }
     void ldlt_update(std::int64_t f, std::int64_t w, const std::int64_t* piv, const std::int8_t* psize, float* panel, float* cb) override {
         run_ldlt(f, w, piv, psize, panel, cb);
+    }
+    void lu_update(std::int64_t f, std::int64_t w, const std::int64_t* piv, double* panel, double* upanel, double* cb) override {
+        run_lu(f, w, piv, panel, upanel, cb);
+    }
+    void lu_update(std::int64_t f, std::int64_t w, const std::int64_t* piv, float* panel, float* upanel, float* cb) override {
+        run_lu(f, w, piv, panel, upanel, cb);
     }
     direct::FrontOffloadStats stats() const override {
         const std::lock_guard<std::mutex> lock(mu_);
@@ -259,6 +277,66 @@ private:
         account(md * wd * wd + md * md * wd, 2 * (panel_bytes + cb_bytes) + w * (2 * vs + 17), t0);
     }
 
+    // LU below F11 (FrontOffload::lu_update).
+    template <class V>
+    void run_lu(std::int64_t f, std::int64_t w, const std::int64_t* piv, V* panel, V* upanel, V* cb) {
+        static_assert(std::is_same_v<V, double> || std::is_same_v<V, float>);
+        const std::lock_guard<std::mutex> lock(mu_);
+        const auto t0 = std::chrono::steady_clock::now();
+        check(cudaSetDevice(device_), "cudaSetDevice");
+        const std::int64_t m = f - w, vs = static_cast<std::int64_t>(sizeof(V));
+        const cudaStream_t s = stream_->get();
+        const std::int64_t panel_bytes = f * w * vs, cb_bytes = m * m * vs;
+        grow(panel_, panel_bytes);
+        grow(upanel_, panel_bytes);
+        grow(cb_, std::max<std::int64_t>(cb_bytes, 1));
+        grow(work_, std::max<std::int64_t>(m * w * vs, 1));
+        grow(meta_, std::max<std::int64_t>(w * 8, 1));
+        V* dp = reinterpret_cast<V*>(panel_.data());
+        V* du = reinterpret_cast<V*>(upanel_.data());
+        V* dc = reinterpret_cast<V*>(cb_.data());
+        V* dw = reinterpret_cast<V*>(work_.data());
+        auto* d_piv = reinterpret_cast<std::int64_t*>(meta_.data());
+        const auto up = [&](void* dst, const void* src, std::int64_t bytes) {
+            check(cudaMemcpyAsync(dst, src, static_cast<std::size_t>(bytes), cudaMemcpyHostToDevice, s), "cudaMemcpyAsync H2D");
+        };
+        up(dp, panel, panel_bytes);
+        up(du, upanel, panel_bytes);
+        up(dc, cb, cb_bytes);
+        up(d_piv, piv, w * 8);
+        const int mi = static_cast<int>(m), wi = static_cast<int>(w), fi = static_cast<int>(f);
+        const V one = V(1), minus_one = V(-1);
+        // L21 = F21 U11⁻¹ in place; U12ᵀ = (P F12)ᵀ L11⁻ᵀ in W, then into the U panel; cb -= L21 U12
+        launch("gigasparse::fronts::gather_f21_kernel", fronts::gather_f21_kernel<V>, fronts::grid_for(m * w), dim3(fronts::front_threads), 0, s, m, w,
+               f, static_cast<const V*>(du), static_cast<const std::int64_t*>(d_piv), dw);
+        if constexpr (std::is_same_v<V, double>) {
+            check_cublas(cublasDtrsm(blas_, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, mi, wi, &one, dp, fi, dp + w, fi),
+                         "cublasDtrsm");
+            check_cublas(cublasDtrsm(blas_, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_UNIT, mi, wi, &one, dp, fi, dw, mi),
+                         "cublasDtrsm");
+        } else {
+            check_cublas(cublasStrsm(blas_, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, mi, wi, &one, dp, fi, dp + w, fi),
+                         "cublasStrsm");
+            check_cublas(cublasStrsm(blas_, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_UNIT, mi, wi, &one, dp, fi, dw, mi),
+                         "cublasStrsm");
+        }
+        launch("gigasparse::fronts::put_rows_kernel", fronts::put_rows_kernel<V>, fronts::grid_for(m * w), dim3(fronts::front_threads), 0, s, m, w, f,
+               static_cast<const V*>(dw), du);
+        if constexpr (std::is_same_v<V, double>)
+            check_cublas(cublasDgemm(blas_, CUBLAS_OP_N, CUBLAS_OP_T, mi, mi, wi, &minus_one, dp + w, fi, dw, mi, &one, dc, mi), "cublasDgemm");
+        else
+            check_cublas(cublasSgemm(blas_, CUBLAS_OP_N, CUBLAS_OP_T, mi, mi, wi, &minus_one, dp + w, fi, dw, mi, &one, dc, mi), "cublasSgemm");
+        const auto down = [&](void* dst, const void* src, std::int64_t bytes) {
+            check(cudaMemcpyAsync(dst, src, static_cast<std::size_t>(bytes), cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync D2H");
+        };
+        down(panel, dp, panel_bytes);
+        down(upanel, du, panel_bytes);
+        down(cb, dc, cb_bytes);
+        check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+        const double wd = static_cast<double>(w), md = static_cast<double>(m);
+        account(2 * md * wd * wd + 2 * md * md * wd, 4 * panel_bytes + 2 * cb_bytes + w * 8, t0);
+    }
+
     // Device buffers grow to the largest front so far (kept for the next fronts and factorizations).
     template <class Buf>
     void grow(Buf& buf, std::int64_t n) {
@@ -279,7 +357,7 @@ private:
     std::unique_ptr<Stream> stream_;
     cublasHandle_t blas_{};
     cusolverDnHandle_t solver_{};
-    DeviceBuffer<char> panel_, cb_, work_, l11_, meta_;
+    DeviceBuffer<char> panel_, upanel_, cb_, work_, l11_, meta_;
     DeviceBuffer<int> info_;
     direct::FrontOffloadStats stats_;
 };

@@ -183,4 +183,22 @@ LuFrontResult lu_front(std::int64_t f, std::int64_t w, V* a, V* u, V* cb, std::i
     return res;
 }
 
+// lu_front with the work below F11 handed to `rest` (the GPU's, FrontOffload::lu_update): the pivots are chosen
+// among the fully summed rows and their updates never involve the rows below, so F11 is factored alone on a
+// w x w copy (the same pivots and perturbations as lu_front on the whole front), copied back into the L panel's
+// top w x w block, then rest(piv) turns rows w.. of the L panel (F21) into L21 and of the U panel (F12ᵀ, still
+// in the analysis' row order of F12) into U12ᵀ, and updates cb. Nothing is called after a failed pivot.
+template <class V, class Rest>
+LuFrontResult lu_front_split(std::int64_t f, std::int64_t w, V* a, std::int64_t* piv, const LuFrontParams& prm, TaskPool& pool, Rest&& rest) {
+    thread_local std::vector<V> f11, unused;
+    f11.resize(static_cast<std::size_t>(w * w));
+    unused.resize(static_cast<std::size_t>(std::max<std::int64_t>(w * w, 1)));  // the U panel of a w x w front: no rows below
+    for (std::int64_t j = 0; j < w; ++j) std::copy(a + j * f, a + j * f + w, f11.data() + j * w);
+    const LuFrontResult r = lu_front(w, w, f11.data(), unused.data(), static_cast<V*>(nullptr), piv, prm, pool);
+    if (r.fail != 0) return r;
+    for (std::int64_t j = 0; j < w; ++j) std::copy(f11.data() + j * w, f11.data() + (j + 1) * w, a + j * f);
+    if (f > w) rest(static_cast<const std::int64_t*>(piv));
+    return r;
+}
+
 }  // namespace gigasparse::direct

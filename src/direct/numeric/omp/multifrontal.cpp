@@ -103,10 +103,10 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
     auto& stack = num.stacks[s.stack_of[sn]];
     const std::int64_t off = top;
     V* cb = stack.data() + off;
-    // an LLᵀ or LDLᵀ front of real values and at least prm.offload_rows rows goes to prm.offload (the GPU; LDLᵀ:
-    // the rows below F11)
+    // a front of real values and at least prm.offload_rows rows goes to prm.offload (the GPU; LDLᵀ and LU: the
+    // rows below F11)
     constexpr bool real_values = std::is_same_v<V, double> || std::is_same_v<V, float>;
-    const bool offloaded = real_values && prm.offload && !prm.lu && f >= prm.offload_rows;
+    const bool offloaded = real_values && prm.offload && f >= prm.offload_rows;
     const bool blocked = f >= prm.blocked_rows;
     const bool parallel = blocked && pool.size() > 1;
     // The panel: zero, then the entries of A (duplicates summed in input order, conjugated when
@@ -185,7 +185,16 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
         lp.block = prm.pivot_block;
         lp.tau = prm.tau;
         lp.small_rows = prm.small_rows;
-        LuFrontResult r = lu_front(f, w, panel, upanel, cb, num.piv.data() + s.super_ptr[sn], lp, pool);
+        std::int64_t* piv = num.piv.data() + s.super_ptr[sn];
+        LuFrontResult r;
+        if constexpr (real_values) {
+            if (offloaded)
+                r = lu_front_split(f, w, panel, piv, lp, pool, [&](const std::int64_t* pv) { prm.offload->lu_update(f, w, pv, panel, upanel, cb); });
+            else
+                r = lu_front(f, w, panel, upanel, cb, piv, lp, pool);
+        } else {
+            r = lu_front(f, w, panel, upanel, cb, piv, lp, pool);
+        }
         num.perturbed[sn] = r.perturbed;
         if (r.fail != 0) return r.fail;
     } else if (prm.ldlt) {
