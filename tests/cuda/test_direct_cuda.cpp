@@ -9,6 +9,7 @@
 #include <complex>
 #include <cstdint>
 #include <memory>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -166,6 +167,53 @@ TEST(CudaDirect, OffloadedLdltAndLuFrontsMatchTheHost) {
 #endif
 }
 
+// LU with F11 on the device too (lu_factor: cuSOLVER getrf): the same row pivots as the host's lu_front on random
+// fronts (no near ties), the factor and contribution block to rounding, with and without rows below F11; a front
+// whose F11 needs a perturbed pivot comes back untouched (the caller then factors F11 on the host).
+TEST(CudaDirect, OffloadedLuFrontWithF11OnTheDevice) {
+    SKIP_WITHOUT_GPU();
+#ifdef GIGASPARSE_CUDA_SIM
+    const SimulatedRunChecks checks;
+#endif
+    auto off = make_offload();
+    dr::TaskPool pool(2);
+    dr::LuFrontParams lp;
+    lp.block = 16;
+    for (const auto& [f, w] : {std::pair<std::int64_t, std::int64_t>{40, 40}, {70, 16}, {129, 64}, {300, 70}}) {
+        SCOPED_TRACE("f " + std::to_string(f) + " w " + std::to_string(w));
+        const std::int64_t m = f - w;
+        std::vector<double> p1, u1, c1;
+        gs::test::random_lu_front(f, w, 31, p1, u1, c1);
+        auto p2 = p1, u2 = u1, c2 = c1;
+        std::vector<std::int64_t> piv1(static_cast<std::size_t>(w)), piv2(piv1.size());
+        ASSERT_EQ(dr::lu_front(f, w, p1.data(), u1.data(), c1.data(), piv1.data(), lp, pool).fail, 0);
+        ASSERT_TRUE(off->lu_factor(f, w, 1e-14, piv2.data(), p2.data(), u2.data(), c2.data()));
+        EXPECT_EQ(piv2, piv1);
+        EXPECT_LE(gs::test::rows_rel_diff(p2, p1, f, w), 1e-10);
+        if (m > 0) {
+            EXPECT_LE(gs::test::rows_rel_diff(u2, u1, f, w, w), 1e-10);
+            EXPECT_LE(gs::test::rows_rel_diff(c2, c1, m, m), 1e-10);
+        }
+    }
+    EXPECT_EQ(off->stats().fronts, 4);
+    // F11 singular (its first column zero): nothing written back, counted
+    std::vector<double> p, u, c;
+    gs::test::random_lu_front(60, 20, 32, p, u, c);
+    for (std::int64_t i = 0; i < 20; ++i) p[static_cast<std::size_t>(i)] = 0.0;
+    const auto p0 = p, u0 = u, c0 = c;
+    std::vector<std::int64_t> piv(20, -1);
+    EXPECT_FALSE(off->lu_factor(60, 20, 0.0, piv.data(), p.data(), u.data(), c.data()));
+    EXPECT_EQ(p, p0);
+    EXPECT_EQ(u, u0);
+    EXPECT_EQ(c, c0);
+    EXPECT_EQ(off->stats().host_f11, 1);
+    EXPECT_EQ(off->stats().fronts, 4);
+    off.reset();
+#ifdef GIGASPARSE_CUDA_SIM
+    checks.expect_clean("the GPU's LU fronts");
+#endif
+}
+
 // Inside the multifrontal factorization: the fronts of at least offload_rows rows go to the offload and the
 // factor equals the cpu backend's (the simulator's calls run the same BLAS as the host's, but another
 // blocking: to rounding).
@@ -286,10 +334,12 @@ TEST(CudaDirect, MultifrontalLuWithOffloadedFronts) {
     prm.offload = off.get();
     prm.offload_rows = sim_or(60, 400);
     ASSERT_EQ(dr::factor_multifrontal<double>(sym, dev, a.values, fail_d, prm), dr::Status::success);
+    // every front of at least offload_rows rows wholly on the device (no pivot near tau here), the root's too
     std::int64_t expected_fronts = 0;
-    for (dr::idx sn = 0; sn < sym.nsuper; ++sn) expected_fronts += sym.front_rows(sn) >= prm.offload_rows && sym.front_rows(sn) > sym.width(sn);
-    EXPECT_GT(expected_fronts, 0) << "no front of at least " << prm.offload_rows << " rows with rows below its pivots";
+    for (dr::idx sn = 0; sn < sym.nsuper; ++sn) expected_fronts += sym.front_rows(sn) >= prm.offload_rows;
+    EXPECT_GT(expected_fronts, 1) << "no front of at least " << prm.offload_rows << " rows";
     EXPECT_EQ(off->stats().fronts, expected_fronts);
+    EXPECT_EQ(off->stats().host_f11, 0);
     EXPECT_EQ(dev.piv, host.piv);
     EXPECT_EQ(dev.perturbed, host.perturbed);
     std::int64_t swapped = 0;
@@ -305,6 +355,24 @@ TEST(CudaDirect, MultifrontalLuWithOffloadedFronts) {
         }
         EXPECT_LE(diff / scale, 1e-9);
     }
+    // a threshold above every pivot (each becomes ±tau): the fronts' F11 go back to the host, the factor is
+    // still the cpu backend's
+    prm.tau = 1e3;
+    prm.offload = nullptr;
+    ASSERT_EQ(dr::factor_multifrontal<double>(sym, host, a.values, fail_h, prm), dr::Status::success);
+    prm.offload = off.get();
+    off->reset_stats();
+    ASSERT_EQ(dr::factor_multifrontal<double>(sym, dev, a.values, fail_d, prm), dr::Status::success);
+    EXPECT_GT(off->stats().host_f11, 0);
+    EXPECT_EQ(dev.piv, host.piv);
+    EXPECT_EQ(dev.perturbed, host.perturbed);
+    EXPECT_GT(std::accumulate(host.perturbed.begin(), host.perturbed.end(), std::int64_t(0)), 0);
+    double diff = 0, scale = 0;
+    for (std::size_t k = 0; k < host.lx.size(); ++k) {
+        diff = std::max(diff, std::abs(dev.lx[k] - host.lx[k]));
+        scale = std::max(scale, std::abs(host.lx[k]));
+    }
+    EXPECT_LE(diff / scale, 1e-9);
 }
 
 #ifndef GIGASPARSE_CUDA_SIM

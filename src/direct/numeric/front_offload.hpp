@@ -12,9 +12,10 @@ namespace gigasparse::direct {
 struct FrontOffloadStats {
     std::int64_t fronts = 0;
     double flops = 0;           // LLᵀ: w³/3 + m w² + m² w per front (potrf, trsm, syrk); LDLᵀ: m w² + m² w (trsm, syrkx);
-                                // LU: 2 m w² + 2 m² w (two trsm, gemm)
+                                // LU: 2 m w² + 2 m² w (two trsm, gemm), plus 2 w³/3 when F11 is factored there (getrf)
     std::int64_t bytes = 0;     // copied between host and device
     double seconds = 0;         // wall time inside factor(), copies included
+    std::int64_t host_f11 = 0;  // LU fronts whose F11 went back to the host (lu_factor: a pivot at most tau)
 };
 
 // Partial Cholesky of one front (column-major, f rows): panel = the f x w fully summed columns (lower
@@ -41,6 +42,12 @@ public:
     // and cb (m x m, full) -= L21 U12.
     virtual void lu_update(std::int64_t f, std::int64_t w, const std::int64_t* piv, double* panel, double* upanel, double* cb) = 0;
     virtual void lu_update(std::int64_t f, std::int64_t w, const std::int64_t* piv, float* panel, float* upanel, float* cb) = 0;
+    // The whole partial LU of the front on the device: F11 by cuSOLVER getrf (partial pivoting over the fully
+    // summed rows, as lu_front), then lu_update's work; piv receives the row pivots (lu_front's convention).
+    // Returns false, with panel, upanel and cb untouched, when a pivot of U11 is zero, not finite or at most tau
+    // in magnitude (lu_front would perturb it or fail): the caller then takes lu_front_split.
+    virtual bool lu_factor(std::int64_t f, std::int64_t w, double tau, std::int64_t* piv, double* panel, double* upanel, double* cb) = 0;
+    virtual bool lu_factor(std::int64_t f, std::int64_t w, double tau, std::int64_t* piv, float* panel, float* upanel, float* cb) = 0;
     virtual FrontOffloadStats stats() const = 0;
     virtual void reset_stats() = 0;
 };

@@ -128,6 +128,13 @@ cublasStatus_t syrkx(const char* what, cublasHandle_t h, cublasFillMode_t fill, 
     });
     return ok ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_NOT_INITIALIZED;
 }
+// getrf (m = n only): the host LAPACK's; ipiv 1-based, as cuSOLVER's.
+template <class T>
+cusolverStatus_t getrf(const char* what, cusolverDnHandle_t h, int m, int n, T* a, int lda, T* work, int* ipiv, int* info) {
+    if (m != n) fail_host(std::string(what) + ": the simulator has square matrices only");
+    const bool ok = queue(what, h, {a, work, ipiv, info}, [=] { *info = gigasparse::direct::dense::getrf(n, a, lda, ipiv); });
+    return ok ? CUSOLVER_STATUS_SUCCESS : CUSOLVER_STATUS_NOT_INITIALIZED;
+}
 template <class T>
 cusolverStatus_t potrf(const char* what, cusolverDnHandle_t h, cublasFillMode_t fill, int n, T* a, int lda, T* work, int* info) {
     if (fill != CUBLAS_FILL_MODE_LOWER) fail_host(std::string(what) + ": the simulator has the lower triangle only");
@@ -178,6 +185,22 @@ inline cusolverStatus_t cusolverDnSpotrf_bufferSize(cusolverDnHandle_t h, cublas
     if (!h) return CUSOLVER_STATUS_NOT_INITIALIZED;
     *lwork = n;
     return CUSOLVER_STATUS_SUCCESS;
+}
+inline cusolverStatus_t cusolverDnDgetrf_bufferSize(cusolverDnHandle_t h, int, int n, double*, int, int* lwork) {
+    if (!h) return CUSOLVER_STATUS_NOT_INITIALIZED;
+    *lwork = n;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+inline cusolverStatus_t cusolverDnSgetrf_bufferSize(cusolverDnHandle_t h, int, int n, float*, int, int* lwork) {
+    if (!h) return CUSOLVER_STATUS_NOT_INITIALIZED;
+    *lwork = n;
+    return CUSOLVER_STATUS_SUCCESS;
+}
+inline cusolverStatus_t cusolverDnDgetrf(cusolverDnHandle_t h, int m, int n, double* a, int lda, double* work, int* ipiv, int* info) {
+    return cuda_sim::blas::getrf("cusolverDnDgetrf", h, m, n, a, lda, work, ipiv, info);
+}
+inline cusolverStatus_t cusolverDnSgetrf(cusolverDnHandle_t h, int m, int n, float* a, int lda, float* work, int* ipiv, int* info) {
+    return cuda_sim::blas::getrf("cusolverDnSgetrf", h, m, n, a, lda, work, ipiv, info);
 }
 inline cusolverStatus_t cusolverDnDpotrf(cusolverDnHandle_t h, cublasFillMode_t fill, int n, double* a, int lda, double* work, int, int* info) {
     return cuda_sim::blas::potrf("cusolverDnDpotrf", h, fill, n, a, lda, work, info);

@@ -2,8 +2,9 @@
 // panel and the contribution block copied to the device, cuSOLVER potrf on F11, cuBLAS trsm for L21 and syrk for
 // the update, both copied back. LDLᵀ (F11 factored on the host with its Bunch–Kaufman pivots): F21's columns
 // gathered into pivot order, W = F21 P L11⁻ᵀ (trsm), L21 = W D⁻¹ (1×1 and 2×2 blocks), cb -= L21 Wᵀ (syrkx).
-// LU (F11 factored on the host with its row pivots): L21 = F21 U11⁻¹ (trsm), U12ᵀ = (P F12)ᵀ L11⁻ᵀ (gather,
-// trsm), cb -= L21 U12 (gemm).
+// LU: F11 by cuSOLVER getrf (partial pivoting over the fully summed rows, as the host's lu_front) unless a
+// pivot would need the host's perturbation (then F11 and its row pivots on the host); L21 = F21 U11⁻¹ (trsm),
+// U12ᵀ = (P F12)ᵀ L11⁻ᵀ (gather, trsm), cb -= L21 U12 (gemm).
 // Compiled for the GPU (gpu_fronts.cu) and, against the simulator's cuBLAS/cuSOLVER (tests/cuda_sim/include),
 // into the simulator's tests.
 #pragma once
@@ -89,6 +90,17 @@ static __global__ void __launch_bounds__(front_threads)
         panel[w + t % m + (t / m) * f] = wk[t];
 }
 
+// *first = the least k < w whose pivot panel(k, k) is not finite or at most tau in magnitude (unchanged: none).
+template <class V>
+static __global__ void __launch_bounds__(front_threads)
+    small_pivot_kernel(std::int64_t w, std::int64_t f, const V* __restrict__ panel, double tau, unsigned long long* __restrict__ first) {
+    const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < w; k += stride) {
+        const double d = static_cast<double>(panel[k + k * f]);
+        if (!(d > tau || -d > tau) || d - d != 0.0) atomicMin(first, static_cast<unsigned long long>(k));
+    }
+}
+
 inline std::int64_t grid_for(std::int64_t total) { return std::clamp<std::int64_t>((total + front_threads - 1) / front_threads, 1, 65536); }
 
 }  // namespace fronts
@@ -110,6 +122,8 @@ public:
         work_.release();
         l11_.release();
         meta_.release();
+        lwork_buf_.release();
+        ipiv_.release();
         info_.release();
         (void)cusolverDnDestroy(solver_);
         (void)cublasDestroy(blas_);
@@ -126,10 +140,16 @@ public:
         run_ldlt(f, w, piv, psize, panel, cb);
     }
     void lu_update(std::int64_t f, std::int64_t w, const std::int64_t* piv, double* panel, double* upanel, double* cb) override {
-        run_lu(f, w, piv, panel, upanel, cb);
+        run_lu(f, w, 0, const_cast<std::int64_t*>(piv), false, panel, upanel, cb);
     }
     void lu_update(std::int64_t f, std::int64_t w, const std::int64_t* piv, float* panel, float* upanel, float* cb) override {
-        run_lu(f, w, piv, panel, upanel, cb);
+        run_lu(f, w, 0, const_cast<std::int64_t*>(piv), false, panel, upanel, cb);
+    }
+    bool lu_factor(std::int64_t f, std::int64_t w, double tau, std::int64_t* piv, double* panel, double* upanel, double* cb) override {
+        return run_lu(f, w, tau, piv, true, panel, upanel, cb);
+    }
+    bool lu_factor(std::int64_t f, std::int64_t w, double tau, std::int64_t* piv, float* panel, float* upanel, float* cb) override {
+        return run_lu(f, w, tau, piv, true, panel, upanel, cb);
     }
     direct::FrontOffloadStats stats() const override {
         const std::lock_guard<std::mutex> lock(mu_);
@@ -277,9 +297,10 @@ private:
         account(md * wd * wd + md * md * wd, 2 * (panel_bytes + cb_bytes) + w * (2 * vs + 17), t0);
     }
 
-    // LU below F11 (FrontOffload::lu_update).
+    // LU: with f11, F11 too (FrontOffload::lu_factor: piv written; false, nothing written back, when a pivot is
+    // not above tau), else below F11 only (FrontOffload::lu_update: piv read).
     template <class V>
-    void run_lu(std::int64_t f, std::int64_t w, const std::int64_t* piv, V* panel, V* upanel, V* cb) {
+    bool run_lu(std::int64_t f, std::int64_t w, double tau, std::int64_t* piv, bool f11, V* panel, V* upanel, V* cb) {
         static_assert(std::is_same_v<V, double> || std::is_same_v<V, float>);
         const std::lock_guard<std::mutex> lock(mu_);
         const auto t0 = std::chrono::steady_clock::now();
@@ -303,29 +324,32 @@ private:
         up(dp, panel, panel_bytes);
         up(du, upanel, panel_bytes);
         up(dc, cb, cb_bytes);
-        up(d_piv, piv, w * 8);
         const int mi = static_cast<int>(m), wi = static_cast<int>(w), fi = static_cast<int>(f);
-        const V one = V(1), minus_one = V(-1);
-        // L21 = F21 U11⁻¹ in place; U12ᵀ = (P F12)ᵀ L11⁻ᵀ in W, then into the U panel; cb -= L21 U12
-        launch("gigasparse::fronts::gather_f21_kernel", fronts::gather_f21_kernel<V>, fronts::grid_for(m * w), dim3(fronts::front_threads), 0, s, m, w,
-               f, static_cast<const V*>(du), static_cast<const std::int64_t*>(d_piv), dw);
-        if constexpr (std::is_same_v<V, double>) {
-            check_cublas(cublasDtrsm(blas_, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, mi, wi, &one, dp, fi, dp + w, fi),
-                         "cublasDtrsm");
-            check_cublas(cublasDtrsm(blas_, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_UNIT, mi, wi, &one, dp, fi, dw, mi),
-                         "cublasDtrsm");
-        } else {
-            check_cublas(cublasStrsm(blas_, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, mi, wi, &one, dp, fi, dp + w, fi),
-                         "cublasStrsm");
-            check_cublas(cublasStrsm(blas_, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_UNIT, mi, wi, &one, dp, fi, dw, mi),
-                         "cublasStrsm");
+        if (f11 && !getrf_f11(w, f, tau, dp, piv)) return false;
+        up(d_piv, piv, w * 8);
+        if (m > 0) {
+            const V one = V(1), minus_one = V(-1);
+            // L21 = F21 U11⁻¹ in place; U12ᵀ = (P F12)ᵀ L11⁻ᵀ in W, then into the U panel; cb -= L21 U12
+            launch("gigasparse::fronts::gather_f21_kernel", fronts::gather_f21_kernel<V>, fronts::grid_for(m * w), dim3(fronts::front_threads), 0, s, m, w,
+                   f, static_cast<const V*>(du), static_cast<const std::int64_t*>(d_piv), dw);
+            if constexpr (std::is_same_v<V, double>) {
+                check_cublas(cublasDtrsm(blas_, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, mi, wi, &one, dp, fi, dp + w, fi),
+                             "cublasDtrsm");
+                check_cublas(cublasDtrsm(blas_, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_UNIT, mi, wi, &one, dp, fi, dw, mi),
+                             "cublasDtrsm");
+            } else {
+                check_cublas(cublasStrsm(blas_, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT, mi, wi, &one, dp, fi, dp + w, fi),
+                             "cublasStrsm");
+                check_cublas(cublasStrsm(blas_, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_UNIT, mi, wi, &one, dp, fi, dw, mi),
+                             "cublasStrsm");
+            }
+            launch("gigasparse::fronts::put_rows_kernel", fronts::put_rows_kernel<V>, fronts::grid_for(m * w), dim3(fronts::front_threads), 0, s, m, w, f,
+                   static_cast<const V*>(dw), du);
+            if constexpr (std::is_same_v<V, double>)
+                check_cublas(cublasDgemm(blas_, CUBLAS_OP_N, CUBLAS_OP_T, mi, mi, wi, &minus_one, dp + w, fi, dw, mi, &one, dc, mi), "cublasDgemm");
+            else
+                check_cublas(cublasSgemm(blas_, CUBLAS_OP_N, CUBLAS_OP_T, mi, mi, wi, &minus_one, dp + w, fi, dw, mi, &one, dc, mi), "cublasSgemm");
         }
-        launch("gigasparse::fronts::put_rows_kernel", fronts::put_rows_kernel<V>, fronts::grid_for(m * w), dim3(fronts::front_threads), 0, s, m, w, f,
-               static_cast<const V*>(dw), du);
-        if constexpr (std::is_same_v<V, double>)
-            check_cublas(cublasDgemm(blas_, CUBLAS_OP_N, CUBLAS_OP_T, mi, mi, wi, &minus_one, dp + w, fi, dw, mi, &one, dc, mi), "cublasDgemm");
-        else
-            check_cublas(cublasSgemm(blas_, CUBLAS_OP_N, CUBLAS_OP_T, mi, mi, wi, &minus_one, dp + w, fi, dw, mi, &one, dc, mi), "cublasSgemm");
         const auto down = [&](void* dst, const void* src, std::int64_t bytes) {
             check(cudaMemcpyAsync(dst, src, static_cast<std::size_t>(bytes), cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync D2H");
         };
@@ -334,7 +358,51 @@ private:
         down(cb, dc, cb_bytes);
         check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
         const double wd = static_cast<double>(w), md = static_cast<double>(m);
-        account(2 * md * wd * wd + 2 * md * md * wd, 4 * panel_bytes + 2 * cb_bytes + w * 8, t0);
+        account((f11 ? 2 * wd * wd * wd / 3 : 0.0) + 2 * md * wd * wd + 2 * md * md * wd, 4 * panel_bytes + 2 * cb_bytes + w * 8, t0);
+        return true;
+    }
+
+    // getrf of F11 (the top w x w block of the device panel dp, ld f); piv (host) from its row interchanges.
+    // False when getrf met a zero pivot or a pivot is not finite or at most tau in magnitude (lu_front would
+    // perturb or fail there).
+    template <class V>
+    bool getrf_f11(std::int64_t w, std::int64_t f, double tau, V* dp, std::int64_t* piv) {
+        const cudaStream_t s = stream_->get();
+        const int wi = static_cast<int>(w), fi = static_cast<int>(f);
+        int lwork = 0;
+        if constexpr (std::is_same_v<V, double>)
+            check_cusolver(cusolverDnDgetrf_bufferSize(solver_, wi, wi, dp, fi, &lwork), "cusolverDnDgetrf_bufferSize");
+        else
+            check_cusolver(cusolverDnSgetrf_bufferSize(solver_, wi, wi, dp, fi, &lwork), "cusolverDnSgetrf_bufferSize");
+        grow(lwork_buf_, static_cast<std::int64_t>(lwork) * static_cast<std::int64_t>(sizeof(V)) + 16);
+        grow(ipiv_, std::max<std::int64_t>(w, 1) * 4 + 16);
+        grow(info_, 1);
+        auto* d_ipiv = reinterpret_cast<int*>(ipiv_.data());
+        auto* d_first = reinterpret_cast<unsigned long long*>(ipiv_.data() + ((w * 4 + 7) / 8) * 8);
+        if constexpr (std::is_same_v<V, double>)
+            check_cusolver(cusolverDnDgetrf(solver_, wi, wi, dp, fi, reinterpret_cast<V*>(lwork_buf_.data()), d_ipiv, info_.data()), "cusolverDnDgetrf");
+        else
+            check_cusolver(cusolverDnSgetrf(solver_, wi, wi, dp, fi, reinterpret_cast<V*>(lwork_buf_.data()), d_ipiv, info_.data()), "cusolverDnSgetrf");
+        const auto none = static_cast<unsigned long long>(w);
+        check(cudaMemcpyAsync(d_first, &none, sizeof none, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync H2D");
+        launch("gigasparse::fronts::small_pivot_kernel", fronts::small_pivot_kernel<V>, fronts::grid_for(w), dim3(fronts::front_threads), 0, s, w, f,
+               static_cast<const V*>(dp), tau, d_first);
+        std::vector<int> ipiv(static_cast<std::size_t>(w));
+        int info = 0;
+        unsigned long long first = 0;
+        check(cudaMemcpyAsync(ipiv.data(), d_ipiv, static_cast<std::size_t>(w) * 4, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync D2H");
+        check(cudaMemcpyAsync(&info, info_.data(), sizeof info, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync D2H");
+        check(cudaMemcpyAsync(&first, d_first, sizeof first, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync D2H");
+        check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+        if (info != 0 || first < none) {
+            ++stats_.host_f11;
+            return false;
+        }
+        // LAPACK's interchanges (row k swapped with row ipiv[k] - 1, in order) as lu_front's piv: the original
+        // local row at each position
+        for (std::int64_t j = 0; j < w; ++j) piv[j] = j;
+        for (std::int64_t k = 0; k < w; ++k) std::swap(piv[k], piv[ipiv[static_cast<std::size_t>(k)] - 1]);
+        return true;
     }
 
     // Device buffers grow to the largest front so far (kept for the next fronts and factorizations).
@@ -357,7 +425,7 @@ private:
     std::unique_ptr<Stream> stream_;
     cublasHandle_t blas_{};
     cusolverDnHandle_t solver_{};
-    DeviceBuffer<char> panel_, upanel_, cb_, work_, l11_, meta_;
+    DeviceBuffer<char> panel_, upanel_, cb_, work_, l11_, meta_, lwork_buf_, ipiv_;
     DeviceBuffer<int> info_;
     direct::FrontOffloadStats stats_;
 };

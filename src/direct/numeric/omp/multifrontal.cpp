@@ -188,9 +188,11 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
         std::int64_t* piv = num.piv.data() + s.super_ptr[sn];
         LuFrontResult r;
         if constexpr (real_values) {
-            if (offloaded)
-                r = lu_front_split(f, w, panel, piv, lp, pool, [&](const std::int64_t* pv) { prm.offload->lu_update(f, w, pv, panel, upanel, cb); });
-            else
+            if (offloaded) {
+                // the whole front on the GPU, unless a pivot there would need lu_front's perturbation: then F11 here
+                if (!prm.offload->lu_factor(f, w, prm.tau, piv, panel, upanel, cb))
+                    r = lu_front_split(f, w, panel, piv, lp, pool, [&](const std::int64_t* pv) { prm.offload->lu_update(f, w, pv, panel, upanel, cb); });
+            } else
                 r = lu_front(f, w, panel, upanel, cb, piv, lp, pool);
         } else {
             r = lu_front(f, w, panel, upanel, cb, piv, lp, pool);
