@@ -587,6 +587,7 @@ Status DirectSolver<V, I>::run_numeric() {
         gpu_flops_ = g.flops;
         gpu_bytes_ = static_cast<double>(g.bytes);
         gpu_seconds_ = g.seconds;
+        gpu_host_f11_ = static_cast<double>(g.host_f11);
     }
     if (fail != -1 && ldlt()) fail = pivot_source(fail);  // pivoted -> analysis position
     failing_column_ = fail == -1 ? -1 : sym_->perm[fail];

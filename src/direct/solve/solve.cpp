@@ -382,6 +382,7 @@ double DirectSolver<V, I>::result(std::string_view name) const {
     if (name == "delayed_pivots") return static_cast<double>(delayed_);
     if (name == "delay_rounds") return static_cast<double>(delay_rounds_);
     if (name == "gpu_fronts") return gpu_fronts_;
+    if (name == "gpu_host_f11") return gpu_host_f11_;
     if (name == "gpu_flops") return gpu_flops_;
     if (name == "gpu_bytes") return gpu_bytes_;
     if (name == "gpu_seconds") return gpu_seconds_;

@@ -187,6 +187,7 @@ int run_factor(const Args& args) {
             Json gj;
             gj.set("fronts", solver.result("gpu_fronts")).set("flops", solver.result("gpu_flops")).set("bytes", solver.result("gpu_bytes"));
             gj.set("seconds", solver.result("gpu_seconds")).set("min_front_rows", solver.get_option("gpu_front_rows"));
+            gj.set("host_f11", solver.result("gpu_host_f11"));
             out.set("gpu", gj);
         }
         if (invdiag_out && st == direct::Status::success) {
