@@ -274,6 +274,19 @@ gs::Csr<double, std::int32_t> weak_diagonal_grid(double upper) {
     return a;
 }
 
+// LDLᵀ (lu false) or LU with small pivots perturbed (tau 1e-12), 2 threads, the offload's threshold low enough
+// for the grid's largest fronts.
+dr::NumericParams pivoting_params(bool lu) {
+    dr::NumericParams prm;
+    prm.threads = 2;
+    prm.ldlt = !lu;
+    prm.lu = lu;
+    prm.tau = 1e-12;
+    prm.pivot_block = 16;
+    prm.offload_rows = sim_or(60, 400);
+    return prm;
+}
+
 // factor_multifrontal of the same values on the host alone and with `off` taking the fronts of at least
 // prm.offload_rows rows: both succeed, with the same pivots and perturbations and the same factor to rounding.
 struct HostAndDevice {
@@ -312,12 +325,7 @@ TEST(CudaDirect, MultifrontalLdltWithOffloadedFronts) {
     solver.analyze(a.view());
     const auto& sym = solver.symbolic();
     const auto off = make_offload();
-    dr::NumericParams prm;
-    prm.threads = 2;
-    prm.ldlt = true;
-    prm.tau = 1e-12;
-    prm.pivot_block = 16;
-    prm.offload_rows = sim_or(60, 400);
+    dr::NumericParams prm = pivoting_params(false);
     const HostAndDevice r = expect_offload_matches_host(sym, a.values, prm, off.get());
     std::int64_t expected_fronts = 0;
     for (dr::idx sn = 0; sn < sym.nsuper; ++sn) expected_fronts += sym.front_rows(sn) >= prm.offload_rows && sym.front_rows(sn) > sym.width(sn);
@@ -337,12 +345,7 @@ TEST(CudaDirect, MultifrontalLuWithOffloadedFronts) {
     solver.analyze(a.view());
     const auto& sym = solver.symbolic();
     const auto off = make_offload();
-    dr::NumericParams prm;
-    prm.threads = 2;
-    prm.lu = true;
-    prm.tau = 1e-12;
-    prm.pivot_block = 16;
-    prm.offload_rows = sim_or(60, 400);
+    dr::NumericParams prm = pivoting_params(true);
     const HostAndDevice r = expect_offload_matches_host(sym, a.values, prm, off.get());
     std::int64_t expected_fronts = 0;
     for (dr::idx sn = 0; sn < sym.nsuper; ++sn) expected_fronts += sym.front_rows(sn) >= prm.offload_rows;
