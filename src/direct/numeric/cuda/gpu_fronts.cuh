@@ -140,16 +140,16 @@ public:
         run_ldlt(f, w, piv, psize, panel, cb);
     }
     void lu_update(std::int64_t f, std::int64_t w, const std::int64_t* piv, double* panel, double* upanel, double* cb) override {
-        run_lu(f, w, 0, const_cast<std::int64_t*>(piv), false, panel, upanel, cb);
+        run_lu(f, w, 0, piv, nullptr, panel, upanel, cb);
     }
     void lu_update(std::int64_t f, std::int64_t w, const std::int64_t* piv, float* panel, float* upanel, float* cb) override {
-        run_lu(f, w, 0, const_cast<std::int64_t*>(piv), false, panel, upanel, cb);
+        run_lu(f, w, 0, piv, nullptr, panel, upanel, cb);
     }
     bool lu_factor(std::int64_t f, std::int64_t w, double tau, std::int64_t* piv, double* panel, double* upanel, double* cb) override {
-        return run_lu(f, w, tau, piv, true, panel, upanel, cb);
+        return run_lu(f, w, tau, piv, piv, panel, upanel, cb);
     }
     bool lu_factor(std::int64_t f, std::int64_t w, double tau, std::int64_t* piv, float* panel, float* upanel, float* cb) override {
-        return run_lu(f, w, tau, piv, true, panel, upanel, cb);
+        return run_lu(f, w, tau, piv, piv, panel, upanel, cb);
     }
     direct::FrontOffloadStats stats() const override {
         const std::lock_guard<std::mutex> lock(mu_);
@@ -229,22 +229,20 @@ private:
         const std::int64_t vs = static_cast<std::int64_t>(sizeof(V));
         const std::int64_t panel_bytes = f * w * vs, cb_bytes = m * m * vs;
         // D⁻¹ per column, on the host (w entries, ldlt_solve_d's formulas): own and partner coefficients
-        own_.resize(static_cast<std::size_t>(w));
-        other_.resize(static_cast<std::size_t>(w));
-        partner_.resize(static_cast<std::size_t>(w));
+        std::vector<V> own(static_cast<std::size_t>(w)), other(static_cast<std::size_t>(w));
+        std::vector<std::int64_t> partner(static_cast<std::size_t>(w));
         for (std::int64_t c = 0; c < w;) {
             const auto d = [&](std::int64_t i, std::int64_t j) { return static_cast<double>(panel[i + j * f]); };
             if (psize[c] == 2) {
                 const double d11 = d(c, c), d21 = d(c + 1, c), d22 = d(c + 1, c + 1), det = d11 * d22 - d21 * d21;
-                own_[c] = d22 / det, other_[c] = -d21 / det, partner_[c] = c + 1;              // o1 = x e11 + y e21
-                own_[c + 1] = d11 / det, other_[c + 1] = -d21 / det, partner_[c + 1] = c;      // o2 = y e22 + x e12
+                own[c] = static_cast<V>(d22 / det), other[c] = static_cast<V>(-d21 / det), partner[c] = c + 1;  // o1 = x e11 + y e21
+                own[c + 1] = static_cast<V>(d11 / det), other[c + 1] = static_cast<V>(-d21 / det), partner[c + 1] = c;  // o2 = y e22 + x e12
                 c += 2;
             } else {
-                own_[c] = 1.0 / d(c, c), other_[c] = 0, partner_[c] = c;
+                own[c] = static_cast<V>(1.0 / d(c, c)), other[c] = V(0), partner[c] = c;
                 c += 1;
             }
         }
-        std::vector<V> own(own_.begin(), own_.end()), other(other_.begin(), other_.end());
         grow(panel_, panel_bytes);
         grow(cb_, std::max<std::int64_t>(cb_bytes, 1));
         grow(work_, std::max<std::int64_t>(m * w * vs, 1));
@@ -267,7 +265,7 @@ private:
         up(dc, cb, cb_bytes);
         up(d_own, own.data(), w * vs);
         up(d_other, other.data(), w * vs);
-        up(d_partner, partner_.data(), w * 8);
+        up(d_partner, partner.data(), w * 8);
         up(d_piv, piv, w * 8);
         up(d_psize, psize, w);
         const int mi = static_cast<int>(m), wi = static_cast<int>(w), fi = static_cast<int>(f);
@@ -297,10 +295,10 @@ private:
         account(md * wd * wd + md * md * wd, 2 * (panel_bytes + cb_bytes) + w * (2 * vs + 17), t0);
     }
 
-    // LU: with f11, F11 too (FrontOffload::lu_factor: piv written; false, nothing written back, when a pivot is
-    // not above tau), else below F11 only (FrontOffload::lu_update: piv read).
+    // LU below F11 with the host's pivots piv (FrontOffload::lu_update), or, with f11_piv, F11 too: its pivots
+    // written there and used (FrontOffload::lu_factor; false, nothing written back, when a pivot is not above tau).
     template <class V>
-    bool run_lu(std::int64_t f, std::int64_t w, double tau, std::int64_t* piv, bool f11, V* panel, V* upanel, V* cb) {
+    bool run_lu(std::int64_t f, std::int64_t w, double tau, const std::int64_t* piv, std::int64_t* f11_piv, V* panel, V* upanel, V* cb) {
         static_assert(std::is_same_v<V, double> || std::is_same_v<V, float>);
         const std::lock_guard<std::mutex> lock(mu_);
         const auto t0 = std::chrono::steady_clock::now();
@@ -325,7 +323,7 @@ private:
         up(du, upanel, panel_bytes);
         up(dc, cb, cb_bytes);
         const int mi = static_cast<int>(m), wi = static_cast<int>(w), fi = static_cast<int>(f);
-        if (f11 && !getrf_f11(w, f, tau, dp, piv)) return false;
+        if (f11_piv && !getrf_f11(w, f, tau, dp, f11_piv)) return false;
         up(d_piv, piv, w * 8);
         if (m > 0) {
             const V one = V(1), minus_one = V(-1);
@@ -358,7 +356,7 @@ private:
         down(cb, dc, cb_bytes);
         check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
         const double wd = static_cast<double>(w), md = static_cast<double>(m);
-        account((f11 ? 2 * wd * wd * wd / 3 : 0.0) + 2 * md * wd * wd + 2 * md * md * wd, 4 * panel_bytes + 2 * cb_bytes + w * 8, t0);
+        account((f11_piv ? 2 * wd * wd * wd / 3 : 0.0) + 2 * md * wd * wd + 2 * md * md * wd, 4 * panel_bytes + 2 * cb_bytes + w * 8, t0);
         return true;
     }
 
@@ -420,8 +418,6 @@ private:
 
     mutable std::mutex mu_;
     int device_;
-    std::vector<double> own_, other_;
-    std::vector<std::int64_t> partner_;
     std::unique_ptr<Stream> stream_;
     cublasHandle_t blas_{};
     cusolverDnHandle_t solver_{};
