@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -279,22 +280,14 @@ struct Solve {
         res.seconds = timer.seconds();
         return res;
     }
-    // As iterative's Krylov::record: true when the solve must stop (converged or non-finite).
-    bool record(count_t it, double rnorm) {
+    // As iterative's Krylov::record: true when the solve must stop (non-finite, or converged: decided on the
+    // device by the same test where `converged` is given, so a frozen solve is never passed over).
+    bool record(count_t it, double rnorm, std::optional<bool> converged = std::nullopt) {
         res.iterations = it;
         res.residual = rnorm / bnorm;
         if (o.record_history) res.residual_history.push_back(res.residual);
         if (!std::isfinite(rnorm)) return stop(iterative::StopReason::non_finite, "residual became non-finite"), true;
-        if (res.residual <= o.tol) return stop(iterative::StopReason::converged, "relative residual below tolerance"), true;
-        return false;
-    }
-    // record() with convergence decided on the device (the same test, so a frozen solve is never passed over)
-    bool record_decided(count_t it, double rnorm, bool converged) {
-        res.iterations = it;
-        res.residual = rnorm / bnorm;
-        if (o.record_history) res.residual_history.push_back(res.residual);
-        if (!std::isfinite(rnorm)) return stop(iterative::StopReason::non_finite, "residual became non-finite"), true;
-        if (converged) return stop(iterative::StopReason::converged, "relative residual below tolerance"), true;
+        if (converged.value_or(res.residual <= o.tol)) return stop(iterative::StopReason::converged, "relative residual below tolerance"), true;
         return false;
     }
     iterative::SolveResult& not_converged() {
@@ -390,7 +383,7 @@ void run_cg(Solve<V, I>& k, Event& iterate) {
                           std::isfinite(static_cast<double>(h.pq)) ? "pᵀAp <= 0: the operator or preconditioner is not positive definite"
                                                                   : "pᵀAp is not finite"),
                    true;
-        if (k.record_decided(it, std::sqrt(static_cast<double>(h.rr)), (h.stop & cg_stop_converged) != 0)) return true;
+        if (k.record(it, std::sqrt(static_cast<double>(h.rr)), (h.stop & cg_stop_converged) != 0)) return true;
         if (h.stop & cg_stop_rz) return k.stop(iterative::StopReason::breakdown, "rᵀz = 0"), true;
         return false;
     };
@@ -484,8 +477,8 @@ void run_bicgstab(Solve<V, I>& k, Event& iterate) {
             return k.stop(std::isfinite(static_cast<double>(h.rv)) ? iterative::StopReason::breakdown : iterative::StopReason::non_finite,
                           "BiCGStab: r̂ᵀv = 0"),
                    true;
-        if (h.stop & bicg_stop_s_converged) return k.record_decided(it, std::sqrt(static_cast<double>(h.ss)), true), true;
-        if (k.record_decided(it, std::sqrt(static_cast<double>(h.rr)), (h.stop & bicg_stop_converged) != 0)) return true;
+        if (h.stop & bicg_stop_s_converged) return k.record(it, std::sqrt(static_cast<double>(h.ss)), true), true;
+        if (k.record(it, std::sqrt(static_cast<double>(h.rr)), (h.stop & bicg_stop_converged) != 0)) return true;
         if (h.stop & bicg_stop_omega) return k.stop(iterative::StopReason::breakdown, "BiCGStab: omega = 0 (stagnation)"), true;
         return false;
     };
