@@ -7,6 +7,13 @@
 // (LU) for the unsymmetric ones.
 //
 // Usage: bench_direct_cuda OUTDIR [--repeats N] [--time-budget SECONDS] [--quick]
+//        bench_direct_cuda --cudss-probe     (loads cuDSS as a run would: prints its version, exit 1 when unusable)
+//
+// Competitor: NVIDIA cuDSS (cudss.hpp), when it loads (GIGASPARSE_CUDSS_LIB, else libcudss.so.0; cuDSS 0.7, pinned
+// by scripts/device-bundle): per case its analysis (its own reordering), a factorization, the same number of
+// refactorizations (values already on the device: its best case) and a solve; matrix type SPD / SYMMETRIC (lower
+// triangle) / GENERAL as our structure. vs cudss = cuDSS's best refactorization / the best cuda variant's; a cuDSS
+// failure, nonzero info or residual above 1e-10 where cpu solved is a cudss mismatch (counted apart: a competitor's).
 //
 // Inputs, smallest first (by nonzeros): Poisson 3D 7-point 40^3, 60^3, 80^3, 100^3 (gen::poisson3d) and the
 // shared SPD matrices: MANIFEST.tsv in $GIGASPARSE_MATRIX_DIR (else the configured folder), square, kind spd
@@ -72,6 +79,7 @@
 #include "common/bench_files.hpp"
 #include "common/context.hpp"
 #include "common/json.hpp"
+#include "cudss.hpp"
 
 namespace gs = gigasparse;
 namespace dr = gigasparse::direct;
@@ -133,6 +141,15 @@ struct Case {
     std::string ordering_used;
     int host_threads = 0, repeats = 0;  // repeats: the refactorizations per variant planned (1 when time was short)
     std::vector<Variant> variants;  // cpu, then cuda per threshold
+    gs::bench::CudssRun cudss;      // NVIDIA cuDSS on the same matrix ("not run" without the library)
+    double cudss_residual = -1, cudss_max_error = -1;
+    std::string cudss_mismatch;  // cuDSS failed or solved worse than residual_tol where cpu succeeded (empty: none)
+    bool cudss_timed() const { return cudss.ok() && cudss.info == 0 && cudss.best_s > 0; }
+    // cuDSS's best refactorization over the best cuda variant's (> 1: gigasparse faster)
+    double speedup_vs_cudss() const {
+        const Variant* g = best_cuda();
+        return g && cudss_timed() ? cudss.best_s / g->best_s : 0;
+    }
     const Variant* cpu() const { return variants.empty() ? nullptr : &variants[0]; }
     // the cuda variant with the least best_s (null: none timed)
     const Variant* best_cuda() const {
@@ -161,11 +178,14 @@ struct Run {
     double last_poisson_flops = 0;
     std::vector<Case> cases;
     std::vector<std::string> skipped;
+    gs::bench::CudssLibrary cudss;  // ok(): every case also runs cuDSS
 };
 
 struct Tally {
     std::int64_t failures = 0, mismatches = 0, front_count_differs = 0, speedups = 0;
     double log_speedup = 0;
+    std::int64_t cudss_cases = 0, cudss_mismatches = 0;  // cases with a speedup vs cuDSS; cuDSS failures/inaccurate solves
+    double log_speedup_vs_cudss = 0;
 };
 
 Tally tally(const Run& run) {
@@ -183,6 +203,11 @@ Tally tally(const Run& run) {
             ++t.speedups;
             t.log_speedup += std::log(c.speedup());
         }
+        if (c.speedup_vs_cudss() > 0) {
+            ++t.cudss_cases;
+            t.log_speedup_vs_cudss += std::log(c.speedup_vs_cudss());
+        }
+        if (!c.cudss_mismatch.empty()) ++t.cudss_mismatches;
     }
     return t;
 }
@@ -275,6 +300,19 @@ double max_abs_diff(const std::vector<V>& x, const std::vector<V>& y) {
         w = std::max(w, d);
     }
     return w;
+}
+
+// ||b - A x||_2 / ||b||_2 (NaN when not finite)
+double relative_residual(const Mat& a, const std::vector<V>& x, const std::vector<V>& b) {
+    double rr = 0, bb = 0;
+    for (std::int64_t r = 0; r < a.nrows; ++r) {
+        V s = b[static_cast<std::size_t>(r)];
+        for (gs::offset_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) s -= a.values[k] * x[static_cast<std::size_t>(a.col_idx[k])];
+        rr += s * s;
+        bb += b[static_cast<std::size_t>(r)] * b[static_cast<std::size_t>(r)];
+    }
+    const double res = std::sqrt(rr) / (bb > 0 ? std::sqrt(bb) : 1.0);
+    return std::isfinite(res) ? res : std::numeric_limits<double>::quiet_NaN();
 }
 
 // The factorizations of one variant on the analyzed solver, then its solve (x: the solution, empty when none).
@@ -396,7 +434,7 @@ bool run_case(Case& c, const Mat& a, Run& run, const gs::Timer& clock, std::stri
     // would end more than prediction_slack_s past the budget: one refactorization per variant, or not at all
     int repeats = run.args.repeats;
     if (run.seconds_per_flop > 0) {
-        const double nvar = 1.0 + static_cast<double>(thresholds.size());
+        const double nvar = 1.0 + static_cast<double>(thresholds.size()) + (run.cudss.ok() ? 1 : 0);
         const auto predicted = [&](int r) { return run.seconds_per_flop * c.flops * nvar * (1 + r); };
         const double end = run.args.time_budget + prediction_slack_s - clock.seconds();
         if (predicted(repeats) > end) repeats = 1;
@@ -437,6 +475,24 @@ bool run_case(Case& c, const Mat& a, Run& run, const gs::Timer& clock, std::stri
                      c.flops > 0 ? 100.0 * v.gpu_flops / c.flops : 0.0, v.solved() ? v.info.residual : -1.0, v.mismatch.empty() ? "" : ", MISMATCH: ",
                      v.mismatch.c_str());
     }
+    if (run.cudss.ok()) {
+        // the competitor: its own analysis (reordering, symbolic), one factorization, the same refactorizations
+        const auto st = ldlt ? gs::bench::CudssStructure::symmetric : lu ? gs::bench::CudssStructure::general : gs::bench::CudssStructure::spd;
+        c.cudss = gs::bench::run_cudss(run.cudss, a.view(), st, b, clock.seconds() > run.args.time_budget ? 1 : repeats);
+        const Variant& cp = c.variants[0];
+        if (!c.cudss.x.empty()) {
+            c.cudss_residual = relative_residual(a, c.cudss.x, b);
+            double err = 0;
+            for (const V xi : c.cudss.x) err = std::isfinite(xi) ? std::max(err, std::abs(xi - 1.0)) : std::numeric_limits<double>::quiet_NaN();
+            c.cudss_max_error = err;
+        }
+        if (!c.cudss.ok()) c.cudss_mismatch = c.cudss.status;
+        else if (cp.solved() && c.cudss.info != 0) c.cudss_mismatch = "cuDSS info " + std::to_string(c.cudss.info) + " where cpu factored";
+        else if (cp.solved() && !(c.cudss_residual <= residual_tol)) c.cudss_mismatch = fmt("cuDSS residual %.2e above %.0e", c.cudss_residual, residual_tol);
+        std::fprintf(stderr, "%8.1f s    %-10s %s: info %d, analysis %.3f s, first %.3f s best %.3f s, nnz(LU) %lld, residual %.2e%s%s\n", clock.seconds(), "cudss",
+                     c.cudss.status.c_str(), c.cudss.info, c.cudss.analyze_s, c.cudss.first_s, c.cudss.best_s, static_cast<long long>(c.cudss.factor_nnz),
+                     c.cudss_residual, c.cudss_mismatch.empty() ? "" : ", MISMATCH: ", c.cudss_mismatch.c_str());
+    }
     c.wall_s = wall.seconds();
     double fact_s = 0;
     int nfact = 0;
@@ -467,13 +523,16 @@ std::string summary(const Run& run, bool finished) {
       << run.host_threads << " host threads; best of " << run.args.repeats << " refactorizations after a factorize\n";
     t << "gpu: " << run.device << "; driver " << run.driver << ", CUDA runtime " << run.runtime << ", cuBLAS " << run.cublas << ", cuSOLVER " << run.cusolver << "\n";
     t << "cpu: " << run.cpu << "\n";
+    t << "cudss: " << (run.cudss.ok() ? "cuDSS " + run.cudss.version() + " (" + run.cudss.path() + "): its analysis, factorization, best of the same refactorizations (values on the device)"
+                                      : "not run (" + run.cudss.error() + ")")
+      << "\n";
     t << "columns: GFLOP = sum c_j^2 / 1e9; cpu / cuda@T: best factorization seconds (cuda@T: fronts of >= T rows on the GPU; npd: not positive definite);"
       << " fronts, %flops: on the GPU at the best T; res: solve residual ||b-Ax||/||b|| (cuda: the worst T); * mismatch; *_indef: LDL^T (structure"
       << " sym) of the Laplacian shifted by -" << fmt("%g", indefinite_shift) << ", *_unsym: LU (structure gen) of the Laplacian with its upper entries x "
       << fmt("%g", unsymmetric_scale) << "; LDL^T: F11 on the host and the rows below on the GPU, LU: the whole front on the GPU\n";
     t << fmt("%-20s %9s %10s %9s %6s %8s", "case", "n", "nnz(L)", "GFLOP", "front", "cpu s");
     for (const std::int64_t th : thresholds) t << fmt(" %9s", ("cuda@" + std::to_string(th)).c_str());
-    t << fmt(" %6s %6s %6s %8s %8s %8s\n", "best", "fronts", "%flops", "speedup", "res cpu", "res cuda");
+    t << fmt(" %6s %6s %6s %8s %8s %8s %8s %8s %9s\n", "best", "fronts", "%flops", "speedup", "res cpu", "res cuda", "cudss s", "vs cudss", "res cudss");
     for (const Case& c : run.cases) {
         t << fmt("%-20s %9lld ", c.name.substr(0, 20).c_str(), static_cast<long long>(c.n));
         if (c.status != "ok") {
@@ -491,9 +550,12 @@ std::string summary(const Run& run, bool finished) {
         }
         const Variant* g = c.best_cuda();
         const Variant* cp = c.cpu();
-        t << fmt(" %6s %6s %6s %8s %8s %8s\n", g ? std::to_string(g->gpu_front_rows).c_str() : "-", g ? fmt("%.0f", g->gpu_fronts).c_str() : "-",
+        const std::string cudss_s = !c.cudss.ok() ? (c.cudss.status == "not run" ? "-" : "FAILED") : c.cudss.info != 0 ? "info" + std::to_string(c.cudss.info) : fmt("%.3f", c.cudss.best_s);
+        t << fmt(" %6s %6s %6s %8s %8s %8s %8s %8s %9s\n", g ? std::to_string(g->gpu_front_rows).c_str() : "-", g ? fmt("%.0f", g->gpu_fronts).c_str() : "-",
                  g && c.flops > 0 ? fmt("%.1f", 100.0 * g->gpu_flops / c.flops).c_str() : "-", c.speedup() > 0 ? fmt("%.2fx", c.speedup()).c_str() : "-",
-                 cp && cp->solved() ? sci(cp->info.residual).c_str() : "-", worst == -1 ? "-" : (sci(worst) + (any_mismatch ? "*" : "")).c_str());
+                 cp && cp->solved() ? sci(cp->info.residual).c_str() : "-", worst == -1 ? "-" : (sci(worst) + (any_mismatch ? "*" : "")).c_str(),
+                 (cudss_s + (c.cudss_mismatch.empty() ? "" : "*")).c_str(), c.speedup_vs_cudss() > 0 ? fmt("%.2fx", c.speedup_vs_cudss()).c_str() : "-",
+                 c.cudss_residual < 0 ? "-" : sci(c.cudss_residual).c_str());
     }
     // details: failures, mismatches, unexpected front counts
     for (const Case& c : run.cases) {
@@ -509,9 +571,13 @@ std::string summary(const Run& run, bool finished) {
                 t << c.name << " " << v.label() << ": " << fmt("%.0f", v.gpu_fronts) << " fronts on the GPU, the analysis has " << v.expected_gpu_fronts
                   << " of at least " << v.gpu_front_rows << " rows\n";
         }
+        if (!c.cudss_mismatch.empty()) t << c.name << " cudss: " << c.cudss_mismatch.substr(0, 240) << "\n";
     }
     if (ty.speedups > 0)
         t << "\ngeomean speedup (cpu / best cuda, " << ty.speedups << " cases with fronts on the GPU): " << fmt("%.2fx", std::exp(ty.log_speedup / ty.speedups)) << "\n";
+    if (ty.cudss_cases > 0)
+        t << "geomean speedup vs cuDSS (cuDSS's best refactorization / the best cuda variant's, " << ty.cudss_cases
+          << " cases): " << fmt("%.2fx", std::exp(ty.log_speedup_vs_cudss / ty.cudss_cases)) << "\n";
     if (!run.skipped.empty()) {
         t << "\n" << run.skipped.size() << " cases skipped (not started within the time budget of " << run.args.time_budget
           << " s, or predicted to end more than " << prediction_slack_s << " s after it):";
@@ -519,7 +585,7 @@ std::string summary(const Run& run, bool finished) {
         t << "\n";
     }
     t << "\nresult: failures=" << ty.failures << " mismatches=" << ty.mismatches << " front_count_differs=" << ty.front_count_differs << " cases=" << run.cases.size()
-      << " skipped=" << run.skipped.size() << "\n";
+      << " skipped=" << run.skipped.size() << " cudss_mismatches=" << ty.cudss_mismatches << " cudss_cases=" << ty.cudss_cases << "\n";
     return t.str();
 }
 
@@ -560,6 +626,12 @@ Json case_json(const Case& c) {
     j.set_raw("variants", vs + "\n  ]");
     const Variant* g = c.best_cuda();
     j.set("best_gpu_front_rows", g ? g->gpu_front_rows : std::int64_t(0)).set("speedup", c.speedup()).set("wall_s", c.wall_s);
+    Json cu;
+    cu.set("status", c.cudss.status).set("info", c.cudss.info).set("analyze_s", c.cudss.analyze_s).set("first_factorize_s", c.cudss.first_s);
+    cu.set("best_s", c.cudss.best_s).set("refactorize_s", c.cudss.runs_s).set("factor_nnz", c.cudss.factor_nnz).set("solve_s", c.cudss.solve_s);
+    cu.set("residual", c.cudss_residual).set("max_error_vs_ones", c.cudss_max_error).set("mismatch", c.cudss_mismatch);
+    cu.set("gflops_per_s", c.cudss_timed() ? c.flops / c.cudss.best_s * 1e-9 : 0.0).set("speedup_vs_cudss", c.speedup_vs_cudss());
+    j.set("cudss", cu);
     return j;
 }
 
@@ -589,6 +661,8 @@ std::string json(const Run& run, bool finished) {
     Json s;
     s.set("failures", ty.failures).set("mismatches", ty.mismatches).set("front_count_differs", ty.front_count_differs);
     s.set("geomean_speedup", ty.speedups ? std::exp(ty.log_speedup / ty.speedups) : 0.0).set("speedup_cases", ty.speedups);
+    s.set("geomean_speedup_vs_cudss", ty.cudss_cases ? std::exp(ty.log_speedup_vs_cudss / ty.cudss_cases) : 0.0).set("cudss_cases", ty.cudss_cases);
+    s.set("cudss_mismatches", ty.cudss_mismatches);
     j.set("summary", s);
     return j.str() + "\n";
 }
@@ -628,6 +702,7 @@ void collect_context(Run& run) {
     run.cublas = library_version([](libraryPropertyType t, int* out) { return cublasGetProperty(t, out) == CUBLAS_STATUS_SUCCESS; });
     run.cusolver = library_version([](libraryPropertyType t, int* out) { return cusolverGetProperty(t, out) == CUSOLVER_STATUS_SUCCESS; });
     run.context.set("cublas_version", run.cublas).set("cusolver_version", run.cusolver);
+    run.context.set("cudss_version", run.cudss.ok() ? run.cudss.version() : std::string("not run: ") + run.cudss.error());
     run.host_threads = omp_get_max_threads();
     std::ifstream cpuinfo("/proc/cpuinfo");
     std::string line;
@@ -643,6 +718,16 @@ void collect_context(Run& run) {
 
 int main(int argc, char** argv) {
     gs::tools::use_native_blas_kernels(argv);  // re-executes with OPENBLAS_CORETYPE when OpenBLAS fell back
+    if (argc == 2 && std::string(argv[1]) == "--cudss-probe") {
+        // loads cuDSS as a run would (no GPU needed): its version, or why it cannot be used
+        const gs::bench::CudssLibrary lib = gs::bench::CudssLibrary::open();
+        if (!lib.ok()) {
+            std::fprintf(stderr, "bench_direct_cuda: cuDSS not available: %s\n", lib.error().c_str());
+            return 1;
+        }
+        std::printf("cuDSS %s from %s\n", lib.version().c_str(), lib.path().c_str());
+        return 0;
+    }
     Run run;
     if (!gs::tools::parse_bench_args(argc, argv, "bench_direct_cuda", run.args)) return 2;
     const gs::Timer clock;
@@ -657,6 +742,9 @@ int main(int argc, char** argv) {
     std::filesystem::create_directories(run.args.outdir, ec);
     const char* env_dir = std::getenv("GIGASPARSE_MATRIX_DIR");
     run.matrix_dir = env_dir && *env_dir ? env_dir : GIGASPARSE_MATRIX_DIR;
+    run.cudss = gs::bench::CudssLibrary::open();
+    std::fprintf(stderr, "bench_direct_cuda: %s\n", run.cudss.ok() ? ("cuDSS " + run.cudss.version() + " from " + run.cudss.path()).c_str()
+                                                                      : ("no cuDSS: " + run.cudss.error()).c_str());
     try {
         collect_context(run);
         std::vector<Spec> specs;
