@@ -1,6 +1,7 @@
 // tests/cli/test_factor.cpp: `gigasparse factor`: statistics, JSON fields, residual, not-SPD exit code, errors.
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,30 @@ TEST(CliFactor, NotPositiveDefiniteExitsWithOne) {
     const auto r = run_cli("factor '" + f + "' --json");
     EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
     EXPECT_TRUE(has(r.out, "\"status\":\"not_positive_definite\"")) << r.out;
+}
+
+TEST(CliFactor, NonFiniteValueIsNamedAsTheCause) {
+    // a NaN or Inf value fails the factorization at its column (exit 1); the output names the entry instead of
+    // suggesting another structure, for every structure
+    auto a = gs::gen::poisson2d<double, std::int64_t>(6, 6);
+    for (auto k = a.row_ptr[4]; k < a.row_ptr[5]; ++k)
+        if (a.col_idx[k] == 3) a.values[k] = std::numeric_limits<double>::quiet_NaN();
+    const std::string f = gs::test::temp_dir("factor_nan") + "/a.mtx";
+    gs::io::write_mtx(f, a.view());
+    for (const char* structure : {"spd", "symmetric", "general"}) {
+        SCOPED_TRACE(structure);
+        const auto r = run_cli("factor '" + f + "' --structure " + structure);
+        EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+        EXPECT_TRUE(has(r.out, "the matrix has a non-finite value (NaN or Inf) at row 5, column 4 of the file")) << r.out;
+        EXPECT_FALSE(has(r.out, "--structure symmetric, LDL^T")) << r.out;
+        const auto j = run_cli("factor '" + f + "' --structure " + structure + " --json");
+        EXPECT_EQ(j.exit_code, 1) << j.out << j.err;
+        EXPECT_TRUE(has(j.out, "\"non_finite_value\":\"the matrix has a non-finite value (NaN or Inf) at row 5, column 4")) << j.out;
+    }
+    // a finite matrix that is not SPD keeps the hint, and no non-finite value is named
+    const auto r = run_cli("factor '" + write_poisson("factor_nan_hint", -10.0) + "'");
+    EXPECT_TRUE(has(r.out, "--structure symmetric, LDL^T")) << r.out;
+    EXPECT_FALSE(has(r.out, "non-finite")) << r.out;
 }
 
 TEST(CliFactor, BadArgumentsAreUsageErrors) {

@@ -108,6 +108,20 @@ int run_factor(const Args& args) {
     const double analyze_s = timer.lap();
     const direct::Status st = solver.factorize(a);
     const double factor_s = timer.lap();
+    // A failed factorization of a matrix with a NaN/Inf value: that value is the cause (the solver reports it as the
+    // failing pivot's status at its column before any arithmetic), not the structure.
+    std::int64_t bad_row = -1, bad_col = -1;
+    if (st != direct::Status::success)
+        for (std::int64_t r = 0; r < n && bad_row < 0; ++r)
+            for (auto k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
+                if (!std::isfinite(std::real(a.values[k])) || !std::isfinite(std::imag(a.values[k]))) {
+                    bad_row = r, bad_col = a.col_idx[k];
+                    break;
+                }
+    const std::string non_finite =
+        bad_row < 0 ? std::string()
+                    : "the matrix has a non-finite value (NaN or Inf) at row " + std::to_string(bad_row + 1) + ", column " + std::to_string(bad_col + 1) +
+                          " of the file";
     // The Schur complement (dense, rows and columns in the order given), written when asked.
     double schur_s = 0, schur_norm = 0;
     if (!schur.empty() && st == direct::Status::success) {
@@ -174,6 +188,7 @@ int run_factor(const Args& args) {
             .set("memory_estimate", solver.result("memory_estimate"))
             .set("status", direct::to_string(st))
             .set("failing_column", solver.result("failing_column"))
+            .set("non_finite_value", non_finite)
             .set("residual", info.residual)
             .set("backward_error", info.backward_error)
             .set("transpose", trans)
@@ -300,9 +315,9 @@ int run_factor(const Args& args) {
         else
             std::cout << "status          " << direct::to_string(st) << " at column "
                       << static_cast<std::int64_t>(solver.result("failing_column"))
-                      << (st == direct::Status::not_positive_definite
-                              ? " (for a symmetric indefinite matrix: --structure symmetric, LDL^T)"
-                              : "")
+                      << (!non_finite.empty() ? " (" + non_finite + ")"
+                          : st == direct::Status::not_positive_definite ? std::string(" (for a symmetric indefinite matrix: --structure symmetric, LDL^T)")
+                                                                        : std::string())
                       << "\n";
     }
     return st == direct::Status::success && info.status == direct::Status::success ? exit_ok : exit_numerical;
