@@ -5,6 +5,7 @@
 #include <cstring>
 #include <thread>
 #include <type_traits>
+#include <vector>
 
 #include <gigasparse/core/error.hpp>
 
@@ -469,6 +470,135 @@ bool parallel_sweep(const Symbolic& s, idx nrhs) {
     return nrhs == 1 && s.subtree_root.size() > 1 && s.factor_entries >= parallel_sweep_entries;
 }
 
+// The top nodes of a parallel sweep (above the subtrees: the separators of a 3D problem, about half of its
+// factor) are swept by a team of `threads` plain threads: each large LLᵀ / LDLᵀ node in column blocks of
+// team_block columns (2×2 pivots kept whole), one thread through the block's triangle, then all of them
+// through the rows (forward) or columns (backward) outside it in chunks of team_chunk; the small nodes on
+// the first thread. Every row's (column's) arithmetic depends only on these fixed sizes, so the solution is
+// bitwise the same for any thread count. One barrier per block: the first thread's own chunk holds the next
+// block's rows (columns), so it goes on to that block's triangle without waiting.
+constexpr idx team_block = 128;
+constexpr idx team_chunk = 512;  // > team_block + 1: the first chunk covers the next block
+constexpr std::int64_t team_node_entries = std::int64_t{1} << 17;
+
+class SpinBarrier {
+public:
+    explicit SpinBarrier(int n) : n_(n) {}
+    void wait() {
+        if (n_ == 1) return;
+        const unsigned g = gen_.load(std::memory_order_acquire);
+        if (count_.fetch_add(1, std::memory_order_acq_rel) == n_ - 1) {
+            count_.store(0, std::memory_order_relaxed);
+            gen_.fetch_add(1, std::memory_order_release);
+            return;
+        }
+        for (int spins = 0; gen_.load(std::memory_order_acquire) == g;)
+            if (++spins > 256) std::this_thread::yield();  // a shared or oversubscribed machine: give the core away
+    }
+
+private:
+    const int n_;
+    std::atomic<int> count_{0};
+    std::atomic<unsigned> gen_{0};
+};
+
+// body(tid) on `threads` plain threads (the caller is tid 0), all sharing `barrier`.
+template <class F>
+void on_team(int threads, SpinBarrier& barrier, F&& body) {
+    (void)barrier;
+    std::vector<std::thread> pool;
+    for (int k = 1; k < threads; ++k) pool.emplace_back([&, k] { body(k); });
+    body(0);
+    for (auto& th : pool) th.join();
+}
+
+// A node the team shares: LLᵀ or LDLᵀ (not LU: its own loops), large enough to pay for its barriers.
+bool team_node(const Symbolic& s, bool lu, idx sn) {
+    const idx w = s.width(sn);
+    return !lu && !s.is_schur(sn) && w >= 2 * team_block && static_cast<std::int64_t>(s.front_rows(sn)) * w >= team_node_entries;
+}
+
+// The column blocks of a team node: [b[k], b[k+1]), no 2×2 pivot split (psize[j] == 0: the second column of one).
+void team_blocks(idx w, const std::int8_t* psize, std::vector<idx>& b) {
+    b.assign(1, 0);
+    while (b.back() < w) {
+        idx j1 = std::min<idx>(w, b.back() + team_block);
+        if (psize && j1 < w && psize[j1] == 0) ++j1;
+        b.push_back(j1);
+    }
+}
+
+// Forward through a team node (every thread calls it; tid 0 gathers and scatters; z shared).
+template <class V>
+void forward_node_team(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, std::vector<V>& z, std::vector<idx>& blocks, int tid,
+                       int nt, SpinBarrier& bar) {
+    const idx f = s.front_rows(sn), w = s.width(sn), c0 = s.super_ptr[sn];
+    const V* panel = num.lx.data() + s.lx_ptr[sn];
+    const idx* r = s.rows.data() + s.rows_ptr[sn];
+    const std::int64_t* pv = num.piv.empty() ? nullptr : num.piv.data() + c0;
+    const std::int8_t* ps = pv ? num.pivot_size.data() + c0 : nullptr;
+    if (tid == 0) {
+        z.resize(static_cast<std::size_t>(f));
+        for (idx j = 0; j < w; ++j) z[j] = y[c0 + (pv ? pv[j] : j)];
+        std::fill(z.begin() + w, z.begin() + f, V(0));
+        team_blocks(w, ps, blocks);
+        forward_triangle(f, panel, z.data(), blocks[0], blocks[1], ps);
+    }
+    bar.wait();
+    const idx nb = static_cast<idx>(blocks.size()) - 1;
+    for (idx k = 0; k < nb; ++k) {
+        const idx j0 = blocks[k], j1 = blocks[k + 1];
+        const idx nchunks = (f - j1 + team_chunk - 1) / team_chunk;
+        for (idx c = tid; c < nchunks; c += nt)
+            forward_rows(f, panel, z.data(), j0, j1, j1 + c * team_chunk, std::min<idx>(f, j1 + (c + 1) * team_chunk));
+        // the next block's rows are all in chunk 0, tid 0's
+        if (tid == 0 && k + 1 < nb) forward_triangle(f, panel, z.data(), j1, blocks[k + 2], ps);
+        bar.wait();
+    }
+    if (tid == 0) {
+        for (idx j = 0; j < w; ++j) y[c0 + (pv ? pv[j] : j)] = z[j];
+        for (idx i = w; i < f; ++i) y[r[i]] += z[i];
+    }
+}
+
+// Backward through a team node: z[0..w) -= L21^H z[w..f) by column chunks, then the blocks last to first.
+template <class V>
+void backward_node_team(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, std::vector<V>& z, std::vector<idx>& blocks, bool conj,
+                        int tid, int nt, SpinBarrier& bar) {
+    const idx f = s.front_rows(sn), w = s.width(sn), c0 = s.super_ptr[sn];
+    const V* panel = num.lx.data() + s.lx_ptr[sn];
+    const idx* r = s.rows.data() + s.rows_ptr[sn];
+    const std::int64_t* pv = num.piv.empty() ? nullptr : num.piv.data() + c0;
+    const std::int8_t* ps = pv ? num.pivot_size.data() + c0 : nullptr;
+    if (tid == 0) {
+        z.resize(static_cast<std::size_t>(f));
+        for (idx i = w; i < f; ++i) z[i] = y[r[i]];
+        for (idx j = 0; j < w; ++j) z[j] = y[c0 + (pv ? pv[j] : j)];
+        team_blocks(w, ps, blocks);
+    }
+    bar.wait();
+    if (f > w) {
+        const idx nchunks = (w + team_chunk - 1) / team_chunk;
+        for (idx c = tid; c < nchunks; c += nt) backward_columns(f, panel, z.data(), c * team_chunk, std::min<idx>(w, (c + 1) * team_chunk), w, f, conj);
+        bar.wait();
+    }
+    const idx nb = static_cast<idx>(blocks.size()) - 1;
+    if (tid == 0) backward_triangle(f, panel, z.data(), blocks[nb - 1], blocks[nb], ps, conj);
+    bar.wait();
+    for (idx k = nb - 1; k > 0; --k) {
+        // block k is solved: its values leave through the columns before it, chunks counted down from blocks[k]
+        const idx j0 = blocks[k], j1 = blocks[k + 1];
+        const idx nchunks = (j0 + team_chunk - 1) / team_chunk;
+        for (idx c = tid; c < nchunks; c += nt)
+            backward_columns(f, panel, z.data(), std::max<idx>(0, j0 - (c + 1) * team_chunk), j0 - c * team_chunk, j0, j1, conj);
+        // block k-1's columns are all in chunk 0, tid 0's
+        if (tid == 0) backward_triangle(f, panel, z.data(), blocks[k - 1], j0, ps, conj);
+        bar.wait();
+    }
+    if (tid == 0)
+        for (idx j = 0; j < w; ++j) y[c0 + (pv ? pv[j] : j)] = z[j];
+}
+
 }  // namespace
 
 template <class V>
@@ -503,8 +633,16 @@ void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrh
             const idx* rr = s.rows.data() + s.rows_ptr[root] + s.width(root);
             for (std::size_t i = 0; i < outside[t].size(); ++i) y[rr[i]] += outside[t][i];
         }
-        std::vector<V> z;
-        for (idx sn : s.top_nodes) forward_node(s, num, sn, y, s.front_rows(sn), static_cast<const idx*>(nullptr), static_cast<V*>(nullptr), z, op);
+        const bool lu = !num.ux.empty();
+        std::vector<V> z, zt;
+        std::vector<idx> blocks;
+        SpinBarrier bar(threads);
+        on_team(threads, bar, [&](int tid) {
+            for (idx sn : s.top_nodes) {
+                if (team_node(s, lu, sn)) forward_node_team(s, num, sn, y, zt, blocks, tid, threads, bar);
+                else if (tid == 0) forward_node(s, num, sn, y, s.front_rows(sn), static_cast<const idx*>(nullptr), static_cast<V*>(nullptr), z, op);
+            }
+        });
         return;
     }
     thread_local std::vector<V> z;
@@ -536,8 +674,16 @@ void backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nr
         return;
     }
     if (parallel_sweep(s, nrhs)) {
-        std::vector<V> z;
-        for (auto it = s.top_nodes.rbegin(); it != s.top_nodes.rend(); ++it) backward_node(s, num, *it, y, z, conj, op);
+        const bool lu = !num.ux.empty();
+        std::vector<V> z, zt;
+        std::vector<idx> blocks;
+        SpinBarrier bar(threads);
+        on_team(threads, bar, [&](int tid) {
+            for (auto it = s.top_nodes.rbegin(); it != s.top_nodes.rend(); ++it) {
+                if (team_node(s, lu, *it)) backward_node_team(s, num, *it, y, zt, blocks, conj, tid, threads, bar);
+                else if (tid == 0) backward_node(s, num, *it, y, z, conj, op);
+            }
+        });
         on_workers(static_cast<idx>(s.subtree_root.size()), threads, [&](idx t) {
             thread_local std::vector<V> zt;
             for (idx q = s.subtree_ptr[t + 1] - 1; q >= s.subtree_ptr[t]; --q) backward_node(s, num, s.subtree_nodes[q], y, zt, conj, op);

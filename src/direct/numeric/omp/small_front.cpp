@@ -51,6 +51,22 @@ namespace gigasparse::direct {
                                                        V* z) {                                                      \
         small::lu_backward_loops(f, w, panel, upanel, z);                                           \
     }                                                                                               \
+    GIGASPARSE_SMALL_FRONT_CLONES void forward_triangle(std::int64_t f, const V* panel, V* z, std::int64_t j0, std::int64_t j1,   \
+                                                        const std::int8_t* psize) {                                         \
+        small::forward_triangle_loops(f, panel, z, j0, j1, psize);                                  \
+    }                                                                                               \
+    GIGASPARSE_SMALL_FRONT_CLONES void forward_rows(std::int64_t f, const V* panel, V* z, std::int64_t j0, std::int64_t j1,       \
+                                                    std::int64_t r0, std::int64_t r1) {                                     \
+        small::forward_rows_loops(f, panel, z, j0, j1, r0, r1);                                     \
+    }                                                                                               \
+    GIGASPARSE_SMALL_FRONT_CLONES void backward_triangle(std::int64_t f, const V* panel, V* z, std::int64_t j0, std::int64_t j1,  \
+                                                         const std::int8_t* psize, bool conj) {                             \
+        small::backward_triangle_loops(f, panel, z, j0, j1, psize, conj);                           \
+    }                                                                                               \
+    GIGASPARSE_SMALL_FRONT_CLONES void backward_columns(std::int64_t f, const V* panel, V* z, std::int64_t c0, std::int64_t c1,   \
+                                                        std::int64_t r0, std::int64_t r1, bool conj) {                      \
+        small::backward_columns_loops(f, panel, z, c0, c1, r0, r1, conj);                           \
+    }                                                                                               \
     GIGASPARSE_SMALL_FRONT_CLONES void lu_forward_transposed_one(std::int64_t f, std::int64_t w, const V* panel,      \
                                                                  const V* upanel, V* z, bool conj) {                \
         small::lu_forward_transposed_loops(f, w, panel, upanel, z, conj);                           \

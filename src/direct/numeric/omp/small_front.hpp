@@ -13,6 +13,7 @@
 // not know this VM's Xeon, and the baseline clone ran).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -74,6 +75,27 @@ void backward_one(std::int64_t f, std::int64_t w, const std::complex<float>* pan
                   const std::int8_t* psize = nullptr, bool conj = true);
 void backward_one(std::int64_t f, std::int64_t w, const std::complex<double>* panel, std::complex<double>* z,
                   const std::int8_t* psize = nullptr, bool conj = true);
+
+// The same sweeps in column blocks, for one large supernode shared by several threads (multifrontal.cpp,
+// sweep_team): the caller splits the w columns into blocks [j0, j1) that keep 2×2 pivots whole, and the
+// rows or columns outside a block into chunks, each chunk's arithmetic the same whichever thread runs it.
+// forward_triangle: z[j0..j1) ← L(j0..j1, j0..j1)⁻¹ z[j0..j1) (after the blocks before it reached them);
+// forward_rows: z[t] -= Σ_{j0 ≤ j < j1} L(t, j) z[j] for rows t in [r0, r1), all at or below j1.
+// backward_triangle: z[j] ← (z[j] - Σ_{i in the block, below j} L(i, j)^H z[i]) / L(j, j)^H for j = j1-1 .. j0
+// (op(L) as backward_one); backward_columns: z[j] -= Σ_{r0 ≤ i < r1} L(i, j)^H z[i] for columns j in [c0, c1),
+// rows below every such column.
+#define GIGASPARSE_SWEEP_BLOCKS_DECL(V)                                                                               \
+    void forward_triangle(std::int64_t f, const V* panel, V* z, std::int64_t j0, std::int64_t j1, const std::int8_t* psize); \
+    void forward_rows(std::int64_t f, const V* panel, V* z, std::int64_t j0, std::int64_t j1, std::int64_t r0, std::int64_t r1); \
+    void backward_triangle(std::int64_t f, const V* panel, V* z, std::int64_t j0, std::int64_t j1, const std::int8_t* psize,   \
+                           bool conj);                                                                                  \
+    void backward_columns(std::int64_t f, const V* panel, V* z, std::int64_t c0, std::int64_t c1, std::int64_t r0,          \
+                          std::int64_t r1, bool conj);
+GIGASPARSE_SWEEP_BLOCKS_DECL(float)
+GIGASPARSE_SWEEP_BLOCKS_DECL(double)
+GIGASPARSE_SWEEP_BLOCKS_DECL(std::complex<float>)
+GIGASPARSE_SWEEP_BLOCKS_DECL(std::complex<double>)
+#undef GIGASPARSE_SWEEP_BLOCKS_DECL
 
 // The panel part alone ([L11; L21] from the assembled panel), same return value.
 std::int64_t small_panel(std::int64_t f, std::int64_t w, float* panel);
@@ -192,6 +214,53 @@ template <class V>
         const V acc = z[j] - dot_conj(f - i0, col + i0, z + i0, conj);
         z[j] = psize ? acc : acc / conj_if_complex(col[j]);
     }
+}
+
+// Column blocks of forward_loops / backward_loops (see forward_triangle and the others above).
+template <class V>
+[[gnu::always_inline]] inline void forward_triangle_loops(std::int64_t f, const V* __restrict__ panel, V* __restrict__ z, std::int64_t j0,
+                                                          std::int64_t j1, const std::int8_t* __restrict__ psize) {
+    for (std::int64_t j = j0; j < j1; ++j) {
+        const V* __restrict__ col = panel + j * f;
+        const V xj = psize ? z[j] : z[j] / col[j];
+        z[j] = xj;
+        for (std::int64_t i = j + 1 + (psize && psize[j] == 2 ? 1 : 0); i < j1; ++i) z[i] -= col[i] * xj;
+    }
+}
+template <class V>
+[[gnu::always_inline]] inline void forward_rows_loops(std::int64_t f, const V* __restrict__ panel, V* __restrict__ z, std::int64_t j0,
+                                                      std::int64_t j1, std::int64_t r0, std::int64_t r1) {
+    V* __restrict__ dst = z + r0;
+    const std::int64_t len = r1 - r0;
+    std::int64_t j = j0;
+    for (; j + 4 <= j1; j += 4) {
+        const V* __restrict__ s0 = panel + j * f + r0;
+        const V* __restrict__ s1 = s0 + f;
+        const V* __restrict__ s2 = s1 + f;
+        const V* __restrict__ s3 = s2 + f;
+        const V a0 = z[j], a1 = z[j + 1], a2 = z[j + 2], a3 = z[j + 3];
+        for (std::int64_t t = 0; t < len; ++t) dst[t] -= (s0[t] * a0 + s1[t] * a1) + (s2[t] * a2 + s3[t] * a3);
+    }
+    for (; j < j1; ++j) {
+        const V* __restrict__ s0 = panel + j * f + r0;
+        const V a0 = z[j];
+        for (std::int64_t t = 0; t < len; ++t) dst[t] -= s0[t] * a0;
+    }
+}
+template <class V>
+[[gnu::always_inline]] inline void backward_triangle_loops(std::int64_t f, const V* __restrict__ panel, V* __restrict__ z, std::int64_t j0,
+                                                           std::int64_t j1, const std::int8_t* __restrict__ psize, bool conj) {
+    for (std::int64_t j = j1 - 1; j >= j0; --j) {
+        const V* __restrict__ col = panel + j * f;
+        const std::int64_t i0 = j + 1 + (psize && psize[j] == 2 ? 1 : 0);
+        const V acc = z[j] - dot_conj(std::max<std::int64_t>(j1 - i0, 0), col + i0, z + i0, conj);
+        z[j] = psize ? acc : acc / conj_if_complex(col[j]);
+    }
+}
+template <class V>
+[[gnu::always_inline]] inline void backward_columns_loops(std::int64_t f, const V* __restrict__ panel, V* __restrict__ z, std::int64_t c0,
+                                                          std::int64_t c1, std::int64_t r0, std::int64_t r1, bool conj) {
+    for (std::int64_t j = c0; j < c1; ++j) z[j] -= dot_conj(r1 - r0, panel + j * f + r0, z + r0, conj);
 }
 
 // LU backward through one supernode on z (rows gathered; z[0..w) in pivoted order, z[w..f) the solution
