@@ -66,6 +66,10 @@ struct Symbolic {
     std::vector<idx> level_ptr{0}, level_nodes;
     std::vector<idx> subtree_root;               // roots of the parallel subtrees
     std::vector<idx> subtree_ptr{0}, subtree_nodes;  // nodes of each subtree in postorder
+    // One-right-hand-side forward sweep over the subtrees: for the node at subtree_nodes[q], its rows above its
+    // subtree (the last sweep_out_ptr[q+1] - sweep_out_ptr[q] of its front rows) as positions in the subtree
+    // root's rows below its columns, where the sweep buffers their updates.
+    std::vector<idx> sweep_out_ptr{0}, sweep_out_pos;
     std::vector<idx> top_nodes;                  // remaining nodes, postorder (processed after the subtrees)
     std::vector<std::int64_t> stack_size;        // stack entries per subtree, then one for the top
     std::vector<idx> stack_of;                   // stack (subtree index, or #subtrees for top) of each node

@@ -97,6 +97,21 @@ void build_schedule(Symbolic& s, int threads, std::int64_t subtree_factor) {
         s.stack_size.push_back(
             stack_peak(s, std::span<const idx>(s.subtree_nodes).subspan(static_cast<std::size_t>(b)), inside));
     }
+    // rows of each subtree node above its subtree (sorted, so a suffix of its rows) in its root's row list
+    s.sweep_out_ptr.assign(1, 0);
+    s.sweep_out_pos.clear();
+    for (std::size_t t = 0; t + 1 < s.subtree_ptr.size(); ++t) {
+        const idx root = s.subtree_root[t], last = s.super_ptr[root + 1] - 1;
+        const idx* rr = s.rows.data() + s.rows_ptr[root] + s.width(root);
+        const idx mr = s.front_rows(root) - s.width(root);
+        for (idx q = s.subtree_ptr[t]; q < s.subtree_ptr[t + 1]; ++q) {
+            const idx sn = s.subtree_nodes[q], f = s.front_rows(sn), w = s.width(sn);
+            const idx* r = s.rows.data() + s.rows_ptr[sn];
+            for (const idx* it = std::upper_bound(r + w, r + f, last); it != r + f; ++it)
+                s.sweep_out_pos.push_back(static_cast<idx>(std::lower_bound(rr, rr + mr, *it) - rr));
+            s.sweep_out_ptr.push_back(static_cast<idx>(s.sweep_out_pos.size()));
+        }
+    }
     s.top_nodes.clear();
     for (idx c = 0; c < ns; ++c)
         if (top[c]) s.top_nodes.push_back(c);

@@ -614,18 +614,12 @@ void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrh
         std::vector<std::vector<V>> outside(static_cast<std::size_t>(nsub));
         on_workers(nsub, threads, [&](idx t) {
             thread_local std::vector<V> z;
-            thread_local std::vector<idx> pos;
-            const idx root = s.subtree_root[t], last = s.super_ptr[root + 1] - 1;
-            const idx* rr = s.rows.data() + s.rows_ptr[root] + s.width(root);  // rows outside the subtree, sorted
-            const idx mr = s.front_rows(root) - s.width(root);
-            outside[t].assign(static_cast<std::size_t>(mr), V(0));
+            const idx root = s.subtree_root[t];
+            outside[t].assign(static_cast<std::size_t>(s.front_rows(root) - s.width(root)), V(0));  // the rows outside the subtree
             for (idx q = s.subtree_ptr[t]; q < s.subtree_ptr[t + 1]; ++q) {
-                const idx sn = s.subtree_nodes[q], f = s.front_rows(sn), w = s.width(sn);
-                const idx* r = s.rows.data() + s.rows_ptr[sn];
-                const idx i_out = static_cast<idx>(std::upper_bound(r + w, r + f, last) - r);
-                pos.resize(static_cast<std::size_t>(f - i_out));
-                for (idx i = i_out; i < f; ++i) pos[i - i_out] = static_cast<idx>(std::lower_bound(rr, rr + mr, r[i]) - rr);
-                forward_node(s, num, sn, y, i_out, pos.data(), outside[t].data(), z, op);
+                const idx sn = s.subtree_nodes[q];
+                const idx nout = s.sweep_out_ptr[q + 1] - s.sweep_out_ptr[q];  // its last nout rows are outside (analysis)
+                forward_node(s, num, sn, y, s.front_rows(sn) - nout, s.sweep_out_pos.data() + s.sweep_out_ptr[q], outside[t].data(), z, op);
             }
         });
         for (idx t = 0; t < nsub; ++t) {
