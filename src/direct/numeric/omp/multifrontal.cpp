@@ -528,15 +528,24 @@ void team_blocks(idx w, const std::int8_t* psize, std::vector<idx>& b) {
     }
 }
 
+// A team node's sizes and arrays: rows, panel, and (LDLᵀ) its pivoting.
+template <class V>
+struct TeamNode {
+    idx f, w, c0;
+    const V* panel;
+    const idx* r;
+    const std::int64_t* pv;
+    const std::int8_t* ps;
+    TeamNode(const Symbolic& s, const NumericFactor<V>& num, idx sn)
+        : f(s.front_rows(sn)), w(s.width(sn)), c0(s.super_ptr[sn]), panel(num.lx.data() + s.lx_ptr[sn]), r(s.rows.data() + s.rows_ptr[sn]),
+          pv(num.piv.empty() ? nullptr : num.piv.data() + c0), ps(pv ? num.pivot_size.data() + c0 : nullptr) {}
+};
+
 // Forward through a team node (every thread calls it; tid 0 gathers and scatters; z shared).
 template <class V>
 void forward_node_team(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, std::vector<V>& z, std::vector<idx>& blocks, int tid,
                        int nt, SpinBarrier& bar) {
-    const idx f = s.front_rows(sn), w = s.width(sn), c0 = s.super_ptr[sn];
-    const V* panel = num.lx.data() + s.lx_ptr[sn];
-    const idx* r = s.rows.data() + s.rows_ptr[sn];
-    const std::int64_t* pv = num.piv.empty() ? nullptr : num.piv.data() + c0;
-    const std::int8_t* ps = pv ? num.pivot_size.data() + c0 : nullptr;
+    const auto [f, w, c0, panel, r, pv, ps] = TeamNode<V>(s, num, sn);
     if (tid == 0) {
         z.resize(static_cast<std::size_t>(f));
         for (idx j = 0; j < w; ++j) z[j] = y[c0 + (pv ? pv[j] : j)];
@@ -565,11 +574,7 @@ void forward_node_team(const Symbolic& s, const NumericFactor<V>& num, idx sn, V
 template <class V>
 void backward_node_team(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, std::vector<V>& z, std::vector<idx>& blocks, bool conj,
                         int tid, int nt, SpinBarrier& bar) {
-    const idx f = s.front_rows(sn), w = s.width(sn), c0 = s.super_ptr[sn];
-    const V* panel = num.lx.data() + s.lx_ptr[sn];
-    const idx* r = s.rows.data() + s.rows_ptr[sn];
-    const std::int64_t* pv = num.piv.empty() ? nullptr : num.piv.data() + c0;
-    const std::int8_t* ps = pv ? num.pivot_size.data() + c0 : nullptr;
+    const auto [f, w, c0, panel, r, pv, ps] = TeamNode<V>(s, num, sn);
     if (tid == 0) {
         z.resize(static_cast<std::size_t>(f));
         for (idx i = w; i < f; ++i) z[i] = y[r[i]];
