@@ -466,9 +466,51 @@ void on_workers(idx n, int threads, F&& body) {
 }
 
 // The subtree order also with one thread, so the rounding does not depend on the thread count.
-bool parallel_sweep(const Symbolic& s, idx nrhs) {
-    return nrhs == 1 && s.subtree_root.size() > 1 && s.factor_entries >= parallel_sweep_entries;
+bool parallel_sweep(const Symbolic& s) { return s.subtree_root.size() > 1 && s.factor_entries >= parallel_sweep_entries; }
+
+// Several right-hand sides of an LLᵀ factor (y: n x nrhs, ld n) through supernode sn with BLAS: x1 = L11⁻¹ y1 in
+// place, work = L21 x1 (m x nrhs), subtracted from y at the rows before i_out and from out (ld mr) at pos after.
+template <class V>
+void forward_node_rhs(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, idx nrhs, idx i_out, const idx* pos, V* out, idx mr, V* work) {
+    if (s.is_schur(sn)) return;
+    const idx n = s.n, f = s.front_rows(sn), w = s.width(sn), m = f - w, c0 = s.super_ptr[sn];
+    const V* panel = num.lx.data() + s.lx_ptr[sn];
+    const idx* r = s.rows.data() + s.rows_ptr[sn];
+    dense::trsm(CblasLeft, CblasNoTrans, static_cast<int>(w), static_cast<int>(nrhs), panel, static_cast<int>(f), y + c0, static_cast<int>(n));
+    if (m == 0) return;
+    dense::gemm(CblasNoTrans, static_cast<int>(m), static_cast<int>(nrhs), static_cast<int>(w), V(1), panel + w, static_cast<int>(f), y + c0,
+                static_cast<int>(n), V(0), work, static_cast<int>(m));
+    for (idx k = 0; k < nrhs; ++k) {
+        const V* wk = work + k * m - w;  // wk[i]: row i of the front
+        for (idx i = w; i < i_out; ++i) y[r[i] + k * n] -= wk[i];
+        for (idx i = i_out; i < f; ++i) out[pos[i - i_out] + k * mr] -= wk[i];
+    }
 }
+
+// Several right-hand sides backward through sn: y1 -= L21ᴴ y2 (gathered into work), x1 = L11⁻ᴴ y1.
+template <class V>
+void backward_node_rhs(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, idx nrhs, V* work) {
+    if (s.is_schur(sn)) return;
+    const idx n = s.n, f = s.front_rows(sn), w = s.width(sn), m = f - w, c0 = s.super_ptr[sn];
+    const V* panel = num.lx.data() + s.lx_ptr[sn];
+    const idx* r = s.rows.data() + s.rows_ptr[sn];
+    if (m > 0) {
+        for (idx k = 0; k < nrhs; ++k)
+            for (idx i = 0; i < m; ++i) work[i + k * m] = y[r[w + i] + k * n];
+        dense::gemm(CblasConjTrans, static_cast<int>(w), static_cast<int>(nrhs), static_cast<int>(m), V(-1), panel + w, static_cast<int>(f), work,
+                    static_cast<int>(m), V(1), y + c0, static_cast<int>(n));
+    }
+    dense::trsm(CblasLeft, CblasConjTrans, static_cast<int>(w), static_cast<int>(nrhs), panel, static_cast<int>(f), y + c0, static_cast<int>(n));
+}
+
+// The subtree workers call BLAS each on one thread (restored after).
+struct OneBlasThread {
+    const int saved = openblas_get_num_threads();
+    OneBlasThread() { openblas_set_num_threads(1); }
+    ~OneBlasThread() { openblas_set_num_threads(saved); }
+    OneBlasThread(const OneBlasThread&) = delete;
+    OneBlasThread& operator=(const OneBlasThread&) = delete;
+};
 
 // The top nodes of a parallel sweep (above the subtrees: the separators of a 3D problem, about half of its
 // factor) are swept by a team of `threads` plain threads: each large LLᵀ / LDLᵀ node in column blocks of
@@ -614,23 +656,34 @@ void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrh
         for (idx k = 0; k < nrhs; ++k) forward_sweep(s, num, y + k * n, 1, work, threads, op);
         return;
     }
-    if (parallel_sweep(s, nrhs)) {
-        const idx nsub = static_cast<idx>(s.subtree_root.size());
+    if (parallel_sweep(s)) {
+        const idx nsub = static_cast<idx>(s.subtree_root.size()), rows = nrhs > 1 ? max_update_rows(s) : 0;
         std::vector<std::vector<V>> outside(static_cast<std::size_t>(nsub));
-        on_workers(nsub, threads, [&](idx t) {
-            thread_local std::vector<V> z;
-            const idx root = s.subtree_root[t];
-            outside[t].assign(static_cast<std::size_t>(s.front_rows(root) - s.width(root)), V(0));  // the rows outside the subtree
-            for (idx q = s.subtree_ptr[t]; q < s.subtree_ptr[t + 1]; ++q) {
-                const idx sn = s.subtree_nodes[q];
-                const idx nout = s.sweep_out_ptr[q + 1] - s.sweep_out_ptr[q];  // its last nout rows are outside (analysis)
-                forward_node(s, num, sn, y, s.front_rows(sn) - nout, s.sweep_out_pos.data() + s.sweep_out_ptr[q], outside[t].data(), z, op);
-            }
-        });
+        {
+            const OneBlasThread one;
+            on_workers(nsub, threads, [&](idx t) {
+                thread_local std::vector<V> z;
+                const idx root = s.subtree_root[t], mr = s.front_rows(root) - s.width(root);
+                outside[t].assign(static_cast<std::size_t>(mr * nrhs), V(0));  // the rows outside the subtree (ld mr)
+                z.resize(static_cast<std::size_t>(rows * nrhs));
+                for (idx q = s.subtree_ptr[t]; q < s.subtree_ptr[t + 1]; ++q) {
+                    const idx sn = s.subtree_nodes[q];
+                    const idx i_out = s.front_rows(sn) - (s.sweep_out_ptr[q + 1] - s.sweep_out_ptr[q]);  // the rows from i_out are outside
+                    const idx* pos = s.sweep_out_pos.data() + s.sweep_out_ptr[q];
+                    if (nrhs > 1) forward_node_rhs(s, num, sn, y, nrhs, i_out, pos, outside[t].data(), mr, z.data());
+                    else forward_node(s, num, sn, y, i_out, pos, outside[t].data(), z, op);
+                }
+            });
+        }
         for (idx t = 0; t < nsub; ++t) {
-            const idx root = s.subtree_root[t];
+            const idx root = s.subtree_root[t], mr = s.front_rows(root) - s.width(root);
             const idx* rr = s.rows.data() + s.rows_ptr[root] + s.width(root);
-            for (std::size_t i = 0; i < outside[t].size(); ++i) y[rr[i]] += outside[t][i];
+            for (idx k = 0; k < nrhs; ++k)
+                for (idx i = 0; i < mr; ++i) y[rr[i] + k * n] += outside[t][static_cast<std::size_t>(i + k * mr)];
+        }
+        if (nrhs > 1) {
+            for (idx sn : s.top_nodes) forward_node_rhs(s, num, sn, y, nrhs, s.front_rows(sn), static_cast<const idx*>(nullptr), static_cast<V*>(nullptr), 0, work);
+            return;
         }
         const bool lu = !num.ux.empty();
         std::vector<V> z, zt;
@@ -646,21 +699,8 @@ void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrh
     }
     thread_local std::vector<V> z;
     for (idx sn = 0; sn < s.nsuper; ++sn) {
-        const idx f = s.front_rows(sn), w = s.width(sn), m = f - w, c0 = s.super_ptr[sn];
-        if (s.is_schur(sn)) continue;
-        if (nrhs == 1) {
-            forward_node(s, num, sn, y, f, static_cast<const idx*>(nullptr), static_cast<V*>(nullptr), z, op);
-            continue;
-        }
-        const V* panel = num.lx.data() + s.lx_ptr[sn];
-        const idx* r = s.rows.data() + s.rows_ptr[sn];
-        dense::trsm(CblasLeft, CblasNoTrans, static_cast<int>(w), static_cast<int>(nrhs), panel, static_cast<int>(f),
-                    y + c0, static_cast<int>(n));
-        if (m == 0) continue;
-        dense::gemm(CblasNoTrans, static_cast<int>(m), static_cast<int>(nrhs), static_cast<int>(w), V(1), panel + w,
-                    static_cast<int>(f), y + c0, static_cast<int>(n), V(0), work, static_cast<int>(m));
-        for (idx k = 0; k < nrhs; ++k)
-            for (idx i = 0; i < m; ++i) y[r[w + i] + k * n] -= work[i + k * m];
+        if (nrhs == 1) forward_node(s, num, sn, y, s.front_rows(sn), static_cast<const idx*>(nullptr), static_cast<V*>(nullptr), z, op);
+        else forward_node_rhs(s, num, sn, y, nrhs, s.front_rows(sn), static_cast<const idx*>(nullptr), static_cast<V*>(nullptr), 0, work);
     }
 }
 
@@ -672,41 +712,37 @@ void backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nr
         for (idx k = 0; k < nrhs; ++k) backward_sweep(s, num, y + k * n, 1, work, threads, conj, op);
         return;
     }
-    if (parallel_sweep(s, nrhs)) {
-        const bool lu = !num.ux.empty();
-        std::vector<V> z, zt;
-        std::vector<idx> blocks;
-        SpinBarrier bar(threads);
-        on_team(threads, bar, [&](int tid) {
-            for (auto it = s.top_nodes.rbegin(); it != s.top_nodes.rend(); ++it) {
-                if (team_node(s, lu, *it)) backward_node_team(s, num, *it, y, zt, blocks, conj, tid, threads, bar);
-                else if (tid == 0) backward_node(s, num, *it, y, z, conj, op);
-            }
-        });
+    if (parallel_sweep(s)) {
+        if (nrhs > 1) {
+            for (auto it = s.top_nodes.rbegin(); it != s.top_nodes.rend(); ++it) backward_node_rhs(s, num, *it, y, nrhs, work);
+        } else {
+            const bool lu = !num.ux.empty();
+            std::vector<V> z, zt;
+            std::vector<idx> blocks;
+            SpinBarrier bar(threads);
+            on_team(threads, bar, [&](int tid) {
+                for (auto it = s.top_nodes.rbegin(); it != s.top_nodes.rend(); ++it) {
+                    if (team_node(s, lu, *it)) backward_node_team(s, num, *it, y, zt, blocks, conj, tid, threads, bar);
+                    else if (tid == 0) backward_node(s, num, *it, y, z, conj, op);
+                }
+            });
+        }
+        const idx rows = nrhs > 1 ? max_update_rows(s) : 0;
+        const OneBlasThread one;
         on_workers(static_cast<idx>(s.subtree_root.size()), threads, [&](idx t) {
             thread_local std::vector<V> zt;
-            for (idx q = s.subtree_ptr[t + 1] - 1; q >= s.subtree_ptr[t]; --q) backward_node(s, num, s.subtree_nodes[q], y, zt, conj, op);
+            zt.resize(static_cast<std::size_t>(rows * nrhs));
+            for (idx q = s.subtree_ptr[t + 1] - 1; q >= s.subtree_ptr[t]; --q) {
+                if (nrhs > 1) backward_node_rhs(s, num, s.subtree_nodes[q], y, nrhs, zt.data());
+                else backward_node(s, num, s.subtree_nodes[q], y, zt, conj, op);
+            }
         });
         return;
     }
     thread_local std::vector<V> z;
     for (idx sn = s.nsuper - 1; sn >= 0; --sn) {
-        if (s.is_schur(sn)) continue;
-        if (nrhs == 1) {
-            backward_node(s, num, sn, y, z, conj, op);
-            continue;
-        }
-        const idx f = s.front_rows(sn), w = s.width(sn), m = f - w, c0 = s.super_ptr[sn];
-        const V* panel = num.lx.data() + s.lx_ptr[sn];
-        const idx* r = s.rows.data() + s.rows_ptr[sn];
-        if (m > 0) {
-            for (idx k = 0; k < nrhs; ++k)
-                for (idx i = 0; i < m; ++i) work[i + k * m] = y[r[w + i] + k * n];
-            dense::gemm(CblasConjTrans, static_cast<int>(w), static_cast<int>(nrhs), static_cast<int>(m), V(-1),
-                        panel + w, static_cast<int>(f), work, static_cast<int>(m), V(1), y + c0, static_cast<int>(n));
-        }
-        dense::trsm(CblasLeft, CblasConjTrans, static_cast<int>(w), static_cast<int>(nrhs), panel, static_cast<int>(f),
-                    y + c0, static_cast<int>(n));
+        if (nrhs == 1) backward_node(s, num, sn, y, z, conj, op);
+        else backward_node_rhs(s, num, sn, y, nrhs, work);
     }
 }
 
