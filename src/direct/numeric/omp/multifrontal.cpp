@@ -544,10 +544,9 @@ private:
     std::atomic<unsigned> gen_{0};
 };
 
-// body(tid) on `threads` plain threads (the caller is tid 0), all sharing `barrier`.
+// body(tid) on `threads` plain threads (the caller is tid 0); one thread when no top node is a team node.
 template <class F>
-void on_team(int threads, SpinBarrier& barrier, F&& body) {
-    (void)barrier;
+void on_team(int threads, F&& body) {
     std::vector<std::thread> pool;
     for (int k = 1; k < threads; ++k) pool.emplace_back([&, k] { body(k); });
     body(0);
@@ -688,10 +687,11 @@ void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrh
         const bool lu = !num.ux.empty();
         std::vector<V> z, zt;
         std::vector<idx> blocks;
-        SpinBarrier bar(threads);
-        on_team(threads, bar, [&](int tid) {
+        const int team = std::any_of(s.top_nodes.begin(), s.top_nodes.end(), [&](idx sn) { return team_node(s, lu, sn); }) ? threads : 1;
+        SpinBarrier bar(team);
+        on_team(team, [&](int tid) {
             for (idx sn : s.top_nodes) {
-                if (team_node(s, lu, sn)) forward_node_team(s, num, sn, y, zt, blocks, tid, threads, bar);
+                if (team_node(s, lu, sn)) forward_node_team(s, num, sn, y, zt, blocks, tid, team, bar);
                 else if (tid == 0) forward_node(s, num, sn, y, s.front_rows(sn), static_cast<const idx*>(nullptr), static_cast<V*>(nullptr), z, op);
             }
         });
@@ -719,10 +719,11 @@ void backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nr
             const bool lu = !num.ux.empty();
             std::vector<V> z, zt;
             std::vector<idx> blocks;
-            SpinBarrier bar(threads);
-            on_team(threads, bar, [&](int tid) {
+            const int team = std::any_of(s.top_nodes.begin(), s.top_nodes.end(), [&](idx sn) { return team_node(s, lu, sn); }) ? threads : 1;
+            SpinBarrier bar(team);
+            on_team(team, [&](int tid) {
                 for (auto it = s.top_nodes.rbegin(); it != s.top_nodes.rend(); ++it) {
-                    if (team_node(s, lu, *it)) backward_node_team(s, num, *it, y, zt, blocks, conj, tid, threads, bar);
+                    if (team_node(s, lu, *it)) backward_node_team(s, num, *it, y, zt, blocks, conj, tid, team, bar);
                     else if (tid == 0) backward_node(s, num, *it, y, z, conj, op);
                 }
             });
