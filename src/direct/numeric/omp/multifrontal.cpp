@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <ranges>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -582,6 +583,21 @@ struct TeamNode {
           pv(num.piv.empty() ? nullptr : num.piv.data() + c0), ps(pv ? num.pivot_size.data() + c0 : nullptr) {}
 };
 
+// The top nodes in `nodes`' order: the team nodes by team(sn, tid, nt, barrier) on every thread, the others by
+// alone(sn) on tid 0 (no thread started when no node is a team node).
+template <class V, class Nodes, class Team, class Alone>
+void sweep_top(const Symbolic& s, const NumericFactor<V>& num, int threads, const Nodes& nodes, Team&& team, Alone&& alone) {
+    const bool lu = !num.ux.empty();
+    const int nt = std::any_of(nodes.begin(), nodes.end(), [&](idx sn) { return team_node(s, lu, sn); }) ? threads : 1;
+    SpinBarrier bar(nt);
+    on_team(nt, [&](int tid) {
+        for (idx sn : nodes) {
+            if (team_node(s, lu, sn)) team(sn, tid, nt, bar);
+            else if (tid == 0) alone(sn);
+        }
+    });
+}
+
 // Forward through a team node (every thread calls it; tid 0 gathers and scatters; z shared).
 template <class V>
 void forward_node_team(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, std::vector<V>& z, std::vector<idx>& blocks, int tid,
@@ -684,17 +700,11 @@ void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrh
             for (idx sn : s.top_nodes) forward_node_rhs(s, num, sn, y, nrhs, s.front_rows(sn), static_cast<const idx*>(nullptr), static_cast<V*>(nullptr), 0, work);
             return;
         }
-        const bool lu = !num.ux.empty();
         std::vector<V> z, zt;
         std::vector<idx> blocks;
-        const int team = std::any_of(s.top_nodes.begin(), s.top_nodes.end(), [&](idx sn) { return team_node(s, lu, sn); }) ? threads : 1;
-        SpinBarrier bar(team);
-        on_team(team, [&](int tid) {
-            for (idx sn : s.top_nodes) {
-                if (team_node(s, lu, sn)) forward_node_team(s, num, sn, y, zt, blocks, tid, team, bar);
-                else if (tid == 0) forward_node(s, num, sn, y, s.front_rows(sn), static_cast<const idx*>(nullptr), static_cast<V*>(nullptr), z, op);
-            }
-        });
+        sweep_top(
+            s, num, threads, s.top_nodes, [&](idx sn, int tid, int nt, SpinBarrier& bar) { forward_node_team(s, num, sn, y, zt, blocks, tid, nt, bar); },
+            [&](idx sn) { forward_node(s, num, sn, y, s.front_rows(sn), static_cast<const idx*>(nullptr), static_cast<V*>(nullptr), z, op); });
         return;
     }
     thread_local std::vector<V> z;
@@ -716,17 +726,12 @@ void backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nr
         if (nrhs > 1) {
             for (auto it = s.top_nodes.rbegin(); it != s.top_nodes.rend(); ++it) backward_node_rhs(s, num, *it, y, nrhs, work);
         } else {
-            const bool lu = !num.ux.empty();
             std::vector<V> z, zt;
             std::vector<idx> blocks;
-            const int team = std::any_of(s.top_nodes.begin(), s.top_nodes.end(), [&](idx sn) { return team_node(s, lu, sn); }) ? threads : 1;
-            SpinBarrier bar(team);
-            on_team(team, [&](int tid) {
-                for (auto it = s.top_nodes.rbegin(); it != s.top_nodes.rend(); ++it) {
-                    if (team_node(s, lu, *it)) backward_node_team(s, num, *it, y, zt, blocks, conj, tid, team, bar);
-                    else if (tid == 0) backward_node(s, num, *it, y, z, conj, op);
-                }
-            });
+            sweep_top(
+                s, num, threads, std::views::reverse(s.top_nodes),
+                [&](idx sn, int tid, int nt, SpinBarrier& bar) { backward_node_team(s, num, sn, y, zt, blocks, conj, tid, nt, bar); },
+                [&](idx sn) { backward_node(s, num, sn, y, z, conj, op); });
         }
         const idx rows = nrhs > 1 ? max_update_rows(s) : 0;
         const OneBlasThread one;
