@@ -223,6 +223,23 @@ void expect_thread_independent(const Csr<double, I>& a, Structure st, const std:
         if (first.empty()) first = x;
         EXPECT_TRUE(first == x);
     }
+    // Two right-hand sides (LLᵀ and LDLᵀ: BLAS per node over the same subtrees; LU: one at a time), without
+    // refinement: the same bits for any thread count, and each column the one-right-hand-side solution to rounding.
+    s.set_option("refinement_steps", "0");
+    std::vector<double> b2 = gigasparse::test::random_vector<double>(2 * a.nrows, 5), x1(b.size()), x2_first;
+    std::copy(b.begin(), b.end(), b2.begin());
+    s.solve(b, x1, 1, op);
+    for (const char* threads : {"1", "2", "3"}) {
+        SCOPED_TRACE(std::string("two right-hand sides, threads ") + threads);
+        s.set_option("threads", threads);
+        std::vector<double> x2(b2.size());
+        s.solve(b2, x2, 2, op);
+        if (x2_first.empty()) x2_first = x2;
+        EXPECT_TRUE(x2_first == x2);
+        double diff = 0, norm = 0;
+        for (std::size_t i = 0; i < x1.size(); ++i) diff = std::max(diff, std::abs(x1[i] - x2[i])), norm = std::max(norm, std::abs(x1[i]));
+        EXPECT_LE(diff, 1e-10 * norm);
+    }
 }
 
 // Dense boolean symbolic Cholesky of P A Pᵀ (pattern p already permuted): L(i, j) for i >= j.

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <ranges>
 #include <thread>
 #include <type_traits>
@@ -469,39 +470,88 @@ void on_workers(idx n, int threads, F&& body) {
 // The subtree order also with one thread, so the rounding does not depend on the thread count.
 bool parallel_sweep(const Symbolic& s) { return s.subtree_root.size() > 1 && s.factor_entries >= parallel_sweep_entries; }
 
-// Several right-hand sides of an LLᵀ factor (y: n x nrhs, ld n) through supernode sn with BLAS: x1 = L11⁻¹ y1 in
-// place, work = L21 x1 (m x nrhs), subtracted from y at the rows before i_out and from out (ld mr) at pos after.
+// LDLᵀ, several right-hand sides: the node's values in its pivot order (x1, w x nrhs, ld w) and L11 with a unit
+// diagonal and without the D entries of its 2×2 pivots (l11, w x w, strictly lower part), both in scratch.
 template <class V>
-void forward_node_rhs(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, idx nrhs, idx i_out, const idx* pos, V* out, idx mr, V* work) {
+struct LdltNodeRhs {
+    V* x1;
+    V* l11;
+    LdltNodeRhs(const V* panel, idx f, idx w, const std::int64_t* pv, const std::int8_t* ps, const V* y, idx n, idx c0, idx nrhs, std::vector<V>& scratch) {
+        scratch.resize(static_cast<std::size_t>(w * nrhs + w * w));
+        x1 = scratch.data();
+        l11 = x1 + w * nrhs;
+        for (idx k = 0; k < nrhs; ++k)
+            for (idx j = 0; j < w; ++j) x1[j + k * w] = y[c0 + pv[j] + k * n];
+        for (idx j = 0; j < w; ++j)
+            for (idx i = j + 1; i < w; ++i) l11[i + j * w] = ps[j] == 2 && i == j + 1 ? V(0) : panel[i + j * f];
+    }
+    void scatter(V* y, idx n, idx c0, idx w, idx nrhs, const std::int64_t* pv) const {
+        for (idx k = 0; k < nrhs; ++k)
+            for (idx j = 0; j < w; ++j) y[c0 + pv[j] + k * n] = x1[j + k * w];
+    }
+};
+
+// Several right-hand sides (y: n x nrhs, ld n) through supernode sn with BLAS, LLᵀ (in place on y) or LDLᵀ (num.piv:
+// through LdltNodeRhs): x1 = L11⁻¹ y1, work = L21 x1 (m x nrhs), subtracted from y at the rows before i_out and from
+// out (ld mr) at pos after.
+template <class V>
+void forward_node_rhs(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, idx nrhs, idx i_out, const idx* pos, V* out, idx mr, V* work,
+                      std::vector<V>& scratch) {
     if (s.is_schur(sn)) return;
     const idx n = s.n, f = s.front_rows(sn), w = s.width(sn), m = f - w, c0 = s.super_ptr[sn];
     const V* panel = num.lx.data() + s.lx_ptr[sn];
     const idx* r = s.rows.data() + s.rows_ptr[sn];
-    dense::trsm(CblasLeft, CblasNoTrans, static_cast<int>(w), static_cast<int>(nrhs), panel, static_cast<int>(f), y + c0, static_cast<int>(n));
-    if (m == 0) return;
-    dense::gemm(CblasNoTrans, static_cast<int>(m), static_cast<int>(nrhs), static_cast<int>(w), V(1), panel + w, static_cast<int>(f), y + c0,
-                static_cast<int>(n), V(0), work, static_cast<int>(m));
-    for (idx k = 0; k < nrhs; ++k) {
-        const V* wk = work + k * m - w;  // wk[i]: row i of the front
-        for (idx i = w; i < i_out; ++i) y[r[i] + k * n] -= wk[i];
-        for (idx i = i_out; i < f; ++i) out[pos[i - i_out] + k * mr] -= wk[i];
+    const std::int64_t* pv = num.piv.empty() ? nullptr : num.piv.data() + c0;
+    std::optional<LdltNodeRhs<V>> ld;
+    V* x1 = y + c0;
+    idx ldx = n;
+    if (pv) {
+        ld.emplace(panel, f, w, pv, num.pivot_size.data() + c0, y, n, c0, nrhs, scratch);
+        x1 = ld->x1, ldx = w;
+        dense::trsm_general(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, static_cast<int>(w), static_cast<int>(nrhs), ld->l11, static_cast<int>(w), x1,
+                            static_cast<int>(w));
+    } else {
+        dense::trsm(CblasLeft, CblasNoTrans, static_cast<int>(w), static_cast<int>(nrhs), panel, static_cast<int>(f), y + c0, static_cast<int>(n));
     }
+    if (m > 0) {
+        dense::gemm(CblasNoTrans, static_cast<int>(m), static_cast<int>(nrhs), static_cast<int>(w), V(1), panel + w, static_cast<int>(f), x1,
+                    static_cast<int>(ldx), V(0), work, static_cast<int>(m));
+        for (idx k = 0; k < nrhs; ++k) {
+            const V* wk = work + k * m - w;  // wk[i]: row i of the front
+            for (idx i = w; i < i_out; ++i) y[r[i] + k * n] -= wk[i];
+            for (idx i = i_out; i < f; ++i) out[pos[i - i_out] + k * mr] -= wk[i];
+        }
+    }
+    if (ld) ld->scatter(y, n, c0, w, nrhs, pv);
 }
 
-// Several right-hand sides backward through sn: y1 -= L21ᴴ y2 (gathered into work), x1 = L11⁻ᴴ y1.
+// Several right-hand sides backward through sn: x1 -= op(L21) y2 (y2 gathered into work), x1 = op(L11)⁻¹ x1; op: ᴴ
+// (LLᴴ; LDLᴴ with conj), ᵀ (complex symmetric LDLᵀ: conj false).
 template <class V>
-void backward_node_rhs(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, idx nrhs, V* work) {
+void backward_node_rhs(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, idx nrhs, bool conj, V* work, std::vector<V>& scratch) {
     if (s.is_schur(sn)) return;
     const idx n = s.n, f = s.front_rows(sn), w = s.width(sn), m = f - w, c0 = s.super_ptr[sn];
     const V* panel = num.lx.data() + s.lx_ptr[sn];
     const idx* r = s.rows.data() + s.rows_ptr[sn];
+    const std::int64_t* pv = num.piv.empty() ? nullptr : num.piv.data() + c0;
+    std::optional<LdltNodeRhs<V>> ld;
+    if (pv) ld.emplace(panel, f, w, pv, num.pivot_size.data() + c0, y, n, c0, nrhs, scratch);
+    V* x1 = ld ? ld->x1 : y + c0;
+    const idx ldx = ld ? w : n;
+    const CBLAS_TRANSPOSE op = pv && !conj ? CblasTrans : CblasConjTrans;
     if (m > 0) {
         for (idx k = 0; k < nrhs; ++k)
             for (idx i = 0; i < m; ++i) work[i + k * m] = y[r[w + i] + k * n];
-        dense::gemm(CblasConjTrans, static_cast<int>(w), static_cast<int>(nrhs), static_cast<int>(m), V(-1), panel + w, static_cast<int>(f), work,
-                    static_cast<int>(m), V(1), y + c0, static_cast<int>(n));
+        dense::gemm(op, static_cast<int>(w), static_cast<int>(nrhs), static_cast<int>(m), V(-1), panel + w, static_cast<int>(f), work, static_cast<int>(m),
+                    V(1), x1, static_cast<int>(ldx));
     }
-    dense::trsm(CblasLeft, CblasConjTrans, static_cast<int>(w), static_cast<int>(nrhs), panel, static_cast<int>(f), y + c0, static_cast<int>(n));
+    if (ld) {
+        dense::trsm_general(CblasLeft, CblasLower, op, CblasUnit, static_cast<int>(w), static_cast<int>(nrhs), ld->l11, static_cast<int>(w), x1,
+                            static_cast<int>(w));
+        ld->scatter(y, n, c0, w, nrhs, pv);
+    } else {
+        dense::trsm(CblasLeft, CblasConjTrans, static_cast<int>(w), static_cast<int>(nrhs), panel, static_cast<int>(f), y + c0, static_cast<int>(n));
+    }
 }
 
 // The subtree workers call BLAS each on one thread (restored after).
@@ -667,17 +717,18 @@ template <class V>
 void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs, V* work, int threads, Transpose op) {
     // Per supernode: x1 = L11⁻¹ y1; y2 -= L21 x1 (scattered through the row list).
     const idx n = s.n;
-    if (!num.piv.empty() && nrhs > 1) {  // LDLᵀ, LU: one right-hand side at a time
+    if (!num.ux.empty() && nrhs > 1) {  // LU: one right-hand side at a time
         for (idx k = 0; k < nrhs; ++k) forward_sweep(s, num, y + k * n, 1, work, threads, op);
         return;
     }
+    std::vector<V> scratch;  // LDLᵀ, several right-hand sides: a node's values and unit L11
     if (parallel_sweep(s)) {
         const idx nsub = static_cast<idx>(s.subtree_root.size()), rows = nrhs > 1 ? max_update_rows(s) : 0;
         std::vector<std::vector<V>> outside(static_cast<std::size_t>(nsub));
         {
             const OneBlasThread one;
             on_workers(nsub, threads, [&](idx t) {
-                thread_local std::vector<V> z;
+                thread_local std::vector<V> z, zs;
                 const idx root = s.subtree_root[t], mr = s.front_rows(root) - s.width(root);
                 outside[t].assign(static_cast<std::size_t>(mr * nrhs), V(0));  // the rows outside the subtree (ld mr)
                 z.resize(static_cast<std::size_t>(rows * nrhs));
@@ -685,7 +736,7 @@ void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrh
                     const idx sn = s.subtree_nodes[q];
                     const idx i_out = s.front_rows(sn) - (s.sweep_out_ptr[q + 1] - s.sweep_out_ptr[q]);  // the rows from i_out are outside
                     const idx* pos = s.sweep_out_pos.data() + s.sweep_out_ptr[q];
-                    if (nrhs > 1) forward_node_rhs(s, num, sn, y, nrhs, i_out, pos, outside[t].data(), mr, z.data());
+                    if (nrhs > 1) forward_node_rhs(s, num, sn, y, nrhs, i_out, pos, outside[t].data(), mr, z.data(), zs);
                     else forward_node(s, num, sn, y, i_out, pos, outside[t].data(), z, op);
                 }
             });
@@ -697,7 +748,8 @@ void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrh
                 for (idx i = 0; i < mr; ++i) y[rr[i] + k * n] += outside[t][static_cast<std::size_t>(i + k * mr)];
         }
         if (nrhs > 1) {
-            for (idx sn : s.top_nodes) forward_node_rhs(s, num, sn, y, nrhs, s.front_rows(sn), static_cast<const idx*>(nullptr), static_cast<V*>(nullptr), 0, work);
+            for (idx sn : s.top_nodes)
+                forward_node_rhs(s, num, sn, y, nrhs, s.front_rows(sn), static_cast<const idx*>(nullptr), static_cast<V*>(nullptr), 0, work, scratch);
             return;
         }
         std::vector<V> z, zt;
@@ -710,7 +762,7 @@ void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrh
     thread_local std::vector<V> z;
     for (idx sn = 0; sn < s.nsuper; ++sn) {
         if (nrhs == 1) forward_node(s, num, sn, y, s.front_rows(sn), static_cast<const idx*>(nullptr), static_cast<V*>(nullptr), z, op);
-        else forward_node_rhs(s, num, sn, y, nrhs, s.front_rows(sn), static_cast<const idx*>(nullptr), static_cast<V*>(nullptr), 0, work);
+        else forward_node_rhs(s, num, sn, y, nrhs, s.front_rows(sn), static_cast<const idx*>(nullptr), static_cast<V*>(nullptr), 0, work, scratch);
     }
 }
 
@@ -718,13 +770,14 @@ template <class V>
 void backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs, V* work, int threads, bool conj, Transpose op) {
     // Per supernode, root first: y1 -= L21ᴴ y2 (gathered); x1 = L11⁻ᴴ y1.
     const idx n = s.n;
-    if (!num.piv.empty() && nrhs > 1) {  // LDLᵀ, LU: one right-hand side at a time
+    if (!num.ux.empty() && nrhs > 1) {  // LU: one right-hand side at a time
         for (idx k = 0; k < nrhs; ++k) backward_sweep(s, num, y + k * n, 1, work, threads, conj, op);
         return;
     }
+    std::vector<V> scratch;  // LDLᵀ, several right-hand sides: a node's values and unit L11
     if (parallel_sweep(s)) {
         if (nrhs > 1) {
-            for (auto it = s.top_nodes.rbegin(); it != s.top_nodes.rend(); ++it) backward_node_rhs(s, num, *it, y, nrhs, work);
+            for (auto it = s.top_nodes.rbegin(); it != s.top_nodes.rend(); ++it) backward_node_rhs(s, num, *it, y, nrhs, conj, work, scratch);
         } else {
             std::vector<V> z, zt;
             std::vector<idx> blocks;
@@ -736,10 +789,10 @@ void backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nr
         const idx rows = nrhs > 1 ? max_update_rows(s) : 0;
         const OneBlasThread one;
         on_workers(static_cast<idx>(s.subtree_root.size()), threads, [&](idx t) {
-            thread_local std::vector<V> zt;
+            thread_local std::vector<V> zt, zs;
             zt.resize(static_cast<std::size_t>(rows * nrhs));
             for (idx q = s.subtree_ptr[t + 1] - 1; q >= s.subtree_ptr[t]; --q) {
-                if (nrhs > 1) backward_node_rhs(s, num, s.subtree_nodes[q], y, nrhs, zt.data());
+                if (nrhs > 1) backward_node_rhs(s, num, s.subtree_nodes[q], y, nrhs, conj, zt.data(), zs);
                 else backward_node(s, num, s.subtree_nodes[q], y, zt, conj, op);
             }
         });
@@ -748,7 +801,7 @@ void backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nr
     thread_local std::vector<V> z;
     for (idx sn = s.nsuper - 1; sn >= 0; --sn) {
         if (nrhs == 1) backward_node(s, num, sn, y, z, conj, op);
-        else backward_node_rhs(s, num, sn, y, nrhs, work);
+        else backward_node_rhs(s, num, sn, y, nrhs, conj, work, scratch);
     }
 }
 
