@@ -470,6 +470,19 @@ void on_workers(idx n, int threads, F&& body) {
 // The subtree order also with one thread, so the rounding does not depend on the thread count.
 bool parallel_sweep(const Symbolic& s) { return s.subtree_root.size() > 1 && s.factor_entries >= parallel_sweep_entries; }
 
+// A node's sizes and arrays for the sweeps: rows, panel, and (LDLᵀ, LU) its pivoting.
+template <class V>
+struct NodeArrays {
+    idx f, w, c0;
+    const V* panel;
+    const idx* r;
+    const std::int64_t* pv;
+    const std::int8_t* ps;
+    NodeArrays(const Symbolic& s, const NumericFactor<V>& num, idx sn)
+        : f(s.front_rows(sn)), w(s.width(sn)), c0(s.super_ptr[sn]), panel(num.lx.data() + s.lx_ptr[sn]), r(s.rows.data() + s.rows_ptr[sn]),
+          pv(num.piv.empty() ? nullptr : num.piv.data() + c0), ps(pv ? num.pivot_size.data() + c0 : nullptr) {}
+};
+
 // LDLᵀ, several right-hand sides: the node's values in its pivot order (x1, w x nrhs, ld w) and L11 with a unit
 // diagonal and without the D entries of its 2×2 pivots (l11, w x w, strictly lower part), both in scratch.
 template <class V>
@@ -498,15 +511,13 @@ template <class V>
 void forward_node_rhs(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, idx nrhs, idx i_out, const idx* pos, V* out, idx mr, V* work,
                       std::vector<V>& scratch) {
     if (s.is_schur(sn)) return;
-    const idx n = s.n, f = s.front_rows(sn), w = s.width(sn), m = f - w, c0 = s.super_ptr[sn];
-    const V* panel = num.lx.data() + s.lx_ptr[sn];
-    const idx* r = s.rows.data() + s.rows_ptr[sn];
-    const std::int64_t* pv = num.piv.empty() ? nullptr : num.piv.data() + c0;
+    const auto [f, w, c0, panel, r, pv, ps] = NodeArrays<V>(s, num, sn);
+    const idx n = s.n, m = f - w;
     std::optional<LdltNodeRhs<V>> ld;
     V* x1 = y + c0;
     idx ldx = n;
     if (pv) {
-        ld.emplace(panel, f, w, pv, num.pivot_size.data() + c0, y, n, c0, nrhs, scratch);
+        ld.emplace(panel, f, w, pv, ps, y, n, c0, nrhs, scratch);
         x1 = ld->x1, ldx = w;
         dense::trsm_general(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, static_cast<int>(w), static_cast<int>(nrhs), ld->l11, static_cast<int>(w), x1,
                             static_cast<int>(w));
@@ -530,12 +541,10 @@ void forward_node_rhs(const Symbolic& s, const NumericFactor<V>& num, idx sn, V*
 template <class V>
 void backward_node_rhs(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, idx nrhs, bool conj, V* work, std::vector<V>& scratch) {
     if (s.is_schur(sn)) return;
-    const idx n = s.n, f = s.front_rows(sn), w = s.width(sn), m = f - w, c0 = s.super_ptr[sn];
-    const V* panel = num.lx.data() + s.lx_ptr[sn];
-    const idx* r = s.rows.data() + s.rows_ptr[sn];
-    const std::int64_t* pv = num.piv.empty() ? nullptr : num.piv.data() + c0;
+    const auto [f, w, c0, panel, r, pv, ps] = NodeArrays<V>(s, num, sn);
+    const idx n = s.n, m = f - w;
     std::optional<LdltNodeRhs<V>> ld;
-    if (pv) ld.emplace(panel, f, w, pv, num.pivot_size.data() + c0, y, n, c0, nrhs, scratch);
+    if (pv) ld.emplace(panel, f, w, pv, ps, y, n, c0, nrhs, scratch);
     V* x1 = ld ? ld->x1 : y + c0;
     const idx ldx = ld ? w : n;
     const CBLAS_TRANSPOSE op = pv && !conj ? CblasTrans : CblasConjTrans;
@@ -620,19 +629,6 @@ void team_blocks(idx w, const std::int8_t* psize, std::vector<idx>& b) {
     }
 }
 
-// A team node's sizes and arrays: rows, panel, and (LDLᵀ) its pivoting.
-template <class V>
-struct TeamNode {
-    idx f, w, c0;
-    const V* panel;
-    const idx* r;
-    const std::int64_t* pv;
-    const std::int8_t* ps;
-    TeamNode(const Symbolic& s, const NumericFactor<V>& num, idx sn)
-        : f(s.front_rows(sn)), w(s.width(sn)), c0(s.super_ptr[sn]), panel(num.lx.data() + s.lx_ptr[sn]), r(s.rows.data() + s.rows_ptr[sn]),
-          pv(num.piv.empty() ? nullptr : num.piv.data() + c0), ps(pv ? num.pivot_size.data() + c0 : nullptr) {}
-};
-
 // The top nodes in `nodes`' order: the team nodes by team(sn, tid, nt, barrier) on every thread, the others by
 // alone(sn) on tid 0 (no thread started when no node is a team node).
 template <class V, class Nodes, class Team, class Alone>
@@ -652,7 +648,7 @@ void sweep_top(const Symbolic& s, const NumericFactor<V>& num, int threads, cons
 template <class V>
 void forward_node_team(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, std::vector<V>& z, std::vector<idx>& blocks, int tid,
                        int nt, SpinBarrier& bar) {
-    const auto [f, w, c0, panel, r, pv, ps] = TeamNode<V>(s, num, sn);
+    const auto [f, w, c0, panel, r, pv, ps] = NodeArrays<V>(s, num, sn);
     if (tid == 0) {
         z.resize(static_cast<std::size_t>(f));
         for (idx j = 0; j < w; ++j) z[j] = y[c0 + (pv ? pv[j] : j)];
@@ -681,7 +677,7 @@ void forward_node_team(const Symbolic& s, const NumericFactor<V>& num, idx sn, V
 template <class V>
 void backward_node_team(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, std::vector<V>& z, std::vector<idx>& blocks, bool conj,
                         int tid, int nt, SpinBarrier& bar) {
-    const auto [f, w, c0, panel, r, pv, ps] = TeamNode<V>(s, num, sn);
+    const auto [f, w, c0, panel, r, pv, ps] = NodeArrays<V>(s, num, sn);
     if (tid == 0) {
         z.resize(static_cast<std::size_t>(f));
         for (idx i = w; i < f; ++i) z[i] = y[r[i]];
