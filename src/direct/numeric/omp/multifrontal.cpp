@@ -504,9 +504,10 @@ struct LdltNodeRhs {
     }
 };
 
-// Several right-hand sides (y: n x nrhs, ld n) through supernode sn with BLAS, LLᵀ (in place on y) or LDLᵀ (num.piv:
-// through LdltNodeRhs): x1 = L11⁻¹ y1, work = L21 x1 (m x nrhs), subtracted from y at the rows before i_out and from
-// out (ld mr) at pos after.
+// Several right-hand sides (y: n x nrhs, ld n) through supernode sn with BLAS, LLᵀ (in place on y), LDLᵀ (num.piv:
+// through LdltNodeRhs) or LU (num.ux; A x = b only: the node's values gathered through its pivoting, unit L11 read
+// from the panel, left in pivoted order as forward_node does): x1 = L11⁻¹ y1, work = L21 x1 (m x nrhs), subtracted
+// from y at the rows before i_out and from out (ld mr) at pos after.
 template <class V>
 void forward_node_rhs(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, idx nrhs, idx i_out, const idx* pos, V* out, idx mr, V* work,
                       std::vector<V>& scratch) {
@@ -516,7 +517,15 @@ void forward_node_rhs(const Symbolic& s, const NumericFactor<V>& num, idx sn, V*
     std::optional<LdltNodeRhs<V>> ld;
     V* x1 = y + c0;
     idx ldx = n;
-    if (pv) {
+    const bool lu = pv && !num.ux.empty();
+    if (lu) {
+        scratch.resize(static_cast<std::size_t>(w * nrhs));
+        x1 = scratch.data(), ldx = w;
+        for (idx k = 0; k < nrhs; ++k)
+            for (idx j = 0; j < w; ++j) x1[j + k * w] = y[c0 + pv[j] + k * n];
+        dense::trsm_general(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, static_cast<int>(w), static_cast<int>(nrhs), panel, static_cast<int>(f), x1,
+                            static_cast<int>(w));
+    } else if (pv) {
         ld.emplace(panel, f, w, pv, ps, y, n, c0, nrhs, scratch);
         x1 = ld->x1, ldx = w;
         dense::trsm_general(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, static_cast<int>(w), static_cast<int>(nrhs), ld->l11, static_cast<int>(w), x1,
@@ -534,6 +543,8 @@ void forward_node_rhs(const Symbolic& s, const NumericFactor<V>& num, idx sn, V*
         }
     }
     if (ld) ld->scatter(y, n, c0, w, nrhs, pv);
+    if (lu)  // in pivoted order
+        for (idx k = 0; k < nrhs; ++k) std::copy(x1 + k * w, x1 + (k + 1) * w, y + c0 + k * n);
 }
 
 // Several right-hand sides backward through sn: x1 -= op(L21) y2 (y2 gathered into work), x1 = op(L11)⁻¹ x1; op: ᴴ
@@ -543,6 +554,17 @@ void backward_node_rhs(const Symbolic& s, const NumericFactor<V>& num, idx sn, V
     if (s.is_schur(sn)) return;
     const auto [f, w, c0, panel, r, pv, ps] = NodeArrays<V>(s, num, sn);
     const idx n = s.n, m = f - w;
+    if (!num.ux.empty()) {  // LU, A x = b: x1 = U11⁻¹ (x1 - U12 y2), U12ᵀ in the U panel's rows w..f, in place on y
+        if (m > 0) {
+            for (idx k = 0; k < nrhs; ++k)
+                for (idx i = 0; i < m; ++i) work[i + k * m] = y[r[w + i] + k * n];
+            dense::gemm(CblasTrans, static_cast<int>(w), static_cast<int>(nrhs), static_cast<int>(m), V(-1), num.ux.data() + s.lx_ptr[sn] + w,
+                        static_cast<int>(f), work, static_cast<int>(m), V(1), y + c0, static_cast<int>(n));
+        }
+        dense::trsm_general(CblasLeft, CblasUpper, CblasNoTrans, CblasNonUnit, static_cast<int>(w), static_cast<int>(nrhs), panel, static_cast<int>(f),
+                            y + c0, static_cast<int>(n));
+        return;
+    }
     std::optional<LdltNodeRhs<V>> ld;
     if (pv) ld.emplace(panel, f, w, pv, ps, y, n, c0, nrhs, scratch);
     V* x1 = ld ? ld->x1 : y + c0;
@@ -713,7 +735,7 @@ template <class V>
 void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs, V* work, int threads, Transpose op) {
     // Per supernode: x1 = L11⁻¹ y1; y2 -= L21 x1 (scattered through the row list).
     const idx n = s.n;
-    if (!num.ux.empty() && nrhs > 1) {  // LU: one right-hand side at a time
+    if (!num.ux.empty() && op != Transpose::none && nrhs > 1) {  // LU, transposed systems: one right-hand side at a time
         for (idx k = 0; k < nrhs; ++k) forward_sweep(s, num, y + k * n, 1, work, threads, op);
         return;
     }
@@ -766,7 +788,7 @@ template <class V>
 void backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs, V* work, int threads, bool conj, Transpose op) {
     // Per supernode, root first: y1 -= L21ᴴ y2 (gathered); x1 = L11⁻ᴴ y1.
     const idx n = s.n;
-    if (!num.ux.empty() && nrhs > 1) {  // LU: one right-hand side at a time
+    if (!num.ux.empty() && op != Transpose::none && nrhs > 1) {  // LU, transposed systems: one right-hand side at a time
         for (idx k = 0; k < nrhs; ++k) backward_sweep(s, num, y + k * n, 1, work, threads, conj, op);
         return;
     }
