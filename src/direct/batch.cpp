@@ -13,6 +13,8 @@
 #include <gigasparse/core/error.hpp>
 #include <gigasparse/direct/batch.hpp>
 
+#include "direct/numeric/dense.hpp"
+
 namespace gigasparse::direct {
 
 template <class V, class I>
@@ -93,8 +95,7 @@ void BatchDirectSolver<V, I>::for_items(F&& body) {
     const std::int64_t threads_opt = std::stoll(proto_.get_option("threads"));
     const int threads = threads_opt > 0 ? static_cast<int>(threads_opt) : omp_get_max_threads();
     for (auto& it : items_) it.set_option("threads", "1");
-    const int blas_threads = openblas_get_num_threads();
-    openblas_set_num_threads(1);
+    const dense::OneBlasThread one_blas_thread;
     std::atomic<std::int64_t> next{0};
     std::exception_ptr error;
     std::atomic<bool> failed{false};
@@ -111,7 +112,6 @@ void BatchDirectSolver<V, I>::for_items(F&& body) {
     for (int k = 1; k < std::min<std::int64_t>(threads, count); ++k) pool.emplace_back(worker);
     worker();
     for (auto& th : pool) th.join();
-    openblas_set_num_threads(blas_threads);
     for (auto& it : items_) it.set_option("threads", std::to_string(threads_opt));
     if (error) std::rethrow_exception(error);
 }

@@ -34,6 +34,16 @@ void zgetrs_(const char* t, const int* n, const int* nrhs, const void* a, const 
 
 namespace gigasparse::direct::dense {
 
+// OpenBLAS on one thread while the guard lives (the caller's threads are the parallelism), the previous count
+// restored after, also when an exception leaves the scope.
+struct OneBlasThread {
+    const int saved = openblas_get_num_threads();
+    OneBlasThread() { openblas_set_num_threads(1); }
+    ~OneBlasThread() { openblas_set_num_threads(saved); }
+    OneBlasThread(const OneBlasThread&) = delete;
+    OneBlasThread& operator=(const OneBlasThread&) = delete;
+};
+
 using cf = std::complex<float>;
 using cd = std::complex<double>;
 

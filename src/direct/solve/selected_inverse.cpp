@@ -127,13 +127,11 @@ void DirectSolver<V, I>::for_each_node_root_first(F&& node) const {
     // The nodes above the parallel subtrees first (root first, the BLAS on its threads), then the subtrees side
     // by side, each from its root down (a node reads only its ancestors' Z panels; the BLAS on one thread).
     for (auto it = s.top_nodes.rbegin(); it != s.top_nodes.rend(); ++it) node(*it);
-    const int blas_threads = openblas_get_num_threads();
-    openblas_set_num_threads(1);
+    const dense::OneBlasThread one;
     const idx nsub = static_cast<idx>(s.subtree_root.size());
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (idx q = 0; q < nsub; ++q)
         for (idx k = s.subtree_ptr[q + 1] - 1; k >= s.subtree_ptr[q]; --k) node(s.subtree_nodes[k]);
-    openblas_set_num_threads(blas_threads);
 }
 
 template <class V, class I>

@@ -327,8 +327,7 @@ Status factor_multifrontal(const Symbolic& s, NumericFactor<V>& num, std::span<c
     // Every BLAS call below is single-threaded: the parallelism is ours (subtrees on worker threads,
     // tiles of the large fronts on a TaskPool), so the result does not depend on the thread count and
     // no BLAS thread team competes with our threads.
-    const int blas_threads = openblas_get_num_threads();
-    openblas_set_num_threads(1);
+    const dense::OneBlasThread one_blas_thread;
     const int threads = std::max(prm.threads, 1);
     const idx nsub = static_cast<idx>(s.subtree_root.size());
     if (nsub > 0) {
@@ -359,7 +358,6 @@ Status factor_multifrontal(const Symbolic& s, NumericFactor<V>& num, std::span<c
         TaskPool top_pool(large ? threads : 1);
         factor_sequence(s, num, a, s.top_nodes, top_pool, prm);
     }
-    openblas_set_num_threads(blas_threads);
     for (idx sn = 0; sn < s.nsuper; ++sn)
         if (num.info[sn] != 0) {
             idx col = s.super_ptr[sn] + num.info[sn] - 1;
@@ -585,15 +583,6 @@ void backward_node_rhs(const Symbolic& s, const NumericFactor<V>& num, idx sn, V
     }
 }
 
-// The subtree workers call BLAS each on one thread (restored after).
-struct OneBlasThread {
-    const int saved = openblas_get_num_threads();
-    OneBlasThread() { openblas_set_num_threads(1); }
-    ~OneBlasThread() { openblas_set_num_threads(saved); }
-    OneBlasThread(const OneBlasThread&) = delete;
-    OneBlasThread& operator=(const OneBlasThread&) = delete;
-};
-
 // The top nodes of a parallel sweep (above the subtrees: the separators of a 3D problem, about half of its
 // factor) are swept by a team of `threads` plain threads: each large LLᵀ / LDLᵀ node in column blocks of
 // team_block columns (2×2 pivots kept whole), one thread through the block's triangle, then all of them
@@ -744,7 +733,7 @@ void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrh
         const idx nsub = static_cast<idx>(s.subtree_root.size()), rows = nrhs > 1 ? max_update_rows(s) : 0;
         std::vector<std::vector<V>> outside(static_cast<std::size_t>(nsub));
         {
-            const OneBlasThread one;
+            const dense::OneBlasThread one;
             on_workers(nsub, threads, [&](idx t) {
                 thread_local std::vector<V> z, zs;
                 const idx root = s.subtree_root[t], mr = s.front_rows(root) - s.width(root);
@@ -805,7 +794,7 @@ void backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nr
                 [&](idx sn) { backward_node(s, num, sn, y, z, conj, op); });
         }
         const idx rows = nrhs > 1 ? max_update_rows(s) : 0;
-        const OneBlasThread one;
+        const dense::OneBlasThread one;
         on_workers(static_cast<idx>(s.subtree_root.size()), threads, [&](idx t) {
             thread_local std::vector<V> zt, zs;
             zt.resize(static_cast<std::size_t>(rows * nrhs));
