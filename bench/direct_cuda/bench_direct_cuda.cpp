@@ -120,7 +120,7 @@ struct Variant {
     std::string factor_status;        // dr::to_string(Status) of the factorizations
     double first_s = -1, best_s = -1;
     std::vector<double> runs_s;       // the refactorizations
-    double gpu_fronts = 0, gpu_flops = 0, gpu_bytes = 0, gpu_seconds = 0;
+    double gpu_fronts = 0, gpu_flops = 0, gpu_bytes = 0, gpu_seconds = 0, gpu_kept_blocks = 0, gpu_kept_bytes = 0, gpu_peak_bytes = 0;
     std::int64_t expected_gpu_fronts = 0;
     double expected_gpu_flops = 0;
     std::string solve_status = "not run";  // "ok", "failed: ...", or why there was no solve
@@ -344,6 +344,9 @@ void run_variant(Solver& s, const Mat& a, const std::vector<V>& b, Variant& v, i
             v.gpu_flops = s.result("gpu_flops");
             v.gpu_bytes = s.result("gpu_bytes");
             v.gpu_seconds = s.result("gpu_seconds");
+            v.gpu_kept_blocks = s.result("gpu_kept_blocks");
+            v.gpu_kept_bytes = s.result("gpu_kept_bytes");
+            v.gpu_peak_bytes = s.result("gpu_peak_bytes");
         }
         v.status = "ok";
         if (st != dr::Status::success) {
@@ -527,12 +530,12 @@ std::string summary(const Run& run, bool finished) {
                                       : "not run (" + run.cudss.error() + ")")
       << "\n";
     t << "columns: GFLOP = sum c_j^2 / 1e9; cpu / cuda@T: best factorization seconds (cuda@T: fronts of >= T rows on the GPU; npd: not positive definite);"
-      << " fronts, %flops: on the GPU at the best T; res: solve residual ||b-Ax||/||b|| (cuda: the worst T); * mismatch; *_indef: LDL^T (structure"
+      << " fronts, %flops, GB bus (copied between host and GPU), kept (contribution blocks passed to their parent on the GPU): at the best T; res: solve residual ||b-Ax||/||b|| (cuda: the worst T); * mismatch; *_indef: LDL^T (structure"
       << " sym) of the Laplacian shifted by -" << fmt("%g", indefinite_shift) << ", *_unsym: LU (structure gen) of the Laplacian with its upper entries x "
       << fmt("%g", unsymmetric_scale) << "; LDL^T: F11 on the host and the rows below on the GPU, LU: the whole front on the GPU\n";
     t << fmt("%-20s %9s %10s %9s %6s %8s", "case", "n", "nnz(L)", "GFLOP", "front", "cpu s");
     for (const std::int64_t th : thresholds) t << fmt(" %9s", ("cuda@" + std::to_string(th)).c_str());
-    t << fmt(" %6s %6s %6s %8s %8s %8s %8s %8s %9s\n", "best", "fronts", "%flops", "speedup", "res cpu", "res cuda", "cudss s", "vs cudss", "res cudss");
+    t << fmt(" %6s %6s %6s %7s %5s %8s %8s %8s %8s %8s %9s\n", "best", "fronts", "%flops", "GB bus", "kept", "speedup", "res cpu", "res cuda", "cudss s", "vs cudss", "res cudss");
     for (const Case& c : run.cases) {
         t << fmt("%-20s %9lld ", c.name.substr(0, 20).c_str(), static_cast<long long>(c.n));
         if (c.status != "ok") {
@@ -551,8 +554,9 @@ std::string summary(const Run& run, bool finished) {
         const Variant* g = c.best_cuda();
         const Variant* cp = c.cpu();
         const std::string cudss_s = !c.cudss.ok() ? (c.cudss.status == "not run" ? "-" : "FAILED") : c.cudss.info != 0 ? "info" + std::to_string(c.cudss.info) : fmt("%.3f", c.cudss.best_s);
-        t << fmt(" %6s %6s %6s %8s %8s %8s %8s %8s %9s\n", g ? std::to_string(g->gpu_front_rows).c_str() : "-", g ? fmt("%.0f", g->gpu_fronts).c_str() : "-",
-                 g && c.flops > 0 ? fmt("%.1f", 100.0 * g->gpu_flops / c.flops).c_str() : "-", c.speedup() > 0 ? fmt("%.2fx", c.speedup()).c_str() : "-",
+        t << fmt(" %6s %6s %6s %7s %5s %8s %8s %8s %8s %8s %9s\n", g ? std::to_string(g->gpu_front_rows).c_str() : "-", g ? fmt("%.0f", g->gpu_fronts).c_str() : "-",
+                 g && c.flops > 0 ? fmt("%.1f", 100.0 * g->gpu_flops / c.flops).c_str() : "-", g ? fmt("%.2f", g->gpu_bytes * 1e-9).c_str() : "-",
+                 g ? fmt("%.0f", g->gpu_kept_blocks).c_str() : "-", c.speedup() > 0 ? fmt("%.2fx", c.speedup()).c_str() : "-",
                  cp && cp->solved() ? sci(cp->info.residual).c_str() : "-", worst == -1 ? "-" : (sci(worst) + (any_mismatch ? "*" : "")).c_str(),
                  (cudss_s + (c.cudss_mismatch.empty() ? "" : "*")).c_str(), c.speedup_vs_cudss() > 0 ? fmt("%.2fx", c.speedup_vs_cudss()).c_str() : "-",
                  c.cudss_residual < 0 ? "-" : sci(c.cudss_residual).c_str());
@@ -597,7 +601,8 @@ Json variant_json(const Case& c, const Variant& v) {
     if (v.backend == "cuda") {
         j.set("gpu_fronts", v.gpu_fronts).set("expected_gpu_fronts", v.expected_gpu_fronts).set("gpu_flops", v.gpu_flops);
         j.set("expected_gpu_flops", v.expected_gpu_flops).set("gpu_flop_fraction", c.flops > 0 ? v.gpu_flops / c.flops : 0.0);
-        j.set("gpu_bytes", v.gpu_bytes).set("gpu_seconds", v.gpu_seconds);
+        j.set("gpu_bytes", v.gpu_bytes).set("gpu_seconds", v.gpu_seconds).set("gpu_kept_blocks", v.gpu_kept_blocks);
+        j.set("gpu_kept_bytes", v.gpu_kept_bytes).set("gpu_peak_bytes", v.gpu_peak_bytes);
         j.set("speedup_vs_cpu", c.cpu() && c.cpu()->timed() && v.timed() ? c.cpu()->best_s / v.best_s : 0.0);
     }
     Json s;

@@ -588,6 +588,9 @@ Status DirectSolver<V, I>::run_numeric() {
         gpu_bytes_ = static_cast<double>(g.bytes);
         gpu_seconds_ = g.seconds;
         gpu_host_f11_ = static_cast<double>(g.host_f11);
+        gpu_kept_ = static_cast<double>(g.kept);
+        gpu_kept_bytes_ = static_cast<double>(g.kept_bytes);
+        gpu_peak_bytes_ = static_cast<double>(g.peak_bytes);
     }
     if (fail != -1 && ldlt()) fail = pivot_source(fail);  // pivoted -> analysis position
     failing_column_ = fail == -1 ? -1 : sym_->perm[fail];

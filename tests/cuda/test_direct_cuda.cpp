@@ -35,13 +35,48 @@ namespace dr = gigasparse::direct;
 
 namespace {
 
-// The offload under test: the simulator's build of the GPU class, or the library's (a real device).
-std::unique_ptr<dr::FrontOffload> make_offload() {
+// The offload under test: the simulator's build of the GPU class, or the library's (a real device); budget_bytes
+// as GpuFrontOffload's (-1: the device's free memory).
+std::unique_ptr<dr::FrontOffload> make_offload(std::int64_t budget_bytes = -1) {
 #ifdef GIGASPARSE_CUDA_SIM
-    return std::make_unique<gs::cuda::GpuFrontOffload>(0);
+    return std::make_unique<gs::cuda::GpuFrontOffload>(0, budget_bytes);
 #else
-    return dr::make_gpu_front_offload(0);
+    return dr::make_gpu_front_offload(0, budget_bytes);
 #endif
+}
+
+// The fronts factor_multifrontal hands to the offload (real values, at least prm.offload_rows rows, LDLᵀ with rows
+// below F11, not the Schur complement), and of those the ones whose parent goes there too: their contribution
+// blocks stay on the device when it has room.
+struct OffloadCounts {
+    std::int64_t fronts = 0, kept = 0;
+};
+OffloadCounts offload_counts(const dr::Symbolic& sym, const dr::NumericParams& prm) {
+    const auto offloaded = [&](dr::idx sn) {
+        const dr::idx f = sym.front_rows(sn);
+        return f >= prm.offload_rows && !(prm.ldlt && f == sym.width(sn)) && !sym.is_schur(sn);
+    };
+    OffloadCounts c;
+    for (dr::idx sn = 0; sn < sym.nsuper; ++sn) {
+        if (!offloaded(sn)) continue;
+        ++c.fronts;
+        c.kept += sym.sn_parent[sn] >= 0 && offloaded(sym.sn_parent[sn]);
+    }
+    return c;
+}
+
+// After a factorization nothing stays on the device.
+void expect_nothing_resident(const dr::Symbolic& sym, const dr::FrontOffload& off) {
+    dr::idx resident = 0;
+    for (dr::idx sn = 0; sn < sym.nsuper; ++sn) resident += off.resident(sn);
+    EXPECT_EQ(resident, 0) << "contribution blocks left on the device after the factorization";
+}
+
+// A front on its own (no children, nothing kept).
+dr::OffloadFront front(std::int64_t f, std::int64_t w) {
+    dr::OffloadFront fr;
+    fr.f = f, fr.w = w;
+    return fr;
 }
 
 // A random SPD front of f rows, w fully summed columns: panel (f x w, ld f) and contribution block (m x m).
@@ -106,7 +141,7 @@ TEST(CudaDirect, OffloadedFrontMatchesTheHost) {
         std::vector<double> p, c, p2, c2;
         random_front(sh.f, sh.w, 7, p, c);
         p2 = p, c2 = c;
-        ASSERT_EQ(off->factor(sh.f, sh.w, p.data(), c.data()), 0);
+        ASSERT_EQ(off->factor(front(sh.f, sh.w), p.data(), c.data()), 0);
         ASSERT_EQ(host_front(sh.f, sh.w, p2.data(), c2.data()), 0);
         EXPECT_LE(gs::test::lower_rel_diff(p, p2, sh.f, sh.w), 1e-13);
         if (m > 0) {
@@ -115,7 +150,7 @@ TEST(CudaDirect, OffloadedFrontMatchesTheHost) {
         std::vector<float> pf, cf, pf2, cf2;
         random_front(sh.f, sh.w, 8, pf, cf);
         pf2 = pf, cf2 = cf;
-        ASSERT_EQ(off->factor(sh.f, sh.w, pf.data(), cf.data()), 0);
+        ASSERT_EQ(off->factor(front(sh.f, sh.w), pf.data(), cf.data()), 0);
         ASSERT_EQ(host_front(sh.f, sh.w, pf2.data(), cf2.data()), 0);
         EXPECT_LE(gs::test::lower_rel_diff(pf, pf2, sh.f, sh.w), 1e-5);
     }
@@ -127,7 +162,7 @@ TEST(CudaDirect, OffloadedFrontMatchesTheHost) {
     std::vector<double> p, c;
     random_front(30, 10, 9, p, c);
     p[5 + 5 * 30] = -1.0;
-    EXPECT_EQ(off->factor(30, 10, p.data(), c.data()), 6);
+    EXPECT_EQ(off->factor(front(30, 10), p.data(), c.data()), 6);
     off.reset();
 #ifdef GIGASPARSE_CUDA_SIM
     checks.expect_clean("the GPU fronts");
@@ -147,19 +182,35 @@ TEST(CudaDirect, OffloadedLdltAndLuFrontsMatchTheHost) {
     dr::LdltFrontParams lp;
     lp.block = 16;
     std::int64_t expected_fronts = 0;
+    // the front put on the device (no children: F11 is the host's) and finished there from the host's F11
+    const auto ldlt_rest = [&](std::int64_t f, std::int64_t w, const std::int64_t* pv, const std::int8_t* ps, auto* panel, auto* cb) {
+        off->ldlt_assemble(front(f, w), panel, cb);
+        off->ldlt_update(front(f, w), pv, ps, panel, cb);
+    };
     for (const auto& [f, w] : {std::pair<std::int64_t, std::int64_t>{40, 40}, {70, 16}, {129, 64}, {300, 70}}) {
-        expected_fronts += gs::test::expect_split_matches_whole<double>(f, w, 21, 1e-10, lp, pool, [&](auto... args) { off->ldlt_update(args...); });
-        expected_fronts += gs::test::expect_split_matches_whole<float>(f, w, 21, 2e-3, lp, pool, [&](auto... args) { off->ldlt_update(args...); });
+        expected_fronts += gs::test::expect_split_matches_whole<double>(f, w, 21, 1e-10, lp, pool, ldlt_rest);
+        expected_fronts += gs::test::expect_split_matches_whole<float>(f, w, 21, 2e-3, lp, pool, ldlt_rest);
     }
     // LU: F11 and its row pivots on the host, L21, U12ᵀ and the contribution block on the offload
     dr::LuFrontParams lup;
     lup.block = 16;
+    // the driver's fallback: the device refuses F11 (tau above every pivot), lu_update finishes the front from the
+    // host's F11 and pivots
+    std::int64_t refused = 0;
+    const auto lu_rest = [&](std::int64_t f, std::int64_t w, const std::int64_t* pv, auto* panel, auto* upanel, auto* cb) {
+        std::vector<std::int64_t> unused(static_cast<std::size_t>(w), -1);
+        EXPECT_FALSE(off->lu_factor(front(f, w), 1e300, unused.data(), panel, upanel, cb));
+        EXPECT_EQ(unused, std::vector<std::int64_t>(static_cast<std::size_t>(w), -1)) << "pivots written by a refused F11";
+        ++refused;
+        off->lu_update(front(f, w), pv, panel, upanel, cb);
+    };
     for (const auto& [f, w] : {std::pair<std::int64_t, std::int64_t>{40, 40}, {70, 16}, {129, 64}, {300, 70}}) {
-        expected_fronts += gs::test::expect_lu_split_matches_whole<double>(f, w, 23, 1e-10, lup, pool, [&](auto... args) { off->lu_update(args...); });
-        expected_fronts += gs::test::expect_lu_split_matches_whole<float>(f, w, 23, 2e-3, lup, pool, [&](auto... args) { off->lu_update(args...); });
+        expected_fronts += gs::test::expect_lu_split_matches_whole<double>(f, w, 23, 1e-10, lup, pool, lu_rest);
+        expected_fronts += gs::test::expect_lu_split_matches_whole<float>(f, w, 23, 2e-3, lup, pool, lu_rest);
     }
     const auto st = off->stats();
     EXPECT_EQ(st.fronts, expected_fronts);
+    EXPECT_EQ(st.host_f11, refused);
     EXPECT_GT(st.flops, 0);
     off.reset();
 #ifdef GIGASPARSE_CUDA_SIM
@@ -187,7 +238,7 @@ TEST(CudaDirect, OffloadedLuFrontWithF11OnTheDevice) {
         auto p2 = p1, u2 = u1, c2 = c1;
         std::vector<std::int64_t> piv1(static_cast<std::size_t>(w)), piv2(piv1.size());
         ASSERT_EQ(dr::lu_front(f, w, p1.data(), u1.data(), c1.data(), piv1.data(), lp, pool).fail, 0);
-        ASSERT_TRUE(off->lu_factor(f, w, 1e-14, piv2.data(), p2.data(), u2.data(), c2.data()));
+        ASSERT_TRUE(off->lu_factor(front(f, w), 1e-14, piv2.data(), p2.data(), u2.data(), c2.data()));
         EXPECT_EQ(piv2, piv1);
         EXPECT_LE(gs::test::rows_rel_diff(p2, p1, f, w), 1e-10);
         if (m > 0) {
@@ -202,7 +253,7 @@ TEST(CudaDirect, OffloadedLuFrontWithF11OnTheDevice) {
     for (std::int64_t i = 0; i < 20; ++i) p[static_cast<std::size_t>(i)] = 0.0;
     const auto p0 = p, u0 = u, c0 = c;
     std::vector<std::int64_t> piv(20, -1);
-    EXPECT_FALSE(off->lu_factor(60, 20, 0.0, piv.data(), p.data(), u.data(), c.data()));
+    EXPECT_FALSE(off->lu_factor(front(60, 20), 0.0, piv.data(), p.data(), u.data(), c.data()));
     EXPECT_EQ(p, p0);
     EXPECT_EQ(u, u0);
     EXPECT_EQ(c, c0);
@@ -236,17 +287,45 @@ TEST(CudaDirect, MultifrontalWithOffloadedFronts) {
     ASSERT_EQ(dr::factor_multifrontal<double>(sym, num, a.values, fail, prm), dr::Status::success);
     const auto st = off->stats();
     EXPECT_GT(st.fronts, 0) << "no front of at least 40 rows";
-    std::int64_t expected_fronts = 0;
-    for (dr::idx sn = 0; sn < sym.nsuper; ++sn) expected_fronts += sym.front_rows(sn) >= 40;
-    EXPECT_EQ(st.fronts, expected_fronts);
+    const OffloadCounts expected = offload_counts(sym, prm);
+    EXPECT_EQ(st.fronts, expected.fronts);
+    EXPECT_GT(expected.kept, 0) << "no offloaded front with an offloaded parent";
+    EXPECT_EQ(st.kept, expected.kept) << "contribution blocks passed to the parent on the device";
+    EXPECT_GT(st.kept_bytes, 0);
+    EXPECT_GT(st.peak_bytes, 0);
+    expect_nothing_resident(sym, *off);
     const auto& ref = solver.numeric().lx;
-    ASSERT_EQ(num.lx.size(), ref.size());
-    double d = 0, s = 0;
-    for (std::size_t k = 0; k < ref.size(); ++k) {
-        d = std::max(d, std::abs(num.lx[k] - ref[k]));
-        s = std::max(s, std::abs(ref[k]));
+    const auto expect_factor_matches = [&](const dr::NumericFactor<double>& got) {
+        ASSERT_EQ(got.lx.size(), ref.size());
+        double d = 0, s = 0;
+        for (std::size_t k = 0; k < ref.size(); ++k) {
+            d = std::max(d, std::abs(got.lx[k] - ref[k]));
+            s = std::max(s, std::abs(ref[k]));
+        }
+        EXPECT_LE(d / s, 1e-12);
+    };
+    expect_factor_matches(num);
+    // no room on the device: every contribution block comes back to the host, the same factor, more bytes copied
+    // (at least the blocks' own way down)
+    {
+        const auto tight = make_offload(0);
+        dr::NumericFactor<double> num_tight;
+        dr::allocate_numeric(sym, num_tight);
+        dr::NumericParams tprm = prm;
+        tprm.offload = tight.get();
+        ASSERT_EQ(dr::factor_multifrontal<double>(sym, num_tight, a.values, fail, tprm), dr::Status::success);
+        EXPECT_EQ(tight->stats().fronts, expected.fronts);
+        EXPECT_EQ(tight->stats().kept, 0);
+        EXPECT_GE(tight->stats().bytes - st.bytes, st.kept_bytes);
+        expect_factor_matches(num_tight);
     }
-    EXPECT_LE(d / s, 1e-12);
+    // refactorization through the same offload: the counts again (the stats are per call here: reset)
+    off->reset_stats();
+    dr::NumericFactor<double> num_again;
+    dr::allocate_numeric(sym, num_again);
+    ASSERT_EQ(dr::factor_multifrontal<double>(sym, num_again, a.values, fail, prm), dr::Status::success);
+    EXPECT_EQ(off->stats().kept, expected.kept);
+    expect_factor_matches(num_again);
     // not positive definite: the same status and failing column as the cpu backend
     const auto bad = shifted_poisson(sim_or(9, 20), -3.0);
     dr::DirectSolver<double, std::int32_t> cpu(dr::Structure::spd);
@@ -327,10 +406,12 @@ TEST(CudaDirect, MultifrontalLdltWithOffloadedFronts) {
     const auto off = make_offload();
     dr::NumericParams prm = pivoting_params(false);
     const HostAndDevice r = expect_offload_matches_host(sym, a.values, prm, off.get());
-    std::int64_t expected_fronts = 0;
-    for (dr::idx sn = 0; sn < sym.nsuper; ++sn) expected_fronts += sym.front_rows(sn) >= prm.offload_rows && sym.front_rows(sn) > sym.width(sn);
-    EXPECT_GT(expected_fronts, 0) << "no front of at least " << prm.offload_rows << " rows with rows below its pivots";
-    EXPECT_EQ(off->stats().fronts, expected_fronts);
+    const OffloadCounts expected = offload_counts(sym, prm);
+    EXPECT_GT(expected.fronts, 0) << "no front of at least " << prm.offload_rows << " rows with rows below its pivots";
+    EXPECT_GT(expected.kept, 0) << "no offloaded front with an offloaded parent";
+    EXPECT_EQ(off->stats().fronts, expected.fronts);
+    EXPECT_EQ(off->stats().kept, expected.kept);
+    expect_nothing_resident(sym, *off);
     EXPECT_GT(std::count(r.host.pivot_size.begin(), r.host.pivot_size.end(), std::int8_t(2)), 0) << "no 2x2 pivots";
 }
 
@@ -347,11 +428,13 @@ TEST(CudaDirect, MultifrontalLuWithOffloadedFronts) {
     const auto off = make_offload();
     dr::NumericParams prm = pivoting_params(true);
     const HostAndDevice r = expect_offload_matches_host(sym, a.values, prm, off.get());
-    std::int64_t expected_fronts = 0;
-    for (dr::idx sn = 0; sn < sym.nsuper; ++sn) expected_fronts += sym.front_rows(sn) >= prm.offload_rows;
-    EXPECT_GT(expected_fronts, 1) << "no front of at least " << prm.offload_rows << " rows";
-    EXPECT_EQ(off->stats().fronts, expected_fronts);
+    const OffloadCounts expected = offload_counts(sym, prm);
+    EXPECT_GT(expected.fronts, 1) << "no front of at least " << prm.offload_rows << " rows";
+    EXPECT_GT(expected.kept, 0) << "no offloaded front with an offloaded parent";
+    EXPECT_EQ(off->stats().fronts, expected.fronts);
+    EXPECT_EQ(off->stats().kept, expected.kept);
     EXPECT_EQ(off->stats().host_f11, 0);
+    expect_nothing_resident(sym, *off);
     std::int64_t swapped = 0;
     for (dr::idx sn = 0; sn < sym.nsuper; ++sn)
         for (dr::idx j = 0; j < sym.width(sn); ++j) swapped += r.host.piv[static_cast<std::size_t>(sym.super_ptr[sn] + j)] != j;
@@ -360,6 +443,7 @@ TEST(CudaDirect, MultifrontalLuWithOffloadedFronts) {
     prm.tau = 1e3;
     const HostAndDevice p = expect_offload_matches_host(sym, a.values, prm, off.get());
     EXPECT_GT(off->stats().host_f11, 0);
+    EXPECT_EQ(off->stats().kept, expected.kept) << "blocks kept on the device through fronts whose F11 went to the host";
     EXPECT_GT(std::accumulate(p.host.perturbed.begin(), p.host.perturbed.end(), std::int64_t(0)), 0);
 }
 

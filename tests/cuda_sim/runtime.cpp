@@ -1105,6 +1105,41 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaM
     }
     return enqueue(s, std::move(op));
 }
+cudaError_t cudaMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width, std::size_t height,
+                              cudaMemcpyKind kind, cudaStream_t s) {
+    CUDA_SIM_STICKY();
+    if (width == 0 || height == 0) return cudaSuccess;
+    if (width > dpitch || width > spitch) return set_error(cudaErrorInvalidPitchValue, "cudaMemcpy2DAsync: width above a pitch");
+    const bool dst_dev = find_allocation(dst) != nullptr, src_dev = find_allocation(src) != nullptr;
+    const bool want_dst_dev = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+    const bool want_src_dev = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+    if (kind != cudaMemcpyDefault && kind != cudaMemcpyHostToHost && (dst_dev != want_dst_dev || src_dev != want_src_dev))
+        return set_error(cudaErrorInvalidValue, "cudaMemcpy2DAsync: pointers do not match the direction " + std::to_string(kind));
+    const auto extent = [&](std::size_t pitch) { return static_cast<std::int64_t>((height - 1) * pitch + width); };
+    if (dst_dev && device_bytes_from(dst) < extent(dpitch))
+        return set_error(cudaErrorInvalidValue, "cudaMemcpy2DAsync: rows past the end of the destination allocation");
+    if (src_dev && device_bytes_from(src) < extent(spitch))
+        return set_error(cudaErrorInvalidValue, "cudaMemcpy2DAsync: rows past the end of the source allocation");
+    if (capturing(s) && (!dst_dev || !src_dev)) return refuse_capture(s, "cudaMemcpy2DAsync with host memory");
+    Op op;
+    op.what = "cudaMemcpy2DAsync";
+    if (dst_dev) op.uses.push_back(dst);
+    auto* d = static_cast<unsigned char*>(dst);
+    if (src_dev) {
+        op.uses.push_back(src);
+        const auto* sp = static_cast<const unsigned char*>(src);
+        op.run = [d, dpitch, sp, spitch, width, height] {
+            for (std::size_t r = 0; r < height; ++r) std::memcpy(d + r * dpitch, sp + r * spitch, width);
+        };
+    } else {  // pageable host source: consumed when the call returns
+        auto copy = std::make_shared<std::vector<unsigned char>>(width * height);
+        for (std::size_t r = 0; r < height; ++r) std::memcpy(copy->data() + r * width, static_cast<const unsigned char*>(src) + r * spitch, width);
+        op.run = [d, dpitch, copy, width, height] {
+            for (std::size_t r = 0; r < height; ++r) std::memcpy(d + r * dpitch, copy->data() + r * width, width);
+        };
+    }
+    return enqueue(s, std::move(op));
+}
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
     ++S().st.host_waits;
     return cudaMemcpyAsync(dst, src, bytes, kind, nullptr);  // the default stream runs at once
@@ -1293,6 +1328,7 @@ const char* cudaGetErrorName(cudaError_t e) {
         case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
         case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
         case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
+        case cudaErrorInvalidPitchValue: return "cudaErrorInvalidPitchValue";
         case cudaErrorInvalidDevicePointer: return "cudaErrorInvalidDevicePointer";
         case cudaErrorInvalidMemcpyDirection: return "cudaErrorInvalidMemcpyDirection";
         case cudaErrorInvalidDeviceFunction: return "cudaErrorInvalidDeviceFunction";

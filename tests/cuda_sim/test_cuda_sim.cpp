@@ -341,6 +341,34 @@ TEST_F(CudaSim, StreamWorkRunsOnlyWhenTheHostWaits) {
     cudaFree(d);
 }
 
+// cudaMemcpy2DAsync: a w x w block of column-major arrays with other leading dimensions, host -> device -> device
+// -> host; rows past an allocation and a width above a pitch are refused.
+TEST_F(CudaSim, Memcpy2DCopiesTheRowsOfABlock) {
+    const cudaStream_t s = stream();
+    constexpr std::size_t ld = 7, w = 3;
+    double host[ld * w], back[5 * w];
+    for (std::size_t k = 0; k < ld * w; ++k) host[k] = static_cast<double>(k);
+    for (auto& v : back) v = -1;
+    double* d = device<double>(ld * w);
+    double* blk = device<double>(w * w);
+    ASSERT_EQ(cudaMemsetAsync(d, 0, ld * w * sizeof(double), s), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy2DAsync(d, ld * sizeof(double), host, ld * sizeof(double), w * sizeof(double), w, cudaMemcpyHostToDevice, s), cudaSuccess);
+    host[0] = 99;  // a pageable source is consumed by the call
+    ASSERT_EQ(cudaMemcpy2DAsync(blk, w * sizeof(double), d, ld * sizeof(double), w * sizeof(double), w, cudaMemcpyDeviceToDevice, s), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy2DAsync(back, 5 * sizeof(double), blk, w * sizeof(double), w * sizeof(double), w, cudaMemcpyDeviceToHost, s), cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(s), cudaSuccess);
+    for (std::size_t j = 0; j < w; ++j)
+        for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(back[i + j * 5], i < w ? static_cast<double>(i + j * ld) : -1.0) << i << "," << j;
+    EXPECT_EQ(cudaMemcpy2DAsync(blk, w * sizeof(double), d, ld * sizeof(double), w * sizeof(double), w + 1, cudaMemcpyDeviceToDevice, s),
+              cudaErrorInvalidValue);
+    (void)cudaGetLastError();
+    EXPECT_EQ(cudaMemcpy2DAsync(blk, sizeof(double), d, ld * sizeof(double), w * sizeof(double), 1, cudaMemcpyDeviceToDevice, s),
+              cudaErrorInvalidPitchValue);
+    (void)cudaGetLastError();
+    cudaFree(d);
+    cudaFree(blk);
+}
+
 TEST_F(CudaSim, CrossStreamReadsNeedAnEventWait) {
     races_expected_ = true;  // the pass without the wait
     const cudaStream_t a = stream(), b = stream();

@@ -330,7 +330,7 @@ private:
     std::int64_t delay_rounds_ = 0;  // LU: re-analyses and factorizations the last factorize ran for them
     // backend cuda: the GPU's fronts (made at the first factorization, shared by copies) and what they did in the last one
     std::shared_ptr<FrontOffload> offload_;
-    double gpu_fronts_ = 0, gpu_flops_ = 0, gpu_bytes_ = 0, gpu_seconds_ = 0, gpu_host_f11_ = 0;
+    double gpu_fronts_ = 0, gpu_flops_ = 0, gpu_bytes_ = 0, gpu_seconds_ = 0, gpu_host_f11_ = 0, gpu_kept_ = 0, gpu_kept_bytes_ = 0, gpu_peak_bytes_ = 0;
     double tau_used_ = 0;       // the perturbation threshold of the last factorization (in the factored matrix's scale)
     double anorm_ = 0, anorm1_ = 0;  // ||A||_inf and ||A||_1 of the matrix read by the view (both recomputed when anorm_ <= 0)
     bool analyzed_ = false, allocated_ = false, factorized_ = false;

@@ -386,6 +386,9 @@ double DirectSolver<V, I>::result(std::string_view name) const {
     if (name == "gpu_flops") return gpu_flops_;
     if (name == "gpu_bytes") return gpu_bytes_;
     if (name == "gpu_seconds") return gpu_seconds_;
+    if (name == "gpu_kept_blocks") return gpu_kept_;
+    if (name == "gpu_kept_bytes") return gpu_kept_bytes_;
+    if (name == "gpu_peak_bytes") return gpu_peak_bytes_;
     if (name == "perturbed_pivots") {
         if (!(ldlt() || lu()) || !factorized_)
             throw PhaseError("direct: result 'perturbed_pivots' needs a successful LDLᵀ/LDLᴴ or LU factorization");

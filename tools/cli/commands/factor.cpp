@@ -202,7 +202,8 @@ int run_factor(const Args& args) {
             Json gj;
             gj.set("fronts", solver.result("gpu_fronts")).set("flops", solver.result("gpu_flops")).set("bytes", solver.result("gpu_bytes"));
             gj.set("seconds", solver.result("gpu_seconds")).set("min_front_rows", solver.get_option("gpu_front_rows"));
-            gj.set("host_f11", solver.result("gpu_host_f11"));
+            gj.set("host_f11", solver.result("gpu_host_f11")).set("kept_blocks", solver.result("gpu_kept_blocks"));
+            gj.set("kept_bytes", solver.result("gpu_kept_bytes")).set("peak_bytes", solver.result("gpu_peak_bytes"));
             out.set("gpu", gj);
         }
         if (invdiag_out && st == direct::Status::success) {
@@ -254,7 +255,10 @@ int run_factor(const Args& args) {
             std::cout << "gpu             " << format_count(static_cast<std::int64_t>(solver.result("gpu_fronts"))) << " fronts of >= "
                       << solver.get_option("gpu_front_rows") << " rows, " << solver.result("gpu_flops") / std::max(flops, 1.0) * 100
                       << "% of the flops, " << format_count(static_cast<std::int64_t>(solver.result("gpu_bytes")))
-                      << " bytes copied, " << format_seconds(solver.result("gpu_seconds")) << "\n";
+                      << " bytes copied, " << format_seconds(solver.result("gpu_seconds")) << "; "
+                      << format_count(static_cast<std::int64_t>(solver.result("gpu_kept_blocks"))) << " contribution blocks ("
+                      << format_count(static_cast<std::int64_t>(solver.result("gpu_kept_bytes"))) << " bytes) kept on the device, peak "
+                      << format_count(static_cast<std::int64_t>(solver.result("gpu_peak_bytes"))) << " bytes\n";
         if (single_requested && st == direct::Status::success)
             std::cout << "precision       "
                       << (solver.result("single_factor") != 0

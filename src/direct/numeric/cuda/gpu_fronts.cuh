@@ -1,6 +1,8 @@
-// src/direct/numeric/cuda/gpu_fronts.cuh: the GPU's share of a large front (direct::FrontOffload). Cholesky: the
-// panel and the contribution block copied to the device, cuSOLVER potrf on F11, cuBLAS trsm for L21 and syrk for
-// the update, both copied back. LDLᵀ (F11 factored on the host with its Bunch–Kaufman pivots): F21's columns
+// src/direct/numeric/cuda/gpu_fronts.cuh: the GPU's share of a large front (direct::FrontOffload). Every front: the
+// host's panel and contribution block copied to the device, the children whose blocks stayed on the device added
+// there (extend_add_kernel), the panel copied back after the factorization, the contribution block too unless its
+// parent is offloaded and it fits (then it stays for the parent). Cholesky: cuSOLVER potrf on F11, cuBLAS trsm for
+// L21 and syrk for the update. LDLᵀ (F11 factored on the host with its Bunch–Kaufman pivots): F21's columns
 // gathered into pivot order, W = F21 P L11⁻ᵀ (trsm), L21 = W D⁻¹ (1×1 and 2×2 blocks), cb -= L21 Wᵀ (syrkx).
 // LU: F11 by cuSOLVER getrf (partial pivoting over the fully summed rows, as the host's lu_front) unless a
 // pivot would need the host's perturbation (then F11 and its row pivots on the host); L21 = F21 U11⁻¹ (trsm),
@@ -12,6 +14,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <string>
 #include <type_traits>
@@ -101,13 +104,35 @@ static __global__ void __launch_bounds__(front_threads)
     }
 }
 
+// Child's contribution block (mc x mc, ld mc: its lower triangle, or with `full` (LU) the whole block) added into
+// its parent's front: rel[i] is the parent row of the child's row i (increasing). Parent columns below wp go to
+// the panel (ld fp); the others to the contribution block (ld fp - wp), or with `full` their fully summed rows
+// to the U panel (F12ᵀ, ld fp). One block per child column; distinct child entries have distinct targets.
+template <class V>
+static __global__ void __launch_bounds__(front_threads)
+    extend_add_kernel(std::int64_t mc, const V* __restrict__ child, const std::int64_t* __restrict__ rel, std::int64_t fp, std::int64_t wp,
+                      V* __restrict__ panel, V* __restrict__ upanel, V* __restrict__ cb, bool full) {
+    const std::int64_t mp = fp - wp;
+    for (std::int64_t jj = blockIdx.x; jj < mc; jj += gridDim.x) {
+        const std::int64_t pc = rel[jj];
+        const V* src = child + jj * mc;
+        for (std::int64_t ii = (full ? 0 : jj) + threadIdx.x; ii < mc; ii += blockDim.x) {
+            const std::int64_t pr = rel[ii];
+            V* dst = pc < wp ? panel + pr + pc * fp : full && pr < wp ? upanel + pc + pr * fp : cb + (pr - wp) + (pc - wp) * mp;
+            *dst += src[ii];
+        }
+    }
+}
+
 inline std::int64_t grid_for(std::int64_t total) { return std::clamp<std::int64_t>((total + front_threads - 1) / front_threads, 1, 65536); }
 
 }  // namespace fronts
 
 class GpuFrontOffload final : public direct::FrontOffload {
 public:
-    explicit GpuFrontOffload(int device) : device_(device) {
+    // budget_bytes >= 0: the device memory a factorization may hold (kept blocks included); default: what the
+    // device has free at begin(), less a margin.
+    explicit GpuFrontOffload(int device, std::int64_t budget_bytes = -1) : device_(device), budget_override_(budget_bytes) {
         check(cudaSetDevice(device), "cudaSetDevice");
         stream_ = std::make_unique<Stream>();
         check_cublas(cublasCreate(&blas_), "cublasCreate");
@@ -116,14 +141,8 @@ public:
         check_cusolver(cusolverDnSetStream(solver_, stream_->get()), "cusolverDnSetStream");
     }
     ~GpuFrontOffload() override {
-        panel_.release();
-        upanel_.release();
-        cb_.release();
-        work_.release();
-        l11_.release();
-        meta_.release();
-        lwork_buf_.release();
-        ipiv_.release();
+        fronts_.clear();
+        for (auto* b : {&work_, &l11_, &meta_, &lwork_buf_, &ipiv_, &rel_, &f11_}) b->release();
         info_.release();
         (void)cusolverDnDestroy(solver_);
         (void)cublasDestroy(blas_);
@@ -131,53 +150,161 @@ public:
     GpuFrontOffload(const GpuFrontOffload&) = delete;
     GpuFrontOffload& operator=(const GpuFrontOffload&) = delete;
 
-    std::int64_t factor(std::int64_t f, std::int64_t w, double* panel, double* cb) override { return run(f, w, panel, cb); }
-    std::int64_t factor(std::int64_t f, std::int64_t w, float* panel, float* cb) override { return run(f, w, panel, cb); }
-    void ldlt_update(std::int64_t f, std::int64_t w, const std::int64_t* piv, const std::int8_t* psize, double* panel, double* cb) override {
-        run_ldlt(f, w, piv, psize, panel, cb);
+    void begin(const direct::Symbolic& s, direct::idx offload_rows) override {
+        const std::lock_guard<std::mutex> lock(mu_);
+        check(cudaSetDevice(device_), "cudaSetDevice");
+        fronts_.clear();
+        sym_ = &s;
+        // What one front holds on the device at most (double values: panel, U panel, contribution block, the
+        // workspaces), kept free for the next front when deciding whether a contribution block stays.
+        reserve_ = 0;
+        for (direct::idx sn = 0; sn < s.nsuper; ++sn) {
+            const std::int64_t f = s.front_rows(sn), w = s.width(sn), m = f - w;
+            if (f >= offload_rows) reserve_ = std::max<std::int64_t>(reserve_, 8 * (2 * f * w + m * m + m * w + 2 * w * w + m));
+        }
+        if (budget_override_ >= 0) {
+            budget_ = budget_override_;
+        } else {
+            std::size_t free_bytes = 0, total_bytes = 0;
+            check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+            const std::int64_t margin = std::max<std::int64_t>(static_cast<std::int64_t>(total_bytes / 20), std::int64_t{256} << 20);
+            budget_ = static_cast<std::int64_t>(free_bytes) + pool_cached_bytes(current_memory_pool()) + tracker_.current - margin;
+        }
+        tracker_.peak = tracker_.current;
     }
-    void ldlt_update(std::int64_t f, std::int64_t w, const std::int64_t* piv, const std::int8_t* psize, float* panel, float* cb) override {
-        run_ldlt(f, w, piv, psize, panel, cb);
+    void end() noexcept override {
+        const std::lock_guard<std::mutex> lock(mu_);
+        fronts_.clear();
+        sym_ = nullptr;
     }
-    void lu_update(std::int64_t f, std::int64_t w, const std::int64_t* piv, double* panel, double* upanel, double* cb) override {
-        run_lu(f, w, 0, piv, nullptr, panel, upanel, cb);
+    bool resident(direct::idx sn) const override {
+        const std::lock_guard<std::mutex> lock(mu_);
+        const auto it = fronts_.find(sn);
+        return it != fronts_.end() && it->second.done;
     }
-    void lu_update(std::int64_t f, std::int64_t w, const std::int64_t* piv, float* panel, float* upanel, float* cb) override {
-        run_lu(f, w, 0, piv, nullptr, panel, upanel, cb);
+
+    std::int64_t factor(const direct::OffloadFront& fr, double* panel, double* cb) override { return run_llt(fr, panel, cb); }
+    std::int64_t factor(const direct::OffloadFront& fr, float* panel, float* cb) override { return run_llt(fr, panel, cb); }
+    void ldlt_assemble(const direct::OffloadFront& fr, double* panel, double* cb) override { run_ldlt_assemble(fr, panel, cb); }
+    void ldlt_assemble(const direct::OffloadFront& fr, float* panel, float* cb) override { run_ldlt_assemble(fr, panel, cb); }
+    void ldlt_update(const direct::OffloadFront& fr, const std::int64_t* piv, const std::int8_t* psize, double* panel, double* cb) override {
+        run_ldlt(fr, piv, psize, panel, cb);
     }
-    bool lu_factor(std::int64_t f, std::int64_t w, double tau, std::int64_t* piv, double* panel, double* upanel, double* cb) override {
-        return run_lu(f, w, tau, piv, piv, panel, upanel, cb);
+    void ldlt_update(const direct::OffloadFront& fr, const std::int64_t* piv, const std::int8_t* psize, float* panel, float* cb) override {
+        run_ldlt(fr, piv, psize, panel, cb);
     }
-    bool lu_factor(std::int64_t f, std::int64_t w, double tau, std::int64_t* piv, float* panel, float* upanel, float* cb) override {
-        return run_lu(f, w, tau, piv, piv, panel, upanel, cb);
+    bool lu_factor(const direct::OffloadFront& fr, double tau, std::int64_t* piv, double* panel, double* upanel, double* cb) override {
+        return run_lu_factor(fr, tau, piv, panel, upanel, cb);
+    }
+    bool lu_factor(const direct::OffloadFront& fr, double tau, std::int64_t* piv, float* panel, float* upanel, float* cb) override {
+        return run_lu_factor(fr, tau, piv, panel, upanel, cb);
+    }
+    void lu_update(const direct::OffloadFront& fr, const std::int64_t* piv, double* panel, double* upanel, double* cb) override {
+        run_lu_update(fr, piv, panel, upanel, cb);
+    }
+    void lu_update(const direct::OffloadFront& fr, const std::int64_t* piv, float* panel, float* upanel, float* cb) override {
+        run_lu_update(fr, piv, panel, upanel, cb);
     }
     direct::FrontOffloadStats stats() const override {
         const std::lock_guard<std::mutex> lock(mu_);
-        return stats_;
+        direct::FrontOffloadStats st = stats_;
+        st.peak_bytes = tracker_.peak;
+        return st;
     }
     void reset_stats() override {
         const std::lock_guard<std::mutex> lock(mu_);
         stats_ = {};
+        tracker_.peak = tracker_.current;
     }
 
 private:
+    // A front on the device: assembled (waiting for the host's F11, LDLᵀ and LU), or finished with its
+    // contribution block kept for the parent (done: only cb is held).
+    struct DeviceFront {
+        std::int64_t f = 0, w = 0;
+        DeviceBuffer<char> panel, upanel, cb;
+        bool children = false;  // resident children were added on the device: F11 differs from the host's
+        bool done = false;
+    };
+
+    // The front on the device: the host's panel(s) and contribution block (or zeros), then every resident
+    // child of fr.sn added in child order and freed. upanel: LU (full contribution blocks).
     template <class V>
-    std::int64_t run(std::int64_t f, std::int64_t w, V* panel, V* cb) {
+    DeviceFront& assemble(const direct::OffloadFront& fr, const V* panel, const V* upanel, const V* cb) {
+        const std::int64_t f = fr.f, w = fr.w, m = f - w, vs = static_cast<std::int64_t>(sizeof(V));
+        const cudaStream_t s = stream_->get();
+        fronts_.erase(fr.sn);
+        DeviceFront& d = fronts_[fr.sn];
+        d.f = f, d.w = w;
+        const Placement at{s, &tracker_};
+        d.panel.allocate(f * w * vs, at);
+        if (upanel) d.upanel.allocate(f * w * vs, at);
+        d.cb.allocate(m * m * vs, at);
+        up(d.panel.data(), panel, f * w * vs);
+        if (upanel) up(d.upanel.data(), upanel, f * w * vs);
+        if (m > 0 && fr.host_cb) up(d.cb.data(), cb, m * m * vs);
+        else if (m > 0) check(cudaMemsetAsync(d.cb.data(), 0, static_cast<std::size_t>(m * m * vs), s), "cudaMemsetAsync");
+        if (!sym_ || fr.sn < 0) return d;
+        V* dp = reinterpret_cast<V*>(d.panel.data());
+        V* du = reinterpret_cast<V*>(d.upanel.data());
+        V* dc = reinterpret_cast<V*>(d.cb.data());
+        for (direct::idx q = sym_->child_ptr[fr.sn]; q < sym_->child_ptr[fr.sn + 1]; ++q) {
+            const direct::idx c = sym_->child_list[q];
+            const auto it = fronts_.find(c);
+            if (it == fronts_.end() || !it->second.done) continue;
+            const std::int64_t mc = sym_->front_rows(c) - sym_->width(c);
+            grow(rel_, mc * 8);
+            auto* rel = reinterpret_cast<std::int64_t*>(rel_.data());
+            up(rel, sym_->relind.data() + sym_->relind_ptr[c], mc * 8);  // the stream orders it after the previous child's kernel
+            launch("gigasparse::fronts::extend_add_kernel", fronts::extend_add_kernel<V>, std::clamp<std::int64_t>(mc, 1, 65536),
+                   dim3(fronts::front_threads), 0, s, mc, static_cast<const V*>(reinterpret_cast<V*>(it->second.cb.data())),
+                   static_cast<const std::int64_t*>(rel), f, w, dp, du, dc, upanel != nullptr);
+            fronts_.erase(it);  // freed in stream order, after the kernel
+            d.children = true;
+        }
+        return d;
+    }
+
+    // The assembled front of fr.sn (ldlt_update, lu_update).
+    DeviceFront& assembled(const direct::OffloadFront& fr) {
+        const auto it = fronts_.find(fr.sn);
+        if (it == fronts_.end() || it->second.done || it->second.f != fr.f || it->second.w != fr.w)
+            throw BackendError("direct: backend cuda: front " + std::to_string(fr.sn) + " was not assembled on the device (internal)");
+        return it->second;
+    }
+
+    // The front's panel(s) back to the host; its contribution block kept on the device when fr.keep and the
+    // budget leaves room for the largest front after it, else copied back. Waits for the stream.
+    template <class V>
+    void finish(const direct::OffloadFront& fr, DeviceFront& d, V* panel, V* upanel, V* cb) {
+        const std::int64_t f = fr.f, w = fr.w, m = f - w, vs = static_cast<std::int64_t>(sizeof(V));
+        down(panel, d.panel.data(), f * w * vs);
+        if (upanel) down(upanel, d.upanel.data(), f * w * vs);
+        d.panel.release();
+        d.upanel.release();
+        if (fr.keep && m > 0 && fr.sn >= 0 && tracker_.current + reserve_ <= budget_) {
+            d.done = true;
+            ++stats_.kept;
+            stats_.kept_bytes += m * m * vs;
+        } else {
+            if (m > 0) down(cb, d.cb.data(), m * m * vs);
+            fronts_.erase(fr.sn);
+        }
+        check(cudaStreamSynchronize(stream_->get()), "cudaStreamSynchronize");
+    }
+
+    template <class V>
+    std::int64_t run_llt(const direct::OffloadFront& fr, V* panel, V* cb) {
         static_assert(std::is_same_v<V, double> || std::is_same_v<V, float>);
         const std::lock_guard<std::mutex> lock(mu_);
         const auto t0 = std::chrono::steady_clock::now();
         check(cudaSetDevice(device_), "cudaSetDevice");
-        const std::int64_t m = f - w;
-        const cudaStream_t s = stream_->get();
-        const std::int64_t panel_bytes = f * w * static_cast<std::int64_t>(sizeof(V)), cb_bytes = m * m * static_cast<std::int64_t>(sizeof(V));
-        grow(panel_, panel_bytes);
-        grow(cb_, std::max<std::int64_t>(cb_bytes, 1));
-        grow(info_, 1);
-        V* dp = reinterpret_cast<V*>(panel_.data());
-        V* dc = reinterpret_cast<V*>(cb_.data());
+        const std::int64_t f = fr.f, w = fr.w, m = f - w;
+        DeviceFront& d = assemble<V>(fr, panel, nullptr, cb);
+        V* dp = reinterpret_cast<V*>(d.panel.data());
+        V* dc = reinterpret_cast<V*>(d.cb.data());
         const int fi = static_cast<int>(f), wi = static_cast<int>(w), mi = static_cast<int>(m);
-        check(cudaMemcpyAsync(dp, panel, static_cast<std::size_t>(panel_bytes), cudaMemcpyHostToDevice, s), "cudaMemcpyAsync H2D");
-        if (m > 0) check(cudaMemcpyAsync(dc, cb, static_cast<std::size_t>(cb_bytes), cudaMemcpyHostToDevice, s), "cudaMemcpyAsync H2D");
+        grow(info_, 1);
         int lwork = 0;
         if constexpr (std::is_same_v<V, double>)
             check_cusolver(cusolverDnDpotrf_bufferSize(solver_, CUBLAS_FILL_MODE_LOWER, wi, dp, fi, &lwork), "cusolverDnDpotrf_bufferSize");
@@ -189,11 +316,9 @@ private:
             check_cusolver(cusolverDnDpotrf(solver_, CUBLAS_FILL_MODE_LOWER, wi, dp, fi, dw, lwork, info_.data()), "cusolverDnDpotrf");
         else
             check_cusolver(cusolverDnSpotrf(solver_, CUBLAS_FILL_MODE_LOWER, wi, dp, fi, dw, lwork, info_.data()), "cusolverDnSpotrf");
-        int info = 0;
-        check(cudaMemcpyAsync(&info, info_.data(), sizeof info, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync D2H");
-        check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
-        std::int64_t bytes = panel_bytes + (m > 0 ? cb_bytes : 0);
-        if (info == 0 && m > 0) {
+        // trsm and syrk queued behind potrf without waiting for its info: after a failed pivot their results are
+        // not used (the factorization stops there)
+        if (m > 0) {
             const V one = V(1), minus_one = V(-1);
             if constexpr (std::is_same_v<V, double>) {
                 check_cublas(cublasDtrsm(blas_, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, mi, wi, &one, dp, fi,
@@ -206,50 +331,59 @@ private:
                              "cublasStrsm");
                 check_cublas(cublasSsyrk(blas_, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, mi, wi, &minus_one, dp + w, fi, &one, dc, mi), "cublasSsyrk");
             }
-            check(cudaMemcpyAsync(cb, dc, static_cast<std::size_t>(cb_bytes), cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync D2H");
-            bytes += cb_bytes;
         }
-        check(cudaMemcpyAsync(panel, dp, static_cast<std::size_t>(panel_bytes), cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync D2H");
-        bytes += panel_bytes;
-        check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+        int info = 0;
+        check(cudaMemcpyAsync(&info, info_.data(), sizeof info, cudaMemcpyDeviceToHost, stream_->get()), "cudaMemcpyAsync D2H");
+        finish<V>(fr, d, panel, nullptr, cb);
         const double wd = static_cast<double>(w), md = static_cast<double>(m);
-        account(wd * wd * wd / 3 + md * wd * wd + md * md * wd, bytes, t0);
+        account(wd * wd * wd / 3 + md * wd * wd + md * md * wd, t0);
         return info;
     }
 
-    // LDLᵀ below F11 (FrontOffload::ldlt_update).
+    // LDLᵀ, step 1 (FrontOffload::ldlt_assemble).
     template <class V>
-    void run_ldlt(std::int64_t f, std::int64_t w, const std::int64_t* piv, const std::int8_t* psize, V* panel, V* cb) {
+    void run_ldlt_assemble(const direct::OffloadFront& fr, V* panel, V* cb) {
         static_assert(std::is_same_v<V, double> || std::is_same_v<V, float>);
         const std::lock_guard<std::mutex> lock(mu_);
         const auto t0 = std::chrono::steady_clock::now();
         check(cudaSetDevice(device_), "cudaSetDevice");
-        const std::int64_t m = f - w;
+        DeviceFront& d = assemble<V>(fr, panel, nullptr, cb);
+        if (d.children) copy_block(panel, fr.f, d.panel.data(), fr.f, fr.w, static_cast<std::int64_t>(sizeof(V)), cudaMemcpyDeviceToHost);
+        check(cudaStreamSynchronize(stream_->get()), "cudaStreamSynchronize");
+        stats_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+
+    // LDLᵀ, step 2: below F11 (FrontOffload::ldlt_update).
+    template <class V>
+    void run_ldlt(const direct::OffloadFront& fr, const std::int64_t* piv, const std::int8_t* psize, V* panel, V* cb) {
+        static_assert(std::is_same_v<V, double> || std::is_same_v<V, float>);
+        const std::lock_guard<std::mutex> lock(mu_);
+        const auto t0 = std::chrono::steady_clock::now();
+        check(cudaSetDevice(device_), "cudaSetDevice");
+        const std::int64_t f = fr.f, w = fr.w, m = f - w;
+        DeviceFront& d = assembled(fr);
         const cudaStream_t s = stream_->get();
         const std::int64_t vs = static_cast<std::int64_t>(sizeof(V));
-        const std::int64_t panel_bytes = f * w * vs, cb_bytes = m * m * vs;
         // D⁻¹ per column, on the host (w entries, ldlt_solve_d's formulas): own and partner coefficients
         std::vector<V> own(static_cast<std::size_t>(w)), other(static_cast<std::size_t>(w));
         std::vector<std::int64_t> partner(static_cast<std::size_t>(w));
         for (std::int64_t c = 0; c < w;) {
-            const auto d = [&](std::int64_t i, std::int64_t j) { return static_cast<double>(panel[i + j * f]); };
+            const auto dv = [&](std::int64_t i, std::int64_t j) { return static_cast<double>(panel[i + j * f]); };
             if (psize[c] == 2) {
-                const double d11 = d(c, c), d21 = d(c + 1, c), d22 = d(c + 1, c + 1), det = d11 * d22 - d21 * d21;
+                const double d11 = dv(c, c), d21 = dv(c + 1, c), d22 = dv(c + 1, c + 1), det = d11 * d22 - d21 * d21;
                 own[c] = static_cast<V>(d22 / det), other[c] = static_cast<V>(-d21 / det), partner[c] = c + 1;  // o1 = x e11 + y e21
                 own[c + 1] = static_cast<V>(d11 / det), other[c + 1] = static_cast<V>(-d21 / det), partner[c + 1] = c;  // o2 = y e22 + x e12
                 c += 2;
             } else {
-                own[c] = static_cast<V>(1.0 / d(c, c)), other[c] = V(0), partner[c] = c;
+                own[c] = static_cast<V>(1.0 / dv(c, c)), other[c] = V(0), partner[c] = c;
                 c += 1;
             }
         }
-        grow(panel_, panel_bytes);
-        grow(cb_, std::max<std::int64_t>(cb_bytes, 1));
         grow(work_, std::max<std::int64_t>(m * w * vs, 1));
         grow(l11_, std::max<std::int64_t>(w * w * vs, 1));
         grow(meta_, std::max<std::int64_t>(w * (2 * vs + 2 * 8 + 1), 1));
-        V* dp = reinterpret_cast<V*>(panel_.data());
-        V* dc = reinterpret_cast<V*>(cb_.data());
+        V* dp = reinterpret_cast<V*>(d.panel.data());
+        V* dc = reinterpret_cast<V*>(d.cb.data());
         V* dw = reinterpret_cast<V*>(work_.data());
         V* dl = reinterpret_cast<V*>(l11_.data());
         // meta: own, other (V), partner, piv (int64), psize (int8)
@@ -258,11 +392,7 @@ private:
         auto* d_partner = reinterpret_cast<std::int64_t*>(meta_.data() + 2 * w * vs);
         std::int64_t* d_piv = d_partner + w;
         auto* d_psize = reinterpret_cast<std::int8_t*>(d_piv + w);
-        const auto up = [&](void* dst, const void* src, std::int64_t bytes) {
-            check(cudaMemcpyAsync(dst, src, static_cast<std::size_t>(bytes), cudaMemcpyHostToDevice, s), "cudaMemcpyAsync H2D");
-        };
-        up(dp, panel, panel_bytes);
-        up(dc, cb, cb_bytes);
+        copy_block(d.panel.data(), f, panel, f, w, vs, cudaMemcpyHostToDevice);  // the host's L11 and D
         up(d_own, own.data(), w * vs);
         up(d_other, other.data(), w * vs);
         up(d_partner, partner.data(), w * 8);
@@ -288,46 +418,71 @@ private:
             check_cublas(cublasDsyrkx(blas_, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, mi, wi, &minus_one, dp + w, fi, dw, mi, &one, dc, mi), "cublasDsyrkx");
         else
             check_cublas(cublasSsyrkx(blas_, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, mi, wi, &minus_one, dp + w, fi, dw, mi, &one, dc, mi), "cublasSsyrkx");
-        check(cudaMemcpyAsync(cb, dc, static_cast<std::size_t>(cb_bytes), cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync D2H");
-        check(cudaMemcpyAsync(panel, dp, static_cast<std::size_t>(panel_bytes), cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync D2H");
-        check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+        finish<V>(fr, d, panel, nullptr, cb);
         const double wd = static_cast<double>(w), md = static_cast<double>(m);
-        account(md * wd * wd + md * md * wd, 2 * (panel_bytes + cb_bytes) + w * (2 * vs + 17), t0);
+        account(md * wd * wd + md * md * wd, t0);
     }
 
-    // LU below F11 with the host's pivots piv (FrontOffload::lu_update), or, with f11_piv, F11 too: its pivots
-    // written there and used (FrontOffload::lu_factor; false, nothing written back, when a pivot is not above tau).
+    // LU wholly on the device (FrontOffload::lu_factor).
     template <class V>
-    bool run_lu(std::int64_t f, std::int64_t w, double tau, const std::int64_t* piv, std::int64_t* f11_piv, V* panel, V* upanel, V* cb) {
+    bool run_lu_factor(const direct::OffloadFront& fr, double tau, std::int64_t* piv, V* panel, V* upanel, V* cb) {
         static_assert(std::is_same_v<V, double> || std::is_same_v<V, float>);
         const std::lock_guard<std::mutex> lock(mu_);
         const auto t0 = std::chrono::steady_clock::now();
         check(cudaSetDevice(device_), "cudaSetDevice");
-        const std::int64_t m = f - w, vs = static_cast<std::int64_t>(sizeof(V));
+        const std::int64_t f = fr.f, w = fr.w, vs = static_cast<std::int64_t>(sizeof(V));
+        DeviceFront& d = assemble<V>(fr, panel, upanel, cb);
+        if (d.children) {  // the assembled F11, for the host should a pivot need it
+            grow(f11_, std::max<std::int64_t>(w * w * vs, 1));
+            copy_block(f11_.data(), w, d.panel.data(), f, w, vs, cudaMemcpyDeviceToDevice);
+        }
+        if (!getrf_f11(w, f, tau, reinterpret_cast<V*>(d.panel.data()), piv)) {
+            if (d.children) copy_block(panel, f, f11_.data(), w, w, vs, cudaMemcpyDeviceToHost);
+            check(cudaStreamSynchronize(stream_->get()), "cudaStreamSynchronize");
+            stats_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            return false;
+        }
+        lu_rest<V>(fr, d, piv, panel, upanel, cb);
+        const double wd = static_cast<double>(w);
+        account(2 * wd * wd * wd / 3 + lu_rest_flops(fr), t0);
+        return true;
+    }
+
+    // LU below the host's F11 (FrontOffload::lu_update).
+    template <class V>
+    void run_lu_update(const direct::OffloadFront& fr, const std::int64_t* piv, V* panel, V* upanel, V* cb) {
+        static_assert(std::is_same_v<V, double> || std::is_same_v<V, float>);
+        const std::lock_guard<std::mutex> lock(mu_);
+        const auto t0 = std::chrono::steady_clock::now();
+        check(cudaSetDevice(device_), "cudaSetDevice");
+        DeviceFront& d = assembled(fr);
+        copy_block(d.panel.data(), fr.f, panel, fr.f, fr.w, static_cast<std::int64_t>(sizeof(V)), cudaMemcpyHostToDevice);  // U11, unit L11
+        lu_rest<V>(fr, d, piv, panel, upanel, cb);
+        account(lu_rest_flops(fr), t0);
+    }
+
+    static double lu_rest_flops(const direct::OffloadFront& fr) {
+        const double wd = static_cast<double>(fr.w), md = static_cast<double>(fr.f - fr.w);
+        return 2 * md * wd * wd + 2 * md * md * wd;
+    }
+
+    // LU below a factored F11 (the device panel's top block) with row pivots piv: L21 = F21 U11⁻¹ in place,
+    // U12ᵀ = (P F12)ᵀ L11⁻ᵀ in W, then into the U panel; cb -= L21 U12; the front finished.
+    template <class V>
+    void lu_rest(const direct::OffloadFront& fr, DeviceFront& d, const std::int64_t* piv, V* panel, V* upanel, V* cb) {
+        const std::int64_t f = fr.f, w = fr.w, m = f - w, vs = static_cast<std::int64_t>(sizeof(V));
         const cudaStream_t s = stream_->get();
-        const std::int64_t panel_bytes = f * w * vs, cb_bytes = m * m * vs;
-        grow(panel_, panel_bytes);
-        grow(upanel_, panel_bytes);
-        grow(cb_, std::max<std::int64_t>(cb_bytes, 1));
-        grow(work_, std::max<std::int64_t>(m * w * vs, 1));
-        grow(meta_, std::max<std::int64_t>(w * 8, 1));
-        V* dp = reinterpret_cast<V*>(panel_.data());
-        V* du = reinterpret_cast<V*>(upanel_.data());
-        V* dc = reinterpret_cast<V*>(cb_.data());
-        V* dw = reinterpret_cast<V*>(work_.data());
-        auto* d_piv = reinterpret_cast<std::int64_t*>(meta_.data());
-        const auto up = [&](void* dst, const void* src, std::int64_t bytes) {
-            check(cudaMemcpyAsync(dst, src, static_cast<std::size_t>(bytes), cudaMemcpyHostToDevice, s), "cudaMemcpyAsync H2D");
-        };
-        up(dp, panel, panel_bytes);
-        up(du, upanel, panel_bytes);
-        up(dc, cb, cb_bytes);
-        const int mi = static_cast<int>(m), wi = static_cast<int>(w), fi = static_cast<int>(f);
-        if (f11_piv && !getrf_f11(w, f, tau, dp, f11_piv)) return false;
-        up(d_piv, piv, w * 8);
         if (m > 0) {
+            grow(work_, std::max<std::int64_t>(m * w * vs, 1));
+            grow(meta_, std::max<std::int64_t>(w * 8, 1));
+            V* dp = reinterpret_cast<V*>(d.panel.data());
+            V* du = reinterpret_cast<V*>(d.upanel.data());
+            V* dc = reinterpret_cast<V*>(d.cb.data());
+            V* dw = reinterpret_cast<V*>(work_.data());
+            auto* d_piv = reinterpret_cast<std::int64_t*>(meta_.data());
+            up(d_piv, piv, w * 8);
+            const int mi = static_cast<int>(m), wi = static_cast<int>(w), fi = static_cast<int>(f);
             const V one = V(1), minus_one = V(-1);
-            // L21 = F21 U11⁻¹ in place; U12ᵀ = (P F12)ᵀ L11⁻ᵀ in W, then into the U panel; cb -= L21 U12
             launch("gigasparse::fronts::gather_f21_kernel", fronts::gather_f21_kernel<V>, fronts::grid_for(m * w), dim3(fronts::front_threads), 0, s, m, w,
                    f, static_cast<const V*>(du), static_cast<const std::int64_t*>(d_piv), dw);
             if constexpr (std::is_same_v<V, double>) {
@@ -348,16 +503,7 @@ private:
             else
                 check_cublas(cublasSgemm(blas_, CUBLAS_OP_N, CUBLAS_OP_T, mi, mi, wi, &minus_one, dp + w, fi, dw, mi, &one, dc, mi), "cublasSgemm");
         }
-        const auto down = [&](void* dst, const void* src, std::int64_t bytes) {
-            check(cudaMemcpyAsync(dst, src, static_cast<std::size_t>(bytes), cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync D2H");
-        };
-        down(panel, dp, panel_bytes);
-        down(upanel, du, panel_bytes);
-        down(cb, dc, cb_bytes);
-        check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
-        const double wd = static_cast<double>(w), md = static_cast<double>(m);
-        account((f11_piv ? 2 * wd * wd * wd / 3 : 0.0) + 2 * md * wd * wd + 2 * md * md * wd, 4 * panel_bytes + 2 * cb_bytes + w * 8, t0);
-        return true;
+        finish<V>(fr, d, panel, upanel, cb);
     }
 
     // getrf of F11 (the top w x w block of the device panel dp, ld f); piv (host) from its row interchanges.
@@ -403,25 +549,49 @@ private:
         return true;
     }
 
-    // Device buffers grow to the largest front so far (kept for the next fronts and factorizations).
+    // Copies between the host and the device on the stream, counted in stats_.bytes.
+    void up(void* dst, const void* src, std::int64_t bytes) {
+        if (bytes <= 0) return;
+        check(cudaMemcpyAsync(dst, src, static_cast<std::size_t>(bytes), cudaMemcpyHostToDevice, stream_->get()), "cudaMemcpyAsync H2D");
+        stats_.bytes += bytes;
+    }
+    void down(void* dst, const void* src, std::int64_t bytes) {
+        if (bytes <= 0) return;
+        check(cudaMemcpyAsync(dst, src, static_cast<std::size_t>(bytes), cudaMemcpyDeviceToHost, stream_->get()), "cudaMemcpyAsync D2H");
+        stats_.bytes += bytes;
+    }
+    // The top w x w block of a column-major array (ld rows, elements of vs bytes) to another (ld drows).
+    void copy_block(void* dst, std::int64_t drows, const void* src, std::int64_t srows, std::int64_t w, std::int64_t vs, cudaMemcpyKind kind) {
+        if (w <= 0) return;
+        check(cudaMemcpy2DAsync(dst, static_cast<std::size_t>(drows * vs), src, static_cast<std::size_t>(srows * vs), static_cast<std::size_t>(w * vs),
+                                static_cast<std::size_t>(w), kind, stream_->get()),
+              "cudaMemcpy2DAsync");
+        if (kind != cudaMemcpyDeviceToDevice) stats_.bytes += w * w * vs;
+    }
+
+    // Workspaces grow to the largest front so far (kept for the next fronts and factorizations).
     template <class Buf>
     void grow(Buf& buf, std::int64_t n) {
-        if (buf.size() < n) buf.allocate(n, Placement{stream_->get(), nullptr});
+        if (buf.size() < n) buf.allocate(n, Placement{stream_->get(), &tracker_});
     }
-    // One front's flops, bytes copied and seconds (from t0) into the stats (the caller holds mu_).
-    void account(double flops, std::int64_t bytes, std::chrono::steady_clock::time_point t0) {
+    // One finished front's flops and seconds (from t0) into the stats (the caller holds mu_).
+    void account(double flops, std::chrono::steady_clock::time_point t0) {
         ++stats_.fronts;
         stats_.flops += flops;
-        stats_.bytes += bytes;
         stats_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
 
     mutable std::mutex mu_;
     int device_;
+    std::int64_t budget_override_;
     std::unique_ptr<Stream> stream_;
     cublasHandle_t blas_{};
     cusolverDnHandle_t solver_{};
-    DeviceBuffer<char> panel_, upanel_, cb_, work_, l11_, meta_, lwork_buf_, ipiv_;
+    MemoryTracker tracker_;
+    std::int64_t budget_ = 0, reserve_ = 0;
+    const direct::Symbolic* sym_ = nullptr;
+    std::map<direct::idx, DeviceFront> fronts_;  // assembled fronts and kept contribution blocks, by supernode
+    DeviceBuffer<char> work_, l11_, meta_, lwork_buf_, ipiv_, rel_, f11_;
     DeviceBuffer<int> info_;
     direct::FrontOffloadStats stats_;
 };

@@ -3,6 +3,8 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <exception>
+#include <mutex>
 #include <optional>
 #include <ranges>
 #include <thread>
@@ -92,6 +94,13 @@ inline void triangle_chunks(idx mc, std::int64_t target, std::vector<idx>& b) {
     if (b.back() != mc) b.push_back(mc);
 }
 
+// Whether front sn goes to prm.offload (real values only; LDLᵀ: only with rows below F11, the host factoring F11).
+bool offloaded_front(const Symbolic& s, const NumericParams& prm, idx sn) {
+    if (!prm.offload || s.is_schur(sn)) return false;
+    const idx f = s.front_rows(sn);
+    return f >= prm.offload_rows && !(prm.ldlt && f == s.width(sn));
+}
+
 // Assemble and partially factor front sn; its contribution block ends on top of stack `own`.
 // Fronts of at least prm.blocked_rows rows take the blocked kernel (tiles on `pool`, parallel
 // assembly); fronts of fewer than prm.small_rows rows the BLAS-free loops of small_front; fronts of
@@ -109,7 +118,15 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
     // a front of real values and at least prm.offload_rows rows goes to prm.offload (the GPU; LDLᵀ and LU: the
     // rows below F11)
     constexpr bool real_values = std::is_same_v<V, double> || std::is_same_v<V, float>;
-    const bool offloaded = real_values && prm.offload && f >= prm.offload_rows;
+    const bool offloaded = real_values && offloaded_front(s, prm, sn);
+    // Children whose contribution blocks stayed on the device (their front and this one offloaded) are added to
+    // this front there; the host assembles the others.
+    const auto on_device = [&](idx c) { return offloaded && prm.offload->resident(c); };
+    bool host_children = false;
+    for (idx q = s.child_ptr[sn]; q < s.child_ptr[sn + 1]; ++q) host_children = host_children || !on_device(s.child_list[q]);
+    OffloadFront fr;
+    fr.sn = sn, fr.f = f, fr.w = w, fr.host_cb = host_children;
+    fr.keep = offloaded && s.sn_parent[sn] >= 0 && offloaded_front(s, prm, s.sn_parent[sn]);
     const bool blocked = f >= prm.blocked_rows;
     const bool parallel = blocked && pool.size() > 1;
     // The panel: zero, then the entries of A (duplicates summed in input order, conjugated when
@@ -138,7 +155,9 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
     // (the whole block for LU).
     std::vector<idx> bounds;
     const bool full = prm.lu;
-    if (parallel && m * m / 2 > chunk) {
+    if (offloaded && !host_children) {
+        // nothing to add on the host: the device starts from zero
+    } else if (parallel && m * m / 2 > chunk) {
         triangle_chunks(m, chunk, bounds);
         pool.run(static_cast<std::int64_t>(bounds.size()) - 1, [&](std::int64_t t) {
             for (idx j = bounds[t]; j < bounds[t + 1]; ++j) std::fill(cb + j * m + (full ? 0 : j), cb + (j + 1) * m, V(0));
@@ -153,6 +172,8 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
         idx c = s.child_list[q];
         const V* cbc = num.stacks[s.stack_of[c]].data() + num.cb_off[c];
         const idx mc = s.front_rows(c) - s.width(c);
+        if (s.stack_of[c] == s.stack_of[sn]) low = std::min(low, num.cb_off[c]);
+        if (on_device(c)) continue;
         if (full) {
             if (parallel && mc * mc > chunk) {
                 const std::int64_t per = std::max<std::int64_t>(1, chunk / std::max<idx>(mc, 1));
@@ -170,7 +191,6 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
         } else {
             extend_add(s, c, cbc, sn, panel, cb, 0, mc);
         }
-        if (s.stack_of[c] == s.stack_of[sn]) low = std::min(low, num.cb_off[c]);
     }
     if (s.is_schur(sn)) {
         // The Schur complement: assembled (A22 minus the updates of the children), not factored; it has no
@@ -193,8 +213,8 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
         if constexpr (real_values) {
             if (offloaded) {
                 // the whole front on the GPU, unless a pivot there would need lu_front's perturbation: then F11 here
-                if (!prm.offload->lu_factor(f, w, prm.tau, piv, panel, upanel, cb))
-                    r = lu_front_split(f, w, panel, piv, lp, pool, [&](const std::int64_t* pv) { prm.offload->lu_update(f, w, pv, panel, upanel, cb); });
+                if (!prm.offload->lu_factor(fr, prm.tau, piv, panel, upanel, cb))
+                    r = lu_front_split(f, w, panel, piv, lp, pool, [&](const std::int64_t* pv) { prm.offload->lu_update(fr, pv, panel, upanel, cb); });
             } else
                 r = lu_front(f, w, panel, upanel, cb, piv, lp, pool);
         } else {
@@ -213,10 +233,11 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
         const std::uint8_t* pairs = s.pair_next.empty() ? nullptr : s.pair_next.data() + c0;
         LdltFrontResult r;
         if constexpr (real_values) {
-            if (offloaded)
+            if (offloaded) {
+                prm.offload->ldlt_assemble(fr, panel, cb);  // F11 complete on the host again, the rest on the device
                 r = ldlt_front_split(f, w, panel, num.piv.data() + c0, num.pivot_size.data() + c0, pairs, lp, pool,
-                                     [&](const std::int64_t* pv, const std::int8_t* ps) { prm.offload->ldlt_update(f, w, pv, ps, panel, cb); });
-            else
+                                     [&](const std::int64_t* pv, const std::int8_t* ps) { prm.offload->ldlt_update(fr, pv, ps, panel, cb); });
+            } else
                 r = ldlt_front(f, w, panel, cb, num.piv.data() + c0, num.pivot_size.data() + c0, pairs, lp, pool);
         } else {
             r = ldlt_front(f, w, panel, cb, num.piv.data() + c0, num.pivot_size.data() + c0, pairs, lp, pool);
@@ -224,7 +245,7 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
         num.perturbed[sn] = r.perturbed;
         if (r.fail != 0) return r.fail;
     } else if (offloaded) {
-        if constexpr (real_values) info = prm.offload->factor(f, w, panel, cb);
+        if constexpr (real_values) info = prm.offload->factor(fr, panel, cb);
     } else if (blocked) {
         BlockedFrontParams bp;
         bp.block = prm.block;
@@ -252,7 +273,7 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
     for (idx j = 0; j < factored; ++j)
         if (!(std::real(panel[j * f + j]) > 0)) return j + 1;
     if (info != 0) return info;
-    if (low < off && m > 0) {
+    if (low < off && m > 0 && !(fr.keep && prm.offload->resident(sn))) {  // (a block kept on the device leaves its slot unused)
         // Column by column in increasing order: with dst < src, column j never overwrites the part of
         // a later column not yet moved; disjoint ranges may move in parallel.
         V* dst = stack.data() + low;
@@ -328,25 +349,44 @@ Status factor_multifrontal(const Symbolic& s, NumericFactor<V>& num, std::span<c
     // tiles of the large fronts on a TaskPool), so the result does not depend on the thread count and
     // no BLAS thread team competes with our threads.
     const dense::OneBlasThread one_blas_thread;
+    // The offload's factorization: begun here, ended on every way out (its blocks kept on the device freed).
+    struct OffloadScope {
+        FrontOffload* off;
+        ~OffloadScope() {
+            if (off) off->end();
+        }
+    } const offload_scope{prm.offload};
+    if (prm.offload) prm.offload->begin(s, prm.offload_rows);
     const int threads = std::max(prm.threads, 1);
     const idx nsub = static_cast<idx>(s.subtree_root.size());
     if (nsub > 0) {
         // Independent subtrees on `threads` workers pulling from the LPT-ordered list; deterministic
         // (no shared accumulation). Plain threads joined at the end, not an OpenMP team: idle OpenMP
         // workers spin-wait (OMP_WAIT_POLICY) and steal cores (measured 2x slower on lap3d_40 with 2 cores).
+        // A worker's exception (the offload's device failure, out of memory) stops the others' next subtrees
+        // and is rethrown here once they are joined.
         std::atomic<idx> next{0};
+        std::exception_ptr error;
+        std::mutex error_mu;
         auto worker = [&] {
-            TaskPool inline_pool(1);
-            for (idx t = next.fetch_add(1); t < nsub; t = next.fetch_add(1))
-                factor_sequence(s, num, a,
-                                std::span<const idx>(s.subtree_nodes.data() + s.subtree_ptr[t],
-                                                     static_cast<std::size_t>(s.subtree_ptr[t + 1] - s.subtree_ptr[t])),
-                                inline_pool, prm);
+            try {
+                TaskPool inline_pool(1);
+                for (idx t = next.fetch_add(1); t < nsub; t = next.fetch_add(1))
+                    factor_sequence(s, num, a,
+                                    std::span<const idx>(s.subtree_nodes.data() + s.subtree_ptr[t],
+                                                         static_cast<std::size_t>(s.subtree_ptr[t + 1] - s.subtree_ptr[t])),
+                                    inline_pool, prm);
+            } catch (...) {
+                next.store(nsub);
+                const std::lock_guard<std::mutex> lock(error_mu);
+                if (!error) error = std::current_exception();
+            }
         };
         std::vector<std::thread> pool;
         for (int k = 1; k < std::min<idx>(threads, nsub); ++k) pool.emplace_back(worker);
         worker();
         for (auto& th : pool) th.join();
+        if (error) std::rethrow_exception(error);
     }
     bool failed = std::any_of(num.info.begin(), num.info.end(), [](std::int64_t v) { return v != 0; });
     if (!failed && !s.top_nodes.empty()) {
