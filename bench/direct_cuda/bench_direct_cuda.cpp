@@ -121,6 +121,7 @@ struct Variant {
     double first_s = -1, best_s = -1;
     std::vector<double> runs_s;       // the refactorizations
     double gpu_fronts = 0, gpu_flops = 0, gpu_bytes = 0, gpu_seconds = 0, gpu_kept_blocks = 0, gpu_kept_bytes = 0, gpu_peak_bytes = 0;
+    double gpu_device_assembled = 0, gpu_too_large = 0;
     std::int64_t expected_gpu_fronts = 0;
     double expected_gpu_flops = 0;
     std::string solve_status = "not run";  // "ok", "failed: ...", or why there was no solve
@@ -346,6 +347,8 @@ void run_variant(Solver& s, const Mat& a, const std::vector<V>& b, Variant& v, i
             v.gpu_seconds = s.result("gpu_seconds");
             v.gpu_kept_blocks = s.result("gpu_kept_blocks");
             v.gpu_kept_bytes = s.result("gpu_kept_bytes");
+            v.gpu_device_assembled = s.result("gpu_device_assembled");
+            v.gpu_too_large = s.result("gpu_too_large");
             v.gpu_peak_bytes = s.result("gpu_peak_bytes");
         }
         v.status = "ok";
@@ -573,7 +576,7 @@ std::string summary(const Run& run, bool finished) {
             if (!v.mismatch.empty()) t << c.name << " " << v.label() << ": MISMATCH: " << v.mismatch << "\n";
             if (v.backend == "cuda" && v.ok() && static_cast<std::int64_t>(v.gpu_fronts) != v.expected_gpu_fronts)
                 t << c.name << " " << v.label() << ": " << fmt("%.0f", v.gpu_fronts) << " fronts on the GPU, the analysis has " << v.expected_gpu_fronts
-                  << " of at least " << v.gpu_front_rows << " rows\n";
+                  << " of at least " << v.gpu_front_rows << " rows (" << fmt("%.0f", v.gpu_too_large) << " too large for the device)\n";
         }
         if (!c.cudss_mismatch.empty()) t << c.name << " cudss: " << c.cudss_mismatch.substr(0, 240) << "\n";
     }
@@ -603,6 +606,7 @@ Json variant_json(const Case& c, const Variant& v) {
         j.set("expected_gpu_flops", v.expected_gpu_flops).set("gpu_flop_fraction", c.flops > 0 ? v.gpu_flops / c.flops : 0.0);
         j.set("gpu_bytes", v.gpu_bytes).set("gpu_seconds", v.gpu_seconds).set("gpu_kept_blocks", v.gpu_kept_blocks);
         j.set("gpu_kept_bytes", v.gpu_kept_bytes).set("gpu_peak_bytes", v.gpu_peak_bytes);
+        j.set("gpu_device_assembled", v.gpu_device_assembled).set("gpu_too_large", v.gpu_too_large);
         j.set("speedup_vs_cpu", c.cpu() && c.cpu()->timed() && v.timed() ? c.cpu()->best_s / v.best_s : 0.0);
     }
     Json s;

@@ -375,7 +375,7 @@ class DirectSolver:
         if self.pivot_stats is not None:
             out.update(self.pivot_stats)
         if self._core.get_option("backend") == "cuda":
-            out["gpu"] = {k: self._result("gpu_" + k) for k in ("fronts", "flops", "bytes", "seconds", "host_f11", "kept_blocks", "kept_bytes", "peak_bytes")}
+            out["gpu"] = {k: self._result("gpu_" + k) for k in ("fronts", "flops", "bytes", "seconds", "host_f11", "kept_blocks", "kept_bytes", "peak_bytes", "device_assembled", "too_large")}
         out["ordering"] = self.ordering
         out["status"] = self.status
         return out

@@ -591,6 +591,8 @@ Status DirectSolver<V, I>::run_numeric() {
         gpu_kept_ = static_cast<double>(g.kept);
         gpu_kept_bytes_ = static_cast<double>(g.kept_bytes);
         gpu_peak_bytes_ = static_cast<double>(g.peak_bytes);
+        gpu_device_assembled_ = static_cast<double>(g.device_assembled);
+        gpu_too_large_ = static_cast<double>(g.host_large);
     }
     if (fail != -1 && ldlt()) fail = pivot_source(fail);  // pivoted -> analysis position
     failing_column_ = fail == -1 ? -1 : sym_->perm[fail];

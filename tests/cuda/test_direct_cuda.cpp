@@ -8,10 +8,12 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <numeric>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <gigasparse/core/error.hpp>
@@ -73,8 +75,9 @@ void expect_nothing_resident(const dr::Symbolic& sym, const dr::FrontOffload& of
 }
 
 // A front on its own (no children, nothing kept).
-dr::OffloadFront front(std::int64_t f, std::int64_t w) {
-    dr::OffloadFront fr;
+template <class V>
+dr::OffloadFront<V> front(std::int64_t f, std::int64_t w) {
+    dr::OffloadFront<V> fr;
     fr.f = f, fr.w = w;
     return fr;
 }
@@ -141,7 +144,7 @@ TEST(CudaDirect, OffloadedFrontMatchesTheHost) {
         std::vector<double> p, c, p2, c2;
         random_front(sh.f, sh.w, 7, p, c);
         p2 = p, c2 = c;
-        ASSERT_EQ(off->factor(front(sh.f, sh.w), p.data(), c.data()), 0);
+        ASSERT_EQ(off->factor(front<double>(sh.f, sh.w), p.data(), c.data()), 0);
         ASSERT_EQ(host_front(sh.f, sh.w, p2.data(), c2.data()), 0);
         EXPECT_LE(gs::test::lower_rel_diff(p, p2, sh.f, sh.w), 1e-13);
         if (m > 0) {
@@ -150,7 +153,7 @@ TEST(CudaDirect, OffloadedFrontMatchesTheHost) {
         std::vector<float> pf, cf, pf2, cf2;
         random_front(sh.f, sh.w, 8, pf, cf);
         pf2 = pf, cf2 = cf;
-        ASSERT_EQ(off->factor(front(sh.f, sh.w), pf.data(), cf.data()), 0);
+        ASSERT_EQ(off->factor(front<float>(sh.f, sh.w), pf.data(), cf.data()), 0);
         ASSERT_EQ(host_front(sh.f, sh.w, pf2.data(), cf2.data()), 0);
         EXPECT_LE(gs::test::lower_rel_diff(pf, pf2, sh.f, sh.w), 1e-5);
     }
@@ -162,7 +165,33 @@ TEST(CudaDirect, OffloadedFrontMatchesTheHost) {
     std::vector<double> p, c;
     random_front(30, 10, 9, p, c);
     p[5 + 5 * 30] = -1.0;
-    EXPECT_EQ(off->factor(front(30, 10), p.data(), c.data()), 6);
+    EXPECT_EQ(off->factor(front<double>(30, 10), p.data(), c.data()), 6);
+    // assembled on the device from A's entries alone (the host's panel and block are not read: NaN there), the
+    // contribution block from zero
+    {
+        const std::int64_t f = 70, w = 16, m = f - w;
+        std::vector<double> pa, ca;
+        random_front(f, w, 10, pa, ca);
+        std::vector<std::int64_t> pos;
+        std::vector<double> val;
+        for (std::size_t k = 0; k < pa.size(); ++k)
+            if (pa[k] != 0) pos.push_back(static_cast<std::int64_t>(k)), val.push_back(pa[k]);
+        std::vector<double> hp = pa, hc(ca.size(), 0.0);
+        ASSERT_EQ(host_front(f, w, hp.data(), hc.data()), 0);
+        auto fr = front<double>(f, w);
+        fr.device_assembly = true;
+        fr.a_pos = pos;
+        fr.a_values = val;
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        std::vector<double> dp(pa.size(), nan), dc(ca.size(), nan);
+        const auto before = off->stats();
+        ASSERT_EQ(off->factor(fr, dp.data(), dc.data()), 0);
+        EXPECT_EQ(off->stats().device_assembled - before.device_assembled, 1);
+        EXPECT_EQ(off->stats().bytes - before.bytes, static_cast<std::int64_t>(pos.size()) * 16 + (f * w + m * m) * 8)
+            << "A's entries up, the panel and the block down";
+        EXPECT_LE(gs::test::lower_rel_diff(dp, hp, f, w), 1e-13);
+        EXPECT_LE(gs::test::lower_rel_diff(dc, hc, m, m), 1e-12);
+    }
     off.reset();
 #ifdef GIGASPARSE_CUDA_SIM
     checks.expect_clean("the GPU fronts");
@@ -184,8 +213,9 @@ TEST(CudaDirect, OffloadedLdltAndLuFrontsMatchTheHost) {
     std::int64_t expected_fronts = 0;
     // the front put on the device (no children: F11 is the host's) and finished there from the host's F11
     const auto ldlt_rest = [&](std::int64_t f, std::int64_t w, const std::int64_t* pv, const std::int8_t* ps, auto* panel, auto* cb) {
-        off->ldlt_assemble(front(f, w), panel, cb);
-        off->ldlt_update(front(f, w), pv, ps, panel, cb);
+        const auto fr = front<std::remove_cvref_t<decltype(*panel)>>(f, w);
+        off->ldlt_assemble(fr, panel, cb);
+        off->ldlt_update(fr, pv, ps, panel, cb);
     };
     for (const auto& [f, w] : {std::pair<std::int64_t, std::int64_t>{40, 40}, {70, 16}, {129, 64}, {300, 70}}) {
         expected_fronts += gs::test::expect_split_matches_whole<double>(f, w, 21, 1e-10, lp, pool, ldlt_rest);
@@ -199,10 +229,11 @@ TEST(CudaDirect, OffloadedLdltAndLuFrontsMatchTheHost) {
     std::int64_t refused = 0;
     const auto lu_rest = [&](std::int64_t f, std::int64_t w, const std::int64_t* pv, auto* panel, auto* upanel, auto* cb) {
         std::vector<std::int64_t> unused(static_cast<std::size_t>(w), -1);
-        EXPECT_FALSE(off->lu_factor(front(f, w), 1e300, unused.data(), panel, upanel, cb));
+        const auto fr = front<std::remove_cvref_t<decltype(*panel)>>(f, w);
+        EXPECT_FALSE(off->lu_factor(fr, 1e300, unused.data(), panel, upanel, cb));
         EXPECT_EQ(unused, std::vector<std::int64_t>(static_cast<std::size_t>(w), -1)) << "pivots written by a refused F11";
         ++refused;
-        off->lu_update(front(f, w), pv, panel, upanel, cb);
+        off->lu_update(fr, pv, panel, upanel, cb);
     };
     for (const auto& [f, w] : {std::pair<std::int64_t, std::int64_t>{40, 40}, {70, 16}, {129, 64}, {300, 70}}) {
         expected_fronts += gs::test::expect_lu_split_matches_whole<double>(f, w, 23, 1e-10, lup, pool, lu_rest);
@@ -238,7 +269,7 @@ TEST(CudaDirect, OffloadedLuFrontWithF11OnTheDevice) {
         auto p2 = p1, u2 = u1, c2 = c1;
         std::vector<std::int64_t> piv1(static_cast<std::size_t>(w)), piv2(piv1.size());
         ASSERT_EQ(dr::lu_front(f, w, p1.data(), u1.data(), c1.data(), piv1.data(), lp, pool).fail, 0);
-        ASSERT_TRUE(off->lu_factor(front(f, w), 1e-14, piv2.data(), p2.data(), u2.data(), c2.data()));
+        ASSERT_TRUE(off->lu_factor(front<double>(f, w), 1e-14, piv2.data(), p2.data(), u2.data(), c2.data()));
         EXPECT_EQ(piv2, piv1);
         EXPECT_LE(gs::test::rows_rel_diff(p2, p1, f, w), 1e-10);
         if (m > 0) {
@@ -253,7 +284,7 @@ TEST(CudaDirect, OffloadedLuFrontWithF11OnTheDevice) {
     for (std::int64_t i = 0; i < 20; ++i) p[static_cast<std::size_t>(i)] = 0.0;
     const auto p0 = p, u0 = u, c0 = c;
     std::vector<std::int64_t> piv(20, -1);
-    EXPECT_FALSE(off->lu_factor(front(60, 20), 0.0, piv.data(), p.data(), u.data(), c.data()));
+    EXPECT_FALSE(off->lu_factor(front<double>(60, 20), 0.0, piv.data(), p.data(), u.data(), c.data()));
     EXPECT_EQ(p, p0);
     EXPECT_EQ(u, u0);
     EXPECT_EQ(c, c0);
@@ -319,6 +350,26 @@ TEST(CudaDirect, MultifrontalWithOffloadedFronts) {
         EXPECT_GE(tight->stats().bytes - st.bytes, st.kept_bytes);
         expect_factor_matches(num_tight);
     }
+    // each front assembled on the host, or each on the device (A's entries and the host children's blocks
+    // uploaded): the same factor; the default takes whichever moves fewer bytes, here the device for some
+    const std::int64_t cheaper_bytes = st.bytes;
+    EXPECT_GT(st.device_assembled, 0);
+    for (const auto mode : {dr::NumericParams::Assembly::host, dr::NumericParams::Assembly::device}) {
+        const bool dev = mode == dr::NumericParams::Assembly::device;
+        SCOPED_TRACE(dev ? "device assembly" : "host assembly");
+        const auto other = make_offload();
+        dr::NumericFactor<double> num_mode;
+        dr::allocate_numeric(sym, num_mode);
+        dr::NumericParams mprm = prm;
+        mprm.offload = other.get();
+        mprm.offload_assembly = mode;
+        ASSERT_EQ(dr::factor_multifrontal<double>(sym, num_mode, a.values, fail, mprm), dr::Status::success);
+        EXPECT_EQ(other->stats().fronts, expected.fronts);
+        EXPECT_EQ(other->stats().kept, expected.kept);
+        EXPECT_EQ(other->stats().device_assembled, dev ? expected.fronts : 0);
+        EXPECT_GE(other->stats().bytes, cheaper_bytes) << "the default moves the fewest bytes";
+        expect_factor_matches(num_mode);
+    }
     // refactorization through the same offload: the counts again (the stats are per call here: reset)
     off->reset_stats();
     dr::NumericFactor<double> num_again;
@@ -341,6 +392,70 @@ TEST(CudaDirect, MultifrontalWithOffloadedFronts) {
     plain.threads = 2;
     EXPECT_EQ(dr::factor_multifrontal<double>(cpu.symbolic(), num3, bad.values, fail_cpu, plain), dr::Status::not_positive_definite);
     EXPECT_EQ(fail2, fail_cpu);
+}
+
+// A front the device cannot hold (offload_front_bytes above the memory free at begin) stays on the host, and
+// the factorization still succeeds with the same factor: the simulator's device memory lowered until about half
+// of the offloaded fronts fit.
+TEST(CudaDirect, FrontsTooLargeForTheDeviceStayOnTheHost) {
+#ifndef GIGASPARSE_CUDA_SIM
+    GTEST_SKIP() << "needs the simulator's device-memory limit";
+#else
+    const auto a = shifted_poisson(9, 0.0);
+    dr::DirectSolver<double, std::int32_t> solver(dr::Structure::spd);
+    solver.options().threads = 2;
+    solver.analyze(a.view());
+    ASSERT_EQ(solver.factorize(a.view()), dr::Status::success);
+    const auto& sym = solver.symbolic();
+    const auto off = make_offload();
+    dr::NumericParams prm;
+    prm.threads = 2;
+    prm.offload = off.get();
+    prm.offload_rows = 40;
+    const OffloadCounts all = offload_counts(sym, prm);
+    std::vector<std::int64_t> need;
+    for (dr::idx sn = 0; sn < sym.nsuper; ++sn)
+        if (sym.front_rows(sn) >= prm.offload_rows) need.push_back(dr::offload_front_bytes(sym, sn));
+    ASSERT_GE(need.size(), 4u);
+    std::sort(need.begin(), need.end());
+    dr::NumericFactor<double> num;
+    dr::allocate_numeric(sym, num);
+    dr::idx fail = -1;
+    ASSERT_EQ(dr::factor_multifrontal<double>(sym, num, a.values, fail, prm), dr::Status::success);
+    EXPECT_EQ(off->stats().fronts, all.fronts);
+    EXPECT_EQ(off->stats().host_large, 0);
+    // lower the device's memory so that the capacity lands between two middle footprints
+    const std::int64_t target = (need[need.size() / 2 - 1] + need[need.size() / 2]) / 2;
+    const std::int64_t capacity = off->stats().capacity_bytes;
+    ASSERT_GT(capacity, target);
+    const std::size_t saved = cuda_sim::config().device_memory;
+    struct Restore {
+        std::size_t bytes;
+        ~Restore() { cuda_sim::config().device_memory = bytes; }
+    } const restore{saved};
+    cuda_sim::config().device_memory = saved - static_cast<std::size_t>(capacity - target);
+    off->reset_stats();
+    dr::NumericFactor<double> small;
+    dr::allocate_numeric(sym, small);
+    ASSERT_EQ(dr::factor_multifrontal<double>(sym, small, a.values, fail, prm), dr::Status::success);
+    const auto st = off->stats();
+    const auto taken = std::count_if(need.begin(), need.end(), [&](std::int64_t b) { return b <= st.capacity_bytes; });
+    EXPECT_GT(taken, 0);
+    EXPECT_LT(taken, static_cast<std::int64_t>(need.size()));
+    EXPECT_EQ(st.fronts, taken);
+    EXPECT_EQ(st.host_large, static_cast<std::int64_t>(need.size()) - taken);
+    EXPECT_LE(st.peak_bytes, st.capacity_bytes);
+    for (dr::idx sn = 0; sn < sym.nsuper; ++sn)
+        EXPECT_EQ(off->takes(sn), sym.front_rows(sn) >= prm.offload_rows && dr::offload_front_bytes(sym, sn) <= st.capacity_bytes);
+    expect_nothing_resident(sym, *off);
+    const auto& ref = solver.numeric().lx;
+    double d = 0, sc = 0;
+    for (std::size_t k = 0; k < ref.size(); ++k) {
+        d = std::max(d, std::abs(small.lx[k] - ref[k]));
+        sc = std::max(sc, std::abs(ref[k]));
+    }
+    EXPECT_LE(d / sc, 1e-12);
+#endif
 }
 
 // A 3D Laplacian's graph with small diagonal entries of alternating sign (2×2 pivots / row swaps in most
@@ -413,6 +528,17 @@ TEST(CudaDirect, MultifrontalLdltWithOffloadedFronts) {
     EXPECT_EQ(off->stats().kept, expected.kept);
     expect_nothing_resident(sym, *off);
     EXPECT_GT(std::count(r.host.pivot_size.begin(), r.host.pivot_size.end(), std::int8_t(2)), 0) << "no 2x2 pivots";
+    // each front assembled on the host, or each on the device (F11 copied back for the host's pivoting)
+    for (const auto mode : {dr::NumericParams::Assembly::host, dr::NumericParams::Assembly::device}) {
+        const bool dev = mode == dr::NumericParams::Assembly::device;
+        SCOPED_TRACE(dev ? "device assembly" : "host assembly");
+        off->reset_stats();
+        prm.offload_assembly = mode;
+        expect_offload_matches_host(sym, a.values, prm, off.get());
+        EXPECT_EQ(off->stats().fronts, expected.fronts);
+        EXPECT_EQ(off->stats().kept, expected.kept);
+        EXPECT_EQ(off->stats().device_assembled, dev ? expected.fronts : 0);
+    }
 }
 
 // LU inside the multifrontal factorization (unsymmetric values): every front of at least offload_rows rows
@@ -445,6 +571,21 @@ TEST(CudaDirect, MultifrontalLuWithOffloadedFronts) {
     EXPECT_GT(off->stats().host_f11, 0);
     EXPECT_EQ(off->stats().kept, expected.kept) << "blocks kept on the device through fronts whose F11 went to the host";
     EXPECT_GT(std::accumulate(p.host.perturbed.begin(), p.host.perturbed.end(), std::int64_t(0)), 0);
+    // each front assembled on the host, or each on the device (A's entries into both panels), with the device's
+    // F11 and with the host's (the assembled F11 copied back)
+    for (const double tau : {1e-12, 1e3})
+        for (const auto mode : {dr::NumericParams::Assembly::host, dr::NumericParams::Assembly::device}) {
+            const bool dev = mode == dr::NumericParams::Assembly::device;
+            SCOPED_TRACE(std::string(dev ? "device assembly" : "host assembly") + ", tau " + std::to_string(tau));
+            off->reset_stats();
+            prm.tau = tau;
+            prm.offload_assembly = mode;
+            expect_offload_matches_host(sym, a.values, prm, off.get());
+            EXPECT_EQ(off->stats().fronts, expected.fronts);
+            EXPECT_EQ(off->stats().kept, expected.kept);
+            EXPECT_EQ(off->stats().device_assembled, dev ? expected.fronts : 0);
+            EXPECT_EQ(off->stats().host_f11 > 0, tau > 1);
+        }
 }
 
 #ifndef GIGASPARSE_CUDA_SIM

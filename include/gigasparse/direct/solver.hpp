@@ -185,7 +185,10 @@ public:
     // "unmatched_columns", "delayed_pivots" (columns the delayed pivoting moved into ancestors' fronts) and
     // "delay_rounds" (the extra analyses and factorizations factorize ran for them); with backend cuda "gpu_fronts",
     // "gpu_flops", "gpu_bytes" (host <-> device) and "gpu_seconds" of the last factorization's fronts on the GPU,
-    // "gpu_host_f11" (LU fronts whose F11 came back to the host: a pivot there needed perturbing).
+    // "gpu_host_f11" (LU fronts whose F11 came back to the host: a pivot there needed perturbing), "gpu_kept_blocks"
+    // and "gpu_kept_bytes" (contribution blocks that stayed on the device for their parent), "gpu_peak_bytes"
+    // (device memory held at most), "gpu_device_assembled" (fronts assembled on the device from A's entries), "gpu_too_large" (fronts of at least gpu_front_rows rows the
+    // device had no memory for: factored on the host).
     double result(std::string_view name) const;
     std::string ordering_used() const;
     std::span<const std::int64_t> permutation() const;  // perm[new] = old, 0-based
@@ -330,7 +333,8 @@ private:
     std::int64_t delay_rounds_ = 0;  // LU: re-analyses and factorizations the last factorize ran for them
     // backend cuda: the GPU's fronts (made at the first factorization, shared by copies) and what they did in the last one
     std::shared_ptr<FrontOffload> offload_;
-    double gpu_fronts_ = 0, gpu_flops_ = 0, gpu_bytes_ = 0, gpu_seconds_ = 0, gpu_host_f11_ = 0, gpu_kept_ = 0, gpu_kept_bytes_ = 0, gpu_peak_bytes_ = 0;
+    double gpu_fronts_ = 0, gpu_flops_ = 0, gpu_bytes_ = 0, gpu_seconds_ = 0, gpu_host_f11_ = 0, gpu_kept_ = 0, gpu_kept_bytes_ = 0, gpu_peak_bytes_ = 0,
+           gpu_device_assembled_ = 0, gpu_too_large_ = 0;
     double tau_used_ = 0;       // the perturbation threshold of the last factorization (in the factored matrix's scale)
     double anorm_ = 0, anorm1_ = 0;  // ||A||_inf and ||A||_1 of the matrix read by the view (both recomputed when anorm_ <= 0)
     bool analyzed_ = false, allocated_ = false, factorized_ = false;

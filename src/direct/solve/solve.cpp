@@ -389,6 +389,8 @@ double DirectSolver<V, I>::result(std::string_view name) const {
     if (name == "gpu_kept_blocks") return gpu_kept_;
     if (name == "gpu_kept_bytes") return gpu_kept_bytes_;
     if (name == "gpu_peak_bytes") return gpu_peak_bytes_;
+    if (name == "gpu_device_assembled") return gpu_device_assembled_;
+    if (name == "gpu_too_large") return gpu_too_large_;
     if (name == "perturbed_pivots") {
         if (!(ldlt() || lu()) || !factorized_)
             throw PhaseError("direct: result 'perturbed_pivots' needs a successful LDLᵀ/LDLᴴ or LU factorization");

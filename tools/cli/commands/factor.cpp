@@ -204,6 +204,7 @@ int run_factor(const Args& args) {
             gj.set("seconds", solver.result("gpu_seconds")).set("min_front_rows", solver.get_option("gpu_front_rows"));
             gj.set("host_f11", solver.result("gpu_host_f11")).set("kept_blocks", solver.result("gpu_kept_blocks"));
             gj.set("kept_bytes", solver.result("gpu_kept_bytes")).set("peak_bytes", solver.result("gpu_peak_bytes"));
+            gj.set("device_assembled", solver.result("gpu_device_assembled")).set("too_large", solver.result("gpu_too_large"));
             out.set("gpu", gj);
         }
         if (invdiag_out && st == direct::Status::success) {
@@ -258,7 +259,12 @@ int run_factor(const Args& args) {
                       << " bytes copied, " << format_seconds(solver.result("gpu_seconds")) << "; "
                       << format_count(static_cast<std::int64_t>(solver.result("gpu_kept_blocks"))) << " contribution blocks ("
                       << format_count(static_cast<std::int64_t>(solver.result("gpu_kept_bytes"))) << " bytes) kept on the device, peak "
-                      << format_count(static_cast<std::int64_t>(solver.result("gpu_peak_bytes"))) << " bytes\n";
+                      << format_count(static_cast<std::int64_t>(solver.result("gpu_peak_bytes"))) << " bytes; "
+                      << format_count(static_cast<std::int64_t>(solver.result("gpu_device_assembled"))) << " fronts assembled on the device"
+                      << (solver.result("gpu_too_large") > 0
+                              ? "; " + format_count(static_cast<std::int64_t>(solver.result("gpu_too_large"))) + " fronts too large for the device (on the host)"
+                              : std::string())
+                      << "\n";
         if (single_requested && st == direct::Status::success)
             std::cout << "precision       "
                       << (solver.result("single_factor") != 0

@@ -1,7 +1,9 @@
-// src/direct/numeric/cuda/gpu_fronts.cuh: the GPU's share of a large front (direct::FrontOffload). Every front: the
-// host's panel and contribution block copied to the device, the children whose blocks stayed on the device added
-// there (extend_add_kernel), the panel copied back after the factorization, the contribution block too unless its
-// parent is offloaded and it fits (then it stays for the parent). Cholesky: cuSOLVER potrf on F11, cuBLAS trsm for
+// src/direct/numeric/cuda/gpu_fronts.cuh: the GPU's share of a large front (direct::FrontOffload). Every front is
+// assembled either by the host (its panel and contribution block copied to the device) or on the device from
+// zero (A's entries scattered by scatter_entries_kernel, the host children's blocks uploaded), whichever moves
+// fewer bytes; the children whose blocks stayed on the device are added there (extend_add_kernel); the panel goes
+// back after the factorization, the contribution block too unless its parent is offloaded and it fits (then it
+// stays for the parent). Cholesky: cuSOLVER potrf on F11, cuBLAS trsm for
 // L21 and syrk for the update. LDLᵀ (F11 factored on the host with its Bunch–Kaufman pivots): F21's columns
 // gathered into pivot order, W = F21 P L11⁻ᵀ (trsm), L21 = W D⁻¹ (1×1 and 2×2 blocks), cb -= L21 Wᵀ (syrkx).
 // LU: F11 by cuSOLVER getrf (partial pivoting over the fully summed rows, as the host's lu_front) unless a
@@ -124,6 +126,20 @@ static __global__ void __launch_bounds__(front_threads)
     }
 }
 
+// A's entries of a front assembled on the device: val[t] into position pos[t] of the panel (ld f), or of the U
+// panel from fw = f·w on (LU); distinct positions.
+template <class V>
+static __global__ void __launch_bounds__(front_threads)
+    scatter_entries_kernel(std::int64_t n, const std::int64_t* __restrict__ pos, const V* __restrict__ val, std::int64_t fw, V* __restrict__ panel,
+                           V* __restrict__ upanel) {
+    const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    for (std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < n; t += stride) {
+        const std::int64_t p = pos[t];
+        if (p < fw) panel[p] = val[t];
+        else upanel[p - fw] = val[t];
+    }
+}
+
 inline std::int64_t grid_for(std::int64_t total) { return std::clamp<std::int64_t>((total + front_threads - 1) / front_threads, 1, 65536); }
 
 }  // namespace fronts
@@ -142,7 +158,7 @@ public:
     }
     ~GpuFrontOffload() override {
         fronts_.clear();
-        for (auto* b : {&work_, &l11_, &meta_, &lwork_buf_, &ipiv_, &rel_, &f11_}) b->release();
+        release_scratch();
         info_.release();
         (void)cusolverDnDestroy(solver_);
         (void)cublasDestroy(blas_);
@@ -155,21 +171,27 @@ public:
         check(cudaSetDevice(device_), "cudaSetDevice");
         fronts_.clear();
         sym_ = &s;
-        // What one front holds on the device at most (double values: panel, U panel, contribution block, the
-        // workspaces), kept free for the next front when deciding whether a contribution block stays.
+        // The device memory this factorization may use (free now, the pool's cache and what we hold, less 5%, at
+        // least 256 MiB); the fronts that fit in it are taken; the largest of them is what stays free for the next
+        // front when a contribution block is kept (within the budget: that memory, or the override).
+        std::size_t free_bytes = 0, total_bytes = 0;
+        check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+        const std::int64_t margin = std::max<std::int64_t>(static_cast<std::int64_t>(total_bytes / 20), std::int64_t{256} << 20);
+        const std::int64_t capacity = static_cast<std::int64_t>(free_bytes) + pool_cached_bytes(current_memory_pool()) + tracker_.current - margin;
+        takes_.assign(static_cast<std::size_t>(s.nsuper), 0);
         reserve_ = 0;
+        stats_.capacity_bytes = capacity_ = capacity;
         for (direct::idx sn = 0; sn < s.nsuper; ++sn) {
-            const std::int64_t f = s.front_rows(sn), w = s.width(sn), m = f - w;
-            if (f >= offload_rows) reserve_ = std::max<std::int64_t>(reserve_, 8 * (2 * f * w + m * m + m * w + 2 * w * w + m));
+            if (s.front_rows(sn) < offload_rows) continue;
+            const std::int64_t need = direct::offload_front_bytes(s, sn);
+            if (need > capacity) {
+                ++stats_.host_large;
+                continue;
+            }
+            takes_[static_cast<std::size_t>(sn)] = 1;
+            reserve_ = std::max(reserve_, need);
         }
-        if (budget_override_ >= 0) {
-            budget_ = budget_override_;
-        } else {
-            std::size_t free_bytes = 0, total_bytes = 0;
-            check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-            const std::int64_t margin = std::max<std::int64_t>(static_cast<std::int64_t>(total_bytes / 20), std::int64_t{256} << 20);
-            budget_ = static_cast<std::int64_t>(free_bytes) + pool_cached_bytes(current_memory_pool()) + tracker_.current - margin;
-        }
+        budget_ = budget_override_ >= 0 ? budget_override_ : capacity;
         tracker_.peak = tracker_.current;
     }
     void end() noexcept override {
@@ -177,32 +199,36 @@ public:
         fronts_.clear();
         sym_ = nullptr;
     }
+    bool takes(direct::idx sn) const override {
+        const std::lock_guard<std::mutex> lock(mu_);
+        return sn >= 0 && static_cast<std::size_t>(sn) < takes_.size() && takes_[static_cast<std::size_t>(sn)] != 0;
+    }
     bool resident(direct::idx sn) const override {
         const std::lock_guard<std::mutex> lock(mu_);
         const auto it = fronts_.find(sn);
         return it != fronts_.end() && it->second.done;
     }
 
-    std::int64_t factor(const direct::OffloadFront& fr, double* panel, double* cb) override { return run_llt(fr, panel, cb); }
-    std::int64_t factor(const direct::OffloadFront& fr, float* panel, float* cb) override { return run_llt(fr, panel, cb); }
-    void ldlt_assemble(const direct::OffloadFront& fr, double* panel, double* cb) override { run_ldlt_assemble(fr, panel, cb); }
-    void ldlt_assemble(const direct::OffloadFront& fr, float* panel, float* cb) override { run_ldlt_assemble(fr, panel, cb); }
-    void ldlt_update(const direct::OffloadFront& fr, const std::int64_t* piv, const std::int8_t* psize, double* panel, double* cb) override {
+    std::int64_t factor(const direct::OffloadFront<double>& fr, double* panel, double* cb) override { return run_llt(fr, panel, cb); }
+    std::int64_t factor(const direct::OffloadFront<float>& fr, float* panel, float* cb) override { return run_llt(fr, panel, cb); }
+    void ldlt_assemble(const direct::OffloadFront<double>& fr, double* panel, double* cb) override { run_ldlt_assemble(fr, panel, cb); }
+    void ldlt_assemble(const direct::OffloadFront<float>& fr, float* panel, float* cb) override { run_ldlt_assemble(fr, panel, cb); }
+    void ldlt_update(const direct::OffloadFront<double>& fr, const std::int64_t* piv, const std::int8_t* psize, double* panel, double* cb) override {
         run_ldlt(fr, piv, psize, panel, cb);
     }
-    void ldlt_update(const direct::OffloadFront& fr, const std::int64_t* piv, const std::int8_t* psize, float* panel, float* cb) override {
+    void ldlt_update(const direct::OffloadFront<float>& fr, const std::int64_t* piv, const std::int8_t* psize, float* panel, float* cb) override {
         run_ldlt(fr, piv, psize, panel, cb);
     }
-    bool lu_factor(const direct::OffloadFront& fr, double tau, std::int64_t* piv, double* panel, double* upanel, double* cb) override {
+    bool lu_factor(const direct::OffloadFront<double>& fr, double tau, std::int64_t* piv, double* panel, double* upanel, double* cb) override {
         return run_lu_factor(fr, tau, piv, panel, upanel, cb);
     }
-    bool lu_factor(const direct::OffloadFront& fr, double tau, std::int64_t* piv, float* panel, float* upanel, float* cb) override {
+    bool lu_factor(const direct::OffloadFront<float>& fr, double tau, std::int64_t* piv, float* panel, float* upanel, float* cb) override {
         return run_lu_factor(fr, tau, piv, panel, upanel, cb);
     }
-    void lu_update(const direct::OffloadFront& fr, const std::int64_t* piv, double* panel, double* upanel, double* cb) override {
+    void lu_update(const direct::OffloadFront<double>& fr, const std::int64_t* piv, double* panel, double* upanel, double* cb) override {
         run_lu_update(fr, piv, panel, upanel, cb);
     }
-    void lu_update(const direct::OffloadFront& fr, const std::int64_t* piv, float* panel, float* upanel, float* cb) override {
+    void lu_update(const direct::OffloadFront<float>& fr, const std::int64_t* piv, float* panel, float* upanel, float* cb) override {
         run_lu_update(fr, piv, panel, upanel, cb);
     }
     direct::FrontOffloadStats stats() const override {
@@ -223,50 +249,94 @@ private:
     struct DeviceFront {
         std::int64_t f = 0, w = 0;
         DeviceBuffer<char> panel, upanel, cb;
-        bool children = false;  // resident children were added on the device: F11 differs from the host's
+        bool stale = false;  // the device added to the front (resident children, device assembly): the host's F11 is not the assembled one
         bool done = false;
     };
 
-    // The front on the device: the host's panel(s) and contribution block (or zeros), then every resident
-    // child of fr.sn added in child order and freed. upanel: LU (full contribution blocks).
+    // The front on the device. Host assembly: the host's panel(s) and contribution block (or zeros), then every
+    // resident child of fr.sn in child order. Device assembly (fr.device_assembly): zeros, A's entries, then every
+    // child in child order, the host's blocks uploaded first. Resident children are freed once added. upanel: LU
+    // (full contribution blocks).
     template <class V>
-    DeviceFront& assemble(const direct::OffloadFront& fr, const V* panel, const V* upanel, const V* cb) {
+    DeviceFront& assemble(const direct::OffloadFront<V>& fr, const V* panel, const V* upanel, const V* cb) {
         const std::int64_t f = fr.f, w = fr.w, m = f - w, vs = static_cast<std::int64_t>(sizeof(V));
         const cudaStream_t s = stream_->get();
+        const bool on_device = fr.device_assembly;
         fronts_.erase(fr.sn);
+        // the workspaces grown by earlier fronts are given back when they and this front would not fit together
+        // (each front's offload_front_bytes fits, but not always beside the largest workspaces of the others)
+        if (sym_ && fr.sn >= 0 && tracker_.current + direct::offload_front_bytes(*sym_, fr.sn) > capacity_) release_scratch();
         DeviceFront& d = fronts_[fr.sn];
         d.f = f, d.w = w;
         const Placement at{s, &tracker_};
         d.panel.allocate(f * w * vs, at);
         if (upanel) d.upanel.allocate(f * w * vs, at);
         d.cb.allocate(m * m * vs, at);
-        up(d.panel.data(), panel, f * w * vs);
-        if (upanel) up(d.upanel.data(), upanel, f * w * vs);
-        if (m > 0 && fr.host_cb) up(d.cb.data(), cb, m * m * vs);
-        else if (m > 0) check(cudaMemsetAsync(d.cb.data(), 0, static_cast<std::size_t>(m * m * vs), s), "cudaMemsetAsync");
-        if (!sym_ || fr.sn < 0) return d;
+        const auto zero = [&](DeviceBuffer<char>& b) {
+            if (b.size() > 0) check(cudaMemsetAsync(b.data(), 0, static_cast<std::size_t>(b.size()), s), "cudaMemsetAsync");
+        };
         V* dp = reinterpret_cast<V*>(d.panel.data());
         V* du = reinterpret_cast<V*>(d.upanel.data());
         V* dc = reinterpret_cast<V*>(d.cb.data());
+        if (on_device) {
+            zero(d.panel);
+            zero(d.upanel);
+            zero(d.cb);
+            const auto n = static_cast<std::int64_t>(fr.a_pos.size());
+            if (n > 0) {
+                grow(entries_, n * (8 + vs));
+                auto* pos = reinterpret_cast<std::int64_t*>(entries_.data());
+                V* val = reinterpret_cast<V*>(entries_.data() + n * 8);
+                up(pos, fr.a_pos.data(), n * 8);
+                up(val, fr.a_values.data(), n * vs);
+                launch("gigasparse::fronts::scatter_entries_kernel", fronts::scatter_entries_kernel<V>, fronts::grid_for(n), dim3(fronts::front_threads), 0, s,
+                       n, static_cast<const std::int64_t*>(pos), static_cast<const V*>(val), f * w, dp, du);
+            }
+            ++stats_.device_assembled;
+            d.stale = true;
+        } else {
+            up(d.panel.data(), panel, f * w * vs);
+            if (upanel) up(d.upanel.data(), upanel, f * w * vs);
+            if (m > 0 && fr.host_cb) up(d.cb.data(), cb, m * m * vs);
+            else zero(d.cb);
+        }
+        if (!sym_ || fr.sn < 0) return d;
+        std::size_t next_host = 0;  // fr.host_children is in child order
         for (direct::idx q = sym_->child_ptr[fr.sn]; q < sym_->child_ptr[fr.sn + 1]; ++q) {
             const direct::idx c = sym_->child_list[q];
             const auto it = fronts_.find(c);
-            if (it == fronts_.end() || !it->second.done) continue;
+            const bool resident = it != fronts_.end() && it->second.done;
             const std::int64_t mc = sym_->front_rows(c) - sym_->width(c);
+            const V* child = nullptr;
+            if (resident) {
+                child = reinterpret_cast<const V*>(it->second.cb.data());
+            } else if (on_device) {
+                if (next_host >= fr.host_children.size() || fr.host_children[next_host] != c)
+                    throw BackendError("direct: backend cuda: child " + std::to_string(c) + " of front " + std::to_string(fr.sn) +
+                                       " is neither on the device nor among the host's blocks (internal)");
+                grow(host_block_, mc * mc * vs);
+                up(host_block_.data(), fr.host_blocks[next_host++], mc * mc * vs);  // ordered after the previous child's kernel
+                child = reinterpret_cast<const V*>(host_block_.data());
+            } else {
+                continue;  // added by the host
+            }
+            if (mc == 0) continue;
             grow(rel_, mc * 8);
             auto* rel = reinterpret_cast<std::int64_t*>(rel_.data());
             up(rel, sym_->relind.data() + sym_->relind_ptr[c], mc * 8);  // the stream orders it after the previous child's kernel
             launch("gigasparse::fronts::extend_add_kernel", fronts::extend_add_kernel<V>, std::clamp<std::int64_t>(mc, 1, 65536),
-                   dim3(fronts::front_threads), 0, s, mc, static_cast<const V*>(reinterpret_cast<V*>(it->second.cb.data())),
-                   static_cast<const std::int64_t*>(rel), f, w, dp, du, dc, upanel != nullptr);
-            fronts_.erase(it);  // freed in stream order, after the kernel
-            d.children = true;
+                   dim3(fronts::front_threads), 0, s, mc, child, static_cast<const std::int64_t*>(rel), f, w, dp, du, dc, upanel != nullptr);
+            if (resident) {
+                fronts_.erase(it);  // freed in stream order, after the kernel
+                d.stale = true;
+            }
         }
         return d;
     }
 
     // The assembled front of fr.sn (ldlt_update, lu_update).
-    DeviceFront& assembled(const direct::OffloadFront& fr) {
+    template <class V>
+    DeviceFront& assembled(const direct::OffloadFront<V>& fr) {
         const auto it = fronts_.find(fr.sn);
         if (it == fronts_.end() || it->second.done || it->second.f != fr.f || it->second.w != fr.w)
             throw BackendError("direct: backend cuda: front " + std::to_string(fr.sn) + " was not assembled on the device (internal)");
@@ -276,7 +346,7 @@ private:
     // The front's panel(s) back to the host; its contribution block kept on the device when fr.keep and the
     // budget leaves room for the largest front after it, else copied back. Waits for the stream.
     template <class V>
-    void finish(const direct::OffloadFront& fr, DeviceFront& d, V* panel, V* upanel, V* cb) {
+    void finish(const direct::OffloadFront<V>& fr, DeviceFront& d, V* panel, V* upanel, V* cb) {
         const std::int64_t f = fr.f, w = fr.w, m = f - w, vs = static_cast<std::int64_t>(sizeof(V));
         down(panel, d.panel.data(), f * w * vs);
         if (upanel) down(upanel, d.upanel.data(), f * w * vs);
@@ -294,7 +364,7 @@ private:
     }
 
     template <class V>
-    std::int64_t run_llt(const direct::OffloadFront& fr, V* panel, V* cb) {
+    std::int64_t run_llt(const direct::OffloadFront<V>& fr, V* panel, V* cb) {
         static_assert(std::is_same_v<V, double> || std::is_same_v<V, float>);
         const std::lock_guard<std::mutex> lock(mu_);
         const auto t0 = std::chrono::steady_clock::now();
@@ -342,20 +412,20 @@ private:
 
     // LDLᵀ, step 1 (FrontOffload::ldlt_assemble).
     template <class V>
-    void run_ldlt_assemble(const direct::OffloadFront& fr, V* panel, V* cb) {
+    void run_ldlt_assemble(const direct::OffloadFront<V>& fr, V* panel, V* cb) {
         static_assert(std::is_same_v<V, double> || std::is_same_v<V, float>);
         const std::lock_guard<std::mutex> lock(mu_);
         const auto t0 = std::chrono::steady_clock::now();
         check(cudaSetDevice(device_), "cudaSetDevice");
         DeviceFront& d = assemble<V>(fr, panel, nullptr, cb);
-        if (d.children) copy_block(panel, fr.f, d.panel.data(), fr.f, fr.w, static_cast<std::int64_t>(sizeof(V)), cudaMemcpyDeviceToHost);
+        if (d.stale) copy_block(panel, fr.f, d.panel.data(), fr.f, fr.w, static_cast<std::int64_t>(sizeof(V)), cudaMemcpyDeviceToHost);
         check(cudaStreamSynchronize(stream_->get()), "cudaStreamSynchronize");
         stats_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     }
 
     // LDLᵀ, step 2: below F11 (FrontOffload::ldlt_update).
     template <class V>
-    void run_ldlt(const direct::OffloadFront& fr, const std::int64_t* piv, const std::int8_t* psize, V* panel, V* cb) {
+    void run_ldlt(const direct::OffloadFront<V>& fr, const std::int64_t* piv, const std::int8_t* psize, V* panel, V* cb) {
         static_assert(std::is_same_v<V, double> || std::is_same_v<V, float>);
         const std::lock_guard<std::mutex> lock(mu_);
         const auto t0 = std::chrono::steady_clock::now();
@@ -425,21 +495,26 @@ private:
 
     // LU wholly on the device (FrontOffload::lu_factor).
     template <class V>
-    bool run_lu_factor(const direct::OffloadFront& fr, double tau, std::int64_t* piv, V* panel, V* upanel, V* cb) {
+    bool run_lu_factor(const direct::OffloadFront<V>& fr, double tau, std::int64_t* piv, V* panel, V* upanel, V* cb) {
         static_assert(std::is_same_v<V, double> || std::is_same_v<V, float>);
         const std::lock_guard<std::mutex> lock(mu_);
         const auto t0 = std::chrono::steady_clock::now();
         check(cudaSetDevice(device_), "cudaSetDevice");
         const std::int64_t f = fr.f, w = fr.w, vs = static_cast<std::int64_t>(sizeof(V));
         DeviceFront& d = assemble<V>(fr, panel, upanel, cb);
-        if (d.children) {  // the assembled F11, for the host should a pivot need it
+        if (d.stale) {  // the assembled F11, for the host should a pivot need it
             grow(f11_, std::max<std::int64_t>(w * w * vs, 1));
             copy_block(f11_.data(), w, d.panel.data(), f, w, vs, cudaMemcpyDeviceToDevice);
         }
         if (!getrf_f11(w, f, tau, reinterpret_cast<V*>(d.panel.data()), piv)) {
-            if (d.children) copy_block(panel, f, f11_.data(), w, w, vs, cudaMemcpyDeviceToHost);
+            if (d.stale) copy_block(panel, f, f11_.data(), w, w, vs, cudaMemcpyDeviceToHost);
             check(cudaStreamSynchronize(stream_->get()), "cudaStreamSynchronize");
-            stats_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            if (f == w) {  // no rows below F11 (a root): no lu_update follows, the front is the host's now
+                fronts_.erase(fr.sn);
+                account(0, t0);
+            } else {
+                stats_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            }
             return false;
         }
         lu_rest<V>(fr, d, piv, panel, upanel, cb);
@@ -450,7 +525,7 @@ private:
 
     // LU below the host's F11 (FrontOffload::lu_update).
     template <class V>
-    void run_lu_update(const direct::OffloadFront& fr, const std::int64_t* piv, V* panel, V* upanel, V* cb) {
+    void run_lu_update(const direct::OffloadFront<V>& fr, const std::int64_t* piv, V* panel, V* upanel, V* cb) {
         static_assert(std::is_same_v<V, double> || std::is_same_v<V, float>);
         const std::lock_guard<std::mutex> lock(mu_);
         const auto t0 = std::chrono::steady_clock::now();
@@ -461,7 +536,8 @@ private:
         account(lu_rest_flops(fr), t0);
     }
 
-    static double lu_rest_flops(const direct::OffloadFront& fr) {
+    template <class V>
+    static double lu_rest_flops(const direct::OffloadFront<V>& fr) {
         const double wd = static_cast<double>(fr.w), md = static_cast<double>(fr.f - fr.w);
         return 2 * md * wd * wd + 2 * md * md * wd;
     }
@@ -469,7 +545,7 @@ private:
     // LU below a factored F11 (the device panel's top block) with row pivots piv: L21 = F21 U11⁻¹ in place,
     // U12ᵀ = (P F12)ᵀ L11⁻ᵀ in W, then into the U panel; cb -= L21 U12; the front finished.
     template <class V>
-    void lu_rest(const direct::OffloadFront& fr, DeviceFront& d, const std::int64_t* piv, V* panel, V* upanel, V* cb) {
+    void lu_rest(const direct::OffloadFront<V>& fr, DeviceFront& d, const std::int64_t* piv, V* panel, V* upanel, V* cb) {
         const std::int64_t f = fr.f, w = fr.w, m = f - w, vs = static_cast<std::int64_t>(sizeof(V));
         const cudaStream_t s = stream_->get();
         if (m > 0) {
@@ -570,6 +646,9 @@ private:
     }
 
     // Workspaces grow to the largest front so far (kept for the next fronts and factorizations).
+    void release_scratch() {
+        for (auto* b : {&work_, &l11_, &meta_, &lwork_buf_, &ipiv_, &rel_, &f11_, &entries_, &host_block_}) b->release();
+    }
     template <class Buf>
     void grow(Buf& buf, std::int64_t n) {
         if (buf.size() < n) buf.allocate(n, Placement{stream_->get(), &tracker_});
@@ -588,10 +667,11 @@ private:
     cublasHandle_t blas_{};
     cusolverDnHandle_t solver_{};
     MemoryTracker tracker_;
-    std::int64_t budget_ = 0, reserve_ = 0;
+    std::int64_t budget_ = 0, reserve_ = 0, capacity_ = 0;
     const direct::Symbolic* sym_ = nullptr;
+    std::vector<char> takes_;  // by supernode of sym_: the front goes to the device
     std::map<direct::idx, DeviceFront> fronts_;  // assembled fronts and kept contribution blocks, by supernode
-    DeviceBuffer<char> work_, l11_, meta_, lwork_buf_, ipiv_, rel_, f11_;
+    DeviceBuffer<char> work_, l11_, meta_, lwork_buf_, ipiv_, rel_, f11_, entries_, host_block_;
     DeviceBuffer<int> info_;
     direct::FrontOffloadStats stats_;
 };

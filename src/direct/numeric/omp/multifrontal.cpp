@@ -9,6 +9,7 @@
 #include <ranges>
 #include <thread>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <gigasparse/core/error.hpp>
@@ -94,11 +95,12 @@ inline void triangle_chunks(idx mc, std::int64_t target, std::vector<idx>& b) {
     if (b.back() != mc) b.push_back(mc);
 }
 
-// Whether front sn goes to prm.offload (real values only; LDLᵀ: only with rows below F11, the host factoring F11).
+// Whether front sn goes to prm.offload (real values only; LDLᵀ: only with rows below F11, the host factoring F11;
+// not a front too large for the device).
 bool offloaded_front(const Symbolic& s, const NumericParams& prm, idx sn) {
     if (!prm.offload || s.is_schur(sn)) return false;
     const idx f = s.front_rows(sn);
-    return f >= prm.offload_rows && !(prm.ldlt && f == s.width(sn));
+    return f >= prm.offload_rows && !(prm.ldlt && f == s.width(sn)) && prm.offload->takes(sn);
 }
 
 // Assemble and partially factor front sn; its contribution block ends on top of stack `own`.
@@ -123,17 +125,60 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
     // this front there; the host assembles the others.
     const auto on_device = [&](idx c) { return offloaded && prm.offload->resident(c); };
     bool host_children = false;
-    for (idx q = s.child_ptr[sn]; q < s.child_ptr[sn + 1]; ++q) host_children = host_children || !on_device(s.child_list[q]);
-    OffloadFront fr;
+    std::int64_t host_child_entries = 0;  // the host children's blocks
+    for (idx q = s.child_ptr[sn]; q < s.child_ptr[sn + 1]; ++q) {
+        const idx c = s.child_list[q], mc = s.front_rows(c) - s.width(c);
+        if (!on_device(c)) host_children = true, host_child_entries += std::int64_t{mc} * mc;
+    }
+    OffloadFront<V> fr;
     fr.sn = sn, fr.f = f, fr.w = w, fr.host_cb = host_children;
     fr.keep = offloaded && s.sn_parent[sn] >= 0 && offloaded_front(s, prm, s.sn_parent[sn]);
+    // An offloaded front is assembled where fewer bytes cross the bus: on the host (its panel(s) uploaded, and
+    // its contribution block when host children added to it), or on the device (A's entries, as positions and
+    // values, and the host children's blocks uploaded instead).
+    constexpr std::int64_t vs = sizeof(V);
+    const std::int64_t a_entries = s.amap_sn_ptr[sn + 1] - s.amap_sn_ptr[sn];  // (duplicates counted)
+    const std::int64_t host_bytes = vs * ((prm.lu ? 2 : 1) * std::int64_t{f} * w + (host_children ? std::int64_t{m} * m : 0));
+    const std::int64_t device_bytes = vs * host_child_entries + (8 + vs) * a_entries;
+    using Assembly = NumericParams::Assembly;
+    fr.device_assembly = offloaded && (prm.offload_assembly == Assembly::device ||
+                                       (prm.offload_assembly == Assembly::cheaper && device_bytes < host_bytes));
     const bool blocked = f >= prm.blocked_rows;
     const bool parallel = blocked && pool.size() > 1;
     // The panel: zero, then the entries of A (duplicates summed in input order, conjugated when
     // mirrored); here rather than in one pass over the whole factor, so the panel is in cache for its
     // assembly and the subtree workers share the work.
     V* upanel = prm.lu ? num.ux.data() + s.lx_ptr[sn] : nullptr;
-    if (prm.lu) {  // LU: amap_conj marks the entries of the U panel (F12ᵀ)
+    thread_local std::vector<std::pair<std::int64_t, idx>> a_order;  // device assembly: (local position, entry)
+    thread_local std::vector<std::int64_t> a_pos;
+    thread_local std::vector<V> a_values;
+    thread_local std::vector<idx> host_list;
+    thread_local std::vector<const V*> host_blocks;
+    if (fr.device_assembly) {
+        // A's entries of the front as distinct (local position, value): sorted by position, duplicates summed in
+        // input order as the host's assembly does; LU's U panel entries from f·w on
+        const std::int64_t fw = static_cast<std::int64_t>(f) * w;
+        a_order.clear();
+        for (idx q = s.amap_sn_ptr[sn]; q < s.amap_sn_ptr[sn + 1]; ++q) {
+            const idx k = s.amap_sn_entries[q];
+            a_order.emplace_back(s.amap[k] - s.lx_ptr[sn] + (prm.lu && s.amap_conj[k] ? fw : 0), q);
+        }
+        std::sort(a_order.begin(), a_order.end());
+        a_pos.clear();
+        a_values.clear();
+        for (const auto& [p, q] : a_order) {
+            const idx k = s.amap_sn_entries[q];
+            const V v = !prm.lu && s.amap_conj[k] ? conj_if_complex(a[k]) : a[k];
+            if (!a_pos.empty() && a_pos.back() == p) {
+                a_values.back() += v;
+            } else {
+                a_pos.push_back(p);
+                a_values.push_back(v);
+            }
+        }
+        fr.a_pos = a_pos;
+        fr.a_values = a_values;
+    } else if (prm.lu) {  // LU: amap_conj marks the entries of the U panel (F12ᵀ)
         std::fill(panel, panel + static_cast<std::int64_t>(f) * w, V(0));
         std::fill(upanel, upanel + static_cast<std::int64_t>(f) * w, V(0));
         V* lx = num.lx.data();
@@ -155,7 +200,7 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
     // (the whole block for LU).
     std::vector<idx> bounds;
     const bool full = prm.lu;
-    if (offloaded && !host_children) {
+    if (fr.device_assembly || (offloaded && !host_children)) {
         // nothing to add on the host: the device starts from zero
     } else if (parallel && m * m / 2 > chunk) {
         triangle_chunks(m, chunk, bounds);
@@ -168,12 +213,19 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
         for (idx j = 0; j < m; ++j) std::fill(cb + j * m + j, cb + (j + 1) * m, V(0));
     }
     std::int64_t low = off;  // lowest offset of this stack's children: where the result moves to
+    host_list.clear();
+    host_blocks.clear();
     for (idx q = s.child_ptr[sn]; q < s.child_ptr[sn + 1]; ++q) {
         idx c = s.child_list[q];
         const V* cbc = num.stacks[s.stack_of[c]].data() + num.cb_off[c];
         const idx mc = s.front_rows(c) - s.width(c);
         if (s.stack_of[c] == s.stack_of[sn]) low = std::min(low, num.cb_off[c]);
         if (on_device(c)) continue;
+        if (fr.device_assembly) {  // the device adds it, from the host's block
+            host_list.push_back(c);
+            host_blocks.push_back(cbc);
+            continue;
+        }
         if (full) {
             if (parallel && mc * mc > chunk) {
                 const std::int64_t per = std::max<std::int64_t>(1, chunk / std::max<idx>(mc, 1));
@@ -192,6 +244,8 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
             extend_add(s, c, cbc, sn, panel, cb, 0, mc);
         }
     }
+    fr.host_children = host_list;
+    fr.host_blocks = host_blocks;
     if (s.is_schur(sn)) {
         // The Schur complement: assembled (A22 minus the updates of the children), not factored; it has no
         // rows below it, hence no contribution block.
