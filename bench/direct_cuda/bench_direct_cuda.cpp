@@ -1,8 +1,8 @@
 // bench/direct_cuda/bench_direct_cuda.cpp: the direct solver's large fronts on the GPU (DirectSolver option
 // backend = cuda: LLᵀ fronts of at least gpu_front_rows rows factored by cuSOLVER potrf, cuBLAS trsm and syrk;
 // LU fronts by cuSOLVER getrf, cuBLAS trsm and gemm; LDLᵀ fronts split, F11 on the host and the rows below
-// by cuBLAS trsm and syrkx; panel and
-// contribution block copied host -> device -> host per front) against backend cpu (all host threads), double
+// by cuBLAS trsm and syrkx; each front assembled on the host or on the device from A's entries, contribution
+// blocks kept on the device for an offloaded parent) against backend cpu (all host threads), double
 // values and int32 columns, ordering nd; structure spd, symmetric (LDLᵀ) for the indefinite cases, general
 // (LU) for the unsymmetric ones.
 //
@@ -30,7 +30,7 @@
 // flops scaled by k^6: a lower bound).
 //
 // Per case: analyze once (ordering nd), then with the same solver the variants cpu and cuda with
-// gpu_front_rows 1024, 2048 and 4096, in that order. Each: factorize (timed alone: first_s, which holds the
+// gpu_front_rows 1024, 2048 (also with gpu_assembly = host: cuda@2048/host) and 4096, in that order. Each: factorize (timed alone: first_s, which holds the
 // allocation and, for the first cuda variant of the case, the cuBLAS/cuSOLVER set-up), then N refactorize
 // calls with the same values (best of them: best_s); the solver's gpu_* results of the last one, nnz_L and
 // flops (the analysis' Σ c_j², the count gpu_flops uses too: w³/3 + m w² + m² w per front); GFLOP/s =
@@ -94,6 +94,10 @@ namespace {
 constexpr double residual_tol = 1e-10;  // a cuda factor's solve residual above this is a mismatch
 constexpr std::int64_t min_shared_nnz = 200000;
 constexpr std::array<std::int64_t, 3> thresholds{1024, 2048, 4096};
+// and one more variant: thresholds[host_assembled] with option gpu_assembly = host (every front's panel assembled on
+// the host and uploaded; the others: auto, mostly on the device): what the device assembly saves
+constexpr std::size_t host_assembled = 1;
+constexpr std::size_t cuda_variants = thresholds.size() + 1;
 constexpr std::array<int, 4> poisson_sizes{40, 60, 80, 100};
 constexpr std::array<int, 2> indefinite_sizes{40, 60};
 constexpr double unsymmetric_scale = 1.5;
@@ -116,6 +120,7 @@ std::string failed(const std::exception& e) { return std::string("failed: ") + e
 struct Variant {
     std::string backend;             // cpu or cuda
     std::int64_t gpu_front_rows = 0;  // cuda: the threshold
+    std::string assembly = "auto";    // cuda: option gpu_assembly
     std::string status = "not run";   // "ok" (whatever the factorization's outcome) or "failed: ..."
     std::string factor_status;        // dr::to_string(Status) of the factorizations
     double first_s = -1, best_s = -1;
@@ -131,7 +136,9 @@ struct Variant {
     bool ok() const { return status == "ok"; }
     bool timed() const { return ok() && best_s > 0; }
     bool solved() const { return solve_status == "ok"; }
-    std::string label() const { return backend == "cpu" ? std::string("cpu") : "cuda@" + std::to_string(gpu_front_rows); }
+    std::string label() const {
+        return backend == "cpu" ? std::string("cpu") : "cuda@" + std::to_string(gpu_front_rows) + (assembly == "auto" ? "" : "/" + assembly);
+    }
 };
 
 struct Case {
@@ -321,7 +328,10 @@ void run_variant(Solver& s, const Mat& a, const std::vector<V>& b, Variant& v, i
     x.clear();
     try {
         s.set_option("backend", v.backend);
-        if (v.backend == "cuda") s.set_option("gpu_front_rows", std::to_string(v.gpu_front_rows));
+        if (v.backend == "cuda") {
+            s.set_option("gpu_front_rows", std::to_string(v.gpu_front_rows));
+            s.set_option("gpu_assembly", v.assembly);
+        }
         gs::Timer t;
         dr::Status st = s.factorize(a.view());
         v.first_s = t.seconds();
@@ -440,7 +450,7 @@ bool run_case(Case& c, const Mat& a, Run& run, const gs::Timer& clock, std::stri
     // would end more than prediction_slack_s past the budget: one refactorization per variant, or not at all
     int repeats = run.args.repeats;
     if (run.seconds_per_flop > 0) {
-        const double nvar = 1.0 + static_cast<double>(thresholds.size()) + (run.cudss.ok() ? 1 : 0);
+        const double nvar = 1.0 + static_cast<double>(cuda_variants) + (run.cudss.ok() ? 1 : 0);
         const auto predicted = [&](int r) { return run.seconds_per_flop * c.flops * nvar * (1 + r); };
         const double end = run.args.time_budget + prediction_slack_s - clock.seconds();
         if (predicted(repeats) > end) repeats = 1;
@@ -467,6 +477,10 @@ bool run_case(Case& c, const Mat& a, Run& run, const gs::Timer& clock, std::stri
         g.expected_gpu_fronts = fronts[k];
         g.expected_gpu_flops = front_flops[k];
         c.variants.push_back(g);
+        if (k == host_assembled) {
+            g.assembly = "host";
+            c.variants.push_back(g);
+        }
     }
     std::vector<V> x_cpu, x;
     for (std::size_t i = 0; i < c.variants.size(); ++i) {
@@ -537,7 +551,10 @@ std::string summary(const Run& run, bool finished) {
       << " sym) of the Laplacian shifted by -" << fmt("%g", indefinite_shift) << ", *_unsym: LU (structure gen) of the Laplacian with its upper entries x "
       << fmt("%g", unsymmetric_scale) << "; LDL^T: F11 on the host and the rows below on the GPU, LU: the whole front on the GPU\n";
     t << fmt("%-20s %9s %10s %9s %6s %8s", "case", "n", "nnz(L)", "GFLOP", "front", "cpu s");
-    for (const std::int64_t th : thresholds) t << fmt(" %9s", ("cuda@" + std::to_string(th)).c_str());
+    for (std::size_t k = 0; k < thresholds.size(); ++k) {
+        t << fmt(" %9s", ("cuda@" + std::to_string(thresholds[k])).c_str());
+        if (k == host_assembled) t << fmt(" %9s", (std::to_string(thresholds[k]) + "/host").c_str());
+    }
     t << fmt(" %6s %6s %6s %7s %5s %8s %8s %8s %8s %8s %9s\n", "best", "fronts", "%flops", "GB bus", "kept", "speedup", "res cpu", "res cuda", "cudss s", "vs cudss", "res cudss");
     for (const Case& c : run.cases) {
         t << fmt("%-20s %9lld ", c.name.substr(0, 20).c_str(), static_cast<long long>(c.n));
@@ -598,7 +615,7 @@ std::string summary(const Run& run, bool finished) {
 
 Json variant_json(const Case& c, const Variant& v) {
     Json j;
-    j.set("backend", v.backend).set("gpu_front_rows", v.gpu_front_rows).set("status", v.status).set("factor_status", v.factor_status);
+    j.set("backend", v.backend).set("gpu_front_rows", v.gpu_front_rows).set("gpu_assembly", v.assembly).set("status", v.status).set("factor_status", v.factor_status);
     j.set("first_factorize_s", v.first_s).set("best_s", v.best_s).set("refactorize_s", v.runs_s);
     j.set("gflops_per_s", v.timed() && v.factor_status == "success" ? c.flops / v.best_s * 1e-9 : 0.0);
     if (v.backend == "cuda") {
@@ -779,7 +796,7 @@ int main(int argc, char** argv) {
             // lower bound, at one refactorization per variant
             if (sp.set == "poisson" && run.seconds_per_flop > 0 && run.last_poisson > 0 && sp.size > run.last_poisson) {
                 const double flops = 0.5 * run.last_poisson_flops * std::pow(double(sp.size) / run.last_poisson, 6);
-                const double predicted = run.seconds_per_flop * flops * (1.0 + static_cast<double>(thresholds.size())) * 2;
+                const double predicted = run.seconds_per_flop * flops * (1.0 + static_cast<double>(cuda_variants)) * 2;
                 if (predicted > run.args.time_budget + prediction_slack_s - clock.seconds()) {
                     std::fprintf(stderr, "%8.1f s  %s: skipped, predicted at least %.0f s\n", clock.seconds(), sp.name.c_str(), predicted);
                     run.skipped.push_back(sp.name + fmt(" (predicted at least %.0f s)", predicted));

@@ -114,6 +114,22 @@ Transpose parse_transpose(std::string_view s) {
     throw InvalidArgument("direct: unknown transpose '" + std::string(s) + "' (N|T|H)");
 }
 
+const char* to_string(GpuAssembly a) {
+    switch (a) {
+        case GpuAssembly::automatic: return "auto";
+        case GpuAssembly::host: return "host";
+        case GpuAssembly::device: return "device";
+    }
+    return "?";
+}
+
+GpuAssembly parse_gpu_assembly(std::string_view s) {
+    if (s == "auto" || s == "automatic") return GpuAssembly::automatic;
+    if (s == "host") return GpuAssembly::host;
+    if (s == "device") return GpuAssembly::device;
+    throw InvalidArgument("direct: unknown gpu_assembly '" + std::string(s) + "' (auto|host|device)");
+}
+
 RefinementMethod parse_refinement(std::string_view s) {
     if (s == "auto" || s == "automatic") return RefinementMethod::automatic;
     if (s == "plain" || s == "classical") return RefinementMethod::plain;

@@ -153,6 +153,7 @@ void DirectSolver<V, I>::set_option(std::string_view name, std::string_view valu
     else if (name == "blocked_front_rows") opt_.blocked_front_rows = to_int(name, value);
     else if (name == "front_block") opt_.front_block = to_int(name, value);
     else if (name == "gpu_front_rows") opt_.gpu_front_rows = to_int(name, value);
+    else if (name == "gpu_assembly") opt_.gpu_assembly = parse_gpu_assembly(value);
     else if (name == "small_front_rows") opt_.small_front_rows = to_int(name, value);
     else if (name == "loop_panel_rows") opt_.loop_panel_rows = to_int(name, value);
     else if (name == "pivot_perturbation") opt_.pivot_perturbation = to_double(name, value);
@@ -192,6 +193,7 @@ std::string DirectSolver<V, I>::get_option(std::string_view name) const {
     if (name == "blocked_front_rows") return num(static_cast<double>(opt_.blocked_front_rows));
     if (name == "front_block") return num(static_cast<double>(opt_.front_block));
     if (name == "gpu_front_rows") return num(static_cast<double>(opt_.gpu_front_rows));
+    if (name == "gpu_assembly") return to_string(opt_.gpu_assembly);
     if (name == "small_front_rows") return num(static_cast<double>(opt_.small_front_rows));
     if (name == "loop_panel_rows") return num(static_cast<double>(opt_.loop_panel_rows));
     if (name == "pivot_perturbation") return std::to_string(opt_.pivot_perturbation);
@@ -539,6 +541,7 @@ Status DirectSolver<V, I>::run_numeric() {
         offload_->reset_stats();
         prm.offload = offload_.get();
         prm.offload_rows = opt_.gpu_front_rows;
+        prm.offload_assembly = opt_.gpu_assembly;
     }
     Status st = Status::success;
     if (ldlt() || lu()) {

@@ -354,8 +354,8 @@ TEST(CudaDirect, MultifrontalWithOffloadedFronts) {
     // uploaded): the same factor; the default takes whichever moves fewer bytes, here the device for some
     const std::int64_t cheaper_bytes = st.bytes;
     EXPECT_GT(st.device_assembled, 0);
-    for (const auto mode : {dr::NumericParams::Assembly::host, dr::NumericParams::Assembly::device}) {
-        const bool dev = mode == dr::NumericParams::Assembly::device;
+    for (const auto mode : {dr::GpuAssembly::host, dr::GpuAssembly::device}) {
+        const bool dev = mode == dr::GpuAssembly::device;
         SCOPED_TRACE(dev ? "device assembly" : "host assembly");
         const auto other = make_offload();
         dr::NumericFactor<double> num_mode;
@@ -529,8 +529,8 @@ TEST(CudaDirect, MultifrontalLdltWithOffloadedFronts) {
     expect_nothing_resident(sym, *off);
     EXPECT_GT(std::count(r.host.pivot_size.begin(), r.host.pivot_size.end(), std::int8_t(2)), 0) << "no 2x2 pivots";
     // each front assembled on the host, or each on the device (F11 copied back for the host's pivoting)
-    for (const auto mode : {dr::NumericParams::Assembly::host, dr::NumericParams::Assembly::device}) {
-        const bool dev = mode == dr::NumericParams::Assembly::device;
+    for (const auto mode : {dr::GpuAssembly::host, dr::GpuAssembly::device}) {
+        const bool dev = mode == dr::GpuAssembly::device;
         SCOPED_TRACE(dev ? "device assembly" : "host assembly");
         off->reset_stats();
         prm.offload_assembly = mode;
@@ -574,8 +574,8 @@ TEST(CudaDirect, MultifrontalLuWithOffloadedFronts) {
     // each front assembled on the host, or each on the device (A's entries into both panels), with the device's
     // F11 and with the host's (the assembled F11 copied back)
     for (const double tau : {1e-12, 1e3})
-        for (const auto mode : {dr::NumericParams::Assembly::host, dr::NumericParams::Assembly::device}) {
-            const bool dev = mode == dr::NumericParams::Assembly::device;
+        for (const auto mode : {dr::GpuAssembly::host, dr::GpuAssembly::device}) {
+            const bool dev = mode == dr::GpuAssembly::device;
             SCOPED_TRACE(std::string(dev ? "device assembly" : "host assembly") + ", tau " + std::to_string(tau));
             off->reset_stats();
             prm.tau = tau;

@@ -3,7 +3,7 @@
 // each problem it factors with every front of at least --rows rows offloaded, four ways:
 //   copy all   every front assembled on the host, every contribution block back to the host (a budget of 0)
 //   keep       host assembly, blocks kept on the device for an offloaded parent
-//   cheaper    the default: blocks kept, each front assembled where fewer bytes cross the bus
+//   auto       the default (option gpu_assembly): blocks kept, each front assembled where fewer bytes cross the bus
 //   device     blocks kept, every front assembled on the device
 // and checks each factor against the cpu backend's (max relative difference). The bus is what limits these
 // fronts on a GPU whose dense kernels run at tens of TFLOP/s; this counts it without one.
@@ -29,12 +29,12 @@ namespace {
 
 namespace gs = gigasparse;
 namespace dr = gigasparse::direct;
-using Assembly = dr::NumericParams::Assembly;
+using dr::GpuAssembly;
 
 struct Way {
     const char* name;
     std::int64_t budget;  // -1: the device's free memory
-    Assembly assembly;
+    GpuAssembly assembly;
 };
 
 double max_rel_diff(const std::vector<double>& got, const std::vector<double>& ref) {
@@ -92,8 +92,8 @@ int run(const std::string& structure, std::int64_t n, std::int64_t rows) {
     }
     std::printf("  %-10s %10s %8s %10s %12s %10s %9s\n", "way", "GB bus", "kept", "kept GB", "dev assembled", "peak GB", "diff");
     int rc = 0;
-    for (const Way& way : {Way{"copy all", 0, Assembly::host}, Way{"keep", -1, Assembly::host}, Way{"cheaper", -1, Assembly::cheaper},
-                           Way{"device", -1, Assembly::device}}) {
+    for (const Way& way : {Way{"copy all", 0, GpuAssembly::host}, Way{"keep", -1, GpuAssembly::host}, Way{"auto", -1, GpuAssembly::automatic},
+                           Way{"device", -1, GpuAssembly::device}}) {
         gs::cuda::GpuFrontOffload off(0, way.budget);
         dr::NumericFactor<double> num;
         dr::allocate_numeric(sym, num);

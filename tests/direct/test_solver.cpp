@@ -238,6 +238,12 @@ TEST(DirectSolver, MisuseIsATypedError) {
     EXPECT_EQ(s.get_option("ordering"), "auto");
     s.set_option("refinement_steps", "3");
     EXPECT_EQ(s.get_option("refinement_steps"), "3");
+    EXPECT_EQ(s.get_option("gpu_assembly"), "auto");
+    for (const char* where : {"host", "device", "auto"}) {
+        s.set_option("gpu_assembly", where);
+        EXPECT_EQ(s.get_option("gpu_assembly"), where);
+    }
+    EXPECT_THROW(s.set_option("gpu_assembly", "gpu"), InvalidArgument);
     EXPECT_THROW((DirectSolver<double, std::int32_t>(Structure::general, MatrixView::lower)), InvalidArgument);
 }
 

@@ -43,6 +43,9 @@ enum class FactorPrecision { full, single };
 // IRS refinement solvers); automatic (plain, and GMRES for a single-precision factor with the automatic step count
 // when the budget of a double factorization allows 20 iterations or more).
 enum class RefinementMethod { automatic, plain, gmres };
+// backend cuda: where a front sent to the GPU is assembled: automatic (where fewer bytes cross the bus), always on
+// the host (its panel uploaded), always on the device (A's entries and the host children's blocks uploaded)
+enum class GpuAssembly { automatic, host, device };
 
 const char* to_string(Structure s);
 const char* to_string(MatrixView v);
@@ -52,6 +55,7 @@ const char* to_string(NumericBackend b);
 const char* to_string(Transpose t);
 const char* to_string(FactorPrecision p);
 const char* to_string(RefinementMethod m);
+const char* to_string(GpuAssembly a);
 // Parse the spellings of to_string (and "auto", "metis" for nd); throw InvalidArgument otherwise.
 Structure parse_structure(std::string_view s);
 MatrixView parse_view(std::string_view s);
@@ -60,6 +64,7 @@ NumericBackend parse_numeric_backend(std::string_view s);
 Transpose parse_transpose(std::string_view s);  // N|T|H, none|transpose|conjugate_transpose
 FactorPrecision parse_factor_precision(std::string_view s);  // full|single (double|float)
 RefinementMethod parse_refinement(std::string_view s);       // auto|plain|gmres
+GpuAssembly parse_gpu_assembly(std::string_view s);         // auto|host|device
 
 // Relaxed-amalgamation limits (seed §amalgamate): merged panels at most max_width columns; explicit
 // zeros of the whole factor at most zero_fraction · nnz(L); panels up to min_width merged eagerly.
@@ -99,9 +104,10 @@ struct DirectOptions {
     // gemm/herk tiles, near the root on all threads); 0 sends every front there.
     std::int64_t blocked_front_rows = 1024;
     std::int64_t front_block = 384;     // panel block and tile width of the blocked kernel
-    // backend cuda: fronts with at least this many rows go to the GPU (the copies of the panel and the
-    // contribution block, about 16 (f² + f w) bytes, must be paid by the m² w flops of the update).
+    // backend cuda: fronts with at least this many rows go to the GPU (the copies — the panel down, A's entries
+    // or the panel up, the blocks of children factored on the host — must be paid by the m² w flops of the update).
     std::int64_t gpu_front_rows = 2048;
+    GpuAssembly gpu_assembly = GpuAssembly::automatic;  // option "gpu_assembly": auto | host | device
     // Fronts with fewer rows than this are factored in plain loops without BLAS calls (small_front.hpp:
     // the per-call overhead of OpenBLAS outweighs its kernels there, and its buffer lock serializes
     // concurrent subtrees); 0 sends every front to the BLAS. 64: docs/performance/direct-cpu.md.

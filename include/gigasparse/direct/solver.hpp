@@ -112,7 +112,7 @@ public:
     // Options by field or by name ("ordering", "backend" (cpu|reference|cuda), "refinement_steps", "refinement_tolerance",
     // "amalgamation_max_width", "amalgamation_zero_fraction", "amalgamation_min_width",
     // "amalgamation", "level_weight", "auto_nd_ratio", "index_base", "threads", "subtree_factor",
-    // "blocked_front_rows", "front_block", "gpu_front_rows", "small_front_rows", "loop_panel_rows", "pivot_perturbation",
+    // "blocked_front_rows", "front_block", "gpu_front_rows", "gpu_assembly" (auto|host|device), "small_front_rows", "loop_panel_rows", "pivot_perturbation",
     // "pivot_block", "pivot_pair_threshold", "pivot_scaling", "matching", "delayed_pivots", "pivot_threshold", "delay_growth",
     // "factor_precision" (full|single), "refinement" (auto|plain|gmres)).
     // factor_precision = single (double or complex<double> values): the factor is computed and stored in float /

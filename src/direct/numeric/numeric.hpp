@@ -30,9 +30,7 @@ struct NumericParams {
     // F11, ldlt_front_split; LU: whole, or below F11 by lu_front_split where a pivot needs perturbing)
     FrontOffload* offload = nullptr;
     idx offload_rows = 2048;
-    // where an offloaded front is assembled: Assembly::cheaper, where fewer bytes cross the bus; or always on the
-    // host / the device (the tests take both ways)
-    enum class Assembly { cheaper, host, device } offload_assembly = Assembly::cheaper;
+    GpuAssembly offload_assembly = GpuAssembly::automatic;  // where an offloaded front is assembled
 };
 
 // Multifrontal LLᴴ (or LDLᵀ / LDLᴴ with prm.ldlt) of the values `a` (input entry order) into `num`. On

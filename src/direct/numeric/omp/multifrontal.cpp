@@ -140,9 +140,8 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
     const std::int64_t a_entries = s.amap_sn_ptr[sn + 1] - s.amap_sn_ptr[sn];  // (duplicates counted)
     const std::int64_t host_bytes = vs * ((prm.lu ? 2 : 1) * std::int64_t{f} * w + (host_children ? std::int64_t{m} * m : 0));
     const std::int64_t device_bytes = vs * host_child_entries + (8 + vs) * a_entries;
-    using Assembly = NumericParams::Assembly;
-    fr.device_assembly = offloaded && (prm.offload_assembly == Assembly::device ||
-                                       (prm.offload_assembly == Assembly::cheaper && device_bytes < host_bytes));
+    fr.device_assembly = offloaded && (prm.offload_assembly == GpuAssembly::device ||
+                                       (prm.offload_assembly == GpuAssembly::automatic && device_bytes < host_bytes));
     const bool blocked = f >= prm.blocked_rows;
     const bool parallel = blocked && pool.size() > 1;
     // The panel: zero, then the entries of A (duplicates summed in input order, conjugated when
