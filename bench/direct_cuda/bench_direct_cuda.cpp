@@ -1,7 +1,7 @@
 // bench/direct_cuda/bench_direct_cuda.cpp: the direct solver's large fronts on the GPU (DirectSolver option
 // backend = cuda: LLᵀ fronts of at least gpu_front_rows rows factored by cuSOLVER potrf, cuBLAS trsm and syrk;
-// LU fronts by cuSOLVER getrf, cuBLAS trsm and gemm; LDLᵀ fronts split, F11 on the host and the rows below
-// by cuBLAS trsm and syrkx; each front assembled on the host or on the device from A's entries, contribution
+// LU fronts by cuSOLVER getrf, cuBLAS trsm and gemm; LDLᵀ fronts in blocks (each block's Bunch–Kaufman tests on
+// the host, cuBLAS trsm, gemm and syrkx); each front assembled on the host or on the device from A's entries, contribution
 // blocks kept on the device for an offloaded parent) against backend cpu (all host threads), double
 // values and int32 columns, ordering nd; structure spd, symmetric (LDLᵀ) for the indefinite cases, general
 // (LU) for the unsymmetric ones.
@@ -431,15 +431,14 @@ bool run_case(Case& c, const Mat& a, Run& run, const gs::Timer& clock, std::stri
     for (dr::idx sn = 0; sn < sym.nsuper; ++sn) {
         const std::int64_t f = sym.front_rows(sn), w = sym.width(sn), m = f - w;
         c.max_front_rows = std::max(c.max_front_rows, f);
-        // LDLᵀ: the GPU gets the rows below F11 (m w² + m² w), and only fronts that have them; LU: the whole front
+        // LLᵀ and LDLᵀ: the whole front on the GPU (LDLᵀ's pivot tests on the host); LU: the whole front
         // (2 w³/3 + 2 m w² + 2 m² w; F11 comes back to the host only where a pivot needs perturbing)
         const double wd = static_cast<double>(w), below = static_cast<double>(m) * wd * static_cast<double>(f);
-        const double fl = ldlt ? below
-                          : lu ? 2 * wd * wd * wd / 3 + 2 * below
+        const double fl = lu ? 2 * wd * wd * wd / 3 + 2 * below
                           : static_cast<std::size_t>(sn) < sym.sn_flops.size() ? sym.sn_flops[static_cast<std::size_t>(sn)]
                                                                                 : 0.0;
         for (std::size_t k = 0; k < thresholds.size(); ++k)
-            if (f >= thresholds[k] && (!ldlt || m > 0)) {
+            if (f >= thresholds[k]) {
                 ++fronts[k];
                 front_flops[k] += fl;
             }
@@ -549,7 +548,7 @@ std::string summary(const Run& run, bool finished) {
     t << "columns: GFLOP = sum c_j^2 / 1e9; cpu / cuda@T: best factorization seconds (cuda@T: fronts of >= T rows on the GPU; npd: not positive definite);"
       << " fronts, %flops, GB bus (copied between host and GPU), kept (contribution blocks passed to their parent on the GPU): at the best T; res: solve residual ||b-Ax||/||b|| (cuda: the worst T); * mismatch; *_indef: LDL^T (structure"
       << " sym) of the Laplacian shifted by -" << fmt("%g", indefinite_shift) << ", *_unsym: LU (structure gen) of the Laplacian with its upper entries x "
-      << fmt("%g", unsymmetric_scale) << "; LDL^T: F11 on the host and the rows below on the GPU, LU: the whole front on the GPU\n";
+      << fmt("%g", unsymmetric_scale) << "; LDL^T: the front on the GPU, each block's pivot tests on the host; LU: the whole front on the GPU\n";
     t << fmt("%-20s %9s %10s %9s %6s %8s", "case", "n", "nnz(L)", "GFLOP", "front", "cpu s");
     for (std::size_t k = 0; k < thresholds.size(); ++k) {
         t << fmt(" %9s", ("cuda@" + std::to_string(thresholds[k])).c_str());

@@ -47,8 +47,8 @@ std::unique_ptr<dr::FrontOffload> make_offload(std::int64_t budget_bytes = -1) {
 #endif
 }
 
-// The fronts factor_multifrontal hands to the offload (real values, at least prm.offload_rows rows, LDLᵀ with rows
-// below F11, not the Schur complement), and of those the ones whose parent goes there too: their contribution
+// The fronts factor_multifrontal hands to the offload (real values, at least prm.offload_rows rows, not the Schur
+// complement), and of those the ones whose parent goes there too: their contribution
 // blocks stay on the device when it has room.
 struct OffloadCounts {
     std::int64_t fronts = 0, kept = 0;
@@ -56,7 +56,7 @@ struct OffloadCounts {
 OffloadCounts offload_counts(const dr::Symbolic& sym, const dr::NumericParams& prm) {
     const auto offloaded = [&](dr::idx sn) {
         const dr::idx f = sym.front_rows(sn);
-        return f >= prm.offload_rows && !(prm.ldlt && f == sym.width(sn)) && !sym.is_schur(sn);
+        return f >= prm.offload_rows && !sym.is_schur(sn);
     };
     OffloadCounts c;
     for (dr::idx sn = 0; sn < sym.nsuper; ++sn) {
@@ -65,6 +65,16 @@ OffloadCounts offload_counts(const dr::Symbolic& sym, const dr::NumericParams& p
         c.kept += sym.sn_parent[sn] >= 0 && offloaded(sym.sn_parent[sn]);
     }
     return c;
+}
+
+// max |got - ref| / max |ref| over the entries of two factors (their common length)
+double factor_rel_diff(const std::vector<double>& got, const std::vector<double>& ref) {
+    double d = 0, s = 0;
+    for (std::size_t k = 0; k < std::min(got.size(), ref.size()); ++k) {
+        d = std::max(d, std::abs(got[k] - ref[k]));
+        s = std::max(s, std::abs(ref[k]));
+    }
+    return d / std::max(s, 1e-300);
 }
 
 // After a factorization nothing stays on the device.
@@ -198,9 +208,38 @@ TEST(CudaDirect, OffloadedFrontMatchesTheHost) {
 #endif
 }
 
-// LDLᵀ and LU one front at a time: F11 on the host, the rows below on the offload (ldlt_front_split,
-// lu_front_split): the same pivots as the host's whole front, and the same factor and contribution block to
-// rounding (double and float, fronts with 2×2 pivots / row swaps, with and without rows below F11).
+// One random indefinite front (f x w, seed) factored whole by the host's ldlt_front and by the offload's
+// ldlt_factor (the device's blocks, each block's pivot tests on the host): the same pivots, 2×2 blocks and
+// perturbations, and the same panel and contribution block within tol (relative).
+template <class V>
+void expect_ldlt_offload_matches_host(dr::FrontOffload& off, std::int64_t f, std::int64_t w, std::uint64_t seed, double tol, const dr::LdltFrontParams& lp,
+                                      dr::TaskPool& pool) {
+    SCOPED_TRACE("f " + std::to_string(f) + " w " + std::to_string(w) + (sizeof(V) == 4 ? " float" : " double") + " tau " + std::to_string(lp.tau));
+    const std::int64_t m = f - w;
+    std::vector<V> p1, c1;
+    gs::test::random_indefinite_front(f, w, seed, p1, c1);
+    auto p2 = p1, c2 = c1;
+    std::vector<std::int64_t> piv1(static_cast<std::size_t>(w)), piv2(piv1.size(), -1);
+    std::vector<std::int8_t> ps1(piv1.size()), ps2(piv1.size(), -1);
+    const auto r1 = dr::ldlt_front(f, w, p1.data(), c1.data(), piv1.data(), ps1.data(), nullptr, lp, pool);
+    const dr::OffloadLdlt r2 = off.ldlt_factor(front<V>(f, w), lp.block, lp.tau, nullptr, piv2.data(), ps2.data(), p2.data(), c2.data());
+    EXPECT_EQ(r1.fail, 0);
+    EXPECT_EQ(r2.fail, 0);
+    EXPECT_EQ(r2.perturbed, r1.perturbed);
+    EXPECT_EQ(piv2, piv1);
+    EXPECT_EQ(ps2, ps1);
+    EXPECT_GT(gs::test::two_by_two_pivots(ps1), 0) << "the fronts are made to need 2x2 pivots";
+    EXPECT_LE(gs::test::lower_rel_diff(p2, p1, f, w), tol);
+    for (std::int64_t j = 1; j < w; ++j)
+        for (std::int64_t i = 0; i < j; ++i) ASSERT_EQ(p2[static_cast<std::size_t>(i + j * f)], V(0)) << "strict upper triangle of F11";
+    if (m > 0) {
+        EXPECT_LE(gs::test::lower_rel_diff(c2, c1, m, m), tol);
+    }
+}
+
+// LDLᵀ and LU one front at a time, the LDLᵀ front and (the driver's fallback) LU's rows below F11 on the offload:
+// the same pivots as the host's whole front, and the same factor and contribution block to rounding (double
+// and float, fronts with 2×2 pivots / row swaps, with and without rows below F11, one block or several).
 TEST(CudaDirect, OffloadedLdltAndLuFrontsMatchTheHost) {
     SKIP_WITHOUT_GPU();
 #ifdef GIGASPARSE_CUDA_SIM
@@ -211,15 +250,24 @@ TEST(CudaDirect, OffloadedLdltAndLuFrontsMatchTheHost) {
     dr::LdltFrontParams lp;
     lp.block = 16;
     std::int64_t expected_fronts = 0;
-    // the front put on the device (no children: F11 is the host's) and finished there from the host's F11
-    const auto ldlt_rest = [&](std::int64_t f, std::int64_t w, const std::int64_t* pv, const std::int8_t* ps, auto* panel, auto* cb) {
-        const auto fr = front<std::remove_cvref_t<decltype(*panel)>>(f, w);
-        off->ldlt_assemble(fr, panel, cb);
-        off->ldlt_update(fr, pv, ps, panel, cb);
-    };
-    for (const auto& [f, w] : {std::pair<std::int64_t, std::int64_t>{40, 40}, {70, 16}, {129, 64}, {300, 70}}) {
-        expected_fronts += gs::test::expect_split_matches_whole<double>(f, w, 21, 1e-10, lp, pool, ldlt_rest);
-        expected_fronts += gs::test::expect_split_matches_whole<float>(f, w, 21, 2e-3, lp, pool, ldlt_rest);
+    for (const double tau : {0.0, 0.05})
+        for (const auto& [f, w] : {std::pair<std::int64_t, std::int64_t>{12, 12}, {40, 40}, {70, 16}, {129, 64}, {300, 70}}) {
+            lp.tau = tau;
+            expect_ldlt_offload_matches_host<double>(*off, f, w, 21, 1e-10, lp, pool);
+            expect_ldlt_offload_matches_host<float>(*off, f, w, 21, 2e-3, lp, pool);
+            expected_fronts += 2;
+        }
+    // a zero pivot without perturbation: the host's failing column, and the front is not kept
+    {
+        lp.tau = 0;
+        std::vector<double> p(9 * 3, 0.0), c(36, 0.0);
+        std::vector<std::int64_t> piv(3);
+        std::vector<std::int8_t> ps(3);
+        EXPECT_EQ(dr::ldlt_front(9, 3, p.data(), c.data(), piv.data(), ps.data(), nullptr, lp, pool).fail, 1);
+        auto fr = front<double>(9, 3);
+        fr.sn = 0;  // a front of an analysis: would stay on the device if it were not dropped
+        EXPECT_EQ(off->ldlt_factor(fr, lp.block, 0.0, nullptr, piv.data(), ps.data(), p.data(), c.data()).fail, 1);
+        EXPECT_FALSE(off->resident(0));
     }
     // LU: F11 and its row pivots on the host, L21, U12ᵀ and the contribution block on the offload
     dr::LuFrontParams lup;
@@ -328,12 +376,7 @@ TEST(CudaDirect, MultifrontalWithOffloadedFronts) {
     const auto& ref = solver.numeric().lx;
     const auto expect_factor_matches = [&](const dr::NumericFactor<double>& got) {
         ASSERT_EQ(got.lx.size(), ref.size());
-        double d = 0, s = 0;
-        for (std::size_t k = 0; k < ref.size(); ++k) {
-            d = std::max(d, std::abs(got.lx[k] - ref[k]));
-            s = std::max(s, std::abs(ref[k]));
-        }
-        EXPECT_LE(d / s, 1e-12);
+        EXPECT_LE(factor_rel_diff(got.lx, ref), 1e-12);
     };
     expect_factor_matches(num);
     // no room on the device: every contribution block comes back to the host, the same factor, more bytes copied
@@ -449,12 +492,7 @@ TEST(CudaDirect, FrontsTooLargeForTheDeviceStayOnTheHost) {
         EXPECT_EQ(off->takes(sn), sym.front_rows(sn) >= prm.offload_rows && dr::offload_front_bytes(sym, sn) <= st.capacity_bytes);
     expect_nothing_resident(sym, *off);
     const auto& ref = solver.numeric().lx;
-    double d = 0, sc = 0;
-    for (std::size_t k = 0; k < ref.size(); ++k) {
-        d = std::max(d, std::abs(small.lx[k] - ref[k]));
-        sc = std::max(sc, std::abs(ref[k]));
-    }
-    EXPECT_LE(d / sc, 1e-12);
+    EXPECT_LE(factor_rel_diff(small.lx, ref), 1e-12);
 #endif
 }
 
@@ -500,18 +538,13 @@ HostAndDevice expect_offload_matches_host(const dr::Symbolic& sym, const std::ve
     EXPECT_EQ(r.dev.perturbed, r.host.perturbed);
     for (const auto& [h, d] : {std::pair{&r.host.lx, &r.dev.lx}, std::pair{&r.host.ux, &r.dev.ux}}) {
         EXPECT_EQ(d->size(), h->size());
-        double diff = 0, scale = 0;
-        for (std::size_t k = 0; k < std::min(h->size(), d->size()); ++k) {
-            diff = std::max(diff, std::abs((*d)[k] - (*h)[k]));
-            scale = std::max(scale, std::abs((*h)[k]));
-        }
-        EXPECT_LE(diff / std::max(scale, 1e-300), 1e-9);
+        EXPECT_LE(factor_rel_diff(*d, *h), 1e-9);
     }
     return r;
 }
 
-// LDLᵀ inside the multifrontal factorization: the fronts of at least offload_rows rows split between the host
-// and the offload, and the factor equals the cpu backend's.
+// LDLᵀ inside the multifrontal factorization: the fronts of at least offload_rows rows on the offload (the root's,
+// which has no rows below F11, too), and the factor equals the cpu backend's.
 TEST(CudaDirect, MultifrontalLdltWithOffloadedFronts) {
     SKIP_WITHOUT_GPU();
     const auto a = weak_diagonal_grid(1.0);

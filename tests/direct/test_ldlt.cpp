@@ -16,7 +16,6 @@
 #include <gigasparse/io/matrix_market.hpp>
 
 #include "direct_test_utils.hpp"
-#include "front_split_test_utils.hpp"
 #include "utils/test_utils.hpp"
 
 extern "C" {
@@ -370,22 +369,3 @@ TEST(Ldlt, SharedIndefiniteMatrices) {
 }  // namespace
 }  // namespace gigasparse::direct
 
-// The GPU's LDLᵀ fronts factor F11 alone on the host (ldlt_front_split) and hand the rows below to the device:
-// the same pivots as the whole front's, and the same factor and contribution block to rounding, here with the
-// host's version of the device's part (tests/cuda checks the device's against the same oracle).
-TEST(Ldlt, SplitFrontMatchesTheWholeFront) {
-    namespace dr = gigasparse::direct;
-    dr::TaskPool pool(2);
-    dr::LdltFrontParams lp;
-    lp.block = 16;
-    for (const auto& [f, w] : {std::pair<std::int64_t, std::int64_t>{40, 40}, {50, 20}, {200, 130}, {300, 70}})
-        gigasparse::test::expect_split_matches_whole<double>(f, w, 11, 1e-10, lp, pool, gigasparse::test::host_ldlt_rest<double>);
-    // a zero pivot without perturbation: the same failing column, and nothing below F11 is computed
-    std::vector<double> p(9 * 3, 0.0), c(36, 0.0);
-    std::vector<std::int64_t> piv(3);
-    std::vector<std::int8_t> ps(3);
-    int calls = 0;
-    const auto r = dr::ldlt_front_split(9, 3, p.data(), piv.data(), ps.data(), nullptr, lp, pool, [&](const std::int64_t*, const std::int8_t*) { ++calls; });
-    EXPECT_EQ(r.fail, 1);
-    EXPECT_EQ(calls, 0);
-}

@@ -83,7 +83,8 @@ struct DirectOptions {
     OrderingAlg ordering = OrderingAlg::automatic;
     // option "backend": cpu | reference | cuda (the cpu backend with the fronts of at least gpu_front_rows rows on the
     // GPU: LLᵀ by cuSOLVER potrf, cuBLAS trsm and syrk; LU by getrf, trsm and gemm (F11 on the host where a pivot
-    // needs perturbing); LDLᵀ below F11 (F11 and its pivots on the host) by trsm and syrkx; real values)
+    // needs perturbing); LDLᵀ in blocks of pivot columns (each block's Bunch–Kaufman tests on the host) by trsm,
+    // gemm and syrkx; real values)
     NumericBackend backend = NumericBackend::cpu;
     AmalgamationLimits amalgamation{};
     double level_weight = 1e8;          // flops charged per supernodal level in ordering_cost

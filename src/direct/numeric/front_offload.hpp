@@ -20,7 +20,7 @@ namespace gigasparse::direct {
 // What the offloaded fronts cost, summed over a factorization.
 struct FrontOffloadStats {
     std::int64_t fronts = 0;    // fronts offloaded and finished
-    double flops = 0;           // LLᵀ: w³/3 + m w² + m² w per front (potrf, trsm, syrk); LDLᵀ: m w² + m² w (trsm, syrkx);
+    double flops = 0;           // LLᵀ and LDLᵀ: w³/3 + m w² + m² w per front (potrf or the blocks, trsm, syrk(x));
                                 // LU: 2 m w² + 2 m² w (two trsm, gemm), plus 2 w³/3 when F11 is factored there (getrf)
     std::int64_t bytes = 0;     // copied between host and device
     double seconds = 0;         // wall time inside the offload's calls, copies included
@@ -34,8 +34,8 @@ struct FrontOffloadStats {
 };
 
 // The device memory an offloaded front of s may need at most (8-byte values): its panel and U panel, contribution
-// block, the LDLᵀ/LU workspaces, and device assembly's scratch (A's entries as position and value, the largest
-// child's block).
+// block, the LDLᵀ/LU workspaces (LDLᵀ's two per block counted for blocks of up to 256 columns), and device
+// assembly's scratch (A's entries as position and value, the largest child's block).
 inline std::int64_t offload_front_bytes(const Symbolic& s, idx sn) {
     const std::int64_t f = s.front_rows(sn), w = s.width(sn), m = f - w;
     std::int64_t child = 0;
@@ -44,7 +44,7 @@ inline std::int64_t offload_front_bytes(const Symbolic& s, idx sn) {
         child = std::max(child, mc * mc);
     }
     const std::int64_t entries = s.amap_sn_ptr[sn + 1] - s.amap_sn_ptr[sn];
-    return 8 * (2 * f * w + m * m + m * w + 2 * w * w + m + child + 2 * entries);
+    return 8 * (2 * f * w + m * m + m * w + 2 * w * w + m + child + 2 * entries + 2 * f * std::min<std::int64_t>(w, 256));
 }
 
 // One front handed to the offload (column-major, f rows, w fully summed columns, m = f - w): its panel is
@@ -65,6 +65,11 @@ struct OffloadFront {
     std::span<const V> a_values;
     std::span<const idx> host_children;
     std::span<const V* const> host_blocks;
+};
+
+// What ldlt_factor did: fail 0 or 1 + the local column of a failed pivot; perturbed pivots (set to ±tau).
+struct OffloadLdlt {
+    std::int64_t fail = 0, perturbed = 0;
 };
 
 // Every call is thread-safe (the subtree workers may call concurrently, on different fronts) and throws
@@ -89,16 +94,17 @@ public:
     // (1 + the local column whose pivot was not positive; panel and cb are then undefined).
     virtual std::int64_t factor(const OffloadFront<double>& fr, double* panel, double* cb) = 0;
     virtual std::int64_t factor(const OffloadFront<float>& fr, float* panel, float* cb) = 0;
-    // LDLᵀ of a real symmetric front, in two steps around the host's F11 (ldlt_front_split). ldlt_assemble puts
-    // the front on the device and, when resident children were added there, copies the assembled F11 back
-    // into the panel's top w x w block. ldlt_update then takes the host's factored F11 (L11 and D in that block,
-    // laid out as ldlt_front leaves them; piv, psize its pivots) while rows w.. of the device's front still hold
-    // F21 in the analysis' column order: they become L21 = F21 P L11⁻ᵀ D⁻¹ and cb -= L21 D L21ᵀ (lower triangle),
-    // and the front is finished.
-    virtual void ldlt_assemble(const OffloadFront<double>& fr, double* panel, double* cb) = 0;
-    virtual void ldlt_assemble(const OffloadFront<float>& fr, float* panel, float* cb) = 0;
-    virtual void ldlt_update(const OffloadFront<double>& fr, const std::int64_t* piv, const std::int8_t* psize, double* panel, double* cb) = 0;
-    virtual void ldlt_update(const OffloadFront<float>& fr, const std::int64_t* piv, const std::int8_t* psize, float* panel, float* cb) = 0;
+    // Partial LDLᵀ of a real symmetric front wholly on the device, ldlt_front's algorithm and layout (piv, psize,
+    // L and D in the panel): per block of `block` pivot columns (one more rather than end between the columns of
+    // an analysis pivot pair, pair_next) the host runs the Bunch–Kaufman tests and perturbations (tau) on the
+    // block's diagonal block, downloaded after the updates of the blocks before it (ldlt_pivot_block); the device
+    // applies the block's interchanges to the rest of the front, computes its L below the diagonal block (trsm,
+    // D⁻¹) and updates the remaining fully summed columns (gemm); at the end cb -= L21 D L21ᵀ (syrkx). fail: 1 +
+    // the column of a zero or non-finite pivot (the front is then undefined and nothing stays on the device).
+    virtual OffloadLdlt ldlt_factor(const OffloadFront<double>& fr, std::int64_t block, double tau, const std::uint8_t* pair_next,
+                                    std::int64_t* piv, std::int8_t* psize, double* panel, double* cb) = 0;
+    virtual OffloadLdlt ldlt_factor(const OffloadFront<float>& fr, std::int64_t block, double tau, const std::uint8_t* pair_next,
+                                    std::int64_t* piv, std::int8_t* psize, float* panel, float* cb) = 0;
     // Partial LU (lu_front.hpp's layout: upanel holds F12ᵀ) wholly on the device: F11 by cuSOLVER getrf (partial
     // pivoting over the fully summed rows, as lu_front; piv receives the row pivots in lu_front's convention),
     // L21 = F21 U11⁻¹, U12ᵀ = (P F12)ᵀ L11⁻ᵀ, cb -= L21 U12; true, the front finished. False when a pivot of U11

@@ -26,8 +26,8 @@ struct NumericParams {
     bool herm = true;              // LDLᴴ (Hermitian) rather than LDLᵀ (complex symmetric)
     double tau = 0;                // LDLᵀ: absolute pivot perturbation threshold (0: a zero pivot fails)
     idx pivot_block = 64;          // LDLᵀ: pivot search block
-    // backend cuda: fronts of real values with at least offload_rows rows go there (the GPU; LDLᵀ: the rows below
-    // F11, ldlt_front_split; LU: whole, or below F11 by lu_front_split where a pivot needs perturbing)
+    // backend cuda: fronts of real values with at least offload_rows rows go there (the GPU; LDLᵀ whole, each
+    // block's pivot tests on the host; LU whole, or below F11 by lu_front_split where a pivot needs perturbing)
     FrontOffload* offload = nullptr;
     idx offload_rows = 2048;
     GpuAssembly offload_assembly = GpuAssembly::automatic;  // where an offloaded front is assembled

@@ -32,6 +32,7 @@
 #include "cuda/base/device_buffer.hpp"
 #include "cuda/base/launch.hpp"
 #include "direct/numeric/front_offload.hpp"
+#include "direct/numeric/omp/small_front.hpp"
 
 namespace gigasparse::cuda {
 inline namespace GIGASPARSE_CUDA_ABI {
@@ -60,30 +61,40 @@ static __global__ void __launch_bounds__(front_threads)
     }
 }
 
-// LDLᵀ: the unit lower L11 (w x w, ld w) from the factored F11 (the panel's top block, ld f): the entries below
-// the diagonal except the second row of a 2×2 pivot's first column (D's off-diagonal there), 1 on the diagonal.
+// LDLᵀ: rows x cols of L below a block of pivot columns, out[r0 + i + j·ld] = W D⁻¹: column j from W's column j
+// (ld rows) times own[j] plus (a 2×2 pivot) its partner column times other[j]: ldlt_solve_d's products.
 template <class V>
 static __global__ void __launch_bounds__(front_threads)
-    unit_l11_kernel(std::int64_t w, std::int64_t f, const V* __restrict__ panel, const std::int8_t* __restrict__ psize, V* __restrict__ l11) {
-    const std::int64_t total = w * w, stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    solve_d_kernel(std::int64_t rows, std::int64_t cols, const V* __restrict__ wk, const V* __restrict__ own, const V* __restrict__ other,
+                   const std::int64_t* __restrict__ partner, V* __restrict__ out, std::int64_t ld) {
+    const std::int64_t total = rows * cols, stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
     for (std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += stride) {
-        const std::int64_t i = t % w, j = t / w;
-        l11[t] = i == j ? V(1) : i < j || (i == j + 1 && psize[j] == 2) ? V(0) : panel[i + j * f];
+        const std::int64_t i = t % rows, j = t / rows, p = partner[j];
+        const V x = wk[t] * own[j];
+        out[i + j * ld] = p == j ? x : x + wk[i + p * rows] * other[j];
     }
 }
 
-// LDLᵀ: L21 (rows w.. of the panel) = W D⁻¹, column j from W's column j times own[j] plus (a 2×2 pivot) its
-// partner column times other[j]: ldlt_solve_d's products.
+// LDLᵀ: a block's symmetric interchanges (its positions permuted by pi) applied outside its diagonal block, from a
+// copy tmp (ld ldt): by_rows, dst's rows (the block's rows of the columns before it): dst[r + c·ld] = tmp[pi[r] +
+// c·ldt]; else dst's columns (the block's columns below it): dst[r + c·ld] = tmp[r + pi[c]·ldt].
 template <class V>
 static __global__ void __launch_bounds__(front_threads)
-    solve_d_kernel(std::int64_t m, std::int64_t w, std::int64_t f, const V* __restrict__ wk, const V* __restrict__ own, const V* __restrict__ other,
-                   const std::int64_t* __restrict__ partner, V* __restrict__ panel) {
-    const std::int64_t total = m * w, stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    permute_kernel(std::int64_t rows, std::int64_t cols, const V* __restrict__ tmp, std::int64_t ldt, const std::int64_t* __restrict__ pi, bool by_rows,
+                   V* __restrict__ dst, std::int64_t ld) {
+    const std::int64_t total = rows * cols, stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
     for (std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += stride) {
-        const std::int64_t i = t % m, j = t / m, p = partner[j];
-        const V x = wk[t] * own[j];
-        panel[w + i + j * f] = p == j ? x : x + wk[i + p * m] * other[j];
+        const std::int64_t r = t % rows, c = t / rows;
+        dst[r + c * ld] = by_rows ? tmp[pi[r] + c * ldt] : tmp[r + pi[c] * ldt];
     }
+}
+
+// The strict upper triangle of a panel's top w x w block (ld f) set to zero (ldlt_front's layout).
+template <class V>
+static __global__ void __launch_bounds__(front_threads) zero_upper_kernel(std::int64_t w, std::int64_t f, V* __restrict__ panel) {
+    const std::int64_t total = w * w, stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+    for (std::int64_t t = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < total; t += stride)
+        if (t % w < t / w) panel[t % w + (t / w) * f] = V(0);
 }
 
 // Rows w.. of a panel (ld f) = W (m x w, ld m).
@@ -211,13 +222,13 @@ public:
 
     std::int64_t factor(const direct::OffloadFront<double>& fr, double* panel, double* cb) override { return run_llt(fr, panel, cb); }
     std::int64_t factor(const direct::OffloadFront<float>& fr, float* panel, float* cb) override { return run_llt(fr, panel, cb); }
-    void ldlt_assemble(const direct::OffloadFront<double>& fr, double* panel, double* cb) override { run_ldlt_assemble(fr, panel, cb); }
-    void ldlt_assemble(const direct::OffloadFront<float>& fr, float* panel, float* cb) override { run_ldlt_assemble(fr, panel, cb); }
-    void ldlt_update(const direct::OffloadFront<double>& fr, const std::int64_t* piv, const std::int8_t* psize, double* panel, double* cb) override {
-        run_ldlt(fr, piv, psize, panel, cb);
+    direct::OffloadLdlt ldlt_factor(const direct::OffloadFront<double>& fr, std::int64_t block, double tau, const std::uint8_t* pair_next,
+                                    std::int64_t* piv, std::int8_t* psize, double* panel, double* cb) override {
+        return run_ldlt_factor(fr, block, tau, pair_next, piv, psize, panel, cb);
     }
-    void ldlt_update(const direct::OffloadFront<float>& fr, const std::int64_t* piv, const std::int8_t* psize, float* panel, float* cb) override {
-        run_ldlt(fr, piv, psize, panel, cb);
+    direct::OffloadLdlt ldlt_factor(const direct::OffloadFront<float>& fr, std::int64_t block, double tau, const std::uint8_t* pair_next,
+                                    std::int64_t* piv, std::int8_t* psize, float* panel, float* cb) override {
+        return run_ldlt_factor(fr, block, tau, pair_next, piv, psize, panel, cb);
     }
     bool lu_factor(const direct::OffloadFront<double>& fr, double tau, std::int64_t* piv, double* panel, double* upanel, double* cb) override {
         return run_lu_factor(fr, tau, piv, panel, upanel, cb);
@@ -334,7 +345,7 @@ private:
         return d;
     }
 
-    // The assembled front of fr.sn (ldlt_update, lu_update).
+    // The assembled front of fr.sn (lu_update).
     template <class V>
     DeviceFront& assembled(const direct::OffloadFront<V>& fr) {
         const auto it = fronts_.find(fr.sn);
@@ -410,87 +421,140 @@ private:
         return info;
     }
 
-    // LDLᵀ, step 1 (FrontOffload::ldlt_assemble).
+    // LDLᵀ wholly on the device (FrontOffload::ldlt_factor): ldlt_front's blocks, the pivot tests on the host.
     template <class V>
-    void run_ldlt_assemble(const direct::OffloadFront<V>& fr, V* panel, V* cb) {
+    direct::OffloadLdlt run_ldlt_factor(const direct::OffloadFront<V>& fr, std::int64_t block, double tau, const std::uint8_t* pair_next,
+                                        std::int64_t* piv, std::int8_t* psize, V* panel, V* cb) {
         static_assert(std::is_same_v<V, double> || std::is_same_v<V, float>);
         const std::lock_guard<std::mutex> lock(mu_);
         const auto t0 = std::chrono::steady_clock::now();
         check(cudaSetDevice(device_), "cudaSetDevice");
+        const std::int64_t f = fr.f, w = fr.w, m = f - w, vs = static_cast<std::int64_t>(sizeof(V)), nb = std::max<std::int64_t>(block, 2);
         DeviceFront& d = assemble<V>(fr, panel, nullptr, cb);
-        if (d.stale) copy_block(panel, fr.f, d.panel.data(), fr.f, fr.w, static_cast<std::int64_t>(sizeof(V)), cudaMemcpyDeviceToHost);
-        check(cudaStreamSynchronize(stream_->get()), "cudaStreamSynchronize");
-        stats_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    }
-
-    // LDLᵀ, step 2: below F11 (FrontOffload::ldlt_update).
-    template <class V>
-    void run_ldlt(const direct::OffloadFront<V>& fr, const std::int64_t* piv, const std::int8_t* psize, V* panel, V* cb) {
-        static_assert(std::is_same_v<V, double> || std::is_same_v<V, float>);
-        const std::lock_guard<std::mutex> lock(mu_);
-        const auto t0 = std::chrono::steady_clock::now();
-        check(cudaSetDevice(device_), "cudaSetDevice");
-        const std::int64_t f = fr.f, w = fr.w, m = f - w;
-        DeviceFront& d = assembled(fr);
         const cudaStream_t s = stream_->get();
-        const std::int64_t vs = static_cast<std::int64_t>(sizeof(V));
-        // D⁻¹ per column, on the host (w entries, ldlt_solve_d's formulas): own and partner coefficients
-        std::vector<V> own(static_cast<std::size_t>(w)), other(static_cast<std::size_t>(w));
-        std::vector<std::int64_t> partner(static_cast<std::size_t>(w));
-        for (std::int64_t c = 0; c < w;) {
-            const auto dv = [&](std::int64_t i, std::int64_t j) { return static_cast<double>(panel[i + j * f]); };
-            if (psize[c] == 2) {
-                const double d11 = dv(c, c), d21 = dv(c + 1, c), d22 = dv(c + 1, c + 1), det = d11 * d22 - d21 * d21;
-                own[c] = static_cast<V>(d22 / det), other[c] = static_cast<V>(-d21 / det), partner[c] = c + 1;  // o1 = x e11 + y e21
-                own[c + 1] = static_cast<V>(d11 / det), other[c + 1] = static_cast<V>(-d21 / det), partner[c + 1] = c;  // o2 = y e22 + x e12
-                c += 2;
-            } else {
-                own[c] = static_cast<V>(1.0 / dv(c, c)), other[c] = V(0), partner[c] = c;
-                c += 1;
-            }
-        }
-        grow(work_, std::max<std::int64_t>(m * w * vs, 1));
-        grow(l11_, std::max<std::int64_t>(w * w * vs, 1));
-        grow(meta_, std::max<std::int64_t>(w * (2 * vs + 2 * 8 + 1), 1));
         V* dp = reinterpret_cast<V*>(d.panel.data());
         V* dc = reinterpret_cast<V*>(d.cb.data());
-        V* dw = reinterpret_cast<V*>(work_.data());
+        const std::int64_t kmax = std::min(nb + 1, w);  // a block grows by one to keep a pivot pair together
+        grow(work_, std::max<std::int64_t>(m * w * vs, 1));       // W of the rows below F11, all blocks (cb update)
+        grow(wblk_, std::max<std::int64_t>(f * kmax * vs, 1));    // one block's W
+        grow(ptmp_, std::max<std::int64_t>(f * kmax * vs, 1));    // copies for the interchanges
+        grow(l11_, std::max<std::int64_t>(kmax * kmax * vs, 1));  // the block's unit L11
+        grow(meta_, std::max<std::int64_t>(kmax * (2 * 8 + 2 * vs), 1));
+        V* dwall = reinterpret_cast<V*>(work_.data());
+        V* dw = reinterpret_cast<V*>(wblk_.data());
+        V* dt = reinterpret_cast<V*>(ptmp_.data());
         V* dl = reinterpret_cast<V*>(l11_.data());
-        // meta: own, other (V), partner, piv (int64), psize (int8)
-        V* d_own = reinterpret_cast<V*>(meta_.data());
-        V* d_other = d_own + w;
-        auto* d_partner = reinterpret_cast<std::int64_t*>(meta_.data() + 2 * w * vs);
-        std::int64_t* d_piv = d_partner + w;
-        auto* d_psize = reinterpret_cast<std::int8_t*>(d_piv + w);
-        copy_block(d.panel.data(), f, panel, f, w, vs, cudaMemcpyHostToDevice);  // the host's L11 and D
-        up(d_own, own.data(), w * vs);
-        up(d_other, other.data(), w * vs);
-        up(d_partner, partner.data(), w * 8);
-        up(d_piv, piv, w * 8);
-        up(d_psize, psize, w);
-        const int mi = static_cast<int>(m), wi = static_cast<int>(w), fi = static_cast<int>(f);
-        launch("gigasparse::fronts::gather_f21_kernel", fronts::gather_f21_kernel<V>, fronts::grid_for(m * w), dim3(fronts::front_threads), 0, s, m, w,
-               f, static_cast<const V*>(dp), static_cast<const std::int64_t*>(d_piv), dw);
-        launch("gigasparse::fronts::unit_l11_kernel", fronts::unit_l11_kernel<V>, fronts::grid_for(w * w), dim3(fronts::front_threads), 0, s, w, f,
-               static_cast<const V*>(dp), static_cast<const std::int8_t*>(d_psize), dl);
+        auto* d_pi = reinterpret_cast<std::int64_t*>(meta_.data());
+        std::int64_t* d_partner = d_pi + kmax;
+        V* d_own = reinterpret_cast<V*>(d_partner + kmax);
+        V* d_other = d_own + kmax;
+        thread_local std::vector<V> blk, l11, own, other;
+        thread_local std::vector<std::int64_t> lpiv, partner;
+        thread_local std::vector<std::int8_t> lpsize;
+        direct::OffloadLdlt res;
+        const auto grid = [](std::int64_t n) { return fronts::grid_for(n); };
+        const dim3 threads(fronts::front_threads);
         const V one = V(1), minus_one = V(-1);
-        // W = F21 P L11⁻ᵀ, L21 = W D⁻¹, cb -= L21 Wᵀ (= L21 D L21ᵀ)
-        if constexpr (std::is_same_v<V, double>)
-            check_cublas(cublasDtrsm(blas_, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_UNIT, mi, wi, &one, dl, wi, dw, mi),
-                         "cublasDtrsm");
-        else
-            check_cublas(cublasStrsm(blas_, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_UNIT, mi, wi, &one, dl, wi, dw, mi),
-                         "cublasStrsm");
-        launch("gigasparse::fronts::solve_d_kernel", fronts::solve_d_kernel<V>, fronts::grid_for(m * w), dim3(fronts::front_threads), 0, s, m, w, f,
-               static_cast<const V*>(dw), static_cast<const V*>(d_own), static_cast<const V*>(d_other), static_cast<const std::int64_t*>(d_partner),
-               dp);
-        if constexpr (std::is_same_v<V, double>)
-            check_cublas(cublasDsyrkx(blas_, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, mi, wi, &minus_one, dp + w, fi, dw, mi, &one, dc, mi), "cublasDsyrkx");
-        else
-            check_cublas(cublasSsyrkx(blas_, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, mi, wi, &minus_one, dp + w, fi, dw, mi, &one, dc, mi), "cublasSsyrkx");
+        for (std::int64_t k0 = 0, k1 = 0; k0 < w; k0 = k1) {
+            k1 = std::min(k0 + nb, w);
+            if (pair_next && k1 < w && pair_next[k1 - 1]) ++k1;  // never between the columns of a pivot pair
+            const std::int64_t kb = k1 - k0, rows = f - k1;
+            // the diagonal block, after the updates of the blocks before it, to the host for its pivot tests
+            blk.resize(static_cast<std::size_t>(kb * kb));
+            copy_2d(blk.data(), kb, dp + k0 + k0 * f, f, kb, kb, vs, cudaMemcpyDeviceToHost);
+            check(cudaStreamSynchronize(s), "cudaStreamSynchronize");
+            lpiv.resize(static_cast<std::size_t>(kb));
+            lpsize.assign(static_cast<std::size_t>(kb), 1);
+            for (std::int64_t p = 0; p < kb; ++p) lpiv[static_cast<std::size_t>(p)] = p;
+            if (const std::int64_t bad = direct::ldlt_pivot_block(kb, kb, 0, kb, blk.data(), lpiv.data(), lpsize.data(), tau, true, res.perturbed)) {
+                res.fail = k0 + bad;
+                fronts_.erase(fr.sn);  // the factorization stops here
+                stats_.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                return res;
+            }
+            bool moved = false;
+            for (std::int64_t p = 0; p < kb; ++p) {
+                piv[k0 + p] = k0 + lpiv[static_cast<std::size_t>(p)];
+                psize[k0 + p] = lpsize[static_cast<std::size_t>(p)];
+                moved = moved || lpiv[static_cast<std::size_t>(p)] != p;
+            }
+            // its interchanges in the rest of the front: its rows of the columns before it, its columns below it
+            if (moved) {
+                up(d_pi, lpiv.data(), kb * 8);
+                if (k0 > 0) {
+                    copy_2d(dt, kb, dp + k0, f, kb, k0, vs, cudaMemcpyDeviceToDevice);
+                    launch("gigasparse::fronts::permute_kernel", fronts::permute_kernel<V>, grid(kb * k0), threads, 0, s, kb, k0, static_cast<const V*>(dt), kb,
+                           static_cast<const std::int64_t*>(d_pi), true, dp + k0, f);
+                }
+                if (rows > 0) {
+                    copy_2d(dt, rows, dp + k1 + k0 * f, f, rows, kb, vs, cudaMemcpyDeviceToDevice);
+                    launch("gigasparse::fronts::permute_kernel", fronts::permute_kernel<V>, grid(rows * kb), threads, 0, s, rows, kb,
+                           static_cast<const V*>(dt), rows, static_cast<const std::int64_t*>(d_pi), false, dp + k1 + k0 * f, f);
+                }
+            }
+            copy_2d(dp + k0 + k0 * f, f, blk.data(), kb, kb, kb, vs, cudaMemcpyHostToDevice);  // L11 and D
+            if (rows == 0) continue;
+            // W = A(k1:f, block) L11⁻ᵀ (= L D), L = W D⁻¹ below the block; the W of F21's rows kept for cb
+            l11.assign(static_cast<std::size_t>(kb * kb), V(0));
+            own.resize(static_cast<std::size_t>(kb));
+            other.resize(static_cast<std::size_t>(kb));
+            partner.resize(static_cast<std::size_t>(kb));
+            const auto dv = [&](std::int64_t i, std::int64_t j) { return static_cast<double>(blk[static_cast<std::size_t>(i + j * kb)]); };
+            for (std::int64_t j = 0; j < kb; ++j) {
+                l11[static_cast<std::size_t>(j + j * kb)] = V(1);
+                for (std::int64_t i = j + 1 + (lpsize[static_cast<std::size_t>(j)] == 2 ? 1 : 0); i < kb; ++i)
+                    l11[static_cast<std::size_t>(i + j * kb)] = blk[static_cast<std::size_t>(i + j * kb)];
+            }
+            for (std::int64_t c = 0; c < kb;) {  // D⁻¹ per column (ldlt_solve_d's formulas): own and partner coefficients
+                const auto u = static_cast<std::size_t>(c);
+                if (lpsize[u] == 2) {
+                    const double d11 = dv(c, c), d21 = dv(c + 1, c), d22 = dv(c + 1, c + 1), det = d11 * d22 - d21 * d21;
+                    own[u] = static_cast<V>(d22 / det), other[u] = static_cast<V>(-d21 / det), partner[u] = c + 1;  // o1 = x e11 + y e21
+                    own[u + 1] = static_cast<V>(d11 / det), other[u + 1] = static_cast<V>(-d21 / det), partner[u + 1] = c;  // o2 = y e22 + x e12
+                    c += 2;
+                } else {
+                    own[u] = static_cast<V>(1.0 / dv(c, c)), other[u] = V(0), partner[u] = c;
+                    c += 1;
+                }
+            }
+            up(dl, l11.data(), kb * kb * vs);
+            up(d_partner, partner.data(), kb * 8);
+            up(d_own, own.data(), kb * vs);
+            up(d_other, other.data(), kb * vs);
+            copy_2d(dw, rows, dp + k1 + k0 * f, f, rows, kb, vs, cudaMemcpyDeviceToDevice);
+            const int ri = static_cast<int>(rows), ki = static_cast<int>(kb), fi = static_cast<int>(f);
+            if constexpr (std::is_same_v<V, double>)
+                check_cublas(cublasDtrsm(blas_, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_UNIT, ri, ki, &one, dl, ki, dw, ri),
+                             "cublasDtrsm");
+            else
+                check_cublas(cublasStrsm(blas_, CUBLAS_SIDE_RIGHT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_T, CUBLAS_DIAG_UNIT, ri, ki, &one, dl, ki, dw, ri),
+                             "cublasStrsm");
+            launch("gigasparse::fronts::solve_d_kernel", fronts::solve_d_kernel<V>, grid(rows * kb), threads, 0, s, rows, kb, static_cast<const V*>(dw),
+                   static_cast<const V*>(d_own), static_cast<const V*>(d_other), static_cast<const std::int64_t*>(d_partner), dp + k1 + k0 * f, f);
+            if (m > 0) copy_2d(dwall + k0 * m, m, dw + (w - k1), rows, m, kb, vs, cudaMemcpyDeviceToDevice);
+            // the remaining fully summed columns (their rows down to f): A(k1:f, k1:w) -= W L(k1:w, block)ᵀ
+            if (k1 < w) {
+                const int ci = static_cast<int>(w - k1);
+                if constexpr (std::is_same_v<V, double>)
+                    check_cublas(cublasDgemm(blas_, CUBLAS_OP_N, CUBLAS_OP_T, ri, ci, ki, &minus_one, dw, ri, dp + k1 + k0 * f, fi, &one, dp + k1 + k1 * f, fi),
+                                 "cublasDgemm");
+                else
+                    check_cublas(cublasSgemm(blas_, CUBLAS_OP_N, CUBLAS_OP_T, ri, ci, ki, &minus_one, dw, ri, dp + k1 + k0 * f, fi, &one, dp + k1 + k1 * f, fi),
+                                 "cublasSgemm");
+            }
+        }
+        launch("gigasparse::fronts::zero_upper_kernel", fronts::zero_upper_kernel<V>, grid(w * w), threads, 0, s, w, f, dp);
+        if (m > 0) {  // cb -= L21 Wᵀ (= L21 D L21ᵀ, lower triangle)
+            const int mi = static_cast<int>(m), wi = static_cast<int>(w), fi = static_cast<int>(f);
+            if constexpr (std::is_same_v<V, double>)
+                check_cublas(cublasDsyrkx(blas_, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, mi, wi, &minus_one, dp + w, fi, dwall, mi, &one, dc, mi), "cublasDsyrkx");
+            else
+                check_cublas(cublasSsyrkx(blas_, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, mi, wi, &minus_one, dp + w, fi, dwall, mi, &one, dc, mi), "cublasSsyrkx");
+        }
         finish<V>(fr, d, panel, nullptr, cb);
         const double wd = static_cast<double>(w), md = static_cast<double>(m);
-        account(md * wd * wd + md * md * wd, t0);
+        account(wd * wd * wd / 3 + md * wd * wd + md * md * wd, t0);
+        return res;
     }
 
     // LU wholly on the device (FrontOffload::lu_factor).
@@ -636,18 +700,23 @@ private:
         check(cudaMemcpyAsync(dst, src, static_cast<std::size_t>(bytes), cudaMemcpyDeviceToHost, stream_->get()), "cudaMemcpyAsync D2H");
         stats_.bytes += bytes;
     }
-    // The top w x w block of a column-major array (ld rows, elements of vs bytes) to another (ld drows).
-    void copy_block(void* dst, std::int64_t drows, const void* src, std::int64_t srows, std::int64_t w, std::int64_t vs, cudaMemcpyKind kind) {
-        if (w <= 0) return;
-        check(cudaMemcpy2DAsync(dst, static_cast<std::size_t>(drows * vs), src, static_cast<std::size_t>(srows * vs), static_cast<std::size_t>(w * vs),
-                                static_cast<std::size_t>(w), kind, stream_->get()),
+    // rows x cols of a column-major array (ld srows, elements of vs bytes) to another (ld drows).
+    void copy_2d(void* dst, std::int64_t drows, const void* src, std::int64_t srows, std::int64_t rows, std::int64_t cols, std::int64_t vs,
+                 cudaMemcpyKind kind) {
+        if (rows <= 0 || cols <= 0) return;
+        check(cudaMemcpy2DAsync(dst, static_cast<std::size_t>(drows * vs), src, static_cast<std::size_t>(srows * vs), static_cast<std::size_t>(rows * vs),
+                                static_cast<std::size_t>(cols), kind, stream_->get()),
               "cudaMemcpy2DAsync");
-        if (kind != cudaMemcpyDeviceToDevice) stats_.bytes += w * w * vs;
+        if (kind != cudaMemcpyDeviceToDevice) stats_.bytes += rows * cols * vs;
+    }
+    // The top w x w block of a column-major array (ld srows) to another (ld drows).
+    void copy_block(void* dst, std::int64_t drows, const void* src, std::int64_t srows, std::int64_t w, std::int64_t vs, cudaMemcpyKind kind) {
+        copy_2d(dst, drows, src, srows, w, w, vs, kind);
     }
 
     // Workspaces grow to the largest front so far (kept for the next fronts and factorizations).
     void release_scratch() {
-        for (auto* b : {&work_, &l11_, &meta_, &lwork_buf_, &ipiv_, &rel_, &f11_, &entries_, &host_block_}) b->release();
+        for (auto* b : {&work_, &l11_, &meta_, &lwork_buf_, &ipiv_, &rel_, &f11_, &entries_, &host_block_, &wblk_, &ptmp_}) b->release();
     }
     template <class Buf>
     void grow(Buf& buf, std::int64_t n) {
@@ -671,7 +740,7 @@ private:
     const direct::Symbolic* sym_ = nullptr;
     std::vector<char> takes_;  // by supernode of sym_: the front goes to the device
     std::map<direct::idx, DeviceFront> fronts_;  // assembled fronts and kept contribution blocks, by supernode
-    DeviceBuffer<char> work_, l11_, meta_, lwork_buf_, ipiv_, rel_, f11_, entries_, host_block_;
+    DeviceBuffer<char> work_, l11_, meta_, lwork_buf_, ipiv_, rel_, f11_, entries_, host_block_, wblk_, ptmp_;
     DeviceBuffer<int> info_;
     direct::FrontOffloadStats stats_;
 };

@@ -344,22 +344,4 @@ LdltFrontResult ldlt_front(std::int64_t f, std::int64_t w, V* a, V* cb, std::int
     return res;
 }
 
-// ldlt_front with the work below F11 handed to `rest` (the GPU's, FrontOffload::ldlt_update): F11 is factored
-// alone, on a w x w copy (the same pivots as ldlt_front on the whole front: the pivot tests read the fully
-// summed rows only, and the updates of those rows never involve the rows below), copied back into the panel's
-// top w x w block, then rest(piv, psize) turns rows w.. (F21, still in the analysis' column order) into L21
-// and updates cb. Nothing is called after a failed pivot (the front is then undefined, as with ldlt_front).
-template <class V, class Rest>
-LdltFrontResult ldlt_front_split(std::int64_t f, std::int64_t w, V* a, std::int64_t* piv, std::int8_t* psize, const std::uint8_t* pair_next,
-                                 const LdltFrontParams& prm, TaskPool& pool, Rest&& rest) {
-    thread_local std::vector<V> f11;
-    f11.resize(static_cast<std::size_t>(w * w));
-    for (std::int64_t j = 0; j < w; ++j) std::copy(a + j * f, a + j * f + w, f11.data() + j * w);
-    const LdltFrontResult r = ldlt_front(w, w, f11.data(), static_cast<V*>(nullptr), piv, psize, pair_next, prm, pool);
-    if (r.fail != 0) return r;
-    for (std::int64_t j = 0; j < w; ++j) std::copy(f11.data() + j * w, f11.data() + (j + 1) * w, a + j * f);
-    if (f > w) rest(static_cast<const std::int64_t*>(piv), static_cast<const std::int8_t*>(psize));
-    return r;
-}
-
 }  // namespace gigasparse::direct

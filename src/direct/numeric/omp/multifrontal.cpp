@@ -95,12 +95,11 @@ inline void triangle_chunks(idx mc, std::int64_t target, std::vector<idx>& b) {
     if (b.back() != mc) b.push_back(mc);
 }
 
-// Whether front sn goes to prm.offload (real values only; LDLᵀ: only with rows below F11, the host factoring F11;
-// not a front too large for the device).
+// Whether front sn goes to prm.offload (real values only; not the Schur complement, not a front too large for the
+// device).
 bool offloaded_front(const Symbolic& s, const NumericParams& prm, idx sn) {
     if (!prm.offload || s.is_schur(sn)) return false;
-    const idx f = s.front_rows(sn);
-    return f >= prm.offload_rows && !(prm.ldlt && f == s.width(sn)) && prm.offload->takes(sn);
+    return s.front_rows(sn) >= prm.offload_rows && prm.offload->takes(sn);
 }
 
 // Assemble and partially factor front sn; its contribution block ends on top of stack `own`.
@@ -117,8 +116,7 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
     auto& stack = num.stacks[s.stack_of[sn]];
     const std::int64_t off = top;
     V* cb = stack.data() + off;
-    // a front of real values and at least prm.offload_rows rows goes to prm.offload (the GPU; LDLᵀ and LU: the
-    // rows below F11)
+    // a front of real values and at least prm.offload_rows rows goes to prm.offload (the GPU)
     constexpr bool real_values = std::is_same_v<V, double> || std::is_same_v<V, float>;
     const bool offloaded = real_values && offloaded_front(s, prm, sn);
     // Children whose contribution blocks stayed on the device (their front and this one offloaded) are added to
@@ -286,10 +284,9 @@ std::int64_t factor_front(const Symbolic& s, NumericFactor<V>& num, std::span<co
         const std::uint8_t* pairs = s.pair_next.empty() ? nullptr : s.pair_next.data() + c0;
         LdltFrontResult r;
         if constexpr (real_values) {
-            if (offloaded) {
-                prm.offload->ldlt_assemble(fr, panel, cb);  // F11 complete on the host again, the rest on the device
-                r = ldlt_front_split(f, w, panel, num.piv.data() + c0, num.pivot_size.data() + c0, pairs, lp, pool,
-                                     [&](const std::int64_t* pv, const std::int8_t* ps) { prm.offload->ldlt_update(fr, pv, ps, panel, cb); });
+            if (offloaded) {  // the whole front on the GPU, the pivot tests of each block on the host
+                const OffloadLdlt g = prm.offload->ldlt_factor(fr, lp.block, lp.tau, pairs, num.piv.data() + c0, num.pivot_size.data() + c0, panel, cb);
+                r.fail = g.fail, r.perturbed = g.perturbed;
             } else
                 r = ldlt_front(f, w, panel, cb, num.piv.data() + c0, num.pivot_size.data() + c0, pairs, lp, pool);
         } else {
