@@ -542,6 +542,8 @@ def test_cuda_backend_or_not_supported(rng):
     b = rng.standard_normal(a.shape[0])
     with pytest.raises(gs.NotSupported, match="complex values run on backend 'cpu'"):
         gs.DirectSolver(a.astype(np.complex128), "hpd", backend="cuda").factorize()
+    with pytest.raises(gs.InvalidArgument, match="gpu_assembly"):
+        gs.DirectSolver(a, "spd", backend="cuda", gpu_assembly="gpu")
     s = gs.DirectSolver(a, "spd", backend="cuda", gpu_front_rows=64)
     if gs.cuda_device_count() == 0:
         with pytest.raises(gs.NotSupported, match="backend cuda"):
@@ -552,7 +554,14 @@ def test_cuda_backend_or_not_supported(rng):
     assert rel_residual(a, x, b) < 1e-12
     g = s.stats()["gpu"]
     assert g["fronts"] > 0 and g["flops"] > 0 and g["bytes"] > 0
-    # LDLᵀ of an indefinite matrix: the large fronts' rows below F11 on the GPU
+    assert g["device_assembled"] > 0 and g["too_large"] == 0
+    # every front assembled on the host instead: the same solution, more bytes up
+    sh = gs.DirectSolver(a, "spd", backend="cuda", gpu_front_rows=64, gpu_assembly="host")
+    assert sh.factorize() == "success"
+    assert sh.stats()["gpu"]["device_assembled"] == 0
+    assert sh.stats()["gpu"]["bytes"] >= g["bytes"]
+    np.testing.assert_allclose(sh.solve(b), x, rtol=1e-10, atol=1e-12)
+    # LDLᵀ of an indefinite matrix: the large fronts on the GPU, each block's pivot tests on the host
     ind = (a - 0.5 * sp.identity(a.shape[0], format="csr")).tocsr()
     si = gs.DirectSolver(ind, "sym", backend="cuda", gpu_front_rows=64)
     assert si.factorize() == "success"
