@@ -561,7 +561,7 @@ def test_cuda_backend_or_not_supported(rng):
     assert sh.stats()["gpu"]["device_assembled"] == 0
     assert sh.stats()["gpu"]["bytes"] >= g["bytes"]
     np.testing.assert_allclose(sh.solve(b), x, rtol=1e-10, atol=1e-12)
-    # LDLᵀ of an indefinite matrix: the large fronts on the GPU, each block's pivot tests on the host
+    # LDLᵀ of an indefinite matrix: the large fronts on the GPU in blocks of pivot columns
     ind = (a - 0.5 * sp.identity(a.shape[0], format="csr")).tocsr()
     si = gs.DirectSolver(ind, "sym", backend="cuda", gpu_front_rows=64)
     assert si.factorize() == "success"
