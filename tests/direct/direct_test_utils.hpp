@@ -223,7 +223,7 @@ void expect_thread_independent(const Csr<double, I>& a, Structure st, const std:
         if (first.empty()) first = x;
         EXPECT_TRUE(first == x);
     }
-    // Two right-hand sides (LLᵀ and LDLᵀ: BLAS per node over the same subtrees; LU: one at a time), without
+    // Two right-hand sides (BLAS per node over the same subtrees, for every structure and op), without
     // refinement: the same bits for any thread count, and each column the one-right-hand-side solution to rounding.
     s.set_option("refinement_steps", "0");
     std::vector<double> b2 = gigasparse::test::random_vector<double>(2 * a.nrows, 5), x1(b.size()), x2_first;

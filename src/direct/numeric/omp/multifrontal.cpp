@@ -593,26 +593,35 @@ struct LdltNodeRhs {
 };
 
 // Several right-hand sides (y: n x nrhs, ld n) through supernode sn with BLAS, LLᵀ (in place on y), LDLᵀ (num.piv:
-// through LdltNodeRhs) or LU (num.ux; A x = b only: the node's values gathered through its pivoting, unit L11 read
-// from the panel, left in pivoted order as forward_node does): x1 = L11⁻¹ y1, work = L21 x1 (m x nrhs), subtracted
-// from y at the rows before i_out and from out (ld mr) at pos after.
+// through LdltNodeRhs) or LU (num.ux): x1 = L11⁻¹ y1, work = L21 x1 (m x nrhs), subtracted from y at the rows before
+// i_out and from out (ld mr) at pos after. LU, A x = b: the node's values gathered through its pivoting, unit L11
+// read from the panel, left in pivoted order as forward_node does. LU, op(A) x = b: x1 = op(U11)⁻¹ y1 (the node's
+// columns in), work = op(U12) x1 (U12ᵀ in the U panel's rows w..f), x1 out through the pivoting.
 template <class V>
 void forward_node_rhs(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, idx nrhs, idx i_out, const idx* pos, V* out, idx mr, V* work,
-                      std::vector<V>& scratch) {
+                      std::vector<V>& scratch, Transpose op) {
     if (s.is_schur(sn)) return;
     const auto [f, w, c0, panel, r, pv, ps] = NodeArrays<V>(s, num, sn);
     const idx n = s.n, m = f - w;
     std::optional<LdltNodeRhs<V>> ld;
     V* x1 = y + c0;
     idx ldx = n;
-    const bool lu = pv && !num.ux.empty();
+    const bool lu = pv && !num.ux.empty(), lu_t = lu && op != Transpose::none;
+    const bool lu_h = lu_t && op == Transpose::conjugate_transpose && is_complex_v<V>;
+    const V* l21 = panel + w;  // the rows below the node's columns: L21, or U12ᵀ (LU, op(A))
     if (lu) {
-        scratch.resize(static_cast<std::size_t>(w * nrhs));
+        scratch.resize(static_cast<std::size_t>(w * nrhs * (lu_h ? 2 : 1)));
         x1 = scratch.data(), ldx = w;
         for (idx k = 0; k < nrhs; ++k)
-            for (idx j = 0; j < w; ++j) x1[j + k * w] = y[c0 + pv[j] + k * n];
-        dense::trsm_general(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, static_cast<int>(w), static_cast<int>(nrhs), panel, static_cast<int>(f), x1,
-                            static_cast<int>(w));
+            for (idx j = 0; j < w; ++j) x1[j + k * w] = y[c0 + (lu_t ? j : pv[j]) + k * n];
+        if (lu_t) {
+            dense::trsm_general(CblasLeft, CblasUpper, lu_h ? CblasConjTrans : CblasTrans, CblasNonUnit, static_cast<int>(w), static_cast<int>(nrhs), panel,
+                                static_cast<int>(f), x1, static_cast<int>(w));
+            l21 = num.ux.data() + s.lx_ptr[sn] + w;
+        } else {
+            dense::trsm_general(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, static_cast<int>(w), static_cast<int>(nrhs), panel, static_cast<int>(f), x1,
+                                static_cast<int>(w));
+        }
     } else if (pv) {
         ld.emplace(panel, f, w, pv, ps, y, n, c0, nrhs, scratch);
         x1 = ld->x1, ldx = w;
@@ -622,8 +631,17 @@ void forward_node_rhs(const Symbolic& s, const NumericFactor<V>& num, idx sn, V*
         dense::trsm(CblasLeft, CblasNoTrans, static_cast<int>(w), static_cast<int>(nrhs), panel, static_cast<int>(f), y + c0, static_cast<int>(n));
     }
     if (m > 0) {
-        dense::gemm(CblasNoTrans, static_cast<int>(m), static_cast<int>(nrhs), static_cast<int>(w), V(1), panel + w, static_cast<int>(f), x1,
+        // Aᴴ: conj(U12)ᵀ x1 = conj(U12ᵀ conj(x1)) (BLAS has no conjugate without a transpose)
+        const V* xin = x1;
+        if (lu_h) {
+            V* xc = x1 + w * nrhs;
+            for (idx t = 0; t < w * nrhs; ++t) xc[t] = conj_if_complex(x1[t]);
+            xin = xc;
+        }
+        dense::gemm(CblasNoTrans, static_cast<int>(m), static_cast<int>(nrhs), static_cast<int>(w), V(1), l21, static_cast<int>(f), xin,
                     static_cast<int>(ldx), V(0), work, static_cast<int>(m));
+        if (lu_h)
+            for (idx t = 0; t < m * nrhs; ++t) work[t] = conj_if_complex(work[t]);
         for (idx k = 0; k < nrhs; ++k) {
             const V* wk = work + k * m - w;  // wk[i]: row i of the front
             for (idx i = w; i < i_out; ++i) y[r[i] + k * n] -= wk[i];
@@ -631,17 +649,39 @@ void forward_node_rhs(const Symbolic& s, const NumericFactor<V>& num, idx sn, V*
         }
     }
     if (ld) ld->scatter(y, n, c0, w, nrhs, pv);
-    if (lu)  // in pivoted order
-        for (idx k = 0; k < nrhs; ++k) std::copy(x1 + k * w, x1 + (k + 1) * w, y + c0 + k * n);
+    if (lu)  // A x = b: in pivoted order; op(A) x = b: out through the pivoting
+        for (idx k = 0; k < nrhs; ++k)
+            for (idx j = 0; j < w; ++j) y[c0 + (lu_t ? pv[j] : j) + k * n] = x1[j + k * w];
 }
 
 // Several right-hand sides backward through sn: x1 -= op(L21) y2 (y2 gathered into work), x1 = op(L11)⁻¹ x1; op: ᴴ
-// (LLᴴ; LDLᴴ with conj), ᵀ (complex symmetric LDLᵀ: conj false).
+// (LLᴴ; LDLᴴ with conj), ᵀ (complex symmetric LDLᵀ: conj false). LU, op(A) x = b (top_op transpose or
+// conjugate_transpose): the same with the unit L11 read from the panel, the node's values in and out through the
+// pivoting.
 template <class V>
-void backward_node_rhs(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, idx nrhs, bool conj, V* work, std::vector<V>& scratch) {
+void backward_node_rhs(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, idx nrhs, bool conj, V* work, std::vector<V>& scratch,
+                       Transpose top) {
     if (s.is_schur(sn)) return;
     const auto [f, w, c0, panel, r, pv, ps] = NodeArrays<V>(s, num, sn);
     const idx n = s.n, m = f - w;
+    if (!num.ux.empty() && top != Transpose::none) {
+        const CBLAS_TRANSPOSE op = top == Transpose::conjugate_transpose ? CblasConjTrans : CblasTrans;
+        scratch.resize(static_cast<std::size_t>(w * nrhs));
+        V* x1 = scratch.data();
+        for (idx k = 0; k < nrhs; ++k)
+            for (idx j = 0; j < w; ++j) x1[j + k * w] = y[c0 + pv[j] + k * n];
+        if (m > 0) {
+            for (idx k = 0; k < nrhs; ++k)
+                for (idx i = 0; i < m; ++i) work[i + k * m] = y[r[w + i] + k * n];
+            dense::gemm(op, static_cast<int>(w), static_cast<int>(nrhs), static_cast<int>(m), V(-1), panel + w, static_cast<int>(f), work,
+                        static_cast<int>(m), V(1), x1, static_cast<int>(w));
+        }
+        dense::trsm_general(CblasLeft, CblasLower, op, CblasUnit, static_cast<int>(w), static_cast<int>(nrhs), panel, static_cast<int>(f), x1,
+                            static_cast<int>(w));
+        for (idx k = 0; k < nrhs; ++k)
+            for (idx j = 0; j < w; ++j) y[c0 + pv[j] + k * n] = x1[j + k * w];
+        return;
+    }
     if (!num.ux.empty()) {  // LU, A x = b: x1 = U11⁻¹ (x1 - U12 y2), U12ᵀ in the U panel's rows w..f, in place on y
         if (m > 0) {
             for (idx k = 0; k < nrhs; ++k)
@@ -814,10 +854,6 @@ template <class V>
 void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs, V* work, int threads, Transpose op) {
     // Per supernode: x1 = L11⁻¹ y1; y2 -= L21 x1 (scattered through the row list).
     const idx n = s.n;
-    if (!num.ux.empty() && op != Transpose::none && nrhs > 1) {  // LU, transposed systems: one right-hand side at a time
-        for (idx k = 0; k < nrhs; ++k) forward_sweep(s, num, y + k * n, 1, work, threads, op);
-        return;
-    }
     std::vector<V> scratch;  // LDLᵀ, several right-hand sides: a node's values and unit L11
     if (parallel_sweep(s)) {
         const idx nsub = static_cast<idx>(s.subtree_root.size()), rows = nrhs > 1 ? max_update_rows(s) : 0;
@@ -833,7 +869,7 @@ void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrh
                     const idx sn = s.subtree_nodes[q];
                     const idx i_out = s.front_rows(sn) - (s.sweep_out_ptr[q + 1] - s.sweep_out_ptr[q]);  // the rows from i_out are outside
                     const idx* pos = s.sweep_out_pos.data() + s.sweep_out_ptr[q];
-                    if (nrhs > 1) forward_node_rhs(s, num, sn, y, nrhs, i_out, pos, outside[t].data(), mr, z.data(), zs);
+                    if (nrhs > 1) forward_node_rhs(s, num, sn, y, nrhs, i_out, pos, outside[t].data(), mr, z.data(), zs, op);
                     else forward_node(s, num, sn, y, i_out, pos, outside[t].data(), z, op);
                 }
             });
@@ -846,7 +882,7 @@ void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrh
         }
         if (nrhs > 1) {
             for (idx sn : s.top_nodes)
-                forward_node_rhs(s, num, sn, y, nrhs, s.front_rows(sn), static_cast<const idx*>(nullptr), static_cast<V*>(nullptr), 0, work, scratch);
+                forward_node_rhs(s, num, sn, y, nrhs, s.front_rows(sn), static_cast<const idx*>(nullptr), static_cast<V*>(nullptr), 0, work, scratch, op);
             return;
         }
         std::vector<V> z, zt;
@@ -859,7 +895,7 @@ void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrh
     thread_local std::vector<V> z;
     for (idx sn = 0; sn < s.nsuper; ++sn) {
         if (nrhs == 1) forward_node(s, num, sn, y, s.front_rows(sn), static_cast<const idx*>(nullptr), static_cast<V*>(nullptr), z, op);
-        else forward_node_rhs(s, num, sn, y, nrhs, s.front_rows(sn), static_cast<const idx*>(nullptr), static_cast<V*>(nullptr), 0, work, scratch);
+        else forward_node_rhs(s, num, sn, y, nrhs, s.front_rows(sn), static_cast<const idx*>(nullptr), static_cast<V*>(nullptr), 0, work, scratch, op);
     }
 }
 
@@ -867,14 +903,10 @@ template <class V>
 void backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs, V* work, int threads, bool conj, Transpose op) {
     // Per supernode, root first: y1 -= L21ᴴ y2 (gathered); x1 = L11⁻ᴴ y1.
     const idx n = s.n;
-    if (!num.ux.empty() && op != Transpose::none && nrhs > 1) {  // LU, transposed systems: one right-hand side at a time
-        for (idx k = 0; k < nrhs; ++k) backward_sweep(s, num, y + k * n, 1, work, threads, conj, op);
-        return;
-    }
     std::vector<V> scratch;  // LDLᵀ, several right-hand sides: a node's values and unit L11
     if (parallel_sweep(s)) {
         if (nrhs > 1) {
-            for (auto it = s.top_nodes.rbegin(); it != s.top_nodes.rend(); ++it) backward_node_rhs(s, num, *it, y, nrhs, conj, work, scratch);
+            for (auto it = s.top_nodes.rbegin(); it != s.top_nodes.rend(); ++it) backward_node_rhs(s, num, *it, y, nrhs, conj, work, scratch, op);
         } else {
             std::vector<V> z, zt;
             std::vector<idx> blocks;
@@ -889,7 +921,7 @@ void backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nr
             thread_local std::vector<V> zt, zs;
             zt.resize(static_cast<std::size_t>(rows * nrhs));
             for (idx q = s.subtree_ptr[t + 1] - 1; q >= s.subtree_ptr[t]; --q) {
-                if (nrhs > 1) backward_node_rhs(s, num, s.subtree_nodes[q], y, nrhs, conj, zt.data(), zs);
+                if (nrhs > 1) backward_node_rhs(s, num, s.subtree_nodes[q], y, nrhs, conj, zt.data(), zs, op);
                 else backward_node(s, num, s.subtree_nodes[q], y, zt, conj, op);
             }
         });
@@ -898,7 +930,7 @@ void backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nr
     thread_local std::vector<V> z;
     for (idx sn = s.nsuper - 1; sn >= 0; --sn) {
         if (nrhs == 1) backward_node(s, num, sn, y, z, conj, op);
-        else backward_node_rhs(s, num, sn, y, nrhs, conj, work, scratch);
+        else backward_node_rhs(s, num, sn, y, nrhs, conj, work, scratch, op);
     }
 }
 
