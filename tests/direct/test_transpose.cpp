@@ -2,6 +2,7 @@
 // factors of A — LU through the transposed sweeps (Uᵀ leaves first, Lᵀ root first, the pivoting inside the
 // supernodes undone), the symmetric structures through conjugation — checked against op(A) applied
 // entry by entry and against a second solver factoring op(A) explicitly.
+#include <array>
 #include <cmath>
 #include <complex>
 #include <limits>
@@ -26,13 +27,14 @@ double eps() {
     return static_cast<double>(std::numeric_limits<real_t<V>>::epsilon());
 }
 
-// A k x k grid with two unknowns per point whose 2 x 2 block is [[0.01, 4], [3, 0.02]] and weak couplings to
-// the neighbours (unsymmetric values; complex for complex V): both unknowns of a point share a supernode and
-// partial pivoting exchanges their rows there — stable, no perturbation.
+// A k x k grid (k x k x k with three dimensions) with two unknowns per point whose 2 x 2 block is
+// [[0.01, 4], [3, 0.02]] and weak couplings to the neighbours (unsymmetric values; complex for complex V): both
+// unknowns of a point share a supernode and partial pivoting exchanges their rows there — stable, no perturbation.
 template <class V>
-Csr<V, std::int32_t> paired_grid(std::int32_t k) {
+Csr<V, std::int32_t> paired_grid(std::int32_t k, int dims = 2) {
     Coo<V, std::int32_t> c;
-    c.nrows = c.ncols = 2 * k * k;
+    const std::int32_t kz = dims == 3 ? k : 1;
+    c.nrows = c.ncols = 2 * k * k * kz;
     V unit(1);
     if constexpr (is_complex_v<V>) unit = V(0.8, 0.6);
     auto add = [&](std::int32_t i, std::int32_t j, V v) {
@@ -40,17 +42,19 @@ Csr<V, std::int32_t> paired_grid(std::int32_t k) {
         c.col.push_back(j);
         c.val.push_back(v);
     };
-    for (std::int32_t y = 0; y < k; ++y)
-        for (std::int32_t x = 0; x < k; ++x) {
-            const std::int32_t p = y * k + x;
-            add(2 * p, 2 * p, V(0.01)), add(2 * p, 2 * p + 1, V(4) * unit), add(2 * p + 1, 2 * p, V(3)), add(2 * p + 1, 2 * p + 1, V(0.02));
-            for (auto [dx, dy] : {std::pair{1, 0}, std::pair{-1, 0}, std::pair{0, 1}, std::pair{0, -1}}) {
-                if (x + dx < 0 || x + dx >= k || y + dy < 0 || y + dy >= k) continue;
-                const std::int32_t q = (y + dy) * k + x + dx;
-                add(2 * p, 2 * q, V(-0.3)), add(2 * p + 1, 2 * q + 1, V(-0.2) * unit), add(2 * p, 2 * q + 1, V(0.1 + 0.01 * dx));
-                add(2 * p + 1, 2 * q, V(0.05 * dy));
+    for (std::int32_t z = 0; z < kz; ++z)
+        for (std::int32_t y = 0; y < k; ++y)
+            for (std::int32_t x = 0; x < k; ++x) {
+                const std::int32_t p = (z * k + y) * k + x;
+                add(2 * p, 2 * p, V(0.01)), add(2 * p, 2 * p + 1, V(4) * unit), add(2 * p + 1, 2 * p, V(3)), add(2 * p + 1, 2 * p + 1, V(0.02));
+                for (auto [dx, dy, dz] : {std::array{1, 0, 0}, std::array{-1, 0, 0}, std::array{0, 1, 0}, std::array{0, -1, 0}, std::array{0, 0, 1},
+                                          std::array{0, 0, -1}}) {
+                    if (x + dx < 0 || x + dx >= k || y + dy < 0 || y + dy >= k || z + dz < 0 || z + dz >= kz) continue;
+                    const std::int32_t q = ((z + dz) * k + y + dy) * k + x + dx;
+                    add(2 * p, 2 * q, V(-0.3)), add(2 * p + 1, 2 * q + 1, V(-0.2) * unit), add(2 * p, 2 * q + 1, V(0.1 + 0.01 * dx));
+                    add(2 * p + 1, 2 * q, V(0.05 * (dy + dz)));
+                }
             }
-        }
     return coo_to_csr(c);
 }
 
@@ -185,6 +189,59 @@ TEST(Transpose, ParallelSweepsGiveTheSameBitsOnAnyThreadCount) {
     auto a = gen::convection_diffusion<double, std::int32_t>(40, 40, 12, 40.0, 10.0, 5.0);
     test::expect_thread_independent(a, Structure::general, a.values, 1e-15, Transpose::transpose);
 }
+
+// One right-hand side through the top nodes shared by the solver's threads (LU: L11 and U11 in column blocks, the
+// rows and columns outside a block in chunks), for A, Aᵀ and Aᴴ: a 3D grid whose large separators (team nodes, with
+// rows below them) exchange rows inside their supernodes. Without refinement: the backward error of the sweeps alone,
+// the same bits on 1, 2 and 3 threads, and the column equal to that of a two-column solve (BLAS per node, no team).
+template <class V>
+void check_lu_team_sweeps() {
+    const auto a = paired_grid<V>(22, 3);
+    const std::int64_t n = a.nrows;
+    DirectSolver<V, std::int32_t> s(Structure::general);
+    s.set_option("matching", "0");
+    s.set_option("ordering", "nd");
+    s.set_option("refinement_steps", "0");
+    s.set_option("threads", "8");  // at analysis: more subtrees, so the second-level separators are top nodes
+    s.analyze(a);
+    ASSERT_EQ(s.factorize(a), Status::success);
+    // multifrontal.cpp's team_node: a top node of >= 256 columns and >= 2^17 entries; here one with rows below it
+    // and exchanged rows
+    const Symbolic& sym = s.symbolic();
+    ASSERT_GT(sym.subtree_root.size(), 1u);
+    ASSERT_GE(sym.factor_entries, std::int64_t{1} << 20);
+    bool team_below = false;
+    for (idx sn : sym.top_nodes) {
+        const idx w = sym.width(sn), f = sym.front_rows(sn);
+        std::int64_t exchanged = 0;
+        for (idx j = 0; j < w; ++j) exchanged += s.numeric().piv[sym.super_ptr[sn] + j] != j;
+        team_below = team_below || (w >= 256 && static_cast<std::int64_t>(f) * w >= (std::int64_t{1} << 17) && f > w && exchanged > 0);
+    }
+    ASSERT_TRUE(team_below);
+    const auto b = gigasparse::test::random_vector<V>(n, 17), b2 = gigasparse::test::random_vector<V>(2 * n, 18);
+    for (Transpose op : {Transpose::none, Transpose::transpose, Transpose::conjugate_transpose}) {
+        SCOPED_TRACE(to_string(op));
+        std::vector<V> first;
+        for (const char* threads : {"1", "2", "3"}) {
+            s.set_option("threads", threads);
+            std::vector<V> x(b.size());
+            s.solve(b, x, 1, op);
+            EXPECT_LE(test::backward_error(a, op, b, x, 1), 1e3 * eps<V>()) << threads;
+            if (first.empty()) first = x;
+            EXPECT_TRUE(first == x) << threads;
+        }
+        std::vector<V> bb(b2), x2(b2.size());
+        std::copy(b.begin(), b.end(), bb.begin());
+        s.solve(bb, x2, 2, op);
+        double diff = 0, norm = 0;
+        for (std::int64_t i = 0; i < n; ++i)
+            diff = std::max(diff, static_cast<double>(std::abs(first[i] - x2[i]))), norm = std::max(norm, static_cast<double>(std::abs(first[i])));
+        EXPECT_LE(diff, 1e3 * eps<V>() * norm);
+    }
+}
+
+TEST(Transpose, LuTeamSweepsDouble) { check_lu_team_sweeps<double>(); }
+TEST(Transpose, LuTeamSweepsComplexDouble) { check_lu_team_sweeps<std::complex<double>>(); }
 
 TEST(Transpose, BatchItemsSolveTheirTransposes) {
     const std::int64_t n = 200, count = 3;

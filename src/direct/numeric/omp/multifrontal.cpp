@@ -714,7 +714,7 @@ void backward_node_rhs(const Symbolic& s, const NumericFactor<V>& num, idx sn, V
 }
 
 // The top nodes of a parallel sweep (above the subtrees: the separators of a 3D problem, about half of its
-// factor) are swept by a team of `threads` plain threads: each large LLᵀ / LDLᵀ node in column blocks of
+// factor) are swept by a team of `threads` plain threads: each large node (LLᵀ, LDLᵀ, LU) in column blocks of
 // team_block columns (2×2 pivots kept whole), one thread through the block's triangle, then all of them
 // through the rows (forward) or columns (backward) outside it in chunks of team_chunk; the small nodes on
 // the first thread. Every row's (column's) arithmetic depends only on these fixed sizes, so the solution is
@@ -754,10 +754,10 @@ void on_team(int threads, F&& body) {
     for (auto& th : pool) th.join();
 }
 
-// A node the team shares: LLᵀ or LDLᵀ (not LU: its own loops), large enough to pay for its barriers.
-bool team_node(const Symbolic& s, bool lu, idx sn) {
+// A node the team shares: one large enough to pay for its barriers.
+bool team_node(const Symbolic& s, idx sn) {
     const idx w = s.width(sn);
-    return !lu && !s.is_schur(sn) && w >= 2 * team_block && static_cast<std::int64_t>(s.front_rows(sn)) * w >= team_node_entries;
+    return !s.is_schur(sn) && w >= 2 * team_block && static_cast<std::int64_t>(s.front_rows(sn)) * w >= team_node_entries;
 }
 
 // The column blocks of a team node: [b[k], b[k+1]), no 2×2 pivot split (psize[j] == 0: the second column of one).
@@ -772,24 +772,25 @@ void team_blocks(idx w, const std::int8_t* psize, std::vector<idx>& b) {
 
 // The top nodes in `nodes`' order: the team nodes by team(sn, tid, nt, barrier) on every thread, the others by
 // alone(sn) on tid 0 (no thread started when no node is a team node).
-template <class V, class Nodes, class Team, class Alone>
-void sweep_top(const Symbolic& s, const NumericFactor<V>& num, int threads, const Nodes& nodes, Team&& team, Alone&& alone) {
-    const bool lu = !num.ux.empty();
-    const int nt = std::any_of(nodes.begin(), nodes.end(), [&](idx sn) { return team_node(s, lu, sn); }) ? threads : 1;
+template <class Nodes, class Team, class Alone>
+void sweep_top(const Symbolic& s, int threads, const Nodes& nodes, Team&& team, Alone&& alone) {
+    const int nt = std::any_of(nodes.begin(), nodes.end(), [&](idx sn) { return team_node(s, sn); }) ? threads : 1;
     SpinBarrier bar(nt);
     on_team(nt, [&](int tid) {
         for (idx sn : nodes) {
-            if (team_node(s, lu, sn)) team(sn, tid, nt, bar);
+            if (team_node(s, sn)) team(sn, tid, nt, bar);
             else if (tid == 0) alone(sn);
         }
     });
 }
 
-// Forward through a team node (every thread calls it; tid 0 gathers and scatters; z shared).
+// Forward through a team node (every thread calls it; tid 0 gathers and scatters; z shared). LU (A x = b): unit L11
+// (pivot sizes all 1), the values left in pivoted order as forward_node leaves them.
 template <class V>
 void forward_node_team(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, std::vector<V>& z, std::vector<idx>& blocks, int tid,
                        int nt, SpinBarrier& bar) {
     const auto [f, w, c0, panel, r, pv, ps] = NodeArrays<V>(s, num, sn);
+    const bool lu = !num.ux.empty();
     if (tid == 0) {
         z.resize(static_cast<std::size_t>(f));
         for (idx j = 0; j < w; ++j) z[j] = y[c0 + (pv ? pv[j] : j)];
@@ -809,7 +810,44 @@ void forward_node_team(const Symbolic& s, const NumericFactor<V>& num, idx sn, V
         bar.wait();
     }
     if (tid == 0) {
-        for (idx j = 0; j < w; ++j) y[c0 + (pv ? pv[j] : j)] = z[j];
+        for (idx j = 0; j < w; ++j) y[c0 + (pv && !lu ? pv[j] : j)] = z[j];
+        for (idx i = w; i < f; ++i) y[r[i]] += z[i];
+    }
+}
+
+// LU, op(A) x = b, forward through a team node: U11ᵀ (U11ᴴ with conj) by blocks — tid 0 through a block's
+// triangle, all threads through the columns after it in chunks — then U12ᵀ's rows (the U panel's rows w..f) in row
+// chunks; the node's columns in, its values out through the pivoting (as forward_node).
+template <class V>
+void forward_node_team_lu_t(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, std::vector<V>& z, std::vector<idx>& blocks, bool conj,
+                            int tid, int nt, SpinBarrier& bar) {
+    const auto [f, w, c0, panel, r, pv, ps] = NodeArrays<V>(s, num, sn);
+    const V* up = num.ux.data() + s.lx_ptr[sn];
+    if (tid == 0) {
+        z.resize(static_cast<std::size_t>(f));
+        for (idx j = 0; j < w; ++j) z[j] = y[c0 + j];
+        std::fill(z.begin() + w, z.begin() + f, V(0));
+        team_blocks(w, nullptr, blocks);
+        lu_upper_t_triangle(f, panel, z.data(), blocks[0], blocks[1], conj);
+    }
+    bar.wait();
+    const idx nb = static_cast<idx>(blocks.size()) - 1;
+    for (idx k = 0; k < nb; ++k) {
+        const idx j0 = blocks[k], j1 = blocks[k + 1];
+        const idx nchunks = (w - j1 + team_chunk - 1) / team_chunk;
+        for (idx c = tid; c < nchunks; c += nt)
+            backward_columns(f, panel, z.data(), j1 + c * team_chunk, std::min<idx>(w, j1 + (c + 1) * team_chunk), j0, j1, conj);
+        // the next block's columns are all in chunk 0, tid 0's
+        if (tid == 0 && k + 1 < nb) lu_upper_t_triangle(f, panel, z.data(), j1, blocks[k + 2], conj);
+        bar.wait();
+    }
+    if (f > w) {
+        const idx nchunks = (f - w + team_chunk - 1) / team_chunk;
+        for (idx c = tid; c < nchunks; c += nt) forward_rows(f, up, z.data(), 0, w, w + c * team_chunk, std::min<idx>(f, w + (c + 1) * team_chunk), conj);
+        bar.wait();
+    }
+    if (tid == 0) {
+        for (idx j = 0; j < w; ++j) y[c0 + pv[j]] = z[j];
         for (idx i = w; i < f; ++i) y[r[i]] += z[i];
     }
 }
@@ -846,6 +884,42 @@ void backward_node_team(const Symbolic& s, const NumericFactor<V>& num, idx sn, 
     }
     if (tid == 0)
         for (idx j = 0; j < w; ++j) y[c0 + (pv ? pv[j] : j)] = z[j];
+}
+
+// LU, A x = b, backward through a team node: z[0..w) -= U12 z[w..f) by column chunks, then U11 by blocks last to
+// first — tid 0 through a block's triangle, all threads through the rows above it in chunks counted down from it.
+template <class V>
+void backward_node_team_lu(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, std::vector<V>& z, std::vector<idx>& blocks, int tid,
+                           int nt, SpinBarrier& bar) {
+    const auto [f, w, c0, panel, r, pv, ps] = NodeArrays<V>(s, num, sn);
+    const V* up = num.ux.data() + s.lx_ptr[sn];
+    if (tid == 0) {
+        z.resize(static_cast<std::size_t>(f));
+        for (idx i = w; i < f; ++i) z[i] = y[r[i]];
+        for (idx j = 0; j < w; ++j) z[j] = y[c0 + j];  // in pivoted order (the rows of U)
+        team_blocks(w, nullptr, blocks);
+    }
+    bar.wait();
+    if (f > w) {
+        const idx nchunks = (w + team_chunk - 1) / team_chunk;
+        for (idx c = tid; c < nchunks; c += nt) backward_columns(f, up, z.data(), c * team_chunk, std::min<idx>(w, (c + 1) * team_chunk), w, f, false);
+        bar.wait();
+    }
+    const idx nb = static_cast<idx>(blocks.size()) - 1;
+    if (tid == 0) lu_upper_triangle(f, panel, z.data(), blocks[nb - 1], blocks[nb]);
+    bar.wait();
+    for (idx k = nb - 1; k > 0; --k) {
+        // block k is solved: its values leave through the rows above it, chunks counted down from blocks[k]
+        const idx j0 = blocks[k], j1 = blocks[k + 1];
+        const idx nchunks = (j0 + team_chunk - 1) / team_chunk;
+        for (idx c = tid; c < nchunks; c += nt)
+            forward_rows(f, panel, z.data(), j0, j1, std::max<idx>(0, j0 - (c + 1) * team_chunk), j0 - c * team_chunk);
+        // block k-1's rows are all in chunk 0, tid 0's
+        if (tid == 0) lu_upper_triangle(f, panel, z.data(), blocks[k - 1], j0);
+        bar.wait();
+    }
+    if (tid == 0)
+        for (idx j = 0; j < w; ++j) y[c0 + j] = z[j];
 }
 
 }  // namespace
@@ -887,8 +961,13 @@ void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrh
         }
         std::vector<V> z, zt;
         std::vector<idx> blocks;
+        const bool lu_t = !num.ux.empty() && op != Transpose::none;
         sweep_top(
-            s, num, threads, s.top_nodes, [&](idx sn, int tid, int nt, SpinBarrier& bar) { forward_node_team(s, num, sn, y, zt, blocks, tid, nt, bar); },
+            s, threads, s.top_nodes,
+            [&](idx sn, int tid, int nt, SpinBarrier& bar) {
+                if (lu_t) forward_node_team_lu_t(s, num, sn, y, zt, blocks, op == Transpose::conjugate_transpose, tid, nt, bar);
+                else forward_node_team(s, num, sn, y, zt, blocks, tid, nt, bar);
+            },
             [&](idx sn) { forward_node(s, num, sn, y, s.front_rows(sn), static_cast<const idx*>(nullptr), static_cast<V*>(nullptr), z, op); });
         return;
     }
@@ -902,7 +981,6 @@ void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrh
 template <class V>
 void backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs, V* work, int threads, bool conj, Transpose op) {
     // Per supernode, root first: y1 -= L21ᴴ y2 (gathered); x1 = L11⁻ᴴ y1.
-    const idx n = s.n;
     std::vector<V> scratch;  // LDLᵀ, several right-hand sides: a node's values and unit L11
     if (parallel_sweep(s)) {
         if (nrhs > 1) {
@@ -910,9 +988,14 @@ void backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nr
         } else {
             std::vector<V> z, zt;
             std::vector<idx> blocks;
+            const bool lu = !num.ux.empty();
             sweep_top(
-                s, num, threads, std::views::reverse(s.top_nodes),
-                [&](idx sn, int tid, int nt, SpinBarrier& bar) { backward_node_team(s, num, sn, y, zt, blocks, conj, tid, nt, bar); },
+                s, threads, std::views::reverse(s.top_nodes),
+                [&](idx sn, int tid, int nt, SpinBarrier& bar) {
+                    // LU, op(A) x = b: the unit L11ᵀ (L11ᴴ) through the pivoting, as backward_node
+                    if (lu && op == Transpose::none) backward_node_team_lu(s, num, sn, y, zt, blocks, tid, nt, bar);
+                    else backward_node_team(s, num, sn, y, zt, blocks, lu ? op == Transpose::conjugate_transpose : conj, tid, nt, bar);
+                },
                 [&](idx sn) { backward_node(s, num, sn, y, z, conj, op); });
         }
         const idx rows = nrhs > 1 ? max_update_rows(s) : 0;

@@ -56,8 +56,15 @@ namespace gigasparse::direct {
         small::forward_triangle_loops(f, panel, z, j0, j1, psize);                                  \
     }                                                                                               \
     GIGASPARSE_SMALL_FRONT_CLONES void forward_rows(std::int64_t f, const V* panel, V* z, std::int64_t j0, std::int64_t j1,       \
-                                                    std::int64_t r0, std::int64_t r1) {                                     \
-        small::forward_rows_loops(f, panel, z, j0, j1, r0, r1);                                     \
+                                                    std::int64_t r0, std::int64_t r1, bool conj) {                          \
+        small::forward_rows_loops(f, panel, z, j0, j1, r0, r1, conj);                               \
+    }                                                                                               \
+    GIGASPARSE_SMALL_FRONT_CLONES void lu_upper_triangle(std::int64_t f, const V* panel, V* z, std::int64_t j0, std::int64_t j1) { \
+        small::lu_upper_triangle_loops(f, panel, z, j0, j1);                                        \
+    }                                                                                               \
+    GIGASPARSE_SMALL_FRONT_CLONES void lu_upper_t_triangle(std::int64_t f, const V* panel, V* z, std::int64_t j0, std::int64_t j1, \
+                                                           bool conj) {                                                    \
+        small::lu_upper_t_triangle_loops(f, panel, z, j0, j1, conj);                                \
     }                                                                                               \
     GIGASPARSE_SMALL_FRONT_CLONES void backward_triangle(std::int64_t f, const V* panel, V* z, std::int64_t j0, std::int64_t j1,  \
                                                          const std::int8_t* psize, bool conj) {                             \

@@ -80,13 +80,16 @@ void backward_one(std::int64_t f, std::int64_t w, const std::complex<double>* pa
 // sweep_team): the caller splits the w columns into blocks [j0, j1) that keep 2×2 pivots whole, and the
 // rows or columns outside a block into chunks, each chunk's arithmetic the same whichever thread runs it.
 // forward_triangle: z[j0..j1) ← L(j0..j1, j0..j1)⁻¹ z[j0..j1) (after the blocks before it reached them);
-// forward_rows: z[t] -= Σ_{j0 ≤ j < j1} L(t, j) z[j] for rows t in [r0, r1), all at or below j1.
+// forward_rows: z[t] -= Σ_{j0 ≤ j < j1} L(t, j) z[j] for rows t in [r0, r1) outside [j0, j1) (conj: conj(L(t, j))).
 // backward_triangle: z[j] ← (z[j] - Σ_{i in the block, below j} L(i, j)^H z[i]) / L(j, j)^H for j = j1-1 .. j0
-// (op(L) as backward_one); backward_columns: z[j] -= Σ_{r0 ≤ i < r1} L(i, j)^H z[i] for columns j in [c0, c1),
-// rows below every such column.
+// (op(L) as backward_one); backward_columns: z[j] -= Σ_{r0 ≤ i < r1} L(i, j)^H z[i] for columns j in [c0, c1)
+// outside [r0, r1). LU's U11 blocks: lu_upper_triangle, lu_upper_t_triangle (below).
 #define GIGASPARSE_SWEEP_BLOCKS_DECL(V)                                                                               \
     void forward_triangle(std::int64_t f, const V* panel, V* z, std::int64_t j0, std::int64_t j1, const std::int8_t* psize); \
-    void forward_rows(std::int64_t f, const V* panel, V* z, std::int64_t j0, std::int64_t j1, std::int64_t r0, std::int64_t r1); \
+    void forward_rows(std::int64_t f, const V* panel, V* z, std::int64_t j0, std::int64_t j1, std::int64_t r0, std::int64_t r1,  \
+                      bool conj = false);                                                                               \
+    void lu_upper_triangle(std::int64_t f, const V* panel, V* z, std::int64_t j0, std::int64_t j1);                     \
+    void lu_upper_t_triangle(std::int64_t f, const V* panel, V* z, std::int64_t j0, std::int64_t j1, bool conj);        \
     void backward_triangle(std::int64_t f, const V* panel, V* z, std::int64_t j0, std::int64_t j1, const std::int8_t* psize,   \
                            bool conj);                                                                                  \
     void backward_columns(std::int64_t f, const V* panel, V* z, std::int64_t c0, std::int64_t c1, std::int64_t r0,          \
@@ -227,11 +230,13 @@ template <class V>
         for (std::int64_t i = j + 1 + (psize && psize[j] == 2 ? 1 : 0); i < j1; ++i) z[i] -= col[i] * xj;
     }
 }
-template <class V>
-[[gnu::always_inline]] inline void forward_rows_loops(std::int64_t f, const V* __restrict__ panel, V* __restrict__ z, std::int64_t j0,
-                                                      std::int64_t j1, std::int64_t r0, std::int64_t r1) {
+// (Conj: the conjugates of the panel's entries, for the U12ᵀ rows of an LU factor's Aᴴ sweep.)
+template <bool Conj, class V>
+[[gnu::always_inline]] inline void forward_rows_loops_t(std::int64_t f, const V* __restrict__ panel, V* __restrict__ z, std::int64_t j0,
+                                                        std::int64_t j1, std::int64_t r0, std::int64_t r1) {
     V* __restrict__ dst = z + r0;
     const std::int64_t len = r1 - r0;
+    auto e = [](V v) { return Conj ? conj_if_complex(v) : v; };
     std::int64_t j = j0;
     for (; j + 4 <= j1; j += 4) {
         const V* __restrict__ s0 = panel + j * f + r0;
@@ -239,13 +244,19 @@ template <class V>
         const V* __restrict__ s2 = s1 + f;
         const V* __restrict__ s3 = s2 + f;
         const V a0 = z[j], a1 = z[j + 1], a2 = z[j + 2], a3 = z[j + 3];
-        for (std::int64_t t = 0; t < len; ++t) dst[t] -= (s0[t] * a0 + s1[t] * a1) + (s2[t] * a2 + s3[t] * a3);
+        for (std::int64_t t = 0; t < len; ++t) dst[t] -= (e(s0[t]) * a0 + e(s1[t]) * a1) + (e(s2[t]) * a2 + e(s3[t]) * a3);
     }
     for (; j < j1; ++j) {
         const V* __restrict__ s0 = panel + j * f + r0;
         const V a0 = z[j];
-        for (std::int64_t t = 0; t < len; ++t) dst[t] -= s0[t] * a0;
+        for (std::int64_t t = 0; t < len; ++t) dst[t] -= e(s0[t]) * a0;
     }
+}
+template <class V>
+[[gnu::always_inline]] inline void forward_rows_loops(std::int64_t f, const V* __restrict__ panel, V* __restrict__ z, std::int64_t j0,
+                                                      std::int64_t j1, std::int64_t r0, std::int64_t r1, bool conj = false) {
+    if (is_complex_v<V> && conj) forward_rows_loops_t<true>(f, panel, z, j0, j1, r0, r1);
+    else forward_rows_loops_t<false>(f, panel, z, j0, j1, r0, r1);
 }
 template <class V>
 [[gnu::always_inline]] inline void backward_triangle_loops(std::int64_t f, const V* __restrict__ panel, V* __restrict__ z, std::int64_t j0,
@@ -261,6 +272,31 @@ template <class V>
 [[gnu::always_inline]] inline void backward_columns_loops(std::int64_t f, const V* __restrict__ panel, V* __restrict__ z, std::int64_t c0,
                                                           std::int64_t c1, std::int64_t r0, std::int64_t r1, bool conj) {
     for (std::int64_t j = c0; j < c1; ++j) z[j] -= dot_conj(r1 - r0, panel + j * f + r0, z + r0, conj);
+}
+
+// LU, column blocks of U11 (the upper triangle of the panel, non-unit) for a team node (multifrontal.cpp):
+// lu_upper_triangle: z[c] ← z[c] / U(c, c), then z[j0..c) -= U(j0..c, c) z[c], for c = j1-1 .. j0 (A x = b);
+// lu_upper_t_triangle: z[j] ← (z[j] - Σ_{j0 ≤ i < j} op(U(i, j)) z[i]) / op(U(j, j)) for j = j0 .. j1-1 (op(A) x = b,
+// op = conj for Aᴴ). The rows above a block take its columns through forward_rows, the columns after it through
+// backward_columns.
+template <class V>
+[[gnu::always_inline]] inline void lu_upper_triangle_loops(std::int64_t f, const V* __restrict__ panel, V* __restrict__ z, std::int64_t j0,
+                                                           std::int64_t j1) {
+    for (std::int64_t c = j1 - 1; c >= j0; --c) {
+        const V* __restrict__ col = panel + c * f;
+        const V xc = z[c] / col[c];
+        z[c] = xc;
+        for (std::int64_t i = j0; i < c; ++i) z[i] -= col[i] * xc;
+    }
+}
+template <class V>
+[[gnu::always_inline]] inline void lu_upper_t_triangle_loops(std::int64_t f, const V* __restrict__ panel, V* __restrict__ z, std::int64_t j0,
+                                                             std::int64_t j1, bool conj) {
+    for (std::int64_t j = j0; j < j1; ++j) {
+        const V* __restrict__ col = panel + j * f;
+        const V acc = z[j] - dot_conj(j - j0, col + j0, z + j0, conj);
+        z[j] = acc / (conj ? conj_if_complex(col[j]) : col[j]);
+    }
 }
 
 // LU backward through one supernode on z (rows gathered; z[0..w) in pivoted order, z[w..f) the solution
