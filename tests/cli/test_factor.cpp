@@ -1,4 +1,5 @@
 // tests/cli/test_factor.cpp: `gigasparse factor`: statistics, JSON fields, residual, not-SPD exit code, errors.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -324,4 +325,52 @@ TEST(CliFactor, CudaBackendRunsOrSaysWhyNot) {
     ASSERT_EQ(j.exit_code, 0) << j.err;
     for (const char* key : {"\"backend\":\"cuda\"", "\"gpu\":{\"fronts\":"}) EXPECT_TRUE(has(j.out, key)) << key << " in " << j.out;
     EXPECT_EQ(run_cli("factor '" + f + "' --backend cuda --structure symmetric").exit_code, 4);  // LDLᵀ stays on the cpu
+}
+
+// b with several columns is solved at once; -o writes the n x k solution (here of Aᵀ x = b, LU): each column
+// satisfies its system, JSON names the file and the column count; a b of the wrong size is a usage error.
+TEST(CliFactor, SeveralRightHandSidesAndTheSolutionWritten) {
+    auto a = gs::gen::poisson2d<double, std::int64_t>(20, 20);
+    for (std::int64_t i = 0; i < a.nrows; ++i)  // unsymmetric: the strict upper triangle x 1.5
+        for (auto k = a.row_ptr[i]; k < a.row_ptr[i + 1]; ++k)
+            if (a.col_idx[k] > i) a.values[k] *= 1.5;
+    const std::string dir = gs::test::temp_dir("factor_xout"), f = dir + "/a.mtx", bf = dir + "/b.mtx", xf = dir + "/x.mtx";
+    gs::io::write_mtx(f, a.view());
+    const std::int64_t n = a.nrows, k = 3;
+    gs::DenseMatrix<double> b(n, k);
+    for (std::int64_t j = 0; j < k; ++j)
+        for (std::int64_t i = 0; i < n; ++i) b(i, j) = std::sin(static_cast<double>(i + 7 * j));
+    gs::io::write_mtx_dense(bf, b);
+    const auto r = run_cli("factor '" + f + "' '" + bf + "' -o '" + xf + "' --structure general --transpose T --json");
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+    EXPECT_TRUE(has(r.out, "\"nrhs\":3")) << r.out;
+    EXPECT_TRUE(has(r.out, "\"solution\":\"" + xf + "\"")) << r.out;
+    const auto x = gs::io::read_mtx_dense<double>(xf);
+    ASSERT_EQ(x.nrows, n);
+    ASSERT_EQ(x.ncols, k);
+    double a_norm = 0;  // ||Aᵀ||_inf (the column sums of |A|: the same as its row sums for this pattern; the larger taken)
+    for (std::int64_t i = 0; i < n; ++i) {
+        double row = 0;
+        for (auto q = a.row_ptr[i]; q < a.row_ptr[i + 1]; ++q) row += std::abs(a.values[q]);
+        a_norm = std::max(a_norm, 1.5 * row);
+    }
+    for (std::int64_t j = 0; j < k; ++j) {  // backward error ||b - Aᵀ x||_inf / (||Aᵀ|| ||x|| + ||b||) per column
+        std::vector<double> r_col(static_cast<std::size_t>(n));
+        for (std::int64_t i = 0; i < n; ++i) r_col[i] = b(i, j);
+        for (std::int64_t i = 0; i < n; ++i)
+            for (auto q = a.row_ptr[i]; q < a.row_ptr[i + 1]; ++q) r_col[a.col_idx[q]] -= a.values[q] * x(i, j);
+        double rmax = 0, xmax = 0;
+        for (double v : r_col) rmax = std::max(rmax, std::abs(v));
+        for (std::int64_t i = 0; i < n; ++i) xmax = std::max(xmax, std::abs(x(i, j)));
+        EXPECT_GT(xmax, 0.0);
+        EXPECT_LT(rmax / (a_norm * xmax + 1.0), 1e-14) << "column " << j;
+    }
+    const auto t = run_cli("factor '" + f + "' '" + bf + "' -o '" + xf + "' --structure general");
+    EXPECT_EQ(t.exit_code, 0) << t.err;
+    EXPECT_TRUE(has(t.out, "3 right-hand sides")) << t.out;
+    EXPECT_TRUE(has(t.out, "solution        written to " + xf + " (400 x 3)")) << t.out;
+    gs::io::write_mtx_dense(bf, gs::DenseMatrix<double>(n - 1, 2));
+    const auto bad = run_cli("factor '" + f + "' '" + bf + "'");
+    EXPECT_EQ(bad.exit_code, 2) << bad.out;
+    EXPECT_TRUE(has(bad.err, "n x k")) << bad.err;
 }

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <gigasparse/cuda/device.hpp>
+#include <gigasparse/io/matrix_market.hpp>
 
 #include "cli_runner.hpp"
 
@@ -147,4 +148,18 @@ TEST(CliSolve, CudaBackendRunsOrSaysWhyNot) {
     ASSERT_EQ(j.exit_code, 0) << j.err;
     for (const char* key : {"\"backend\":\"cuda\"", "\"gpu\":{\"device\":", "\"threads_per_row\":4", "\"milliseconds\":{", "\"converged\":true"})
         EXPECT_TRUE(contains(j.out, key)) << key << " in " << j.out;
+}
+
+// -o writes x (n x 1 Matrix Market array): it is the solution, to the tolerance asked for.
+TEST(CliSolve, SolutionWritten) {
+    const std::string f = poisson_file(32), x = gigasparse::test::temp_dir("solve_xout") + "/x.mtx";
+    const auto r = run_cli("solve '" + f + "' -o '" + x + "' --method cg --precond ic0 --tol 1e-10 --json");
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+    EXPECT_TRUE(contains(r.out, "\"solution\":\"" + x + "\"")) << r.out;
+    // b = A · ones: x is all ones to about the tolerance times the condition number
+    const auto d = gigasparse::io::read_mtx_dense<double>(x);
+    ASSERT_EQ(d.nrows, 1024);
+    ASSERT_EQ(d.ncols, 1);
+    for (double v : d.data) EXPECT_NEAR(v, 1.0, 1e-7);
+    EXPECT_TRUE(contains(run_cli("solve '" + f + "' -o '" + x + "' --method cg").out, "solution written to " + x));
 }

@@ -90,12 +90,17 @@ int run_factor(const Args& args) {
     }
     const Csr<V, std::int64_t>& a = m.stored;
     const std::int64_t n = a.nrows;
-    std::vector<V> b(static_cast<std::size_t>(n), V(1));
+    // b: n x k (k right-hand sides, solved together), all ones when omitted
+    DenseMatrix<V> b(n, 1);
+    std::fill(b.data.begin(), b.data.end(), V(1));
     if (args.positional().size() > 1) {
-        DenseMatrix<V> bd = io::read_mtx_dense<V>(args.positional()[1]);
-        if (bd.nrows != n || bd.ncols != 1) throw UsageError("b must be an n x 1 dense Matrix Market array");
-        b = bd.data;
+        b = io::read_mtx_dense<V>(args.positional()[1]);
+        if (b.nrows != n || b.ncols < 1)
+            throw UsageError("b must be an n x k dense Matrix Market array with n = " + std::to_string(n) + ", got " + std::to_string(b.nrows) + " x " +
+                             std::to_string(b.ncols));
     }
+    const std::int64_t nrhs = b.ncols;
+    const auto x_out = args.get("output");
     const direct::Transpose op = direct::parse_transpose(args.get("transpose", "N"));  // bad value: exit 2
     const char* trans = op == direct::Transpose::none ? "N" : op == direct::Transpose::transpose ? "T" : "H";
     const auto invdiag_out = args.get("inverse-diagonal");
@@ -150,11 +155,13 @@ int run_factor(const Args& args) {
         timer.reset();
     }
     direct::SolveInfo info;
-    std::vector<V> x(static_cast<std::size_t>(n));
+    DenseMatrix<V> x(n, nrhs);
     double solve_s = 0;
     if (st == direct::Status::success) {
-        info = solver.solve(b, x, 1, op);
+        info = solver.solve(b, x, op);
         solve_s = timer.lap();
+        // written also when the solve is inaccurate (not_converged: the exit code and the status say so)
+        if (x_out) io::write_mtx_dense(*x_out, x);
     }
     const double total = analyze_s + factor_s + solve_s;
     const double flops = solver.result("flops");
@@ -192,6 +199,7 @@ int run_factor(const Args& args) {
             .set("residual", info.residual)
             .set("backward_error", info.backward_error)
             .set("transpose", trans)
+            .set("nrhs", nrhs)
             .set("solve_status", direct::to_string(info.status))
             .set("refinement_steps", info.refinement_steps)
             .set("krylov_iterations", info.krylov_iterations)
@@ -207,6 +215,7 @@ int run_factor(const Args& args) {
             gj.set("device_assembled", solver.result("gpu_device_assembled")).set("too_large", solver.result("gpu_too_large"));
             out.set("gpu", gj);
         }
+        if (x_out && st == direct::Status::success) out.set("solution", *x_out);
         if (invdiag_out && st == direct::Status::success) {
             Json ij;
             ij.set("file", *invdiag_out).set("seconds", invdiag_s);
@@ -314,8 +323,10 @@ int run_factor(const Args& args) {
             std::cout << "solve           " << format_seconds(solve_s) << " (" << info.refinement_steps << " refinement steps"
                       << (info.krylov_iterations > 0 ? ", " + std::to_string(info.krylov_iterations) + " GMRES iterations" : std::string())
                       << (op == direct::Transpose::transpose ? ", A^T x = b" : op == direct::Transpose::conjugate_transpose ? ", A^H x = b" : "")
-                      << ")\n"
-                      << "residual        " << info.residual << " (backward error " << info.backward_error << ")\n";
+                      << (nrhs > 1 ? ", " + format_count(nrhs) + " right-hand sides" : std::string()) << ")\n"
+                      << "residual        " << info.residual << " (backward error " << info.backward_error
+                      << (nrhs > 1 ? "; the largest of the columns" : "") << ")\n";
+            if (x_out) std::cout << "solution        written to " << *x_out << " (" << format_count(n) << " x " << format_count(nrhs) << ")\n";
             if (info.status != direct::Status::success)
                 std::cout << "status          " << direct::to_string(info.status)
                           << ": the backward error stayed above sqrt(eps) (perturbed pivots the refinement could not"
@@ -335,7 +346,7 @@ int run_factor(const Args& args) {
 
 int factor(const Args& args) {
     args.expect_only({"structure", "ordering", "backend", "refine", "threads", "method", "options", "schur", "schur-out", "transpose",
-                      "inverse-diagonal", "factor-precision"});  // method: `solve --method direct` lands here
+                      "inverse-diagonal", "factor-precision", "output"});  // method: `solve --method direct` lands here
     if (args.get("method", "direct") != "direct") throw UsageError("factor is the direct method; --method must be direct");
     if (args.positional().empty() || args.positional().size() > 2) throw UsageError("factor expects A.mtx [b.mtx]");
     const io::MmHeader h = io::read_mtx_header(args.positional()[0]);
@@ -345,7 +356,7 @@ int factor(const Args& args) {
 const bool registered = register_command({
     "factor",
     "sparse direct solve: ordering, symbolic analysis, multifrontal Cholesky, LDL^T or LU, solve with refinement",
-    "usage: gigasparse factor A.mtx [b.mtx] [--structure spd|hpd|symmetric|hermitian|general]\n"
+    "usage: gigasparse factor A.mtx [b.mtx] [-o x.mtx] [--structure spd|hpd|symmetric|hermitian|general]\n"
     "                         [--ordering auto|amd|nd|natural] [--backend cpu|reference|cuda]\n"
     "                         [--refine N] [--factor-precision full|single] [--threads T] [--options name=value,...]\n"
     "                         [--schur 1-100,205,... [--schur-out S.mtx]] [--transpose N|T|H] [--condest]\n"
@@ -355,7 +366,8 @@ const bool registered = register_command({
     "diagonals paired with a strong neighbour by the analysis, symmetric scaling, tiny pivots perturbed\n"
     "and recovered by refinement; LU for general: rows permuted and scaled by a maximum-product matching,\n"
     "partial pivoting inside each front's fully summed rows, tiny pivots perturbed) and\n"
-    "solves A x = b (b: an n x 1 Matrix Market array; all ones when omitted) with at most N steps\n"
+    "solves A x = b (b: an n x k Matrix Market array, its k columns solved together; all ones when omitted;\n"
+    "-o writes the solution x, n x k, as a Matrix Market array) with at most N steps\n"
     "of iterative refinement (default 2; 10 with --factor-precision single, which computes and stores the factor\n"
     "in float / complex<float> — half the memory — and refines in double to the same accuracy, falling back\n"
     "to a full-precision factor where single cannot deliver it); --transpose T solves A^T x = b, H solves A^H x = b, with the\n"
@@ -378,7 +390,8 @@ const bool registered = register_command({
     "dense Schur complement S = A22 - A21 A11^-1 A12 is extracted (rows and columns in the given order),\n"
     "its Frobenius norm printed and, with --schur-out, written as a Matrix Market array; the solve still\n"
     "solves with A (through a dense LU of S).\n\n"
-    "--json  one JSON object: \"nnz_L\", \"flops\", \"residual\", \"backward_error\", \"transpose\", \"status\" (of the\n"
+    "--json  one JSON object: \"nnz_L\", \"flops\", \"residual\", \"backward_error\" (the largest over the columns of b),\n"
+    "        \"transpose\", \"nrhs\", \"solution\" (with -o), \"status\" (of the\n"
     "        factorization), \"solve_status\" (not_converged: backward error above sqrt(eps) after refinement), and\n"
     "        \"times\" with analyze, factorize, solve and total (total excludes reading); LDL^T adds\n"
     "        \"pivots\": {pairs, two_by_two, perturbed, positive, negative, zero}; LU: \"pivots\": {perturbed, delayed, delay_rounds, unmatched};\n"

@@ -1,5 +1,9 @@
 // tools/cli/commands/solve.cpp: `gigasparse solve A.mtx [b.mtx]`: preconditioned Krylov solve with a chosen ordering of the sweeps.
+#include <algorithm>
 #include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include <gigasparse/core/convert.hpp>
 #include <gigasparse/core/error.hpp>
@@ -58,6 +62,15 @@ struct Setup {
     it::SolverOptions solver;
 };
 
+// -o x.mtx: the solution as an n x 1 Matrix Market array (atomically; also when the solve did not converge: the exit
+// code and the status say so).
+void write_solution(const std::optional<std::string>& out, const std::vector<double>& x) {
+    if (!out) return;
+    DenseMatrix<double> d(static_cast<std::int64_t>(x.size()), 1);
+    std::copy(x.begin(), x.end(), d.data.begin());
+    io::write_mtx_dense(*out, d);
+}
+
 Setup parse_setup(const Args& args) {
     Setup s;
     s.solver.method = parse_or_usage(it::parse_method, args.get("method", "cg"));
@@ -81,7 +94,7 @@ Setup parse_setup(const Args& args) {
     return s;
 }
 
-void print_text(const it::SolveResult& r, const it::PrecondInfo& info, double setup, double solve) {
+void print_text(const it::SolveResult& r, const it::PrecondInfo& info, double setup, double solve, const std::optional<std::string>& x_out) {
     std::cout << (r.converged ? "converged" : "NOT converged") << " (" << it::to_string(r.reason) << "): " << r.iterations
               << " iterations, relative residual " << r.residual << "\n"
               << "preconditioner " << it::to_string(info.kind) << ", ordering " << it::to_string(info.ordering) << ": depth " << info.depth
@@ -93,6 +106,7 @@ void print_text(const it::SolveResult& r, const it::PrecondInfo& info, double se
     if (!info.status.ok) std::cout << "preconditioner failed: " << info.status.message << "\n";
     std::cout << "times: setup " << format_seconds(setup) << ", solve " << format_seconds(solve) << ", total " << format_seconds(setup + solve)
               << "\n";
+    if (x_out) std::cout << "solution written to " << *x_out << "\n";
 }
 
 Json stats_json(const it::ScheduleStats& s) {
@@ -103,7 +117,7 @@ Json stats_json(const it::ScheduleStats& s) {
 }
 
 void print_json(const std::string& path, const Mat& a, const Setup& s, const it::SolveResult& r, const it::PrecondInfo& info, double setup,
-                double solve) {
+                double solve, const std::optional<std::string>& x_out) {
     Json times;
     times.set("setup", setup).set("solve", solve).set("total", setup + solve);
     Json j;
@@ -114,6 +128,7 @@ void print_json(const std::string& path, const Mat& a, const Setup& s, const it:
     j.set("lower", stats_json(info.lower)).set("upper", stats_json(info.upper));
     j.set("ordering_description", info.ordering_description).set("auto_reason", info.auto_reason);
     j.set("precond_ok", info.status.ok).set("precond_message", info.status.message);
+    if (x_out) j.set("solution", *x_out);
     j.set("times", times);
     std::cout << j.str() << "\n";
 }
@@ -137,6 +152,8 @@ int solve_on_gpu(const Args& args, const std::string& path, const Mat& a, const 
     cuda::GpuSolveStats st;
     const it::SolveResult r = cuda::solve<double, std::int32_t>(d, b, x, o, &st);
     const double solve_s = phase.lap();
+    const auto x_out = args.get("output");
+    write_solution(x_out, x);
     if (args.flag("json")) {
         Json times, gpu, ms;
         times.set("upload", upload).set("solve", solve_s).set("total", upload + solve_s);
@@ -150,6 +167,7 @@ int solve_on_gpu(const Args& args, const std::string& path, const Mat& a, const 
         j.set("precond", cuda::to_string(o.precond));
         j.set("iterations", r.iterations).set("residual", r.residual).set("converged", r.converged).set("reason", it::to_string(r.reason));
         j.set("message", r.message).set("gpu", gpu).set("times", times);
+        if (x_out) j.set("solution", *x_out);
         std::cout << j.str() << "\n";
     } else {
         std::cout << (r.converged ? "converged" : "NOT converged") << " (" << it::to_string(r.reason) << "): " << r.iterations
@@ -165,6 +183,7 @@ int solve_on_gpu(const Args& args, const std::string& path, const Mat& a, const 
                   << " per iteration), download " << st.download_ms << "\n"
                   << "times: upload " << format_seconds(upload) << ", solve " << format_seconds(solve_s) << ", total " << format_seconds(upload + solve_s)
                   << "\n";
+        if (x_out) std::cout << "solution written to " << *x_out << "\n";
     }
     return r.converged ? exit_ok : exit_numerical;
 }
@@ -173,7 +192,8 @@ int solve(const Args& args) {
     // The direct method is the `factor` command (analysis, multifrontal factorization, solve, refinement).
     if (args.get("method", "cg") == "direct") return commands().at("factor").run(args);
     args.expect_only(
-        {"method", "precond", "ordering", "tol", "maxit", "restart", "sync", "threads", "dc-levels", "dc-relax-from", "dc-split", "abmc-block", "backend", "device"});
+        {"method", "precond", "ordering", "tol", "maxit", "restart", "sync", "threads", "dc-levels", "dc-relax-from", "dc-split", "abmc-block", "backend", "device",
+         "output"});
     const std::string backend = args.get("backend", "cpu");
     if (backend != "cpu" && backend != "cuda") throw UsageError("--backend must be cpu or cuda, got '" + backend + "'");
     if (args.positional().empty() || args.positional().size() > 2) throw UsageError("solve expects A.mtx and optionally b.mtx");
@@ -195,15 +215,17 @@ int solve(const Args& args) {
     const double setup = phase.lap();
     const it::SolveResult r = it::solve<double>(it::csr_operator(a.view(), it::Backend::omp), b, x, m.get(), s.solver);
     const double solve_s = phase.lap();
-    if (args.flag("json")) print_json(path, a, s, r, m->info(), setup, solve_s);
-    else print_text(r, m->info(), setup, solve_s);
+    const auto x_out = args.get("output");
+    write_solution(x_out, x);
+    if (args.flag("json")) print_json(path, a, s, r, m->info(), setup, solve_s, x_out);
+    else print_text(r, m->info(), setup, solve_s, x_out);
     return r.converged ? exit_ok : exit_numerical;
 }
 
 const bool registered = register_command({
     "solve",
     "solve A x = b with a preconditioned Krylov method (CG, BiCGStab, GMRES, FGMRES) or the direct solver",
-    "usage: gigasparse solve A.mtx [b.mtx] [--method cg|bicgstab|gmres|fgmres|direct] [--precond none|jacobi|ilu0|ic0|sgs]\n"
+    "usage: gigasparse solve A.mtx [b.mtx] [-o x.mtx] [--method cg|bicgstab|gmres|fgmres|direct] [--precond none|jacobi|ilu0|ic0|sgs]\n"
     "                        [--ordering natural|rcm|mc|abmc|dc|auto] [--tol 1e-8] [--maxit 1000] [--restart 30]\n"
     "                        [--sync p2p|barrier|sequential] [--threads N] [--dc-levels L] [--dc-relax-from L]\n"
     "                        [--dc-split auto|index|metis] [--dc-untwisted] [--dc-leaf-rcm]\n"
@@ -215,13 +237,13 @@ const bool registered = register_command({
     "--method direct runs the sparse direct solver instead (the options and output of `gigasparse factor`:\n"
     "--structure, --ordering, --refine; \"residual\" and \"times\": {\"analyze\", \"factorize\", \"solve\", \"total\"}).\n\n"
     "Solves A x = b from x = 0 (b defaults to A * ones), stopping when ||b - A x|| <= tol * ||b|| or after\n"
-    "maxit iterations. The ordering reorders the preconditioner's sweeps (ILU(0), IC(0), SGS): natural,\n"
+    "maxit iterations; -o writes x as an n x 1 Matrix Market array (also when not converged). The ordering reorders the preconditioner's sweeps (ILU(0), IC(0), SGS): natural,\n"
     "reverse Cuthill-McKee, point multicolor, algebraic block multicolor, divide and conquer (bisection\n"
     "of the index range or METIS, --dc-split; --dc-relax-from L colors the separators of recursion levels\n"
     ">= L), or auto (a model of the time to solution from each ordering's schedule and a probe; the reason\n"
     "is printed).\n"
     "Prints iterations, residual, the schedule's depth and the setup/solve times (file I/O excluded);\n"
-    "--json prints one object with \"iterations\", \"residual\", \"converged\", \"depth\" and\n"
+    "--json prints one object with \"iterations\", \"residual\", \"converged\", \"depth\", \"solution\" (with -o) and\n"
     "\"times\": {\"setup\", \"solve\", \"total\"}.\n"
     "exit codes: 0 converged, 1 not converged (or breakdown, preconditioner failure), 2 usage error,\n"
     "            3 unreadable or invalid input (non-square, NaN values)\n",
