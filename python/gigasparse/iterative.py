@@ -331,7 +331,7 @@ def _solve(method: str, a: Any, b: Any, x0: Any, rtol: float, atol: float, maxit
     if maxit < 0 or tol < 0 or restart < 1:
         raise ValueError(f"{method}: maxiter, rtol and atol must be >= 0 and restart >= 1")
     if backend == "cuda":
-        return _solve_cuda(method, a, bv, x, tol, maxit, M, ordering, history, operator)
+        return _solve_cuda(method, a, bv, x, tol, maxit, M, ordering, history, operator, int(restart))
     if isinstance(M, str):
         if operator:
             raise ValueError(f"{method}: M={M!r} needs A as a sparse matrix (a preconditioner is built from its entries)")
@@ -360,16 +360,14 @@ def _solve(method: str, a: Any, b: Any, x0: Any, rtol: float, atol: float, maxit
 
 
 def _solve_cuda(method: str, a: Any, bv: np.ndarray, x: np.ndarray, tol: float, maxit: int,
-                M: Any, ordering: str | None, history: bool, operator: bool) -> tuple[np.ndarray, SolveInfo]:
-    """backend="cuda": the whole iteration on the GPU (CG or BiCGStab); M is None or a name."""
-    if method not in ("cg", "bicgstab"):
-        raise _core.NotSupported(f"{method}: the cuda backend runs cg and bicgstab")
+                M: Any, ordering: str | None, history: bool, operator: bool, restart: int) -> tuple[np.ndarray, SolveInfo]:
+    """backend="cuda": the whole iteration on the GPU (CG, BiCGStab, GMRES, FGMRES); M is None or a name."""
     if operator:
         raise ValueError(f"{method}: backend='cuda' needs A as a sparse matrix")
     if M is not None and not isinstance(M, str):
         raise ValueError(f"{method}: backend='cuda' takes M as a name ('jacobi', 'ilu0', 'ic0', 'sgs'), "
                          "built on the device")
-    result = _core.krylov_cuda(method, parts(a), bv, x, M or "none", ordering or "", tol, maxit, history, 0)
+    result = _core.krylov_cuda(method, parts(a), bv, x, M or "none", ordering or "", tol, maxit, history, 0, restart)
     return x, SolveInfo(result)
 
 

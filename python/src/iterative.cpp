@@ -537,9 +537,10 @@ void register_iterative(nb::module_& m) {
     m.def(
         "krylov_cuda",
         [](const std::string& method, const CsrArg& a, const Array1& b, const MutArray1& x, const std::string& precond,
-           const std::string& ordering, double tol, std::int64_t maxit, bool history, int device) {
+           const std::string& ordering, double tol, std::int64_t maxit, bool history, int device, int restart) {
             cuda::GpuSolveOptions o;
             o.method = iterative::parse_method(method);
+            o.restart = restart;
             o.precond = cuda::parse_gpu_precond(precond);
             if (!ordering.empty()) o.ordering.kind = iterative::parse_ordering(ordering);
             o.tol = tol;
@@ -575,8 +576,8 @@ void register_iterative(nb::module_& m) {
             });
         },
         nb::arg("method"), nb::arg("a"), nb::arg("b"), nb::arg("x"), nb::arg("precond"), nb::arg("ordering"), nb::arg("tol"),
-        nb::arg("maxit"), nb::arg("history"), nb::arg("device"),
-        "Solves A x = b on the GPU (CG or BiCGStab; precond none, jacobi, ilu0, ic0 or sgs), x in place; returns the "
+        nb::arg("maxit"), nb::arg("history"), nb::arg("device"), nb::arg("restart") = 30,
+        "Solves A x = b on the GPU (CG, BiCGStab, GMRES(restart) or FGMRES; precond none, jacobi, ilu0, ic0 or sgs), x in place; returns the "
         "result as a dict with the GPU's account under 'gpu'.");
 }
 

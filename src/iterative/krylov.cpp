@@ -7,6 +7,8 @@
 #include <gigasparse/core/error.hpp>
 #include <gigasparse/core/timer.hpp>
 
+#include "iterative/gmres_lsq.hpp"
+
 namespace gigasparse::iterative {
 
 const char* to_string(Method m) {
@@ -199,7 +201,7 @@ SolveResult run_gmres(Krylov<V>& k, bool flexible) {
         while (static_cast<int>(vs.size()) <= j) vs.push_back(k.vec());
         return vs[static_cast<std::size_t>(j)];
     };
-    std::vector<V> h(static_cast<std::size_t>((m + 1) * m)), cs(m), sn(m), g(m + 1), y(m);
+    GmresLsq<V> lsq(m);
     auto w = k.vec(), z = k.vec(), r = k.vec();
     std::int64_t it = 0;
     k.residual(r);
@@ -207,8 +209,7 @@ SolveResult run_gmres(Krylov<V>& k, bool flexible) {
     if (k.record(0, beta)) return k.res;
     while (it < k.o.maxit) {
         k.axpby(V(1 / beta), r, V(0), at(basis, 0));
-        std::fill(g.begin(), g.end(), V(0));
-        g[0] = V(beta);
+        lsq.start(beta);
         int j = 0;
         bool lucky = false, done = false;
         for (; j < m && it < k.o.maxit; ++j) {
@@ -216,24 +217,13 @@ SolveResult run_gmres(Krylov<V>& k, bool flexible) {
             k.precond(basis[j], zj);
             k.matvec(zj, w);
             for (int i = 0; i <= j; ++i) {  // modified Gram–Schmidt
-                h[i * m + j] = k.dot(w, basis[i]);
-                k.axpy(-h[i * m + j], basis[i], w);
+                lsq.h(i, j) = k.dot(w, basis[i]);
+                k.axpy(-lsq.h(i, j), basis[i], w);
             }
             const V hn = k.nrm(w);
-            h[(j + 1) * m + j] = hn;
-            for (int i = 0; i < j; ++i) {  // apply previous rotations to column j
-                const V t = cs[i] * h[i * m + j] + sn[i] * h[(i + 1) * m + j];
-                h[(i + 1) * m + j] = -sn[i] * h[i * m + j] + cs[i] * h[(i + 1) * m + j];
-                h[i * m + j] = t;
-            }
-            const V d = std::hypot(h[j * m + j], hn);
-            cs[j] = d == V(0) ? V(1) : h[j * m + j] / d;
-            sn[j] = d == V(0) ? V(0) : hn / d;
-            h[j * m + j] = d;
-            g[j + 1] = -sn[j] * g[j];
-            g[j] = cs[j] * g[j];
+            const double rnorm = lsq.add_column(j, hn);
             ++it;
-            if (k.record(it, static_cast<double>(std::abs(g[j + 1])))) {
+            if (k.record(it, rnorm)) {
                 done = true;
                 ++j;
                 break;
@@ -246,11 +236,7 @@ SolveResult run_gmres(Krylov<V>& k, bool flexible) {
             k.axpby(V(1) / hn, w, V(0), at(basis, j + 1));
         }
         if (k.res.reason == StopReason::non_finite && done && !k.res.converged) return k.res;
-        for (int i = j - 1; i >= 0; --i) {  // back substitution H y = g
-            V s = g[i];
-            for (int l = i + 1; l < j; ++l) s -= h[i * m + l] * y[l];
-            y[i] = h[i * m + i] == V(0) ? V(0) : s / h[i * m + i];
-        }
+        const std::vector<V>& y = lsq.solve(j);
         if (flexible) {
             for (int i = 0; i < j; ++i) k.axpy(y[i], zs[i], k.x);
         } else {

@@ -245,6 +245,71 @@ TEST(CudaKrylov, BicgstabOnConvectionDiffusion) {
     }
 }
 
+// GMRES(m) and FGMRES: classical Gram–Schmidt twice on the device against the host's modified Gram–Schmidt — the
+// same iterate in exact arithmetic, so the same iteration count to rounding; with restarts (m = 8) and without,
+// with each preconditioner kind (none, Jacobi, ILU(0) sweeps on the device).
+TEST(CudaKrylov, GmresMatchesTheHostSolver) {
+    SKIP_WITHOUT_GPU();
+    const std::int64_t m = sim_or(8, 40);
+    const auto a = gs::gen::convection_diffusion<double, std::int32_t>(m, m, m, 20.0, -10.0, 5.0);
+    const auto b = gs::test::random_vector<double>(a.nrows, 31);
+    struct Case {
+        it::Method method;
+        GpuPrecond gpu;
+        it::PrecondKind host;
+        int restart;
+    };
+    for (const Case& c : {Case{it::Method::gmres, GpuPrecond::none, it::PrecondKind::none, 8}, Case{it::Method::gmres, GpuPrecond::jacobi, it::PrecondKind::jacobi, 8},
+                          Case{it::Method::gmres, GpuPrecond::ilu0, it::PrecondKind::ilu0, 30}, Case{it::Method::fgmres, GpuPrecond::ilu0, it::PrecondKind::ilu0, 8},
+                          Case{it::Method::fgmres, GpuPrecond::none, it::PrecondKind::none, 30}}) {
+        SCOPED_TRACE(std::string(it::to_string(c.method)) + " " + gs::cuda::to_string(c.gpu) + " restart " + std::to_string(c.restart));
+        // the host solver on the GPU's ordering of the sweeps (multicolor)
+        it::PrecondOptions po;
+        po.kind = c.host;
+        po.ordering.kind = it::OrderingKind::multicolor;
+        const auto pm = it::make_preconditioner(a.view(), po);
+        it::SolverOptions so;
+        so.method = c.method;
+        so.tol = 1e-9;
+        so.maxit = 5000;
+        so.restart = c.restart;
+        so.backend = it::Backend::reference;
+        std::vector<double> xh(b.size(), 0.0), xg(b.size(), 0.0);
+        const auto rh = it::solve<double>(it::csr_operator(a.view(), it::Backend::reference), b, xh, pm.get(), so);
+        auto o = options(c.method, c.gpu, 1e-9, 5000);
+        o.restart = c.restart;
+        GpuSolveStats st;
+        const auto rg = gpu_solve(a, b, xg, o, &st);
+        ASSERT_TRUE(rh.converged) << rh.message;
+        ASSERT_TRUE(rg.converged) << rg.message;
+        EXPECT_LE(std::abs(static_cast<double>(rg.iterations - rh.iterations)), 2.0 + 0.02 * static_cast<double>(rh.iterations));
+        EXPECT_LE(true_residual(a, b, xg), 1e-8);
+        ASSERT_EQ(rg.residual_history.size(), static_cast<std::size_t>(rg.iterations + 1));
+        // one SpMV per iteration, and one per cycle's residual (the first, and each restart's)
+        const std::int64_t cycles = (rg.iterations + c.restart - 1) / c.restart;
+        EXPECT_GE(st.spmv_calls, rg.iterations + 1);
+        EXPECT_LE(st.spmv_calls, rg.iterations + cycles + 1);
+        EXPECT_EQ(st.graph_launches, 0);
+    }
+    // maxit inside a cycle, and a matrix whose Krylov space is exhausted (a diagonal with three distinct values:
+    // converged after three steps, within the first cycle)
+    std::vector<double> x(b.size(), 0.0);
+    auto o = options(it::Method::gmres, GpuPrecond::none, 1e-12, 5);
+    o.restart = 4;
+    auto r = gpu_solve(a, b, x, o);
+    EXPECT_EQ(r.reason, it::StopReason::max_iterations);
+    EXPECT_EQ(r.iterations, 5);
+    gs::Csr<double, std::int32_t> diag(6, 6);
+    diag.row_ptr = {0, 1, 2, 3, 4, 5, 6};
+    diag.col_idx = {0, 1, 2, 3, 4, 5};
+    diag.values = {1.0, 2.0, 3.0, 1.0, 2.0, 3.0};
+    std::vector<double> b6(6, 1.0), x6(6, 0.0);
+    r = gpu_solve(diag, b6, x6, options(it::Method::gmres, GpuPrecond::none, 1e-12, 100));
+    EXPECT_TRUE(r.converged) << r.message;
+    EXPECT_LE(r.iterations, 3);
+    for (int i = 0; i < 6; ++i) EXPECT_NEAR(x6[i], 1.0 / diag.values[i], 1e-12);
+}
+
 TEST(CudaKrylov, FloatAndInt64) {
     SKIP_WITHOUT_GPU();
     const std::int64_t m = sim_or(24, 512);
@@ -295,10 +360,10 @@ TEST(CudaKrylov, NumericalOutcomesAreStatusesNotExceptions) {
     std::vector<double> b4 = {0.0, 1.0, 0.0, 0.0}, x4(4, 0.0);
     r = gpu_solve(indef, b4, x4, options(it::Method::cg, GpuPrecond::none));
     EXPECT_EQ(r.reason, it::StopReason::breakdown) << r.message;
-    // NaN in A: non-finite (CG and BiCGStab)
+    // NaN in A: non-finite (every method)
     auto nan = p;
     nan.values[3] = std::numeric_limits<double>::quiet_NaN();
-    for (const auto method : {it::Method::cg, it::Method::bicgstab}) {
+    for (const auto method : {it::Method::cg, it::Method::bicgstab, it::Method::gmres, it::Method::fgmres}) {
         std::fill(x.begin(), x.end(), 0.0);
         r = gpu_solve(nan, b, x, options(method, GpuPrecond::none));
         EXPECT_EQ(r.reason, it::StopReason::non_finite) << it::to_string(method) << ": " << r.message;
@@ -314,7 +379,9 @@ TEST(CudaKrylov, MisuseThrows) {
     b[5] = std::numeric_limits<double>::infinity();
     EXPECT_THROW((gs::cuda::solve<double, std::int32_t>(d, b, x)), gs::InvalidStructure);
     b[5] = 1.0;
-    EXPECT_THROW((gs::cuda::solve<double, std::int32_t>(d, b, x, options(it::Method::gmres))), gs::NotSupported);
+    auto no_restart = options(it::Method::gmres);
+    no_restart.restart = 0;
+    EXPECT_THROW((gs::cuda::solve<double, std::int32_t>(d, b, x, no_restart)), gs::InvalidArgument);
     EXPECT_THROW((gs::cuda::solve<double, std::int32_t>(d, b, x, options(it::Method::cg, GpuPrecond::jacobi, -1))), gs::InvalidArgument);
     const auto rect = gs::test::random_csr<double, std::int32_t>(8, 9, 2, 1);
     const auto dr = DevMat<double, std::int32_t>::upload(rect.view());
@@ -418,13 +485,22 @@ TEST(CudaKrylov, RacecheckSmallSolves) {
     note_kernels();
     EXPECT_TRUE(r.converged) << r.message;
     EXPECT_LE(true_residual(cd, bc, x), 1e-9);
+    for (const auto method : {it::Method::gmres, it::Method::fgmres}) {  // restarts, the basis kernels, Jacobi's copy and scale
+        std::vector<double> xg(bc.size(), 0.0);
+        auto og = options(method, GpuPrecond::jacobi, 1e-10);
+        og.restart = 5;
+        const auto rg = gpu_solve(cd, bc, xg, og);
+        note_kernels();
+        EXPECT_TRUE(rg.converged) << rg.message;
+        EXPECT_LE(true_residual(cd, bc, xg), 1e-9);
+    }
 #ifdef GIGASPARSE_CUDA_SIM
     EXPECT_EQ(cuda_sim::race_reports(), races_before) << "ThreadSanitizer reported a race (above)";
     for (const char* k : {"spmv_vector_kernel", "long_rows_kernel", "spmv_long_rows_kernel", "jacobi_kernel", "dot_kernel", "dot2_kernel",
                           "sum_kernel", "precond_dots_kernel", "cg_alpha_kernel", "cg_update_kernel", "cg_beta_kernel",
                           "cg_direction_kernel", "sweep_level_kernel", "permute_kernel", "scale_kernel", "bicg_rho_kernel",
                           "bicg_direction_kernel", "bicg_alpha_kernel", "bicg_s_kernel", "bicg_snorm_kernel", "bicg_omega_kernel",
-                          "bicg_update_kernel", "bicg_finish_kernel"})
+                          "bicg_update_kernel", "bicg_finish_kernel", "multi_dot_kernel", "multi_sum_kernel", "multi_axpby_kernel", "axpby_kernel"})
         EXPECT_TRUE(kernels.count(std::string("gigasparse::krylov::") + k)) << k << " did not run";
 #endif
 }
@@ -443,7 +519,7 @@ TEST(CudaKrylov, EmptyAndTinySystems) {
     one.row_ptr = {0, 1};
     one.col_idx = {0};
     one.values = {4.0};
-    for (const auto method : {it::Method::cg, it::Method::bicgstab})
+    for (const auto method : {it::Method::cg, it::Method::bicgstab, it::Method::gmres})
         for (const GpuPrecond pc : {GpuPrecond::none, GpuPrecond::jacobi, GpuPrecond::ic0}) {
             std::vector<double> b = {2.0}, x = {0.0};
             r = gpu_solve(one, b, x, options(method, pc));

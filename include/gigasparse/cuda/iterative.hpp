@@ -1,5 +1,5 @@
 // include/gigasparse/cuda/iterative.hpp: the iterative pillar on the GPU (no CUDA headers here): SpMV
-// of a DeviceMatrix and Krylov solves (CG, BiCGStab; Jacobi, ILU(0), IC(0), SGS or no preconditioner)
+// of a DeviceMatrix and Krylov solves (CG, BiCGStab, GMRES, FGMRES; Jacobi, ILU(0), IC(0), SGS or no preconditioner)
 // whose vectors, scalars and stopping tests stay in device memory; the host reads the residuals of a
 // batch of iterations at once.
 //
@@ -71,7 +71,8 @@ void spmv(const DeviceMatrix<V, I>& a, std::span<const V> x, std::span<V> y, V a
           GpuSolveStats* stats = nullptr);
 
 struct GpuSolveOptions {
-    iterative::Method method = iterative::Method::cg;  // cg or bicgstab (NotSupported otherwise)
+    iterative::Method method = iterative::Method::cg;  // cg, bicgstab, gmres or fgmres
+    int restart = 30;                                   // gmres, fgmres: the Krylov vectors of a cycle (>= 1)
     GpuPrecond precond = GpuPrecond::jacobi;
     // The sweeps' ordering (ilu0, ic0, sgs): multicolor by default, whose colors are the levels (a 7-point
     // grid sweeps in 2 launches; natural order in about 3 n^(1/3)).
@@ -79,7 +80,8 @@ struct GpuSolveOptions {
     double tol = 1e-8;            // stop when ||b - A x||_2 <= tol ||b||_2 (recurrence residual)
     std::int64_t maxit = 1000;
     bool record_history = true;
-    // Iterations queued between two reads of their residuals (1..64; CG and BiCGStab). A stop, convergence included, is
+    // Iterations queued between two reads of their residuals (1..64; CG and BiCGStab: GMRES reads its Hessenberg
+    // column after each iteration, for the host's Givens rotations). A stop, convergence included, is
     // decided on the device and freezes the solve there (the iterations queued after it only launch), so the
     // result is the same for any value; larger ones keep the GPU busy while the host decides.
     std::int64_t check_every = 8;
@@ -96,7 +98,10 @@ struct GpuSolveOptions {
 };
 
 // Solves A x = b on A's device from the initial guess in x (host vectors: b and x are copied there,
-// x back). The same recurrences, stopping tests and statuses as iterative::cg / iterative::bicgstab
+// x back). The same recurrences, stopping tests and statuses as iterative::cg / iterative::bicgstab /
+// iterative::gmres / iterative::fgmres (GMRES(m), right-preconditioned, its basis orthogonalized on the device by
+// classical Gram–Schmidt applied twice — a pass of all dot products at once — where the host's modified
+// Gram–Schmidt takes one dot product and update per vector: the same iterate in exact arithmetic)
 // (converged, max_iterations, breakdown, non_finite, preconditioner_failed: a zero, missing or
 // non-finite diagonal for Jacobi, a zero pivot of ILU(0), a non-positive one of IC(0)); throws only for misuse (DimensionMismatch, InvalidStructure for
 // non-finite b or x, InvalidArgument, NotSupported) and device failures (OutOfMemory, BackendError).

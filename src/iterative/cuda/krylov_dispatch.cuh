@@ -1,5 +1,5 @@
 // src/iterative/cuda/krylov_dispatch.cuh: the host side of the GPU iterative backend: the SpMV plan
-// (lanes per row, the long rows), cuda::spmv, and the CG and BiCGStab drivers of cuda::solve. One stream
+// (lanes per row, the long rows), cuda::spmv, and the CG, BiCGStab and GMRES drivers of cuda::solve. One stream
 // per call; all vectors and scalars in device memory; the scalars of a batch of iterations read at once.
 // Instantiated in krylov_double.cu / krylov_float.cu; the CPU simulator's tests compile it too.
 #pragma once
@@ -26,6 +26,7 @@
 #include "iterative/cuda/krylov_kernels.cuh"
 #include "iterative/cuda/krylov_math.hpp"
 #include "iterative/cuda/level_sets.hpp"
+#include "iterative/gmres_lsq.hpp"
 
 namespace gigasparse::cuda {
 inline namespace GIGASPARSE_CUDA_ABI {
@@ -211,9 +212,8 @@ struct Solve {
             if (!std::isfinite(v)) throw InvalidStructure("cuda::solve: the right-hand side has NaN or Inf entries");
         for (const V v : x)
             if (!std::isfinite(v)) throw InvalidStructure("cuda::solve: the initial guess has NaN or Inf entries");
-        if (o.tol < 0 || o.maxit < 0 || o.check_every < 1) throw InvalidArgument("cuda::solve: tol and maxit must be >= 0, check_every >= 1");
-        if (o.method != iterative::Method::cg && o.method != iterative::Method::bicgstab)
-            throw NotSupported(std::string("cuda::solve: method ") + iterative::to_string(o.method) + " (the GPU backend has cg and bicgstab)");
+        if (o.tol < 0 || o.maxit < 0 || o.check_every < 1 || o.restart < 1)
+            throw InvalidArgument("cuda::solve: tol and maxit must be >= 0, check_every and restart >= 1");
         long double s2 = 0;
         for (const V v : b) s2 += static_cast<long double>(v) * static_cast<long double>(v);
         bnorm = static_cast<double>(std::sqrt(s2));
@@ -485,6 +485,127 @@ void run_bicgstab(Solve<V, I>& k, Event& iterate) {
     run_batches(k, ring, seen, queue, over);
 }
 
+// GMRES(m) and FGMRES as iterative::gmres / fgmres, right-preconditioned: the basis (one array of m + 1 vectors),
+// the preconditioned vectors (FGMRES: m more), the SpMV and the orthogonalization on the device. Classical Gram–Schmidt
+// twice per step (CGS2: a pass of all j + 1 dot products, their sums, one update of w — twice — where the host's
+// modified Gram–Schmidt needs j + 1 dependent dot products and updates); then ||w||², and the host reads the column
+// (j + 2 values: one round trip per iteration) for its Givens rotations (GmresLsq, the host solver's own) and the
+// stopping test. At the end of a cycle the coefficients y go to the device for x's update.
+template <class V, class I>
+void run_gmres(Solve<V, I>& k, Event& iterate, bool flexible) {
+    const int m = k.o.restart;
+    const count_t n = k.n, ld = n;
+    const V* dinv = k.dinv_ptr();
+    const bool precond = dinv || k.sweeps;
+    DeviceBuffer<V> basis(n * (m + 1), k.where), zs(flexible && precond ? n * m : 0, k.where), w = k.vec(), r = k.vec();
+    DeviceBuffer<V> z_own = precond && !flexible ? k.vec() : DeviceBuffer<V>();
+    DeviceBuffer<V> partial(k.red_blocks * (m + 1), k.where), coef(m + 1, k.where), hcol(m + 2, k.where);
+    std::vector<V> h(static_cast<std::size_t>(m + 2));
+    iterative::GmresLsq<V> lsq(m);
+    V* v = basis.data();
+    const auto vec_at = [&](DeviceBuffer<V>& buf, int j) { return buf.data() + static_cast<count_t>(j) * ld; };
+    // z = M⁻¹ u (z == u without a preconditioner)
+    const auto apply = [&](const V* u, V* z) {
+        if (k.sweeps) {
+            k.apply(u, z);
+        } else if (dinv) {
+            check(cudaMemcpyAsync(z, u, static_cast<std::size_t>(n) * sizeof(V), cudaMemcpyDeviceToDevice, k.s()), "cudaMemcpyAsync D2D");
+            k.elementwise("gigasparse::krylov::scale_kernel", scale_kernel<V>, dinv, z, static_cast<const int*>(nullptr));
+        }
+    };
+    // ||u||² into *out (device)
+    const auto norm2 = [&](const V* u, V* out) {
+        k.dot(u, u, k.partial0.data());
+        k.finish("gigasparse::krylov::sum_kernel", sum_kernel<V>, static_cast<const V*>(k.partial0.data()), out);
+    };
+    const auto read = [&](int count) {
+        check(cudaMemcpyAsync(h.data(), hcol.data(), static_cast<std::size_t>(count) * sizeof(V), cudaMemcpyDeviceToHost, k.s()), "cudaMemcpyAsync D2H");
+        k.stream.sync();
+    };
+    const auto axpby = [&](V alpha, const V* x, V beta, V* y) {
+        k.elementwise("gigasparse::krylov::axpby_kernel", axpby_kernel<V>, alpha, x, beta, y);
+    };
+    // r = b - A x, beta = ||r||
+    const auto restart_residual = [&] {
+        k.residual(r);
+        norm2(r.data(), hcol.data());
+        read(1);
+        return std::sqrt(static_cast<double>(h[0]));
+    };
+    std::int64_t it = 0;
+    double beta = restart_residual();
+    iterate.record(k.s());
+    if (k.record(0, beta)) return;
+    while (it < k.o.maxit) {
+        axpby(V(1 / beta), r.data(), V(0), v);
+        lsq.start(beta);
+        int j = 0;
+        bool lucky = false, done = false;
+        for (; j < m && it < k.o.maxit; ++j) {
+            V* vj = v + static_cast<count_t>(j) * ld;
+            V* zj = !precond ? vj : flexible ? vec_at(zs, j) : z_own.data();
+            apply(vj, zj);
+            k.spmv->run(zj, w.data(), V(1), V(0), k.s());
+            for (int pass = 0; pass < 2; ++pass) {  // CGS2: h(0..j, j) = Vᵀ w, w -= V h, twice (the second corrects the first)
+                launch("gigasparse::krylov::multi_dot_kernel", multi_dot_kernel<V>, k.red_blocks, dim3(block_threads), 0, k.s(), n,
+                       static_cast<const V*>(v), ld, j + 1, static_cast<const V*>(w.data()), partial.data());
+                launch("gigasparse::krylov::multi_sum_kernel", multi_sum_kernel<V>, j + 1, dim3(block_threads), 0, k.s(), k.red_blocks,
+                       static_cast<const V*>(partial.data()), coef.data(), hcol.data(), pass == 0);
+                k.elementwise("gigasparse::krylov::multi_axpby_kernel", multi_axpby_kernel<V>, static_cast<const V*>(v), ld, j + 1,
+                              static_cast<const V*>(coef.data()), V(-1), V(1), w.data());
+            }
+            norm2(w.data(), hcol.data() + j + 1);
+            read(j + 2);
+            for (int i = 0; i <= j; ++i) lsq.h(i, j) = h[static_cast<std::size_t>(i)];
+            const V hn = std::sqrt(h[static_cast<std::size_t>(j + 1)]);
+            const double rnorm = lsq.add_column(j, hn);
+            ++it;
+            if (k.record(it, rnorm)) {
+                done = true;
+                ++j;
+                break;
+            }
+            if (hn == V(0)) {
+                lucky = true;
+                ++j;
+                break;
+            }
+            axpby(V(1) / hn, w.data(), V(0), v + static_cast<count_t>(j + 1) * ld);
+        }
+        if (k.res.reason == iterative::StopReason::non_finite && done && !k.res.converged) return;
+        const std::vector<V>& y = lsq.solve(j);
+        check(cudaMemcpyAsync(coef.data(), y.data(), static_cast<std::size_t>(j) * sizeof(V), cudaMemcpyHostToDevice, k.s()), "cudaMemcpyAsync H2D");
+        if (flexible && precond) {  // x += Σ y_i z_i
+            k.elementwise("gigasparse::krylov::multi_axpby_kernel", multi_axpby_kernel<V>, static_cast<const V*>(zs.data()), ld, j,
+                          static_cast<const V*>(coef.data()), V(1), V(1), k.xd.data());
+        } else {  // w = Σ y_i v_i, x += M⁻¹ w
+            k.elementwise("gigasparse::krylov::multi_axpby_kernel", multi_axpby_kernel<V>, static_cast<const V*>(v), ld, j,
+                          static_cast<const V*>(coef.data()), V(1), V(0), w.data());
+            V* zw = precond ? z_own.data() : w.data();  // (flexible with a preconditioner took the branch above)
+            apply(w.data(), zw);
+            axpby(V(1), zw, V(1), k.xd.data());
+        }
+        // the copy above reads y, which lsq owns: done before lsq changes it or goes
+        k.stream.sync();
+        if (done) return;
+        beta = restart_residual();  // restart from the true residual
+        k.res.residual = beta / k.bnorm;
+        if (!std::isfinite(beta)) {
+            k.stop(iterative::StopReason::non_finite, "residual became non-finite");
+            return;
+        }
+        if (k.res.residual <= k.o.tol) {
+            k.stop(iterative::StopReason::converged, "relative residual below tolerance");
+            return;
+        }
+        if (lucky) {
+            k.stop(iterative::StopReason::breakdown, "GMRES: Krylov space exhausted (h_{j+1,j} = 0) before convergence");
+            return;
+        }
+    }
+    k.not_converged();
+}
+
 }  // namespace krylov
 
 template <class V, class I>
@@ -523,7 +644,8 @@ iterative::SolveResult solve(const DeviceMatrix<V, I>& a, std::span<const V> b, 
         k.stop(iterative::StopReason::preconditioner_failed, "preconditioner setup failed: " + k.precond_failure);
     } else {
         if (o.method == iterative::Method::cg) krylov::run_cg(k, t1);
-        else krylov::run_bicgstab(k, t1);
+        else if (o.method == iterative::Method::bicgstab) krylov::run_bicgstab(k, t1);
+        else krylov::run_gmres(k, t1, o.method == iterative::Method::fgmres);
         t2.record(k.s());
         krylov::to_host(x, k.xd, k.s());
         t3.record(k.s());

@@ -1,6 +1,7 @@
 // src/iterative/cuda/krylov_kernels.cuh: the CUDA kernels of the GPU iterative backend: SpMV (CSR-vector
 // with a block per long row), deterministic reductions (per-block partial sums, one finishing block),
-// the Jacobi setup and the fused vector updates of CG and BiCGStab, whose scalars live in device memory.
+// the Jacobi setup and the fused vector updates of CG and BiCGStab, whose scalars live in device memory, and
+// GMRES's classical Gram–Schmidt in a few passes (all dot products of a pass at once).
 // Included by krylov_dispatch.cuh; the CPU simulator's tests compile the same code (tests/cuda_sim).
 #pragma once
 
@@ -467,6 +468,55 @@ static __global__ void __launch_bounds__(block_threads)
         if (st->stop) st->stop |= bicg_stop_frozen;
         *snapshot = *st;
     }
+}
+
+// ---------------------------------------------------------------- GMRES
+// The restart basis is one array, vector i at basis + i ld (ld >= n).
+// Classical Gram–Schmidt's k dot products in one pass over w: partial[i gridDim + block] = the block's share
+// of v_iᵀ w (grid = reduce_blocks(n), as dot_kernel's, so each sum's rounding is a function of n alone).
+template <class V>
+static __global__ void __launch_bounds__(block_threads)
+    multi_dot_kernel(count_t n, const V* __restrict__ basis, count_t ld, int k, const V* __restrict__ w, V* __restrict__ partial) {
+    const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
+    for (int i = 0; i < k; ++i) {
+        const V* __restrict__ v = basis + i * ld;
+        V s = V(0);
+        for (count_t t = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < n; t += stride) s += v[t] * w[t];
+        s = block_sum(s);
+        if (threadIdx.x == 0) partial[static_cast<count_t>(i) * gridDim.x + blockIdx.x] = s;
+        __syncthreads();  // block_sum's shared storage is reused by the next i
+    }
+}
+
+// Block i (grid = k) sums the m partials of coefficient i: c[i] = the sum; h[i] = it (first) or h[i] + it.
+template <class V>
+static __global__ void __launch_bounds__(block_threads)
+    multi_sum_kernel(count_t m, const V* __restrict__ partial, V* __restrict__ c, V* __restrict__ h, bool first) {
+    const V s = finish_sum(m, partial + static_cast<count_t>(blockIdx.x) * m);
+    if (threadIdx.x == 0) {
+        c[blockIdx.x] = s;
+        h[blockIdx.x] = first ? s : h[blockIdx.x] + s;
+    }
+}
+
+// w = beta w + alpha Σ_{i<k} c_i v_i (c in device memory; beta == 0: w is not read).
+template <class V>
+static __global__ void multi_axpby_kernel(count_t n, const V* __restrict__ basis, count_t ld, int k, const V* __restrict__ c, V alpha, V beta,
+                                          V* __restrict__ w) {
+    const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
+    for (count_t t = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < n; t += stride) {
+        V s = V(0);
+        for (int i = 0; i < k; ++i) s += c[i] * basis[i * ld + t];
+        w[t] = beta == V(0) ? alpha * s : beta * w[t] + alpha * s;
+    }
+}
+
+// y = alpha x + beta y (beta == 0: y is not read).
+template <class V>
+static __global__ void axpby_kernel(count_t n, V alpha, const V* __restrict__ x, V beta, V* __restrict__ y) {
+    const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
+    for (count_t t = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < n; t += stride)
+        y[t] = beta == V(0) ? alpha * x[t] : alpha * x[t] + beta * y[t];
 }
 
 }  // namespace krylov

@@ -135,10 +135,9 @@ void print_json(const std::string& path, const Mat& a, const Setup& s, const it:
 
 // --backend cuda: the matrix uploaded once, CG or BiCGStab on the device (none, Jacobi, ILU(0), IC(0), SGS).
 int solve_on_gpu(const Args& args, const std::string& path, const Mat& a, const std::vector<double>& b, const Setup& s) {
-    if (s.solver.method != it::Method::cg && s.solver.method != it::Method::bicgstab)
-        throw UsageError("--backend cuda runs --method cg or bicgstab");
     cuda::GpuSolveOptions o;
     o.method = s.solver.method;
+    o.restart = s.solver.restart;
     o.precond = parse_or_usage(cuda::parse_gpu_precond, args.get("precond", "none"));
     o.tol = s.solver.tol;
     o.maxit = s.solver.maxit;
@@ -230,7 +229,8 @@ const bool registered = register_command({
     "                        [--sync p2p|barrier|sequential] [--threads N] [--dc-levels L] [--dc-relax-from L]\n"
     "                        [--dc-split auto|index|metis] [--dc-untwisted] [--dc-leaf-rcm]\n"
     "                        [--abmc-block ROWS] [--backend cpu|cuda] [--device N] [--json]\n\n"
-    "--backend cuda solves on the GPU (--device N, default 0): --method cg or bicgstab; the matrix is uploaded\n"
+    "--backend cuda solves on the GPU (--device N, default 0): every method (GMRES: the basis and its classical\n"
+    "Gram-Schmidt, twice, on the device; the host reads each iteration's Hessenberg column); the matrix is uploaded\n"
     "once and the iteration stays on the device (prints the SpMV shape and the device's own times; \"gpu\" in\n"
     "JSON). ilu0, ic0 and sgs are factored on the host on the ordering (default there: mc, whose colors are\n"
     "the sweeps' levels) and applied on the device a level per launch. Without a GPU: exit code 4 and the reason.\n\n"
