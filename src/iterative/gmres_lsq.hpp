@@ -1,12 +1,15 @@
 // src/iterative/gmres_lsq.hpp: the small least-squares problem of restarted GMRES, shared by the host solver
 // (krylov.cpp) and the GPU one (cuda/krylov_dispatch.cuh): the Hessenberg matrix of one restart cycle, reduced to
 // upper triangular form by Givens rotations as its columns arrive, the rotated right-hand side g (whose last entry
-// is the residual norm of the current iterate), and the back substitution for the update's coefficients y.
+// is the residual norm of the current iterate), the back substitution for the update's coefficients y, and the
+// tests at a restart.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
+
+#include <gigasparse/iterative/krylov.hpp>
 
 namespace gigasparse::iterative {
 
@@ -41,6 +44,16 @@ public:
         g_[j] = cs_[j] * g_[j];
         return static_cast<double>(std::abs(g_[j + 1]));
     }
+    // The end of step j of a cycle: column j added with its norm hn, the iteration counted (it) and recorded by the
+    // solver (k.record: its stopping test); stop when the solve is over, lucky when the Krylov space is exhausted.
+    enum class Next { go, stop, lucky };
+    template <class K, class Count>
+    Next end_step(K& k, int j, V hn, Count& it) {
+        const double rnorm = add_column(j, hn);
+        ++it;
+        if (k.record(it, rnorm)) return Next::stop;
+        return hn == V(0) ? Next::lucky : Next::go;
+    }
     // y = R⁻¹ g over the first j columns (back substitution; a zero diagonal gives a zero coefficient).
     const std::vector<V>& solve(int j) {
         for (int i = j - 1; i >= 0; --i) {
@@ -55,5 +68,16 @@ private:
     int m_;
     std::vector<V> h_, cs_, sn_, g_, y_;
 };
+
+// After a cycle, from the residual norm beta of the restart (lucky: the cycle ended on h_{j+1,j} = 0): the stop it
+// decides through the solver's k.stop (true), or none. K: the host's or the GPU's solver state (res, bnorm, o.tol).
+template <class K>
+bool gmres_restart_stops(K& k, double beta, bool lucky) {
+    k.res.residual = beta / k.bnorm;
+    if (!std::isfinite(beta)) return k.stop(StopReason::non_finite, "residual became non-finite"), true;
+    if (k.res.residual <= k.o.tol) return k.stop(StopReason::converged, "relative residual below tolerance"), true;
+    if (lucky) return k.stop(StopReason::breakdown, "GMRES: Krylov space exhausted (h_{j+1,j} = 0) before convergence"), true;
+    return false;
+}
 
 }  // namespace gigasparse::iterative

@@ -221,15 +221,8 @@ SolveResult run_gmres(Krylov<V>& k, bool flexible) {
                 k.axpy(-lsq.h(i, j), basis[i], w);
             }
             const V hn = k.nrm(w);
-            const double rnorm = lsq.add_column(j, hn);
-            ++it;
-            if (k.record(it, rnorm)) {
-                done = true;
-                ++j;
-                break;
-            }
-            if (hn == V(0)) {
-                lucky = true;
+            if (const auto next = lsq.end_step(k, j, hn, it); next != GmresLsq<V>::Next::go) {
+                done = next == GmresLsq<V>::Next::stop, lucky = !done;
                 ++j;
                 break;
             }
@@ -248,10 +241,7 @@ SolveResult run_gmres(Krylov<V>& k, bool flexible) {
         if (done) return k.res;
         k.residual(r);  // restart from the true residual
         beta = static_cast<double>(k.nrm(r));
-        k.res.residual = beta / k.bnorm;
-        if (!std::isfinite(beta)) return k.stop(StopReason::non_finite, "residual became non-finite");
-        if (k.res.residual <= k.o.tol) return k.stop(StopReason::converged, "relative residual below tolerance");
-        if (lucky) return k.stop(StopReason::breakdown, "GMRES: Krylov space exhausted (h_{j+1,j} = 0) before convergence");
+        if (gmres_restart_stops(k, beta, lucky)) return k.res;
     }
     return k.not_converged();
 }

@@ -558,15 +558,8 @@ void run_gmres(Solve<V, I>& k, Event& iterate, bool flexible) {
             read(j + 2);
             for (int i = 0; i <= j; ++i) lsq.h(i, j) = h[static_cast<std::size_t>(i)];
             const V hn = std::sqrt(h[static_cast<std::size_t>(j + 1)]);
-            const double rnorm = lsq.add_column(j, hn);
-            ++it;
-            if (k.record(it, rnorm)) {
-                done = true;
-                ++j;
-                break;
-            }
-            if (hn == V(0)) {
-                lucky = true;
+            if (const auto next = lsq.end_step(k, j, hn, it); next != iterative::GmresLsq<V>::Next::go) {
+                done = next == iterative::GmresLsq<V>::Next::stop, lucky = !done;
                 ++j;
                 break;
             }
@@ -589,19 +582,7 @@ void run_gmres(Solve<V, I>& k, Event& iterate, bool flexible) {
         k.stream.sync();
         if (done) return;
         beta = restart_residual();  // restart from the true residual
-        k.res.residual = beta / k.bnorm;
-        if (!std::isfinite(beta)) {
-            k.stop(iterative::StopReason::non_finite, "residual became non-finite");
-            return;
-        }
-        if (k.res.residual <= k.o.tol) {
-            k.stop(iterative::StopReason::converged, "relative residual below tolerance");
-            return;
-        }
-        if (lucky) {
-            k.stop(iterative::StopReason::breakdown, "GMRES: Krylov space exhausted (h_{j+1,j} = 0) before convergence");
-            return;
-        }
+        if (iterative::gmres_restart_stops(k, beta, lucky)) return;
     }
     k.not_converged();
 }

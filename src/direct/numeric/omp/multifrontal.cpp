@@ -784,6 +784,49 @@ void sweep_top(const Symbolic& s, int threads, const Nodes& nodes, Team&& team, 
     });
 }
 
+// The column blocks of a team node, first to last (right-looking): tid 0 through block 0's triangle, then per block
+// k every thread through its chunks of [blocks[k + 1], end) — update(j0, j1, c0, c1): what block [j0, j1) gives the
+// chunk [c0, c1) — and tid 0, whose chunk 0 holds block k + 1, through that block's triangle; one barrier per block.
+// (tid 0 has filled `blocks` and z; the others read them after the first barrier.)
+template <class Triangle, class Update>
+void team_blocks_forward(const std::vector<idx>& blocks, idx end, int tid, int nt, SpinBarrier& bar, Triangle&& triangle, Update&& update) {
+    if (tid == 0) triangle(blocks[0], blocks[1]);
+    bar.wait();
+    const idx nb = static_cast<idx>(blocks.size()) - 1;
+    for (idx k = 0; k < nb; ++k) {
+        const idx j0 = blocks[k], j1 = blocks[k + 1];
+        const idx nchunks = (end - j1 + team_chunk - 1) / team_chunk;
+        for (idx c = tid; c < nchunks; c += nt) update(j0, j1, j1 + c * team_chunk, std::min<idx>(end, j1 + (c + 1) * team_chunk));
+        if (tid == 0 && k + 1 < nb) triangle(j1, blocks[k + 2]);
+        bar.wait();
+    }
+}
+
+// The same last to first (left-looking from the end): tid 0 through the last block's triangle; per block k > 0 every
+// thread through its chunks of [0, blocks[k]), counted down from blocks[k], and tid 0 through block k - 1's triangle.
+template <class Triangle, class Update>
+void team_blocks_backward(const std::vector<idx>& blocks, int tid, int nt, SpinBarrier& bar, Triangle&& triangle, Update&& update) {
+    const idx nb = static_cast<idx>(blocks.size()) - 1;
+    if (tid == 0) triangle(blocks[nb - 1], blocks[nb]);
+    bar.wait();
+    for (idx k = nb - 1; k > 0; --k) {
+        const idx j0 = blocks[k], j1 = blocks[k + 1];
+        const idx nchunks = (j0 + team_chunk - 1) / team_chunk;
+        for (idx c = tid; c < nchunks; c += nt) update(j0, j1, std::max<idx>(0, j0 - (c + 1) * team_chunk), j0 - c * team_chunk);
+        if (tid == 0) triangle(blocks[k - 1], j0);
+        bar.wait();
+    }
+}
+
+// Every thread through its chunks of [c_begin, c_end): update(c0, c1), then a barrier (nothing when the range is empty).
+template <class Update>
+void team_chunks(idx c_begin, idx c_end, int tid, int nt, SpinBarrier& bar, Update&& update) {
+    if (c_end <= c_begin) return;
+    const idx nchunks = (c_end - c_begin + team_chunk - 1) / team_chunk;
+    for (idx c = tid; c < nchunks; c += nt) update(c_begin + c * team_chunk, std::min<idx>(c_end, c_begin + (c + 1) * team_chunk));
+    bar.wait();
+}
+
 // Forward through a team node (every thread calls it; tid 0 gathers and scatters; z shared). LU (A x = b): unit L11
 // (pivot sizes all 1), the values left in pivoted order as forward_node leaves them.
 template <class V>
@@ -796,19 +839,10 @@ void forward_node_team(const Symbolic& s, const NumericFactor<V>& num, idx sn, V
         for (idx j = 0; j < w; ++j) z[j] = y[c0 + (pv ? pv[j] : j)];
         std::fill(z.begin() + w, z.begin() + f, V(0));
         team_blocks(w, ps, blocks);
-        forward_triangle(f, panel, z.data(), blocks[0], blocks[1], ps);
     }
-    bar.wait();
-    const idx nb = static_cast<idx>(blocks.size()) - 1;
-    for (idx k = 0; k < nb; ++k) {
-        const idx j0 = blocks[k], j1 = blocks[k + 1];
-        const idx nchunks = (f - j1 + team_chunk - 1) / team_chunk;
-        for (idx c = tid; c < nchunks; c += nt)
-            forward_rows(f, panel, z.data(), j0, j1, j1 + c * team_chunk, std::min<idx>(f, j1 + (c + 1) * team_chunk));
-        // the next block's rows are all in chunk 0, tid 0's
-        if (tid == 0 && k + 1 < nb) forward_triangle(f, panel, z.data(), j1, blocks[k + 2], ps);
-        bar.wait();
-    }
+    team_blocks_forward(
+        blocks, f, tid, nt, bar, [&](idx j0, idx j1) { forward_triangle(f, panel, z.data(), j0, j1, ps); },
+        [&](idx j0, idx j1, idx r0, idx r1) { forward_rows(f, panel, z.data(), j0, j1, r0, r1); });
     if (tid == 0) {
         for (idx j = 0; j < w; ++j) y[c0 + (pv && !lu ? pv[j] : j)] = z[j];
         for (idx i = w; i < f; ++i) y[r[i]] += z[i];
@@ -828,31 +862,19 @@ void forward_node_team_lu_t(const Symbolic& s, const NumericFactor<V>& num, idx 
         for (idx j = 0; j < w; ++j) z[j] = y[c0 + j];
         std::fill(z.begin() + w, z.begin() + f, V(0));
         team_blocks(w, nullptr, blocks);
-        lu_upper_t_triangle(f, panel, z.data(), blocks[0], blocks[1], conj);
     }
-    bar.wait();
-    const idx nb = static_cast<idx>(blocks.size()) - 1;
-    for (idx k = 0; k < nb; ++k) {
-        const idx j0 = blocks[k], j1 = blocks[k + 1];
-        const idx nchunks = (w - j1 + team_chunk - 1) / team_chunk;
-        for (idx c = tid; c < nchunks; c += nt)
-            backward_columns(f, panel, z.data(), j1 + c * team_chunk, std::min<idx>(w, j1 + (c + 1) * team_chunk), j0, j1, conj);
-        // the next block's columns are all in chunk 0, tid 0's
-        if (tid == 0 && k + 1 < nb) lu_upper_t_triangle(f, panel, z.data(), j1, blocks[k + 2], conj);
-        bar.wait();
-    }
-    if (f > w) {
-        const idx nchunks = (f - w + team_chunk - 1) / team_chunk;
-        for (idx c = tid; c < nchunks; c += nt) forward_rows(f, up, z.data(), 0, w, w + c * team_chunk, std::min<idx>(f, w + (c + 1) * team_chunk), conj);
-        bar.wait();
-    }
+    team_blocks_forward(
+        blocks, w, tid, nt, bar, [&](idx j0, idx j1) { lu_upper_t_triangle(f, panel, z.data(), j0, j1, conj); },
+        [&](idx j0, idx j1, idx cb, idx ce) { backward_columns(f, panel, z.data(), cb, ce, j0, j1, conj); });
+    team_chunks(w, f, tid, nt, bar, [&](idx r0, idx r1) { forward_rows(f, up, z.data(), 0, w, r0, r1, conj); });
     if (tid == 0) {
         for (idx j = 0; j < w; ++j) y[c0 + pv[j]] = z[j];
         for (idx i = w; i < f; ++i) y[r[i]] += z[i];
     }
 }
 
-// Backward through a team node: z[0..w) -= L21^H z[w..f) by column chunks, then the blocks last to first.
+// Backward through a team node: z[0..w) -= L21^H z[w..f) by column chunks, then the blocks last to first (block k's
+// values leave through the columns before it).
 template <class V>
 void backward_node_team(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, std::vector<V>& z, std::vector<idx>& blocks, bool conj,
                         int tid, int nt, SpinBarrier& bar) {
@@ -864,30 +886,16 @@ void backward_node_team(const Symbolic& s, const NumericFactor<V>& num, idx sn, 
         team_blocks(w, ps, blocks);
     }
     bar.wait();
-    if (f > w) {
-        const idx nchunks = (w + team_chunk - 1) / team_chunk;
-        for (idx c = tid; c < nchunks; c += nt) backward_columns(f, panel, z.data(), c * team_chunk, std::min<idx>(w, (c + 1) * team_chunk), w, f, conj);
-        bar.wait();
-    }
-    const idx nb = static_cast<idx>(blocks.size()) - 1;
-    if (tid == 0) backward_triangle(f, panel, z.data(), blocks[nb - 1], blocks[nb], ps, conj);
-    bar.wait();
-    for (idx k = nb - 1; k > 0; --k) {
-        // block k is solved: its values leave through the columns before it, chunks counted down from blocks[k]
-        const idx j0 = blocks[k], j1 = blocks[k + 1];
-        const idx nchunks = (j0 + team_chunk - 1) / team_chunk;
-        for (idx c = tid; c < nchunks; c += nt)
-            backward_columns(f, panel, z.data(), std::max<idx>(0, j0 - (c + 1) * team_chunk), j0 - c * team_chunk, j0, j1, conj);
-        // block k-1's columns are all in chunk 0, tid 0's
-        if (tid == 0) backward_triangle(f, panel, z.data(), blocks[k - 1], j0, ps, conj);
-        bar.wait();
-    }
+    if (f > w) team_chunks(0, w, tid, nt, bar, [&](idx cb, idx ce) { backward_columns(f, panel, z.data(), cb, ce, w, f, conj); });
+    team_blocks_backward(
+        blocks, tid, nt, bar, [&](idx j0, idx j1) { backward_triangle(f, panel, z.data(), j0, j1, ps, conj); },
+        [&](idx j0, idx j1, idx cb, idx ce) { backward_columns(f, panel, z.data(), cb, ce, j0, j1, conj); });
     if (tid == 0)
         for (idx j = 0; j < w; ++j) y[c0 + (pv ? pv[j] : j)] = z[j];
 }
 
 // LU, A x = b, backward through a team node: z[0..w) -= U12 z[w..f) by column chunks, then U11 by blocks last to
-// first — tid 0 through a block's triangle, all threads through the rows above it in chunks counted down from it.
+// first (block k's values leave through the rows above it).
 template <class V>
 void backward_node_team_lu(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, std::vector<V>& z, std::vector<idx>& blocks, int tid,
                            int nt, SpinBarrier& bar) {
@@ -900,24 +908,10 @@ void backward_node_team_lu(const Symbolic& s, const NumericFactor<V>& num, idx s
         team_blocks(w, nullptr, blocks);
     }
     bar.wait();
-    if (f > w) {
-        const idx nchunks = (w + team_chunk - 1) / team_chunk;
-        for (idx c = tid; c < nchunks; c += nt) backward_columns(f, up, z.data(), c * team_chunk, std::min<idx>(w, (c + 1) * team_chunk), w, f, false);
-        bar.wait();
-    }
-    const idx nb = static_cast<idx>(blocks.size()) - 1;
-    if (tid == 0) lu_upper_triangle(f, panel, z.data(), blocks[nb - 1], blocks[nb]);
-    bar.wait();
-    for (idx k = nb - 1; k > 0; --k) {
-        // block k is solved: its values leave through the rows above it, chunks counted down from blocks[k]
-        const idx j0 = blocks[k], j1 = blocks[k + 1];
-        const idx nchunks = (j0 + team_chunk - 1) / team_chunk;
-        for (idx c = tid; c < nchunks; c += nt)
-            forward_rows(f, panel, z.data(), j0, j1, std::max<idx>(0, j0 - (c + 1) * team_chunk), j0 - c * team_chunk);
-        // block k-1's rows are all in chunk 0, tid 0's
-        if (tid == 0) lu_upper_triangle(f, panel, z.data(), blocks[k - 1], j0);
-        bar.wait();
-    }
+    if (f > w) team_chunks(0, w, tid, nt, bar, [&](idx cb, idx ce) { backward_columns(f, up, z.data(), cb, ce, w, f, false); });
+    team_blocks_backward(
+        blocks, tid, nt, bar, [&](idx j0, idx j1) { lu_upper_triangle(f, panel, z.data(), j0, j1); },
+        [&](idx j0, idx j1, idx r0, idx r1) { forward_rows(f, panel, z.data(), j0, j1, r0, r1); });
     if (tid == 0)
         for (idx j = 0; j < w; ++j) y[c0 + j] = z[j];
 }
