@@ -1,6 +1,6 @@
 // bench/iterative_cuda/bench_krylov_cuda.cu: the GPU iterative backend against cuSPARSE and the host, double
 // values and int32 columns: SpMV (gigasparse's SpmvPlan vs cusparseSpMV CSR ALG1 and ALG2) and CG with Jacobi
-// and with IC(0) (cuda::solve vs iterative::solve on the host's cores).
+// and with IC(0), GMRES(30) with Jacobi and ILU(0) (cuda::solve vs iterative::solve on the host's cores).
 //
 // Usage: bench_krylov_cuda OUTDIR [--repeats N] [--time-budget SECONDS] [--quick]
 //
@@ -10,8 +10,9 @@
 // only). Shared matrices: MANIFEST.tsv in $GIGASPARSE_MATRIX_DIR (else the configured folder), square, not
 // complex, more than 100k nonzeros once symmetric halves are expanded. CG runs on Poisson and on the shared
 // matrices whose header says symmetric and whose diagonal is present and positive (a cheap SPD test: a CG
-// that does not converge, or an IC(0) that breaks down, is an outcome, not an error). --quick: Poisson 64^3
-// and R-MAT 18 only.
+// that does not converge, or an IC(0) that breaks down, is an outcome, not an error). GMRES(30) with Jacobi and with
+// ILU(0) (the GPU on multicolor, the host on it and on dc) on convection-diffusion 64^3 (b = (20, -10, 5)), run
+// third. --quick: Poisson 64^3, R-MAT 18 and convection-diffusion 64^3 only.
 //
 // SpMV: y = A x, x (pseudo-random in [-1, 1)) and y in device memory, CUDA events on one stream; a warm-up,
 // then N runs each after a write of twice the L2 cache (the matrix comes from DRAM), best and median;
@@ -109,6 +110,7 @@ namespace {
 constexpr double check_tol = 1e-10;         // SpMV outputs further apart than this (row-relative) are flagged
 constexpr double cg_tol = 1e-8;
 constexpr std::int64_t cg_maxit = 2000;
+constexpr int gmres_restart = 30;  // GMRES(m) of the convection-diffusion cases (the GPU and the host)
 constexpr int cg_max_runs = 3;              // GPU solves timed (at most)
 constexpr std::int64_t min_shared_nnz = 100000;
 constexpr double warm_batch_ms = 2.0;       // back-to-back SpMVs of about this long for warm_ms
@@ -142,11 +144,12 @@ struct SpmvRun {
     bool ok() const { return status == "ok"; }
 };
 
-// One CG solve setup: the preconditioner ("jacobi", "ic0") and the ordering of its sweeps ("none" for
-// Jacobi; "mc", "dc": it::to_string of the OrderingKind).
+// One Krylov solve setup: the method ("cg", or "gmres": GMRES(30) on the unsymmetric cases), the preconditioner
+// ("jacobi", "ic0", "ilu0") and the ordering of its sweeps ("none" for Jacobi; "mc", "dc": it::to_string of the
+// OrderingKind).
 struct CgTag {
-    std::string precond, ordering = "none";
-    std::string label() const { return ordering == "none" ? precond : precond + "/" + ordering; }
+    std::string method = "cg", precond, ordering = "none";
+    std::string label() const { return (method == "cg" ? "" : method + ":") + (ordering == "none" ? precond : precond + "/" + ordering); }
     bool operator==(const CgTag&) const = default;
 };
 
@@ -177,7 +180,7 @@ struct Case {
     std::string name, set, source, kind;  // set: poisson, rmat, shared
     std::string status = "ok";            // "failed: ..." when the case could not be set up
     std::int64_t n = 0, ncols = 0, nnz = 0, max_row = 0;
-    bool symmetric_header = false, spd_candidate = false;
+    bool symmetric_header = false, spd_candidate = false, gmres_case = false;  // gmres_case: GMRES(30) instead of CG
     double load_s = 0, wall_s = 0;
     gc::GpuSolveStats shape;  // the SpMV plan's lanes per row and long rows
     SpmvRun ours, alg1, alg2;
@@ -221,7 +224,7 @@ const HostCg* same_host(const Case& c, const GpuCg& g) {
 const HostCg* fastest_host(const Case& c, const GpuCg& g) {
     const HostCg* b = nullptr;
     for (const HostCg& h : c.host_cg) {
-        if (!h.ok() || h.tag.precond != g.tag.precond) continue;
+        if (!h.ok() || h.tag.precond != g.tag.precond || h.tag.method != g.tag.method) continue;
         if (!b || (h.res.converged && !b->res.converged) || (h.res.converged == b->res.converged && h.solve_ms < b->solve_ms)) b = &h;
     }
     return b;
@@ -452,11 +455,13 @@ void run_cusparse(SpmvRun& r, cusparseSpMVAlg_t alg, const Gpu& g, const DevMat&
 // The GPU's sweeps run on this ordering (GpuSolveOptions' default), and the host's IC(0) on it and on dc.
 constexpr it::OrderingKind gpu_sweep_ordering = it::OrderingKind::multicolor;
 
-GpuCg run_gpu_cg(const Mat& a, const DevMat& dm, const std::vector<V>& b, int repeats, gc::GpuPrecond precond) {
+GpuCg run_gpu_cg(const Mat& a, const DevMat& dm, const std::vector<V>& b, int repeats, gc::GpuPrecond precond, it::Method method = it::Method::cg) {
     GpuCg out;
+    out.tag.method = it::to_string(method);
     out.tag.precond = gc::to_string(precond);
     gc::GpuSolveOptions o;
-    o.method = it::Method::cg;
+    o.method = method;
+    o.restart = gmres_restart;
     o.precond = precond;
     if (precond != gc::GpuPrecond::jacobi && precond != gc::GpuPrecond::none) {
         o.ordering.kind = gpu_sweep_ordering;
@@ -502,7 +507,7 @@ GpuCg run_gpu_cg(const Mat& a, const DevMat& dm, const std::vector<V>& b, int re
             }
             if (setup_failed) break;  // the same factorization fails again
         }
-        if (out.res.reason != it::StopReason::preconditioner_failed) {  // the same solve without CUDA graphs
+        if (out.res.reason != it::StopReason::preconditioner_failed && method == it::Method::cg) {  // the same solve without CUDA graphs
             gc::GpuSolveOptions k = o;
             k.graphs = false;
             for (int r = 0; r < runs; ++r) {
@@ -526,8 +531,9 @@ GpuCg run_gpu_cg(const Mat& a, const DevMat& dm, const std::vector<V>& b, int re
 
 // One host PCG solve; `ordering` is ignored for Jacobi. Setup (ordering, factorization, sweep schedule)
 // and solve timed apart.
-HostCg run_host_cg(const Mat& a, const std::vector<V>& b, it::PrecondKind kind, it::OrderingKind ordering) {
+HostCg run_host_cg(const Mat& a, const std::vector<V>& b, it::PrecondKind kind, it::OrderingKind ordering, it::Method method = it::Method::cg) {
     HostCg out;
+    out.tag.method = it::to_string(method);
     out.tag.precond = it::to_string(kind);
     if (kind != it::PrecondKind::jacobi && kind != it::PrecondKind::none) out.tag.ordering = it::to_string(ordering);
     out.threads = omp_get_max_threads();
@@ -537,7 +543,8 @@ HostCg run_host_cg(const Mat& a, const std::vector<V>& b, it::PrecondKind kind, 
         po.ordering.kind = ordering;
         po.schedule.backend = it::Backend::omp;
         it::SolverOptions so;
-        so.method = it::Method::cg;
+        so.method = method;
+        so.restart = gmres_restart;
         so.tol = cg_tol;
         so.maxit = cg_maxit;
         so.backend = it::Backend::omp;
@@ -634,6 +641,17 @@ void run_case(Case& c, const Mat& a, const Gpu& g) {
         c.host_cg.push_back(run_host_cg(a, b, it::PrecondKind::ic0, gpu_sweep_ordering));
         c.host_cg.push_back(run_host_cg(a, b, it::PrecondKind::ic0, it::OrderingKind::dc));
     }
+    // GMRES(30) with Jacobi, then with ILU(0) (the GPU on multicolor; the host on it and on dc)
+    if (c.gmres_case) {
+        const std::vector<V> ones(static_cast<std::size_t>(a.ncols), V(1));
+        std::vector<V> b(static_cast<std::size_t>(a.nrows));
+        it::spmv<V, I>(it::Backend::omp, a.view(), ones, b);
+        c.gpu_cg.push_back(run_gpu_cg(a, dm, b, g.repeats, gc::GpuPrecond::jacobi, it::Method::gmres));
+        c.host_cg.push_back(run_host_cg(a, b, it::PrecondKind::jacobi, it::OrderingKind::natural, it::Method::gmres));
+        c.gpu_cg.push_back(run_gpu_cg(a, dm, b, g.repeats, gc::GpuPrecond::ilu0, it::Method::gmres));
+        c.host_cg.push_back(run_host_cg(a, b, it::PrecondKind::ilu0, gpu_sweep_ordering, it::Method::gmres));
+        c.host_cg.push_back(run_host_cg(a, b, it::PrecondKind::ilu0, it::OrderingKind::dc, it::Method::gmres));
+    }
     c.wall_s = wall.seconds();
 }
 
@@ -671,6 +689,10 @@ bool load(const Spec& sp, const std::string& dir, Case& c, Mat& a) {
         c.source = "gen::poisson3d(" + std::to_string(sp.size) + "^3, 7-point)";
         c.symmetric_header = true;
         c.spd_candidate = true;
+    } else if (sp.set == "convdiff") {
+        a = gs::gen::convection_diffusion<V, I>(sp.size, sp.size, sp.size, 20.0, -10.0, 5.0);
+        c.source = "gen::convection_diffusion(" + std::to_string(sp.size) + "^3, 7-point, b = (20, -10, 5))";
+        c.gmres_case = true;
     } else if (sp.set == "rmat") {
         gs::gen::RmatOptions o;
         o.scale = sp.size;
@@ -726,7 +748,7 @@ Json case_json(const Run& run, const Case& c) {
     const SpmvRun* b = c.best_cusparse();
     s.set("warm_speedup", b && c.ours.ok() && c.ours.warm_ms > 0 ? b->warm_ms / c.ours.warm_ms : 0.0);
     j.set("spmv", s);
-    if (c.spd_candidate) {
+    if (!c.gpu_cg.empty()) {
         Json cg;
         cg.set("about",
                "gpu: a solve per preconditioner (cuda::solve; ic0: factored on the host on the ordering, sweeps on the device by level sets; setup_ms "
@@ -736,7 +758,7 @@ Json case_json(const Run& run, const Case& c) {
         std::string gl = "[", hl = "[", cl = "[";
         for (const GpuCg& gpu : c.gpu_cg) {
             Json gj;
-            gj.set("precond", gpu.tag.precond).set("ordering", gpu.tag.ordering).set("label", gpu.tag.label());
+            gj.set("method", gpu.tag.method).set("precond", gpu.tag.precond).set("ordering", gpu.tag.ordering).set("label", gpu.tag.label());
             gj.set("status", gpu.status).set("runs", gpu.runs);
             if (gpu.ok()) {
                 gj.set("ordering_description", gpu.st.ordering).set("sweep_levels", gpu.st.sweep_levels);
@@ -766,7 +788,7 @@ Json case_json(const Run& run, const Case& c) {
         }
         for (const HostCg& host : c.host_cg) {
             Json hj;
-            hj.set("precond", host.tag.precond).set("ordering", host.tag.ordering).set("label", host.tag.label());
+            hj.set("method", host.tag.method).set("precond", host.tag.precond).set("ordering", host.tag.ordering).set("label", host.tag.label());
             hj.set("status", host.status).set("threads", host.threads);
             if (host.ok()) {
                 hj.set("ordering_description", host.ordering_description).set("sweep_depth", host.sweep_depth);
@@ -877,7 +899,8 @@ std::string summary(const Run& run, bool finished) {
     bool any_cg = false;
     for (const Case& c : run.cases) any_cg = any_cg || (c.status == "ok" && !c.gpu_cg.empty());
     if (any_cg) {
-        t << "\nCG, tol " << cg_tol << ", maxit " << cg_maxit << ", b = A*ones, x0 = 0, a row per case and preconditioner. GPU cuda::solve: jacobi "
+        t << "\nCG (GMRES(" << gmres_restart << ") on the convection-diffusion cases: rows gmres:*; their ilu0 is factored and swept as ic0 is below), tol " << cg_tol
+          << ", maxit " << cg_maxit << ", b = A*ones, x0 = 0, a row per case and preconditioner. GPU cuda::solve: jacobi "
           << "on the device; ic0: IC(0) factored on the host (the CPU backend's code) on the " << it::to_string(gpu_sweep_ordering)
           << " ordering, its two triangular sweeps on the device by level sets (lvls: kernel launches per application); gpu_setup: b and x up, "
           << "SpMV plan, preconditioner (ic0: the host's ordering and factorization and the factors' upload), first residual; gpu_ms: the "
@@ -887,7 +910,7 @@ std::string summary(const Run& run, bool finished) {
           << "ordering (iterations should match), alt_* the same preconditioner on the CPU's own ordering (alt). *_res: true residual "
           << "||b - A x|| / ||b||; speedup: the fastest host solve of the row (converged ones first) / gpu_ms; outcome: stop reasons other than "
           << "converged, DIFFERS where the GPU and host_* disagree (converged or not, iterations more than 10% + 3 apart)\n";
-        std::snprintf(buf, sizeof buf, "%-24s %-10s %6s %9s %9s %9s %8s %8s %5s | %6s %9s %9s %8s | %-4s %6s %9s %9s %8s | %7s  %s\n", "case", "precond",
+        std::snprintf(buf, sizeof buf, "%-24s %-16s %6s %9s %9s %9s %8s %8s %5s | %6s %9s %9s %8s | %-4s %6s %9s %9s %8s | %7s  %s\n", "case", "precond",
                       "gpu_it", "gpu_setup", "gpu_ms", "kern_ms", "ms/it", "gpu_res", "lvls", "host_it", "h_setup", "host_ms", "host_res", "alt", "alt_it", "a_setup", "alt_ms",
                       "alt_res", "speedup", "outcome");
         t << buf;
@@ -908,7 +931,7 @@ std::string summary(const Run& run, bool finished) {
                 const HostCg* same = same_host(c, g);
                 const HostCg* alt = nullptr;
                 for (const HostCg& h : c.host_cg)
-                    if (h.tag.precond == g.tag.precond && !(h.tag == g.tag)) {
+                    if (h.tag.method == g.tag.method && h.tag.precond == g.tag.precond && !(h.tag == g.tag)) {
                         alt = &h;
                         break;
                     }
@@ -924,8 +947,8 @@ std::string summary(const Run& run, bool finished) {
                 if (outcome.empty()) outcome = g.ok() ? "converged" : "-";
                 const HostCells hc = host_cells(same), ac = host_cells(alt);
                 const bool gok = g.ok();
-                std::snprintf(buf, sizeof buf, "%-24s %-10s %6s %9s %9s %9s %8s %8s %5s | %6s %9s %9s %8s | %-4s %6s %9s %9s %8s | %7s  %s\n",
-                              c.name.substr(0, 24).c_str(), g.tag.label().substr(0, 10).c_str(), gok ? std::to_string(g.res.iterations).c_str() : "FAILED",
+                std::snprintf(buf, sizeof buf, "%-24s %-16s %6s %9s %9s %9s %8s %8s %5s | %6s %9s %9s %8s | %-4s %6s %9s %9s %8s | %7s  %s\n",
+                              c.name.substr(0, 24).c_str(), g.tag.label().substr(0, 16).c_str(), gok ? std::to_string(g.res.iterations).c_str() : "FAILED",
                               gok ? fmt("%.2f", g.st.setup_ms).c_str() : "-", gok ? fmt("%.2f", g.st.solve_ms).c_str() : "-",
                               gok && g.solve_ms_kernels >= 0 ? fmt("%.2f", g.solve_ms_kernels).c_str() : "-",
                               gok && g.res.iterations > 0 ? fmt("%.4f", g.st.solve_ms / double(g.res.iterations)).c_str() : "-",
@@ -1094,7 +1117,7 @@ int main(int argc, char** argv) {
         }
         g.flush = &flush;
 
-        std::vector<Spec> specs{{"poisson", "poisson3d_64", 64, "", "spd"}, {"rmat", "rmat18_ef16", 18, "", "graph"}};
+        std::vector<Spec> specs{{"poisson", "poisson3d_64", 64, "", "spd"}, {"rmat", "rmat18_ef16", 18, "", "graph"}, {"convdiff", "convdiff3d_64", 64, "", "unsym"}};
         if (!run.args.quick) {
             for (Spec& sp : shared_specs(run.matrix_dir)) specs.push_back(sp);
             specs.push_back({"poisson", "poisson3d_128", 128, "", "spd"});
