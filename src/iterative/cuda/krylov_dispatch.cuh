@@ -503,7 +503,6 @@ void run_gmres(Solve<V, I>& k, Event& iterate, bool flexible) {
     std::vector<V> h(static_cast<std::size_t>(m + 2));
     iterative::GmresLsq<V> lsq(m);
     V* v = basis.data();
-    const auto vec_at = [&](DeviceBuffer<V>& buf, int j) { return buf.data() + static_cast<count_t>(j) * ld; };
     // z = M⁻¹ u (z == u without a preconditioner)
     const auto apply = [&](const V* u, V* z) {
         if (k.sweeps) {
@@ -543,7 +542,7 @@ void run_gmres(Solve<V, I>& k, Event& iterate, bool flexible) {
         bool lucky = false, done = false;
         for (; j < m && it < k.o.maxit; ++j) {
             V* vj = v + static_cast<count_t>(j) * ld;
-            V* zj = !precond ? vj : flexible ? vec_at(zs, j) : z_own.data();
+            V* zj = !precond ? vj : flexible ? zs.data() + static_cast<count_t>(j) * ld : z_own.data();
             apply(vj, zj);
             k.spmv->run(zj, w.data(), V(1), V(0), k.s());
             for (int pass = 0; pass < 2; ++pass) {  // CGS2: h(0..j, j) = Vᵀ w, w -= V h, twice (the second corrects the first)

@@ -571,20 +571,27 @@ struct NodeArrays {
           pv(num.piv.empty() ? nullptr : num.piv.data() + c0), ps(pv ? num.pivot_size.data() + c0 : nullptr) {}
 };
 
-// LDLᵀ, several right-hand sides: the node's values in its pivot order (x1, w x nrhs, ld w) and L11 with a unit
-// diagonal and without the D entries of its 2×2 pivots (l11, w x w, strictly lower part), both in scratch.
+// LDLᵀ (and LU's L for op(A) x = b), several right-hand sides: the node's values in its pivot order (x1, w x nrhs, ld w,
+// in scratch) and its unit L11 for a trsm that reads the strictly lower part (l11, ld ldl): the panel itself, or,
+// where the node has 2×2 pivots, a copy in scratch without their D entries (ld w).
 template <class V>
 struct LdltNodeRhs {
     V* x1;
-    V* l11;
+    const V* l11;
+    idx ldl;
     LdltNodeRhs(const V* panel, idx f, idx w, const std::int64_t* pv, const std::int8_t* ps, const V* y, idx n, idx c0, idx nrhs, std::vector<V>& scratch) {
-        scratch.resize(static_cast<std::size_t>(w * nrhs + w * w));
+        const bool pairs = std::any_of(ps, ps + w, [](std::int8_t p) { return p == 2; });
+        scratch.resize(static_cast<std::size_t>(w * nrhs + (pairs ? w * w : 0)));
         x1 = scratch.data();
-        l11 = x1 + w * nrhs;
         for (idx k = 0; k < nrhs; ++k)
             for (idx j = 0; j < w; ++j) x1[j + k * w] = y[c0 + pv[j] + k * n];
-        for (idx j = 0; j < w; ++j)
-            for (idx i = j + 1; i < w; ++i) l11[i + j * w] = ps[j] == 2 && i == j + 1 ? V(0) : panel[i + j * f];
+        l11 = panel, ldl = f;
+        if (pairs) {
+            V* copy = x1 + w * nrhs;
+            for (idx j = 0; j < w; ++j)
+                for (idx i = j + 1; i < w; ++i) copy[i + j * w] = ps[j] == 2 && i == j + 1 ? V(0) : panel[i + j * f];
+            l11 = copy, ldl = w;
+        }
     }
     void scatter(V* y, idx n, idx c0, idx w, idx nrhs, const std::int64_t* pv) const {
         for (idx k = 0; k < nrhs; ++k)
@@ -625,8 +632,8 @@ void forward_node_rhs(const Symbolic& s, const NumericFactor<V>& num, idx sn, V*
     } else if (pv) {
         ld.emplace(panel, f, w, pv, ps, y, n, c0, nrhs, scratch);
         x1 = ld->x1, ldx = w;
-        dense::trsm_general(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, static_cast<int>(w), static_cast<int>(nrhs), ld->l11, static_cast<int>(w), x1,
-                            static_cast<int>(w));
+        dense::trsm_general(CblasLeft, CblasLower, CblasNoTrans, CblasUnit, static_cast<int>(w), static_cast<int>(nrhs), ld->l11, static_cast<int>(ld->ldl),
+                            x1, static_cast<int>(w));
     } else {
         dense::trsm(CblasLeft, CblasNoTrans, static_cast<int>(w), static_cast<int>(nrhs), panel, static_cast<int>(f), y + c0, static_cast<int>(n));
     }
@@ -655,34 +662,15 @@ void forward_node_rhs(const Symbolic& s, const NumericFactor<V>& num, idx sn, V*
 }
 
 // Several right-hand sides backward through sn: x1 -= op(L21) y2 (y2 gathered into work), x1 = op(L11)⁻¹ x1; op: ᴴ
-// (LLᴴ; LDLᴴ with conj), ᵀ (complex symmetric LDLᵀ: conj false). LU, op(A) x = b (top_op transpose or
-// conjugate_transpose): the same with the unit L11 read from the panel, the node's values in and out through the
-// pivoting.
+// (LLᴴ; LDLᴴ with conj), ᵀ (complex symmetric LDLᵀ: conj false). LU with top = transpose / conjugate_transpose:
+// Lᵀ / Lᴴ (unit) as LDLᵀ's, the node's values in and out through the pivoting (conj then follows top).
 template <class V>
 void backward_node_rhs(const Symbolic& s, const NumericFactor<V>& num, idx sn, V* y, idx nrhs, bool conj, V* work, std::vector<V>& scratch,
                        Transpose top) {
     if (s.is_schur(sn)) return;
     const auto [f, w, c0, panel, r, pv, ps] = NodeArrays<V>(s, num, sn);
     const idx n = s.n, m = f - w;
-    if (!num.ux.empty() && top != Transpose::none) {
-        const CBLAS_TRANSPOSE op = top == Transpose::conjugate_transpose ? CblasConjTrans : CblasTrans;
-        scratch.resize(static_cast<std::size_t>(w * nrhs));
-        V* x1 = scratch.data();
-        for (idx k = 0; k < nrhs; ++k)
-            for (idx j = 0; j < w; ++j) x1[j + k * w] = y[c0 + pv[j] + k * n];
-        if (m > 0) {
-            for (idx k = 0; k < nrhs; ++k)
-                for (idx i = 0; i < m; ++i) work[i + k * m] = y[r[w + i] + k * n];
-            dense::gemm(op, static_cast<int>(w), static_cast<int>(nrhs), static_cast<int>(m), V(-1), panel + w, static_cast<int>(f), work,
-                        static_cast<int>(m), V(1), x1, static_cast<int>(w));
-        }
-        dense::trsm_general(CblasLeft, CblasLower, op, CblasUnit, static_cast<int>(w), static_cast<int>(nrhs), panel, static_cast<int>(f), x1,
-                            static_cast<int>(w));
-        for (idx k = 0; k < nrhs; ++k)
-            for (idx j = 0; j < w; ++j) y[c0 + pv[j] + k * n] = x1[j + k * w];
-        return;
-    }
-    if (!num.ux.empty()) {  // LU, A x = b: x1 = U11⁻¹ (x1 - U12 y2), U12ᵀ in the U panel's rows w..f, in place on y
+    if (!num.ux.empty() && top == Transpose::none) {  // LU, A x = b: x1 = U11⁻¹ (x1 - U12 y2), U12ᵀ in the U panel's rows w..f, in place on y
         if (m > 0) {
             for (idx k = 0; k < nrhs; ++k)
                 for (idx i = 0; i < m; ++i) work[i + k * m] = y[r[w + i] + k * n];
@@ -693,6 +681,7 @@ void backward_node_rhs(const Symbolic& s, const NumericFactor<V>& num, idx sn, V
                             y + c0, static_cast<int>(n));
         return;
     }
+    if (!num.ux.empty()) conj = top == Transpose::conjugate_transpose;
     std::optional<LdltNodeRhs<V>> ld;
     if (pv) ld.emplace(panel, f, w, pv, ps, y, n, c0, nrhs, scratch);
     V* x1 = ld ? ld->x1 : y + c0;
@@ -705,7 +694,7 @@ void backward_node_rhs(const Symbolic& s, const NumericFactor<V>& num, idx sn, V
                     V(1), x1, static_cast<int>(ldx));
     }
     if (ld) {
-        dense::trsm_general(CblasLeft, CblasLower, op, CblasUnit, static_cast<int>(w), static_cast<int>(nrhs), ld->l11, static_cast<int>(w), x1,
+        dense::trsm_general(CblasLeft, CblasLower, op, CblasUnit, static_cast<int>(w), static_cast<int>(nrhs), ld->l11, static_cast<int>(ld->ldl), x1,
                             static_cast<int>(w));
         ld->scatter(y, n, c0, w, nrhs, pv);
     } else {
@@ -922,7 +911,7 @@ template <class V>
 void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs, V* work, int threads, Transpose op) {
     // Per supernode: x1 = L11⁻¹ y1; y2 -= L21 x1 (scattered through the row list).
     const idx n = s.n;
-    std::vector<V> scratch;  // LDLᵀ, several right-hand sides: a node's values and unit L11
+    std::vector<V> scratch;  // several right-hand sides: a node's gathered values (and L11 copied without D's 2×2 entries)
     if (parallel_sweep(s)) {
         const idx nsub = static_cast<idx>(s.subtree_root.size()), rows = nrhs > 1 ? max_update_rows(s) : 0;
         std::vector<std::vector<V>> outside(static_cast<std::size_t>(nsub));
@@ -975,7 +964,7 @@ void forward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrh
 template <class V>
 void backward_sweep(const Symbolic& s, const NumericFactor<V>& num, V* y, idx nrhs, V* work, int threads, bool conj, Transpose op) {
     // Per supernode, root first: y1 -= L21ᴴ y2 (gathered); x1 = L11⁻ᴴ y1.
-    std::vector<V> scratch;  // LDLᵀ, several right-hand sides: a node's values and unit L11
+    std::vector<V> scratch;  // several right-hand sides: a node's gathered values (and L11 copied without D's 2×2 entries)
     if (parallel_sweep(s)) {
         if (nrhs > 1) {
             for (auto it = s.top_nodes.rbegin(); it != s.top_nodes.rend(); ++it) backward_node_rhs(s, num, *it, y, nrhs, conj, work, scratch, op);
