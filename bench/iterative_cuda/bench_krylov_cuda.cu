@@ -507,7 +507,7 @@ GpuCg run_gpu_cg(const Mat& a, const DevMat& dm, const std::vector<V>& b, int re
             }
             if (setup_failed) break;  // the same factorization fails again
         }
-        if (out.res.reason != it::StopReason::preconditioner_failed && method == it::Method::cg) {  // the same solve without CUDA graphs
+        if (out.res.reason != it::StopReason::preconditioner_failed) {  // the same solve without CUDA graphs
             gc::GpuSolveOptions k = o;
             k.graphs = false;
             for (int r = 0; r < runs; ++r) {

@@ -2,16 +2,59 @@
 // (krylov.cpp) and the GPU one (cuda/krylov_dispatch.cuh): the Hessenberg matrix of one restart cycle, reduced to
 // upper triangular form by Givens rotations as its columns arrive, the rotated right-hand side g (whose last entry
 // is the residual norm of the current iterate), the back substitution for the update's coefficients y, and the
-// tests at a restart.
+// tests at a restart. The arithmetic of a column and of the back substitution is in two functions that the GPU's
+// kernels run too (krylov_kernels.cuh), on arrays of their own in device memory (GmresLsq itself stays on the host).
 #pragma once
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <vector>
 
 #include <gigasparse/iterative/krylov.hpp>
 
+#ifdef __CUDACC__
+#define GIGASPARSE_GMRES_HD __host__ __device__
+#else
+#define GIGASPARSE_GMRES_HD
+#endif
+
 namespace gigasparse::iterative {
+
+// Column j of the Hessenberg matrix, entry i at col[i * stride] (entries 0..j set; entry j + 1 is written as hn,
+// the norm of the orthogonalized vector): the earlier rotations (cs, sn) applied to it, a new one zeroing
+// H(j + 1, j), and the rotated right-hand side g updated; returns |g[j + 1]|, the residual norm after j + 1 steps.
+template <class V>
+GIGASPARSE_GMRES_HD V gmres_rotate_column(V* col, std::ptrdiff_t stride, int j, V hn, V* cs, V* sn, V* g) {
+    using std::abs;
+    using std::hypot;
+    col[(j + 1) * stride] = hn;
+    for (int i = 0; i < j; ++i) {
+        const V a = col[i * stride], b = col[(i + 1) * stride];
+        col[i * stride] = cs[i] * a + sn[i] * b;
+        col[(i + 1) * stride] = -sn[i] * a + cs[i] * b;
+    }
+    const V hjj = col[j * stride];
+    const V d = hypot(hjj, hn);
+    cs[j] = d == V(0) ? V(1) : hjj / d;
+    sn[j] = d == V(0) ? V(0) : hn / d;
+    col[j * stride] = d;
+    g[j + 1] = -sn[j] * g[j];
+    g[j] = cs[j] * g[j];
+    return abs(g[j + 1]);
+}
+
+// y = R⁻¹ g over the first j columns, R(i, l) at r[i * row_stride + l * col_stride] (back substitution; a zero
+// diagonal gives a zero coefficient).
+template <class V>
+GIGASPARSE_GMRES_HD void gmres_back_substitute(const V* r, std::ptrdiff_t row_stride, std::ptrdiff_t col_stride, const V* g, V* y, int j) {
+    for (int i = j - 1; i >= 0; --i) {
+        V s = g[i];
+        for (int l = i + 1; l < j; ++l) s -= r[i * row_stride + l * col_stride] * y[l];
+        const V d = r[i * row_stride + i * col_stride];
+        y[i] = d == V(0) ? V(0) : s / d;
+    }
+}
 
 template <class V>
 class GmresLsq {
@@ -29,21 +72,7 @@ public:
     V& h(int i, int j) { return h_[static_cast<std::size_t>(i * m_ + j)]; }
     // Column j with H(j + 1, j) = hn (the norm of the orthogonalized vector): the earlier rotations applied to it,
     // a new one zeroing H(j + 1, j); returns |g[j + 1]|, the residual norm after j + 1 steps of the cycle.
-    double add_column(int j, V hn) {
-        h(j + 1, j) = hn;
-        for (int i = 0; i < j; ++i) {
-            const V t = cs_[i] * h(i, j) + sn_[i] * h(i + 1, j);
-            h(i + 1, j) = -sn_[i] * h(i, j) + cs_[i] * h(i + 1, j);
-            h(i, j) = t;
-        }
-        const V d = std::hypot(h(j, j), hn);
-        cs_[j] = d == V(0) ? V(1) : h(j, j) / d;
-        sn_[j] = d == V(0) ? V(0) : hn / d;
-        h(j, j) = d;
-        g_[j + 1] = -sn_[j] * g_[j];
-        g_[j] = cs_[j] * g_[j];
-        return static_cast<double>(std::abs(g_[j + 1]));
-    }
+    double add_column(int j, V hn) { return static_cast<double>(gmres_rotate_column(&h(0, j), m_, j, hn, cs_.data(), sn_.data(), g_.data())); }
     // The end of step j of a cycle: column j added with its norm hn, the iteration counted (it) and recorded by the
     // solver (k.record: its stopping test); stop when the solve is over, lucky when the Krylov space is exhausted.
     enum class Next { go, stop, lucky };
@@ -56,11 +85,7 @@ public:
     }
     // y = R⁻¹ g over the first j columns (back substitution; a zero diagonal gives a zero coefficient).
     const std::vector<V>& solve(int j) {
-        for (int i = j - 1; i >= 0; --i) {
-            V s = g_[i];
-            for (int l = i + 1; l < j; ++l) s -= h(i, l) * y_[l];
-            y_[i] = h(i, i) == V(0) ? V(0) : s / h(i, i);
-        }
+        gmres_back_substitute(h_.data(), m_, 1, g_.data(), y_.data(), j);
         return y_;
     }
 

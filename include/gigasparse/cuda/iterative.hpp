@@ -80,8 +80,8 @@ struct GpuSolveOptions {
     double tol = 1e-8;            // stop when ||b - A x||_2 <= tol ||b||_2 (recurrence residual)
     std::int64_t maxit = 1000;
     bool record_history = true;
-    // Iterations queued between two reads of their residuals (1..64; CG and BiCGStab: GMRES reads its Hessenberg
-    // column after each iteration, for the host's Givens rotations). A stop, convergence included, is
+    // Iterations queued between two reads of their residuals (1..64; GMRES: the steps of a cycle, in batches that
+    // start again with each cycle, at most restart at a time). A stop, convergence included, is
     // decided on the device and freezes the solve there (the iterations queued after it only launch), so the
     // result is the same for any value; larger ones keep the GPU busy while the host decides.
     std::int64_t check_every = 8;

@@ -326,36 +326,46 @@ struct Solve {
     }
 };
 
+// A batch of queued iterations as one CUDA graph: captured the first time the batch is queued whole (its planned
+// size: the same kernels, buffers and slots each time), replayed after; a batch cut short (by maxit), a solve
+// with graphs off, or a runtime that will not capture runs kernel by kernel. SpMV calls are counted as run.
+struct BatchGraph {
+    Graph graph;
+    count_t spmvs = 0;  // SpMV calls per replay
+    bool failed = false;
+};
+
+template <class V, class I, class Queue>
+void queue_batch(Solve<V, I>& k, BatchGraph& g, bool whole, Queue queue) {
+    const bool use = k.o.graphs && whole && !g.failed;
+    if (use && !g.graph.ready()) {
+        const count_t before = k.spmv->calls();
+        g.failed = !g.graph.capture(k.s(), queue);
+        g.spmvs = k.spmv->calls() - before;
+        k.spmv->add_calls(-g.spmvs);  // captured, not run
+    }
+    if (use && g.graph.ready()) {
+        g.graph.launch(k.s());
+        k.spmv->add_calls(g.spmvs);
+        ++k.graph_launches;
+    } else {
+        queue();
+    }
+}
+
 // Iterations 1..maxit queued in batches of check_every (at most 64): queue(slot) queues one iteration, whose
 // kernels leave its state in the ring slot; the ring is read once per batch and over(it, state) reads each
 // iteration in turn (true: the solve is over). A stop decided on the device freezes the solve there, so the
 // iterations queued after it do nothing but launch, and the result is the same for any batch size.
-// With o.graphs a whole batch is captured once as a CUDA graph (the same buffers and slots every batch) and
-// each full batch is one graph launch; a batch cut short by maxit, or a runtime that will not capture, is
-// launched kernel by kernel.
+// Each whole batch is one graph launch (queue_batch).
 template <class V, class I, class State, class Queue, class Over>
 void run_batches(Solve<V, I>& k, DeviceBuffer<State>& ring, std::vector<State>& seen, Queue queue, Over over) {
-    const auto queue_batch = [&](count_t batch) {
-        for (count_t b = 0; b < batch; ++b) queue(ring.data() + b);
-    };
-    Graph graph;
-    bool use_graph = k.o.graphs;
-    count_t graph_spmvs = 0;  // SpMV calls per replay
+    BatchGraph graph;
     for (count_t it = 1; it <= k.o.maxit;) {
         const count_t batch = std::min<count_t>(ring.size(), k.o.maxit - it + 1);
-        if (use_graph && batch == ring.size() && !graph.ready()) {
-            const count_t before = k.spmv->calls();
-            use_graph = graph.capture(k.s(), [&] { queue_batch(batch); });
-            graph_spmvs = k.spmv->calls() - before;
-            k.spmv->add_calls(-graph_spmvs);  // captured, not run
-        }
-        if (use_graph && batch == ring.size()) {
-            graph.launch(k.s());
-            k.spmv->add_calls(graph_spmvs);
-            ++k.graph_launches;
-        } else {
-            queue_batch(batch);
-        }
+        queue_batch(k, graph, batch == ring.size(), [&] {
+            for (count_t b = 0; b < batch; ++b) queue(ring.data() + b);
+        });
         k.read_ring(seen, ring, batch);
         for (count_t b = 0; b < batch; ++b)
             if (over(it + b, seen[static_cast<std::size_t>(b)])) return;
@@ -485,12 +495,15 @@ void run_bicgstab(Solve<V, I>& k, Event& iterate) {
     run_batches(k, ring, seen, queue, over);
 }
 
-// GMRES(m) and FGMRES as iterative::gmres / fgmres, right-preconditioned: the basis (one array of m + 1 vectors),
-// the preconditioned vectors (FGMRES: m more), the SpMV and the orthogonalization on the device. Classical Gram–Schmidt
-// twice per step (CGS2: a pass of all j + 1 dot products, their sums, one update of w — twice — where the host's
-// modified Gram–Schmidt needs j + 1 dependent dot products and updates); then ||w||², and the host reads the column
-// (j + 2 values: one round trip per iteration) for its Givens rotations (GmresLsq, the host solver's own) and the
-// stopping test. At the end of a cycle the coefficients y go to the device for x's update.
+// GMRES(m) and FGMRES as iterative::gmres / fgmres, right-preconditioned, with the whole cycle on the device: the
+// basis (one array of m + 1 vectors), the preconditioned vectors (FGMRES: m more), the SpMV, the orthogonalization,
+// the Givens rotations of the small least-squares problem and its back substitution. Classical Gram–Schmidt twice per
+// step (CGS2: a pass of all j + 1 dot products, their sums, one update of w — twice — where the host's modified
+// Gram–Schmidt needs j + 1 dependent dot products and updates); then one block rotates the new Hessenberg column
+// (gmres_rotate_column, the host solver's arithmetic) and decides the stop. The steps of a cycle are queued in batches
+// of check_every, each batch one graph launch (the same batch of every cycle replays one graph), and the host reads
+// each batch's states once: a stop freezes the cycle on the device, so the result is the same for any batch size.
+// The host reads the true residual's norm once per cycle, at its restart.
 template <class V, class I>
 void run_gmres(Solve<V, I>& k, Event& iterate, bool flexible) {
     const int m = k.o.restart;
@@ -499,86 +512,94 @@ void run_gmres(Solve<V, I>& k, Event& iterate, bool flexible) {
     const bool precond = dinv || k.sweeps;
     DeviceBuffer<V> basis(n * (m + 1), k.where), zs(flexible && precond ? n * m : 0, k.where), w = k.vec(), r = k.vec();
     DeviceBuffer<V> z_own = precond && !flexible ? k.vec() : DeviceBuffer<V>();
-    DeviceBuffer<V> partial(k.red_blocks * (m + 1), k.where), coef(m + 1, k.where), hcol(m + 2, k.where);
-    std::vector<V> h(static_cast<std::size_t>(m + 2));
-    iterative::GmresLsq<V> lsq(m);
+    DeviceBuffer<V> partial(k.red_blocks * (m + 1), k.where), coef(m + 1, k.where), hcol(m + 1, k.where);
+    DeviceBuffer<V> lsq_mem(static_cast<count_t>(m + 1) * m + 3 * static_cast<count_t>(m) + (m + 1), k.where);
+    const GmresLsqRef<V> lsq{lsq_mem.data(), lsq_mem.data() + (m + 1) * m, lsq_mem.data() + (m + 1) * m + m, lsq_mem.data() + (m + 1) * m + 2 * m,
+                             lsq_mem.data() + (m + 1) * m + 2 * m + (m + 1), m};
+    DeviceBuffer<GmresState<V>> st(1, k.where), ring(std::min<count_t>(k.ring_slots(), m), k.where);
+    std::vector<GmresState<V>> seen(static_cast<std::size_t>(ring.size()));
+    const int q = static_cast<int>(ring.size());
+    std::vector<BatchGraph> graphs(static_cast<std::size_t>((m + q - 1) / q));  // by the batch's first step
+    const int* stopped = k.stop_flag(st);
+    const double stop_norm = k.o.tol * k.bnorm;
     V* v = basis.data();
     // z = M⁻¹ u (z == u without a preconditioner)
-    const auto apply = [&](const V* u, V* z) {
-        if (k.sweeps) {
-            k.apply(u, z);
-        } else if (dinv) {
-            check(cudaMemcpyAsync(z, u, static_cast<std::size_t>(n) * sizeof(V), cudaMemcpyDeviceToDevice, k.s()), "cudaMemcpyAsync D2D");
-            k.elementwise("gigasparse::krylov::scale_kernel", scale_kernel<V>, dinv, z, static_cast<const int*>(nullptr));
-        }
+    const auto apply = [&](const V* u, V* z, const int* skip) {
+        if (k.sweeps) k.apply(u, z, skip);
+        else if (dinv) k.elementwise("gigasparse::krylov::diag_apply_kernel", diag_apply_kernel<V>, dinv, u, z, skip);
     };
-    // ||u||² into *out (device)
-    const auto norm2 = [&](const V* u, V* out) {
-        k.dot(u, u, k.partial0.data());
-        k.finish("gigasparse::krylov::sum_kernel", sum_kernel<V>, static_cast<const V*>(k.partial0.data()), out);
-    };
-    const auto read = [&](int count) {
-        check(cudaMemcpyAsync(h.data(), hcol.data(), static_cast<std::size_t>(count) * sizeof(V), cudaMemcpyDeviceToHost, k.s()), "cudaMemcpyAsync D2H");
-        k.stream.sync();
-    };
-    const auto axpby = [&](V alpha, const V* x, V beta, V* y) {
-        k.elementwise("gigasparse::krylov::axpby_kernel", axpby_kernel<V>, alpha, x, beta, y);
-    };
-    // r = b - A x, beta = ||r||
+    // r = b - A x; the host reads ||r||
     const auto restart_residual = [&] {
         k.residual(r);
-        norm2(r.data(), hcol.data());
-        read(1);
-        return std::sqrt(static_cast<double>(h[0]));
+        k.dot(r.data(), r.data(), k.partial0.data());
+        k.finish("gigasparse::krylov::sum_kernel", sum_kernel<V>, static_cast<const V*>(k.partial0.data()), hcol.data());
+        V rr{};
+        check(cudaMemcpyAsync(&rr, hcol.data(), sizeof rr, cudaMemcpyDeviceToHost, k.s()), "cudaMemcpyAsync D2H");
+        k.stream.sync();
+        return std::sqrt(static_cast<double>(rr));
+    };
+    // step j of a cycle (v_j given): its state into *slot
+    const auto step = [&](int j, GmresState<V>* slot) {
+        V* vj = v + static_cast<count_t>(j) * ld;
+        V* zj = !precond ? vj : flexible ? zs.data() + static_cast<count_t>(j) * ld : z_own.data();
+        apply(vj, zj, stopped);
+        k.spmv->run(zj, w.data(), V(1), V(0), k.s(), stopped);
+        for (int pass = 0; pass < 2; ++pass) {  // CGS2: h(0..j, j) = Vᵀ w, w -= V h, twice (the second corrects the first)
+            launch("gigasparse::krylov::multi_dot_kernel", multi_dot_kernel<V>, k.red_blocks, dim3(block_threads), 0, k.s(), n,
+                   static_cast<const V*>(v), ld, j + 1, static_cast<const V*>(w.data()), partial.data(), stopped);
+            launch("gigasparse::krylov::multi_sum_kernel", multi_sum_kernel<V>, j + 1, dim3(block_threads), 0, k.s(), k.red_blocks,
+                   static_cast<const V*>(partial.data()), coef.data(), hcol.data(), pass == 0, stopped);
+            k.elementwise("gigasparse::krylov::multi_axpby_kernel", multi_axpby_kernel<V>, static_cast<const V*>(v), ld, j + 1,
+                          static_cast<const V*>(coef.data()), V(-1), V(1), w.data(), stopped);
+        }
+        k.dot(w.data(), w.data(), k.partial0.data(), stopped);
+        k.finish("gigasparse::krylov::gmres_rotate_kernel", gmres_rotate_kernel<V>, static_cast<const V*>(k.partial0.data()),
+                 static_cast<const V*>(hcol.data()), j, lsq, stop_norm, st.data(), slot);
+        k.elementwise("gigasparse::krylov::gmres_next_kernel", gmres_next_kernel<V>, static_cast<const GmresState<V>*>(st.data()),
+                      static_cast<const V*>(w.data()), v + static_cast<count_t>(j + 1) * ld);
     };
     std::int64_t it = 0;
     double beta = restart_residual();
     iterate.record(k.s());
     if (k.record(0, beta)) return;
     while (it < k.o.maxit) {
-        axpby(V(1 / beta), r.data(), V(0), v);
-        lsq.start(beta);
-        int j = 0;
+        k.elementwise("gigasparse::krylov::axpby_kernel", axpby_kernel<V>, V(1 / beta), static_cast<const V*>(r.data()), V(0), v);
+        launch("gigasparse::krylov::gmres_start_kernel", gmres_start_kernel<V>, 1, dim3(32), 0, k.s(), lsq, V(beta), st.data());
+        int j = 0;  // steps of the cycle taken
         bool lucky = false, done = false;
-        for (; j < m && it < k.o.maxit; ++j) {
-            V* vj = v + static_cast<count_t>(j) * ld;
-            V* zj = !precond ? vj : flexible ? zs.data() + static_cast<count_t>(j) * ld : z_own.data();
-            apply(vj, zj);
-            k.spmv->run(zj, w.data(), V(1), V(0), k.s());
-            for (int pass = 0; pass < 2; ++pass) {  // CGS2: h(0..j, j) = Vᵀ w, w -= V h, twice (the second corrects the first)
-                launch("gigasparse::krylov::multi_dot_kernel", multi_dot_kernel<V>, k.red_blocks, dim3(block_threads), 0, k.s(), n,
-                       static_cast<const V*>(v), ld, j + 1, static_cast<const V*>(w.data()), partial.data());
-                launch("gigasparse::krylov::multi_sum_kernel", multi_sum_kernel<V>, j + 1, dim3(block_threads), 0, k.s(), k.red_blocks,
-                       static_cast<const V*>(partial.data()), coef.data(), hcol.data(), pass == 0);
-                k.elementwise("gigasparse::krylov::multi_axpby_kernel", multi_axpby_kernel<V>, static_cast<const V*>(v), ld, j + 1,
-                              static_cast<const V*>(coef.data()), V(-1), V(1), w.data());
+        while (j < m && it < k.o.maxit && !done && !lucky) {
+            const int planned = std::min(q, m - j);
+            const int batch = static_cast<int>(std::min<std::int64_t>(planned, k.o.maxit - it));
+            const int first = j;
+            queue_batch(k, graphs[static_cast<std::size_t>(first / q)], batch == planned, [&] {
+                for (int b = 0; b < batch; ++b) step(first + b, ring.data() + b);
+            });
+            k.read_ring(seen, ring, batch);
+            for (int b = 0; b < batch; ++b) {
+                const GmresState<V>& h = seen[static_cast<std::size_t>(b)];
+                ++it, ++j;
+                if (k.record(it, static_cast<double>(h.rnorm), (h.stop & gmres_stop_converged) != 0)) {
+                    done = true;
+                    break;
+                }
+                if (h.stop & gmres_stop_lucky) {
+                    lucky = true;
+                    break;
+                }
             }
-            norm2(w.data(), hcol.data() + j + 1);
-            read(j + 2);
-            for (int i = 0; i <= j; ++i) lsq.h(i, j) = h[static_cast<std::size_t>(i)];
-            const V hn = std::sqrt(h[static_cast<std::size_t>(j + 1)]);
-            if (const auto next = lsq.end_step(k, j, hn, it); next != iterative::GmresLsq<V>::Next::go) {
-                done = next == iterative::GmresLsq<V>::Next::stop, lucky = !done;
-                ++j;
-                break;
-            }
-            axpby(V(1) / hn, w.data(), V(0), v + static_cast<count_t>(j + 1) * ld);
         }
         if (k.res.reason == iterative::StopReason::non_finite && done && !k.res.converged) return;
-        const std::vector<V>& y = lsq.solve(j);
-        check(cudaMemcpyAsync(coef.data(), y.data(), static_cast<std::size_t>(j) * sizeof(V), cudaMemcpyHostToDevice, k.s()), "cudaMemcpyAsync H2D");
+        launch("gigasparse::krylov::gmres_solve_kernel", gmres_solve_kernel<V>, 1, dim3(32), 0, k.s(), lsq, j);
         if (flexible && precond) {  // x += Σ y_i z_i
             k.elementwise("gigasparse::krylov::multi_axpby_kernel", multi_axpby_kernel<V>, static_cast<const V*>(zs.data()), ld, j,
-                          static_cast<const V*>(coef.data()), V(1), V(1), k.xd.data());
+                          static_cast<const V*>(lsq.y), V(1), V(1), k.xd.data(), static_cast<const int*>(nullptr));
         } else {  // w = Σ y_i v_i, x += M⁻¹ w
             k.elementwise("gigasparse::krylov::multi_axpby_kernel", multi_axpby_kernel<V>, static_cast<const V*>(v), ld, j,
-                          static_cast<const V*>(coef.data()), V(1), V(0), w.data());
+                          static_cast<const V*>(lsq.y), V(1), V(0), w.data(), static_cast<const int*>(nullptr));
             V* zw = precond ? z_own.data() : w.data();  // (flexible with a preconditioner took the branch above)
-            apply(w.data(), zw);
-            axpby(V(1), zw, V(1), k.xd.data());
+            apply(w.data(), zw, nullptr);
+            k.elementwise("gigasparse::krylov::axpby_kernel", axpby_kernel<V>, V(1), static_cast<const V*>(zw), V(1), k.xd.data());
         }
-        // the copy above reads y, which lsq owns: done before lsq changes it or goes
-        k.stream.sync();
         if (done) return;
         beta = restart_residual();  // restart from the true residual
         if (iterative::gmres_restart_stops(k, beta, lucky)) return;

@@ -15,6 +15,7 @@
 #include <gigasparse/cuda/abi.hpp>
 
 #include "iterative/cuda/krylov_math.hpp"
+#include "iterative/gmres_lsq.hpp"
 
 namespace gigasparse::cuda {
 inline namespace GIGASPARSE_CUDA_ABI {
@@ -471,12 +472,14 @@ static __global__ void __launch_bounds__(block_threads)
 }
 
 // ---------------------------------------------------------------- GMRES
-// The restart basis is one array, vector i at basis + i ld (ld >= n).
+// The restart basis is one array, vector i at basis + i ld (ld >= n). skip (nullable) in the kernels of a step: the
+// solve's stop flag; a stopped step does nothing (the steps queued after a stop only launch).
 // Classical Gram–Schmidt's k dot products in one pass over w: partial[i gridDim + block] = the block's share
 // of v_iᵀ w (grid = reduce_blocks(n), as dot_kernel's, so each sum's rounding is a function of n alone).
 template <class V>
-static __global__ void __launch_bounds__(block_threads)
-    multi_dot_kernel(count_t n, const V* __restrict__ basis, count_t ld, int k, const V* __restrict__ w, V* __restrict__ partial) {
+static __global__ void __launch_bounds__(block_threads) multi_dot_kernel(count_t n, const V* __restrict__ basis, count_t ld, int k, const V* __restrict__ w,
+                                                                         V* __restrict__ partial, const int* __restrict__ skip) {
+    if (skip && *skip) return;
     const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
     for (int i = 0; i < k; ++i) {
         const V* __restrict__ v = basis + i * ld;
@@ -491,7 +494,8 @@ static __global__ void __launch_bounds__(block_threads)
 // Block i (grid = k) sums the m partials of coefficient i: c[i] = the sum; h[i] = it (first) or h[i] + it.
 template <class V>
 static __global__ void __launch_bounds__(block_threads)
-    multi_sum_kernel(count_t m, const V* __restrict__ partial, V* __restrict__ c, V* __restrict__ h, bool first) {
+    multi_sum_kernel(count_t m, const V* __restrict__ partial, V* __restrict__ c, V* __restrict__ h, bool first, const int* __restrict__ skip) {
+    if (skip && *skip) return;
     const V s = finish_sum(m, partial + static_cast<count_t>(blockIdx.x) * m);
     if (threadIdx.x == 0) {
         c[blockIdx.x] = s;
@@ -502,13 +506,97 @@ static __global__ void __launch_bounds__(block_threads)
 // w = beta w + alpha Σ_{i<k} c_i v_i (c in device memory; beta == 0: w is not read).
 template <class V>
 static __global__ void multi_axpby_kernel(count_t n, const V* __restrict__ basis, count_t ld, int k, const V* __restrict__ c, V alpha, V beta,
-                                          V* __restrict__ w) {
+                                          V* __restrict__ w, const int* __restrict__ skip) {
+    if (skip && *skip) return;
     const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
     for (count_t t = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < n; t += stride) {
         V s = V(0);
         for (int i = 0; i < k; ++i) s += c[i] * basis[i * ld + t];
         w[t] = beta == V(0) ? alpha * s : beta * w[t] + alpha * s;
     }
+}
+
+// z = d ∘ u (Jacobi's M⁻¹ u).
+template <class V>
+static __global__ void diag_apply_kernel(count_t n, const V* __restrict__ d, const V* __restrict__ u, V* __restrict__ z, const int* __restrict__ skip) {
+    if (skip && *skip) return;
+    const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
+    for (count_t t = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < n; t += stride) z[t] = d[t] * u[t];
+}
+
+// One step of a GMRES cycle as the device sees it: its residual norm and H(j + 1, j), and why it stopped.
+template <class V>
+struct GmresState {
+    V rnorm;   // |g[j + 1]|: the residual norm of the cycle's iterate after the step (recurrence)
+    V hn;      // ||w|| after the Gram–Schmidt passes: H(j + 1, j), the next basis vector's divisor
+    int stop;  // gmres_stop_* bits; once set, every later kernel of the cycle leaves the basis and the rotations as they are
+};
+
+// The host reads them in this order, as iterative::gmres tests them: the residual norm not finite; at or below
+// tol ||b||; H(j + 1, j) = 0 (the Krylov space exhausted: the cycle ends there).
+inline constexpr int gmres_stop_nonfinite = 1, gmres_stop_converged = 2, gmres_stop_lucky = 4;
+
+// The least-squares problem of one cycle in device memory (m columns): R column-major with m + 1 rows, the
+// rotations, the rotated right-hand side g, the coefficients y.
+template <class V>
+struct GmresLsqRef {
+    V* r;
+    V* cs;
+    V* sn;
+    V* g;
+    V* y;
+    int m;
+};
+
+// A new cycle from a residual of norm beta: g = beta e_1, the state cleared.
+template <class V>
+static __global__ void gmres_start_kernel(GmresLsqRef<V> l, V beta, GmresState<V>* st) {
+    for (int i = threadIdx.x; i <= l.m; i += blockDim.x) l.g[i] = i == 0 ? beta : V(0);
+    if (threadIdx.x == 0) *st = GmresState<V>{};
+}
+
+// Step j's end (one block): ||w||² from the partials of its dot kernel, column j of R from the Gram–Schmidt
+// coefficients h[0..j], the rotations (gmres_rotate_column, the host solver's), the stop bits (stop_norm = tol ||b||,
+// compared in double as the host compares), the state copied to *snapshot (the host reads a batch of them).
+template <class V>
+static __global__ void __launch_bounds__(block_threads) gmres_rotate_kernel(count_t parts, const V* __restrict__ partial, const V* __restrict__ h, int j,
+                                                                            GmresLsqRef<V> l, double stop_norm, GmresState<V>* st,
+                                                                            GmresState<V>* snapshot) {
+    const int stop = st->stop;
+    __syncthreads();  // every thread has read the bits before thread 0 writes them
+    if (stop) {
+        if (threadIdx.x == 0) *snapshot = *st;
+        return;
+    }
+    const V ww = finish_sum(parts, partial);
+    if (threadIdx.x == 0) {
+        using std::sqrt;
+        const V hn = sqrt(ww);
+        V* col = l.r + static_cast<count_t>(j) * (l.m + 1);
+        for (int i = 0; i <= j; ++i) col[i] = h[i];
+        const V rnorm = iterative::gmres_rotate_column(col, 1, j, hn, l.cs, l.sn, l.g);
+        st->rnorm = rnorm;
+        st->hn = hn;
+        if (!finite(rnorm)) st->stop = gmres_stop_nonfinite;
+        else if (static_cast<double>(rnorm) <= stop_norm) st->stop = gmres_stop_converged;
+        else if (hn == V(0)) st->stop = gmres_stop_lucky;
+        *snapshot = *st;
+    }
+}
+
+// The next basis vector v = w / H(j + 1, j).
+template <class V>
+static __global__ void gmres_next_kernel(count_t n, const GmresState<V>* __restrict__ st, const V* __restrict__ w, V* __restrict__ v) {
+    if (st->stop) return;
+    const V inv = V(1) / st->hn;
+    const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
+    for (count_t t = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < n; t += stride) v[t] = inv * w[t];
+}
+
+// y = R⁻¹ g over the cycle's first j columns (one thread: j <= m back-substitution steps, the host solver's).
+template <class V>
+static __global__ void gmres_solve_kernel(GmresLsqRef<V> l, int j) {
+    if (threadIdx.x == 0) iterative::gmres_back_substitute(l.r, 1, l.m + 1, l.g, l.y, j);
 }
 
 // y = alpha x + beta y (beta == 0: y is not read).
