@@ -8,15 +8,6 @@
 namespace gigasparse {
 namespace {
 
-template <class V>
-bool is_finite(const V& v) {
-    if constexpr (is_complex_v<V>) {
-        return std::isfinite(v.real()) && std::isfinite(v.imag());
-    } else {
-        return std::isfinite(v);
-    }
-}
-
 std::string at_row(std::int64_t i) { return " (row " + std::to_string(i) + ")"; }
 
 }  // namespace
@@ -44,7 +35,7 @@ void validate(CsrView<V, I> a, ValidateOptions options) {
             if (options.sorted && k > a.row_ptr[i] && a.col_idx[k - 1] >= a.col_idx[k])
                 throw InvalidStructure(std::string("csr: columns ") + (a.col_idx[k - 1] == a.col_idx[k] ? "duplicated" : "not sorted") +
                                        " at column " + std::to_string(j) + at_row(i));
-            if (options.finite && !is_finite(a.values[k]))
+            if (options.finite && !finite_value(a.values[k]))
                 throw InvalidStructure("csr: non-finite value at column " + std::to_string(j) + at_row(i));
         }
     }

@@ -231,7 +231,8 @@ AutoChoice choose_ordering(CsrView<V, I> a, const PrecondOptions& options, std::
     std::vector<std::int64_t> all_rows;
     if (whole) all_rows.resize(static_cast<std::size_t>(n)), std::iota(all_rows.begin(), all_rows.end(), 0);
     const Csr<V, I> pa = induced(a, whole ? all_rows : ball(a, n / 2, m));  // small A: probed whole
-    const bool symmetric = equal(pa.view(), transpose(pa.view()).view());  // the probe's method (and the model's work per iteration)
+    // the probe's method (and the model's work per iteration): CG when A is symmetric (Hermitian for complex values)
+    const bool symmetric = equal(pa.view(), transpose(pa.view(), is_complex_v<V>).view());
     SolverOptions so;
     so.method = symmetric ? Method::cg : Method::bicgstab;
     so.tol = options.probe_tol;
@@ -432,7 +433,7 @@ AutoChoice choose_ordering(CsrView<V, I> a, const PrecondOptions& options, std::
 }
 
 #define GS_INST(V, I) template AutoChoice choose_ordering<V, I>(CsrView<V, I>, const PrecondOptions&, std::string&);
-GIGASPARSE_FOR_EACH_REAL_VALUE_INDEX(GS_INST)
+GIGASPARSE_FOR_EACH_VALUE_INDEX(GS_INST)
 #undef GS_INST
 
 }  // namespace gigasparse::iterative

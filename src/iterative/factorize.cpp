@@ -65,29 +65,30 @@ std::int64_t ic0_factorize(Csr<V, I>& l, const TriangularSolve<V, I>& lower_plan
     const I* col = l.col_idx.data();
     V* val = l.values.data();
     lower_plan.for_each_row([&](std::int64_t i) {
-        V sq(0);
+        real_t<V> sq(0);
         for (offset_t e = rp[i]; e < rp[i + 1] && col[e] < i; ++e) {
             const std::int64_t k = col[e];
-            if (diag[k] < 0 || !(val[diag[k]] > V(0))) {
+            if (diag[k] < 0 || !(std::real(val[diag[k]]) > 0)) {
                 record_failure(bad, k);
                 return;
             }
             V s = val[e];
-            offset_t p = rp[i], q = rp[k];  // s -= sum_{j<k} l_ij l_kj
+            offset_t p = rp[i], q = rp[k];  // s -= sum_{j<k} l_ij conj(l_kj)
             while (p < e && q < diag[k]) {
                 if (col[p] < col[q]) ++p;
                 else if (col[q] < col[p]) ++q;
-                else s -= val[p++] * val[q++];
+                else s -= val[p++] * conj_if_complex(val[q++]);
             }
             val[e] = s / val[diag[k]];
-            sq += val[e] * val[e];
+            sq += std::norm(val[e]);  // |l_ik|²
         }
-        const V d = diag[i] < 0 ? V(0) : val[diag[i]] - sq;  // l_ii² = a_ii - sum_j l_ij²
-        if (!(d > V(0))) {
+        // l_ii² = a_ii - sum_j |l_ij|² (a Hermitian matrix's diagonal is real: its imaginary part is not read)
+        const real_t<V> d = diag[i] < 0 ? real_t<V>(0) : std::real(val[diag[i]]) - sq;
+        if (!(d > 0)) {
             record_failure(bad, i);
             return;
         }
-        val[diag[i]] = std::sqrt(d);
+        val[diag[i]] = V(std::sqrt(d));
     });
     const std::int64_t b = bad.load();
     return b == std::numeric_limits<std::int64_t>::max() ? -1 : b;
@@ -96,7 +97,7 @@ std::int64_t ic0_factorize(Csr<V, I>& l, const TriangularSolve<V, I>& lower_plan
 #define GS_INST(V, I)                                                                  \
     template std::int64_t ilu0_factorize<V, I>(Csr<V, I>&, const TriangularSolve<V, I>&); \
     template std::int64_t ic0_factorize<V, I>(Csr<V, I>&, const TriangularSolve<V, I>&);
-GIGASPARSE_FOR_EACH_REAL_VALUE_INDEX(GS_INST)
+GIGASPARSE_FOR_EACH_VALUE_INDEX(GS_INST)
 #undef GS_INST
 
 }  // namespace gigasparse::iterative

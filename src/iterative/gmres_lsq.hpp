@@ -21,25 +21,41 @@
 
 namespace gigasparse::iterative {
 
+template <class V>
+GIGASPARSE_GMRES_HD V gmres_conj(V v) {
+    if constexpr (is_complex_v<V>) return std::conj(v);
+    else return v;
+}
+
 // Column j of the Hessenberg matrix, entry i at col[i * stride] (entries 0..j set; entry j + 1 is written as hn,
 // the norm of the orthogonalized vector): the earlier rotations (cs, sn) applied to it, a new one zeroing
 // H(j + 1, j), and the rotated right-hand side g updated; returns |g[j + 1]|, the residual norm after j + 1 steps.
+// A rotation is [c s; -conj(s) c] with c real: for complex values c = |h_jj| / d and s = (h_jj / |h_jj|) conj(hn) / d,
+// d = ||(h_jj, hn)||, so R's diagonal keeps h_jj's phase; for real ones c = h_jj / d, s = hn / d.
 template <class V>
-GIGASPARSE_GMRES_HD V gmres_rotate_column(V* col, std::ptrdiff_t stride, int j, V hn, V* cs, V* sn, V* g) {
+GIGASPARSE_GMRES_HD real_t<V> gmres_rotate_column(V* col, std::ptrdiff_t stride, int j, V hn, V* cs, V* sn, V* g) {
     using std::abs;
     using std::hypot;
     col[(j + 1) * stride] = hn;
     for (int i = 0; i < j; ++i) {
         const V a = col[i * stride], b = col[(i + 1) * stride];
         col[i * stride] = cs[i] * a + sn[i] * b;
-        col[(i + 1) * stride] = -sn[i] * a + cs[i] * b;
+        col[(i + 1) * stride] = -gmres_conj(sn[i]) * a + cs[i] * b;
     }
     const V hjj = col[j * stride];
-    const V d = hypot(hjj, hn);
-    cs[j] = d == V(0) ? V(1) : hjj / d;
-    sn[j] = d == V(0) ? V(0) : hn / d;
-    col[j * stride] = d;
-    g[j + 1] = -sn[j] * g[j];
+    if constexpr (is_complex_v<V>) {
+        const real_t<V> a = abs(hjj), d = hypot(a, abs(hn));
+        const V phase = a == 0 ? V(1) : hjj / a;
+        cs[j] = d == 0 ? V(1) : V(a / d);
+        sn[j] = d == 0 ? V(0) : phase * std::conj(hn) / d;
+        col[j * stride] = phase * d;
+    } else {
+        const V d = hypot(hjj, hn);
+        cs[j] = d == V(0) ? V(1) : hjj / d;
+        sn[j] = d == V(0) ? V(0) : hn / d;
+        col[j * stride] = d;
+    }
+    g[j + 1] = -gmres_conj(sn[j]) * g[j];
     g[j] = cs[j] * g[j];
     return abs(g[j + 1]);
 }

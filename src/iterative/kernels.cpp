@@ -168,7 +168,7 @@ bool all_finite(Backend be, std::span<const V> x) {
     template void bsr_spmv<V, I>(Backend, const Bsr<V, I>&, std::span<const V>, std::span<V>, V, V); \
     template Bsr<V, I> csr_to_bsr<V, I>(CsrView<V, I>, int);                                         \
     template Csr<V, I> bsr_to_csr<V, I>(const Bsr<V, I>&);
-GIGASPARSE_FOR_EACH_REAL_VALUE_INDEX(GS_INST_VI)
+GIGASPARSE_FOR_EACH_VALUE_INDEX(GS_INST_VI)
 #undef GS_INST_VI
 #define GS_INST_V(V)                                                                         \
     template V dot<V>(Backend, std::span<const V>, std::span<const V>);                     \
@@ -181,7 +181,7 @@ GIGASPARSE_FOR_EACH_REAL_VALUE_INDEX(GS_INST_VI)
     template void fill<V>(Backend, V, std::span<V>);                                        \
     template void pointwise_mult<V>(Backend, std::span<const V>, std::span<const V>, std::span<V>); \
     template bool all_finite<V>(Backend, std::span<const V>);
-GIGASPARSE_FOR_EACH_REAL_VALUE(GS_INST_V)
+GIGASPARSE_FOR_EACH_VALUE(GS_INST_V)
 #undef GS_INST_V
 
 }  // namespace gigasparse::iterative

@@ -48,6 +48,12 @@ LinearOperator<V> csr_operator(CsrView<V, I> a, Backend backend) {
 
 namespace {
 
+// A norm returned as V (its real part; the imaginary part of a complex one is 0) as a double.
+template <class V>
+double as_double(V v) {
+    return static_cast<double>(std::real(v));
+}
+
 // Shared state of one solve: vector operations on the backend, the stopping test and the result.
 template <class V>
 struct Krylov {
@@ -109,7 +115,7 @@ struct Krylov {
         if (!all_finite<V>(be, std::span<const V>(x.data(), x.size()))) throw InvalidStructure("krylov: the initial guess has NaN or Inf entries");
         if (o.tol < 0 || o.maxit < 0 || o.restart < 1) throw InvalidArgument("krylov: tol and maxit must be >= 0, restart >= 1");
         if (m && !m->info().status.ok) return stop(StopReason::preconditioner_failed, "preconditioner setup failed: " + m->info().status.message), true;
-        bnorm = static_cast<double>(nrm2<V>(be, b));
+        bnorm = as_double(nrm2<V>(be, b));
         if (bnorm == 0) {
             fill<V>(be, V(0), x);
             res.iterations = 0;
@@ -125,19 +131,19 @@ SolveResult run_cg(Krylov<V>& k) {
     if (k.start()) return k.res;
     auto r = k.vec(), z = k.vec(), p = k.vec(), q = k.vec();
     k.residual(r);
-    if (k.record(0, static_cast<double>(k.nrm(r)))) return k.res;
+    if (k.record(0, as_double(k.nrm(r)))) return k.res;
     k.precond(r, z);
     p = z;
     V rz = k.dot(r, z);
     for (std::int64_t it = 1; it <= k.o.maxit; ++it) {
         k.matvec(p, q);
         const V pq = k.dot(p, q);
-        if (!std::isfinite(pq)) return k.stop(StopReason::non_finite, "pᵀAp is not finite");
-        if (pq <= V(0)) return k.stop(StopReason::breakdown, "pᵀAp <= 0: the operator or preconditioner is not positive definite");
+        if (!finite_value(pq)) return k.stop(StopReason::non_finite, "pᵀAp is not finite");
+        if (std::real(pq) <= 0) return k.stop(StopReason::breakdown, "pᵀAp <= 0: the operator or preconditioner is not positive definite");
         const V alpha = rz / pq;
         k.axpy(alpha, p, k.x);
         k.axpy(-alpha, q, r);
-        if (k.record(it, static_cast<double>(k.nrm(r)))) return k.res;
+        if (k.record(it, as_double(k.nrm(r)))) return k.res;
         k.precond(r, z);
         const V rz_new = k.dot(r, z);
         if (rz == V(0)) return k.stop(StopReason::breakdown, "rᵀz = 0");
@@ -152,7 +158,7 @@ SolveResult run_bicgstab(Krylov<V>& k) {
     if (k.start()) return k.res;
     auto r = k.vec(), rhat = k.vec(), p = k.vec(), v = k.vec(), phat = k.vec(), s = k.vec(), shat = k.vec(), t = k.vec();
     k.residual(r);
-    if (k.record(0, static_cast<double>(k.nrm(r)))) return k.res;
+    if (k.record(0, as_double(k.nrm(r)))) return k.res;
     rhat = r;
     V rho(1), alpha(1), omega(1);
     for (std::int64_t it = 1; it <= k.o.maxit; ++it) {
@@ -163,11 +169,11 @@ SolveResult run_bicgstab(Krylov<V>& k) {
         k.precond(p, phat);
         k.matvec(phat, v);
         const V rv = k.dot(rhat, v);
-        if (rv == V(0) || !std::isfinite(rv)) return k.stop(std::isfinite(rv) ? StopReason::breakdown : StopReason::non_finite, "BiCGStab: r̂ᵀv = 0");
+        if (rv == V(0) || !finite_value(rv)) return k.stop(finite_value(rv) ? StopReason::breakdown : StopReason::non_finite, "BiCGStab: r̂ᵀv = 0");
         alpha = rho_new / rv;
         s = r;
         k.axpy(-alpha, v, s);  // s = r - α v
-        const double snorm = static_cast<double>(k.nrm(s));
+        const double snorm = as_double(k.nrm(s));
         if (snorm / k.bnorm <= k.o.tol) {
             k.axpy(alpha, phat, k.x);
             k.record(it, snorm);
@@ -181,7 +187,7 @@ SolveResult run_bicgstab(Krylov<V>& k) {
         k.axpy(omega, shat, k.x);
         r = s;
         k.axpy(-omega, t, r);  // r = s - ω t
-        if (k.record(it, static_cast<double>(k.nrm(r)))) return k.res;
+        if (k.record(it, as_double(k.nrm(r)))) return k.res;
         if (omega == V(0)) return k.stop(StopReason::breakdown, "BiCGStab: omega = 0 (stagnation)");
         rho = rho_new;
     }
@@ -205,7 +211,7 @@ SolveResult run_gmres(Krylov<V>& k, bool flexible) {
     auto w = k.vec(), z = k.vec(), r = k.vec();
     std::int64_t it = 0;
     k.residual(r);
-    double beta = static_cast<double>(k.nrm(r));
+    double beta = as_double(k.nrm(r));
     if (k.record(0, beta)) return k.res;
     while (it < k.o.maxit) {
         k.axpby(V(1 / beta), r, V(0), at(basis, 0));
@@ -217,7 +223,7 @@ SolveResult run_gmres(Krylov<V>& k, bool flexible) {
             k.precond(basis[j], zj);
             k.matvec(zj, w);
             for (int i = 0; i <= j; ++i) {  // modified Gram–Schmidt
-                lsq.h(i, j) = k.dot(w, basis[i]);
+                lsq.h(i, j) = k.dot(basis[i], w);
                 k.axpy(-lsq.h(i, j), basis[i], w);
             }
             const V hn = k.nrm(w);
@@ -240,7 +246,7 @@ SolveResult run_gmres(Krylov<V>& k, bool flexible) {
         }
         if (done) return k.res;
         k.residual(r);  // restart from the true residual
-        beta = static_cast<double>(k.nrm(r));
+        beta = as_double(k.nrm(r));
         if (gmres_restart_stops(k, beta, lucky)) return k.res;
     }
     return k.not_converged();
@@ -289,10 +295,10 @@ SolveResult solve(const LinearOperator<V>& a, std::span<const V> b, std::span<V>
     template SolveResult gmres<V>(const LinearOperator<V>&, std::span<const V>, std::span<V>, const Preconditioner<V>*, const SolverOptions&);    \
     template SolveResult fgmres<V>(const LinearOperator<V>&, std::span<const V>, std::span<V>, const Preconditioner<V>*, const SolverOptions&);   \
     template SolveResult solve<V>(const LinearOperator<V>&, std::span<const V>, std::span<V>, const Preconditioner<V>*, const SolverOptions&);
-GIGASPARSE_FOR_EACH_REAL_VALUE(GS_INST_V)
+GIGASPARSE_FOR_EACH_VALUE(GS_INST_V)
 #undef GS_INST_V
 #define GS_INST_VI(V, I) template LinearOperator<V> csr_operator<V, I>(CsrView<V, I>, Backend);
-GIGASPARSE_FOR_EACH_REAL_VALUE_INDEX(GS_INST_VI)
+GIGASPARSE_FOR_EACH_VALUE_INDEX(GS_INST_VI)
 #undef GS_INST_VI
 
 }  // namespace gigasparse::iterative

@@ -423,7 +423,7 @@ Ordering compute_ordering(CsrView<V, I> a, const OrderingOptions& options) {
 }
 
 #define GS_INST(V, I) template Ordering compute_ordering<V, I>(CsrView<V, I>, const OrderingOptions&);
-GIGASPARSE_FOR_EACH_REAL_VALUE_INDEX(GS_INST)
+GIGASPARSE_FOR_EACH_VALUE_INDEX(GS_INST)
 #undef GS_INST
 
 }  // namespace gigasparse::iterative

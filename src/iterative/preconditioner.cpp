@@ -156,7 +156,7 @@ public:
         l_ = extract_triangle(this->b_.view(), Triangle::lower, true);
         lower_.analyze(l_, Triangle::lower, false, so, ord.block_ptr);
         const std::int64_t bad = ic0_factorize(l_, lower_);
-        lt_ = transpose(l_.view());
+        lt_ = transpose(l_.view(), is_complex_v<V>);  // Lᵀ, or Lᴴ for complex values (A ≈ L Lᴴ)
         upper_.analyze(lt_, Triangle::upper, false, so, ord.block_ptr);
         this->finish(lower_, upper_);
         if (bad >= 0) this->fail(bad, "IC(0): non-positive pivot (matrix not SPD enough for IC(0)) or missing diagonal");
@@ -260,7 +260,7 @@ SweepFactors<V, I> sweep_factors(CsrView<V, I> a, const PrecondOptions& options)
 #define GS_INST(V, I)                                                                                     \
     template std::unique_ptr<Preconditioner<V>> make_preconditioner<V, I>(CsrView<V, I>, const PrecondOptions&); \
     template SweepFactors<V, I> sweep_factors<V, I>(CsrView<V, I>, const PrecondOptions&);
-GIGASPARSE_FOR_EACH_REAL_VALUE_INDEX(GS_INST)
+GIGASPARSE_FOR_EACH_VALUE_INDEX(GS_INST)
 #undef GS_INST
 
 }  // namespace gigasparse::iterative

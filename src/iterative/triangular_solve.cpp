@@ -128,7 +128,7 @@ void TriangularSolve<V, I>::for_each_row(const std::function<void(std::int64_t)>
 }
 
 #define GS_INST(V, I) template class TriangularSolve<V, I>;
-GIGASPARSE_FOR_EACH_REAL_VALUE_INDEX(GS_INST)
+GIGASPARSE_FOR_EACH_VALUE_INDEX(GS_INST)
 #undef GS_INST
 
 }  // namespace gigasparse::iterative

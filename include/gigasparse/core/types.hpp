@@ -1,6 +1,7 @@
 // include/gigasparse/core/types.hpp: the closed set of value and index types, and their traits.
 #pragma once
 
+#include <cmath>
 #include <complex>
 #include <concepts>
 #include <cstdint>
@@ -50,6 +51,16 @@ constexpr V conj_if_complex(const V& v) {
         return std::conj(v);
     } else {
         return v;
+    }
+}
+
+// No NaN or Inf (in either part of a complex value).
+template <class V>
+inline bool finite_value(const V& v) {
+    if constexpr (is_complex_v<V>) {
+        return std::isfinite(v.real()) && std::isfinite(v.imag());
+    } else {
+        return std::isfinite(v);
     }
 }
 

@@ -80,22 +80,35 @@ void bsr_spmv(OmpTag, const Bsr<V, I>& a, const V* x, V* y, V alpha, V beta) {
 
 template <class V>
 V dot(OmpTag, std::int64_t n, const V* x, const V* y) {
-    V s(0);
+    if constexpr (is_complex_v<V>) {  // xᴴ y, its two parts reduced apart (OpenMP reduces arithmetic types only)
+        real_t<V> re = 0, im = 0;
+#pragma omp parallel for schedule(static) reduction(+ : re, im) if (n > omp_min_length)
+        for (std::int64_t i = 0; i < n; ++i) {
+            const V p = std::conj(x[i]) * y[i];
+            re += p.real();
+            im += p.imag();
+        }
+        return V(re, im);
+    } else {
+        V s(0);
 #pragma omp parallel for schedule(static) reduction(+ : s) if (n > omp_min_length)
-    for (std::int64_t i = 0; i < n; ++i) s += x[i] * y[i];
-    return s;
+        for (std::int64_t i = 0; i < n; ++i) s += x[i] * y[i];
+        return s;
+    }
 }
 
 template <class V>
 V nrm_inf(OmpTag, std::int64_t n, const V* x) {
-    V m(0);
+    using R = real_t<V>;
+    R m(0);
     bool nan = false;
 #pragma omp parallel for schedule(static) reduction(max : m) reduction(|| : nan) if (n > omp_min_length)
     for (std::int64_t i = 0; i < n; ++i) {
-        m = std::max(m, std::abs(x[i]));
-        nan = nan || std::isnan(x[i]);
+        const R a = std::abs(x[i]);
+        m = std::max(m, a);
+        nan = nan || std::isnan(a);
     }
-    return nan ? std::abs(V(NAN)) : m;
+    return V(nan ? std::abs(R(NAN)) : m);
 }
 
 template <class V>
@@ -119,14 +132,14 @@ template <class V>
 bool all_finite(OmpTag, std::int64_t n, const V* x) {
     bool ok = true;
 #pragma omp parallel for schedule(static) reduction(&& : ok) if (n > omp_min_length)
-    for (std::int64_t i = 0; i < n; ++i) ok = ok && std::isfinite(x[i]);
+    for (std::int64_t i = 0; i < n; ++i) ok = ok && finite_value(x[i]);
     return ok;
 }
 
 #define GS_INST_VI(V, I)                                                                 \
     template void spmv<V, I>(OmpTag, CsrView<V, I>, const V*, V*, V, V);                \
     template void bsr_spmv<V, I>(OmpTag, const Bsr<V, I>&, const V*, V*, V, V);
-GIGASPARSE_FOR_EACH_REAL_VALUE_INDEX(GS_INST_VI)
+GIGASPARSE_FOR_EACH_VALUE_INDEX(GS_INST_VI)
 #undef GS_INST_VI
 #define GS_INST_V(V)                                                                 \
     template V dot<V>(OmpTag, std::int64_t, const V*, const V*);                    \
@@ -134,7 +147,7 @@ GIGASPARSE_FOR_EACH_REAL_VALUE_INDEX(GS_INST_VI)
     template void axpby<V>(OmpTag, std::int64_t, V, const V*, V, V*);               \
     template void pointwise_mult<V>(OmpTag, std::int64_t, const V*, const V*, V*);  \
     template bool all_finite<V>(OmpTag, std::int64_t, const V*);
-GIGASPARSE_FOR_EACH_REAL_VALUE(GS_INST_V)
+GIGASPARSE_FOR_EACH_VALUE(GS_INST_V)
 #undef GS_INST_V
 
 }  // namespace gigasparse::iterative

@@ -34,15 +34,15 @@ void bsr_spmv(ReferenceTag, const Bsr<V, I>& a, const V* x, V* y, V alpha, V bet
 template <class V>
 V dot(ReferenceTag, std::int64_t n, const V* x, const V* y) {
     V s(0);
-    for (std::int64_t i = 0; i < n; ++i) s += x[i] * y[i];
+    for (std::int64_t i = 0; i < n; ++i) s += conj_if_complex(x[i]) * y[i];
     return s;
 }
 
 template <class V>
 V nrm_inf(ReferenceTag, std::int64_t n, const V* x) {
-    V m(0);
-    for (std::int64_t i = 0; i < n; ++i) m = std::abs(x[i]) > m || std::isnan(x[i]) ? std::abs(x[i]) : m;
-    return m;
+    real_t<V> m(0);
+    for (std::int64_t i = 0; i < n; ++i) m = std::abs(x[i]) > m || std::isnan(std::abs(x[i])) ? std::abs(x[i]) : m;
+    return V(m);
 }
 
 template <class V>
@@ -58,14 +58,14 @@ void pointwise_mult(ReferenceTag, std::int64_t n, const V* d, const V* x, V* y) 
 template <class V>
 bool all_finite(ReferenceTag, std::int64_t n, const V* x) {
     for (std::int64_t i = 0; i < n; ++i)
-        if (!std::isfinite(x[i])) return false;
+        if (!finite_value(x[i])) return false;
     return true;
 }
 
 #define GS_INST_VI(V, I)                                                                              \
     template void spmv<V, I>(ReferenceTag, CsrView<V, I>, const V*, V*, V, V);                       \
     template void bsr_spmv<V, I>(ReferenceTag, const Bsr<V, I>&, const V*, V*, V, V);
-GIGASPARSE_FOR_EACH_REAL_VALUE_INDEX(GS_INST_VI)
+GIGASPARSE_FOR_EACH_VALUE_INDEX(GS_INST_VI)
 #undef GS_INST_VI
 #define GS_INST_V(V)                                                                \
     template V dot<V>(ReferenceTag, std::int64_t, const V*, const V*);             \
@@ -73,7 +73,7 @@ GIGASPARSE_FOR_EACH_REAL_VALUE_INDEX(GS_INST_VI)
     template void axpby<V>(ReferenceTag, std::int64_t, V, const V*, V, V*);        \
     template void pointwise_mult<V>(ReferenceTag, std::int64_t, const V*, const V*, V*); \
     template bool all_finite<V>(ReferenceTag, std::int64_t, const V*);
-GIGASPARSE_FOR_EACH_REAL_VALUE(GS_INST_V)
+GIGASPARSE_FOR_EACH_VALUE(GS_INST_V)
 #undef GS_INST_V
 
 }  // namespace gigasparse::iterative

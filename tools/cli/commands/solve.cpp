@@ -1,5 +1,6 @@
 // tools/cli/commands/solve.cpp: `gigasparse solve A.mtx [b.mtx]`: preconditioned Krylov solve with a chosen ordering of the sweeps.
 #include <algorithm>
+#include <complex>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -23,15 +24,16 @@ namespace it = gigasparse::iterative;
 using Mat = Csr<double, std::int32_t>;
 
 // b from an array file (first column) or a coordinate n x 1 file.
-std::vector<double> read_rhs(const std::string& path, std::int64_t n) {
+template <class V>
+std::vector<V> read_rhs(const std::string& path, std::int64_t n) {
     const io::MmHeader h = io::read_mtx_header(path);
-    std::vector<double> b;
+    std::vector<V> b;
     if (h.format == io::MmFormat::array) {
-        const DenseMatrix<double> d = io::read_mtx_dense<double>(path);
+        const DenseMatrix<V> d = io::read_mtx_dense<V>(path);
         b.assign(d.data.begin(), d.data.begin() + std::min<std::int64_t>(d.nrows, static_cast<std::int64_t>(d.data.size())));
     } else {
-        const Mat c = io::read_mtx<double, std::int32_t>(path);
-        b.assign(static_cast<std::size_t>(c.nrows), 0.0);
+        const Csr<V, std::int32_t> c = io::read_mtx<V, std::int32_t>(path);
+        b.assign(static_cast<std::size_t>(c.nrows), V(0));
         for (std::int64_t i = 0; i < c.nrows; ++i)
             for (offset_t k = c.row_ptr[i]; k < c.row_ptr[i + 1]; ++k)
                 if (c.col_idx[k] == 0) b[i] = c.values[k];
@@ -64,9 +66,10 @@ struct Setup {
 
 // -o x.mtx: the solution as an n x 1 Matrix Market array (atomically; also when the solve did not converge: the exit
 // code and the status say so).
-void write_solution(const std::optional<std::string>& out, const std::vector<double>& x) {
+template <class V>
+void write_solution(const std::optional<std::string>& out, const std::vector<V>& x) {
     if (!out) return;
-    DenseMatrix<double> d(static_cast<std::int64_t>(x.size()), 1);
+    DenseMatrix<V> d(static_cast<std::int64_t>(x.size()), 1);
     std::copy(x.begin(), x.end(), d.data.begin());
     io::write_mtx_dense(*out, d);
 }
@@ -116,12 +119,13 @@ Json stats_json(const it::ScheduleStats& s) {
     return j;
 }
 
-void print_json(const std::string& path, const Mat& a, const Setup& s, const it::SolveResult& r, const it::PrecondInfo& info, double setup,
+template <class V>
+void print_json(const std::string& path, const Csr<V, std::int32_t>& a, const Setup& s, const it::SolveResult& r, const it::PrecondInfo& info, double setup,
                 double solve, const std::optional<std::string>& x_out) {
     Json times;
     times.set("setup", setup).set("solve", solve).set("total", setup + solve);
     Json j;
-    j.set("matrix", path).set("rows", a.nrows).set("nnz", a.nnz()).set("method", it::to_string(s.solver.method));
+    j.set("matrix", path).set("rows", a.nrows).set("nnz", a.nnz()).set("values", type_name<V>()).set("method", it::to_string(s.solver.method));
     j.set("precond", it::to_string(info.kind)).set("ordering", it::to_string(info.ordering));
     j.set("iterations", r.iterations).set("residual", r.residual).set("converged", r.converged).set("reason", it::to_string(r.reason));
     j.set("message", r.message).set("depth", info.depth).set("subgraphs", info.lower.subgraphs).set("critical_path", info.lower.critical_path);
@@ -187,6 +191,35 @@ int solve_on_gpu(const Args& args, const std::string& path, const Mat& a, const 
     return r.converged ? exit_ok : exit_numerical;
 }
 
+// The CPU backend in V: double, or complex<double> for a complex matrix (CG then needs A Hermitian positive definite,
+// IC(0) factors A ≈ L Lᴴ; the inner products conjugate).
+template <class V>
+int solve_on_cpu(const Args& args, const std::string& path, const Setup& s) {
+    const Csr<V, std::int32_t> a = io::read_mtx<V, std::int32_t>(path);
+    if (a.nrows != a.ncols) throw DimensionMismatch(path + ": A is " + std::to_string(a.nrows) + " x " + std::to_string(a.ncols) + ", not square");
+    validate(a.view(), ValidateOptions{true, true});
+    std::vector<V> b(static_cast<std::size_t>(a.nrows), V(0)), x(b.size(), V(0));
+    if (args.positional().size() == 2) {
+        b = read_rhs<V>(args.positional()[1], a.nrows);
+    } else {
+        const std::vector<V> ones(b.size(), V(1));
+        it::spmv<V, std::int32_t>(it::Backend::omp, a.view(), ones, b);  // b = A · ones
+    }
+    if constexpr (std::is_same_v<V, double>) {
+        if (args.get("backend", "cpu") == "cuda") return solve_on_gpu(args, path, a, b, s);
+    }
+    Timer phase;
+    const auto m = it::make_preconditioner(a.view(), s.precond);
+    const double setup = phase.lap();
+    const it::SolveResult r = it::solve<V>(it::csr_operator(a.view(), it::Backend::omp), b, x, m.get(), s.solver);
+    const double solve_s = phase.lap();
+    const auto x_out = args.get("output");
+    write_solution(x_out, x);
+    if (args.flag("json")) print_json(path, a, s, r, m->info(), setup, solve_s, x_out);
+    else print_text(r, m->info(), setup, solve_s, x_out);
+    return r.converged ? exit_ok : exit_numerical;
+}
+
 int solve(const Args& args) {
     // The direct method is the `factor` command (analysis, multifrontal factorization, solve, refinement).
     if (args.get("method", "cg") == "direct") return commands().at("factor").run(args);
@@ -198,29 +231,12 @@ int solve(const Args& args) {
     if (args.positional().empty() || args.positional().size() > 2) throw UsageError("solve expects A.mtx and optionally b.mtx");
     const Setup s = parse_setup(args);
     const std::string& path = args.positional()[0];
-    const Mat a = io::read_mtx<double, std::int32_t>(path);
-    if (a.nrows != a.ncols) throw DimensionMismatch(path + ": A is " + std::to_string(a.nrows) + " x " + std::to_string(a.ncols) + ", not square");
-    validate(a.view(), ValidateOptions{true, true});
-    std::vector<double> b(static_cast<std::size_t>(a.nrows), 0.0), x(b.size(), 0.0);
-    if (args.positional().size() == 2) {
-        b = read_rhs(args.positional()[1], a.nrows);
-    } else {
-        const std::vector<double> ones(b.size(), 1.0);
-        it::spmv<double, std::int32_t>(it::Backend::omp, a.view(), ones, b);  // b = A · ones
+    if (io::read_mtx_header(path).field == io::MmField::complex) {
+        if (backend == "cuda") throw NotSupported("solve --backend cuda: the GPU iterative backend takes real matrices; " + path + " is complex");
+        return solve_on_cpu<std::complex<double>>(args, path, s);
     }
-    if (backend == "cuda") return solve_on_gpu(args, path, a, b, s);
-    Timer phase;
-    const auto m = it::make_preconditioner(a.view(), s.precond);
-    const double setup = phase.lap();
-    const it::SolveResult r = it::solve<double>(it::csr_operator(a.view(), it::Backend::omp), b, x, m.get(), s.solver);
-    const double solve_s = phase.lap();
-    const auto x_out = args.get("output");
-    write_solution(x_out, x);
-    if (args.flag("json")) print_json(path, a, s, r, m->info(), setup, solve_s, x_out);
-    else print_text(r, m->info(), setup, solve_s, x_out);
-    return r.converged ? exit_ok : exit_numerical;
+    return solve_on_cpu<double>(args, path, s);
 }
-
 const bool registered = register_command({
     "solve",
     "solve A x = b with a preconditioned Krylov method (CG, BiCGStab, GMRES, FGMRES) or the direct solver",
@@ -230,12 +246,14 @@ const bool registered = register_command({
     "                        [--dc-split auto|index|metis] [--dc-untwisted] [--dc-leaf-rcm]\n"
     "                        [--abmc-block ROWS] [--backend cpu|cuda] [--device N] [--json]\n\n"
     "--backend cuda solves on the GPU (--device N, default 0): every method (GMRES: the basis and its classical\n"
-    "Gram-Schmidt, twice, on the device; the host reads each iteration's Hessenberg column); the matrix is uploaded\n"
+    "Gram-Schmidt, twice, and the Givens rotations on the device); the matrix is uploaded\n"
     "once and the iteration stays on the device (prints the SpMV shape and the device's own times; \"gpu\" in\n"
     "JSON). ilu0, ic0 and sgs are factored on the host on the ordering (default there: mc, whose colors are\n"
     "the sweeps' levels) and applied on the device a level per launch. Without a GPU: exit code 4 and the reason.\n\n"
     "--method direct runs the sparse direct solver instead (the options and output of `gigasparse factor`:\n"
     "--structure, --ordering, --refine; \"residual\" and \"times\": {\"analyze\", \"factorize\", \"solve\", \"total\"}).\n\n"
+    "A complex matrix (Matrix Market field complex) is solved in complex<double> on the CPU: inner products\n"
+    "conjugate, CG and IC(0) need A Hermitian positive definite (IC(0): A ~ L L^H); b is read as complex.\n\n"
     "Solves A x = b from x = 0 (b defaults to A * ones), stopping when ||b - A x|| <= tol * ||b|| or after\n"
     "maxit iterations; -o writes x as an n x 1 Matrix Market array (also when not converged). The ordering reorders the preconditioner's sweeps (ILU(0), IC(0), SGS): natural,\n"
     "reverse Cuthill-McKee, point multicolor, algebraic block multicolor, divide and conquer (bisection\n"

@@ -55,7 +55,6 @@ inline V cj(V x, bool herm) {
         return x;
 }
 using small::abs1;
-using small::finite;
 
 // Symmetric swap of local indices p < q (neither factored yet) of the front held in lower storage: rows
 // p, q of the columns before p (the factored ones and the pivot column), the entries between them (mirrored,
@@ -148,7 +147,7 @@ template <class V>
         if (size == 1) {
             V d = A(k, k);
             if (herm) d = V(static_cast<R>(std::real(d)));
-            if (!ldlt_detail::finite(d)) {
+            if (!finite_value(d)) {
                 return k + 1;
             }
             if (!(abs1(d) > tau) || d == V(0)) {
@@ -173,7 +172,7 @@ template <class V>
             if (herm) A(k + 1, k + 1) = V(static_cast<R>(std::real(A(k + 1, k + 1))));
             const V d11 = A(k, k), d21 = A(k + 1, k), d22 = A(k + 1, k + 1);
             const V det = d11 * d22 - d21 * cj(d21, herm);
-            if (!ldlt_detail::finite(det) || det == V(0)) {
+            if (!finite_value(det) || det == V(0)) {
                 return k + 1;
             }
             // D⁻¹ = [e11 e12; e21 e22]; L(i, k:k+1) = A(i, k:k+1) D⁻¹.

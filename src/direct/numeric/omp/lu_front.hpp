@@ -40,7 +40,6 @@ struct LuFrontResult {
 namespace lu_detail {
 
 using small::abs1;
-using small::finite;
 
 // Columns [k0, k1) of the front: pivot search over rows [k, w), row swaps over all w columns of `a` and
 // the F12ᵀ columns of `u`, L columns and in-block right-looking updates on rows [k, rend).

@@ -179,13 +179,6 @@ inline double abs1(V x) {
     else
         return std::abs(static_cast<double>(x));
 }
-template <class V>
-inline bool finite(V x) {
-    if constexpr (is_complex_v<V>)
-        return std::isfinite(x.real()) && std::isfinite(x.imag());
-    else
-        return std::isfinite(x);
-}
 
 // Σ_{i<n} conj(a[i]) b[i], or Σ a[i] b[i] without conj (real types: an OpenMP simd reduction, so the sum
 // is vectorized).
