@@ -9,7 +9,9 @@ scipy.sparse.linalg (they have ``shape``, ``dtype`` and ``matvec``). ``A`` may a
 (a scipy LinearOperator) and ``M`` a LinearOperator or a callable: they are called back (with the
 GIL) from the C++ iteration. Their triangular sweeps run
 over an ordering — "natural", "rcm", "mc", "abmc", "dc" (divide and conquer), "auto" (probed) —
-with parallel schedules. Values are float32/float64.
+with parallel schedules. Values are float32, float64, complex64 or complex128: complex systems use
+conjugating inner products (CG and ``ic0`` need A Hermitian positive definite; ``ic0`` is L Lᴴ) and
+run on the CPU (``backend="cuda"`` takes real ones).
 """
 
 from __future__ import annotations
@@ -226,8 +228,6 @@ class Preconditioner(_AppliesInverse):
     def __init__(self, a: Any, kind: str, *, ordering: str = "natural", backend: str = "omp", sync: str = "p2p",
                  threads: int = 0, **options: Any) -> None:
         a = as_csr(a, "A")
-        if a.dtype.kind == "c":
-            raise _core.NotSupported("preconditioners support real values only (float32 or float64)")
         if a.shape[0] != a.shape[1]:
             raise _core.DimensionMismatch(f"{kind}: the matrix must be square, got shape {a.shape}")
         self._a = a
@@ -261,7 +261,7 @@ def ilu0(a: Any, **kwargs: Any) -> Preconditioner:
 
 
 def ic0(a: Any, **kwargs: Any) -> Preconditioner:
-    """Incomplete Cholesky with zero fill (A symmetric positive definite)."""
+    """Incomplete Cholesky with zero fill (A symmetric positive definite; complex: Hermitian, A ≈ L Lᴴ)."""
     return Preconditioner(a, "ic0", **kwargs)
 
 
@@ -317,8 +317,6 @@ def _solve(method: str, a: Any, b: Any, x0: Any, rtol: float, atol: float, maxit
     a_dtype = getattr(a, "dtype", None)
     adt = value_dtype(np.float64 if a_dtype is None else a_dtype, "A")
     dt = value_dtype(np.result_type(adt, barr.dtype), "b") if barr.dtype.kind in "biufc" else adt
-    if dt.kind == "c":
-        raise _core.NotSupported(f"{method}: complex systems are not supported (real float32/float64 only)")
     if not operator:
         a = as_csr(a, "A", dt)
     bv = vector(b, n, dt, "b")
@@ -331,6 +329,8 @@ def _solve(method: str, a: Any, b: Any, x0: Any, rtol: float, atol: float, maxit
     if maxit < 0 or tol < 0 or restart < 1:
         raise ValueError(f"{method}: maxiter, rtol and atol must be >= 0 and restart >= 1")
     if backend == "cuda":
+        if dt.kind == "c":
+            raise _core.NotSupported(f"{method}: backend='cuda' takes real systems (float32/float64); complex ones run on the CPU")
         return _solve_cuda(method, a, bv, x, tol, maxit, M, ordering, history, operator, int(restart))
     if isinstance(M, str):
         if operator:
@@ -374,7 +374,7 @@ def _solve_cuda(method: str, a: Any, bv: np.ndarray, x: np.ndarray, tol: float, 
 def cg(A: Any, b: Any, x0: Any = None, *, rtol: float = 1e-5, atol: float = 0.0, maxiter: int | None = None,
        M: Any = None, ordering: str | None = None, backend: str = "omp",
        history: bool = True) -> tuple[np.ndarray, SolveInfo]:
-    """Conjugate gradients (A symmetric positive definite). Stops when ||b - A x|| <= max(rtol ||b||, atol).
+    """Conjugate gradients (A symmetric positive definite; complex: Hermitian positive definite). Stops when ||b - A x|| <= max(rtol ||b||, atol).
     M: a preconditioner object or a name ("jacobi", "ilu0", "ic0", "sgs") built with ``ordering``.
     backend="cuda" runs the iteration on the GPU (M a name or None; the sweeps' ordering defaults to
     multicolor there); the result then has a ``gpu`` dict (device, SpMV shape, sweep levels, device ms)."""

@@ -84,7 +84,7 @@ public:
             else if (k == "probe_tol") o.probe_tol = nb::cast<double>(value);
             else throw InvalidArgument("preconditioner: unknown option '" + k + "'");
         }
-        dispatch_real(a.data.dtype(), a.indices.dtype(), [&]<class V, class I>() {
+        dispatch(a.data.dtype(), a.indices.dtype(), [&]<class V, class I>() {
             auto in = csr_input<V, I>(a_, "A");
             std::unique_ptr<iterative::Preconditioner<V>> p;
             {
@@ -100,27 +100,22 @@ public:
     // z = M⁻¹ r (a new vector).
     nb::object apply(const Array1& r) {
         return dispatch_value(value_, [&]<class V>() -> nb::object {
-            if constexpr (!RealScalar<V>) {
-                return nb::object();
-            } else {
-                auto rs = as_span<V>(r, "r");
-                if (static_cast<std::int64_t>(rs.size()) != n_)
-                    throw DimensionMismatch("preconditioner: r has " + std::to_string(rs.size()) + " entries, need " +
-                                            std::to_string(n_));
-                std::vector<V> z(rs.size());
-                {
-                    nb::gil_scoped_release release;
-                    get<V>().apply(rs, z);
-                }
-                return to_numpy(std::move(z));
+            auto rs = as_span<V>(r, "r");
+            if (static_cast<std::int64_t>(rs.size()) != n_)
+                throw DimensionMismatch("preconditioner: r has " + std::to_string(rs.size()) + " entries, need " + std::to_string(n_));
+            std::vector<V> z(rs.size());
+            {
+                nb::gil_scoped_release release;
+                get<V>().apply(rs, z);
             }
+            return to_numpy(std::move(z));
         });
     }
 
     nb::dict info() {
         nb::dict d;
         dispatch_value(value_, [&]<class V>() {
-            if constexpr (RealScalar<V>) {
+            {
                 const auto& i = get<V>().info();
                 d["kind"] = iterative::to_string(i.kind);
                 d["ordering"] = iterative::to_string(i.ordering);
@@ -151,7 +146,9 @@ private:
     CsrArg a_;
     nb::dlpack::dtype value_;
     std::int64_t n_ = 0;
-    std::variant<std::unique_ptr<iterative::Preconditioner<float>>, std::unique_ptr<iterative::Preconditioner<double>>> p_;
+    std::variant<std::unique_ptr<iterative::Preconditioner<float>>, std::unique_ptr<iterative::Preconditioner<double>>,
+                 std::unique_ptr<iterative::Preconditioner<std::complex<float>>>, std::unique_ptr<iterative::Preconditioner<std::complex<double>>>>
+        p_;
 };
 
 // out = f(in) for a Python callable f that returns a contiguous 1-D array of V of the right length
@@ -488,7 +485,7 @@ void register_iterative(nb::module_& m) {
             const CsrArg csr = matrix ? nb::cast<CsrArg>(a) : CsrArg{};
             const auto vdt = matrix ? csr.data.dtype() : dtype_from_name(value);
             const auto idt = matrix ? csr.indices.dtype() : nb::dtype<std::int64_t>();
-            return dispatch_real(vdt, idt, [&]<class V, class I>() {
+            return dispatch(vdt, idt, [&]<class V, class I>() {
                 auto bs = as_span<V>(b, "b");
                 auto xs = as_mut_span<V>(x, "x0");
                 // Objects holding Python references are made and destroyed with the GIL held.

@@ -149,10 +149,10 @@ def test_bad_inputs():
         gs.cg(bad, np.ones(16))
     with pytest.raises(gs.InvalidStructure):
         gs.ic0(bad)
-    with pytest.raises(gs.NotSupported):
-        gs.cg(a, np.ones(16) * 1j)
-    with pytest.raises(gs.NotSupported):
-        gs.ilu0(a.astype(np.complex128))
+    with pytest.raises(gs.NotSupported, match="real systems"):
+        gs.cg(a, np.ones(16) * 1j, backend="cuda")
+    with pytest.raises(gs.InvalidArgument, match="NaN"):
+        gs.gmres(a.astype(np.complex128), np.ones(16) * complex(0, np.nan))
     with pytest.raises(gs.InvalidArgument, match="ordering"):
         gs.ilu0(a, ordering="zigzag")
     with pytest.raises(gs.InvalidArgument):
@@ -169,6 +169,77 @@ def test_bad_inputs():
         gs.gmres(a, np.ones(16), restart=0)
     with pytest.raises(ValueError, match="length"):
         gs.jacobi(a).matvec(np.ones(3))
+
+
+def _hermitian(n, dtype=np.complex128):
+    """A 2D Laplacian + 0.5 I with an imaginary skew-symmetric coupling: Hermitian positive definite."""
+    lap = gs.generate.poisson2d(n).astype(np.float64)
+    skew = sp.diags([0.2, -0.2], [-1, 1], shape=lap.shape)
+    return sp.csr_array(lap + 0.5 * sp.identity(lap.shape[0]) + 1j * skew).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_systems(dtype, rng):
+    h = _hermitian(20, dtype)
+    n = h.shape[0]
+    x_true = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dtype)
+    b = h @ x_true
+    tol = 1e-4 if dtype == np.complex64 else 1e-9
+    for M in [None, "jacobi", "ic0", "sgs"]:
+        for ordering in ([None] if M in (None, "jacobi") else ["natural", "mc", "dc", "auto"]):
+            x, info = gs.cg(h, b, rtol=tol, M=M, ordering=ordering)
+            assert info == 0, (M, ordering, info.message)
+            assert x.dtype == dtype
+            assert np.linalg.norm(b - h @ x) <= 5 * tol * np.linalg.norm(b), (M, ordering)
+    # IC(0) needs Lᴴ: with the conjugates dropped it is a worse preconditioner than none
+    _, plain = gs.cg(h, b, rtol=tol)
+    _, ic = gs.cg(h, b, rtol=tol, M="ic0")
+    assert ic.iterations < plain.iterations / 2
+    # a complex non-Hermitian system (a shifted Laplacian with loss): BiCGStab, GMRES and FGMRES with ILU(0)
+    lap = gs.generate.poisson2d(20).astype(np.float64)
+    a = sp.csr_array(lap - (0.5 + 0.05j) * sp.identity(n)).astype(dtype)
+    b = a @ x_true
+    for solve in (gs.bicgstab, gs.gmres, gs.fgmres):
+        x, info = solve(a, b, rtol=tol, M="ilu0", maxiter=2000)
+        assert info == 0, (solve.__name__, info.message)
+        assert np.linalg.norm(b - a @ x) <= 5 * tol * np.linalg.norm(b), solve.__name__
+    # GMRES terminates within n steps on a small dense-ish system (the complex Givens rotations)
+    small = sp.csr_array(rng.standard_normal((12, 12)) + 1j * rng.standard_normal((12, 12)) + 8 * np.eye(12)).astype(dtype)
+    bs = small @ x_true[:12]
+    x, info = gs.gmres(small, bs, rtol=tol, restart=12, maxiter=12)
+    assert info == 0 and info.iterations <= 12, info.message
+    np.testing.assert_allclose(x, x_true[:12], rtol=0, atol=50 * tol * np.abs(x_true[:12]).max())
+
+
+def test_complex_right_hand_side_matrix_free_and_band_ic0(rng):
+    # a real A with a complex b is a complex system
+    a = gs.generate.poisson2d(16)
+    b = rng.standard_normal(a.shape[0]) + 1j * rng.standard_normal(a.shape[0])
+    x, info = gs.cg(a, b, rtol=1e-10, M="ic0")
+    assert info == 0 and x.dtype == np.complex128
+    np.testing.assert_allclose(a @ x, b, atol=1e-8 * np.linalg.norm(b))
+    # matrix-free A and a callable M in complex values
+    h = _hermitian(12)
+    d = h.diagonal()
+    op = spla.LinearOperator(h.shape, matvec=lambda v: h @ v, dtype=np.complex128)
+    bh = h @ np.ones(h.shape[0], dtype=np.complex128)
+    x, info = gs.gmres(op, bh, rtol=1e-10, M=lambda r: r / d)
+    assert info == 0, info.message
+    np.testing.assert_allclose(x, np.ones(h.shape[0]), atol=1e-8)
+    # the Cholesky factor of a Hermitian band matrix has no fill outside the band, so IC(0) is exact and CG converges
+    # in one step (a bandwidth of 2, so that each entry of L sums a product of earlier entries, conjugated); ILU(0) too
+    n = 50
+    o1, o2 = 0.3 + 0.4j, -0.2 + 0.25j
+    t = sp.csr_array(sp.diags([np.full(n - 2, np.conj(o2)), np.full(n - 1, np.conj(o1)), np.full(n, 2.5 + 0j), np.full(n - 1, o1),
+                               np.full(n - 2, o2)], [-2, -1, 0, 1, 2]))
+    bt = t @ (np.arange(n) + 1j)
+    x, info = gs.cg(t, bt, rtol=1e-12, M="ic0")
+    assert info == 0 and info.iterations == 1, (info.iterations, info.message)
+    x, info = gs.bicgstab(t, bt, rtol=1e-12, M="ilu0")
+    assert info == 0 and info.iterations == 1, (info.iterations, info.message)
+    # IC(0) of a Hermitian matrix that is not positive definite: a status, not an exception
+    m = gs.ic0(sp.csr_array(t - 3 * sp.identity(n)))
+    assert not m.ok and "pivot" in m.info["message"]
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128])
