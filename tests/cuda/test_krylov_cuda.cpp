@@ -117,6 +117,20 @@ it::SolveResult gpu_solve(const gs::Csr<V, I>& a, const std::vector<V>& b, std::
     });
 }
 
+// The solve of options o (graphs on) gave r, x and st: launched kernel by kernel it gives the same bits.
+void expect_same_without_graphs(const gs::Csr<double, std::int32_t>& a, const std::vector<double>& b, GpuSolveOptions o,
+                                const it::SolveResult& r, const std::vector<double>& x, const GpuSolveStats& st) {
+    o.graphs = false;
+    std::vector<double> xk(b.size(), 0.0);
+    GpuSolveStats sk;
+    const auto rk = gpu_solve(a, b, xk, o, &sk);
+    EXPECT_EQ(rk.residual_history, r.residual_history);
+    EXPECT_EQ(xk, x);
+    EXPECT_EQ(sk.graph_launches, 0);
+    EXPECT_EQ(sk.spmv_calls, st.spmv_calls);
+}
+
+
 template <class V, class I>
 it::SolveResult host_solve(const gs::Csr<V, I>& a, const std::vector<V>& b, std::vector<V>& x, it::Method method, it::PrecondKind kind, double tol,
                            it::OrderingKind ordering = it::OrderingKind::natural) {
@@ -547,16 +561,7 @@ TEST(CudaKrylov, GmresResultDoesNotDependOnCheckEvery) {
             EXPECT_LE(st.spmv_calls, spmvs + 1) << "one more only for a restart's residual at the end";
             EXPECT_EQ(st.graph_launches, full * per_cycle + last_batches) << "every batch whole: one graph launch each";
             if (every != 3) continue;
-            // kernel by kernel: the same solve
-            o.graphs = false;
-            std::vector<double> xk(b.size(), 0.0);
-            GpuSolveStats sk;
-            const auto rk = gpu_solve(a, b, xk, o, &sk);
-            o.graphs = true;
-            EXPECT_EQ(rk.residual_history, r.residual_history);
-            EXPECT_EQ(xk, x);
-            EXPECT_EQ(sk.graph_launches, 0);
-            EXPECT_EQ(sk.spmv_calls, st.spmv_calls);
+            expect_same_without_graphs(a, b, o, r, x, st);
         }
         // maxit inside a batch (the cut batch kernel by kernel), before and after a restart
         SCOPED_TRACE(name);
@@ -643,16 +648,7 @@ TEST(CudaKrylov, ResultDoesNotDependOnCheckEvery) {
             EXPECT_EQ(st.spmv_calls, 1 + per * std::min<std::int64_t>(batches * queued, o.maxit)) << "iterations " << r.iterations;
             EXPECT_EQ(st.graph_launches, batches) << "each batch (all whole: no maxit cut) one graph launch";
             if (every != 3) continue;
-            // kernel by kernel: the same solve
-            std::vector<double> xk(c.b->size(), 0.0);
-            o.graphs = false;
-            GpuSolveStats sk;
-            const auto rk = gpu_solve(*c.a, *c.b, xk, o, &sk);
-            o.graphs = true;
-            EXPECT_EQ(rk.residual_history, r.residual_history);
-            EXPECT_EQ(xk, x);
-            EXPECT_EQ(sk.graph_launches, 0);
-            EXPECT_EQ(sk.spmv_calls, st.spmv_calls);
+            expect_same_without_graphs(*c.a, *c.b, o, r, x, st);
         }
         // maxit inside a batch: exactly maxit iterations (the cut batch kernel by kernel)
         SCOPED_TRACE(name);
