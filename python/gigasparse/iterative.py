@@ -95,8 +95,6 @@ class TriangularSolve:
     def __init__(self, a: Any, lower: bool = True, *, unit_diagonal: bool = False, sync: str = "p2p",
                  backend: str = "omp", threads: int = 0, min_task_weight: int = 512, block_ptr: Any = None) -> None:
         a = as_csr(a, "A")
-        if a.dtype.kind == "c":
-            raise _core.NotSupported("TriangularSolve supports real values only (float32 or float64)")
         if a.shape[0] != a.shape[1]:
             raise _core.DimensionMismatch(f"TriangularSolve: the matrix must be square, got shape {a.shape}")
         n = int(a.shape[0])
@@ -115,10 +113,13 @@ class TriangularSolve:
                                                int(min_task_weight), bp)
 
     def solve(self, b: Any) -> np.ndarray:
-        """x with T x = b (b a vector of length n; a new array)."""
+        """x with T x = b (b a vector of length n; a new array). A complex b with a real T is solved as its real
+        and imaginary parts."""
         barr = np.asarray(b)
-        if barr.dtype.kind == "c":
-            raise _core.NotSupported("TriangularSolve: complex right-hand sides are not supported")
+        if barr.dtype.kind == "c" and self.dtype.kind != "c":
+            bv = vector(barr, self.shape[0], np.result_type(self.dtype, np.complex64), "b")
+            return self._core.solve(vector(bv.real, self.shape[0], self.dtype, "b")) + 1j * self._core.solve(
+                vector(bv.imag, self.shape[0], self.dtype, "b"))
         return self._core.solve(vector(b, self.shape[0], self.dtype, "b"))
 
     __call__ = solve

@@ -235,7 +235,7 @@ public:
         o.sync = parse_sync(sync);
         o.threads = threads;
         o.min_task_weight = min_task_weight;
-        dispatch_real(t.data.dtype(), t.indices.dtype(), [&]<class V, class I>() {
+        dispatch(t.data.dtype(), t.indices.dtype(), [&]<class V, class I>() {
             auto h = std::make_unique<Holder<V, I>>();
             h->in = csr_input<V, I>(t_, "T");
             if (h->in.view.nrows != h->in.view.ncols) throw DimensionMismatch("TriangularSolve: the matrix is not square");
@@ -255,24 +255,17 @@ public:
 
     nb::object solve(const Array1& b) {
         return dispatch(value_, t_.indices.dtype(), [&]<class V, class I>() -> nb::object {
-            if constexpr (!RealScalar<V>) {
-                return nb::object();
-            } else {
-                auto bs = as_span<V>(b, "b");
-                if (static_cast<std::int64_t>(bs.size()) != n_)
-                    throw DimensionMismatch("TriangularSolve: b has " + std::to_string(bs.size()) + " entries, need " +
-                                            std::to_string(n_));
-                std::vector<V> x(bs.begin(), bs.end());
-                std::int64_t bad;
-                {
-                    nb::gil_scoped_release release;
-                    bad = std::get<std::unique_ptr<Holder<V, I>>>(p_)->plan.solve(x);
-                }
-                if (bad >= 0)
-                    throw InvalidArgument("TriangularSolve: singular matrix (zero or missing diagonal in row " +
-                                          std::to_string(bad) + ")");
-                return to_numpy(std::move(x));
+            auto bs = as_span<V>(b, "b");
+            if (static_cast<std::int64_t>(bs.size()) != n_)
+                throw DimensionMismatch("TriangularSolve: b has " + std::to_string(bs.size()) + " entries, need " + std::to_string(n_));
+            std::vector<V> x(bs.begin(), bs.end());
+            std::int64_t bad;
+            {
+                nb::gil_scoped_release release;
+                bad = std::get<std::unique_ptr<Holder<V, I>>>(p_)->plan.solve(x);
             }
+            if (bad >= 0) throw InvalidArgument("TriangularSolve: singular matrix (zero or missing diagonal in row " + std::to_string(bad) + ")");
+            return to_numpy(std::move(x));
         });
     }
 
@@ -290,7 +283,9 @@ private:
     std::int64_t n_ = 0;
     iterative::ScheduleStats stats_;
     std::variant<std::monostate, std::unique_ptr<Holder<float, std::int32_t>>, std::unique_ptr<Holder<float, std::int64_t>>,
-                 std::unique_ptr<Holder<double, std::int32_t>>, std::unique_ptr<Holder<double, std::int64_t>>>
+                 std::unique_ptr<Holder<double, std::int32_t>>, std::unique_ptr<Holder<double, std::int64_t>>,
+                 std::unique_ptr<Holder<std::complex<float>, std::int32_t>>, std::unique_ptr<Holder<std::complex<float>, std::int64_t>>,
+                 std::unique_ptr<Holder<std::complex<double>, std::int32_t>>, std::unique_ptr<Holder<std::complex<double>, std::int64_t>>>
         p_;
 };
 
