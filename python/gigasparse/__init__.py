@@ -22,7 +22,7 @@ from ._gigasparse import (BackendError, DimensionMismatch, Error, InvalidArgumen
 from .io import MtxInfo, mminfo, read_mtx, write_mtx
 from .spgemm import SpgemmPlan, spgemm
 from .direct import AccuracyWarning, BatchDirectSolver, DirectSolver, cholesky, factorized, ldl, splu, spsolve
-from .iterative import LuSgs, Preconditioner, SolveInfo, TriangularSolve, lusgs, bicgstab, cg, fgmres, gmres, ic0, ilu0, jacobi, sgs, spmv
+from .iterative import LuSgs, Preconditioner, SolveInfo, TriangularSolve, lusgs, bicgstab, cg, fgmres, gmres, ic0, ilu0, jacobi, minres, sgs, spmv
 
 __version__: str = _gigasparse.__version__
 #: True when the compiled core includes the CUDA backend (a GPU may still be absent at run time).
@@ -67,7 +67,7 @@ def validate(a: object, *, sorted: bool = True, finite: bool = False) -> None:
 
 
 __all__ = [
-    "AccuracyWarning", "BackendError", "bicgstab", "blas_info", "LuSgs", "lusgs", "TriangularSolve", "cg", "fgmres", "gmres", "ic0", "ilu0", "jacobi", "Preconditioner", "sgs",
+    "AccuracyWarning", "BackendError", "bicgstab", "blas_info", "LuSgs", "lusgs", "TriangularSolve", "cg", "fgmres", "gmres", "ic0", "ilu0", "jacobi", "minres", "Preconditioner", "sgs",
     "SolveInfo", "DimensionMismatch", "BatchDirectSolver", "DirectSolver", "cholesky", "factorized", "ldl", "splu", "spsolve", "Error", "InvalidArgument", "InvalidStructure", "IoError", "MtxInfo",
     "NotSupported", "OutOfMemory", "ParseError", "PhaseError", "cuda_cached_memory_bytes", "cuda_device_count", "cuda_release_memory", "generate", "mminfo", "read_mtx",
     "reference", "SpgemmPlan", "spgemm", "spmv", "validate", "with_cuda", "write_mtx",

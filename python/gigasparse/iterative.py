@@ -24,7 +24,7 @@ import scipy.sparse as sp
 from . import _gigasparse as _core
 from ._sparse import as_csr, common_dtype, parts, value_dtype, vector
 
-__all__ = ["spmv", "TriangularSolve", "LuSgs", "lusgs", "Preconditioner", "SolveInfo", "jacobi", "ilu0", "ic0", "sgs", "cg", "bicgstab", "gmres", "fgmres"]
+__all__ = ["spmv", "TriangularSolve", "LuSgs", "lusgs", "Preconditioner", "SolveInfo", "jacobi", "ilu0", "ic0", "sgs", "cg", "bicgstab", "gmres", "fgmres", "minres"]
 
 _REASON_CODE = {"converged": 0, "breakdown": -1, "non_finite": -2, "preconditioner_failed": -3}
 
@@ -401,3 +401,12 @@ def fgmres(A: Any, b: Any, x0: Any = None, *, rtol: float = 1e-5, atol: float = 
            history: bool = True) -> tuple[np.ndarray, SolveInfo]:
     """Flexible GMRES(restart): the preconditioner may change between steps."""
     return _solve("fgmres", A, b, x0, rtol, atol, maxiter, M, ordering, restart, backend, history)
+
+
+def minres(A: Any, b: Any, x0: Any = None, *, rtol: float = 1e-5, atol: float = 0.0, maxiter: int | None = None,
+           M: Any = None, ordering: str | None = None, backend: str = "omp",
+           history: bool = True) -> tuple[np.ndarray, SolveInfo]:
+    """MINRES for symmetric (complex: Hermitian) A, indefinite allowed. M must be symmetric positive definite
+    (``jacobi`` of a positive diagonal, ``ic0``); with M the residual tested is in the M⁻¹ norm, scaled to ||b||
+    (without M: the 2-norm, as GMRES without restarts). CPU backends only."""
+    return _solve("minres", A, b, x0, rtol, atol, maxiter, M, ordering, 30, backend, history)

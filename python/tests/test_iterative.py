@@ -242,6 +242,27 @@ def test_complex_right_hand_side_matrix_free_and_band_ic0(rng):
     assert not m.ok and "pivot" in m.info["message"]
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_minres_on_indefinite_systems(dtype, rng):
+    a = _hermitian(20)
+    a = sp.csr_array(a - 1.2 * sp.identity(a.shape[0]))  # shifted into the spectrum: indefinite
+    if dtype == np.float64:
+        a = sp.csr_array(a.real)  # the symmetric real part
+    b = a @ np.ones(a.shape[0], dtype=dtype)
+    x, info = gs.minres(a, b, rtol=1e-10, maxiter=3000)
+    assert info == 0, info.message
+    np.testing.assert_allclose(a @ x, b, atol=1e-8 * np.linalg.norm(b))
+    _, g = gs.gmres(a, b, rtol=1e-10, restart=3000, maxiter=3000)
+    assert g.iterations - 2 <= info.iterations <= 1.2 * g.iterations + 2  # GMRES is optimal; MINRES's short recurrence
+    np.testing.assert_allclose(info.residual_history[:20], g.residual_history[:20], rtol=1e-6)
+    x, info = gs.minres(a, b, rtol=1e-10, maxiter=3000, M="jacobi")
+    assert info == 0, info.message
+    with pytest.raises(gs.InvalidArgument, match="symmetric positive definite"):
+        gs.minres(a, b, M="ilu0")
+    with pytest.raises(gs.NotSupported):
+        gs.minres(sp.csr_array(a.real), b.real, backend="cuda")
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128])
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
 @pytest.mark.parametrize("backend", ["omp", "reference"])

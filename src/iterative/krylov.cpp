@@ -2,6 +2,7 @@
 #include <gigasparse/iterative/krylov.hpp>
 
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include <gigasparse/core/error.hpp>
@@ -17,6 +18,7 @@ const char* to_string(Method m) {
         case Method::bicgstab: return "bicgstab";
         case Method::gmres: return "gmres";
         case Method::fgmres: return "fgmres";
+        case Method::minres: return "minres";
     }
     return "unknown";
 }
@@ -26,7 +28,8 @@ Method parse_method(const std::string& name) {
     if (name == "bicgstab") return Method::bicgstab;
     if (name == "gmres") return Method::gmres;
     if (name == "fgmres") return Method::fgmres;
-    throw InvalidArgument("unknown method '" + name + "' (cg, bicgstab, gmres, fgmres)");
+    if (name == "minres") return Method::minres;
+    throw InvalidArgument("unknown method '" + name + "' (cg, bicgstab, gmres, fgmres, minres)");
 }
 
 const char* to_string(StopReason r) {
@@ -252,6 +255,75 @@ SolveResult run_gmres(Krylov<V>& k, bool flexible) {
     return k.not_converged();
 }
 
+
+// MINRES (Paige and Saunders) for a symmetric or Hermitian A, indefinite allowed, with a symmetric (Hermitian)
+// positive definite preconditioner M: the Lanczos recurrence in the M⁻¹ inner product and a QR update by Givens
+// rotations of its tridiagonal matrix; x moves along three-term directions. The residual it minimizes, and the one
+// it records and tests, is in the M⁻¹ norm, scaled by ||b||₂ / ||b||_{M⁻¹} so that without a preconditioner it is
+// the 2-norm residual (the same history as GMRES without restarts, to rounding).
+template <class V>
+SolveResult run_minres(Krylov<V>& k) {
+    if (k.m && k.m->info().kind == PrecondKind::ilu0)
+        throw InvalidArgument("minres: the preconditioner must be symmetric positive definite (jacobi, ic0, sgs), not ilu0");
+    if (k.start()) return k.res;
+    using R = real_t<V>;
+    auto r1 = k.vec(), r2 = k.vec(), y = k.vec(), v = k.vec(), w = k.vec(), w1 = k.vec(), w2 = k.vec();
+    k.residual(r1);
+    k.precond(r1, y);
+    // ||r||²_{M⁻¹} = rᴴ M⁻¹ r: real and positive for a positive definite M
+    const auto m_norm2 = [&](const std::vector<V>& r, const std::vector<V>& z) { return static_cast<double>(std::real(k.dot(r, z))); };
+    double beta = m_norm2(r1, y);
+    std::vector<V> mb = k.vec();
+    k.precond(k.b, mb);
+    const double b_m2 = m_norm2(std::vector<V>(k.b.begin(), k.b.end()), mb);
+    if (!(beta >= 0) || !(b_m2 > 0)) {
+        if (!std::isfinite(beta) || !std::isfinite(b_m2)) return k.stop(StopReason::non_finite, "MINRES: rᴴ M⁻¹ r is not finite");
+        return k.stop(StopReason::breakdown, "MINRES: rᴴ M⁻¹ r <= 0: the preconditioner is not positive definite");
+    }
+    beta = std::sqrt(beta);
+    const double scale = k.bnorm / std::sqrt(b_m2);  // M⁻¹-norm residuals on the 2-norm scale of b
+    if (k.record(0, beta * scale)) return k.res;
+    r2 = r1;
+    double oldb = 0, dbar = 0, epsln = 0, phibar = beta, cs = -1, sn = 0;
+    for (std::int64_t it = 1; it <= k.o.maxit; ++it) {
+        k.axpby(V(R(1 / beta)), y, V(0), v);  // v = y / beta
+        k.matvec(v, y);
+        if (it >= 2) k.axpy(V(R(-beta / oldb)), r1, y);
+        const double alfa = static_cast<double>(std::real(k.dot(v, y)));  // real for a Hermitian A
+        if (!std::isfinite(alfa)) return k.stop(StopReason::non_finite, "MINRES: vᴴAv is not finite");
+        k.axpy(V(R(-alfa / beta)), r2, y);
+        std::swap(r1, r2);  // r1 = the old r2
+        r2 = y;
+        k.precond(r2, y);
+        oldb = beta;
+        const double bb = m_norm2(r2, y);
+        if (!(bb >= 0)) {
+            if (!std::isfinite(bb)) return k.stop(StopReason::non_finite, "MINRES: rᴴ M⁻¹ r is not finite");
+            return k.stop(StopReason::breakdown, "MINRES: rᴴ M⁻¹ r < 0: the preconditioner is not positive definite");
+        }
+        beta = std::sqrt(bb);
+        const double oldeps = epsln;
+        const double delta = cs * dbar + sn * alfa;  // the last rotation applied to the new column of the tridiagonal
+        const double gbar = sn * dbar - cs * alfa;
+        epsln = sn * beta;
+        dbar = -cs * beta;
+        const double gamma = std::max(std::hypot(gbar, beta), std::numeric_limits<double>::min());
+        cs = gbar / gamma;  // the new rotation, zeroing beta below gbar
+        sn = beta / gamma;
+        const double phi = cs * phibar;
+        phibar = sn * phibar;
+        // w = (v - oldeps w1 - delta w2) / gamma, with (w1, w2) = (w2, w) shifted first
+        std::swap(w1, w2);
+        std::swap(w2, w);
+        k.axpby(V(R(1 / gamma)), v, V(0), w);
+        if (oldeps != 0) k.axpy(V(R(-oldeps / gamma)), w1, w);
+        if (delta != 0) k.axpy(V(R(-delta / gamma)), w2, w);
+        k.axpy(V(R(phi)), w, k.x);
+        if (k.record(it, phibar * scale)) return k.res;
+        if (beta == 0) return k.stop(StopReason::breakdown, "MINRES: Krylov space exhausted (beta = 0) before convergence");
+    }
+    return k.not_converged();
+}
 }  // namespace
 
 template <class V>
@@ -279,17 +351,25 @@ SolveResult fgmres(const LinearOperator<V>& a, std::span<const V> b, std::span<V
 }
 
 template <class V>
+SolveResult minres(const LinearOperator<V>& a, std::span<const V> b, std::span<V> x, const Preconditioner<V>* m, const SolverOptions& o) {
+    Krylov<V> k(a, b, x, m, o);
+    return run_minres(k);
+}
+
+template <class V>
 SolveResult solve(const LinearOperator<V>& a, std::span<const V> b, std::span<V> x, const Preconditioner<V>* m, const SolverOptions& o) {
     switch (o.method) {
         case Method::cg: return cg(a, b, x, m, o);
         case Method::bicgstab: return bicgstab(a, b, x, m, o);
         case Method::gmres: return gmres(a, b, x, m, o);
         case Method::fgmres: return fgmres(a, b, x, m, o);
+        case Method::minres: return minres(a, b, x, m, o);
     }
     throw InvalidArgument("solve: unknown method");
 }
 
 #define GS_INST_V(V)                                                                                                              \
+    template SolveResult minres<V>(const LinearOperator<V>&, std::span<const V>, std::span<V>, const Preconditioner<V>*, const SolverOptions&);   \
     template SolveResult cg<V>(const LinearOperator<V>&, std::span<const V>, std::span<V>, const Preconditioner<V>*, const SolverOptions&);       \
     template SolveResult bicgstab<V>(const LinearOperator<V>&, std::span<const V>, std::span<V>, const Preconditioner<V>*, const SolverOptions&); \
     template SolveResult gmres<V>(const LinearOperator<V>&, std::span<const V>, std::span<V>, const Preconditioner<V>*, const SolverOptions&);    \

@@ -48,7 +48,7 @@ TEST(CliSolve, JsonHasIterationsResidualDepthAndTimes) {
 
 TEST(CliSolve, EveryMethodPrecondAndOrderingRuns) {
     const std::string f = poisson_file(32);
-    for (const std::string m : {"cg", "bicgstab", "gmres", "fgmres"}) {
+    for (const std::string m : {"cg", "bicgstab", "gmres", "fgmres", "minres"}) {
         const auto r = run_cli("solve '" + f + "' --method " + m + " --precond jacobi");
         EXPECT_EQ(r.exit_code, 0) << m << r.err;
         EXPECT_TRUE(contains(r.out, "converged")) << r.out;
@@ -63,6 +63,10 @@ TEST(CliSolve, EveryMethodPrecondAndOrderingRuns) {
         }
     const auto mc = run_cli("solve '" + f + "' --precond ilu0 --ordering mc --json");
     EXPECT_EQ(json_int(mc.out, "depth"), 2) << mc.out;
+    // MINRES takes a symmetric positive definite preconditioner only
+    const auto bad = run_cli("solve '" + f + "' --method minres --precond ilu0");
+    EXPECT_NE(bad.exit_code, 0);
+    EXPECT_TRUE(contains(bad.err, "symmetric positive definite")) << bad.err;
 }
 
 TEST(CliSolve, DcSplitAndTwistFlags) {

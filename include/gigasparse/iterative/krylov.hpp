@@ -13,10 +13,10 @@
 
 namespace gigasparse::iterative {
 
-enum class Method { cg, bicgstab, gmres, fgmres };
+enum class Method { cg, bicgstab, gmres, fgmres, minres };
 
 const char* to_string(Method m);
-Method parse_method(const std::string& name);  // "cg", "bicgstab", "gmres", "fgmres"
+Method parse_method(const std::string& name);  // "cg", "bicgstab", "gmres", "fgmres", "minres"
 
 // converged: relative residual <= tol. max_iterations: maxit reached first. breakdown: a
 // division by (near) zero in the recurrence (CG pᵀAp <= 0, BiCGStab ρ or ω = 0, GMRES lucky
@@ -68,6 +68,11 @@ SolveResult gmres(const LinearOperator<V>& a, std::span<const V> b, std::span<V>
 template <class V>
 SolveResult fgmres(const LinearOperator<V>& a, std::span<const V> b, std::span<V> x, const Preconditioner<V>* m, const SolverOptions& o);
 
+// MINRES for a symmetric (complex: Hermitian) A that may be indefinite; M, when given, must be symmetric (Hermitian)
+// positive definite (Jacobi of a matrix with a positive diagonal, IC(0)); the residual it records and tests is in the
+// M⁻¹ norm, scaled to ||b||₂ (without M: the 2-norm). A negative rᴴM⁻¹r is a breakdown.
+template <class V>
+SolveResult minres(const LinearOperator<V>& a, std::span<const V> b, std::span<V> x, const Preconditioner<V>* m, const SolverOptions& o);
 // Dispatches on o.method.
 template <class V>
 SolveResult solve(const LinearOperator<V>& a, std::span<const V> b, std::span<V> x, const Preconditioner<V>* m, const SolverOptions& o);

@@ -212,6 +212,8 @@ struct Solve {
             if (!std::isfinite(v)) throw InvalidStructure("cuda::solve: the right-hand side has NaN or Inf entries");
         for (const V v : x)
             if (!std::isfinite(v)) throw InvalidStructure("cuda::solve: the initial guess has NaN or Inf entries");
+        if (o.method == iterative::Method::minres)
+            throw NotSupported(std::string("cuda::solve: method ") + iterative::to_string(o.method) + " runs on the CPU backends only");
         if (o.tol < 0 || o.maxit < 0 || o.check_every < 1 || o.restart < 1)
             throw InvalidArgument("cuda::solve: tol and maxit must be >= 0, check_every and restart >= 1");
         long double s2 = 0;

@@ -239,8 +239,8 @@ int solve(const Args& args) {
 }
 const bool registered = register_command({
     "solve",
-    "solve A x = b with a preconditioned Krylov method (CG, BiCGStab, GMRES, FGMRES) or the direct solver",
-    "usage: gigasparse solve A.mtx [b.mtx] [-o x.mtx] [--method cg|bicgstab|gmres|fgmres|direct] [--precond none|jacobi|ilu0|ic0|sgs]\n"
+    "solve A x = b with a preconditioned Krylov method (CG, BiCGStab, GMRES, FGMRES, MINRES) or the direct solver",
+    "usage: gigasparse solve A.mtx [b.mtx] [-o x.mtx] [--method cg|bicgstab|gmres|fgmres|minres|direct] [--precond none|jacobi|ilu0|ic0|sgs]\n"
     "                        [--ordering natural|rcm|mc|abmc|dc|auto] [--tol 1e-8] [--maxit 1000] [--restart 30]\n"
     "                        [--sync p2p|barrier|sequential] [--threads N] [--dc-levels L] [--dc-relax-from L]\n"
     "                        [--dc-split auto|index|metis] [--dc-untwisted] [--dc-leaf-rcm]\n"
@@ -252,6 +252,9 @@ const bool registered = register_command({
     "the sweeps' levels) and applied on the device a level per launch. Without a GPU: exit code 4 and the reason.\n\n"
     "--method direct runs the sparse direct solver instead (the options and output of `gigasparse factor`:\n"
     "--structure, --ordering, --refine; \"residual\" and \"times\": {\"analyze\", \"factorize\", \"solve\", \"total\"}).\n\n"
+    "minres: symmetric (Hermitian) A, indefinite allowed; its preconditioner must be positive definite (jacobi\n"
+    "of a positive diagonal, ic0, sgs; ilu0 is refused), and the residual it tests is then in the M^-1 norm.\n"
+    "CPU only.\n\n"
     "A complex matrix (Matrix Market field complex) is solved in complex<double> on the CPU: inner products\n"
     "conjugate, CG and IC(0) need A Hermitian positive definite (IC(0): A ~ L L^H); b is read as complex.\n\n"
     "Solves A x = b from x = 0 (b defaults to A * ones), stopping when ||b - A x|| <= tol * ||b|| or after\n"
