@@ -1,6 +1,7 @@
 // bench/iterative_cuda/bench_krylov_cuda.cu: the GPU iterative backend against cuSPARSE and the host, double
 // values and int32 columns: SpMV (gigasparse's SpmvPlan vs cusparseSpMV CSR ALG1 and ALG2) and CG with Jacobi
-// and with IC(0), GMRES(30) with Jacobi and ILU(0) (cuda::solve vs iterative::solve on the host's cores).
+// and with IC(0), MINRES with Jacobi (Poisson), GMRES(30) with Jacobi and ILU(0) (cuda::solve vs iterative::solve on the
+// host's cores).
 //
 // Usage: bench_krylov_cuda OUTDIR [--repeats N] [--time-budget SECONDS] [--quick]
 //
@@ -640,6 +641,10 @@ void run_case(Case& c, const Mat& a, const Gpu& g) {
         c.gpu_cg.push_back(run_gpu_cg(a, dm, b, g.repeats, gc::GpuPrecond::ic0));
         c.host_cg.push_back(run_host_cg(a, b, it::PrecondKind::ic0, gpu_sweep_ordering));
         c.host_cg.push_back(run_host_cg(a, b, it::PrecondKind::ic0, it::OrderingKind::dc));
+        if (c.set == "poisson") {  // MINRES with Jacobi (symmetric; the Poisson cases only: the time budget)
+            c.gpu_cg.push_back(run_gpu_cg(a, dm, b, g.repeats, gc::GpuPrecond::jacobi, it::Method::minres));
+            c.host_cg.push_back(run_host_cg(a, b, it::PrecondKind::jacobi, it::OrderingKind::natural, it::Method::minres));
+        }
     }
     // GMRES(30) with Jacobi, then with ILU(0) (the GPU on multicolor; the host on it and on dc)
     if (c.gmres_case) {

@@ -362,7 +362,7 @@ def _solve(method: str, a: Any, b: Any, x0: Any, rtol: float, atol: float, maxit
 
 def _solve_cuda(method: str, a: Any, bv: np.ndarray, x: np.ndarray, tol: float, maxit: int,
                 M: Any, ordering: str | None, history: bool, operator: bool, restart: int) -> tuple[np.ndarray, SolveInfo]:
-    """backend="cuda": the whole iteration on the GPU (CG, BiCGStab, GMRES, FGMRES); M is None or a name."""
+    """backend="cuda": the whole iteration on the GPU (CG, BiCGStab, GMRES, FGMRES, MINRES); M is None or a name."""
     if operator:
         raise ValueError(f"{method}: backend='cuda' needs A as a sparse matrix")
     if M is not None and not isinstance(M, str):
@@ -408,5 +408,6 @@ def minres(A: Any, b: Any, x0: Any = None, *, rtol: float = 1e-5, atol: float = 
            history: bool = True) -> tuple[np.ndarray, SolveInfo]:
     """MINRES for symmetric (complex: Hermitian) A, indefinite allowed. M must be symmetric positive definite
     (``jacobi`` of a positive diagonal, ``ic0``); with M the residual tested is in the M⁻¹ norm, scaled to ||b||
-    (without M: the 2-norm, as GMRES without restarts). CPU backends only."""
+    (without M: the 2-norm, as GMRES without restarts). backend="cuda" for real systems (M None, "jacobi", "ic0"
+    or "sgs")."""
     return _solve("minres", A, b, x0, rtol, atol, maxiter, M, ordering, 30, backend, history)

@@ -9,6 +9,7 @@
 #include <gigasparse/core/timer.hpp>
 
 #include "iterative/gmres_lsq.hpp"
+#include "iterative/minres_rotation.hpp"
 
 namespace gigasparse::iterative {
 
@@ -280,47 +281,35 @@ SolveResult run_minres(Krylov<V>& k) {
         if (!std::isfinite(beta) || !std::isfinite(b_m2)) return k.stop(StopReason::non_finite, "MINRES: rᴴ M⁻¹ r is not finite");
         return k.stop(StopReason::breakdown, "MINRES: rᴴ M⁻¹ r <= 0: the preconditioner is not positive definite");
     }
-    beta = std::sqrt(beta);
     const double scale = k.bnorm / std::sqrt(b_m2);  // M⁻¹-norm residuals on the 2-norm scale of b
-    if (k.record(0, beta * scale)) return k.res;
+    MinresRotation q = minres_start(std::sqrt(beta));
+    if (k.record(0, q.phibar * scale)) return k.res;
     r2 = r1;
-    double oldb = 0, dbar = 0, epsln = 0, phibar = beta, cs = -1, sn = 0;
     for (std::int64_t it = 1; it <= k.o.maxit; ++it) {
-        k.axpby(V(R(1 / beta)), y, V(0), v);  // v = y / beta
+        k.axpby(V(R(1 / q.beta)), y, V(0), v);  // v = y / beta
         k.matvec(v, y);
-        if (it >= 2) k.axpy(V(R(-beta / oldb)), r1, y);
+        if (it >= 2) k.axpy(V(R(-q.beta / q.oldb)), r1, y);
         const double alfa = static_cast<double>(std::real(k.dot(v, y)));  // real for a Hermitian A
         if (!std::isfinite(alfa)) return k.stop(StopReason::non_finite, "MINRES: vᴴAv is not finite");
-        k.axpy(V(R(-alfa / beta)), r2, y);
+        k.axpy(V(R(-alfa / q.beta)), r2, y);
         std::swap(r1, r2);  // r1 = the old r2
         r2 = y;
         k.precond(r2, y);
-        oldb = beta;
         const double bb = m_norm2(r2, y);
         if (!(bb >= 0)) {
             if (!std::isfinite(bb)) return k.stop(StopReason::non_finite, "MINRES: rᴴ M⁻¹ r is not finite");
             return k.stop(StopReason::breakdown, "MINRES: rᴴ M⁻¹ r < 0: the preconditioner is not positive definite");
         }
-        beta = std::sqrt(bb);
-        const double oldeps = epsln;
-        const double delta = cs * dbar + sn * alfa;  // the last rotation applied to the new column of the tridiagonal
-        const double gbar = sn * dbar - cs * alfa;
-        epsln = sn * beta;
-        dbar = -cs * beta;
-        const double gamma = std::max(std::hypot(gbar, beta), std::numeric_limits<double>::min());
-        cs = gbar / gamma;  // the new rotation, zeroing beta below gbar
-        sn = beta / gamma;
-        const double phi = cs * phibar;
-        phibar = sn * phibar;
+        minres_rotate(q, alfa, bb);
         // w = (v - oldeps w1 - delta w2) / gamma, with (w1, w2) = (w2, w) shifted first
         std::swap(w1, w2);
         std::swap(w2, w);
-        k.axpby(V(R(1 / gamma)), v, V(0), w);
-        if (oldeps != 0) k.axpy(V(R(-oldeps / gamma)), w1, w);
-        if (delta != 0) k.axpy(V(R(-delta / gamma)), w2, w);
-        k.axpy(V(R(phi)), w, k.x);
-        if (k.record(it, phibar * scale)) return k.res;
-        if (beta == 0) return k.stop(StopReason::breakdown, "MINRES: Krylov space exhausted (beta = 0) before convergence");
+        k.axpby(V(R(1 / q.gamma)), v, V(0), w);
+        if (q.oldeps != 0) k.axpy(V(R(-q.oldeps / q.gamma)), w1, w);
+        if (q.delta != 0) k.axpy(V(R(-q.delta / q.gamma)), w2, w);
+        k.axpy(V(R(q.phi)), w, k.x);
+        if (k.record(it, q.phibar * scale)) return k.res;
+        if (q.beta == 0) return k.stop(StopReason::breakdown, "MINRES: Krylov space exhausted (beta = 0) before convergence");
     }
     return k.not_converged();
 }

@@ -137,6 +137,10 @@ TEST(CliSolve, CudaBackendRunsOrSaysWhyNot) {
     const std::string f = poisson_file(32);
     EXPECT_EQ(run_cli("solve '" + f + "' --backend gpu").exit_code, 2);
     EXPECT_EQ(run_cli("solve '" + f + "' --backend cuda --method gmres --restart 0").exit_code, 2);
+    const auto cpu_refusal = run_cli("solve '" + f + "' --method minres --precond ilu0");
+    const auto gpu_refusal = run_cli("solve '" + f + "' --backend cuda --method minres --precond ilu0");
+    EXPECT_EQ(gpu_refusal.exit_code, cpu_refusal.exit_code);  // misuse: the same answer as the CPU's, device or not
+    EXPECT_TRUE(contains(gpu_refusal.err, "symmetric positive definite")) << gpu_refusal.err;
     const auto r = run_cli("solve '" + f + "' --backend cuda --precond jacobi");
     if (gigasparse::cuda::device_count() == 0) {
         EXPECT_EQ(r.exit_code, 4) << r.out;
@@ -148,7 +152,7 @@ TEST(CliSolve, CudaBackendRunsOrSaysWhyNot) {
     const auto ic = run_cli("solve '" + f + "' --backend cuda --precond ic0");
     ASSERT_EQ(ic.exit_code, 0) << ic.err << ic.out;
     EXPECT_TRUE(contains(ic.out, "levels per application")) << ic.out;
-    for (const char* method : {"bicgstab", "gmres", "fgmres"}) {
+    for (const char* method : {"bicgstab", "gmres", "fgmres", "minres"}) {
         const auto j = run_cli("solve '" + f + "' --backend cuda --method " + method + " --restart 10 --json");
         ASSERT_EQ(j.exit_code, 0) << method << j.err;
         for (const char* key : {"\"backend\":\"cuda\"", "\"gpu\":{\"device\":", "\"threads_per_row\":4", "\"milliseconds\":{", "\"converged\":true"})

@@ -1,5 +1,5 @@
 // include/gigasparse/cuda/iterative.hpp: the iterative pillar on the GPU (no CUDA headers here): SpMV
-// of a DeviceMatrix and Krylov solves (CG, BiCGStab, GMRES, FGMRES; Jacobi, ILU(0), IC(0), SGS or no preconditioner)
+// of a DeviceMatrix and Krylov solves (CG, BiCGStab, GMRES, FGMRES, MINRES; Jacobi, ILU(0), IC(0), SGS or no preconditioner)
 // whose vectors, scalars and stopping tests stay in device memory; the host reads the residuals of a
 // batch of iterations at once.
 //
@@ -71,13 +71,13 @@ void spmv(const DeviceMatrix<V, I>& a, std::span<const V> x, std::span<V> y, V a
           GpuSolveStats* stats = nullptr);
 
 struct GpuSolveOptions {
-    iterative::Method method = iterative::Method::cg;  // cg, bicgstab, gmres or fgmres
+    iterative::Method method = iterative::Method::cg;  // cg, bicgstab, gmres, fgmres or minres (not with ilu0)
     int restart = 30;                                   // gmres, fgmres: the Krylov vectors of a cycle (>= 1)
     GpuPrecond precond = GpuPrecond::jacobi;
     // The sweeps' ordering (ilu0, ic0, sgs): multicolor by default, whose colors are the levels (a 7-point
     // grid sweeps in 2 launches; natural order in about 3 n^(1/3)).
     iterative::OrderingOptions ordering = multicolor();
-    double tol = 1e-8;            // stop when ||b - A x||_2 <= tol ||b||_2 (recurrence residual)
+    double tol = 1e-8;            // stop when ||b - A x||_2 <= tol ||b||_2 (recurrence residual; MINRES with M: its M⁻¹ norm, as iterative::minres)
     std::int64_t maxit = 1000;
     bool record_history = true;
     // Iterations queued between two reads of their residuals (1..64; GMRES: the steps of a cycle, in batches that
@@ -97,9 +97,18 @@ struct GpuSolveOptions {
     }
 };
 
+// The host-side checks of options that need no device (cuda::solve makes them first): InvalidArgument for a negative
+// tol or maxit, check_every or restart below 1, or MINRES with ILU(0) (its preconditioner must be positive definite).
+inline void check_options(const GpuSolveOptions& o) {
+    if (o.tol < 0 || o.maxit < 0 || o.check_every < 1 || o.restart < 1)
+        throw InvalidArgument("cuda::solve: tol and maxit must be >= 0, check_every and restart >= 1");
+    if (o.method == iterative::Method::minres && o.precond == GpuPrecond::ilu0)
+        throw InvalidArgument("cuda::solve: minres: the preconditioner must be symmetric positive definite (jacobi, ic0, sgs), not ilu0");
+}
+
 // Solves A x = b on A's device from the initial guess in x (host vectors: b and x are copied there,
 // x back). The same recurrences, stopping tests and statuses as iterative::cg / iterative::bicgstab /
-// iterative::gmres / iterative::fgmres (GMRES(m), right-preconditioned, its basis orthogonalized on the device by
+// iterative::gmres / iterative::fgmres / iterative::minres (GMRES(m), right-preconditioned, its basis orthogonalized on the device by
 // classical Gram–Schmidt applied twice — a pass of all dot products at once — where the host's modified
 // Gram–Schmidt takes one dot product and update per vector: the same iterate in exact arithmetic)
 // (converged, max_iterations, breakdown, non_finite, preconditioner_failed: a zero, missing or

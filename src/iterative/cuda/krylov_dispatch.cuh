@@ -1,5 +1,5 @@
 // src/iterative/cuda/krylov_dispatch.cuh: the host side of the GPU iterative backend: the SpMV plan
-// (lanes per row, the long rows), cuda::spmv, and the CG, BiCGStab and GMRES drivers of cuda::solve. One stream
+// (lanes per row, the long rows), cuda::spmv, and the CG, BiCGStab, GMRES and MINRES drivers of cuda::solve. One stream
 // per call; all vectors and scalars in device memory; the scalars of a batch of iterations read at once.
 // Instantiated in krylov_double.cu / krylov_float.cu; the CPU simulator's tests compile it too.
 #pragma once
@@ -212,10 +212,7 @@ struct Solve {
             if (!std::isfinite(v)) throw InvalidStructure("cuda::solve: the right-hand side has NaN or Inf entries");
         for (const V v : x)
             if (!std::isfinite(v)) throw InvalidStructure("cuda::solve: the initial guess has NaN or Inf entries");
-        if (o.method == iterative::Method::minres)
-            throw NotSupported(std::string("cuda::solve: method ") + iterative::to_string(o.method) + " runs on the CPU backends only");
-        if (o.tol < 0 || o.maxit < 0 || o.check_every < 1 || o.restart < 1)
-            throw InvalidArgument("cuda::solve: tol and maxit must be >= 0, check_every and restart >= 1");
+        check_options(o);
         long double s2 = 0;
         for (const V v : b) s2 += static_cast<long double>(v) * static_cast<long double>(v);
         bnorm = static_cast<double>(std::sqrt(s2));
@@ -609,6 +606,89 @@ void run_gmres(Solve<V, I>& k, Event& iterate, bool flexible) {
     k.not_converged();
 }
 
+// MINRES as iterative::minres (Paige–Saunders, the same recurrence: iterative::minres_rotate), in batches
+// (run_batches); its stops decided on the device. Seven launches an iteration besides the preconditioner's: v = y / beta,
+// the SpMV, the Lanczos update with vᵀy's partials, their sum, the three-term shift with r2ᵀM⁻¹r2's partials (fused
+// with Jacobi), the one-thread rotation, and the direction and x update. The residual it records is the M⁻¹ norm's,
+// on the 2-norm scale of b (no preconditioner: the 2-norm residual).
+template <class V, class I>
+void run_minres(Solve<V, I>& k, Event& iterate) {
+    const V* dinv = k.dinv_ptr();
+    auto r1 = k.vec(), r2 = k.vec(), y = k.vec(), v = k.vec(), wa = k.vec(), wb = k.vec();
+    DeviceBuffer<MinresState<V>> st(1, k.where), ring(k.ring_slots(), k.where);
+    std::vector<MinresState<V>> seen(static_cast<std::size_t>(ring.size()));
+    const int* stopped = k.stop_flag(st);
+    // M⁻¹ u into z (z = u without a preconditioner)
+    const auto precond = [&](const V* u, V* z, const int* skip) {
+        if (k.sweeps) k.apply(u, z, skip);
+        else if (dinv) k.elementwise("gigasparse::krylov::diag_apply_kernel", diag_apply_kernel<V>, dinv, u, z, skip);
+        else if (u != z)
+            check(cudaMemcpyAsync(z, u, static_cast<std::size_t>(k.n) * sizeof(V), cudaMemcpyDeviceToDevice, k.s()), "cudaMemcpyAsync D2D");
+    };
+    // uᵀ M⁻¹ u, read by the host (z: M⁻¹ u)
+    DeviceBuffer<V> scalar(1, k.where);
+    const auto m_norm2 = [&](const V* u, V* z) {
+        precond(u, z, nullptr);
+        k.dot(u, z, k.partial0.data());
+        k.finish("gigasparse::krylov::sum_kernel", sum_kernel<V>, static_cast<const V*>(k.partial0.data()), scalar.data());
+        V h{};
+        check(cudaMemcpyAsync(&h, scalar.data(), sizeof h, cudaMemcpyDeviceToHost, k.s()), "cudaMemcpyAsync D2H");
+        k.stream.sync();
+        return static_cast<double>(h);
+    };
+    // bᵀM⁻¹b (b through r2 and y as scratch), then r1 = b - A x, y = M⁻¹ r1, beta² = r1ᵀy; r2 = r1
+    check(cudaMemcpyAsync(r2.data(), k.b.data(), k.b.size() * sizeof(V), cudaMemcpyHostToDevice, k.s()), "cudaMemcpyAsync H2D");
+    const double b_m2 = m_norm2(r2.data(), y.data());
+    k.residual(r1);
+    const double beta2 = m_norm2(r1.data(), y.data());
+    iterate.record(k.s());
+    if (!(beta2 >= 0) || !(b_m2 > 0)) {
+        if (!std::isfinite(beta2) || !std::isfinite(b_m2)) k.stop(iterative::StopReason::non_finite, "MINRES: rᵀ M⁻¹ r is not finite");
+        else k.stop(iterative::StopReason::breakdown, "MINRES: rᵀ M⁻¹ r <= 0: the preconditioner is not positive definite");
+        return;
+    }
+    const double scale = k.bnorm / std::sqrt(b_m2);
+    MinresState<V> init{};
+    init.q = iterative::minres_start(std::sqrt(beta2));
+    if (k.record(0, init.q.phibar * scale)) return;
+    check(cudaMemcpyAsync(r2.data(), r1.data(), static_cast<std::size_t>(k.n) * sizeof(V), cudaMemcpyDeviceToDevice, k.s()), "cudaMemcpyAsync D2D");
+    check(cudaMemsetAsync(wa.data(), 0, static_cast<std::size_t>(k.n) * sizeof(V), k.s()), "cudaMemsetAsync");
+    check(cudaMemsetAsync(wb.data(), 0, static_cast<std::size_t>(k.n) * sizeof(V), k.s()), "cudaMemsetAsync");
+    check(cudaMemcpyAsync(st.data(), &init, sizeof init, cudaMemcpyHostToDevice, k.s()), "cudaMemcpyAsync H2D");
+    const auto* cst = static_cast<const MinresState<V>*>(st.data());
+    const double stop_norm = k.o.tol * k.bnorm;
+    const auto queue = [&](MinresState<V>* slot) {
+        k.elementwise("gigasparse::krylov::minres_v_kernel", minres_v_kernel<V>, cst, static_cast<const V*>(y.data()), v.data(), stopped);
+        k.spmv->run(v.data(), y.data(), V(1), V(0), k.s(), stopped);
+        k.reduce("gigasparse::krylov::minres_lanczos_kernel", minres_lanczos_kernel<V>, cst, static_cast<const V*>(r1.data()),
+                 static_cast<const V*>(v.data()), y.data(), k.partial0.data(), stopped);
+        k.finish("gigasparse::krylov::minres_alfa_kernel", minres_alfa_kernel<V>, static_cast<const V*>(k.partial0.data()), st.data());
+        k.reduce("gigasparse::krylov::minres_shift_kernel", minres_shift_kernel<V>, cst, r1.data(), r2.data(), y.data(), dinv, k.sweeps != nullptr,
+                 k.partial0.data(), stopped);
+        if (k.sweeps) {
+            k.apply(r2.data(), y.data(), stopped);
+            k.dot(r2.data(), y.data(), k.partial0.data(), stopped);
+        }
+        k.finish("gigasparse::krylov::minres_step_kernel", minres_step_kernel<V>, static_cast<const V*>(k.partial0.data()), scale, stop_norm, st.data(),
+                 slot);
+        k.elementwise("gigasparse::krylov::minres_update_kernel", minres_update_kernel<V>, cst, static_cast<const V*>(v.data()), wa.data(), wb.data(),
+                      k.xd.data());
+    };
+    // the host's reading of one iteration's state, in iterative::minres's order; true when the solve is over
+    const auto over = [&](count_t it, const MinresState<V>& h) {
+        if (h.stop & minres_stop_alfa) return k.stop(iterative::StopReason::non_finite, "MINRES: vᵀAv is not finite"), true;
+        if (h.stop & minres_stop_bb) {
+            if (!std::isfinite(h.bb)) return k.stop(iterative::StopReason::non_finite, "MINRES: rᵀ M⁻¹ r is not finite"), true;
+            return k.stop(iterative::StopReason::breakdown, "MINRES: rᵀ M⁻¹ r < 0: the preconditioner is not positive definite"), true;
+        }
+        if (k.record(it, h.rnorm, (h.stop & minres_stop_converged) != 0)) return true;
+        if (h.stop & minres_stop_exhausted)
+            return k.stop(iterative::StopReason::breakdown, "MINRES: Krylov space exhausted (beta = 0) before convergence"), true;
+        return false;
+    };
+    run_batches(k, ring, seen, queue, over);
+}
+
 }  // namespace krylov
 
 template <class V, class I>
@@ -648,6 +728,7 @@ iterative::SolveResult solve(const DeviceMatrix<V, I>& a, std::span<const V> b, 
     } else {
         if (o.method == iterative::Method::cg) krylov::run_cg(k, t1);
         else if (o.method == iterative::Method::bicgstab) krylov::run_bicgstab(k, t1);
+        else if (o.method == iterative::Method::minres) krylov::run_minres(k, t1);
         else krylov::run_gmres(k, t1, o.method == iterative::Method::fgmres);
         t2.record(k.s());
         krylov::to_host(x, k.xd, k.s());

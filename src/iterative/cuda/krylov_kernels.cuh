@@ -16,6 +16,7 @@
 
 #include "iterative/cuda/krylov_math.hpp"
 #include "iterative/gmres_lsq.hpp"
+#include "iterative/minres_rotation.hpp"
 
 namespace gigasparse::cuda {
 inline namespace GIGASPARSE_CUDA_ABI {
@@ -597,6 +598,144 @@ static __global__ void gmres_next_kernel(count_t n, const GmresState<V>* __restr
 template <class V>
 static __global__ void gmres_solve_kernel(GmresLsqRef<V> l, int j) {
     if (threadIdx.x == 0) iterative::gmres_back_substitute(l.r, 1, l.m + 1, l.g, l.y, j);
+}
+
+// ---------------------------------------------------------------- MINRES
+// The scalars of a MINRES iteration (iterative::minres's, in double as the host's recurrences are), in device
+// memory; the host reads a batch of iterations' copies at once. The vectors: v (the Lanczos vector), y (A v minus
+// the recurrence's terms, then M⁻¹ of the new r2), r1 and r2 (the last two unpreconditioned Lanczos vectors), and
+// the two latest directions wa (older) and wb.
+template <class V>
+struct MinresState {
+    iterative::MinresRotation q;  // the recurrence (iterative::minres_rotate)
+    double alfa;   // vᵀ A v
+    double bb;     // r2ᵀ M⁻¹ r2 (its sign is the preconditioner's test)
+    double rnorm;  // q.phibar on the 2-norm scale of b (the host records it)
+    int move;      // 1: this iteration moves x (set by minres_step_kernel)
+    int stop;      // minres_stop_* bits; once set, every later kernel of the solve leaves everything as it is
+};
+
+// Why a MINRES stopped on the device, in the order iterative::minres tests them: vᵀAv not finite; r2ᵀM⁻¹r2
+// negative (the preconditioner is not positive definite) or not finite (x does not move for these two); the
+// residual norm not finite; at or below tol ||b||; beta = 0 (the Krylov space exhausted).
+inline constexpr int minres_stop_alfa = 1, minres_stop_bb = 2, minres_stop_nonfinite = 4, minres_stop_converged = 8, minres_stop_exhausted = 16;
+
+// v = y / beta.
+template <class V>
+static __global__ void minres_v_kernel(count_t n, const MinresState<V>* __restrict__ st, const V* __restrict__ y, V* __restrict__ v,
+                                       const int* __restrict__ skip) {
+    if (skip && *skip) return;
+    const V inv = static_cast<V>(1 / st->q.beta);
+    const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
+    for (count_t t = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < n; t += stride) v[t] = inv * y[t];
+}
+
+// y -= (beta / oldb) r1 (not in the first iteration: oldb = 0), and the partial sums of vᵀy (alfa).
+template <class V>
+static __global__ void __launch_bounds__(block_threads)
+    minres_lanczos_kernel(count_t n, const MinresState<V>* __restrict__ st, const V* __restrict__ r1, const V* __restrict__ v, V* __restrict__ y,
+                          V* __restrict__ partial, const int* __restrict__ skip) {
+    if (skip && *skip) n = 0;
+    const double oldb = n > 0 ? st->q.oldb : 0;
+    const V c = oldb != 0 ? static_cast<V>(-st->q.beta / oldb) : V(0);
+    const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
+    V s = V(0);
+    for (count_t t = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < n; t += stride) {
+        V yt = y[t];
+        if (c != V(0)) {
+            yt += c * r1[t];
+            y[t] = yt;
+        }
+        s += v[t] * yt;
+    }
+    s = block_sum(s);
+    if (threadIdx.x == 0) partial[blockIdx.x] = s;
+}
+
+// alfa = vᵀy from the partials.
+template <class V>
+static __global__ void __launch_bounds__(block_threads) minres_alfa_kernel(count_t m, const V* __restrict__ partial, MinresState<V>* st) {
+    const V alfa = finish_sum(m, partial);
+    if (threadIdx.x == 0 && st->stop == 0) st->alfa = static_cast<double>(alfa);
+}
+
+// The three-term recurrence's end: y -= (alfa / beta) r2; r1 = r2; r2 = y; then y = M⁻¹ r2 where M is Jacobi (dinv)
+// or none (y = r2), with the partial sums of r2ᵀy; sweeps (precond_later): y is left to them, and so are the partials.
+template <class V>
+static __global__ void __launch_bounds__(block_threads)
+    minres_shift_kernel(count_t n, const MinresState<V>* __restrict__ st, V* __restrict__ r1, V* __restrict__ r2, V* __restrict__ y,
+                        const V* __restrict__ dinv, bool precond_later, V* __restrict__ partial, const int* __restrict__ skip) {
+    if (skip && *skip) n = 0;
+    const V c = n > 0 ? static_cast<V>(-st->alfa / st->q.beta) : V(0);
+    const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
+    V s = V(0);
+    for (count_t t = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < n; t += stride) {
+        const V yt = y[t] + c * r2[t];
+        r1[t] = r2[t];
+        r2[t] = yt;
+        if (!precond_later) {
+            const V z = dinv ? dinv[t] * yt : yt;
+            y[t] = z;
+            s += yt * z;
+        }
+    }
+    if (precond_later) return;
+    s = block_sum(s);
+    if (threadIdx.x == 0) partial[blockIdx.x] = s;
+}
+
+// One block, one thread's work: r2ᵀM⁻¹r2 from the partials and the iteration's tests in the host's order, the
+// rotation of the tridiagonal's new column (iterative::minres's arithmetic), this iteration's direction update,
+// the stop bits (stop_norm = tol ||b||, scale: the M⁻¹ norm's factor onto ||b||_2), the state copied to *snapshot.
+template <class V>
+static __global__ void __launch_bounds__(block_threads) minres_step_kernel(count_t m, const V* __restrict__ partial, double scale, double stop_norm,
+                                                                           MinresState<V>* st, MinresState<V>* snapshot) {
+    const int stop = st->stop;
+    __syncthreads();  // every thread has read the bits before thread 0 writes them
+    if (stop) {
+        if (threadIdx.x == 0) {
+            st->move = 0;
+            *snapshot = *st;
+        }
+        return;
+    }
+    const V bb_sum = finish_sum(m, partial);
+    if (threadIdx.x != 0) return;
+    MinresState<V> s = *st;
+    s.move = 0;
+    s.bb = static_cast<double>(bb_sum);
+    if (!finite(s.alfa)) {
+        s.stop = minres_stop_alfa;
+    } else if (!(s.bb >= 0)) {
+        s.stop = minres_stop_bb;
+    } else {
+        iterative::minres_rotate(s.q, s.alfa, s.bb);
+        s.rnorm = s.q.phibar * scale;
+        s.move = 1;
+        if (!finite(s.rnorm)) s.stop = minres_stop_nonfinite;
+        else if (s.rnorm <= stop_norm) s.stop = minres_stop_converged;
+        else if (s.q.beta == 0) s.stop = minres_stop_exhausted;
+    }
+    *st = s;
+    *snapshot = s;
+}
+
+// The new direction wn = (v - oldeps wa - delta wb) / gamma, shifted in (wa = wb, wb = wn), and x += phi wn; only when
+// this iteration moves x.
+template <class V>
+static __global__ void minres_update_kernel(count_t n, const MinresState<V>* __restrict__ st, const V* __restrict__ v, V* __restrict__ wa,
+                                            V* __restrict__ wb, V* __restrict__ x) {
+    if (!st->move) return;
+    const iterative::MinresRotation& q = st->q;
+    const V g = static_cast<V>(1 / q.gamma), ca = static_cast<V>(q.oldeps), cb = static_cast<V>(q.delta), phi = static_cast<V>(q.phi);
+    const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
+    for (count_t t = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < n; t += stride) {
+        const V b = wb[t];
+        const V wn = g * (v[t] - ca * wa[t] - cb * b);
+        wa[t] = b;
+        wb[t] = wn;
+        x[t] += phi * wn;
+    }
 }
 
 // y = alpha x + beta y (beta == 0: y is not read).

@@ -137,7 +137,7 @@ void print_json(const std::string& path, const Csr<V, std::int32_t>& a, const Se
     std::cout << j.str() << "\n";
 }
 
-// --backend cuda: the matrix uploaded once, CG or BiCGStab on the device (none, Jacobi, ILU(0), IC(0), SGS).
+// --backend cuda: the matrix uploaded once, the Krylov method on the device (none, Jacobi, ILU(0), IC(0), SGS).
 int solve_on_gpu(const Args& args, const std::string& path, const Mat& a, const std::vector<double>& b, const Setup& s) {
     cuda::GpuSolveOptions o;
     o.method = s.solver.method;
@@ -147,6 +147,7 @@ int solve_on_gpu(const Args& args, const std::string& path, const Mat& a, const 
     o.maxit = s.solver.maxit;
     if (!args.get("ordering", "").empty()) o.ordering = s.precond.ordering;  // else the GPU's default, multicolor
     const int device = static_cast<int>(args.get_int("device", 0));
+    cuda::check_options(o);  // misuse is reported with or without a device
     if (cuda::device_count() == 0) throw NotSupported("solve: the cuda backend needs a CUDA device: " + cuda::device_summary());
     std::vector<double> x(b.size(), 0.0);
     Timer phase;
@@ -253,8 +254,7 @@ const bool registered = register_command({
     "--method direct runs the sparse direct solver instead (the options and output of `gigasparse factor`:\n"
     "--structure, --ordering, --refine; \"residual\" and \"times\": {\"analyze\", \"factorize\", \"solve\", \"total\"}).\n\n"
     "minres: symmetric (Hermitian) A, indefinite allowed; its preconditioner must be positive definite (jacobi\n"
-    "of a positive diagonal, ic0, sgs; ilu0 is refused), and the residual it tests is then in the M^-1 norm.\n"
-    "CPU only.\n\n"
+    "of a positive diagonal, ic0, sgs; ilu0 is refused), and the residual it tests is then in the M^-1 norm.\n\n"
     "A complex matrix (Matrix Market field complex) is solved in complex<double> on the CPU: inner products\n"
     "conjugate, CG and IC(0) need A Hermitian positive definite (IC(0): A ~ L L^H); b is read as complex.\n\n"
     "Solves A x = b from x = 0 (b defaults to A * ones), stopping when ||b - A x|| <= tol * ||b|| or after\n"
