@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
-"""bench/iterative/complex_vs_scipy.py: complex Krylov solves, gigasparse against scipy.sparse.linalg, in one run.
+"""bench/iterative/krylov_vs_scipy.py: complex and indefinite Krylov solves, gigasparse against scipy.sparse.linalg, in one run.
 
 Two complex systems from the 7-point Laplacian P of an n³ grid (b = A · (1 + i), x0 = 0, relative residual tol):
   herm   A = P + 0.1 I + 0.05 i S (S the real skew-symmetric ±1 of the x-neighbours): Hermitian positive definite
   helm   A = P − (0.3 + 0.03 i) I: a lossy shifted Laplacian (complex symmetric, not Hermitian, indefinite real part)
 herm: CG (gigasparse: none, Jacobi, IC(0) = L Lᴴ on natural, dc, auto orderings; scipy: none, Jacobi as a
 LinearOperator). helm: GMRES(30) and BiCGStab (gigasparse: none, ILU(0) natural / dc; scipy: none, and spilu with
-fill_factor 1 as its nearest ILU). Each solve is timed whole (preconditioner setup + iterations), best of --repeat;
+fill_factor 1 as its nearest ILU). And a real symmetric indefinite one, indef = P − 0.3 I: MINRES (gigasparse: none,
+Jacobi; scipy: none). Each solve is timed whole (preconditioner setup + iterations), best of --repeat;
 the true residual ||b − A x|| / ||b|| of every result is checked. Threads: OMP_NUM_THREADS (gigasparse); scipy's
 solvers run on one core (its SpMV is sequential).
 
-  python3 bench/iterative/complex_vs_scipy.py [--n 64] [--tol 1e-8] [--repeat 3] [--json out.json] [--markdown]
+  python3 bench/iterative/krylov_vs_scipy.py [--n 64] [--tol 1e-8] [--repeat 3] [--json out.json] [--markdown]
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ def problems(n: int) -> dict[str, sp.csr_array]:
     return {
         "herm": sp.csr_array(p + 0.1 * sp.identity(size) + 0.05j * skew),
         "helm": sp.csr_array(p - (0.3 + 0.03j) * sp.identity(size)),
+        "indef": sp.csr_array((p - 0.3 * sp.identity(size)).real),
     }
 
 
@@ -78,7 +80,7 @@ def main() -> int:
 
     def record(problem: str, solver: str, run) -> None:
         a = mats[problem]
-        b = a @ np.full(a.shape[0], 1 + 1j)
+        b = a @ np.full(a.shape[0], 1 + 1j if a.dtype.kind == "c" else 1.0)
         dt, x, its, ok = timed(lambda: run(a, b), args.repeat)
         res = float(np.linalg.norm(b - a @ x) / np.linalg.norm(b))
         rows.append({"problem": problem, "solver": solver, "seconds": dt, "iterations": int(its), "converged": bool(ok),
@@ -131,6 +133,15 @@ def main() -> int:
             record("helm", f"gigasparse {kind} ilu0 {o}", gs_run(method, "ilu0", o))
         record("helm", f"scipy {kind}", sp_krylov(kind))
         record("helm", f"scipy {kind} spilu(fill 1)", sp_krylov(kind, ilu=True))
+
+    def sp_minres(a, b):
+        c = Counter()
+        x, info = spla.minres(a, b, rtol=tol, maxiter=maxit, callback=c)
+        return x, c.n, info == 0
+
+    record("indef", "gigasparse minres", gs_run(gs.minres))
+    record("indef", "gigasparse minres jacobi", gs_run(gs.minres, "jacobi"))
+    record("indef", "scipy minres", sp_minres)
 
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
