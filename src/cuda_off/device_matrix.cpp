@@ -53,6 +53,11 @@ DeviceMatrix<V, I> spgemm(const DeviceMatrix<V, I>&, const DeviceMatrix<V, I>&, 
     template DeviceMatrix<V, I> spgemm<V, I>(const DeviceMatrix<V, I>&, const DeviceMatrix<V, I>&, const GpuSpgemmOptions&, GpuSpgemmStats*);
 GIGASPARSE_FOR_EACH_REAL_VALUE_INDEX(GIGASPARSE_INSTANTIATE_DEVICE_MATRIX)
 #undef GIGASPARSE_INSTANTIATE_DEVICE_MATRIX
+// complex values: the GPU iterative backend's matrices (the GPU SpGEMM takes real ones)
+template class DeviceMatrix<std::complex<float>, std::int32_t>;
+template class DeviceMatrix<std::complex<float>, std::int64_t>;
+template class DeviceMatrix<std::complex<double>, std::int32_t>;
+template class DeviceMatrix<std::complex<double>, std::int64_t>;
 
 }  // namespace GIGASPARSE_CUDA_ABI
 }  // namespace gigasparse::cuda

@@ -20,7 +20,7 @@ iterative::SolveResult solve(const DeviceMatrix<V, I>&, std::span<const V>, std:
 #define GIGASPARSE_INSTANTIATE_KRYLOV(V, I)                                                                                       \
     template void spmv<V, I>(const DeviceMatrix<V, I>&, std::span<const V>, std::span<V>, V, V, const GpuSpmvOptions&, GpuSolveStats*); \
     template iterative::SolveResult solve<V, I>(const DeviceMatrix<V, I>&, std::span<const V>, std::span<V>, const GpuSolveOptions&, GpuSolveStats*);
-GIGASPARSE_FOR_EACH_REAL_VALUE_INDEX(GIGASPARSE_INSTANTIATE_KRYLOV)
+GIGASPARSE_FOR_EACH_VALUE_INDEX(GIGASPARSE_INSTANTIATE_KRYLOV)
 #undef GIGASPARSE_INSTANTIATE_KRYLOV
 
 }  // namespace GIGASPARSE_CUDA_ABI

@@ -23,7 +23,8 @@ namespace gigasparse::iterative {
 
 template <class V>
 GIGASPARSE_GMRES_HD V gmres_conj(V v) {
-    if constexpr (is_complex_v<V>) return std::conj(v);
+    using std::conj;  // and by argument-dependent lookup the GPU backend's own complex type's
+    if constexpr (is_complex_v<V>) return conj(v);
     else return v;
 }
 
@@ -47,7 +48,7 @@ GIGASPARSE_GMRES_HD real_t<V> gmres_rotate_column(V* col, std::ptrdiff_t stride,
         const real_t<V> a = abs(hjj), d = hypot(a, abs(hn));
         const V phase = a == 0 ? V(1) : hjj / a;
         cs[j] = d == 0 ? V(1) : V(a / d);
-        sn[j] = d == 0 ? V(0) : phase * std::conj(hn) / d;
+        sn[j] = d == 0 ? V(0) : phase * gmres_conj(hn) / d;
         col[j * stride] = phase * d;
     } else {
         const V d = hypot(hjj, hn);

@@ -1,7 +1,9 @@
 // src/iterative/cuda/krylov_dispatch.cuh: the host side of the GPU iterative backend: the SpMV plan
 // (lanes per row, the long rows), cuda::spmv, and the CG, BiCGStab, GMRES and MINRES drivers of cuda::solve. One stream
 // per call; all vectors and scalars in device memory; the scalars of a batch of iterations read at once.
-// Instantiated in krylov_double.cu / krylov_float.cu; the CPU simulator's tests compile it too.
+// V is the kernels' value type (krylov_value.hpp: krylov::Complex for complex values), H = host_value_t<V>
+// the API's. Instantiated in krylov_double.cu, krylov_float.cu and krylov_complex.cu; the CPU simulator's tests compile
+// it too.
 #pragma once
 
 #include <algorithm>
@@ -25,6 +27,7 @@
 #include "cuda/base/launch.hpp"
 #include "iterative/cuda/krylov_kernels.cuh"
 #include "iterative/cuda/krylov_math.hpp"
+#include "iterative/cuda/krylov_value.hpp"
 #include "iterative/cuda/level_sets.hpp"
 #include "iterative/gmres_lsq.hpp"
 
@@ -37,8 +40,9 @@ namespace krylov {
 template <class V, class I>
 class SpmvPlan {
 public:
-    SpmvPlan(const DeviceMatrix<V, I>& a, const GpuSpmvOptions& o, Placement where)
-        : n_(a.nrows()), rp_(a.row_ptr()), ci_(a.col_idx()), val_(a.values()) {
+    using H = host_value_t<V>;
+    SpmvPlan(const DeviceMatrix<H, I>& a, const GpuSpmvOptions& o, Placement where)
+        : n_(a.nrows()), rp_(a.row_ptr()), ci_(a.col_idx()), val_(dev(a.values())) {
         threads_ = spmv_threads_per_row(a.nrows(), a.nnz());
         long_row_ = spmv_long_row_threshold(threads_, o.long_row);
         const count_t capacity = spmv_long_row_capacity(a.nrows(), a.nnz(), long_row_);
@@ -114,7 +118,8 @@ void to_device(DeviceBuffer<T>& d, std::span<const T> h, Placement where) {
 template <class V, class I>
 class SweepPlan {
 public:
-    SweepPlan(const iterative::SweepFactors<V, I>& f, Placement where)
+    using H = host_value_t<V>;
+    SweepPlan(const iterative::SweepFactors<H, I>& f, Placement where)
         : n_(f.lower.nrows), unit_(f.unit_lower), lower_(cuda::upload(f.lower.view(), where.stream, where.tracker)),
           upper_(cuda::upload(f.upper.view(), where.stream, where.tracker)) {
         const LevelSets lo = level_sets(f.lower.view(), true), up = level_sets(f.upper.view(), false);
@@ -123,7 +128,7 @@ public:
         to_device(lower_rows_, std::span<const count_t>(lo.order), where);
         to_device(upper_rows_, std::span<const count_t>(up.order), where);
         to_device(perm_, std::span<const count_t>(f.perm), where);
-        to_device(middle_, std::span<const V>(f.middle), where);
+        to_device(middle_, std::span<const V>(dev(f.middle.data()), f.middle.size()), where);
         if (!f.perm.empty()) work_.allocate(n_, where);
         // the host vectors above are read by the copies: wait before they go
         check(cudaStreamSynchronize(where.stream), "cudaStreamSynchronize");
@@ -151,19 +156,19 @@ public:
     count_t levels() const { return static_cast<count_t>(lower_ptr_.size() + upper_ptr_.size()) - 2; }
 
 private:
-    void sweep(const DeviceCsr<V, I>& t, const DeviceBuffer<count_t>& rows, const std::vector<count_t>& ptr, bool lower, bool unit, V* y,
+    void sweep(const DeviceCsr<H, I>& t, const DeviceBuffer<count_t>& rows, const std::vector<count_t>& ptr, bool lower, bool unit, V* y,
                cudaStream_t s, const int* skip) {
         for (std::size_t l = 0; l + 1 < ptr.size(); ++l) {
             const count_t count = ptr[l + 1] - ptr[l];
             launch("gigasparse::krylov::sweep_level_kernel", sweep_level_kernel<V, I>, elementwise_blocks(count, max_grid_blocks), dim3(block_threads),
                    0, s, count, static_cast<const count_t*>(rows.data() + ptr[l]), static_cast<const offset_t*>(t.row_ptr.data()),
-                   static_cast<const I*>(t.col_idx.data()), static_cast<const V*>(t.values.data()), lower, unit, y, skip);
+                   static_cast<const I*>(t.col_idx.data()), dev(t.values.data()), lower, unit, y, skip);
         }
     }
 
     count_t n_;
     bool unit_;
-    DeviceCsr<V, I> lower_, upper_;
+    DeviceCsr<H, I> lower_, upper_;
     std::vector<count_t> lower_ptr_, upper_ptr_;
     DeviceBuffer<count_t> lower_rows_, upper_rows_, perm_;
     DeviceBuffer<V> middle_, work_;
@@ -177,7 +182,8 @@ void to_host(std::span<T> h, const DeviceBuffer<T>& d, cudaStream_t s) {
 // The state every solve shares: the stream, memory, SpMV, Jacobi, partial sums and the result.
 template <class V, class I>
 struct Solve {
-    const DeviceMatrix<V, I>& a;
+    using H = host_value_t<V>;
+    const DeviceMatrix<H, I>& a;
     std::span<const V> b;
     std::span<V> x;
     const GpuSolveOptions& o;
@@ -196,7 +202,7 @@ struct Solve {
     count_t graph_launches = 0;
     std::string precond_failure;  // non-empty: Jacobi found a bad diagonal, or the factorization failed
 
-    Solve(const DeviceMatrix<V, I>& m, std::span<const V> rhs, std::span<V> sol, const GpuSolveOptions& opt)
+    Solve(const DeviceMatrix<H, I>& m, std::span<const V> rhs, std::span<V> sol, const GpuSolveOptions& opt)
         : a(m), b(rhs), x(sol), o(opt), n(m.nrows()), red_blocks(reduce_blocks(m.nrows())) {}
 
     DeviceBuffer<V> vec() { return DeviceBuffer<V>(n, where); }
@@ -209,12 +215,12 @@ struct Solve {
         if (static_cast<count_t>(b.size()) != n || static_cast<count_t>(x.size()) != n)
             throw DimensionMismatch("cuda::solve: b and x must have " + std::to_string(n) + " entries");
         for (const V v : b)
-            if (!std::isfinite(v)) throw InvalidStructure("cuda::solve: the right-hand side has NaN or Inf entries");
+            if (!finite_value(v)) throw InvalidStructure("cuda::solve: the right-hand side has NaN or Inf entries");
         for (const V v : x)
-            if (!std::isfinite(v)) throw InvalidStructure("cuda::solve: the initial guess has NaN or Inf entries");
+            if (!finite_value(v)) throw InvalidStructure("cuda::solve: the initial guess has NaN or Inf entries");
         check_options(o);
         long double s2 = 0;
-        for (const V v : b) s2 += static_cast<long double>(v) * static_cast<long double>(v);
+        for (const V v : b) s2 += static_cast<long double>(abs2(v));
         bnorm = static_cast<double>(std::sqrt(s2));
         if (bnorm == 0) {
             std::fill(x.begin(), x.end(), V(0));
@@ -239,7 +245,7 @@ struct Solve {
             const auto init = static_cast<unsigned long long>(n);
             check(cudaMemcpyAsync(first_bad.data(), &init, sizeof init, cudaMemcpyHostToDevice, s()), "cudaMemcpyAsync H2D");
             launch("gigasparse::krylov::jacobi_kernel", jacobi_kernel<V, I>, elementwise_blocks(n, max_grid_blocks), dim3(block_threads), 0, s(), n,
-                   a.row_ptr(), a.col_idx(), a.values(), dinv.data(), first_bad.data());
+                   a.row_ptr(), a.col_idx(), dev(a.values()), dinv.data(), first_bad.data());
             unsigned long long bad = 0;
             check(cudaMemcpyAsync(&bad, first_bad.data(), sizeof bad, cudaMemcpyDeviceToHost, s()), "cudaMemcpyAsync D2H");
             stream.sync();
@@ -247,13 +253,13 @@ struct Solve {
                 precond_failure = "Jacobi: zero, missing or non-finite diagonal at row " + std::to_string(bad);
         } else if (o.precond != GpuPrecond::none) {
             // the CPU backend's ordering and factorization, on a host copy of A
-            const Csr<V, I> host = a.download();
+            const Csr<H, I> host = a.download();
             iterative::PrecondOptions po;
             po.kind = o.precond == GpuPrecond::ilu0 ? iterative::PrecondKind::ilu0
                       : o.precond == GpuPrecond::ic0 ? iterative::PrecondKind::ic0
                                                      : iterative::PrecondKind::sgs;
             po.ordering = o.ordering;
-            const iterative::SweepFactors<V, I> f = iterative::sweep_factors(host.view(), po);
+            const iterative::SweepFactors<H, I> f = iterative::sweep_factors(host.view(), po);
             ordering = f.info.ordering_description;
             if (!f.info.status.ok) precond_failure = f.info.status.message;
             else sweeps = std::make_unique<SweepPlan<V, I>>(f, where);
@@ -388,11 +394,11 @@ void run_cg(Solve<V, I>& k, Event& iterate) {
     // the host's reading of one iteration's scalars, in iterative::cg's order; true when the solve is over
     const auto over = [&](count_t it, const CgState<V>& h) {
         if (h.stop & cg_stop_pq)
-            return k.stop(std::isfinite(static_cast<double>(h.pq)) ? iterative::StopReason::breakdown : iterative::StopReason::non_finite,
-                          std::isfinite(static_cast<double>(h.pq)) ? "pᵀAp <= 0: the operator or preconditioner is not positive definite"
+            return k.stop(finite_value(h.pq) ? iterative::StopReason::breakdown : iterative::StopReason::non_finite,
+                          finite_value(h.pq) ? "pᵀAp <= 0: the operator or preconditioner is not positive definite"
                                                                   : "pᵀAp is not finite"),
                    true;
-        if (k.record(it, std::sqrt(static_cast<double>(h.rr)), (h.stop & cg_stop_converged) != 0)) return true;
+        if (k.record(it, std::sqrt(re(h.rr)), (h.stop & cg_stop_converged) != 0)) return true;
         if (h.stop & cg_stop_rz) return k.stop(iterative::StopReason::breakdown, "rᵀz = 0"), true;
         return false;
     };
@@ -454,7 +460,7 @@ void run_bicgstab(Solve<V, I>& k, Event& iterate) {
     check(cudaMemcpyAsync(&h_rr0, rr0.data(), sizeof h_rr0, cudaMemcpyDeviceToHost, k.s()), "cudaMemcpyAsync D2H");
     k.stream.sync();
     iterate.record(k.s());
-    if (k.record(0, std::sqrt(static_cast<double>(h_rr0)))) return;
+    if (k.record(0, std::sqrt(re(h_rr0)))) return;
     const auto* cst = static_cast<const BicgState<V>*>(st.data());
     const auto queue = [&](BicgState<V>* slot) {
         k.dot(rhat.data(), r.data(), k.partial0.data(), stopped);
@@ -483,11 +489,11 @@ void run_bicgstab(Solve<V, I>& k, Event& iterate) {
     const auto over = [&](count_t it, const BicgState<V>& h) {
         if (h.stop & bicg_stop_rho) return k.stop(iterative::StopReason::breakdown, "BiCGStab: rho = r̂ᵀr = 0"), true;
         if (h.stop & bicg_stop_rv)
-            return k.stop(std::isfinite(static_cast<double>(h.rv)) ? iterative::StopReason::breakdown : iterative::StopReason::non_finite,
+            return k.stop(finite_value(h.rv) ? iterative::StopReason::breakdown : iterative::StopReason::non_finite,
                           "BiCGStab: r̂ᵀv = 0"),
                    true;
-        if (h.stop & bicg_stop_s_converged) return k.record(it, std::sqrt(static_cast<double>(h.ss)), true), true;
-        if (k.record(it, std::sqrt(static_cast<double>(h.rr)), (h.stop & bicg_stop_converged) != 0)) return true;
+        if (h.stop & bicg_stop_s_converged) return k.record(it, std::sqrt(re(h.ss)), true), true;
+        if (k.record(it, std::sqrt(re(h.rr)), (h.stop & bicg_stop_converged) != 0)) return true;
         if (h.stop & bicg_stop_omega) return k.stop(iterative::StopReason::breakdown, "BiCGStab: omega = 0 (stagnation)"), true;
         return false;
     };
@@ -535,7 +541,7 @@ void run_gmres(Solve<V, I>& k, Event& iterate, bool flexible) {
         V rr{};
         check(cudaMemcpyAsync(&rr, hcol.data(), sizeof rr, cudaMemcpyDeviceToHost, k.s()), "cudaMemcpyAsync D2H");
         k.stream.sync();
-        return std::sqrt(static_cast<double>(rr));
+        return std::sqrt(re(rr));
     };
     // step j of a cycle (v_j given): its state into *slot
     const auto step = [&](int j, GmresState<V>* slot) {
@@ -562,8 +568,8 @@ void run_gmres(Solve<V, I>& k, Event& iterate, bool flexible) {
     iterate.record(k.s());
     if (k.record(0, beta)) return;
     while (it < k.o.maxit) {
-        k.elementwise("gigasparse::krylov::axpby_kernel", axpby_kernel<V>, V(1 / beta), static_cast<const V*>(r.data()), V(0), v);
-        launch("gigasparse::krylov::gmres_start_kernel", gmres_start_kernel<V>, 1, dim3(32), 0, k.s(), lsq, V(beta), st.data());
+        k.elementwise("gigasparse::krylov::axpby_kernel", axpby_kernel<V>, from_real<V>(1 / beta), static_cast<const V*>(r.data()), V(0), v);
+        launch("gigasparse::krylov::gmres_start_kernel", gmres_start_kernel<V>, 1, dim3(32), 0, k.s(), lsq, from_real<V>(beta), st.data());
         int j = 0;  // steps of the cycle taken
         bool lucky = false, done = false;
         while (j < m && it < k.o.maxit && !done && !lucky) {
@@ -577,7 +583,7 @@ void run_gmres(Solve<V, I>& k, Event& iterate, bool flexible) {
             for (int b = 0; b < batch; ++b) {
                 const GmresState<V>& h = seen[static_cast<std::size_t>(b)];
                 ++it, ++j;
-                if (k.record(it, static_cast<double>(h.rnorm), (h.stop & gmres_stop_converged) != 0)) {
+                if (k.record(it, re(h.rnorm), (h.stop & gmres_stop_converged) != 0)) {
                     done = true;
                     break;
                 }
@@ -634,7 +640,7 @@ void run_minres(Solve<V, I>& k, Event& iterate) {
         V h{};
         check(cudaMemcpyAsync(&h, scalar.data(), sizeof h, cudaMemcpyDeviceToHost, k.s()), "cudaMemcpyAsync D2H");
         k.stream.sync();
-        return static_cast<double>(h);
+        return re(h);
     };
     // bᵀM⁻¹b (b through r2 and y as scratch), then r1 = b - A x, y = M⁻¹ r1, beta² = r1ᵀy; r2 = r1
     check(cudaMemcpyAsync(r2.data(), k.b.data(), k.b.size() * sizeof(V), cudaMemcpyHostToDevice, k.s()), "cudaMemcpyAsync H2D");
@@ -691,8 +697,13 @@ void run_minres(Solve<V, I>& k, Event& iterate) {
 
 }  // namespace krylov
 
-template <class V, class I>
-void spmv(const DeviceMatrix<V, I>& a, std::span<const V> x, std::span<V> y, V alpha, V beta, const GpuSpmvOptions& o, GpuSolveStats* stats) {
+// (H: the API's value type; the kernels run on V = device_value_t<H>, the same bytes)
+template <class H, class I>
+void spmv(const DeviceMatrix<H, I>& a, std::span<const H> xh, std::span<H> yh, H alpha_h, H beta_h, const GpuSpmvOptions& o, GpuSolveStats* stats) {
+    using V = krylov::device_value_t<H>;
+    const std::span<const V> x(krylov::dev(xh.data()), xh.size());
+    const std::span<V> y(krylov::dev(yh.data()), yh.size());
+    const V alpha = *krylov::dev(&alpha_h), beta = *krylov::dev(&beta_h);
     if (!a.impl()) throw InvalidArgument("cuda::spmv: A is an empty (default-constructed or moved-from) DeviceMatrix");
     if (static_cast<std::int64_t>(x.size()) != a.ncols() || static_cast<std::int64_t>(y.size()) != a.nrows())
         throw DimensionMismatch("cuda::spmv: x must have " + std::to_string(a.ncols()) + " entries and y " + std::to_string(a.nrows()));
@@ -715,9 +726,11 @@ void spmv(const DeviceMatrix<V, I>& a, std::span<const V> x, std::span<V> y, V a
     }
 }
 
-template <class V, class I>
-iterative::SolveResult solve(const DeviceMatrix<V, I>& a, std::span<const V> b, std::span<V> x, const GpuSolveOptions& o, GpuSolveStats* stats) {
-    krylov::Solve<V, I> k(a, b, x, o);
+template <class H, class I>
+iterative::SolveResult solve(const DeviceMatrix<H, I>& a, std::span<const H> bh, std::span<H> xh, const GpuSolveOptions& o, GpuSolveStats* stats) {
+    using V = krylov::device_value_t<H>;
+    const std::span<V> x(krylov::dev(xh.data()), xh.size());
+    krylov::Solve<V, I> k(a, std::span<const V>(krylov::dev(bh.data()), bh.size()), x, o);
     if (stats) *stats = GpuSolveStats{};
     if (k.start()) return k.res;
     Event t0, t1, t2, t3;

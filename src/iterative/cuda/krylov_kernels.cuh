@@ -15,6 +15,7 @@
 #include <gigasparse/cuda/abi.hpp>
 
 #include "iterative/cuda/krylov_math.hpp"
+#include "iterative/cuda/krylov_value.hpp"
 #include "iterative/gmres_lsq.hpp"
 #include "iterative/minres_rotation.hpp"
 
@@ -36,6 +37,19 @@ __device__ __forceinline__ V block_sum(V x) {
     using Reduce = cub::BlockReduce<V, block_threads>;
     __shared__ typename Reduce::TempStorage tmp;
     return Reduce(tmp).Sum(x);
+}
+
+// The value of lane + off of the same width-lane group (a complex value: its two parts, one shuffle each).
+template <class V>
+__device__ __forceinline__ V shfl_down(V v, int off, int width) {
+    if constexpr (is_complex_v<V>) {
+        using R = real_t<V>;
+        const R a = __shfl_down_sync(0xffffffffu, static_cast<R>(v.real()), off, width);
+        const R b = __shfl_down_sync(0xffffffffu, static_cast<R>(v.imag()), off, width);
+        return V(a, b);
+    } else {
+        return __shfl_down_sync(0xffffffffu, v, off, width);
+    }
 }
 
 // Two sums of one block (one pass over the data, two reductions), valid in thread 0.
@@ -74,7 +88,7 @@ static __global__ void __launch_bounds__(block_threads)
         if (!is_long)
             for (count_t k = begin + lane; k < end; k += T) sum += val[k] * x[ci[k]];
         if constexpr (T > 1) {
-            for (int off = T / 2; off > 0; off /= 2) sum += __shfl_down_sync(0xffffffffu, sum, off, T);
+            for (int off = T / 2; off > 0; off /= 2) sum += shfl_down(sum, off, T);
         }
         if (mine && !is_long && lane == 0) y[row] = beta == V(0) ? alpha * sum : alpha * sum + beta * y[row];
     }
@@ -121,7 +135,7 @@ static __global__ void jacobi_kernel(count_t nrows, const offset_t* __restrict__
 }
 
 // ---------------------------------------------------------------- reductions
-// partial[block] = the block's share of x·y (grid = reduce_blocks(n)).
+// partial[block] = the block's share of xᴴy (xᵀy for real values; grid = reduce_blocks(n)).
 // skip (nullable): a solve's stop flag; when set the partial is 0 and nothing is read (the iterations queued
 // after a stop cost their launches only).
 template <class V>
@@ -130,12 +144,12 @@ static __global__ void __launch_bounds__(block_threads)
     if (skip && *skip) n = 0;
     const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
     V s = V(0);
-    for (count_t i = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) s += x[i] * y[i];
+    for (count_t i = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) s += dconj(x[i]) * y[i];
     s = block_sum(s);
     if (threadIdx.x == 0) partial[blockIdx.x] = s;
 }
 
-// The two partial sums of x·y and z·w in one pass (skip as dot_kernel's).
+// The two partial sums of xᴴy and zᴴw in one pass (skip as dot_kernel's).
 template <class V>
 static __global__ void __launch_bounds__(block_threads)
     dot2_kernel(count_t n, const V* __restrict__ x, const V* __restrict__ y, const V* __restrict__ z, const V* __restrict__ w, V* __restrict__ partial0,
@@ -144,8 +158,8 @@ static __global__ void __launch_bounds__(block_threads)
     const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
     V s0 = V(0), s1 = V(0);
     for (count_t i = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-        s0 += x[i] * y[i];
-        s1 += z[i] * w[i];
+        s0 += dconj(x[i]) * y[i];
+        s1 += dconj(z[i]) * w[i];
     }
     block_sum2(s0, s1);
     if (threadIdx.x == 0) {
@@ -248,8 +262,8 @@ static __global__ void __launch_bounds__(block_threads)
         const V zi = z_ready ? z[i] : dinv ? dinv[i] * ri : ri;
         if (dinv && !z_ready) z[i] = zi;
         p[i] = zi;
-        rz += ri * zi;
-        rr += ri * ri;
+        rz += dconj(ri) * zi;
+        rr += dconj(ri) * ri;
     }
     block_sum2(rz, rr);
     if (threadIdx.x == 0) {
@@ -264,7 +278,7 @@ static __global__ void __launch_bounds__(block_threads) cg_alpha_kernel(count_t 
     const V pq = finish_sum(m, partial);
     if (threadIdx.x == 0 && st->stop == 0) {
         st->pq = pq;
-        const bool ok = finite(pq) && pq > V(0);
+        const bool ok = finite(pq) && re(pq) > 0;
         if (!ok) st->stop = cg_stop_pq;
         st->alpha = ok ? st->rz / pq : V(0);
     }
@@ -290,9 +304,9 @@ static __global__ void __launch_bounds__(block_threads)
         if (z) {
             const V zi = dinv ? dinv[i] * ri : ri;
             if (dinv) z[i] = zi;
-            rz += ri * zi;
+            rz += dconj(ri) * zi;
         }
-        rr += ri * ri;
+        rr += dconj(ri) * ri;
     }
     block_sum2(rz, rr);
     if (threadIdx.x == 0) {
@@ -316,7 +330,7 @@ static __global__ void __launch_bounds__(block_threads) cg_beta_kernel(count_t m
             st->beta = rz_old == V(0) ? V(0) : rz / rz_old;
             st->rz = rz;
             if (!finite(rr)) st->stop |= cg_stop_nonfinite;
-            else if (static_cast<double>(rr) <= stop_norm2) st->stop |= cg_stop_converged;
+            else if (re(rr) <= stop_norm2) st->stop |= cg_stop_converged;
             if (!first && rz_old == V(0)) st->stop |= cg_stop_rz;
         }
         *snapshot = *st;
@@ -396,7 +410,7 @@ static __global__ void __launch_bounds__(block_threads)
         const V si = r[i] - alpha * v[i];
         s[i] = si;
         if (dinv) shat[i] = dinv[i] * si;
-        ss += si * si;
+        ss += dconj(si) * si;
     }
     ss = block_sum(ss);
     if (threadIdx.x == 0) partial[blockIdx.x] = ss;
@@ -410,7 +424,7 @@ static __global__ void __launch_bounds__(block_threads) bicg_snorm_kernel(count_
     const V ss = finish_sum(m, partial);
     if (threadIdx.x == 0) {
         st->ss = ss;
-        if (static_cast<double>(ss) <= stop_norm2) st->stop = bicg_stop_s_converged;
+        if (re(ss) <= stop_norm2) st->stop = bicg_stop_s_converged;
     }
 }
 
@@ -440,7 +454,7 @@ static __global__ void __launch_bounds__(block_threads)
         x[i] += alpha * phat[i] + omega * shat[i];
         const V ri = s[i] - omega * t[i];
         r[i] = ri;
-        rr += ri * ri;
+        rr += dconj(ri) * ri;
     }
     rr = block_sum(rr);
     if (threadIdx.x == 0) partial[blockIdx.x] = rr;
@@ -463,7 +477,7 @@ static __global__ void __launch_bounds__(block_threads)
         if (update) {
             st->rr = rr;
             if (!finite(rr)) st->stop = bicg_stop_nonfinite;
-            else if (static_cast<double>(rr) <= stop_norm2) st->stop = bicg_stop_converged;
+            else if (re(rr) <= stop_norm2) st->stop = bicg_stop_converged;
             else if (st->omega == V(0)) st->stop = bicg_stop_omega;
             st->rho = st->rho_new;
         }
@@ -485,7 +499,7 @@ static __global__ void __launch_bounds__(block_threads) multi_dot_kernel(count_t
     for (int i = 0; i < k; ++i) {
         const V* __restrict__ v = basis + i * ld;
         V s = V(0);
-        for (count_t t = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < n; t += stride) s += v[t] * w[t];
+        for (count_t t = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < n; t += stride) s += dconj(v[t]) * w[t];
         s = block_sum(s);
         if (threadIdx.x == 0) partial[static_cast<count_t>(i) * gridDim.x + blockIdx.x] = s;
         __syncthreads();  // block_sum's shared storage is reused by the next i
@@ -571,12 +585,11 @@ static __global__ void __launch_bounds__(block_threads) gmres_rotate_kernel(coun
     }
     const V ww = finish_sum(parts, partial);
     if (threadIdx.x == 0) {
-        using std::sqrt;
-        const V hn = sqrt(ww);
+        const V hn = from_real<V>(sqrt(re(ww)));  // ||w||: real
         V* col = l.r + static_cast<count_t>(j) * (l.m + 1);
         for (int i = 0; i <= j; ++i) col[i] = h[i];
-        const V rnorm = iterative::gmres_rotate_column(col, 1, j, hn, l.cs, l.sn, l.g);
-        st->rnorm = rnorm;
+        const real_t<V> rnorm = iterative::gmres_rotate_column(col, 1, j, hn, l.cs, l.sn, l.g);
+        st->rnorm = V(rnorm);
         st->hn = hn;
         if (!finite(rnorm)) st->stop = gmres_stop_nonfinite;
         else if (static_cast<double>(rnorm) <= stop_norm) st->stop = gmres_stop_converged;
@@ -625,7 +638,7 @@ template <class V>
 static __global__ void minres_v_kernel(count_t n, const MinresState<V>* __restrict__ st, const V* __restrict__ y, V* __restrict__ v,
                                        const int* __restrict__ skip) {
     if (skip && *skip) return;
-    const V inv = static_cast<V>(1 / st->q.beta);
+    const V inv = from_real<V>(1 / st->q.beta);
     const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
     for (count_t t = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < n; t += stride) v[t] = inv * y[t];
 }
@@ -637,7 +650,7 @@ static __global__ void __launch_bounds__(block_threads)
                           V* __restrict__ partial, const int* __restrict__ skip) {
     if (skip && *skip) n = 0;
     const double oldb = n > 0 ? st->q.oldb : 0;
-    const V c = oldb != 0 ? static_cast<V>(-st->q.beta / oldb) : V(0);
+    const V c = oldb != 0 ? from_real<V>(-st->q.beta / oldb) : V(0);
     const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
     V s = V(0);
     for (count_t t = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < n; t += stride) {
@@ -646,7 +659,7 @@ static __global__ void __launch_bounds__(block_threads)
             yt += c * r1[t];
             y[t] = yt;
         }
-        s += v[t] * yt;
+        s += dconj(v[t]) * yt;
     }
     s = block_sum(s);
     if (threadIdx.x == 0) partial[blockIdx.x] = s;
@@ -656,7 +669,7 @@ static __global__ void __launch_bounds__(block_threads)
 template <class V>
 static __global__ void __launch_bounds__(block_threads) minres_alfa_kernel(count_t m, const V* __restrict__ partial, MinresState<V>* st) {
     const V alfa = finish_sum(m, partial);
-    if (threadIdx.x == 0 && st->stop == 0) st->alfa = static_cast<double>(alfa);
+    if (threadIdx.x == 0 && st->stop == 0) st->alfa = re(alfa);  // vᴴAv: real for a Hermitian A
 }
 
 // The three-term recurrence's end: y -= (alfa / beta) r2; r1 = r2; r2 = y; then y = M⁻¹ r2 where M is Jacobi (dinv)
@@ -666,7 +679,7 @@ static __global__ void __launch_bounds__(block_threads)
     minres_shift_kernel(count_t n, const MinresState<V>* __restrict__ st, V* __restrict__ r1, V* __restrict__ r2, V* __restrict__ y,
                         const V* __restrict__ dinv, bool precond_later, V* __restrict__ partial, const int* __restrict__ skip) {
     if (skip && *skip) n = 0;
-    const V c = n > 0 ? static_cast<V>(-st->alfa / st->q.beta) : V(0);
+    const V c = n > 0 ? from_real<V>(-st->alfa / st->q.beta) : V(0);
     const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
     V s = V(0);
     for (count_t t = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < n; t += stride) {
@@ -676,7 +689,7 @@ static __global__ void __launch_bounds__(block_threads)
         if (!precond_later) {
             const V z = dinv ? dinv[t] * yt : yt;
             y[t] = z;
-            s += yt * z;
+            s += dconj(yt) * z;
         }
     }
     if (precond_later) return;
@@ -703,7 +716,7 @@ static __global__ void __launch_bounds__(block_threads) minres_step_kernel(count
     if (threadIdx.x != 0) return;
     MinresState<V> s = *st;
     s.move = 0;
-    s.bb = static_cast<double>(bb_sum);
+    s.bb = re(bb_sum);
     if (!finite(s.alfa)) {
         s.stop = minres_stop_alfa;
     } else if (!(s.bb >= 0)) {
@@ -727,7 +740,7 @@ static __global__ void minres_update_kernel(count_t n, const MinresState<V>* __r
                                             V* __restrict__ wb, V* __restrict__ x) {
     if (!st->move) return;
     const iterative::MinresRotation& q = st->q;
-    const V g = static_cast<V>(1 / q.gamma), ca = static_cast<V>(q.oldeps), cb = static_cast<V>(q.delta), phi = static_cast<V>(q.phi);
+    const V g = from_real<V>(1 / q.gamma), ca = from_real<V>(q.oldeps), cb = from_real<V>(q.delta), phi = from_real<V>(q.phi);
     const count_t stride = static_cast<count_t>(gridDim.x) * blockDim.x;
     for (count_t t = static_cast<count_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < n; t += stride) {
         const V b = wb[t];
