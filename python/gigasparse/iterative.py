@@ -10,8 +10,8 @@ scipy.sparse.linalg (they have ``shape``, ``dtype`` and ``matvec``). ``A`` may a
 GIL) from the C++ iteration. Their triangular sweeps run
 over an ordering — "natural", "rcm", "mc", "abmc", "dc" (divide and conquer), "auto" (probed) —
 with parallel schedules. Values are float32, float64, complex64 or complex128: complex systems use
-conjugating inner products (CG and ``ic0`` need A Hermitian positive definite; ``ic0`` is L Lᴴ) and
-run on the CPU (``backend="cuda"`` takes real ones).
+conjugating inner products (CG and ``ic0`` need A Hermitian positive definite; ``ic0`` is L Lᴴ), on the
+CPU and with ``backend="cuda"``.
 """
 
 from __future__ import annotations
@@ -330,8 +330,6 @@ def _solve(method: str, a: Any, b: Any, x0: Any, rtol: float, atol: float, maxit
     if maxit < 0 or tol < 0 or restart < 1:
         raise ValueError(f"{method}: maxiter, rtol and atol must be >= 0 and restart >= 1")
     if backend == "cuda":
-        if dt.kind == "c":
-            raise _core.NotSupported(f"{method}: backend='cuda' takes real systems (float32/float64); complex ones run on the CPU")
         return _solve_cuda(method, a, bv, x, tol, maxit, M, ordering, history, operator, int(restart))
     if isinstance(M, str):
         if operator:
@@ -408,6 +406,5 @@ def minres(A: Any, b: Any, x0: Any = None, *, rtol: float = 1e-5, atol: float = 
            history: bool = True) -> tuple[np.ndarray, SolveInfo]:
     """MINRES for symmetric (complex: Hermitian) A, indefinite allowed. M must be symmetric positive definite
     (``jacobi`` of a positive diagonal, ``ic0``); with M the residual tested is in the M⁻¹ norm, scaled to ||b||
-    (without M: the 2-norm, as GMRES without restarts). backend="cuda" for real systems (M None, "jacobi", "ic0"
-    or "sgs")."""
+    (without M: the 2-norm, as GMRES without restarts). backend="cuda": M None, "jacobi", "ic0" or "sgs"."""
     return _solve("minres", A, b, x0, rtol, atol, maxiter, M, ordering, 30, backend, history)

@@ -539,7 +539,7 @@ void register_iterative(nb::module_& m) {
             o.maxit = maxit;
             o.record_history = history;
             cuda::check_options(o);  // misuse is reported with or without a device
-            return dispatch_real(a.data.dtype(), a.indices.dtype(), [&]<class V, class I>() {
+            return dispatch(a.data.dtype(), a.indices.dtype(), [&]<class V, class I>() {
                 auto bs = as_span<V>(b, "b");
                 auto xs = as_mut_span<V>(x, "x0");
                 const CsrInput<V, I> in = csr_input<V, I>(a, "A");

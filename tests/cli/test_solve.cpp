@@ -175,7 +175,7 @@ TEST(CliSolve, SolutionWritten) {
 }
 
 // A complex matrix file is solved in complex<double>: CG with IC(0) (L Lᴴ) on a Hermitian positive definite matrix,
-// a complex b from a file, the complex solution written; the GPU backend refuses it (exit 4, the reason).
+// a complex b from a file, the complex solution written; on the GPU backend too.
 TEST(CliSolve, ComplexMatrix) {
     using C = std::complex<double>;
     const std::string dir = gigasparse::test::temp_dir("solve_complex"), f = dir + "/h.mtx", bf = dir + "/b.mtx", x = dir + "/x.mtx";
@@ -208,7 +208,16 @@ TEST(CliSolve, ComplexMatrix) {
     r = run_cli("solve '" + f + "' --method gmres --precond jacobi --tol 1e-10");
     EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
     EXPECT_TRUE(contains(r.out, "converged")) << r.out;
-    r = run_cli("solve '" + f + "' --backend cuda");
-    EXPECT_EQ(r.exit_code, 4) << r.err << r.out;
-    EXPECT_TRUE(contains(r.err, "real matrices")) << r.err;
+    // the GPU backend solves it in complex<double> too (without a device: exit 4 and the reason)
+    r = run_cli("solve '" + f + "' '" + bf + "' -o '" + x + "' --backend cuda --method cg --precond ic0 --tol 1e-12 --json");
+    if (gigasparse::cuda::device_count() == 0) {
+        EXPECT_EQ(r.exit_code, 4) << r.err << r.out;
+        EXPECT_TRUE(contains(r.err, "needs a CUDA device")) << r.err;
+        return;
+    }
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+    EXPECT_TRUE(contains(r.out, "\"values\":\"complex128\"")) << r.out;
+    EXPECT_TRUE(contains(r.out, "\"backend\":\"cuda\"")) << r.out;
+    const auto dg = gigasparse::io::read_mtx_dense<C>(x);
+    for (std::int64_t i = 0; i < n; ++i) EXPECT_LE(std::abs(dg.data[i] - xt[i]), 1e-10) << i;
 }

@@ -1,5 +1,6 @@
 // include/gigasparse/cuda/iterative.hpp: the iterative pillar on the GPU (no CUDA headers here): SpMV
-// of a DeviceMatrix and Krylov solves (CG, BiCGStab, GMRES, FGMRES, MINRES; Jacobi, ILU(0), IC(0), SGS or no preconditioner)
+// of a DeviceMatrix and Krylov solves (CG, BiCGStab, GMRES, FGMRES, MINRES; Jacobi, ILU(0), IC(0), SGS or no preconditioner;
+// float, double, complex<float>, complex<double>: Hermitian inner products for complex values)
 // whose vectors, scalars and stopping tests stay in device memory; the host reads the residuals of a
 // batch of iterations at once.
 //

@@ -137,8 +137,10 @@ void print_json(const std::string& path, const Csr<V, std::int32_t>& a, const Se
     std::cout << j.str() << "\n";
 }
 
-// --backend cuda: the matrix uploaded once, the Krylov method on the device (none, Jacobi, ILU(0), IC(0), SGS).
-int solve_on_gpu(const Args& args, const std::string& path, const Mat& a, const std::vector<double>& b, const Setup& s) {
+// --backend cuda: the matrix uploaded once, the Krylov method on the device (none, Jacobi, ILU(0), IC(0), SGS), in V
+// (double, or complex<double> for a complex matrix).
+template <class V>
+int solve_on_gpu(const Args& args, const std::string& path, const Csr<V, std::int32_t>& a, const std::vector<V>& b, const Setup& s) {
     cuda::GpuSolveOptions o;
     o.method = s.solver.method;
     o.restart = s.solver.restart;
@@ -149,12 +151,12 @@ int solve_on_gpu(const Args& args, const std::string& path, const Mat& a, const 
     const int device = static_cast<int>(args.get_int("device", 0));
     cuda::check_options(o);  // misuse is reported with or without a device
     if (cuda::device_count() == 0) throw NotSupported("solve: the cuda backend needs a CUDA device: " + cuda::device_summary());
-    std::vector<double> x(b.size(), 0.0);
+    std::vector<V> x(b.size(), V(0));
     Timer phase;
-    const auto d = cuda::DeviceMatrix<double, std::int32_t>::upload(a.view(), device);
+    const auto d = cuda::DeviceMatrix<V, std::int32_t>::upload(a.view(), device);
     const double upload = phase.lap();
     cuda::GpuSolveStats st;
-    const it::SolveResult r = cuda::solve<double, std::int32_t>(d, b, x, o, &st);
+    const it::SolveResult r = cuda::solve<V, std::int32_t>(d, b, x, o, &st);
     const double solve_s = phase.lap();
     const auto x_out = args.get("output");
     write_solution(x_out, x);
@@ -167,7 +169,7 @@ int solve_on_gpu(const Args& args, const std::string& path, const Mat& a, const 
         gpu.set("sweep_levels", st.sweep_levels).set("ordering", st.ordering).set("graph_launches", st.graph_launches);
         gpu.set("milliseconds", ms);
         Json j;
-        j.set("matrix", path).set("rows", a.nrows).set("nnz", a.nnz()).set("backend", "cuda").set("method", it::to_string(o.method));
+        j.set("matrix", path).set("rows", a.nrows).set("nnz", a.nnz()).set("values", type_name<V>()).set("backend", "cuda").set("method", it::to_string(o.method));
         j.set("precond", cuda::to_string(o.precond));
         j.set("iterations", r.iterations).set("residual", r.residual).set("converged", r.converged).set("reason", it::to_string(r.reason));
         j.set("message", r.message).set("gpu", gpu).set("times", times);
@@ -206,9 +208,7 @@ int solve_on_cpu(const Args& args, const std::string& path, const Setup& s) {
         const std::vector<V> ones(b.size(), V(1));
         it::spmv<V, std::int32_t>(it::Backend::omp, a.view(), ones, b);  // b = A · ones
     }
-    if constexpr (std::is_same_v<V, double>) {
-        if (args.get("backend", "cpu") == "cuda") return solve_on_gpu(args, path, a, b, s);
-    }
+    if (args.get("backend", "cpu") == "cuda") return solve_on_gpu(args, path, a, b, s);
     Timer phase;
     const auto m = it::make_preconditioner(a.view(), s.precond);
     const double setup = phase.lap();
@@ -232,10 +232,7 @@ int solve(const Args& args) {
     if (args.positional().empty() || args.positional().size() > 2) throw UsageError("solve expects A.mtx and optionally b.mtx");
     const Setup s = parse_setup(args);
     const std::string& path = args.positional()[0];
-    if (io::read_mtx_header(path).field == io::MmField::complex) {
-        if (backend == "cuda") throw NotSupported("solve --backend cuda: the GPU iterative backend takes real matrices; " + path + " is complex");
-        return solve_on_cpu<std::complex<double>>(args, path, s);
-    }
+    if (io::read_mtx_header(path).field == io::MmField::complex) return solve_on_cpu<std::complex<double>>(args, path, s);
     return solve_on_cpu<double>(args, path, s);
 }
 const bool registered = register_command({
@@ -255,7 +252,7 @@ const bool registered = register_command({
     "--structure, --ordering, --refine; \"residual\" and \"times\": {\"analyze\", \"factorize\", \"solve\", \"total\"}).\n\n"
     "minres: symmetric (Hermitian) A, indefinite allowed; its preconditioner must be positive definite (jacobi\n"
     "of a positive diagonal, ic0, sgs; ilu0 is refused), and the residual it tests is then in the M^-1 norm.\n\n"
-    "A complex matrix (Matrix Market field complex) is solved in complex<double> on the CPU: inner products\n"
+    "A complex matrix (Matrix Market field complex) is solved in complex<double> (CPU or GPU): inner products\n"
     "conjugate, CG and IC(0) need A Hermitian positive definite (IC(0): A ~ L L^H); b is read as complex.\n\n"
     "Solves A x = b from x = 0 (b defaults to A * ones), stopping when ||b - A x|| <= tol * ||b|| or after\n"
     "maxit iterations; -o writes x as an n x 1 Matrix Market array (also when not converged). The ordering reorders the preconditioner's sweeps (ILU(0), IC(0), SGS): natural,\n"
