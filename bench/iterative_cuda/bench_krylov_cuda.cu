@@ -13,7 +13,9 @@
 // matrices whose header says symmetric and whose diagonal is present and positive (a cheap SPD test: a CG
 // that does not converge, or an IC(0) that breaks down, is an outcome, not an error). GMRES(30) with Jacobi and with
 // ILU(0) (the GPU on multicolor, the host on it and on dc) on convection-diffusion 64^3 (b = (20, -10, 5)), run
-// third. --quick: Poisson 64^3, R-MAT 18 and convection-diffusion 64^3 only.
+// third. --quick: Poisson 64^3, R-MAT 18 and convection-diffusion 64^3 only. Last (within the budget, also with --quick):
+// complex<double> 64^3 problems, CG with IC(0) on a Hermitian positive definite one, BiCGStab with ILU(0) and GMRES(30)
+// with Jacobi on a lossy Helmholtz one, the GPU against the host (JSON "complex", its own table).
 //
 // SpMV: y = A x, x (pseudo-random in [-1, 1)) and y in device memory, CUDA events on one stream; a warm-up,
 // then N runs each after a write of twice the L2 cache (the matrix comes from DRAM), best and median;
@@ -53,6 +55,7 @@
 #include <cctype>
 #include <cfloat>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -241,8 +244,18 @@ bool outcome_differs(const GpuCg& g, const HostCg* h) {
     return std::abs(gi - hi) > 0.1 * std::max(gi, hi) + 3;
 }
 
+// One complex solve (complex<double>, int32): the GPU (cuda::solve, best of cg_max_runs) against the host (omp).
+struct ComplexRun {
+    std::string problem, method, precond, ordering = "none";  // ordering: the host's (the GPU's sweeps: multicolor)
+    std::string gpu_status = "not run", host_status = "not run";
+    std::int64_t n = 0, nnz = 0, gpu_iterations = -1, host_iterations = -1;
+    bool gpu_converged = false, host_converged = false;
+    double gpu_setup_ms = -1, gpu_solve_ms = -1, gpu_true_residual = -1, host_setup_ms = -1, host_solve_ms = -1, host_true_residual = -1;
+};
+
 struct Run {
     gs::tools::BenchArgs args = {"", 5, 1e9, false};  // outdir, repeats, time budget (s), quick
+    std::vector<ComplexRun> complex_runs;
     std::string matrix_dir;
     Json context;
     std::string device = "unknown", driver = "unknown", runtime = "unknown", cusparse = "unknown";
@@ -854,6 +867,130 @@ std::string check_text(double c) {
     return fmt("%.1e", c) + (flagged(c) ? "!" : "");
 }
 
+// ---------------------------------------------------------------- complex values
+using C = std::complex<double>;
+using CMat = gs::Csr<C, I>;
+
+// The 64³ complex problems: herm = P + 0.1 I + 0.05 i K (K: +i to the next row, -i to the previous: Hermitian positive
+// definite), helm = P - (0.3 + 0.03 i) I (a lossy shifted Laplacian: complex symmetric); b = A (1 + i).
+CMat complex_problem(const std::string& name, int m) {
+    const Mat p = gs::gen::poisson3d<V, I>(m, m, m);
+    CMat a(p.nrows, p.ncols);
+    a.row_ptr = p.row_ptr;
+    a.col_idx = p.col_idx;
+    a.values.resize(p.values.size());
+    const bool herm = name == "herm";
+    for (std::int64_t r = 0; r < p.nrows; ++r)
+        for (gs::offset_t k = p.row_ptr[r]; k < p.row_ptr[r + 1]; ++k) {
+            const std::int64_t col = p.col_idx[k];
+            C v(p.values[k]);
+            if (col == r) v += herm ? C(0.1) : C(-0.3, -0.03);
+            if (herm && col == r + 1) v += C(0, 0.05);
+            if (herm && col == r - 1) v -= C(0, 0.05);
+            a.values[k] = v;
+        }
+    return a;
+}
+
+double complex_residual(const CMat& a, const std::vector<C>& b, const std::vector<C>& x) {
+    std::vector<C> r = b;
+    it::spmv<C, I>(it::Backend::omp, a.view(), x, r, C(-1), C(1));
+    double rr = 0, bb = 0;
+    for (std::size_t i = 0; i < b.size(); ++i) rr += std::norm(r[i]), bb += std::norm(b[i]);
+    return bb > 0 ? std::sqrt(rr / bb) : std::sqrt(rr);
+}
+
+ComplexRun run_complex(const std::string& problem, const CMat& a, const gc::DeviceMatrix<C, I>& dm, const std::vector<C>& b, it::Method method,
+                       gc::GpuPrecond gpu_precond, it::PrecondKind host_precond, it::OrderingKind host_ordering, int repeats) {
+    ComplexRun out;
+    out.problem = problem;
+    out.method = it::to_string(method);
+    out.precond = it::to_string(host_precond);
+    if (host_precond != it::PrecondKind::jacobi && host_precond != it::PrecondKind::none) out.ordering = it::to_string(host_ordering);
+    out.n = a.nrows;
+    out.nnz = a.nnz();
+    gc::GpuSolveOptions o;
+    o.method = method;
+    o.restart = gmres_restart;
+    o.precond = gpu_precond;
+    o.ordering.kind = gpu_sweep_ordering;
+    o.tol = cg_tol;
+    o.maxit = cg_maxit;
+    o.record_history = false;
+    try {
+        std::vector<C> best;
+        const int runs = std::max(1, std::min(repeats, cg_max_runs)) + 1;  // the first loads the kernels: not timed
+        for (int k = 0; k < runs; ++k) {
+            std::vector<C> x(b.size(), C(0));
+            gc::GpuSolveStats st;
+            const it::SolveResult r = gc::solve<C, I>(dm, b, x, o, &st);
+            if (k == 0) continue;
+            if (out.gpu_solve_ms < 0 || st.solve_ms < out.gpu_solve_ms) {
+                out.gpu_solve_ms = st.solve_ms;
+                out.gpu_setup_ms = st.setup_ms;
+                out.gpu_iterations = r.iterations;
+                out.gpu_converged = r.converged;
+                best = std::move(x);
+            }
+        }
+        out.gpu_true_residual = complex_residual(a, b, best);
+        out.gpu_status = "ok";
+    } catch (const std::exception& e) {
+        out.gpu_status = failed(e);
+        (void)cudaGetLastError();
+    }
+    try {
+        it::PrecondOptions po;
+        po.kind = host_precond;
+        po.ordering.kind = host_ordering;
+        it::SolverOptions so;
+        so.method = method;
+        so.restart = gmres_restart;
+        so.tol = cg_tol;
+        so.maxit = cg_maxit;
+        so.backend = it::Backend::omp;
+        so.record_history = false;
+        std::vector<C> x(b.size(), C(0));
+        gs::Timer t;
+        const auto m = it::make_preconditioner(a.view(), po);
+        out.host_setup_ms = t.lap() * 1e3;
+        const it::SolveResult r = it::solve<C>(it::csr_operator(a.view(), it::Backend::omp), b, x, m.get(), so);
+        out.host_solve_ms = t.lap() * 1e3;
+        out.host_iterations = r.iterations;
+        out.host_converged = r.converged;
+        out.host_true_residual = complex_residual(a, b, x);
+        out.host_status = "ok";
+    } catch (const std::exception& e) {
+        out.host_status = failed(e);
+    }
+    return out;
+}
+
+// The complex part: CG with IC(0) on herm, BiCGStab with ILU(0) and GMRES(30) with Jacobi on helm (the GPU's sweeps on
+// multicolor; the host on multicolor and on dc).
+void complex_part(Run& run, int m) {
+    for (const std::string problem : {"herm", "helm"}) {
+        const CMat a = complex_problem(problem, m);
+        const auto dm = gc::DeviceMatrix<C, I>::upload(a.view());
+        const std::vector<C> ones(static_cast<std::size_t>(a.nrows), C(1, 1));
+        std::vector<C> b(ones.size());
+        it::spmv<C, I>(it::Backend::omp, a.view(), ones, b);
+        const int r = run.args.repeats;
+        if (problem == "herm") {
+            for (const auto ord : {gpu_sweep_ordering, it::OrderingKind::dc})
+                run.complex_runs.push_back(run_complex(problem, a, dm, b, it::Method::cg, gc::GpuPrecond::ic0, it::PrecondKind::ic0, ord, r));
+        } else {
+            for (const auto ord : {gpu_sweep_ordering, it::OrderingKind::dc})
+                run.complex_runs.push_back(run_complex(problem, a, dm, b, it::Method::bicgstab, gc::GpuPrecond::ilu0, it::PrecondKind::ilu0, ord, r));
+            run.complex_runs.push_back(run_complex(problem, a, dm, b, it::Method::gmres, gc::GpuPrecond::jacobi, it::PrecondKind::jacobi, gpu_sweep_ordering, r));
+        }
+        const ComplexRun& last = run.complex_runs.back();
+        std::fprintf(stderr, "complex %s: n %lld, last %s %s gpu %lld it %.1f ms / host %lld it %.1f ms\n", problem.c_str(), static_cast<long long>(a.nrows),
+                     last.method.c_str(), last.precond.c_str(), static_cast<long long>(last.gpu_iterations), last.gpu_solve_ms,
+                     static_cast<long long>(last.host_iterations), last.host_solve_ms);
+    }
+}
+
 std::string summary(const Run& run, bool finished) {
     std::ostringstream t;
     char buf[640];
@@ -988,6 +1125,21 @@ std::string summary(const Run& run, bool finished) {
         for (const std::string& s : run.skipped) t << " " << s;
         t << "\n";
     }
+    if (!run.complex_runs.empty()) {
+        t << "\nComplex values (complex<double>, int32; herm: Hermitian positive definite, helm: lossy Helmholtz, 64^3), tol " << cg_tol
+          << ", b = A (1 + i); the GPU's sweeps on multicolor, the host's on the ordering shown; solve ms (setup apart); speedup: host / GPU\n";
+        std::snprintf(buf, sizeof buf, "%-6s %-9s %-7s %-12s %8s %10s %10s %8s %10s %10s %8s\n", "matrix", "method", "precond", "host order", "gpu_it",
+                      "gpu_ms", "gpu_res", "host_it", "host_ms", "host_res", "speedup");
+        t << buf;
+        for (const ComplexRun& c : run.complex_runs) {
+            std::snprintf(buf, sizeof buf, "%-6s %-9s %-7s %-12s %8lld %10.2f %10.1e %8lld %10.2f %10.1e %8.2f%s%s\n", c.problem.c_str(), c.method.c_str(),
+                          c.precond.c_str(), c.ordering.c_str(), static_cast<long long>(c.gpu_iterations), c.gpu_solve_ms, c.gpu_true_residual,
+                          static_cast<long long>(c.host_iterations), c.host_solve_ms, c.host_true_residual,
+                          c.gpu_solve_ms > 0 && c.host_solve_ms > 0 ? c.host_solve_ms / c.gpu_solve_ms : 0.0,
+                          c.gpu_status == "ok" ? "" : ("  GPU " + c.gpu_status).c_str(), c.host_status == "ok" ? "" : ("  host " + c.host_status).c_str());
+            t << buf;
+        }
+    }
     t << "\nresult: mismatches=" << ty.mismatches << " host_mismatches=" << ty.host_mismatches << " gigasparse_failures=" << ty.ours_failed
       << " case_failures=" << ty.case_failed << " cg_gpu_failures=" << ty.cg_gpu_failed << " cg_outcome_differs=" << ty.cg_disagree
       << " cusparse_failures=" << ty.cusparse_failed << " cases=" << run.cases.size() << " skipped=" << run.skipped.size() << "\n";
@@ -1016,6 +1168,19 @@ std::string json(const Run& run, bool finished) {
         skipped += gs::tools::json_escape(run.skipped[i]);
     }
     j.set_raw("skipped", skipped + "]");
+    std::string cx = "[";
+    for (std::size_t i = 0; i < run.complex_runs.size(); ++i) {
+        const ComplexRun& c = run.complex_runs[i];
+        Json e;
+        e.set("problem", c.problem).set("method", c.method).set("precond", c.precond).set("host_ordering", c.ordering).set("n", c.n).set("nnz", c.nnz);
+        e.set("gpu_status", c.gpu_status).set("gpu_iterations", c.gpu_iterations).set("gpu_converged", c.gpu_converged).set("gpu_setup_ms", c.gpu_setup_ms);
+        e.set("gpu_solve_ms", c.gpu_solve_ms).set("gpu_true_residual", c.gpu_true_residual).set("host_status", c.host_status);
+        e.set("host_iterations", c.host_iterations).set("host_converged", c.host_converged).set("host_setup_ms", c.host_setup_ms);
+        e.set("host_solve_ms", c.host_solve_ms).set("host_true_residual", c.host_true_residual);
+        e.set("speedup_solve", c.gpu_solve_ms > 0 && c.host_solve_ms > 0 ? c.host_solve_ms / c.gpu_solve_ms : 0.0);
+        cx += (i ? ",\n  " : "\n  ") + e.str();
+    }
+    j.set_raw("complex", cx + "\n]");
     Json s;
     s.set("geomean_speedup", ty.speedups ? std::exp(ty.log_speedup / ty.speedups) : 0.0).set("speedup_cases", ty.speedups);
     s.set("mismatches", ty.mismatches).set("host_mismatches", ty.host_mismatches).set("gigasparse_failures", ty.ours_failed);
@@ -1167,6 +1332,17 @@ int main(int argc, char** argv) {
                 std::fprintf(stderr, "bench_krylov_cuda: release_cached_memory: %s\n", e.what());
             }
             write_outputs(run, false);
+        }
+        if (clock.seconds() <= run.args.time_budget) {
+            try {
+                complex_part(run, 64);
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "bench_krylov_cuda: complex part: %s\n", e.what());
+                run.context.set("complex_error", e.what());
+                clear_cuda_error(s);
+            }
+        } else {
+            run.skipped.push_back("complex64^3");
         }
         write_outputs(run, true);
     } catch (const std::exception& e) {
