@@ -543,8 +543,43 @@ GpuCg run_gpu_cg(const Mat& a, const DevMat& dm, const std::vector<V>& b, int re
     return out;
 }
 
-// One host PCG solve; `ordering` is ignored for Jacobi. Setup (ordering, factorization, sweep schedule)
-// and solve timed apart.
+// One host solve (omp) in T (double or complex); `ordering` is ignored for Jacobi. Setup (ordering, factorization,
+// sweep schedule) and solve timed apart.
+template <class T>
+struct HostRun {
+    it::SolveResult res;
+    std::vector<T> x;
+    double setup_ms = 0, solve_ms = 0;
+    std::string ordering_description;
+    std::int64_t depth = 0;
+    it::PrecondStatus precond_status;
+};
+template <class T>
+HostRun<T> host_run(const gs::Csr<T, I>& a, const std::vector<T>& b, it::PrecondKind kind, it::OrderingKind ordering, it::Method method) {
+    HostRun<T> out;
+    it::PrecondOptions po;
+    po.kind = kind;
+    po.ordering.kind = ordering;
+    po.schedule.backend = it::Backend::omp;
+    it::SolverOptions so;
+    so.method = method;
+    so.restart = gmres_restart;
+    so.tol = cg_tol;
+    so.maxit = cg_maxit;
+    so.backend = it::Backend::omp;
+    so.record_history = false;
+    out.x.assign(b.size(), T(0));
+    gs::Timer t;
+    const auto m = it::make_preconditioner(a.view(), po);
+    out.setup_ms = t.lap() * 1e3;
+    out.res = it::solve<T>(it::csr_operator(a.view(), it::Backend::omp), b, out.x, m.get(), so);
+    out.solve_ms = t.lap() * 1e3;
+    out.ordering_description = m->info().ordering_description;
+    out.depth = m->info().depth;
+    out.precond_status = m->info().status;
+    return out;
+}
+
 HostCg run_host_cg(const Mat& a, const std::vector<V>& b, it::PrecondKind kind, it::OrderingKind ordering, it::Method method = it::Method::cg) {
     HostCg out;
     out.tag.method = it::to_string(method);
@@ -552,27 +587,14 @@ HostCg run_host_cg(const Mat& a, const std::vector<V>& b, it::PrecondKind kind, 
     if (kind != it::PrecondKind::jacobi && kind != it::PrecondKind::none) out.tag.ordering = it::to_string(ordering);
     out.threads = omp_get_max_threads();
     try {
-        it::PrecondOptions po;
-        po.kind = kind;
-        po.ordering.kind = ordering;
-        po.schedule.backend = it::Backend::omp;
-        it::SolverOptions so;
-        so.method = method;
-        so.restart = gmres_restart;
-        so.tol = cg_tol;
-        so.maxit = cg_maxit;
-        so.backend = it::Backend::omp;
-        so.record_history = false;
-        std::vector<V> x(b.size(), V(0));
-        gs::Timer t;
-        const auto m = it::make_preconditioner(a.view(), po);
-        out.setup_ms = t.lap() * 1e3;
-        out.res = it::solve<V>(it::csr_operator(a.view(), it::Backend::omp), b, x, m.get(), so);
-        out.solve_ms = t.lap() * 1e3;
-        out.ordering_description = m->info().ordering_description;
-        out.sweep_depth = m->info().depth;
-        if (!m->info().status.ok) out.res.message += " (" + out.tag.label() + " setup: " + m->info().status.message + ")";
-        out.true_residual = true_residual(a, b, x);
+        HostRun<V> h = host_run(a, b, kind, ordering, method);
+        out.res = std::move(h.res);
+        out.setup_ms = h.setup_ms;
+        out.solve_ms = h.solve_ms;
+        out.ordering_description = h.ordering_description;
+        out.sweep_depth = h.depth;
+        if (!h.precond_status.ok) out.res.message += " (" + out.tag.label() + " setup: " + h.precond_status.message + ")";
+        out.true_residual = true_residual(a, b, h.x);
         out.status = "ok";
     } catch (const std::exception& e) {
         out.status = failed(e);
@@ -940,25 +962,12 @@ ComplexRun run_complex(const std::string& problem, const CMat& a, const gc::Devi
         (void)cudaGetLastError();
     }
     try {
-        it::PrecondOptions po;
-        po.kind = host_precond;
-        po.ordering.kind = host_ordering;
-        it::SolverOptions so;
-        so.method = method;
-        so.restart = gmres_restart;
-        so.tol = cg_tol;
-        so.maxit = cg_maxit;
-        so.backend = it::Backend::omp;
-        so.record_history = false;
-        std::vector<C> x(b.size(), C(0));
-        gs::Timer t;
-        const auto m = it::make_preconditioner(a.view(), po);
-        out.host_setup_ms = t.lap() * 1e3;
-        const it::SolveResult r = it::solve<C>(it::csr_operator(a.view(), it::Backend::omp), b, x, m.get(), so);
-        out.host_solve_ms = t.lap() * 1e3;
-        out.host_iterations = r.iterations;
-        out.host_converged = r.converged;
-        out.host_true_residual = complex_residual(a, b, x);
+        const HostRun<C> h = host_run(a, b, host_precond, host_ordering, method);
+        out.host_setup_ms = h.setup_ms;
+        out.host_solve_ms = h.solve_ms;
+        out.host_iterations = h.res.iterations;
+        out.host_converged = h.res.converged;
+        out.host_true_residual = complex_residual(a, b, h.x);
         out.host_status = "ok";
     } catch (const std::exception& e) {
         out.host_status = failed(e);

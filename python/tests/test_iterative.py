@@ -303,29 +303,6 @@ def test_matrix_free_operator_and_callable_preconditioner(rng):
     assert info == 0 and rel_residual(a, x, b) < 1e-8
 
 
-@pytest.mark.parametrize("method,precond", [("cg", "ic0"), ("minres", "jacobi"), ("bicgstab", "ilu0"), ("gmres", "jacobi")])
-def test_cuda_backend_complex(method, precond):
-    a = _hermitian(10)  # Hermitian positive definite
-    if method == "minres":
-        a = sp.csr_array(a - 1.2 * sp.identity(a.shape[0]))  # Hermitian indefinite
-    b = a @ (np.ones(a.shape[0]) + 0.5j)
-    solver = {**SOLVERS, "minres": gs.minres}[method]
-    if gs.cuda_device_count() == 0:
-        with pytest.raises(gs.NotSupported, match="needs a CUDA device"):
-            solver(a, b, backend="cuda", M=precond)
-        return
-    x, info = solver(a, b, backend="cuda", M=precond, rtol=1e-10)
-    assert info == 0, info.message
-    assert x.dtype == np.complex128
-    assert rel_residual(a, x, b) < 1e-8
-    xh, infoh = solver(a, b, M=precond, rtol=1e-10, ordering=None if precond == "jacobi" else "mc")
-    assert abs(info.iterations - infoh.iterations) <= 2 + infoh.iterations // 10
-    # complex64: single precision
-    x32, info32 = solver(a.astype(np.complex64), b.astype(np.complex64), backend="cuda", M=precond, rtol=1e-5)
-    assert info32 == 0, info32.message
-    assert x32.dtype == np.complex64
-
-
 def test_callback_errors_propagate():
     a = gs.generate.poisson2d(5)
 
@@ -342,11 +319,15 @@ def test_callback_errors_propagate():
         gs.cg(spla.aslinearoperator(sp.csr_array((3, 4))), np.ones(3))
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
 @pytest.mark.parametrize("method", list(SOLVERS) + ["minres"])
 @pytest.mark.parametrize("precond", [None, "jacobi", "ic0"])
-def test_cuda_backend_or_not_supported(method, precond, rng):
+def test_cuda_backend_or_not_supported(method, precond, dtype, rng):
     a = gs.generate.poisson3d(12)
     b = rng.standard_normal(a.shape[0])
+    if dtype == np.complex128:  # + an imaginary coupling of each row to the next: Hermitian positive definite
+        a = sp.csr_array(a + 0.05j * sp.diags([-1.0, 1.0], [-1, 1], shape=a.shape))
+        b = b + 1j * rng.standard_normal(a.shape[0])
     solver = {**SOLVERS, "minres": gs.minres}[method]
     with pytest.raises(ValueError, match="as a name"):
         solver(a, b, backend="cuda", M=gs.jacobi(a))
@@ -356,7 +337,11 @@ def test_cuda_backend_or_not_supported(method, precond, rng):
         return
     x, info = solver(a, b, backend="cuda", M=precond, rtol=1e-10)
     assert info == 0, info.message
+    assert x.dtype == dtype
     assert rel_residual(a, x, b) < 1e-9
+    if dtype == np.complex128:  # single precision too
+        x32, info32 = solver(a.astype(np.complex64), b.astype(np.complex64), backend="cuda", M=precond, rtol=1e-5)
+        assert info32 == 0 and x32.dtype == np.complex64, info32.message
     xh, infoh = solver(a, b, M=precond, rtol=1e-10, ordering="mc" if precond == "ic0" else None)
     assert abs(info.iterations - infoh.iterations) <= 2 + infoh.iterations // 10
     assert info.gpu["spmv_calls"] >= info.iterations

@@ -130,20 +130,7 @@ gs::Csr<double, std::int32_t> shifted(gs::Csr<double, std::int32_t> a, double si
 // diagonal): Hermitian; with c = 0 and a complex shift, complex symmetric instead.
 template <class C, class I>
 gs::Csr<C, I> complexified(const gs::Csr<double, I>& p, C shift, double c) {
-    gs::Csr<C, I> a(p.nrows, p.ncols);
-    a.row_ptr = p.row_ptr;
-    a.col_idx = p.col_idx;
-    a.values.resize(p.values.size());
-    for (std::int64_t r = 0; r < p.nrows; ++r)
-        for (gs::offset_t k = p.row_ptr[r]; k < p.row_ptr[r + 1]; ++k) {
-            const std::int64_t col = p.col_idx[k];
-            C v(static_cast<typename C::value_type>(p.values[k]));
-            if (col == r) v += shift;
-            if (col == r + 1) v += C(0, static_cast<typename C::value_type>(c));
-            if (col == r - 1) v -= C(0, static_cast<typename C::value_type>(c));
-            a.values[k] = v;
-        }
-    return a;
+    return gs::test::coupled<C>(p, [shift](std::int64_t) { return shift; }, c);
 }
 
 template <class C, class I>

@@ -12,6 +12,8 @@
 #include <gigasparse/iterative/krylov.hpp>
 #include <gigasparse/reference/kernels.hpp>
 
+#include "utils/test_utils.hpp"
+
 namespace gs = gigasparse;
 namespace gi = gigasparse::iterative;
 using C = std::complex<double>;
@@ -21,21 +23,7 @@ namespace {
 // P + shift I + i·coupling·S on an n x n grid (P the 5-point Laplacian, S the real skew-symmetric ±1 of the
 // x-neighbours): Hermitian, positive definite for shift > 2·coupling; shift may be complex (then not Hermitian).
 gs::Csr<C, std::int32_t> grid_matrix(std::int64_t n, C shift, double coupling) {
-    const auto p = gs::gen::poisson2d<double, std::int32_t>(n, n);
-    gs::Csr<C, std::int32_t> a(p.nrows, p.ncols);
-    a.row_ptr = p.row_ptr;
-    a.col_idx = p.col_idx;
-    a.values.resize(p.values.size());
-    for (std::int64_t i = 0; i < p.nrows; ++i)
-        for (gs::offset_t k = p.row_ptr[i]; k < p.row_ptr[i + 1]; ++k) {
-            const std::int64_t j = p.col_idx[k];
-            C v = p.values[k];
-            if (j == i) v += shift;
-            if (j == i + 1) v += C(0, coupling);
-            if (j == i - 1) v -= C(0, coupling);
-            a.values[k] = v;
-        }
-    return a;
+    return gs::test::coupled<C>(gs::gen::poisson2d<double, std::int32_t>(n, n), [shift](std::int64_t) { return shift; }, coupling);
 }
 
 // [[Re A, -Im A], [Im A, Re A]]: (A x = b) ⇔ (this [Re x; Im x] = [Re b; Im b]), symmetric positive definite
@@ -146,7 +134,9 @@ TEST(IterativeComplex, EveryPreconditionerOrderingAndMethod) {
             if (pk == gi::PrecondKind::none) none_iterations = static_cast<int>(res.iterations);
             // IC(0) = L Lᴴ in natural order: far better than none (with Lᵀ in place of Lᴴ it is not even Hermitian;
             // multicolor orders cost IC(0) much of its strength, as for real matrices)
-            if (pk == gi::PrecondKind::ic0 && ok == gi::OrderingKind::natural) EXPECT_LT(res.iterations, none_iterations / 2);
+            if (pk == gi::PrecondKind::ic0 && ok == gi::OrderingKind::natural) {
+                EXPECT_LT(res.iterations, none_iterations / 2);
+            }
         }
     const auto a = grid_matrix(24, C(-0.5, -0.05), 0.0);
     for (const gi::Method method : {gi::Method::bicgstab, gi::Method::gmres, gi::Method::fgmres})

@@ -13,6 +13,8 @@
 #include <gigasparse/iterative/krylov.hpp>
 #include <gigasparse/reference/kernels.hpp>
 
+#include "utils/test_utils.hpp"
+
 namespace gs = gigasparse;
 namespace gi = gigasparse::iterative;
 
@@ -22,23 +24,7 @@ namespace {
 // x-neighbour couplings (+ above, − below: Hermitian).
 template <class V, class F>
 gs::Csr<V, std::int32_t> shifted(std::int64_t n, F diag_add, double coupling = 0.0) {
-    const auto p = gs::gen::poisson2d<double, std::int32_t>(n, n);
-    gs::Csr<V, std::int32_t> a(p.nrows, p.ncols);
-    a.row_ptr = p.row_ptr;
-    a.col_idx = p.col_idx;
-    a.values.resize(p.values.size());
-    for (std::int64_t i = 0; i < p.nrows; ++i)
-        for (gs::offset_t k = p.row_ptr[i]; k < p.row_ptr[i + 1]; ++k) {
-            const std::int64_t j = p.col_idx[k];
-            V v = V(p.values[k]);
-            if (j == i) v += V(diag_add(i));
-            if constexpr (gs::is_complex_v<V>) {
-                if (j == i + 1) v += V(0, coupling);
-                if (j == i - 1) v -= V(0, coupling);
-            }
-            a.values[k] = v;
-        }
-    return a;
+    return gs::test::coupled<V>(gs::gen::poisson2d<double, std::int32_t>(n, n), diag_add, coupling);
 }
 
 template <class V>
