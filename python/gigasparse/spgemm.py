@@ -16,7 +16,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import _gigasparse as _core
-from . import reference as _reference
 from ._sparse import as_csr, common_dtype, from_parts, is_matrix, parts, same_index
 
 __all__ = ["spgemm", "SpgemmPlan"]
@@ -54,10 +53,6 @@ def spgemm(a: Any, b: Any, backend: str = "auto", *, return_stats: bool = False,
     """
     matrix = is_matrix(a, b)
     a, b = _operands(a, b)
-    if a.dtype.kind == "c" and backend == "auto":
-        c = _reference.spgemm(a, b)
-        c = sp.csr_matrix(c) if matrix else c
-        return (c, {"backend": "reference"}) if return_stats else c
     last: Exception | None = None
     for be in _backends(backend):
         try:
@@ -97,8 +92,6 @@ class SpgemmPlan:
         """Validates A and B, plans, and computes the row pointers of C."""
         self._matrix = is_matrix(a, b)
         a, b = _operands(a, b)
-        if a.dtype.kind == "c":
-            raise _core.NotSupported("SpgemmPlan: complex values are not supported (use gigasparse.spgemm)")
         last: Exception | None = None
         for be in _backends(self._backend):
             try:

@@ -127,7 +127,7 @@ public:
     explicit Plan(SpgemmOptions options) : options_(std::move(options)) {}
 
     void symbolic(const CsrArg& a, const CsrArg& b) {
-        dispatch_real(a.data.dtype(), a.indices.dtype(), [&]<class V, class I>() {
+        dispatch(a.data.dtype(), a.indices.dtype(), [&]<class V, class I>() {
             auto ia = csr_input<V, I>(a, "A");
             auto ib = csr_input<V, I>(b, "B");
             SpgemmPlan<V, I> p(options_);
@@ -142,7 +142,7 @@ public:
 
     nb::object numeric(const CsrArg& a, const CsrArg& b) {
         if (std::holds_alternative<std::monostate>(plan_)) throw PhaseError("SpgemmPlan.numeric: call symbolic() first");
-        return dispatch_real(a.data.dtype(), a.indices.dtype(), [&]<class V, class I>() {
+        return dispatch(a.data.dtype(), a.indices.dtype(), [&]<class V, class I>() {
             auto* p = std::get_if<SpgemmPlan<V, I>>(&plan_);
             if (!p)
                 throw InvalidArgument("SpgemmPlan.numeric: A has dtype " + dtype_name(a.data.dtype()) + "/" +
@@ -191,8 +191,9 @@ public:
 
 private:
     SpgemmOptions options_;
-    std::variant<std::monostate, SpgemmPlan<float, std::int32_t>, SpgemmPlan<float, std::int64_t>,
-                 SpgemmPlan<double, std::int32_t>, SpgemmPlan<double, std::int64_t>>
+    std::variant<std::monostate, SpgemmPlan<float, std::int32_t>, SpgemmPlan<float, std::int64_t>, SpgemmPlan<double, std::int32_t>,
+                 SpgemmPlan<double, std::int64_t>, SpgemmPlan<std::complex<float>, std::int32_t>, SpgemmPlan<std::complex<float>, std::int64_t>,
+                 SpgemmPlan<std::complex<double>, std::int32_t>, SpgemmPlan<std::complex<double>, std::int64_t>>
         plan_;
 };
 
@@ -203,7 +204,7 @@ void register_spgemm(nb::module_& m) {
         "spgemm",
         [](const CsrArg& a, const CsrArg& b, const std::string& backend, const nb::dict& kwargs) {
             const SpgemmOptions o = make_options(backend, kwargs);
-            return dispatch_real(a.data.dtype(), a.indices.dtype(), [&]<class V, class I>() {
+            return dispatch(a.data.dtype(), a.indices.dtype(), [&]<class V, class I>() {
                 auto ia = csr_input<V, I>(a, "A");
                 auto ib = csr_input<V, I>(b, "B");
                 SpgemmStats stats;

@@ -314,7 +314,7 @@ void analyze(CsrView<V, I> a, CsrView<V, I> b, bool b_sorted, const SpgemmOption
 #define GIGASPARSE_INSTANTIATE_ANALYZE(V, I)                                                              \
     template void configure(CsrView<V, I>, CsrView<V, I>, bool, const SpgemmOptions&, Analysis&); \
     template void analyze(CsrView<V, I>, CsrView<V, I>, bool, const SpgemmOptions&, Analysis&);
-GIGASPARSE_FOR_EACH_REAL_VALUE_INDEX(GIGASPARSE_INSTANTIATE_ANALYZE)
+GIGASPARSE_FOR_EACH_VALUE_INDEX(GIGASPARSE_INSTANTIATE_ANALYZE)
 #undef GIGASPARSE_INSTANTIATE_ANALYZE
 
 }  // namespace gigasparse::spgemm

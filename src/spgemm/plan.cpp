@@ -206,6 +206,11 @@ void fill_plan_stats(const spgemm::Analysis& an, SpgemmStats& s) {
 
 }  // namespace
 
+// The GPU plan of a value type: gMAGNUS takes real values (a complex plan has none: the cuda backend refuses it).
+struct NoGpuPlan {};
+template <class V, class I>
+using GpuPlanOf = std::conditional_t<is_complex_v<V>, NoGpuPlan, cuda::GpuSpgemmPlan<V, I>>;
+
 template <class V, class I>
 struct SpgemmPlan<V, I>::State {
     SpgemmOptions options;
@@ -217,7 +222,7 @@ struct SpgemmPlan<V, I>::State {
     std::uint64_t fp_a = 0, fp_b = 0;
     bool planned = false;
     bool one_shot = false;
-    std::unique_ptr<cuda::GpuSpgemmPlan<V, I>> gpu;  // cuda backend: the pattern work kept on the device
+    std::unique_ptr<GpuPlanOf<V, I>> gpu;  // cuda backend: the pattern work kept on the device
     std::optional<Csr<V, I>> gpu_c;                   // cuda backend in multiply(): the product, computed once by symbolic()
     std::optional<bool> validated_b_sorted;  // multiply() validated the operands already (B sorted or not)
     int run_threads = 1;  // threads of the phases: 1 for products below serial_products  // multiply(): numeric() runs once, so C takes the row pointers instead of a copy
@@ -245,6 +250,9 @@ namespace {
 // (cuda::GpuSpgemmPlan) for its numeric phases.
 template <class V, class I>
 void cuda_symbolic(typename SpgemmPlan<V, I>::State& s, CsrView<V, I> a, CsrView<V, I> b) {
+    if constexpr (is_complex_v<V>) {
+        throw NotSupported("spgemm: the cuda backend takes real values");  // (symbolic() said so first)
+    } else {
     s.gpu_c.reset();
     if (s.one_shot) {
         s.gpu.reset();
@@ -256,6 +264,7 @@ void cuda_symbolic(typename SpgemmPlan<V, I>::State& s, CsrView<V, I> a, CsrView
     s.gpu->symbolic(a, b);
     s.row_ptr = s.gpu->row_ptr();
     s.stats.gpu = s.gpu->stats();
+    }
 }
 
 }  // namespace
@@ -263,6 +272,8 @@ void cuda_symbolic(typename SpgemmPlan<V, I>::State& s, CsrView<V, I> a, CsrView
 template <class V, class I>
 void SpgemmPlan<V, I>::symbolic(CsrView<V, I> a, CsrView<V, I> b) {
     State& s = *state_;
+    if (is_complex_v<V> && s.options.backend == SpgemmBackend::cuda)
+        throw NotSupported("spgemm: the cuda backend takes real values (float, double); complex products run on the cpu backend");
     if (s.options.backend == SpgemmBackend::cuda && cuda::device_count() == 0)
         throw NotSupported("spgemm: the cuda backend needs a CUDA device: " + cuda::device_summary());
     s.planned = false;
@@ -324,8 +335,10 @@ void SpgemmPlan<V, I>::numeric(CsrView<V, I> a, CsrView<V, I> b, Csr<V, I>& c) {
             c = std::move(*s.gpu_c);
             s.gpu_c.reset();
         } else {
-            s.gpu->numeric(a, b, c);
-            s.stats.gpu = s.gpu->stats();
+            if constexpr (!is_complex_v<V>) {  // (a complex plan never gets here: its symbolic() refused the backend)
+                s.gpu->numeric(a, b, c);
+                s.stats.gpu = s.gpu->stats();
+            }
         }
     } else {
         resize_output(c, n, s.run_threads);
@@ -426,7 +439,7 @@ Csr<V, I> multiply(CsrView<V, I> a, CsrView<V, I> b, const SpgemmOptions& option
 #define GIGASPARSE_INSTANTIATE_SPGEMM_PLAN(V, I) \
     template class SpgemmPlan<V, I>;             \
     template Csr<V, I> multiply(CsrView<V, I>, CsrView<V, I>, const SpgemmOptions&, SpgemmStats*);
-GIGASPARSE_FOR_EACH_REAL_VALUE_INDEX(GIGASPARSE_INSTANTIATE_SPGEMM_PLAN)
+GIGASPARSE_FOR_EACH_VALUE_INDEX(GIGASPARSE_INSTANTIATE_SPGEMM_PLAN)
 #undef GIGASPARSE_INSTANTIATE_SPGEMM_PLAN
 
 }  // namespace gigasparse

@@ -1,4 +1,5 @@
 // tests/cli/test_spgemm.cpp: `gigasparse spgemm`: A·A and A·B, JSON fields, --check, -o output, errors.
+#include <complex>
 #include <fstream>
 
 #include <gtest/gtest.h>
@@ -47,6 +48,30 @@ TEST(CliSpgemm, RectangularProductWrittenToFile) {
     using Matrix = Csr<double, std::int32_t>;
     const Matrix expected = reference::spgemm<double, std::int32_t>(a, b);
     EXPECT_TRUE((csr_near<double, std::int32_t>(expected, c, 1e-15)));
+}
+
+// A complex file makes the product complex<double> (the real file read as complex): checked against the reference,
+// written complex; the GPU backend takes real values only (exit 4, the reason, device or not).
+TEST(CliSpgemm, ComplexProduct) {
+    Files f;
+    const std::string z = f.dir + "/z.mtx";
+    std::ofstream(z) << "%%MatrixMarket matrix coordinate complex general\n3 3 4\n1 1 1 1\n1 3 0 2\n2 2 3 -1\n3 1 4 0.5\n";
+    const auto r = run_cli("spgemm '" + z + "' '" + f.b + "' -o '" + f.c + "' --json --check");
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+    for (const char* key : {"\"values\":\"complex128\"", "\"check\":\"ok\"", "\"rows\":3", "\"cols\":2"})
+        EXPECT_NE(r.out.find(key), std::string::npos) << key << " missing in " << r.out;
+    using C = std::complex<double>;
+    const auto a = io::read_mtx<C, std::int32_t>(z);
+    const auto b = io::read_mtx<C, std::int32_t>(f.b);
+    const auto c = io::read_mtx<C, std::int32_t>(f.c);
+    EXPECT_EQ(io::read_mtx_header(f.c).field, io::MmField::complex);
+    EXPECT_TRUE((csr_near<C, std::int32_t>(reference::spgemm<C, std::int32_t>(a, b), c, 1e-15)));
+    // (row 1 of Z·B: 1+i times (1, 0) plus 2i times (2, 0): 1 + 5i in column 1)
+    ASSERT_GE(c.nnz(), 1);
+    EXPECT_EQ(c.values[0], C(1, 5));
+    const auto gpu = run_cli("spgemm '" + z + "' --backend cuda");
+    EXPECT_EQ(gpu.exit_code, 4) << gpu.out;
+    EXPECT_NE(gpu.err.find("real values"), std::string::npos) << gpu.err;
 }
 
 TEST(CliSpgemm, ReferenceBackendAndErrors) {

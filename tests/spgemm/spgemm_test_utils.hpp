@@ -2,6 +2,7 @@
 // typed-test type lists, small structured matrices (banded, power-law, exact row lengths).
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <random>
 #include <utility>
@@ -23,11 +24,13 @@ struct VI {
     using V = V_;
     using I = I_;
 };
-using SpgemmTypes = ::testing::Types<VI<float, std::int32_t>, VI<float, std::int64_t>, VI<double, std::int32_t>, VI<double, std::int64_t>>;
+// the CPU backends' types (complex: one per index type, each accumulator path; the GPU's are real only)
+using SpgemmTypes = ::testing::Types<VI<float, std::int32_t>, VI<float, std::int64_t>, VI<double, std::int32_t>, VI<double, std::int64_t>,
+                                     VI<std::complex<float>, std::int32_t>, VI<std::complex<double>, std::int64_t>>;
 
 template <class V>
 double spgemm_rtol() {
-    return sizeof(V) == 4 ? 2e-4 : 1e-11;
+    return sizeof(real_t<V>) == 4 ? 2e-4 : 1e-11;
 }
 
 // Pattern equal, values within the type's tolerance (wrappers keep template commas out of gtest macros).

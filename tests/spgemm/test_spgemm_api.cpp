@@ -31,6 +31,34 @@ TEST(SpgemmApi, HandComputedProduct) {
     }
 }
 
+TEST(SpgemmApi, ComplexHandComputedProductAndPlanReuse) {
+    // A = [1+i 2; 0 3i], B = [4 0; 5 -i]  ->  C = [14+4i -2i; 15i 3]
+    using C = std::complex<double>;
+    Csr<C, std::int32_t> a(2, 2), b(2, 2);
+    a.row_ptr = {0, 2, 3};
+    a.col_idx = {0, 1, 1};
+    a.values = {C(1, 1), C(2, 0), C(0, 3)};
+    b.row_ptr = {0, 1, 3};
+    b.col_idx = {0, 0, 1};
+    b.values = {C(4, 0), C(5, 0), C(0, -1)};
+    for (auto backend : {SpgemmBackend::cpu, SpgemmBackend::reference}) {
+        SpgemmOptions o;
+        o.backend = backend;
+        SpgemmPlan<C, std::int32_t> plan(o);
+        plan.symbolic(a, b);
+        auto c = plan.numeric(a, b);
+        EXPECT_EQ(c.col_idx, (std::vector<std::int32_t>{0, 1, 0, 1}));
+        EXPECT_EQ(c.values, (std::vector<C>{C(14, 4), C(0, -2), C(0, 15), C(3, 0)}));
+        auto a2 = a;
+        for (C& v : a2.values) v *= C(0, 1);  // new values, same pattern: i C
+        c = plan.numeric(a2, b);
+        EXPECT_EQ(c.values, (std::vector<C>{C(-4, 14), C(2, 0), C(-15, 0), C(0, 3)}));
+    }
+    SpgemmOptions gpu;
+    gpu.backend = SpgemmBackend::cuda;
+    EXPECT_THROW((multiply<C, std::int32_t>(a, b, gpu)), NotSupported);  // gMAGNUS takes real values, device or not
+}
+
 TEST(SpgemmApi, CancellationZerosAreKept) {
     // [1 1] * [1; -1] = [0]: the entry is structural and stays.
     const auto a = make(1, 2, {0, 2}, {0, 1}, {1, 1});

@@ -30,16 +30,21 @@ void sort_by(T* p, std::int64_t n, Key key) {
     }
 }
 
-// x when keep, else +0 (bit mask, no branch; a stale NaN or Inf in x does not leak as NaN * 0 would).
+// x when keep, else +0 (bit mask, no branch; a stale NaN or Inf in x does not leak as NaN * 0 would). A complex
+// value: each part.
 template <class V>
 inline V keep_if(V x, bool keep) {
-    static_assert(sizeof(V) == 4 || sizeof(V) == 8);
-    using U = std::conditional_t<sizeof(V) == 8, std::uint64_t, std::uint32_t>;
-    U u;
-    std::memcpy(&u, &x, sizeof u);
-    u &= U(0) - static_cast<U>(keep);
-    std::memcpy(&x, &u, sizeof u);
-    return x;
+    if constexpr (is_complex_v<V>) {
+        return V(keep_if(x.real(), keep), keep_if(x.imag(), keep));
+    } else {
+        static_assert(sizeof(V) == 4 || sizeof(V) == 8);
+        using U = std::conditional_t<sizeof(V) == 8, std::uint64_t, std::uint32_t>;
+        U u;
+        std::memcpy(&u, &x, sizeof u);
+        u &= U(0) - static_cast<U>(keep);
+        std::memcpy(&x, &u, sizeof u);
+        return x;
+    }
 }
 
 // Sorts (key, value) pairs and writes the compressed run: column base + key, equal keys summed.

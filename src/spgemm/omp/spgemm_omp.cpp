@@ -498,7 +498,7 @@ std::int64_t multiply_fused(OmpBackend, const Analysis& an, CsrView<V, I> a, Csr
     template void symbolic(OmpBackend, const Analysis&, CsrView<V, I>, CsrView<V, I>, omp::Workspaces<V>&, int, std::span<offset_t>); \
     template void numeric(OmpBackend, const Analysis&, CsrView<V, I>, CsrView<V, I>, omp::Workspaces<V>&, int, Csr<V, I>&);          \
     template std::int64_t multiply_fused(OmpBackend, const Analysis&, CsrView<V, I>, CsrView<V, I>, omp::Workspaces<V>&, int, Csr<V, I>&);
-GIGASPARSE_FOR_EACH_REAL_VALUE_INDEX(GIGASPARSE_INSTANTIATE_SPGEMM_OMP)
+GIGASPARSE_FOR_EACH_VALUE_INDEX(GIGASPARSE_INSTANTIATE_SPGEMM_OMP)
 #undef GIGASPARSE_INSTANTIATE_SPGEMM_OMP
 
 }  // namespace gigasparse::spgemm

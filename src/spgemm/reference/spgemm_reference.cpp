@@ -21,7 +21,7 @@ void numeric(ReferenceBackend, CsrView<V, I> a, CsrView<V, I> b, Csr<V, I>& c) {
 #define GIGASPARSE_INSTANTIATE_SPGEMM_REF(V, I)                                                      \
     template void symbolic(ReferenceBackend, CsrView<V, I>, CsrView<V, I>, std::span<offset_t>); \
     template void numeric(ReferenceBackend, CsrView<V, I>, CsrView<V, I>, Csr<V, I>&);
-GIGASPARSE_FOR_EACH_REAL_VALUE_INDEX(GIGASPARSE_INSTANTIATE_SPGEMM_REF)
+GIGASPARSE_FOR_EACH_VALUE_INDEX(GIGASPARSE_INSTANTIATE_SPGEMM_REF)
 #undef GIGASPARSE_INSTANTIATE_SPGEMM_REF
 
 }  // namespace gigasparse::spgemm

@@ -2,6 +2,7 @@
 // backend, gMAGNUS on the GPU or the reference; prints shapes, nnz, flops, the phase breakdown, the row
 // categories and, on the GPU, the device's own phase times.
 #include <cmath>
+#include <complex>
 #include <iostream>
 #include <limits>
 
@@ -59,9 +60,9 @@ void print_gpu(const cuda::GpuSpgemmStats& g, int device) {
 }
 
 // "ok" or what differs from the reference (pattern exact, values within 1e-10 of the row maximum).
-template <class I>
-std::string check_against_reference(const Csr<double, I>& a, const Csr<double, I>& b, const Csr<double, I>& c) {
-    const Csr<double, I> r = reference::spgemm<double, I>(a, b);
+template <class V, class I>
+std::string check_against_reference(const Csr<V, I>& a, const Csr<V, I>& b, const Csr<V, I>& c) {
+    const Csr<V, I> r = reference::spgemm<V, I>(a, b);
     if (r.row_ptr != c.row_ptr || r.col_idx != c.col_idx) return "pattern differs from the reference";
     for (std::int64_t i = 0; i < r.nrows; ++i) {
         double scale = 0;
@@ -99,26 +100,27 @@ void print_stats(const SpgemmStats& s) {
               << "max row products: " << format_count(s.max_row_products) << ", rows with 64-bit local indices: " << format_count(s.wide_rows) << "\n";
 }
 
-template <class I>
+// V: double, or complex<double> when either file is complex (the other one read as complex too)
+template <class V, class I>
 int run_spgemm(const Args& args) {
     const auto& pos = args.positional();
-    const Csr<double, I> a = io::read_mtx<double, I>(pos[0]);
-    const Csr<double, I> b = pos.size() > 1 ? io::read_mtx<double, I>(pos[1]) : Csr<double, I>();
-    const Csr<double, I>& bb = pos.size() > 1 ? b : a;
+    const Csr<V, I> a = io::read_mtx<V, I>(pos[0]);
+    const Csr<V, I> b = pos.size() > 1 ? io::read_mtx<V, I>(pos[1]) : Csr<V, I>();
+    const Csr<V, I>& bb = pos.size() > 1 ? b : a;
     SpgemmOptions o;
     o.backend = parse_spgemm_backend(args.get("backend", "cpu"));
     o.threads = static_cast<int>(args.get_int("threads", 0));
     o.gpu.device = static_cast<int>(args.get_int("device", 0));
     const bool gpu = o.backend == SpgemmBackend::cuda;
     SpgemmStats s;
-    const Csr<double, I> c = multiply<double, I>(a, bb, o, &s);
+    const Csr<V, I> c = multiply<V, I>(a, bb, o, &s);
     const std::string check = args.flag("check") ? check_against_reference(a, bb, c) : std::string();
-    if (auto out = args.get("output")) io::write_mtx<double, I>(*out, c);
+    if (auto out = args.get("output")) io::write_mtx<V, I>(*out, c);
     if (args.flag("json")) {
         Json times;
         times.set("setup", s.setup_seconds).set("symbolic", s.symbolic_seconds).set("numeric", s.numeric_seconds).set("total", s.total_seconds());
         Json j;
-        j.set("rows", c.nrows).set("cols", c.ncols).set("nnz", c.nnz()).set("nnz_a", a.nnz()).set("nnz_b", bb.nnz());
+        j.set("rows", c.nrows).set("cols", c.ncols).set("nnz", c.nnz()).set("nnz_a", a.nnz()).set("nnz_b", bb.nnz()).set("values", type_name<V>());
         j.set("flops", 2 * s.products).set("times", times).set("stats", stats_json(s));
         if (gpu) j.set("gpu", gpu_json(s.gpu, o.gpu.device));
         if (!check.empty()) j.set("check", check);
@@ -138,18 +140,23 @@ int spgemm(const Args& args) {
     const auto& pos = args.positional();
     if (pos.empty() || pos.size() > 2) throw UsageError("spgemm expects A.mtx and optionally B.mtx");
     std::int64_t dim = 0;
+    bool complex = false;
     for (const auto& p : pos) {
         const io::MmHeader h = io::read_mtx_header(p);
         dim = std::max({dim, h.nrows, h.ncols});
+        complex = complex || h.field == io::MmField::complex;
     }
-    return dim < std::numeric_limits<std::int32_t>::max() ? run_spgemm<std::int32_t>(args) : run_spgemm<std::int64_t>(args);
+    const bool narrow = dim < std::numeric_limits<std::int32_t>::max();
+    if (complex) return narrow ? run_spgemm<std::complex<double>, std::int32_t>(args) : run_spgemm<std::complex<double>, std::int64_t>(args);
+    return narrow ? run_spgemm<double, std::int32_t>(args) : run_spgemm<double, std::int64_t>(args);
 }
 
 const bool registered = register_command({
     "spgemm",
     "sparse matrix product C = A*B (MAGNUS on the CPU, gMAGNUS on the GPU), with phase times and row categories",
     "usage: gigasparse spgemm A.mtx [B.mtx] [-o C.mtx] [--backend cpu|cuda|reference] [--device N] [--threads N] [--stats] [--check] [--json]\n\n"
-    "Computes C = A*B (A*A when B is omitted) in double precision; file reading and writing are not timed.\n"
+    "Computes C = A*B (A*A when B is omitted) in double precision, complex<double> when a file is complex (cpu and\n"
+    "reference backends); file reading and writing are not timed.\n"
     "  --backend B  cpu (default: MAGNUS, OpenMP), cuda (gMAGNUS on the GPU; also prints the device's phase\n"
     "               times, heavy/light rows, multisplit levels, batches and device memory) or reference\n"
     "               (sequential oracle). cuda without a GPU fails with exit code 4 and the reason.\n"
