@@ -52,7 +52,7 @@ struct SpgemmOptions {
     // Category thresholds. MAGNUS uses 256 for both sort thresholds with an AVX-512 bitonic sort; our sort is
     // scalar (insertion sort / introsort) and our dense accumulator scans a bitmap (64 columns per word), so
     // the dense side wins much earlier: the defaults below were measured on the development machine.
-    std::int64_t sort_threshold = 32;        // rows with fewer intermediate products are sorted (ESC)
+    std::int64_t sort_threshold = 128;       // rows with fewer intermediate products are sorted (ESC) when the SPA is not available
     std::int64_t chunk_sort_threshold = 16;  // inside the fine level: chunks below this are sorted, else dense
     std::int64_t sort_merge_target = 32;     // neighbouring small chunks are merged up to this many elements
     std::int64_t dense_max_fill = 256;       // dense category only if row range <= dense_max_fill * products

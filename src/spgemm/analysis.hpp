@@ -80,7 +80,7 @@ struct Analysis {
                                        // copy of one row of B (no accumulator)
 
     // Thresholds copied from the options (validated).
-    std::int64_t sort_threshold = 32, chunk_sort_threshold = 16, sort_merge_target = 32;
+    std::int64_t sort_threshold = 128, chunk_sort_threshold = 16, sort_merge_target = 32;
     std::int64_t wide_threshold = std::int64_t(1) << 31;
     std::int64_t l2_bytes = 0, line_bytes = 0;
 
