@@ -69,7 +69,9 @@ struct SpgemmOptions {
     //     applies the same test to sort rows of 16+ products when B's rows are sorted (no sort of the row then).
     //   spa_max_cols: sort rows use a sparse accumulator over all columns of C (per-thread column stamps and
     //     values, then a sort of the distinct columns only) when C has at most this many columns;
-    //     -1 = as many as fit dense_l2_factor L2s (dense_l2_factor * l2_bytes / (4 + sizeof(V))), 0 = never
+    //     -1 = as many as fit dense_l2_factor L2s (dense_l2_factor * l2_bytes / (4 + sizeof(V))), or any number when A
+    //     and B are banded within that many (2 (bw(A) + bw(B)) + 1: each row's products touch a narrow, sliding window)
+    //     and the accumulator's arrays take no more memory than A and B; 0 = never
     //     (expand-sort-compress).
     //   spa_threshold: with the sparse accumulator available, rows with fewer products than this are sort rows
     //     (on the SPA); sort_threshold applies when it is not (expand-sort-compress is only cheap for short rows).

@@ -307,6 +307,28 @@ TYPED_TEST(SpgemmPaths, WindowAndSparseAccumulatorsForced) {
         }
 }
 
+// The sparse accumulator past its cache budget: on for banded operands (every row's products within a window the
+// budget holds), off for random ones of the same width. A tiny L2 model (16 KiB: 2 x 16 KiB / (4 + sizeof(V)) columns,
+// 1,365-2,730) below the 8,000 columns of a 20³ Laplacian, whose window is 2 (400 + 400) + 1 = 1,601 columns.
+TYPED_TEST(SpgemmPaths, SparseAccumulatorForBandedOperandsPastItsBudget) {
+    using V = typename TypeParam::V;
+    using I = typename TypeParam::I;
+    const auto p = gen::poisson3d<double, I>(20, 20, 20);
+    const auto lap = coupled<V>(p, [](std::int64_t) { return 0.5; });
+    const auto rnd = random_csr<V, I>(p.nrows, p.ncols, 7, 61);
+    SpgemmOptions o;
+    o.l2_bytes = 16 << 10;
+    o.threads = 2;
+    const std::int64_t budget = 2 * o.l2_bytes / static_cast<std::int64_t>(4 + sizeof(V));
+    const bool fits = 1601 <= budget;
+    const auto banded = expect_matches_reference(lap, lap, o);
+    EXPECT_EQ(banded.spa_rows > 0, fits) << "budget " << budget << " columns";
+    const auto random = expect_matches_reference(rnd, rnd, o);
+    EXPECT_EQ(random.spa_rows, 0);
+    o.spa_max_cols = 1000;  // an explicit limit is a limit
+    EXPECT_EQ(expect_matches_reference(lap, lap, o).spa_rows, 0);
+}
+
 // dense_l2_factor: rows whose range lies between one and two L2s of accumulator are dense with the factor 2,
 // fine-level rows with 1 (MAGNUS). A tiny L2 model makes the limit 256 columns (x factor).
 TYPED_TEST(SpgemmPaths, DenseL2Factor) {
