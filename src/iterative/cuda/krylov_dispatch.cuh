@@ -184,8 +184,8 @@ template <class V, class I>
 struct Solve {
     using H = host_value_t<V>;
     const DeviceMatrix<H, I>& a;
-    std::span<const V> b;
-    std::span<V> x;
+    std::span<const H> b;  // read on the host in H (start); copied to and from the device as bytes
+    std::span<H> x;
     const GpuSolveOptions& o;
     count_t n;
     Stream stream;
@@ -202,7 +202,7 @@ struct Solve {
     count_t graph_launches = 0;
     std::string precond_failure;  // non-empty: Jacobi found a bad diagonal, or the factorization failed
 
-    Solve(const DeviceMatrix<H, I>& m, std::span<const V> rhs, std::span<V> sol, const GpuSolveOptions& opt)
+    Solve(const DeviceMatrix<H, I>& m, std::span<const H> rhs, std::span<H> sol, const GpuSolveOptions& opt)
         : a(m), b(rhs), x(sol), o(opt), n(m.nrows()), red_blocks(reduce_blocks(m.nrows())) {}
 
     DeviceBuffer<V> vec() { return DeviceBuffer<V>(n, where); }
@@ -214,16 +214,16 @@ struct Solve {
         if (a.nrows() != a.ncols()) throw DimensionMismatch("cuda::solve: A is " + std::to_string(a.nrows()) + " x " + std::to_string(a.ncols()) + ", not square");
         if (static_cast<count_t>(b.size()) != n || static_cast<count_t>(x.size()) != n)
             throw DimensionMismatch("cuda::solve: b and x must have " + std::to_string(n) + " entries");
-        for (const V v : b)
+        for (const H v : b)
             if (!finite_value(v)) throw InvalidStructure("cuda::solve: the right-hand side has NaN or Inf entries");
-        for (const V v : x)
+        for (const H v : x)
             if (!finite_value(v)) throw InvalidStructure("cuda::solve: the initial guess has NaN or Inf entries");
         check_options(o);
         long double s2 = 0;
-        for (const V v : b) s2 += static_cast<long double>(abs2(v));
+        for (const H v : b) s2 += static_cast<long double>(abs2(v));
         bnorm = static_cast<double>(std::sqrt(s2));
         if (bnorm == 0) {
-            std::fill(x.begin(), x.end(), V(0));
+            std::fill(x.begin(), x.end(), H(0));
             res.iterations = 0;
             res.residual = 0;
             stop(iterative::StopReason::converged, "b = 0: x = 0");
@@ -236,7 +236,7 @@ struct Solve {
     // The SpMV plan, Jacobi's inverse diagonal, x on the device, the partial-sum buffers.
     void setup() {
         spmv = std::make_unique<SpmvPlan<V, I>>(a, o.spmv, where);
-        to_device(xd, std::span<const V>(x.data(), x.size()), where);
+        to_device(xd, std::span<const V>(dev(x.data()), x.size()), where);
         partial0.allocate(red_blocks, where);
         partial1.allocate(red_blocks, where);
         if (o.precond == GpuPrecond::jacobi) {
@@ -703,7 +703,7 @@ void spmv(const DeviceMatrix<H, I>& a, std::span<const H> xh, std::span<H> yh, H
     using V = krylov::device_value_t<H>;
     const std::span<const V> x(krylov::dev(xh.data()), xh.size());
     const std::span<V> y(krylov::dev(yh.data()), yh.size());
-    const V alpha = *krylov::dev(&alpha_h), beta = *krylov::dev(&beta_h);
+    const V alpha = krylov::device_value_of(alpha_h), beta = krylov::device_value_of(beta_h);
     if (!a.impl()) throw InvalidArgument("cuda::spmv: A is an empty (default-constructed or moved-from) DeviceMatrix");
     if (static_cast<std::int64_t>(x.size()) != a.ncols() || static_cast<std::int64_t>(y.size()) != a.nrows())
         throw DimensionMismatch("cuda::spmv: x must have " + std::to_string(a.ncols()) + " entries and y " + std::to_string(a.nrows()));
@@ -729,8 +729,7 @@ void spmv(const DeviceMatrix<H, I>& a, std::span<const H> xh, std::span<H> yh, H
 template <class H, class I>
 iterative::SolveResult solve(const DeviceMatrix<H, I>& a, std::span<const H> bh, std::span<H> xh, const GpuSolveOptions& o, GpuSolveStats* stats) {
     using V = krylov::device_value_t<H>;
-    const std::span<V> x(krylov::dev(xh.data()), xh.size());
-    krylov::Solve<V, I> k(a, std::span<const V>(krylov::dev(bh.data()), bh.size()), x, o);
+    krylov::Solve<V, I> k(a, bh, xh, o);
     if (stats) *stats = GpuSolveStats{};
     if (k.start()) return k.res;
     Event t0, t1, t2, t3;
@@ -744,7 +743,7 @@ iterative::SolveResult solve(const DeviceMatrix<H, I>& a, std::span<const H> bh,
         else if (o.method == iterative::Method::minres) krylov::run_minres(k, t1);
         else krylov::run_gmres(k, t1, o.method == iterative::Method::fgmres);
         t2.record(k.s());
-        krylov::to_host(x, k.xd, k.s());
+        krylov::to_host(std::span<V>(krylov::dev(xh.data()), xh.size()), k.xd, k.s());
         t3.record(k.s());
         k.stream.sync();
         k.res.seconds = k.timer.seconds();

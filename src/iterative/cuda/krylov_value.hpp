@@ -107,7 +107,7 @@ static_assert(sizeof(Complex<double>) == sizeof(std::complex<double>) && alignof
 static_assert(sizeof(Complex<float>) == sizeof(std::complex<float>) && alignof(Complex<float>) == alignof(std::complex<float>));
 static_assert(std::is_trivially_copyable_v<Complex<double>>);
 
-// a host-typed pointer as the device type (the same layout)
+// a host-typed pointer as the device type (the same layout), for copies of bytes and for the device
 template <class H>
 device_value_t<H>* dev(H* p) {
     return reinterpret_cast<device_value_t<H>*>(p);
@@ -115,6 +115,13 @@ device_value_t<H>* dev(H* p) {
 template <class H>
 const device_value_t<H>* dev(const H* p) {
     return reinterpret_cast<const device_value_t<H>*>(p);
+}
+
+// h as the device type, by value (pointers are reinterpreted only where bytes are copied)
+template <class H>
+device_value_t<H> device_value_of(const H& h) {
+    if constexpr (is_complex_v<H>) return device_value_t<H>(h.real(), h.imag());
+    else return h;
 }
 
 // conj(v) (v itself for a real value): the left factor of every inner product, xᴴy
