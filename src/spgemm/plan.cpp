@@ -253,17 +253,17 @@ void cuda_symbolic(typename SpgemmPlan<V, I>::State& s, CsrView<V, I> a, CsrView
     if constexpr (is_complex_v<V>) {
         throw NotSupported("spgemm: the cuda backend takes real values");  // (symbolic() said so first)
     } else {
-    s.gpu_c.reset();
-    if (s.one_shot) {
-        s.gpu.reset();
-        s.gpu_c = cuda::spgemm(a, b, s.options.gpu, &s.stats.gpu);
-        s.row_ptr = s.gpu_c->row_ptr;
-        return;
-    }
-    if (!s.gpu) s.gpu = std::make_unique<cuda::GpuSpgemmPlan<V, I>>(s.options.gpu);
-    s.gpu->symbolic(a, b);
-    s.row_ptr = s.gpu->row_ptr();
-    s.stats.gpu = s.gpu->stats();
+        s.gpu_c.reset();
+        if (s.one_shot) {
+            s.gpu.reset();
+            s.gpu_c = cuda::spgemm(a, b, s.options.gpu, &s.stats.gpu);
+            s.row_ptr = s.gpu_c->row_ptr;
+            return;
+        }
+        if (!s.gpu) s.gpu = std::make_unique<cuda::GpuSpgemmPlan<V, I>>(s.options.gpu);
+        s.gpu->symbolic(a, b);
+        s.row_ptr = s.gpu->row_ptr();
+        s.stats.gpu = s.gpu->stats();
     }
 }
 

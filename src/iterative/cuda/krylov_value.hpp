@@ -4,8 +4,9 @@
 // and the dispatch code compute on device_value_t<H>: Complex<T> below for complex values — the arithmetic the CPU
 // backend compiles with -fcx-fortran-rules (plain products; quotients by Smith's algorithm) — and H itself for real
 // ones. Complex<T> has std::complex<T>'s layout: the host reads b and x in their own type and copies their bytes;
-// the device reads them as Complex. The CPU simulator's build uses the same type. And the few operations that differ between real and complex values: the
-// conjugate of a dot product's left factor, the real part of a scalar the host tests.
+// the device reads them as Complex. The CPU simulator's build uses the same type. And the few operations that differ
+// between real and complex values: the conjugate of a dot product's left factor, the real part of a scalar the host
+// tests.
 #pragma once
 
 #include <cmath>
