@@ -112,6 +112,8 @@ std::string compare_products(const Csr<V, I>& ours, const Csr<V, I>& other, unsi
 
 // A check that did not run ("n/a", or "n/a: why"): neither a match nor a mismatch.
 inline bool unchecked(const std::string& check) { return check.rfind("n/a", 0) == 0; }
+// reuse_check of a GpuSpgemmPlan run that threw ("failed: " + what()): a failure, not a differing output
+inline bool plan_failed(const std::string& check) { return check.rfind("failed", 0) == 0; }
 
 // DRAM bytes over time as a fraction of the copy bandwidth (bytes/s); 0 when not timed.
 inline double bandwidth_fraction(std::int64_t bytes, double ms, double bw) { return ms > 0 && bw > 0 ? double(bytes) / (ms * 1e-3) / bw : 0; }
@@ -154,7 +156,7 @@ inline void write_outputs(const Context& cx, const std::vector<Result>& results,
                   "best", "check", "reuse_ms", "cs_reuse", "setup", "csc", "outer", "msplit", "light", "symb", "numer", "op_bw", "ms_bw", "lvl", "status");
     t << buf;
     double lg[2] = {0, 0};
-    int cnt[2] = {0, 0}, ours_fail_only[2] = {0, 0}, mismatches = 0, cnt_reuse = 0, reuse_mismatches = 0;
+    int cnt[2] = {0, 0}, ours_fail_only[2] = {0, 0}, mismatches = 0, cnt_reuse = 0, reuse_mismatches = 0, reuse_failures = 0;
     double lg_reuse = 0;
     for (const Result& r : results) {
         const auto& st = r.st;
@@ -172,7 +174,8 @@ inline void write_outputs(const Context& cx, const std::vector<Result>& results,
             lg_reuse += std::log(r.cusparse_reuse_ms / r.ours_reuse_ms);
             ++cnt_reuse;
         }
-        if (r.reuse_check != "match" && !unchecked(r.reuse_check)) ++reuse_mismatches;
+        if (plan_failed(r.reuse_check)) ++reuse_failures;  // the plan threw (out of memory, say): no output to compare
+        else if (r.reuse_check != "match" && !unchecked(r.reuse_check)) ++reuse_mismatches;
         std::snprintf(buf, sizeof buf, "%-22s %10.3f %10.3f %10.3f %9.2f %8s %-9s %9.3f %9.3f %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f %5.2f %5.2f %3d  %s\n",
                       r.name.substr(0, 22).c_str(), r.ours_ms, r.ours_device_ms, r.cusparse_ms, sp, r.cusparse_best.c_str(), r.check.substr(0, 9).c_str(), r.ours_reuse_ms,
                       r.cusparse_reuse_ms, st.setup_ms, st.csc_ms, st.outer_ms, st.multisplit_ms, st.light_ms,
@@ -187,7 +190,8 @@ inline void write_outputs(const Context& cx, const std::vector<Result>& results,
     std::snprintf(buf, sizeof buf, "geomean numeric-reuse speedup (cusparseSpGEMMreuse_compute / GpuSpgemmPlan::numeric) %.3f over %d cases\n",
                   cnt_reuse ? std::exp(lg_reuse / cnt_reuse) : 0.0, cnt_reuse);
     t << buf;
-    t << "outputs differing from cuSPARSE: " << mismatches << "; plan outputs differing from the one-call product: " << reuse_mismatches << "\n";
+    t << "outputs differing from cuSPARSE: " << mismatches << "; plan outputs differing from the one-call product: " << reuse_mismatches
+      << "; plans that failed where the one-call product succeeded: " << reuse_failures << "\n";
     if (cx.skipped > 0) t << cx.skipped << " cases skipped: time budget of " << cx.time_budget << " s exhausted\n";
     std::ofstream(cx.outdir + "/spgemm_cuda_summary.txt") << t.str();
     if (finished) std::printf("%s", t.str().c_str());

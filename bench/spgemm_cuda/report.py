@@ -107,10 +107,13 @@ def targets(cases):
         rows.append((f"geomean speedup over the best cuSPARSE algorithm, {label}", f"{fmt(g, '{:.2f}×')} over {len(sp)} cases",
                      f"≥ {need:.1f}×", "–" if g is None else ("met" if g >= need else "not met")))
     for key, label in (("cusparse_check", "outputs differing from cuSPARSE's"), ("reuse_check", "plan outputs differing from the one-call product")):
-        bad = [c["name"] for c in cases if c[key] != "match" and not c[key].startswith("n/a")]
+        bad = [c["name"] for c in cases if c[key] != "match" and not c[key].startswith("n/a") and not c[key].startswith("failed")]
         unchecked = sum(1 for c in cases if c[key].startswith("n/a") and not ours_failed(c))
         rows.append((label, f"{len(bad)}" + (f" ({', '.join(bad)})" if bad else "") + (f"; {unchecked} not checked" if unchecked else ""), "0",
                      "met" if not bad else "not met"))
+    plan_lost = [c["name"] for c in cases if c["reuse_check"].startswith("failed") and not ours_failed(c)]
+    rows.append(("numeric-reuse plans that failed where the one-call product succeeded",
+                 f"{len(plan_lost)}" + (f" ({', '.join(plan_lost)})" if plan_lost else ""), "0", "met" if not plan_lost else "not met"))
     lost = [c["name"] for c in cases if ours_failed(c) and not cusparse_failed(c)]
     rows.append(("inputs where cuSPARSE succeeded and gigasparse failed", f"{len(lost)}" + (f" ({', '.join(lost)})" if lost else ""), "0",
                  "met" if not lost else "not met"))
@@ -284,6 +287,9 @@ def self_test(writer):
                "the writer counts the mismatch, not the checks that did not run")
         expect("| outputs differing from cuSPARSE's | 1 (rmat16_a8_b8); 1 not checked | 0 | not met |" in md, "the mismatch and the unchecked case")
         expect("| plan outputs differing from the one-call product | 0; 1 not checked | 0 | met |" in md, "a check that did not run is no mismatch")
+        expect("plans that failed where the one-call product succeeded: 1" in summary, "the writer counts the failed plan apart")
+        expect("| numeric-reuse plans that failed where the one-call product succeeded | 1 (rmat17_a4_b8) | 0 | not met |" in md,
+               "a plan that threw is a failure, not a differing output")
         expect("| 3.17× over 3 cases | ≥ 2.0× | met |" in md2 and "Parts: `a.json`" in md2 and "| rmat19_a4_b8 |" in md2
                and "| rmat16_a8_b8 | 65536 | 524288 | 10485760 | 5242880 | 1.000 |" in md2, "a follow-up part joins the run; its duplicate is dropped")
         expect("| b.json | multisplit 512 threads" in md2, "the variant stays a variant beside a part")
@@ -310,7 +316,7 @@ def main():
     if not args.files:
         ap.error("no RESULTS.json given")
     runs = [load(f) for f in args.files]
-    title = args.title or f"SpGEMM on the GPU: gMAGNUS vs cuSPARSE ({runs[0]['device'].split(',')[0]})"
+    title = args.title or f"SpGEMM on the GPU: gMAGNUS vs cuSPARSE, {runs[0]['device'].split(' (')[0]}"
     sys.stdout.write(render(runs, args.files, title))
     if args.plot:
         plot(merge(runs, args.files)[0], args.plot)
