@@ -157,6 +157,13 @@ TEST(GmagnusMath, HashBinsAndKinds) {
     EXPECT_EQ(gm::accum_kind(p.tau + 1, 20, p), gm::AccumKind::split);
     EXPECT_EQ(gm::accum_kind(p.tau + 1, 15, p), gm::AccumKind::dense);
     for (count_t key : {0, 1, 77, 1 << 30}) EXPECT_LT(gm::hash_slot(key, 64), 64u);
+    for (count_t key : {count_t(0), count_t(12345), count_t(1) << 40}) EXPECT_LT(gm::hash_slot(key, 32), 32u);
+    // keys that share their low bits (columns k * 1024, as R-MAT's biased bits make common) spread over
+    // the table: a hash of the low bits alone would put all 256 in one slot
+    std::vector<int> hits(512, 0);
+    for (count_t k = 0; k < 256; ++k) ++hits[gm::hash_slot(k * 1024, 512)];
+    EXPECT_LE(*std::max_element(hits.begin(), hits.end()), 4);
+    EXPECT_GE(std::count_if(hits.begin(), hits.end(), [](int h) { return h > 0; }), 180);
     EXPECT_EQ(gm::next_probe(63, 64), 0u);
 }
 

@@ -639,6 +639,68 @@ __device__ __forceinline__ void for_each_row_product(count_t a_begin, count_t a_
     }
 }
 
+// The products of a light row over all threads of a block: f(q, av) for B entry q and A value av.
+// The row's A entries go in chunks of block_walk_entries: thread t loads entry t's B row start, length
+// and A value into shared memory, warp 0 turns the lengths into inclusive sums, and every thread takes
+// the chunk's products t, t + blockDim.x, ... (consecutive threads, consecutive B entries: coalesced),
+// the owning entry found by binary search over the sums. A warp per A entry (for_each_row_product)
+// leaves most warps of a wide block idle on R-MAT's light rows, whose few A entries point at long B
+// rows: counted on the host for R-MAT 16 (A 4, B 8 per row), the slowest warp of a 1024-thread block
+// took 78 rounds of 32 products per row of the widest bin where the whole block takes 6 (ncu on the
+// H200: 176 µs per row there). Light rows hold at most τ products: 32-bit sums.
+inline constexpr int block_walk_entries = 256;
+template <class V>
+struct BlockWalk {
+    count_t start[block_walk_entries];
+    std::uint32_t incl[block_walk_entries];
+    V av[block_walk_entries];
+};
+template <Phase P, class V, class I, class F>
+__device__ __forceinline__ void for_each_row_product_block(count_t a_begin, count_t a_end, const I* __restrict__ a_col, const V* __restrict__ a_val,
+                                                           const count_t* __restrict__ b_ptr, BlockWalk<V>& w, F f) {
+    constexpr unsigned all = 0xffffffffu;
+    constexpr int per_lane = block_walk_entries / warp_size;
+    for (count_t c0 = a_begin; c0 < a_end; c0 += block_walk_entries) {
+        const int n = static_cast<int>(min_c(a_end - c0, block_walk_entries));
+        __syncthreads();  // the previous chunk's readers are done
+        for (int t = static_cast<int>(threadIdx.x); t < n; t += static_cast<int>(blockDim.x)) {
+            const count_t k = static_cast<count_t>(a_col[c0 + t]);
+            const count_t start = b_ptr[k];
+            w.start[t] = start;
+            w.incl[t] = static_cast<std::uint32_t>(b_ptr[k + 1] - start);
+            if constexpr (P == Phase::numeric) w.av[t] = a_val[c0 + t];
+        }
+        __syncthreads();
+        if (threadIdx.x < warp_size) {  // warp 0: inclusive sums, per_lane consecutive entries a lane
+            const int lane = static_cast<int>(threadIdx.x), first = lane * per_lane;
+            std::uint32_t run = 0;
+            for (int i = first; i < first + per_lane && i < n; ++i) run += w.incl[i];
+            std::uint32_t before = run;
+            for (int o = 1; o < warp_size; o *= 2) {
+                const std::uint32_t t = __shfl_up_sync(all, before, o);
+                if (lane >= o) before += t;
+            }
+            before -= run;  // exclusive
+            for (int i = first; i < first + per_lane && i < n; ++i) {
+                before += w.incl[i];
+                w.incl[i] = before;
+            }
+        }
+        __syncthreads();
+        const std::uint32_t total = w.incl[n - 1];
+        for (std::uint32_t p = threadIdx.x; p < total; p += blockDim.x) {
+            int lo = 0, hi = n - 1;  // the first entry whose inclusive sum passes p
+            while (lo < hi) {
+                const int mid = (lo + hi) / 2;
+                if (w.incl[mid] > p) hi = mid;
+                else lo = mid + 1;
+            }
+            const std::uint32_t first = lo == 0 ? 0u : w.incl[lo - 1];
+            f(w.start[lo] + static_cast<count_t>(p - first), P == Phase::numeric ? w.av[lo] : V(0));
+        }
+    }
+}
+
 // Light rows of A: one block per row of the bin, Gustavson products into the hash table.
 // Symbolic: row_nnz[row] = distinct columns. Numeric: sorted row written at c_ptr[row].
 inline constexpr int hash_max_threads = 1024;  // hash_bin_threads() never exceeds this (launch bound of the hash kernels)
@@ -654,15 +716,16 @@ static __global__ void __launch_bounds__(hash_max_threads, 1) hash_rows_kernel(c
     I* keys = reinterpret_cast<I*>(P == Phase::numeric ? smem_raw + cap * sizeof(V) : smem_raw);
     __shared__ unsigned n_unique;
     __shared__ unsigned warp_counts[32];
+    __shared__ BlockWalk<V> walk;
     const count_t row = rows[blockIdx.x];
     for (count_t i = threadIdx.x; i < cap; i += blockDim.x) {
         keys[i] = I(-1);
         if constexpr (P == Phase::numeric) vals[i] = V(0);
     }
     if (threadIdx.x == 0) n_unique = 0;
-    __syncthreads();
-    for_each_row_product<P>(a_ptr[row], a_ptr[row + 1], static_cast<int>(threadIdx.x / warp_size), static_cast<int>(blockDim.x / warp_size), a_col, a_val, b_ptr,
-                            [&](count_t q, V av) { hash_insert<P>(keys, vals, cap, b_col[q], P == Phase::numeric ? av * b_val[q] : V(0), &n_unique); });
+    // (the walk's first barrier orders these writes before any insert)
+    for_each_row_product_block<P>(a_ptr[row], a_ptr[row + 1], a_col, a_val, b_ptr, walk,
+                                  [&](count_t q, V av) { hash_insert<P>(keys, vals, cap, b_col[q], P == Phase::numeric ? av * b_val[q] : V(0), &n_unique); });
     __syncthreads();
     if constexpr (P == Phase::symbolic) {
         if (threadIdx.x == 0) row_nnz[row] = n_unique;
@@ -676,15 +739,11 @@ static __global__ void __launch_bounds__(hash_max_threads, 1) hash_rows_kernel(c
 // shared memory (table_bytes apart) and only warp barriers. A block per row would leave these
 // rows, the most numerous of a power-law matrix, at one warp per block: at most 32 blocks, so 32
 // of 64 warps, resident per SM, and a block launch per row.
-// Launch bound: 6 resident blocks per SM (48 warps, up to 40 registers). With the block size alone
-// ptxas (nvcc 13, sm_90) aimed at 8 blocks — 32 registers — and spilled in the symbolic kernel. For
-// sm_80 it spilled 8 bytes at 40 registers in the double numeric kernel: 5 blocks (40 warps, up to 48
-// registers) there.
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+// Launch bound: 5 resident blocks per SM (40 warps, up to 48 registers). With the block size alone
+// ptxas (nvcc 13, sm_90) aimed at 8 blocks — 32 registers — and spilled in the symbolic kernel; at 6
+// blocks (40 registers) the double numeric kernel spilled 4-8 bytes on sm_80, and on sm_90 too once the
+// hash slot became a multiply-shift of the folded key (cuda_kernel_resources).
 inline constexpr int warp_rows_min_blocks = 5;
-#else
-inline constexpr int warp_rows_min_blocks = 6;
-#endif
 template <Phase P, class V, class I>
 static __global__ void __launch_bounds__(warp_rows_max_warps * warp_size, warp_rows_min_blocks) hash_rows_warp_kernel(
     count_t nrows, const count_t* __restrict__ rows, count_t cap, count_t table_bytes, const count_t* __restrict__ a_ptr, const I* __restrict__ a_col,

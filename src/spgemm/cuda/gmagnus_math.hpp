@@ -28,7 +28,11 @@ inline constexpr int max_levels = 8;          // enough for 2^63 columns with >=
 inline constexpr int hash_load_factor = 2;    // α of eq. (4)
 inline constexpr int warp_size = 32;
 inline constexpr int min_hash_log2 = 5;       // smallest hash table: 32 entries (bin 0)
-inline constexpr std::uint32_t hash_multiplier = 107;  // OpSparse's multiplicative hash
+// Fibonacci hashing: the slot is the top log2(capacity) bits of key * 2^32/φ (mod 2^32; 64-bit keys
+// folded to 32 bits first), so every bit of the key moves the slot. OpSparse's (key * 107) & (capacity - 1) keeps only the key's low bits, which R-MAT
+// biases bit by bit: on the light rows of R-MAT 16 (A 4, B 8 per row) it took 2.11 probes per product
+// against 1.16 for this one (counted on the host, sequential insertion; bin 4: 2.99 against 1.29).
+inline constexpr std::uint32_t hash_multiplier = 2654435769u;
 
 // ---------------------------------------------------------------- small integer helpers
 GIGASPARSE_HD constexpr int floor_log2(count_t x) {  // x >= 1
@@ -326,8 +330,16 @@ GIGASPARSE_HD constexpr int hash_bin_threads(int bin) {
     return static_cast<int>(t < warp_size ? warp_size : (t > 1024 ? 1024 : t));
 }
 // Slot of a key in a power-of-two table and the next probe (linear probing).
+// capacity: a power of two, 2 to 2^31 (tables have at least 2^min_hash_log2 entries).
 GIGASPARSE_HD constexpr std::uint32_t hash_slot(count_t key, count_t capacity) {
-    return static_cast<std::uint32_t>((static_cast<std::uint64_t>(key) * hash_multiplier) & static_cast<std::uint64_t>(capacity - 1));
+#ifdef __CUDA_ARCH__
+    const int lg = __ffsll(static_cast<long long>(capacity)) - 1;
+#else
+    const int lg = floor_log2(capacity);
+#endif
+    const auto k = static_cast<std::uint64_t>(key);
+    const auto folded = static_cast<std::uint32_t>(k) ^ static_cast<std::uint32_t>(k >> 32);
+    return (folded * hash_multiplier) >> (32 - lg);
 }
 GIGASPARSE_HD constexpr std::uint32_t next_probe(std::uint32_t slot, count_t capacity) {
     return static_cast<std::uint32_t>((slot + 1) & static_cast<std::uint32_t>(capacity - 1));
