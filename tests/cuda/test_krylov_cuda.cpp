@@ -4,6 +4,7 @@
 // fibers; label unit).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -409,7 +410,12 @@ TEST(CudaKrylov, ComplexValuesMatchTheHost) {
     const std::int64_t m = sim_or(8, 32);
     const auto p = gs::gen::poisson3d<double, std::int32_t>(m, m, m);
     const auto herm = complexified<C>(p, C(0.1), 0.05);
-    const auto hind = complexified<C>(p, C(-1.3), 0.05);
+    // the indefinite one on a smaller grid: the shifted Laplacian's eigenvalues near 0 crowd as the grid grows, and
+    // unpreconditioned MINRES on the host needed 254 (12³), 621 (16³), 2551 (24³) iterations, and more than 5000 on
+    // 32³ (the first H200 run stopped there, on the host's solve)
+    const std::int64_t mi = sim_or(8, 16);
+    const auto hind = complexified<C>(gs::gen::poisson3d<double, std::int32_t>(mi, mi, mi), C(-1.3), 0.05);
+    const auto bi = gs::test::random_vector<C>(hind.nrows, 53);
     const auto helm = complexified<C>(p, C(-0.3, -0.03), 0.0);
     const auto b = gs::test::random_vector<C>(p.nrows, 51);
     {  // SpMV: a complex R-MAT-like matrix with long rows, and the Hermitian one
@@ -437,16 +443,17 @@ TEST(CudaKrylov, ComplexValuesMatchTheHost) {
                           Case{&helm, it::Method::fgmres, GpuPrecond::ilu0, it::PrecondKind::ilu0, 0.02}}) {
         SCOPED_TRACE(std::string(it::to_string(c.method)) + " " + gs::cuda::to_string(c.gpu) +
                      (c.a == &herm ? " hermitian" : c.a == &hind ? " hermitian indefinite" : " helmholtz"));
-        std::vector<C> xh(b.size(), C(0)), xg(b.size(), C(0));
-        const auto rh = host_solve(*c.a, b, xh, c.method, c.host, 1e-9, it::OrderingKind::multicolor);
+        const std::vector<C>& rhs = c.a == &hind ? bi : b;
+        std::vector<C> xh(rhs.size(), C(0)), xg(rhs.size(), C(0));
+        const auto rh = host_solve(*c.a, rhs, xh, c.method, c.host, 1e-9, it::OrderingKind::multicolor);
         GpuSolveStats st;
-        const auto rg = gpu_solve(*c.a, b, xg, options(c.method, c.gpu, 1e-9, 5000), &st);
+        const auto rg = gpu_solve(*c.a, rhs, xg, options(c.method, c.gpu, 1e-9, 5000), &st);
         ASSERT_TRUE(rh.converged) << rh.message;
         ASSERT_TRUE(rg.converged) << rg.message;
         const double extra = c.method == it::Method::bicgstab ? 3.0 : 2.0;
         EXPECT_LE(std::abs(static_cast<double>(rg.iterations - rh.iterations)), extra + c.slack * static_cast<double>(rh.iterations))
             << "host " << rh.iterations << ", gpu " << rg.iterations;
-        EXPECT_LE(true_residual(*c.a, b, xg), c.method == it::Method::minres && c.gpu != GpuPrecond::none ? 1e-7 : 2e-9);
+        EXPECT_LE(true_residual(*c.a, rhs, xg), c.method == it::Method::minres && c.gpu != GpuPrecond::none ? 1e-7 : 2e-9);
         for (std::size_t i = 0; i < 30 && i < rh.residual_history.size() && i < rg.residual_history.size() && rh.residual_history[i] > 1e-5; ++i)
             EXPECT_NEAR(rg.residual_history[i], rh.residual_history[i], 1e-6 * rh.residual_history[i]) << "iteration " << i;
         EXPECT_GT(st.graph_launches, 0);
@@ -468,14 +475,23 @@ TEST(CudaKrylov, ComplexValuesMatchTheHost) {
     EXPECT_THROW((gs::cuda::solve<C, std::int32_t>(d, bad, x)), gs::InvalidStructure);
 }
 
+// float values, int64 columns: CG with Jacobi against the host's float CG (reference backend). In float, CG's
+// recurrence residual drifts from the true one as the condition number grows: both stop at 1e-5 on the recurrence,
+// and on the 512² Laplacian the host's true residual is 4.3e-2 (1.8e-5 at 24², 1.1e-3 at 128²; the first H200
+// run measured 2.6e-2 on the GPU). So the GPU must match the host's iterations and be at least as accurate.
 TEST(CudaKrylov, FloatAndInt64) {
     SKIP_WITHOUT_GPU();
     const std::int64_t m = sim_or(24, 512);
     const auto a = gs::gen::poisson2d<float, std::int64_t>(m, m);
-    std::vector<float> b(static_cast<std::size_t>(a.nrows), 1.0f), x(b.size(), 0.0f);
+    std::vector<float> b(static_cast<std::size_t>(a.nrows), 1.0f), x(b.size(), 0.0f), xh(b.size(), 0.0f);
+    const auto rh = host_solve(a, b, xh, it::Method::cg, it::PrecondKind::jacobi, 1e-5);
     const auto r = gpu_solve(a, b, x, options(it::Method::cg, GpuPrecond::jacobi, 1e-5, 5000));
+    ASSERT_TRUE(rh.converged) << rh.message;
     ASSERT_TRUE(r.converged) << r.message;
-    EXPECT_LE(true_residual(a, b, x), 1e-4);
+    EXPECT_LE(std::abs(static_cast<double>(r.iterations - rh.iterations)), 2.0 + 0.05 * static_cast<double>(rh.iterations))
+        << "host " << rh.iterations << ", gpu " << r.iterations;
+    const double host_res = true_residual(a, b, xh);
+    EXPECT_LE(true_residual(a, b, x), std::max(1e-4, 2.0 * host_res)) << "host's true residual " << host_res;
 }
 
 TEST(CudaKrylov, NumericalOutcomesAreStatusesNotExceptions) {
