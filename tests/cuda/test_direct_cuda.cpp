@@ -506,11 +506,23 @@ TEST(CudaDirect, FrontsTooLargeForTheDeviceStayOnTheHost) {
 
 // A 3D Laplacian's graph with small diagonal entries of alternating sign (2×2 pivots / row swaps in most
 // fronts); upper: the factor of the entries above the diagonal (1: symmetric).
-gs::Csr<double, std::int32_t> weak_diagonal_grid(double upper) {
+// jitter > 0: every magnitude times 1 + jitter u, u in [0, 1) a hash of the entry's unordered (row, column) pair
+// (symmetric when upper is 1). Without it the values tie exactly, and Bunch–Kaufman's choices hang on rounding: on
+// the host, values perturbed by one unit in the last place gave other pivots and a factor 1.5 apart (relative);
+// with jitter 0.2 the pivots stayed and the factor moved by 5e-11 to 1.1e-10 (24³).
+gs::Csr<double, std::int32_t> weak_diagonal_grid(double upper, double jitter = 0) {
     auto a = gs::gen::poisson3d<double, std::int32_t>(sim_or(9, 24), sim_or(9, 24), sim_or(9, 24));
     for (std::int64_t r = 0; r < a.nrows; ++r)
-        for (gs::offset_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k)
-            a.values[k] = a.col_idx[k] == r ? (r % 2 ? 0.05 : -0.05) : a.col_idx[k] > r ? -upper : -1.0;
+        for (gs::offset_t k = a.row_ptr[r]; k < a.row_ptr[r + 1]; ++k) {
+            const auto i = static_cast<std::uint64_t>(std::min<std::int64_t>(r, a.col_idx[k]));
+            const auto j = static_cast<std::uint64_t>(std::max<std::int64_t>(r, a.col_idx[k]));
+            std::uint64_t h = (i * 0x9E3779B97F4A7C15ull) ^ (j * 0xC2B2AE3D27D4EB4Full);
+            h ^= h >> 29;
+            h *= 0xBF58476D1CE4E5B9ull;
+            h ^= h >> 32;
+            const double scale = 1 + jitter * static_cast<double>(h >> 11) / 9007199254740992.0;
+            a.values[k] = scale * (a.col_idx[k] == r ? (r % 2 ? 0.05 : -0.05) : a.col_idx[k] > r ? -upper : -1.0);
+        }
     return a;
 }
 
@@ -532,7 +544,8 @@ dr::NumericParams pivoting_params(bool lu) {
 struct HostAndDevice {
     dr::NumericFactor<double> host, dev;
 };
-HostAndDevice expect_offload_matches_host(const dr::Symbolic& sym, const std::vector<double>& values, dr::NumericParams prm, dr::FrontOffload* off) {
+HostAndDevice expect_offload_matches_host(const dr::Symbolic& sym, const std::vector<double>& values, dr::NumericParams prm, dr::FrontOffload* off,
+                                          double bound = 1e-9) {
     HostAndDevice r;
     dr::allocate_numeric(sym, r.host);
     dr::allocate_numeric(sym, r.dev);
@@ -546,22 +559,44 @@ HostAndDevice expect_offload_matches_host(const dr::Symbolic& sym, const std::ve
     EXPECT_EQ(r.dev.perturbed, r.host.perturbed);
     for (const auto& [h, d] : {std::pair{&r.host.lx, &r.dev.lx}, std::pair{&r.host.ux, &r.dev.ux}}) {
         EXPECT_EQ(d->size(), h->size());
-        EXPECT_LE(factor_rel_diff(*d, *h), 1e-9);
+        EXPECT_LE(factor_rel_diff(*d, *h), bound);
     }
     return r;
+}
+
+// How far the host's factor moves when the values move by one unit in the last place (alternately up, down and not
+// at all): the scale of the factor's sensitivity to rounding, with the same pivots (asserted: else the comparison of
+// factors is ill-posed for this matrix).
+double one_ulp_factor_change(const dr::Symbolic& sym, const std::vector<double>& values, dr::NumericParams prm) {
+    prm.offload = nullptr;
+    std::vector<double> moved = values;
+    for (std::size_t k = 0; k < moved.size(); ++k) moved[k] *= 1 + std::numeric_limits<double>::epsilon() * static_cast<double>(static_cast<int>(k % 3) - 1);
+    dr::NumericFactor<double> f0, f1;
+    dr::allocate_numeric(sym, f0);
+    dr::allocate_numeric(sym, f1);
+    dr::idx fail0 = -1, fail1 = -1;
+    EXPECT_EQ(dr::factor_multifrontal<double>(sym, f0, values, fail0, prm), dr::Status::success);
+    EXPECT_EQ(dr::factor_multifrontal<double>(sym, f1, moved, fail1, prm), dr::Status::success);
+    EXPECT_EQ(f1.piv, f0.piv) << "one ulp changes the pivots: the factors of this matrix cannot be compared entry by entry";
+    EXPECT_EQ(f1.pivot_size, f0.pivot_size);
+    return std::max(factor_rel_diff(f1.lx, f0.lx), factor_rel_diff(f1.ux, f0.ux));
 }
 
 // LDLᵀ inside the multifrontal factorization: the fronts of at least offload_rows rows on the offload (the root's,
 // which has no rows below F11, too), and the factor equals the cpu backend's.
 TEST(CudaDirect, MultifrontalLdltWithOffloadedFronts) {
     SKIP_WITHOUT_GPU();
-    const auto a = weak_diagonal_grid(1.0);
+    const auto a = weak_diagonal_grid(1.0, 0.2);
     dr::DirectSolver<double, std::int32_t> solver(dr::Structure::symmetric);
     solver.analyze(a.view());
     const auto& sym = solver.symbolic();
     const auto off = make_offload();
     dr::NumericParams prm = pivoting_params(false);
-    const HostAndDevice r = expect_offload_matches_host(sym, a.values, prm, off.get());
+    // the device's other summation order (cuBLAS) against the host's: within 100 times what one ulp in the values
+    // moves the factor (the first H200 run found 5.3e-9 on the tied values, beyond the 1e-9 set on the simulator)
+    const double bound = std::max(1e-12, 100 * one_ulp_factor_change(sym, a.values, prm));
+    RecordProperty("one_ulp_bound", std::to_string(bound));
+    const HostAndDevice r = expect_offload_matches_host(sym, a.values, prm, off.get(), bound);
     const OffloadCounts expected = offload_counts(sym, prm);
     EXPECT_GT(expected.fronts, 0) << "no front of at least " << prm.offload_rows << " rows with rows below its pivots";
     EXPECT_GT(expected.kept, 0) << "no offloaded front with an offloaded parent";
@@ -575,7 +610,7 @@ TEST(CudaDirect, MultifrontalLdltWithOffloadedFronts) {
         SCOPED_TRACE(dev ? "device assembly" : "host assembly");
         off->reset_stats();
         prm.offload_assembly = mode;
-        expect_offload_matches_host(sym, a.values, prm, off.get());
+        expect_offload_matches_host(sym, a.values, prm, off.get(), bound);
         EXPECT_EQ(off->stats().fronts, expected.fronts);
         EXPECT_EQ(off->stats().kept, expected.kept);
         EXPECT_EQ(off->stats().device_assembled, dev ? expected.fronts : 0);
