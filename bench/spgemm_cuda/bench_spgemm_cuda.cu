@@ -441,12 +441,13 @@ struct CaseSpec {
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: %s OUTDIR [--scales LO HI] [--big-from S] [--repeats N] [--max-nnz N] [--time-budget SECONDS] [--multisplit-threads 256|512|1024] [--outer-threads N] [--block-light-rows]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s OUTDIR [--scales LO HI] [--big-from S] [--repeats N] [--max-nnz N] [--time-budget SECONDS] [--multisplit-threads 256|512|1024] [--outer-threads N] [--block-light-rows] [--epr N]\n", argv[0]);
         return 2;
     }
     Context cx;
     cx.outdir = argv[1];
     int lo = 15, hi = 20, big_from = 19;
+    int only_epr = 0;  // --epr N: only the R-MAT cases whose A has N nonzeros per row (a profiler's one case)
     cx.repeats = 3;
     std::int64_t max_nnz = 5'000'000;
     cx.time_budget = 1e9;
@@ -468,6 +469,8 @@ int main(int argc, char** argv) {
             cx.gpu.multisplit_threads = std::stoi(argv[++i]);
         } else if (a == "--outer-threads" && i + 1 < argc) {
             cx.gpu.outer_threads = std::stoi(argv[++i]);
+        } else if (a == "--epr" && i + 1 < argc) {
+            only_epr = std::stoi(argv[++i]);
         } else if (a == "--block-light-rows") {
             cx.gpu.warp_light_rows = false;
         } else {
@@ -493,7 +496,8 @@ int main(int argc, char** argv) {
     std::vector<CaseSpec> cases;
     auto add_rmat = [&](int s0, int s1) {
         for (int s = s0; s <= s1; ++s)
-            for (int epr : {4, 8, 16, 32}) cases.push_back({s, epr, "", ""});
+            for (int epr : {4, 8, 16, 32})
+                if (only_epr == 0 || epr == only_epr) cases.push_back({s, epr, "", ""});
     };
     add_rmat(lo, std::min(hi, big_from - 1));
     const char* env_dir = std::getenv("GIGASPARSE_MATRIX_DIR");
