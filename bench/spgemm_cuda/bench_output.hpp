@@ -124,7 +124,8 @@ inline void write_outputs(const Context& cx, const std::vector<Result>& results,
     js << "{\n  \"date\": \"" << utc_now() << "\", \"git\": \"" << json_escape(cx.git) << "\", \"device\": \"" << json_escape(cx.device) << "\", \"driver\": " << cx.driver << ", \"copy_bandwidth_gbs\": " << cx.bw * 1e-9
        << ", \"finished\": " << (finished ? "true" : "false") << ", \"skipped_cases\": " << cx.skipped
        << ",\n  \"value_type\": \"float\", \"index_type\": \"int32\", \"repeats\": " << cx.repeats << ", \"multisplit_threads\": " << cx.gpu.multisplit_threads
-       << ", \"outer_threads\": " << cx.gpu.outer_threads << ", \"warp_light_rows\": " << (cx.gpu.warp_light_rows ? "true" : "false")
+       << ", \"outer_threads\": " << cx.gpu.outer_threads << ", \"resident_blocks\": " << cx.gpu.resident_blocks
+       << ", \"warp_light_rows\": " << (cx.gpu.warp_light_rows ? "true" : "false")
        << ",\n  \"cases\": [\n";
     for (std::size_t i = 0; i < results.size(); ++i) {
         const Result& r = results[i];

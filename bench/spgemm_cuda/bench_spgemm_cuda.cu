@@ -441,7 +441,7 @@ struct CaseSpec {
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: %s OUTDIR [--scales LO HI] [--big-from S] [--repeats N] [--max-nnz N] [--time-budget SECONDS] [--multisplit-threads 256|512|1024] [--outer-threads N] [--block-light-rows] [--epr N]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s OUTDIR [--scales LO HI] [--big-from S] [--repeats N] [--max-nnz N] [--time-budget SECONDS] [--multisplit-threads 256|512|1024] [--outer-threads N] [--block-light-rows] [--resident-blocks N] [--epr N]\n", argv[0]);
         return 2;
     }
     Context cx;
@@ -469,6 +469,8 @@ int main(int argc, char** argv) {
             cx.gpu.multisplit_threads = std::stoi(argv[++i]);
         } else if (a == "--outer-threads" && i + 1 < argc) {
             cx.gpu.outer_threads = std::stoi(argv[++i]);
+        } else if (a == "--resident-blocks" && i + 1 < argc) {
+            cx.gpu.resident_blocks = std::stoi(argv[++i]);
         } else if (a == "--epr" && i + 1 < argc) {
             only_epr = std::stoi(argv[++i]);
         } else if (a == "--block-light-rows") {

@@ -71,11 +71,12 @@ def options_of(run):
     ms = run.get("multisplit_threads", 0) or 256
     outer = run.get("outer_threads", 0) or "default"
     light = "warp per short light row" if run.get("warp_light_rows", True) else "block per light row"
-    return f"multisplit {ms} threads, outer product {outer} threads, {light}"
+    resident = run.get("resident_blocks", 0) or 1
+    return f"multisplit {ms} threads, outer product {outer} threads, {light}" + (f", {resident} resident blocks" if resident > 1 else "")
 
 
 def options_key(run):
-    return (run.get("multisplit_threads", 0) or 256, run.get("outer_threads", 0), run.get("warp_light_rows", True))
+    return (run.get("multisplit_threads", 0) or 256, run.get("outer_threads", 0), run.get("warp_light_rows", True), run.get("resident_blocks", 0) or 1)
 
 
 def merge(runs, names):

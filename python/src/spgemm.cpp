@@ -56,6 +56,7 @@ SpgemmOptions make_options(const std::string& backend, const nb::dict& kwargs) {
         else if (k == "multisplit_threads") o.gpu.multisplit_threads = static_cast<int>(v);
         else if (k == "outer_threads") o.gpu.outer_threads = static_cast<int>(v);
         else if (k == "warp_light_rows") o.gpu.warp_light_rows = v != 0;
+        else if (k == "resident_blocks") o.gpu.resident_blocks = static_cast<int>(v);
         else throw InvalidArgument("spgemm: unknown option '" + k + "'");
     }
     return o;

@@ -462,6 +462,18 @@ TEST(CudaSpgemm, BlockSizeOptions) {
         EXPECT_GT(st.heavy_rows, 0);
         EXPECT_GE(st.levels_run, 1);
     }
+    // outer-product and multisplit groups sized for several blocks per SM (the simulator's SM holds one opt-in block
+    // and 1 KiB): under a 64 KiB budget 8 resident blocks give them about 28 KiB, smaller groups, the same product
+    {
+        GpuSpgemmOptions o = budget(65536, 1 << 15);
+        const auto one = expect_matches(a, b, o, "one resident block");
+        o.resident_blocks = 8;
+        const auto eight = expect_matches(a, b, o, "8 resident blocks");
+        EXPECT_GT(eight.heavy_rows, 0);
+        EXPECT_GE(eight.levels_run, 1);
+        EXPECT_LT(eight.chunks_max, one.chunks_max);  // the histograms fit a smaller group
+        EXPECT_EQ(eight.tau, one.tau);  // the accumulators keep the whole budget
+    }
     // short light rows on a 32-thread block each instead of a warp each: the same product
     const auto light = gs::test::rmat_like<double, std::int32_t>(9, 9, 4, 35);
     GpuSpgemmOptions block_rows;
@@ -482,6 +494,9 @@ TEST(CudaSpgemm, BlockSizeOptions) {
     EXPECT_THROW(gpu_spgemm(a.view(), b.view(), bad), gs::InvalidArgument);
     bad = {};
     bad.outer_threads = 48;
+    EXPECT_THROW(gpu_spgemm(a.view(), b.view(), bad), gs::InvalidArgument);
+    bad = {};
+    bad.resident_blocks = 9;
     EXPECT_THROW(gpu_spgemm(a.view(), b.view(), bad), gs::InvalidArgument);
 }
 

@@ -881,6 +881,9 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
     switch (attr) {
         case cudaDevAttrMultiProcessorCount: *value = c.sm_count; return cudaSuccess;
         case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = static_cast<int>(c.shared_optin); return cudaSuccess;
+        // as on sm_80/sm_90: the SM holds one opt-in block and the runtime's 1 KiB reserve
+        case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = static_cast<int>(c.shared_optin) + 1024; return cudaSuccess;
+        case cudaDevAttrReservedSharedMemoryPerBlock: *value = 1024; return cudaSuccess;
         case cudaDevAttrMemoryPoolsSupported: *value = c.memory_pools ? 1 : 0; return cudaSuccess;
     }
     return set_error(cudaErrorInvalidValue, "cudaDeviceGetAttribute: attribute not simulated");

@@ -263,6 +263,39 @@ TEST(GmagnusMath, AdvanceOwnerMatchesWalk) {
     }
 }
 
+// Several resident blocks of the outer product and multisplit: their groups fit the SM's shared memory over
+// the count (less the runtime's reserve and static shared memory per block); the accumulators keep the
+// whole budget; one block is the one-block budget.
+TEST(GmagnusMath, StreamBudgetForResidentBlocks) {
+    const count_t budget = 232448 - 2048, per_sm = 233472, reserved = 1024, stat = 2048;
+    EXPECT_EQ(gm::stream_budget(budget, per_sm, reserved, stat, 1), budget);
+    EXPECT_EQ(gm::stream_budget(budget, per_sm, reserved, stat, 0), budget);
+    const count_t two = gm::stream_budget(budget, per_sm, reserved, stat, 2);
+    EXPECT_EQ(two, (233472 / 2 - 1024 - 2048) / 128 * 128);
+    EXPECT_LE(2 * (two + reserved + stat), per_sm);
+    EXPECT_EQ(gm::stream_budget(4096, per_sm, reserved, stat, 2), 4096);  // never above the one-block budget
+    for (int val : {4, 8})
+        for (int k : {2, 3, 4}) {
+            SCOPED_TRACE("val " + std::to_string(val) + " resident " + std::to_string(k));
+            const gm::ElementSizes sz{4, val, 8, 4};
+            const count_t sb = gm::stream_budget(budget, per_sm, reserved, stat, k);
+            const gm::Params one = gm::make_params(count_t(1) << 24, budget, sz, 256, 1024 / k);
+            const gm::Params p = gm::make_params(count_t(1) << 24, budget, sz, 256, 1024 / k, sb);
+            EXPECT_TRUE(gm::params_feasible(p));
+            EXPECT_EQ(p.stream_smem_bytes, sb);
+            EXPECT_EQ(p.tau, one.tau);
+            EXPECT_EQ(p.hash_capacity, one.hash_capacity);
+            EXPECT_EQ(p.dense_columns, one.dense_columns);
+            EXPECT_LE(p.outer_group_elems * 8, sb);
+            EXPECT_LT(p.outer_group_elems, one.outer_group_elems);
+            EXPECT_LE(p.chunks_max, one.chunks_max);
+            for (int l = 0; l < p.nlevels; ++l) {
+                EXPECT_LE(gm::multisplit_smem_bytes(p.multisplit_group_elems[l], p.multisplit_group_rows[l], count_t(1) << p.chunks_log2[l], 256, p.sizes), sb);
+                EXPECT_GE(p.multisplit_group_elems[l], 256);
+            }
+        }
+}
+
 // The dispatch asks for 1024 outer-product threads; small budgets get fewer, and every kernel's
 // dynamic shared memory fits the budget (else the launch fails on the device).
 TEST(GmagnusMath, OuterThreadsAndSharedMemoryFit) {

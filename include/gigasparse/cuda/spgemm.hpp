@@ -26,6 +26,11 @@ struct GpuSpgemmOptions {
     // Light rows of at most 32 products (the hash bins of one warp): one warp per row, several rows
     // per block (true), or a 32-thread block per row (false; for comparison).
     bool warp_light_rows = true;
+    // Blocks of the outer-product and multisplit kernels meant to share an SM (0: 1, the paper's: each
+    // block's group fills its shared memory, so one block per SM): 2 to 8 size their groups to the SM's
+    // shared memory over this count (smaller groups, more chunks' levels possibly), and the outer product's
+    // default block to 1024 / count threads (registers). For tuning; InvalidArgument outside 0-8.
+    int resident_blocks = 0;
 };
 
 // What the GPU run decided and where the time went (milliseconds from CUDA events).

@@ -139,6 +139,17 @@ GIGASPARSE_VALUE_HD inline double re(const V& v) {
     else return static_cast<double>(v);
 }
 
+// std::complex (the API's values, read on the host only): host overloads, so that no __host__ __device__
+// function calls std::complex's host-only members
+template <class T>
+inline double re(const std::complex<T>& v) {
+    return static_cast<double>(v.real());
+}
+template <class T>
+inline double abs2(const std::complex<T>& v) {
+    return static_cast<double>(v.real()) * v.real() + static_cast<double>(v.imag()) * v.imag();
+}
+
 // |v|² in double
 template <class V>
 GIGASPARSE_VALUE_HD inline double abs2(const V& v) {

@@ -323,12 +323,23 @@ private:
         // storage; 2208 bytes for the 512-thread dense kernel with nvcc 13 / sm_90), read from the
         // compiled kernels: static + dynamic above the opt-in maximum fails cudaFuncSetAttribute.
         const int ms_threads = opt_.multisplit_threads != 0 ? opt_.multisplit_threads : multisplit_block;
-        const int outer_threads = opt_.outer_threads != 0 ? opt_.outer_threads : outer_block;
+        if (opt_.resident_blocks < 0 || opt_.resident_blocks > 8)
+            throw InvalidArgument("cuda::spgemm: resident_blocks must be 0 to 8, not " + std::to_string(opt_.resident_blocks));
+        const int resident = std::max(opt_.resident_blocks, 1);
+        const int outer_threads = opt_.outer_threads != 0 ? opt_.outer_threads : std::max(outer_block / resident, warp_size);
         if (outer_threads < warp_size || outer_threads > outer_max_threads || (outer_threads & (outer_threads - 1)) != 0)
             throw InvalidArgument("cuda::spgemm: outer_threads must be a power of two from 32 to 1024, not " + std::to_string(outer_threads));
-        const std::int64_t smem = shared_memory_budget(smem_optin, max_static_smem(ms_threads), opt_.shared_memory_bytes);
+        const std::int64_t max_static = max_static_smem(ms_threads);
+        const std::int64_t smem = shared_memory_budget(smem_optin, max_static, opt_.shared_memory_bytes);
+        std::int64_t stream = smem;
+        if (resident > 1) {
+            int per_sm = 0, reserved = 0;
+            check(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, opt_.device), "cudaDeviceGetAttribute");
+            check(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, opt_.device), "cudaDeviceGetAttribute");
+            stream = stream_budget(smem, per_sm, reserved, max_static, resident);
+        }
         const ElementSizes sizes{static_cast<int>(sizeof(I)), static_cast<int>(sizeof(V)), 8, 4};
-        p_ = make_params(b_cols, smem, sizes, ms_threads, outer_threads);
+        p_ = make_params(b_cols, smem, sizes, ms_threads, outer_threads, stream);
         if (!params_feasible(p_))
             throw NotSupported("cuda::spgemm: shared-memory budget of " + std::to_string(smem) + " bytes is too small for gMAGNUS");
         nbins_ = hash_bin_count(p_);

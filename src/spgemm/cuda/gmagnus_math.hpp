@@ -64,6 +64,7 @@ struct ElementSizes {
 // Everything GetMagnusParams() decides, plus the launch shapes derived from it.
 struct Params {
     count_t smem_bytes = 0;          // s_LM: usable shared memory per block (opt-in)
+    count_t stream_smem_bytes = 0;   // the outer product's and multisplit's budget (<= s_LM; less for 2+ resident blocks)
     count_t hash_capacity = 0;       // largest power-of-two hash table (entries) that fits s_LM
     count_t tau = 0;                 // heavy threshold τ = hash_capacity / α (max products of a hash-accumulated row)
     count_t dense_columns = 0;       // n_denseNumeric floored to a power of two (values + 1-bit bitmap)
@@ -118,13 +119,28 @@ GIGASPARSE_HD constexpr count_t shared_memory_budget(count_t optin_bytes, count_
     return b < 0 ? 0 : b;
 }
 
+// The outer product's and multisplit's budget when `resident` blocks of them are to share an SM: the SM's
+// shared memory over `resident`, less the runtime's reserve and the kernels' static shared memory per
+// block, rounded down to 128 bytes, never above the one-block budget. resident <= 1: the one-block budget
+// (the paper's: a group fills the block's shared memory, one block per SM).
+GIGASPARSE_HD constexpr count_t stream_budget(count_t budget, count_t smem_per_sm, count_t reserved_per_block, count_t max_static_bytes,
+                                              int resident) {
+    if (resident <= 1) return budget;
+    const count_t b = (smem_per_sm / resident - reserved_per_block - max_static_bytes) / 128 * 128;
+    return b < 0 ? 0 : (b < budget ? b : budget);
+}
+
 // GetMagnusParams(C.n, s_LM): ncols_c is the number of columns of C, smem_bytes the shared-memory
-// budget of one block (device opt-in maximum, or lower to force more levels in tests).
+// budget of one block (device opt-in maximum, or lower to force more levels in tests). stream_smem
+// (0: smem_bytes) sizes the outer-product and multisplit groups — and so the chunks per level — for
+// several resident blocks (stream_budget); the accumulators keep smem_bytes.
 GIGASPARSE_HD constexpr Params make_params(count_t ncols_c, count_t smem_bytes, ElementSizes s, int multisplit_threads = 256,
-                                           int outer_threads = 256) {
+                                           int outer_threads = 256, count_t stream_smem = 0) {
     Params p;
     p.sizes = s;
     p.smem_bytes = smem_bytes;
+    p.stream_smem_bytes = stream_smem > 0 && stream_smem < smem_bytes ? stream_smem : smem_bytes;
+    const count_t ms_bytes = p.stream_smem_bytes;
     p.multisplit_threads = multisplit_threads;
     p.outer_threads = outer_threads;
     p.hash_capacity = floor_pow2(smem_bytes / (s.col + s.val));
@@ -136,16 +152,16 @@ GIGASPARSE_HD constexpr Params make_params(count_t ncols_c, count_t smem_bytes, 
     const int dense_log2 = floor_log2(p.dense_columns);
     const int required_log2 = p.span_log2 > dense_log2 ? p.span_log2 - dense_log2 : 0;
     p.chunks_required = count_t(1) << required_log2;
-    p.min_group_elems = smem_bytes / (2 * count_t(s.col + s.val));
+    p.min_group_elems = ms_bytes / (2 * count_t(s.col + s.val));
     const count_t group_rows = group_rows_bound(p.min_group_elems, p.tau);
     const count_t warps = multisplit_threads / warp_size;
-    const count_t num = smem_bytes - p.min_group_elems * (s.col + s.val) - s.histo;
+    const count_t num = ms_bytes - p.min_group_elems * (s.col + s.val) - s.histo;
     const count_t den = group_rows * warps * s.histo + s.rowptr;
     p.chunks_max = floor_pow2(max_c(num / den, 2));
     if (p.chunks_max < 2) p.chunks_max = 2;
     // Beyond eq. (6): a level must fit at least one element per thread of the block; small budgets
     // with many threads lower chunks_max until it does (more levels, each still one pass).
-    while (p.chunks_max > 2 && multisplit_group_elems_for(smem_bytes, p.chunks_max, p.tau, multisplit_threads, s) < multisplit_threads)
+    while (p.chunks_max > 2 && multisplit_group_elems_for(ms_bytes, p.chunks_max, p.tau, multisplit_threads, s) < multisplit_threads)
         p.chunks_max /= 2;
     const int max_log2 = floor_log2(p.chunks_max);
     if (required_log2 == 0) {
@@ -161,12 +177,12 @@ GIGASPARSE_HD constexpr Params make_params(count_t ncols_c, count_t smem_bytes, 
     }
     for (int l = 0; l < p.nlevels; ++l) {
         const count_t nchunks = count_t(1) << p.chunks_log2[l];
-        p.multisplit_group_elems[l] = multisplit_group_elems_for(smem_bytes, nchunks, p.tau, multisplit_threads, s);
+        p.multisplit_group_elems[l] = multisplit_group_elems_for(ms_bytes, nchunks, p.tau, multisplit_threads, s);
         p.multisplit_group_rows[l] = group_rows_bound(p.multisplit_group_elems[l], p.tau);
     }
     // Outer product: at most `outer_threads` threads, fewer (a power of two, >= one warp) when the
     // budget holds fewer offsets; the group is a multiple of the thread count.
-    const count_t offsets_fit = smem_bytes / s.rowptr;
+    const count_t offsets_fit = ms_bytes / s.rowptr;
     while (p.outer_threads > warp_size && p.outer_threads > offsets_fit) p.outer_threads /= 2;
     p.outer_group_elems = max_c(offsets_fit / p.outer_threads * p.outer_threads, p.outer_threads);
     return p;
@@ -205,11 +221,12 @@ GIGASPARSE_HD constexpr int warp_rows_per_block(count_t capacity, const ElementS
 GIGASPARSE_HD constexpr bool params_feasible(const Params& p) {
     if (p.tau < 1 || p.hash_capacity < (count_t(1) << min_hash_log2)) return false;
     if (hash_smem_bytes(p.hash_capacity, p.sizes, true) > p.smem_bytes) return false;
-    if (p.outer_group_elems * p.sizes.rowptr > p.smem_bytes) return false;
+    if (p.stream_smem_bytes < 1 || p.stream_smem_bytes > p.smem_bytes) return false;
+    if (p.outer_group_elems * p.sizes.rowptr > p.stream_smem_bytes) return false;
     for (int l = 0; l < p.nlevels; ++l) {
         if (p.multisplit_group_elems[l] < p.multisplit_threads) return false;
         if (multisplit_smem_bytes(p.multisplit_group_elems[l], p.multisplit_group_rows[l], count_t(1) << p.chunks_log2[l], p.multisplit_threads,
-                                  p.sizes) > p.smem_bytes)
+                                  p.sizes) > p.stream_smem_bytes)
             return false;
     }
     const int last_span = chunk_span_log2(p, p.nlevels);

@@ -117,7 +117,9 @@ enum cudaFuncAttribute {
 inline constexpr unsigned cudaStreamNonBlocking = 0x01;
 enum cudaDeviceAttr {  // the values of CUDA's driver_types.h
     cudaDevAttrMultiProcessorCount = 16,
+    cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
     cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+    cudaDevAttrReservedSharedMemoryPerBlock = 111,
     cudaDevAttrMemoryPoolsSupported = 115,
 };
 
