@@ -3,6 +3,7 @@
 // (GIGASPARSE_CUDA_SIM: the same kernels and dispatch run on fibers; label unit).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
@@ -512,6 +513,52 @@ TEST(CudaSpgemm, UnsortedRowsWithDuplicates) {
     const auto b = gs::test::unsort_rows(gs::test::rmat_like<double, std::int32_t>(s, s, 6, 42), 8);
     expect_matches(a, b, {}, "unsorted");
     expect_matches(a, b, budget(4096), "unsorted low smem");
+}
+
+// Light rows whose A entries span several chunks of the block-wide product walk (256 entries each): 700 and 1300
+// entries, many pointing at empty rows of B (zero-length runs inside a chunk, a whole chunk without products), the
+// rest at B rows of 1-3 entries, so every row stays light; also a row whose only products come after 600 empty ones.
+// Numeric and symbolic phases, in the simulator's reverse thread order too.
+TEST(CudaSpgemm, LightRowsWithManyEntriesSpanWalkChunks) {
+    SKIP_WITHOUT_GPU();
+    const std::int64_t n = 2048;
+    gs::Csr<double, std::int32_t> b(n, n);
+    b.row_ptr.assign(n + 1, 0);
+    for (std::int64_t r = 0; r < n; ++r) {
+        const int len = r % 3 == 0 ? 0 : static_cast<int>(r % 4);  // rows 0, 3, 6, ... empty
+        for (int t = 0; t < len; ++t) {
+            b.col_idx.push_back(static_cast<std::int32_t>((r * 37 + t * 101) % n));
+            b.values.push_back(1.0 + 0.001 * static_cast<double>(r + t));
+        }
+        b.row_ptr[r + 1] = static_cast<gs::offset_t>(b.col_idx.size());
+    }
+    gs::Csr<double, std::int32_t> a(4, n);
+    a.row_ptr.assign(5, 0);
+    auto add_row = [&](std::int64_t row, std::int64_t entries, std::int64_t first, std::int64_t step) {
+        for (std::int64_t k = 0; k < entries; ++k) {
+            a.col_idx.push_back(static_cast<std::int32_t>((first + k * step) % n));
+            a.values.push_back(0.5 + 0.01 * static_cast<double>(k % 17));
+        }
+        a.row_ptr[row + 1] = static_cast<gs::offset_t>(a.col_idx.size());
+    };
+    add_row(0, 700, 1, 1);     // mixed lengths, three chunks
+    add_row(1, 1300, 0, 1);    // six chunks
+    add_row(2, 600, 0, 3);     // columns 0, 3, ..., 1797: empty B rows only (three chunks without products) ...
+    for (std::int64_t k = 0; k < 30; ++k) {  // ... then columns 1801, 1804, ...: rows of B with entries
+        a.col_idx.push_back(static_cast<std::int32_t>(1801 + 3 * k));
+        a.values.push_back(2.0);
+    }
+    a.row_ptr[3] = static_cast<gs::offset_t>(a.col_idx.size());
+    add_row(3, 5, 7, 5);
+    for (std::int64_t r = 0; r < 4; ++r) std::sort(a.col_idx.begin() + a.row_ptr[r], a.col_idx.begin() + a.row_ptr[r + 1]);
+    const auto st = expect_matches(a, b, {}, "light rows over several walk chunks");
+    EXPECT_EQ(st.heavy_rows, 0);
+    EXPECT_EQ(st.light_rows, 4);
+#ifdef GIGASPARSE_CUDA_SIM
+    cuda_sim::config().order = cuda_sim::Order::reverse;
+    expect_matches(a, b, {}, "reverse thread order");
+    cuda_sim::config() = cuda_sim::default_config();
+#endif
 }
 
 #ifdef GIGASPARSE_CUDA_SIM
