@@ -1,4 +1,5 @@
 // tests/cli/test_solve.cpp: `gigasparse solve`: iterations and JSON fields, orderings, b from a file, exit codes.
+#include <cmath>
 #include <complex>
 #include <cstdlib>
 #include <fstream>
@@ -32,6 +33,12 @@ std::string poisson_file(int n) {
     return f;
 }
 
+// The number after "key": in a one-line JSON object (NaN when absent).
+double json_double(const std::string& json, const std::string& key) {
+    const auto p = json.find("\"" + key + "\":");
+    return p == std::string::npos ? std::nan("") : std::atof(json.c_str() + p + key.size() + 3);
+}
+
 }  // namespace
 
 TEST(CliSolve, JsonHasIterationsResidualDepthAndTimes) {
@@ -44,6 +51,15 @@ TEST(CliSolve, JsonHasIterationsResidualDepthAndTimes) {
     const long long it = json_int(r.out, "iterations");
     EXPECT_GE(it, 40);  // 64², b = A·1: about half the 2D scaling of §5 (52 for b = 1)
     EXPECT_LE(it, 60);
+    // the true residual ||b - Ax||/||b|| of the returned x beside the solver's own (recurrence) residual: in double on
+    // this system the two agree, both under the default tolerance 1e-8
+    const double res = json_double(r.out, "residual"), true_res = json_double(r.out, "true_residual");
+    EXPECT_GT(true_res, 0);
+    EXPECT_LE(true_res, 1e-8);
+    EXPECT_NEAR(true_res, res, 0.1 * res);
+    const auto t = run_cli("solve '" + f + "' --method cg --precond ilu0 --ordering natural");
+    EXPECT_TRUE(contains(t.out, "relative residual ") && contains(t.out, " (true ")) << t.out;
+    EXPECT_FALSE(contains(t.out, "warning:")) << t.out;
 }
 
 TEST(CliSolve, EveryMethodPrecondAndOrderingRuns) {

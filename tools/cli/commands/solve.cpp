@@ -1,5 +1,6 @@
 // tools/cli/commands/solve.cpp: `gigasparse solve A.mtx [b.mtx]`: preconditioned Krylov solve with a chosen ordering of the sweeps.
 #include <algorithm>
+#include <cmath>
 #include <complex>
 #include <iostream>
 #include <optional>
@@ -13,6 +14,7 @@
 #include <gigasparse/cuda/device_matrix.hpp>
 #include <gigasparse/cuda/iterative.hpp>
 #include <gigasparse/io/matrix_market.hpp>
+#include <gigasparse/iterative/kernels.hpp>
 #include <gigasparse/iterative/krylov.hpp>
 
 #include "cli.hpp"
@@ -97,9 +99,36 @@ Setup parse_setup(const Args& args) {
     return s;
 }
 
-void print_text(const it::SolveResult& r, const it::PrecondInfo& info, double setup, double solve, const std::optional<std::string>& x_out) {
+// ||b - A x|| / ||b|| of the returned x (the solvers stop on their own residual: the recurrence's for CG and
+// BiCGStab, which drifts from the true one in low precision or on ill-conditioned systems, and the M^-1 norm's for
+// preconditioned MINRES). 0 when b = 0.
+template <class V>
+double true_residual(const Csr<V, std::int32_t>& a, const std::vector<V>& b, const std::vector<V>& x) {
+    std::vector<V> r = b;
+    it::spmv<V, std::int32_t>(it::Backend::omp, a.view(), x, r, V(-1), V(1));
+    double rr = 0, bb = 0;
+    for (std::size_t i = 0; i < b.size(); ++i) {
+        rr += std::norm(r[i]);
+        bb += std::norm(b[i]);
+    }
+    return bb > 0 ? std::sqrt(rr / bb) : 0.0;
+}
+
+// The residual line of the text output, and a warning when a converged solve's true residual is over 10 times the
+// tolerance.
+void print_residuals(const it::SolveResult& r, double true_res, double tol) {
     std::cout << (r.converged ? "converged" : "NOT converged") << " (" << it::to_string(r.reason) << "): " << r.iterations
-              << " iterations, relative residual " << r.residual << "\n"
+              << " iterations, relative residual " << r.residual << " (true " << true_res << ")\n";
+    if (r.converged && true_res > 10 * tol)
+        std::cout << "warning: the true residual ||b - Ax||/||b|| = " << true_res << " is " << true_res / tol
+                  << " times the tolerance: the solver's own residual drifted from it (the working precision's limit on this system, or "
+                     "MINRES's M^-1 norm)\n";
+}
+
+void print_text(const it::SolveResult& r, double true_res, double tol, const it::PrecondInfo& info, double setup, double solve,
+                const std::optional<std::string>& x_out) {
+    print_residuals(r, true_res, tol);
+    std::cout
               << "preconditioner " << it::to_string(info.kind) << ", ordering " << it::to_string(info.ordering) << ": depth " << info.depth
               << " (lower " << info.lower.depth << ", upper " << info.upper.depth << "), " << format_count(info.lower.subgraphs)
               << " subgraphs, critical path " << format_count(info.lower.critical_path) << " of " << format_count(info.lower.nnz + info.lower.rows)
@@ -120,14 +149,14 @@ Json stats_json(const it::ScheduleStats& s) {
 }
 
 template <class V>
-void print_json(const std::string& path, const Csr<V, std::int32_t>& a, const Setup& s, const it::SolveResult& r, const it::PrecondInfo& info, double setup,
-                double solve, const std::optional<std::string>& x_out) {
+void print_json(const std::string& path, const Csr<V, std::int32_t>& a, const Setup& s, const it::SolveResult& r, double true_res, const it::PrecondInfo& info,
+                double setup, double solve, const std::optional<std::string>& x_out) {
     Json times;
     times.set("setup", setup).set("solve", solve).set("total", setup + solve);
     Json j;
     j.set("matrix", path).set("rows", a.nrows).set("nnz", a.nnz()).set("values", type_name<V>()).set("method", it::to_string(s.solver.method));
     j.set("precond", it::to_string(info.kind)).set("ordering", it::to_string(info.ordering));
-    j.set("iterations", r.iterations).set("residual", r.residual).set("converged", r.converged).set("reason", it::to_string(r.reason));
+    j.set("iterations", r.iterations).set("residual", r.residual).set("true_residual", true_res).set("converged", r.converged).set("reason", it::to_string(r.reason));
     j.set("message", r.message).set("depth", info.depth).set("subgraphs", info.lower.subgraphs).set("critical_path", info.lower.critical_path);
     j.set("lower", stats_json(info.lower)).set("upper", stats_json(info.upper));
     j.set("ordering_description", info.ordering_description).set("auto_reason", info.auto_reason);
@@ -158,6 +187,7 @@ int solve_on_gpu(const Args& args, const std::string& path, const Csr<V, std::in
     cuda::GpuSolveStats st;
     const it::SolveResult r = cuda::solve<V, std::int32_t>(d, b, x, o, &st);
     const double solve_s = phase.lap();
+    const double true_res = true_residual(a, b, x);
     const auto x_out = args.get("output");
     write_solution(x_out, x);
     if (args.flag("json")) {
@@ -171,14 +201,13 @@ int solve_on_gpu(const Args& args, const std::string& path, const Csr<V, std::in
         Json j;
         j.set("matrix", path).set("rows", a.nrows).set("nnz", a.nnz()).set("values", type_name<V>()).set("backend", "cuda").set("method", it::to_string(o.method));
         j.set("precond", cuda::to_string(o.precond));
-        j.set("iterations", r.iterations).set("residual", r.residual).set("converged", r.converged).set("reason", it::to_string(r.reason));
+        j.set("iterations", r.iterations).set("residual", r.residual).set("true_residual", true_res).set("converged", r.converged).set("reason", it::to_string(r.reason));
         j.set("message", r.message).set("gpu", gpu).set("times", times);
         if (x_out) j.set("solution", *x_out);
         std::cout << j.str() << "\n";
     } else {
-        std::cout << (r.converged ? "converged" : "NOT converged") << " (" << it::to_string(r.reason) << "): " << r.iterations
-                  << " iterations, relative residual " << r.residual << "\n"
-                  << "gpu: " << cuda::device_summary(device) << "\n"
+        print_residuals(r, true_res, o.tol);
+        std::cout << "gpu: " << cuda::device_summary(device) << "\n"
                   << "preconditioner " << cuda::to_string(o.precond) << ", SpMV " << st.threads_per_row << " lanes per row, "
                   << format_count(st.long_rows) << " rows over " << format_count(st.long_row_threshold) << " entries on a block each, "
                   << format_count(st.spmv_calls) << " SpMVs, " << format_count(st.graph_launches) << " batches of " << o.check_every
@@ -214,10 +243,11 @@ int solve_on_cpu(const Args& args, const std::string& path, const Setup& s) {
     const double setup = phase.lap();
     const it::SolveResult r = it::solve<V>(it::csr_operator(a.view(), it::Backend::omp), b, x, m.get(), s.solver);
     const double solve_s = phase.lap();
+    const double true_res = true_residual(a, b, x);
     const auto x_out = args.get("output");
     write_solution(x_out, x);
-    if (args.flag("json")) print_json(path, a, s, r, m->info(), setup, solve_s, x_out);
-    else print_text(r, m->info(), setup, solve_s, x_out);
+    if (args.flag("json")) print_json(path, a, s, r, true_res, m->info(), setup, solve_s, x_out);
+    else print_text(r, true_res, s.solver.tol, m->info(), setup, solve_s, x_out);
     return r.converged ? exit_ok : exit_numerical;
 }
 
@@ -254,14 +284,17 @@ const bool registered = register_command({
     "of a positive diagonal, ic0, sgs; ilu0 is refused), and the residual it tests is then in the M^-1 norm.\n\n"
     "A complex matrix (Matrix Market field complex) is solved in complex<double> (CPU or GPU): inner products\n"
     "conjugate, CG and IC(0) need A Hermitian positive definite (IC(0): A ~ L L^H); b is read as complex.\n\n"
-    "Solves A x = b from x = 0 (b defaults to A * ones), stopping when ||b - A x|| <= tol * ||b|| or after\n"
+    "Solves A x = b from x = 0 (b defaults to A * ones), stopping when the solver's residual (CG, BiCGStab: the\n"
+    "recurrence's; GMRES: the Arnoldi estimate) <= tol * ||b|| or after\n"
     "maxit iterations; -o writes x as an n x 1 Matrix Market array (also when not converged). The ordering reorders the preconditioner's sweeps (ILU(0), IC(0), SGS): natural,\n"
     "reverse Cuthill-McKee, point multicolor, algebraic block multicolor, divide and conquer (bisection\n"
     "of the index range or METIS, --dc-split; --dc-relax-from L colors the separators of recursion levels\n"
     ">= L), or auto (a model of the time to solution from each ordering's schedule and a probe; the reason\n"
     "is printed).\n"
-    "Prints iterations, residual, the schedule's depth and the setup/solve times (file I/O excluded);\n"
-    "--json prints one object with \"iterations\", \"residual\", \"converged\", \"depth\", \"solution\" (with -o) and\n"
+    "Prints iterations, the solver's residual and the true one ||b - A x|| / ||b|| of the returned x (a warning when\n"
+    "a converged solve's true residual is over 10 tol: the recurrence drifted), the schedule's depth and the\n"
+    "setup/solve times (file I/O excluded);\n"
+    "--json prints one object with \"iterations\", \"residual\", \"true_residual\", \"converged\", \"depth\", \"solution\" (with -o) and\n"
     "\"times\": {\"setup\", \"solve\", \"total\"}.\n"
     "exit codes: 0 converged, 1 not converged (or breakdown, preconditioner failure), 2 usage error,\n"
     "            3 unreadable or invalid input (non-square, NaN values)\n",
