@@ -156,6 +156,17 @@ TEST(GmagnusMath, HashBinsAndKinds) {
     EXPECT_EQ(gm::accum_kind(p.tau, 20, p), gm::AccumKind::hash);
     EXPECT_EQ(gm::accum_kind(p.tau + 1, 20, p), gm::AccumKind::split);
     EXPECT_EQ(gm::accum_kind(p.tau + 1, 15, p), gm::AccumKind::dense);
+    // chunks: dense from 1/8 of their span on when the span fits the dense accumulator, hash below it or when
+    // it does not fit; over τ always dense (the multisplit leaves those only with a span that fits)
+    const int fit = gm::floor_log2(p.dense_columns);
+    const count_t span = count_t(1) << fit;
+    EXPECT_TRUE(gm::chunk_is_dense(span / 8, fit, p));
+    EXPECT_FALSE(gm::chunk_is_dense(span / 8 - 1, fit, p));
+    EXPECT_TRUE(gm::chunk_is_dense(p.tau, fit, p));
+    EXPECT_TRUE(gm::chunk_is_dense(p.tau + 1, fit, p));
+    EXPECT_FALSE(gm::chunk_is_dense(p.tau, fit + 1, p));
+    EXPECT_FALSE(gm::chunk_is_dense(1, 5, p));
+    EXPECT_TRUE(gm::chunk_is_dense(4, 5, p));
     for (count_t key : {0, 1, 77, 1 << 30}) EXPECT_LT(gm::hash_slot(key, 64), 64u);
     for (count_t key : {count_t(0), count_t(12345), count_t(1) << 40}) EXPECT_LT(gm::hash_slot(key, 32), 32u);
     // keys that share their low bits (columns k * 1024, as R-MAT's biased bits make common) spread over

@@ -128,8 +128,8 @@ static __global__ void segment_bin_keys_kernel(count_t n, const Segment* __restr
         const count_t size = segs[t].end - segs[t].begin;
         unsigned key;
         if (size == 0) key = static_cast<unsigned>(nbins + 1);
-        else if (accum_kind(size, segs[t].span_log2, p) == AccumKind::hash) key = static_cast<unsigned>(hash_bin(size));
-        else key = static_cast<unsigned>(nbins);
+        else if (chunk_is_dense(size, segs[t].span_log2, p)) key = static_cast<unsigned>(nbins);
+        else key = static_cast<unsigned>(hash_bin(size));
         keys[t] = key;
         ids[t] = t;
         atomic_add_count(&s[key], 1);
