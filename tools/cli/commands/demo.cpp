@@ -50,18 +50,6 @@ double relative_difference(std::span<const double> x, std::span<const double> y)
     return scale > 0 ? diff / scale : diff;
 }
 
-// ||b - A x||_2 / ||b||_2 computed with the reference SpMV.
-double true_residual(const Matrix& a, std::span<const double> b, std::span<const double> x) {
-    std::vector<double> r(b.begin(), b.end());
-    reference::spmv<double, std::int32_t>(a.view(), x, r, -1.0, 1.0);
-    double rn = 0, bn = 0;
-    for (std::size_t i = 0; i < r.size(); ++i) {
-        rn += r[i] * r[i];
-        bn += b[i] * b[i];
-    }
-    return std::sqrt(rn) / std::sqrt(bn);
-}
-
 struct SpgemmPart {
     Json json;
     bool ok = true;
@@ -130,7 +118,7 @@ SolvePart run_solvers(std::int64_t n, Progress& progress) {
     const auto op = iterative::csr_operator<double, std::int32_t>(a.view(), iterative::Backend::omp);
     const auto result = iterative::cg<double>(op, b, x_cg, m.get(), sopt);
     const double t_cg = t.lap();
-    const double res_cg = true_residual(a, b, x_cg);
+    const double res_cg = true_residual<double>(a, b, x_cg);
 
     progress.step("multifrontal Cholesky");
     direct::DirectSolver<double, std::int32_t> solver(direct::Structure::spd);
@@ -142,7 +130,7 @@ SolvePart run_solvers(std::int64_t n, Progress& progress) {
     direct::SolveInfo info;
     if (status == direct::Status::success) info = solver.solve(b, x_direct);
     const double t_solve = t.lap();
-    const double res_direct = true_residual(a, b, x_direct);
+    const double res_direct = true_residual<double>(a, b, x_direct);
     const double err_cg = relative_difference(x_cg, ones), err_direct = relative_difference(x_direct, ones);
 
     SolvePart part;

@@ -99,21 +99,6 @@ Setup parse_setup(const Args& args) {
     return s;
 }
 
-// ||b - A x|| / ||b|| of the returned x (the solvers stop on their own residual: the recurrence's for CG and
-// BiCGStab, which drifts from the true one in low precision or on ill-conditioned systems, and the M^-1 norm's for
-// preconditioned MINRES). 0 when b = 0.
-template <class V>
-double true_residual(const Csr<V, std::int32_t>& a, const std::vector<V>& b, const std::vector<V>& x) {
-    std::vector<V> r = b;
-    it::spmv<V, std::int32_t>(it::Backend::omp, a.view(), x, r, V(-1), V(1));
-    double rr = 0, bb = 0;
-    for (std::size_t i = 0; i < b.size(); ++i) {
-        rr += std::norm(r[i]);
-        bb += std::norm(b[i]);
-    }
-    return bb > 0 ? std::sqrt(rr / bb) : 0.0;
-}
-
 // The residual line of the text output, and a warning when a converged solve's true residual is over 10 times the
 // tolerance.
 void print_residuals(const it::SolveResult& r, double true_res, double tol) {
@@ -187,7 +172,7 @@ int solve_on_gpu(const Args& args, const std::string& path, const Csr<V, std::in
     cuda::GpuSolveStats st;
     const it::SolveResult r = cuda::solve<V, std::int32_t>(d, b, x, o, &st);
     const double solve_s = phase.lap();
-    const double true_res = true_residual(a, b, x);
+    const double true_res = true_residual<V>(a, b, x);
     const auto x_out = args.get("output");
     write_solution(x_out, x);
     if (args.flag("json")) {
@@ -243,7 +228,7 @@ int solve_on_cpu(const Args& args, const std::string& path, const Setup& s) {
     const double setup = phase.lap();
     const it::SolveResult r = it::solve<V>(it::csr_operator(a.view(), it::Backend::omp), b, x, m.get(), s.solver);
     const double solve_s = phase.lap();
-    const double true_res = true_residual(a, b, x);
+    const double true_res = true_residual<V>(a, b, x);
     const auto x_out = args.get("output");
     write_solution(x_out, x);
     if (args.flag("json")) print_json(path, a, s, r, true_res, m->info(), setup, solve_s, x_out);
