@@ -13,7 +13,7 @@
 #include <vector>
 
 #include <gigasparse/core/matrix.hpp>
-#include <gigasparse/iterative/kernels.hpp>
+#include <gigasparse/reference/kernels.hpp>
 
 #include "common/json.hpp"
 
@@ -87,12 +87,12 @@ std::string format_seconds(double s);
 // 12345678 -> "12,345,678".
 std::string format_count(std::int64_t n);
 
-// ||b - A x|| / ||b|| of a solution x (real or complex; 0 when b = 0), by the CPU SpMV: what `solve` and `demo` report
-// beside a solver's own residual.
+// ||b - A x|| / ||b|| of a solution x (real or complex; 0 when b = 0), what `solve` and `demo` report
+// beside a solver's own residual (the reference SpMV: the oracle).
 template <class V>
 double true_residual(const Csr<V, std::int32_t>& a, std::span<const V> b, std::span<const V> x) {
     std::vector<V> r(b.begin(), b.end());
-    iterative::spmv<V, std::int32_t>(iterative::Backend::omp, a.view(), x, r, V(-1), V(1));
+    reference::spmv<V, std::int32_t>(a.view(), x, r, V(-1), V(1));
     double rr = 0, bb = 0;
     for (std::size_t i = 0; i < r.size(); ++i) {
         rr += std::norm(r[i]);
