@@ -39,7 +39,7 @@ struct Context {
     std::string outdir, device, git;  // git: the sources' revision, if known ($GIGASPARSE_GIT_REV)
     int driver = 0, repeats = 0, skipped = 0;
     double bw = 0, time_budget = 0;
-    cuda::GpuSpgemmOptions gpu;  // --multisplit-threads, --outer-threads (0: defaults), --block-light-rows
+    cuda::GpuSpgemmOptions gpu;  // --multisplit-threads, --outer-threads (0: defaults), --block-light-rows, --two-pass-light-rows, --resident-blocks
 };
 
 inline std::string json_escape(const std::string& s) {
@@ -126,6 +126,7 @@ inline void write_outputs(const Context& cx, const std::vector<Result>& results,
        << ",\n  \"value_type\": \"float\", \"index_type\": \"int32\", \"repeats\": " << cx.repeats << ", \"multisplit_threads\": " << cx.gpu.multisplit_threads
        << ", \"outer_threads\": " << cx.gpu.outer_threads << ", \"resident_blocks\": " << cx.gpu.resident_blocks
        << ", \"warp_light_rows\": " << (cx.gpu.warp_light_rows ? "true" : "false")
+       << ", \"one_pass_light_rows\": " << (cx.gpu.one_pass_light_rows ? "true" : "false")
        << ",\n  \"cases\": [\n";
     for (std::size_t i = 0; i < results.size(); ++i) {
         const Result& r = results[i];
@@ -140,7 +141,7 @@ inline void write_outputs(const Context& cx, const std::vector<Result>& results,
            << "\", \"gigasparse_reuse_ms\": " << r.ours_reuse_ms << ", \"cusparse_reuse_ms\": " << r.cusparse_reuse_ms << ", \"reuse_check\": \""
            << json_escape(r.reuse_check) << "\", \"wall_s\": " << r.wall_s << ", \"heavy_rows\": " << st.heavy_rows << ", \"heavy_products\": " << st.heavy_products
            << ", \"tau\": " << st.tau << ", \"nlevels\": " << st.nlevels << ", \"levels\": " << st.levels_run << ", \"batches\": " << st.batches
-           << ", \"device_bytes_peak\": " << st.device_bytes_peak << ", \"phases_ms\": {\"setup\": " << st.setup_ms << ", \"csc\": " << st.csc_ms << ", \"outer\": " << st.outer_ms
+           << ", \"device_bytes_peak\": " << st.device_bytes_peak << ", \"light_stage_bytes\": " << st.light_stage_bytes << ", \"phases_ms\": {\"setup\": " << st.setup_ms << ", \"csc\": " << st.csc_ms << ", \"outer\": " << st.outer_ms
            << ", \"multisplit\": " << st.multisplit_ms << ", \"multisplit_kernels\": " << st.multisplit_kernels_ms << ", \"light\": " << st.light_ms << ", \"symbolic\": " << st.symbolic_ms
            << ", \"numeric\": " << st.numeric_ms << ", \"total\": " << st.total_ms << ", \"upload\": " << st.upload_ms << ", \"download\": " << st.download_ms
            << "}, \"outer_bytes\": " << st.outer_bytes << ", \"multisplit_bytes\": " << st.multisplit_bytes << ", \"outer_bw_fraction\": " << outer_frac

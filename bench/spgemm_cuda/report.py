@@ -72,11 +72,13 @@ def options_of(run):
     outer = run.get("outer_threads", 0) or "default"
     light = "warp per short light row" if run.get("warp_light_rows", True) else "block per light row"
     resident = run.get("resident_blocks", 0) or 1
-    return f"multisplit {ms} threads, outer product {outer} threads, {light}" + (f", {resident} resident blocks" if resident > 1 else "")
+    passes = "light rows in one pass" if run.get("one_pass_light_rows", False) else "light rows in two passes"
+    return f"multisplit {ms} threads, outer product {outer} threads, {light}, {passes}" + (f", {resident} resident blocks" if resident > 1 else "")
 
 
 def options_key(run):
-    return (run.get("multisplit_threads", 0) or 256, run.get("outer_threads", 0), run.get("warp_light_rows", True), run.get("resident_blocks", 0) or 1)
+    return (run.get("multisplit_threads", 0) or 256, run.get("outer_threads", 0), run.get("warp_light_rows", True), run.get("resident_blocks", 0) or 1,
+            run.get("one_pass_light_rows", False))
 
 
 def merge(runs, names):

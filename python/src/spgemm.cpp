@@ -56,6 +56,8 @@ SpgemmOptions make_options(const std::string& backend, const nb::dict& kwargs) {
         else if (k == "multisplit_threads") o.gpu.multisplit_threads = static_cast<int>(v);
         else if (k == "outer_threads") o.gpu.outer_threads = static_cast<int>(v);
         else if (k == "warp_light_rows") o.gpu.warp_light_rows = v != 0;
+        else if (k == "one_pass_light_rows") o.gpu.one_pass_light_rows = v != 0;
+        else if (k == "light_stage_budget_bytes") o.gpu.light_stage_budget_bytes = v;
         else if (k == "resident_blocks") o.gpu.resident_blocks = static_cast<int>(v);
         else throw InvalidArgument("spgemm: unknown option '" + k + "'");
     }
@@ -107,6 +109,7 @@ nb::dict stats_dict(const SpgemmStats& s) {
         gpu["batches"] = g.batches;
         gpu["tau"] = g.tau;
         gpu["device_bytes_peak"] = g.device_bytes_peak;
+        gpu["light_stage_bytes"] = g.light_stage_bytes;
         gpu["upload_ms"] = g.upload_ms;
         gpu["setup_ms"] = g.setup_ms;
         gpu["csc_ms"] = g.csc_ms;

@@ -432,6 +432,7 @@ TEST(CudaSpgemm, RacecheckSmallProducts) {
     }
 #ifdef GIGASPARSE_CUDA_SIM
     EXPECT_EQ(cuda_sim::race_reports(), races_before) << "ThreadSanitizer reported a race in the plan (above)";
+    for (const auto& [name, n] : cuda_sim::stats().kernels) kernels_run.insert(name);  // the plan's two passes over the light rows
 #endif
     const auto af = gs::test::rmat_like<float, std::int64_t>(6, 6, 6, 53);
     expect_matches(af, af, {}, "float, int64, light rows");
@@ -442,7 +443,8 @@ TEST(CudaSpgemm, RacecheckSmallProducts) {
     EXPECT_GT(st2.heavy_rows, 0);
     EXPECT_GE(st2.levels_run, 2);
 #ifdef GIGASPARSE_CUDA_SIM
-    for (const char* k : {"row_products_kernel", "row_classes_kernel", "hash_rows_kernel", "hash_rows_warp_kernel", "gather_products_kernel",
+    for (const char* k : {"row_products_kernel", "row_classes_kernel", "hash_rows_kernel", "hash_rows_warp_kernel", "hash_rows_kernel (once)",
+                          "hash_rows_warp_kernel (once)", "unstage_rows_kernel", "gather_products_kernel",
                           "row_lengths_kernel", "heavy_entries_kernel", "csc_colptr_kernel", "csc_gather_kernel", "gather_values_kernel", "slice_sizes_kernel", "level_split_kernel",
                           "outer_product_kernel", "make_segments_kernel", "histogram_kernel", "split_flags_kernel", "level_order_kernel",
                           "multisplit_kernel", "segment_bin_keys_kernel", "hash_segments_kernel", "dense_segments_kernel",
@@ -484,11 +486,11 @@ TEST(CudaSpgemm, BlockSizeOptions) {
 #endif
     expect_matches(light, light, block_rows, "block per light row");
 #ifdef GIGASPARSE_CUDA_SIM
-    EXPECT_FALSE(kernels_run.count("hash_rows_warp_kernel"));
-    EXPECT_TRUE(kernels_run.count("hash_rows_kernel"));
+    EXPECT_FALSE(kernels_run.count("hash_rows_warp_kernel (once)"));
+    EXPECT_TRUE(kernels_run.count("hash_rows_kernel (once)"));
     kernels_run.clear();
     expect_matches(light, light, {}, "warp per light row");
-    EXPECT_TRUE(kernels_run.count("hash_rows_warp_kernel"));
+    EXPECT_TRUE(kernels_run.count("hash_rows_warp_kernel (once)"));
 #endif
     GpuSpgemmOptions bad;
     bad.multisplit_threads = 128;
@@ -558,6 +560,57 @@ TEST(CudaSpgemm, LightRowsWithManyEntriesSpanWalkChunks) {
     cuda_sim::config().order = cuda_sim::Order::reverse;
     expect_matches(a, b, {}, "reverse thread order");
     cuda_sim::config() = cuda_sim::default_config();
+#endif
+}
+
+// A one-call product accumulates its light rows in one pass, staging their sorted entries until
+// C's row offsets are known (GpuSpgemmStats::light_stage_bytes: a column and a value per light
+// product and an offset per row); without the option, or beyond the staging budget, a counting
+// pass and a numeric pass give the same product.
+TEST(CudaSpgemm, OnePassLightRows) {
+    SKIP_WITHOUT_GPU();
+    const auto a = gs::test::rmat_like<double, std::int32_t>(8, 16, 12, 71);
+    const auto b = gs::test::rmat_like<double, std::int32_t>(16, 16, 3, 72);
+    const auto count_once = [] {
+#ifdef GIGASPARSE_CUDA_SIM
+        const auto k = cuda_sim::stats().kernels;
+        std::int64_t n = 0;
+        for (const char* name : {"hash_rows_kernel (once)", "hash_rows_warp_kernel (once)", "unstage_rows_kernel"})
+            n += k.count(name) ? k.at(name) : 0;
+        return n;
+#else
+        return std::int64_t{-1};
+#endif
+    };
+    const auto once = expect_matches(a, b, budget(4096), "one pass");
+    EXPECT_GT(once.heavy_rows, 0);
+    EXPECT_GT(once.light_rows, 0);
+    EXPECT_GE(once.light_stage_bytes, (once.products - once.heavy_products) * 12);
+    if (simulated) {
+        EXPECT_GT(count_once(), 0);
+    }
+    GpuSpgemmOptions two = budget(4096);
+    two.one_pass_light_rows = false;
+    const auto st2 = expect_matches(a, b, two, "two passes");
+    EXPECT_EQ(st2.light_stage_bytes, 0);
+    EXPECT_EQ(st2.nnz_c, once.nnz_c);
+    if (simulated) {
+        EXPECT_EQ(count_once(), 0);
+    }
+    GpuSpgemmOptions small = budget(4096);
+    small.light_stage_budget_bytes = 64;
+    EXPECT_EQ(expect_matches(a, b, small, "staging over its budget").light_stage_bytes, 0);
+    if (simulated) {
+        EXPECT_EQ(count_once(), 0);
+    }
+    // float values, int64 columns, light rows only: the warp-per-row and block-per-row bins
+    const auto af = gs::test::rmat_like<float, std::int64_t>(9, 9, 6, 73);
+    const auto stf = expect_matches(af, af, {}, "float, int64");
+    EXPECT_EQ(stf.heavy_rows, 0);
+    EXPECT_GT(stf.light_stage_bytes, 0);
+#ifdef GIGASPARSE_CUDA_SIM
+    EXPECT_GT(cuda_sim::stats().kernels.count("hash_rows_warp_kernel (once)"), 0);
+    EXPECT_GT(cuda_sim::stats().kernels.count("hash_rows_kernel (once)"), 0);
 #endif
 }
 
@@ -674,6 +727,31 @@ TEST(CudaSpgemm, SimulatedHostWaitsPerProduct) {
     ASSERT_GE(st2.batches, 2);
     ASSERT_EQ(st2.nlevels, 0);
     EXPECT_EQ(cuda_sim::stats().host_waits, 1 + 1 + st2.batches + 1 + 1 + 2) << "batches " << st2.batches;
+}
+
+// The light rows staged in the symbolic phase hold memory that C may need: when C does not fit
+// beside the staging, the staging is dropped and the light rows take the numeric pass.
+TEST(CudaSpgemm, SimulatedStagedLightRowsGiveWayToC) {
+    const auto a = gs::test::rmat_like<double, std::int32_t>(10, 10, 8, 74);
+    GpuSpgemmOptions o;
+    o.light_stage_budget_bytes = std::int64_t{1} << 40;  // staged whatever the device holds
+    const auto roomy = expect_matches(a, a, o, "staged");
+    ASSERT_EQ(roomy.heavy_rows, 0);
+    ASSERT_GT(roomy.light_stage_bytes, 0);
+    const std::int64_t csr_bytes = (a.nrows + 1) * 8 + a.nnz() * 12, c_bytes = (a.nrows + 1) * 8 + roomy.nnz_c * 12;
+    // the inputs, C, the row arrays and half of the staging: it fits the symbolic phase, then C does not fit beside it
+    cuda_sim::config().device_memory = static_cast<std::size_t>(csr_bytes + c_bytes + 64 * a.nrows * 8 + roomy.light_stage_bytes / 2 + (1 << 16));
+    ASSERT_LT(cuda_sim::config().device_memory, static_cast<std::size_t>(csr_bytes + c_bytes + roomy.light_stage_bytes));
+    cuda_sim::reset();
+    const auto tight = expect_matches(a, a, o, "C in place of the staging");
+    EXPECT_EQ(tight.light_stage_bytes, 0);
+    EXPECT_GT(cuda_sim::stats().kernels.count("hash_rows_kernel (once)") + cuda_sim::stats().kernels.count("hash_rows_warp_kernel (once)"), 0)
+        << "the symbolic phase staged the light rows";
+    EXPECT_EQ(cuda_sim::stats().kernels.count("unstage_rows_kernel"), 0);
+    EXPECT_GT(cuda_sim::stats().kernels.count("hash_rows_kernel") + cuda_sim::stats().kernels.count("hash_rows_warp_kernel"), 0)
+        << "the numeric pass ran instead";
+    cuda_sim::config() = cuda_sim::default_config();
+    cuda_sim::reset();
 }
 
 // A device without the stream-ordered allocator: cudaMalloc/cudaFree instead, same product.

@@ -230,6 +230,28 @@ TEST(GmagnusMath, BatchesCoverRowsAndRespectBudget) {
     EXPECT_EQ(gm::batch_end(prefix.data(), 5, 0, 1000), 5);
 }
 
+// One pass over the light rows stages them only within its budget and when the heavy rows keep
+// their number of batches under the automatic intermediate budget (2/5 of what is available).
+TEST(GmagnusMath, LightRowStagingFitsItsBudgetAndKeepsTheBatches) {
+    const count_t avail = 1000;
+    EXPECT_EQ(gm::intermediate_budget_bytes(avail), 400);
+    EXPECT_EQ(gm::batches_for(0, 400), 0);
+    EXPECT_EQ(gm::batches_for(400, 400), 1);
+    EXPECT_EQ(gm::batches_for(401, 400), 2);
+    EXPECT_TRUE(gm::stage_light_rows_fits(200, 0, avail, 0, false));  // a fifth, no heavy rows
+    EXPECT_FALSE(gm::stage_light_rows_fits(201, 0, avail, 0, false));
+    EXPECT_TRUE(gm::stage_light_rows_fits(600, 0, avail, 700, false));  // an explicit budget replaces the fifth
+    EXPECT_FALSE(gm::stage_light_rows_fits(1000, 0, avail, 5000, false)) << "never all of the device";
+    // heavy rows of 320 bytes: one batch of 400 without the staging; with 100 staged, 360: still one
+    EXPECT_TRUE(gm::stage_light_rows_fits(100, 320, avail, 0, false));
+    // 380 bytes: one batch without, two with 100 staged (budget 360): two passes instead
+    EXPECT_FALSE(gm::stage_light_rows_fits(100, 380, avail, 0, false));
+    EXPECT_TRUE(gm::stage_light_rows_fits(100, 380, avail, 0, true)) << "an explicit intermediate budget does not move";
+    // already batched: 2000 bytes take 5 batches of 400 and 6 of 360 (staging refused), 5 of 480 and of 440
+    EXPECT_FALSE(gm::stage_light_rows_fits(100, 2000, avail, 0, false));
+    EXPECT_TRUE(gm::stage_light_rows_fits(100, 2000, 1200, 0, false));
+}
+
 // The shared-memory budgets the GPU tests (tests/cuda) force are feasible with the device's
 // 256-thread multisplit blocks and give the level counts those tests expect.
 TEST(GmagnusMath, DeviceTestBudgetsAreFeasible) {

@@ -31,6 +31,14 @@ struct GpuSpgemmOptions {
     // shared memory over this count (smaller groups, more chunks' levels possibly), and the outer product's
     // default block to 1024 / count threads (registers). For tuning; InvalidArgument outside 0-8.
     int resident_blocks = 0;
+    // Light rows of a one-call product in one pass (true): the hash kernels accumulate values as they
+    // count, and stage each sorted row at its products' offset until C's row offsets are known (a
+    // column and a value per light product; used while it takes at most light_stage_budget_bytes —
+    // 0 or less: a fifth of the free device memory — and leaves the heavy rows in as many batches;
+    // dropped if C then does not fit). false, or beyond that: a counting pass, then a numeric pass
+    // (a GpuSpgemmPlan's phases are always those two).
+    bool one_pass_light_rows = true;
+    std::int64_t light_stage_budget_bytes = 0;
 };
 
 // What the GPU run decided and where the time went (milliseconds from CUDA events).
@@ -44,6 +52,7 @@ struct GpuSpgemmStats {
     std::int64_t batches = 0;
     std::int64_t nnz_c = 0;
     std::int64_t device_bytes_peak = 0;  // bytes held by the computation (inputs and output included)
+    std::int64_t light_stage_bytes = 0;  // the light rows' staging when they ran in one pass (0: two passes)
     // Device times (CUDA events on the heavy stream; host work between enqueues shows as the gaps
     // it leaves): setup + symbolic + numeric = total. setup starts before the device's parameters are
     // queried; symbolic ends with its read of nnz(C); csc, outer and multisplit are parts of

@@ -135,6 +135,16 @@ struct HeavyValues {
     DeviceBuffer<V> val[2];
 };
 
+// The light rows of a one-call product accumulated in one pass (Phase::once): each row's sorted
+// entries at its products' offset, until the numeric phase moves them into C.
+template <class V, class I>
+struct LightStage {
+    count_t rows = 0;            // light rows with products staged (0: none)
+    DeviceBuffer<count_t> off;   // staging offset of each, in row_order_
+    DeviceBuffer<I> col;
+    DeviceBuffer<V> val;
+};
+
 // gMAGNUS in two phases on one device (Alg. 3). symbolic(): parameters, the heavy/light partition,
 // the light rows' bins, the heavy batches' patterns and C's row offsets. numeric(): C's columns and
 // values from the operands' current values, with no host wait until its end. One product is
@@ -192,6 +202,7 @@ public:
         planned_ = false;
         batches_.clear();
         kept_.reset();
+        stage_ = LightStage<V, I>{};
         st_ = GpuSpgemmStats{};
         a_ = a;
         b_ = b;
@@ -208,11 +219,13 @@ public:
         m_ = a.nrows;
         n_ = b.ncols;
         setup();
+        const bool once = keep_values && stage_light_rows();
         t_setup.record(hs);
         // light rows on the light stream, heavy rows (batches) on the heavy stream
         check(cudaStreamWaitEvent(ls, t_setup.get()), "cudaStreamWaitEvent");
         const std::size_t t_light = timer.start(ls);
-        light_rows<Phase::symbolic>(nullptr, nullptr);
+        if (once) light_rows<Phase::once>(stage_.col.data(), stage_.val.data());
+        else light_rows<Phase::symbolic>(nullptr, nullptr);
         timer.stop(t_light, ls, &st_.light_ms);
         plan_batches();
         for (const BatchSpan& batch : batches_plan_) {
@@ -273,13 +286,24 @@ public:
         c.nnz = nnz_;
         c.row_ptr.allocate(m_ + 1, at(hs));
         check(cudaMemcpyAsync(c.row_ptr.data(), row_ptr_.data(), (m_ + 1) * sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
-        c.col_idx.allocate(nnz_, at(hs));
-        c.values.allocate(nnz_, at(hs));
+        try {
+            c.col_idx.allocate(nnz_, at(hs));
+            c.values.allocate(nnz_, at(hs));
+        } catch (const OutOfMemory&) {
+            // the light rows' staging may be what C lacks: without it they take the numeric pass
+            if (stage_.rows == 0) throw;
+            stage_ = LightStage<V, I>{};  // freed on the heavy stream, which the light one's writes precede (symbolic's end)
+            st_.light_stage_bytes = 0;
+            c.col_idx.allocate(nnz_, at(hs));
+            c.values.allocate(nnz_, at(hs));
+        }
         Event ready;
         ready.record(hs);
         check(cudaStreamWaitEvent(ls, ready.get()), "cudaStreamWaitEvent");
         const std::size_t t_light = timer.start(ls);
-        light_rows<Phase::numeric>(c.col_idx.data(), c.values.data());
+        const bool staged = stage_.rows > 0;
+        if (staged) unstage_light_rows(c.col_idx.data(), c.values.data());
+        else light_rows<Phase::numeric>(c.col_idx.data(), c.values.data());
         timer.stop(t_light, ls, &st_.light_ms);
         const bool rebuilt = !kept_;
         for (HeavyBatch& hb : batches_) {
@@ -295,6 +319,7 @@ public:
         Event light_done;
         light_done.record(ls);
         check(cudaStreamWaitEvent(hs, light_done.get()), "cudaStreamWaitEvent");
+        if (staged) stage_ = LightStage<V, I>{};  // freed on the heavy stream, after the light stream's reads
         t_num.record(hs);
         heavy_.sync();  // the heavy stream waited for the light one
         if (rebuilt && !batches_.empty()) st_.outer_bytes += traffic_bytes_;
@@ -369,6 +394,7 @@ private:
         return {reinterpret_cast<const void*>(&outer_product_kernel<V, I>), hist, split,
                 reinterpret_cast<const void*>(&hash_rows_kernel<Phase::symbolic, V, I>),
                 reinterpret_cast<const void*>(&hash_rows_kernel<Phase::numeric, V, I>),
+                reinterpret_cast<const void*>(&hash_rows_kernel<Phase::once, V, I>),
                 reinterpret_cast<const void*>(&hash_segments_kernel<Phase::symbolic, V, I>),
                 reinterpret_cast<const void*>(&hash_segments_kernel<Phase::numeric, V, I>),
                 reinterpret_cast<const void*>(&dense_segments_kernel<dense_block, Phase::symbolic, V, I>),
@@ -427,9 +453,59 @@ private:
         st_.light_rows = m_ - nheavy_;
     }
 
+    // What the device has free plus what gigasparse's pool holds unused.
+    static std::int64_t available_bytes() {
+        std::size_t free_b = 0, total_b = 0;
+        check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
+        return static_cast<std::int64_t>(free_b) + pool_cached_bytes(current_memory_pool());
+    }
+
+    // One-call products (symbolic keeping the values): the light rows in one pass (Phase::once)
+    // when GpuSpgemmOptions::one_pass_light_rows allows and their staging — a slot per product, at
+    // the exclusive scan of the light rows' products (in row_order_) — fits (stage_light_rows_fits:
+    // a fifth of the available memory or light_stage_budget_bytes, and no more heavy batches).
+    // Allocates and scans it on the heavy stream (before t_setup, which the light stream waits
+    // for); returns whether it did. Two passes otherwise: the symbolic hash pass, then the numeric one.
+    bool stage_light_rows() {
+        const count_t n = light_begin_[nbins_];  // light rows with products
+        const count_t products = st_.products - st_.heavy_products;
+        if (!opt_.one_pass_light_rows || n == 0) return false;
+        const std::int64_t bytes = products * static_cast<count_t>(sizeof(I) + sizeof(V)) + n * static_cast<count_t>(sizeof(count_t));
+        const std::int64_t heavy_bytes = st_.heavy_products * 2 * static_cast<count_t>(sizeof(I) + sizeof(V));
+        if (!stage_light_rows_fits(bytes, heavy_bytes, available_bytes(), opt_.light_stage_budget_bytes, opt_.intermediate_budget_bytes > 0))
+            return false;
+        const cudaStream_t hs = heavy_.get();
+        DeviceBuffer<count_t> sizes;
+        try {
+            sizes.allocate(n, at(hs));
+            stage_.off.allocate(n, at(hs));
+            stage_.col.allocate(products, at(hs));
+            stage_.val.allocate(products, at(hs));
+        } catch (const OutOfMemory&) {  // two passes need none of it
+            stage_ = LightStage<V, I>{};
+            return false;
+        }
+        launch("gather_products_kernel", &gather_products_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, row_order_.data(), products_.data(),
+               sizes.data());
+        temp_h_.run("cub::DeviceScan::ExclusiveSum", [&](void* t, std::size_t& b) {
+            return cub::DeviceScan::ExclusiveSum(t, b, sizes.data(), stage_.off.data(), n, hs);
+        });
+        stage_.rows = n;
+        st_.light_stage_bytes = bytes;
+        return true;
+    }
+
+    // The numeric phase of light rows staged by the symbolic phase: moved into C (light stream).
+    void unstage_light_rows(I* c_col, V* c_val) {
+        launch("unstage_rows_kernel", &unstage_rows_kernel<V, I>, grid_for(stage_.rows * warp_size, simple_block), simple_block, 0, light_.get(),
+               stage_.rows, row_order_.data(), stage_.off.data(), stage_.col.data(), stage_.val.data(), row_ptr_.data(), c_col, c_val);
+    }
+
     // The heavy rows, in order (after the light ones in row_order_).
     const count_t* heavy_rows() const { return row_order_.data() + (m_ - nheavy_); }
 
+    // The light rows' hash kernels, one launch per nonempty bin, for phase P (launches of the one
+    // pass named "... (once)": the simulator's launch counts tell the passes apart).
     template <Phase P>
     void light_rows(I* c_col, V* c_val) {
         const cudaStream_t ls = light_.get();
@@ -437,17 +513,19 @@ private:
             const count_t n = light_begin_[bn + 1] - light_begin_[bn];
             if (n == 0) continue;
             const count_t cap = hash_bin_capacity(bn);
-            const count_t table = hash_smem_bytes(cap, p_.sizes, P == Phase::numeric);
+            const count_t table = hash_smem_bytes(cap, p_.sizes, has_values(P));
             const count_t* rows = row_order_.data() + light_begin_[bn];
+            const count_t* stage_off = P == Phase::once ? stage_.off.data() + light_begin_[bn] : nullptr;
             if (opt_.warp_light_rows && hash_bin_threads(bn) == warp_size) {  // a warp per row, several rows per block
-                const int per_block = warp_rows_per_block(cap, p_.sizes, P == Phase::numeric, p_.smem_bytes);
-                launch("hash_rows_warp_kernel", &hash_rows_warp_kernel<P, V, I>, grid_for(n, per_block), per_block * warp_size,
+                const int per_block = warp_rows_per_block(cap, p_.sizes, has_values(P), p_.smem_bytes);
+                launch(P == Phase::once ? "hash_rows_warp_kernel (once)" : "hash_rows_warp_kernel", &hash_rows_warp_kernel<P, V, I>, grid_for(n, per_block), per_block * warp_size,
                        static_cast<std::size_t>(per_block * table), ls, n, rows, cap, table, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx,
-                       b_.values, row_nnz_.data(), row_ptr_.data(), c_col, c_val);
+                       b_.values, row_nnz_.data(), row_ptr_.data(), stage_off, c_col, c_val);
                 continue;
             }
-            launch("hash_rows_kernel", &hash_rows_kernel<P, V, I>, n, hash_bin_threads(bn), static_cast<std::size_t>(table), ls,
-                   rows, cap, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx, b_.values, row_nnz_.data(), row_ptr_.data(), c_col, c_val);
+            launch(P == Phase::once ? "hash_rows_kernel (once)" : "hash_rows_kernel", &hash_rows_kernel<P, V, I>, n, hash_bin_threads(bn), static_cast<std::size_t>(table), ls,
+                   rows, cap, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx, b_.values, row_nnz_.data(), row_ptr_.data(), stage_off,
+                   c_col, c_val);
         }
     }
 
@@ -458,14 +536,7 @@ private:
         batches_plan_.clear();
         if (nheavy_ == 0) return;
         std::int64_t budget_bytes = opt_.intermediate_budget_bytes;
-        if (budget_bytes <= 0) {
-            std::size_t free_b = 0, total_b = 0;
-            check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
-            // what the device has free plus what gigasparse's pool holds unused; leave room for C,
-            // segments and CUB storage
-            const std::int64_t avail = static_cast<std::int64_t>(free_b) + pool_cached_bytes(current_memory_pool());
-            budget_bytes = avail / 5 * 2;
-        }
+        if (budget_bytes <= 0) budget_bytes = intermediate_budget_bytes(available_bytes());
         const count_t budget = std::max<count_t>(1, budget_bytes / (2 * static_cast<count_t>(sizeof(I) + sizeof(V))));
         if (st_.heavy_products <= budget) {
             batches_plan_.push_back({0, nheavy_, st_.heavy_products, heavy_entries_});
@@ -821,6 +892,7 @@ private:
     std::vector<BatchSpan> batches_plan_;
     std::vector<HeavyBatch> batches_;
     std::unique_ptr<HeavyValues<V, I>> kept_;  // one batch's intermediate, from symbolic(keep_values)
+    LightStage<V, I> stage_;                   // the light rows' output, from symbolic(keep_values) in one pass
 };
 
 // What both entry points (host CSR and DeviceMatrix) do around a product: the shape check, fresh

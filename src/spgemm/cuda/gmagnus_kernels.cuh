@@ -483,7 +483,12 @@ static __global__ void make_segments_kernel(count_t first, count_t n_out, const 
 }
 
 // ------------------------------------------------------------------ accumulation (§III-E)
-enum class Phase { symbolic, numeric };
+// symbolic: counts; numeric: sorted entries at C's row offsets; once (light rows of a one-call
+// product): both in one pass, each row counted and its sorted entries staged at its products'
+// offset of a staging buffer (C's row offsets are not known yet), moved into C by
+// unstage_rows_kernel in the numeric phase.
+enum class Phase { symbolic, numeric, once };
+GIGASPARSE_HD constexpr bool has_values(Phase p) { return p != Phase::symbolic; }
 
 // Shared-memory hash table (power-of-two capacity, linear probing): every probe is one atomicCAS
 // (no plain reads racing with the CAS of other threads: racecheck-clean). Counts new keys.
@@ -494,7 +499,7 @@ __device__ __forceinline__ void hash_insert(I* keys, V* vals, count_t cap, I key
         const I k = atomic_cas_index(&keys[s], I(-1), key);
         if (k == I(-1) || k == key) {
             if (k == I(-1)) atomicAdd(n_unique, 1u);
-            if constexpr (P == Phase::numeric) atomicAdd(&vals[s], v);
+            if constexpr (has_values(P)) atomicAdd(&vals[s], v);
             return;
         }
         s = next_probe(s, cap);
@@ -607,7 +612,7 @@ __device__ __forceinline__ void for_each_row_product(count_t a_begin, count_t a_
             const count_t k = static_cast<count_t>(a_col[j]);
             start = b_ptr[k];
             len = b_ptr[k + 1] - start;
-            if constexpr (P == Phase::numeric) av = a_val[j];
+            if constexpr (has_values(P)) av = a_val[j];
         }
         count_t incl = len, rounds = ceil_div(len, warp_size);  // inclusive scans over the lanes
         for (int o = 1; o < warp_size; o *= 2) {
@@ -621,7 +626,7 @@ __device__ __forceinline__ void for_each_row_product(count_t a_begin, count_t a_
         if (__shfl_sync(all, rounds, warp_size - 1) <= ceil_div(total, warp_size)) {  // entry by entry
             for (int e = 0; e < per; ++e) {
                 const count_t e_start = __shfl_sync(all, start, e), e_len = __shfl_sync(all, len, e);
-                const V e_av = P == Phase::numeric ? __shfl_sync(all, av, e) : V(0);
+                const V e_av = has_values(P) ? __shfl_sync(all, av, e) : V(0);
                 for (count_t q = e_start + lane; q < e_start + e_len; q += warp_size) f(q, e_av);
             }
             continue;
@@ -633,7 +638,7 @@ __device__ __forceinline__ void for_each_row_product(count_t a_begin, count_t a_
             for (int step = warp_size / 2; step > 0; step /= 2)
                 if (__shfl_sync(all, incl, e + step - 1) <= p) e += step;
             const count_t e_first = __shfl_sync(all, first, e), e_start = __shfl_sync(all, start, e);
-            const V e_av = P == Phase::numeric ? __shfl_sync(all, av, e) : V(0);
+            const V e_av = has_values(P) ? __shfl_sync(all, av, e) : V(0);
             if (p < total) f(e_start + (p - e_first), e_av);
         }
     }
@@ -668,7 +673,7 @@ __device__ __forceinline__ void for_each_row_product_block(count_t a_begin, coun
             const count_t start = b_ptr[k];
             w.start[t] = start;
             w.incl[t] = static_cast<std::uint32_t>(b_ptr[k + 1] - start);
-            if constexpr (P == Phase::numeric) w.av[t] = a_val[c0 + t];
+            if constexpr (has_values(P)) w.av[t] = a_val[c0 + t];
         }
         __syncthreads();
         if (threadIdx.x < warp_size) {  // warp 0: inclusive sums, per_lane consecutive entries a lane
@@ -696,41 +701,52 @@ __device__ __forceinline__ void for_each_row_product_block(count_t a_begin, coun
                 else lo = mid + 1;
             }
             const std::uint32_t first = lo == 0 ? 0u : w.incl[lo - 1];
-            f(w.start[lo] + static_cast<count_t>(p - first), P == Phase::numeric ? w.av[lo] : V(0));
+            f(w.start[lo] + static_cast<count_t>(p - first), has_values(P) ? w.av[lo] : V(0));
         }
     }
 }
 
 // Light rows of A: one block per row of the bin, Gustavson products into the hash table.
-// Symbolic: row_nnz[row] = distinct columns. Numeric: sorted row written at c_ptr[row].
+// Symbolic: row_nnz[row] = distinct columns. Numeric: sorted row written at c_ptr[row]. Once: both,
+// the sorted row written at stage_off[x] of the staging arrays (c_col, c_val), x the row's index
+// in the bin.
 inline constexpr int hash_max_threads = 1024;  // hash_bin_threads() never exceeds this (launch bound of the hash kernels)
+
+// Where a light row's sorted entries go: C's row (numeric) or its staging offset (once).
+template <Phase P>
+__device__ __forceinline__ count_t light_row_out(count_t row, count_t x, const count_t* __restrict__ c_ptr, const count_t* __restrict__ stage_off) {
+    return P == Phase::once ? stage_off[x] : c_ptr[row];
+}
 
 // Launch bound with one block per SM: without the minimum, ptxas (nvcc 13, sm_90) held the numeric
 // kernel to 32 registers and spilled (cuda_kernel_resources).
 template <Phase P, class V, class I>
 static __global__ void __launch_bounds__(hash_max_threads, 1) hash_rows_kernel(const count_t* __restrict__ rows, count_t cap, const count_t* __restrict__ a_ptr, const I* __restrict__ a_col,
                                  const V* __restrict__ a_val, const count_t* __restrict__ b_ptr, const I* __restrict__ b_col, const V* __restrict__ b_val,
-                                 count_t* __restrict__ row_nnz, const count_t* __restrict__ c_ptr, I* __restrict__ c_col, V* __restrict__ c_val) {
+                                 count_t* __restrict__ row_nnz, const count_t* __restrict__ c_ptr, const count_t* __restrict__ stage_off,
+                                 I* __restrict__ c_col, V* __restrict__ c_val) {
     GIGASPARSE_DYNAMIC_SHARED(smem_raw);
     V* vals = reinterpret_cast<V*>(smem_raw);
-    I* keys = reinterpret_cast<I*>(P == Phase::numeric ? smem_raw + cap * sizeof(V) : smem_raw);
+    I* keys = reinterpret_cast<I*>(has_values(P) ? smem_raw + cap * sizeof(V) : smem_raw);
     __shared__ unsigned n_unique;
     __shared__ unsigned warp_counts[32];
     __shared__ BlockWalk<V> walk;
     const count_t row = rows[blockIdx.x];
     for (count_t i = threadIdx.x; i < cap; i += blockDim.x) {
         keys[i] = I(-1);
-        if constexpr (P == Phase::numeric) vals[i] = V(0);
+        if constexpr (has_values(P)) vals[i] = V(0);
     }
     if (threadIdx.x == 0) n_unique = 0;
     // (the walk's first barrier orders these writes before any insert)
     for_each_row_product_block<P>(a_ptr[row], a_ptr[row + 1], a_col, a_val, b_ptr, walk,
-                                  [&](count_t q, V av) { hash_insert<P>(keys, vals, cap, b_col[q], P == Phase::numeric ? av * b_val[q] : V(0), &n_unique); });
+                                  [&](count_t q, V av) { hash_insert<P>(keys, vals, cap, b_col[q], has_values(P) ? av * b_val[q] : V(0), &n_unique); });
     __syncthreads();
-    if constexpr (P == Phase::symbolic) {
+    if constexpr (P != Phase::numeric) {
         if (threadIdx.x == 0) row_nnz[row] = n_unique;
-    } else {
-        sort_and_write<BlockGroup>(keys, vals, cap, n_unique, 0, c_col + c_ptr[row], c_val + c_ptr[row], warp_counts);
+    }
+    if constexpr (has_values(P)) {
+        const count_t out = light_row_out<P>(row, blockIdx.x, c_ptr, stage_off);
+        sort_and_write<BlockGroup>(keys, vals, cap, n_unique, 0, c_col + out, c_val + out, warp_counts);
     }
 }
 
@@ -748,7 +764,7 @@ template <Phase P, class V, class I>
 static __global__ void __launch_bounds__(warp_rows_max_warps * warp_size, warp_rows_min_blocks) hash_rows_warp_kernel(
     count_t nrows, const count_t* __restrict__ rows, count_t cap, count_t table_bytes, const count_t* __restrict__ a_ptr, const I* __restrict__ a_col,
     const V* __restrict__ a_val, const count_t* __restrict__ b_ptr, const I* __restrict__ b_col, const V* __restrict__ b_val,
-    count_t* __restrict__ row_nnz, const count_t* __restrict__ c_ptr, I* __restrict__ c_col, V* __restrict__ c_val) {
+    count_t* __restrict__ row_nnz, const count_t* __restrict__ c_ptr, const count_t* __restrict__ stage_off, I* __restrict__ c_col, V* __restrict__ c_val) {
     GIGASPARSE_DYNAMIC_SHARED(smem_raw);
     __shared__ unsigned n_unique[warp_rows_max_warps];
     __shared__ unsigned warp_counts[warp_rows_max_warps];
@@ -757,22 +773,39 @@ static __global__ void __launch_bounds__(warp_rows_max_warps * warp_size, warp_r
     if (x >= nrows) return;  // the whole warp: no block barrier follows
     unsigned char* table = smem_raw + warp * table_bytes;
     V* vals = reinterpret_cast<V*>(table);
-    I* keys = reinterpret_cast<I*>(P == Phase::numeric ? table + cap * sizeof(V) : table);
+    I* keys = reinterpret_cast<I*>(has_values(P) ? table + cap * sizeof(V) : table);
     const count_t row = rows[x];
     for (count_t i = lane; i < cap; i += warp_size) {
         keys[i] = I(-1);
-        if constexpr (P == Phase::numeric) vals[i] = V(0);
+        if constexpr (has_values(P)) vals[i] = V(0);
     }
     if (lane == 0) n_unique[warp] = 0;
     __syncwarp();
     for_each_row_product<P>(a_ptr[row], a_ptr[row + 1], 0, 1, a_col, a_val, b_ptr, [&](count_t q, V av) {
-        hash_insert<P>(keys, vals, cap, b_col[q], P == Phase::numeric ? av * b_val[q] : V(0), &n_unique[warp]);
+        hash_insert<P>(keys, vals, cap, b_col[q], has_values(P) ? av * b_val[q] : V(0), &n_unique[warp]);
     });
     __syncwarp();
-    if constexpr (P == Phase::symbolic) {
+    if constexpr (P != Phase::numeric) {
         if (lane == 0) row_nnz[row] = n_unique[warp];
-    } else {
-        sort_and_write<WarpGroup>(keys, vals, cap, n_unique[warp], 0, c_col + c_ptr[row], c_val + c_ptr[row], &warp_counts[warp]);
+    }
+    if constexpr (has_values(P)) {
+        const count_t out = light_row_out<P>(row, x, c_ptr, stage_off);
+        sort_and_write<WarpGroup>(keys, vals, cap, n_unique[warp], 0, c_col + out, c_val + out, &warp_counts[warp]);
+    }
+}
+
+// The numeric phase of light rows accumulated once (Phase::once): light row x's sorted entries move
+// from its staging offset to C's row, one warp per row (coalesced reads and writes). Its count is
+// C's row length (a light row has no segments).
+template <class V, class I>
+static __global__ void unstage_rows_kernel(count_t n, const count_t* __restrict__ rows, const count_t* __restrict__ stage_off, const I* __restrict__ s_col,
+                                           const V* __restrict__ s_val, const count_t* __restrict__ c_ptr, I* __restrict__ c_col, V* __restrict__ c_val) {
+    const count_t x = (blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x) / warp_size;
+    if (x >= n) return;
+    const count_t row = rows[x], from = stage_off[x], to = c_ptr[row], len = c_ptr[row + 1] - to;
+    for (count_t i = threadIdx.x % warp_size; i < len; i += warp_size) {
+        c_col[to + i] = s_col[from + i];
+        c_val[to + i] = s_val[from + i];
     }
 }
 

@@ -401,6 +401,27 @@ GIGASPARSE_HD inline count_t batch_end(const Offset* prefix, count_t nheavy, cou
     return lo;
 }
 
+// The heavy intermediate's automatic budget: two fifths of the available device memory (the rest
+// leaves room for C, the segments and CUB storage), and the batches it takes for heavy_bytes
+// (double-buffered columns and values of the heavy rows' products; batch_end cuts at rows, so a
+// batch may hold less: this is the count when rows are small against the budget).
+GIGASPARSE_HD constexpr count_t intermediate_budget_bytes(count_t available) { return available / 5 * 2; }
+GIGASPARSE_HD constexpr count_t batches_for(count_t heavy_bytes, count_t budget_bytes) {
+    return heavy_bytes <= 0 ? 0 : ceil_div(heavy_bytes, max_c(budget_bytes, 1));
+}
+
+// Whether the light rows of a one-call product are accumulated in one pass, their sorted entries
+// staged (a column and a value per light product, plus an offset per row: stage_bytes) until C's
+// row offsets are known: when the staging takes at most stage_budget bytes (0: a fifth of the
+// available memory) and, under the automatic intermediate budget (heavy_budget_set false), leaves
+// the heavy rows in as many batches as without it (with several batches the numeric phase rebuilds
+// each batch's intermediate: the staging must not turn one batch into two).
+GIGASPARSE_HD constexpr bool stage_light_rows_fits(count_t stage_bytes, count_t heavy_bytes, count_t available, count_t stage_budget,
+                                                   bool heavy_budget_set) {
+    if (stage_bytes > (stage_budget > 0 ? stage_budget : available / 5) || stage_bytes >= available) return false;
+    if (heavy_budget_set) return true;
+    return batches_for(heavy_bytes, intermediate_budget_bytes(available - stage_bytes)) == batches_for(heavy_bytes, intermediate_budget_bytes(available));
+}
 
 // ---------------------------------------------------------------- block-level helpers
 // The multisplit scan walks warp-private histograms slot-major (slot s of warp 0, 1, ..., then

@@ -43,7 +43,7 @@ Json gpu_json(const cuda::GpuSpgemmStats& g, int device) {
     Json j;
     j.set("device", cuda::device_summary(device)).set("heavy_rows", g.heavy_rows).set("light_rows", g.light_rows);
     j.set("heavy_products", g.heavy_products).set("levels_run", g.levels_run).set("batches", g.batches);
-    j.set("device_bytes_peak", g.device_bytes_peak).set("milliseconds", ms).set("params", p);
+    j.set("device_bytes_peak", g.device_bytes_peak).set("light_stage_bytes", g.light_stage_bytes).set("milliseconds", ms).set("params", p);
     return j;
 }
 
@@ -52,7 +52,8 @@ void print_gpu(const cuda::GpuSpgemmStats& g, int device) {
     std::cout << "gpu: " << cuda::device_summary(device) << "\n"
               << "  rows: heavy " << format_count(g.heavy_rows) << " (" << format_count(g.heavy_products) << " products), light "
               << format_count(g.light_rows) << "; multisplit levels " << g.levels_run << " of " << g.nlevels << ", batches " << g.batches
-              << "; device memory peak " << format_count(g.device_bytes_peak) << " B\n"
+              << "; device memory peak " << format_count(g.device_bytes_peak) << " B"
+              << (g.light_stage_bytes > 0 ? " (light rows in one pass, staged in " + format_count(g.light_stage_bytes) + " B)" : std::string()) << "\n"
               << "  device ms: setup " << g.setup_ms << ", symbolic " << g.symbolic_ms << ", numeric " << g.numeric_ms << ", total " << g.total_ms
               << " (inside symbolic + numeric: CSR->CSC " << g.csc_ms << ", outer product " << g.outer_ms << ", multisplit " << g.multisplit_ms << "; light rows "
               << g.light_ms << ", beside the heavy rows)\n"
