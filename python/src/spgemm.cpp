@@ -58,6 +58,7 @@ SpgemmOptions make_options(const std::string& backend, const nb::dict& kwargs) {
         else if (k == "warp_light_rows") o.gpu.warp_light_rows = v != 0;
         else if (k == "one_pass_light_rows") o.gpu.one_pass_light_rows = v != 0;
         else if (k == "light_stage_budget_bytes") o.gpu.light_stage_budget_bytes = v;
+        else if (k == "keep_c_pattern") o.gpu.keep_c_pattern = v != 0;
         else if (k == "resident_blocks") o.gpu.resident_blocks = static_cast<int>(v);
         else throw InvalidArgument("spgemm: unknown option '" + k + "'");
     }
@@ -110,6 +111,7 @@ nb::dict stats_dict(const SpgemmStats& s) {
         gpu["tau"] = g.tau;
         gpu["device_bytes_peak"] = g.device_bytes_peak;
         gpu["light_stage_bytes"] = g.light_stage_bytes;
+        gpu["known_pattern_bytes"] = g.known_pattern_bytes;
         gpu["upload_ms"] = g.upload_ms;
         gpu["setup_ms"] = g.setup_ms;
         gpu["csc_ms"] = g.csc_ms;

@@ -285,6 +285,7 @@ TEST(CudaSpgemm, PlanNumericWithNewValues) {
                 EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(a.view(), b.view()).view(), c.view(), 1e-10)) << "round " << round;
                 const GpuSpgemmStats& st = plan.stats();
                 EXPECT_GT(st.numeric_ms, 0);
+                EXPECT_EQ(st.known_pattern_bytes, plan.nnz() * 4) << "C's columns kept for the later numeric phases";
                 EXPECT_EQ(st.symbolic_ms, sym.symbolic_ms) << "the symbolic phase's figures stay";
                 EXPECT_EQ(st.levels_run, sym.levels_run);
                 EXPECT_NEAR(st.total_ms, st.setup_ms + st.symbolic_ms + st.numeric_ms, 1e-6 * st.total_ms + 1e-6);
@@ -299,9 +300,16 @@ TEST(CudaSpgemm, PlanNumericWithNewValues) {
                 for (const char* k : {"row_products_kernel", "histogram_kernel", "heavy_entries_kernel", "csc_gather_kernel", "segment_bin_keys_kernel",
                                       "segment_keys_kernel", "segment_offsets_kernel", "level_order_kernel", "row_classes_kernel"})
                     EXPECT_EQ(launched(k), 0) << k << " ran in the numeric phase";
-                for (const char* k : {"gather_values_kernel", "outer_product_kernel", "multisplit_kernel", "hash_rows_kernel", "hash_rows_warp_kernel",
-                                      "hash_segments_kernel"})
+                for (const char* k : {"gather_values_kernel", "outer_product_kernel", "multisplit_kernel"})
                     EXPECT_GT(launched(k), 0) << k << " did not run in the numeric phase";
+                // the first numeric phase hashes and sorts and keeps C's columns; the later ones fill their tables with them
+                for (const char* k : {"hash_rows_kernel", "hash_rows_warp_kernel", "hash_segments_kernel", "dense_segments_kernel"}) {
+                    const std::string known = std::string(k) + " (known)";
+                    if (std::string(k) != "dense_segments_kernel") {
+                        EXPECT_GT(launched(round == 0 ? k : known.c_str()), 0) << (round == 0 ? k : known) << " did not run in numeric phase " << round;
+                    }
+                    EXPECT_EQ(launched(round == 0 ? known.c_str() : k), 0) << (round == 0 ? known : k) << " ran in numeric phase " << round;
+                }
                 EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess) << cuda_sim::last_error_detail();
 #endif
             }
@@ -310,6 +318,35 @@ TEST(CudaSpgemm, PlanNumericWithNewValues) {
         EXPECT_EQ(cuda_sim::stats().allocations_live, 0) << "the plan left device memory behind";
 #endif
     }
+}
+
+// keep_c_pattern = false: every numeric phase hashes and sorts, with the same products; none of C's
+// columns is kept.
+TEST(CudaSpgemm, PlanWithoutKeptPattern) {
+    SKIP_WITHOUT_GPU();
+    auto a = gs::test::rmat_like<double, std::int32_t>(8, 16, 12, 66);
+    auto b = gs::test::rmat_like<double, std::int32_t>(16, 16, 3, 67);
+    GpuSpgemmOptions o = budget(4096);
+    o.keep_c_pattern = false;
+    gs::cuda::GpuSpgemmPlan<double, std::int32_t> plan(o), kept(budget(4096));
+    plan.symbolic(a.view(), b.view());
+    kept.symbolic(a.view(), b.view());
+    for (int round = 0; round < 3; ++round) {
+        new_values(a, round);
+        kept.numeric(a.view(), b.view());
+#ifdef GIGASPARSE_CUDA_SIM
+        cuda_sim::reset();  // this plan's launches only
+#endif
+        const auto c = plan.numeric(a.view(), b.view());
+        EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(a.view(), b.view()).view(), c.view(), 1e-10)) << "round " << round;
+        EXPECT_EQ(plan.stats().known_pattern_bytes, 0);
+#ifdef GIGASPARSE_CUDA_SIM
+        for (const auto& [name, n] : cuda_sim::stats().kernels) EXPECT_EQ(name.find("(known)"), std::string::npos) << name;
+#endif
+    }
+    // the kept plan holds C's columns and its chunks' lengths beyond this one
+    EXPECT_GE(kept.device_bytes() - plan.device_bytes(), plan.nnz() * 4);
+    EXPECT_LE(kept.device_bytes() - plan.device_bytes(), plan.nnz() * 4 + plan.stats().heavy_products * 8);
 }
 
 // A·A is uploaded once; a later numeric() with a B of its own (same pattern, other values) gets a
@@ -425,10 +462,12 @@ TEST(CudaSpgemm, RacecheckSmallProducts) {
         gs::cuda::GpuSpgemmPlan<double, std::int32_t> plan(o);
         plan.symbolic(a.view(), b.view());
         auto a2 = a, b2 = b;
-        new_values(a2, 1);
-        new_values(b2, 2);
-        const auto c = plan.numeric(a2.view(), b2.view());
-        EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(a2.view(), b2.view()).view(), c.view(), 1e-10)) << "plan";
+        for (int round = 0; round < 2; ++round) {  // the second accumulates into the columns the first kept
+            new_values(a2, 1 + 2 * round);
+            new_values(b2, 2 + 2 * round);
+            const auto c = plan.numeric(a2.view(), b2.view());
+            EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(a2.view(), b2.view()).view(), c.view(), 1e-10)) << "plan, numeric phase " << round;
+        }
     }
 #ifdef GIGASPARSE_CUDA_SIM
     EXPECT_EQ(cuda_sim::race_reports(), races_before) << "ThreadSanitizer reported a race in the plan (above)";
@@ -444,7 +483,8 @@ TEST(CudaSpgemm, RacecheckSmallProducts) {
     EXPECT_GE(st2.levels_run, 2);
 #ifdef GIGASPARSE_CUDA_SIM
     for (const char* k : {"row_products_kernel", "row_classes_kernel", "hash_rows_kernel", "hash_rows_warp_kernel", "hash_rows_kernel (once)",
-                          "hash_rows_warp_kernel (once)", "unstage_rows_kernel", "gather_products_kernel",
+                          "hash_rows_warp_kernel (once)", "unstage_rows_kernel", "hash_rows_kernel (known)", "hash_rows_warp_kernel (known)",
+                          "hash_segments_kernel (known)", "dense_segments_kernel (known)", "gather_products_kernel",
                           "row_lengths_kernel", "heavy_entries_kernel", "csc_colptr_kernel", "csc_gather_kernel", "gather_values_kernel", "slice_sizes_kernel", "level_split_kernel",
                           "outer_product_kernel", "make_segments_kernel", "histogram_kernel", "split_flags_kernel", "level_order_kernel",
                           "multisplit_kernel", "segment_bin_keys_kernel", "hash_segments_kernel", "dense_segments_kernel",

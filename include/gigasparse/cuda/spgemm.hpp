@@ -39,6 +39,12 @@ struct GpuSpgemmOptions {
     // (a GpuSpgemmPlan's phases are always those two).
     bool one_pass_light_rows = true;
     std::int64_t light_stage_budget_bytes = 0;
+    // A GpuSpgemmPlan keeps C's column indices from its first numeric phase (nnz(C) indices on the
+    // device, while they take at most a fifth of the free memory): its later numeric phases fill each
+    // hash table with the row's or chunk's known columns and only add the products' values (no
+    // counting, compaction or sort; the dense chunks need no bitmap). false: every numeric phase
+    // hashes and sorts. Not used by a one-call product.
+    bool keep_c_pattern = true;
 };
 
 // What the GPU run decided and where the time went (milliseconds from CUDA events).
@@ -53,6 +59,7 @@ struct GpuSpgemmStats {
     std::int64_t nnz_c = 0;
     std::int64_t device_bytes_peak = 0;  // bytes held by the computation (inputs and output included)
     std::int64_t light_stage_bytes = 0;  // the light rows' staging when they ran in one pass (0: two passes)
+    std::int64_t known_pattern_bytes = 0;  // C's columns a plan keeps for its later numeric phases (0: none)
     // Device times (CUDA events on the heavy stream; host work between enqueues shows as the gaps
     // it leaves): setup + symbolic + numeric = total. setup starts before the device's parameters are
     // queried; symbolic ends with its read of nnz(C); csc, outer and multisplit are parts of

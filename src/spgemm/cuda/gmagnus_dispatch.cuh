@@ -35,6 +35,17 @@ inline constexpr int simple_block = 256;
 // Blocks of `block` threads (or elements) for n of them, at least one (the kernels check their ranges).
 inline count_t grid_for(count_t n, int block) { return std::max<count_t>(1, ceil_div(n, block)); }
 
+// A hash or dense kernel's launch name in phase P: "(once)" or "(known)" appended for those phases.
+template <Phase P>
+const char* launch_name(const char* kernel) {
+    static thread_local std::string name;
+    if constexpr (P == Phase::once || P == Phase::known) {
+        name = std::string(kernel) + (P == Phase::once ? " (once)" : " (known)");
+        return name.c_str();
+    }
+    return kernel;
+}
+
 // Calls f(std::integral_constant<int, T>{}) for the multisplit block size T in {256, 512, 1024}
 // (the kernels' warp-private histograms and CUB scan are sized at compile time).
 template <class F>
@@ -203,6 +214,8 @@ public:
         batches_.clear();
         kept_.reset();
         stage_ = LightStage<V, I>{};
+        known_col_ = DeviceBuffer<I>{};
+        keep_pattern_ = !keep_values && opt_.keep_c_pattern;
         st_ = GpuSpgemmStats{};
         a_ = a;
         b_ = b;
@@ -247,7 +260,7 @@ public:
             });
         for (HeavyBatch& hb : batches_) {
             segment_offsets(hb);
-            hb.seg_nnz.allocate(0, at(hs));  // freed in stream order
+            if (!keep_pattern_) hb.seg_nnz.allocate(0, at(hs));  // freed in stream order (kept: the known phase's chunk lengths)
         }
         // nnz(C) and the B and Ã entries the outer products read, in one round trip (the symbolic
         // phase ends with its copy)
@@ -301,8 +314,9 @@ public:
         ready.record(hs);
         check(cudaStreamWaitEvent(ls, ready.get()), "cudaStreamWaitEvent");
         const std::size_t t_light = timer.start(ls);
-        const bool staged = stage_.rows > 0;
+        const bool staged = stage_.rows > 0, known = known_col_.size() > 0;
         if (staged) unstage_light_rows(c.col_idx.data(), c.values.data());
+        else if (known) light_rows<Phase::known>(c.col_idx.data(), c.values.data());
         else light_rows<Phase::numeric>(c.col_idx.data(), c.values.data());
         timer.stop(t_light, ls, &st_.light_ms);
         const bool rebuilt = !kept_;
@@ -314,12 +328,15 @@ public:
             } else {
                 v = rebuild_values(hb, timer);
             }
-            segment_phase<Phase::numeric>(hb, v, c.col_idx.data(), c.values.data());
+            if (known) segment_phase<Phase::known>(hb, v, c.col_idx.data(), c.values.data());
+            else segment_phase<Phase::numeric>(hb, v, c.col_idx.data(), c.values.data());
         }
         Event light_done;
         light_done.record(ls);
         check(cudaStreamWaitEvent(hs, light_done.get()), "cudaStreamWaitEvent");
         if (staged) stage_ = LightStage<V, I>{};  // freed on the heavy stream, after the light stream's reads
+        if (keep_pattern_ && !known) keep_pattern(c.col_idx.data());
+        st_.known_pattern_bytes = known_col_.bytes();
         t_num.record(hs);
         heavy_.sync();  // the heavy stream waited for the light one
         if (rebuilt && !batches_.empty()) st_.outer_bytes += traffic_bytes_;
@@ -395,10 +412,13 @@ private:
                 reinterpret_cast<const void*>(&hash_rows_kernel<Phase::symbolic, V, I>),
                 reinterpret_cast<const void*>(&hash_rows_kernel<Phase::numeric, V, I>),
                 reinterpret_cast<const void*>(&hash_rows_kernel<Phase::once, V, I>),
+                reinterpret_cast<const void*>(&hash_rows_kernel<Phase::known, V, I>),
                 reinterpret_cast<const void*>(&hash_segments_kernel<Phase::symbolic, V, I>),
                 reinterpret_cast<const void*>(&hash_segments_kernel<Phase::numeric, V, I>),
+                reinterpret_cast<const void*>(&hash_segments_kernel<Phase::known, V, I>),
                 reinterpret_cast<const void*>(&dense_segments_kernel<dense_block, Phase::symbolic, V, I>),
-                reinterpret_cast<const void*>(&dense_segments_kernel<dense_block, Phase::numeric, V, I>)};
+                reinterpret_cast<const void*>(&dense_segments_kernel<dense_block, Phase::numeric, V, I>),
+                reinterpret_cast<const void*>(&dense_segments_kernel<dense_block, Phase::known, V, I>)};
     }
 
     static std::int64_t max_static_smem(int ms_threads) {
@@ -495,6 +515,24 @@ private:
         return true;
     }
 
+    // A plan's first numeric phase keeps C's columns (heavy stream, after both streams wrote them)
+    // for the later ones (Phase::known), when they take at most a fifth of the available memory;
+    // otherwise every numeric phase hashes and sorts, and the chunks' lengths are freed.
+    void keep_pattern(const I* c_col) {
+        const cudaStream_t hs = heavy_.get();
+        const std::int64_t bytes = nnz_ * static_cast<count_t>(sizeof(I));
+        if (nnz_ > 0 && bytes <= available_bytes() / 5) {
+            try {
+                known_col_.allocate(nnz_, at(hs));
+                check(cudaMemcpyAsync(known_col_.data(), c_col, static_cast<std::size_t>(bytes), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
+                return;
+            } catch (const OutOfMemory&) {
+            }
+        }
+        keep_pattern_ = false;
+        for (HeavyBatch& hb : batches_) hb.seg_nnz.allocate(0, at(hs));
+    }
+
     // The numeric phase of light rows staged by the symbolic phase: moved into C (light stream).
     void unstage_light_rows(I* c_col, V* c_val) {
         launch("unstage_rows_kernel", &unstage_rows_kernel<V, I>, grid_for(stage_.rows * warp_size, simple_block), simple_block, 0, light_.get(),
@@ -505,7 +543,8 @@ private:
     const count_t* heavy_rows() const { return row_order_.data() + (m_ - nheavy_); }
 
     // The light rows' hash kernels, one launch per nonempty bin, for phase P (launches of the one
-    // pass named "... (once)": the simulator's launch counts tell the passes apart).
+    // pass named "... (once)", of a known pattern "... (known)": the simulator's launch counts tell
+    // the passes apart).
     template <Phase P>
     void light_rows(I* c_col, V* c_val) {
         const cudaStream_t ls = light_.get();
@@ -518,14 +557,14 @@ private:
             const count_t* stage_off = P == Phase::once ? stage_.off.data() + light_begin_[bn] : nullptr;
             if (opt_.warp_light_rows && hash_bin_threads(bn) == warp_size) {  // a warp per row, several rows per block
                 const int per_block = warp_rows_per_block(cap, p_.sizes, has_values(P), p_.smem_bytes);
-                launch(P == Phase::once ? "hash_rows_warp_kernel (once)" : "hash_rows_warp_kernel", &hash_rows_warp_kernel<P, V, I>, grid_for(n, per_block), per_block * warp_size,
+                launch(launch_name<P>("hash_rows_warp_kernel"), &hash_rows_warp_kernel<P, V, I>, grid_for(n, per_block), per_block * warp_size,
                        static_cast<std::size_t>(per_block * table), ls, n, rows, cap, table, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx,
-                       b_.values, row_nnz_.data(), row_ptr_.data(), stage_off, c_col, c_val);
+                       b_.values, row_nnz_.data(), row_ptr_.data(), stage_off, known_col_.data(), c_col, c_val);
                 continue;
             }
-            launch(P == Phase::once ? "hash_rows_kernel (once)" : "hash_rows_kernel", &hash_rows_kernel<P, V, I>, n, hash_bin_threads(bn), static_cast<std::size_t>(table), ls,
+            launch(launch_name<P>("hash_rows_kernel"), &hash_rows_kernel<P, V, I>, n, hash_bin_threads(bn), static_cast<std::size_t>(table), ls,
                    rows, cap, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx, b_.values, row_nnz_.data(), row_ptr_.data(), stage_off,
-                   c_col, c_val);
+                   known_col_.data(), c_col, c_val);
         }
     }
 
@@ -819,17 +858,17 @@ private:
             const count_t n = hb.bin_begin[bn + 1] - hb.bin_begin[bn];
             if (n == 0) continue;
             const count_t cap = hash_bin_capacity(bn);
-            const auto shmem = static_cast<std::size_t>(hash_smem_bytes(cap, p_.sizes, P == Phase::numeric));
-            launch("hash_segments_kernel", &hash_segments_kernel<P, V, I>, n, hash_bin_threads(bn), shmem, hs,
+            const auto shmem = static_cast<std::size_t>(hash_smem_bytes(cap, p_.sizes, has_values(P)));
+            launch(launch_name<P>("hash_segments_kernel"), &hash_segments_kernel<P, V, I>, n, hash_bin_threads(bn), shmem, hs,
                    hb.bin_ids.data() + hb.bin_begin[bn], hb.segs.data(), cap, v.col[0].data(), v.val[0].data(), v.col[1].data(), v.val[1].data(),
-                   hb.seg_nnz.data(), hb.seg_out.data(), c_col, c_val);
+                   hb.seg_nnz.data(), hb.seg_out.data(), known_col_.data(), c_col, c_val);
         }
         const count_t nd = hb.bin_begin[nbins_ + 1] - hb.bin_begin[nbins_];
         if (nd > 0) {
-            const auto shmem = static_cast<std::size_t>(dense_smem_bytes(chunk_span_log2(p_, p_.nlevels), p_.sizes, P == Phase::numeric));
-            launch("dense_segments_kernel", &dense_segments_kernel<dense_block, P, V, I>, nd, dense_block, shmem, hs,
+            const auto shmem = static_cast<std::size_t>(dense_smem_bytes(chunk_span_log2(p_, p_.nlevels), p_.sizes, has_values(P)));
+            launch(launch_name<P>("dense_segments_kernel"), &dense_segments_kernel<dense_block, P, V, I>, nd, dense_block, shmem, hs,
                    hb.bin_ids.data() + hb.bin_begin[nbins_], hb.segs.data(), v.col[0].data(), v.val[0].data(), v.col[1].data(), v.val[1].data(),
-                   hb.seg_nnz.data(), hb.seg_out.data(), c_col, c_val);
+                   hb.seg_nnz.data(), hb.seg_out.data(), known_col_.data(), c_col, c_val);
         }
         if (P == Phase::symbolic && hb.nsegs > 0) {
             launch("segment_row_nnz_kernel", &segment_row_nnz_kernel, grid_for(hb.nsegs, simple_block), simple_block, 0, hs, hb.nsegs, hb.segs.data(),
@@ -893,6 +932,8 @@ private:
     std::vector<HeavyBatch> batches_;
     std::unique_ptr<HeavyValues<V, I>> kept_;  // one batch's intermediate, from symbolic(keep_values)
     LightStage<V, I> stage_;                   // the light rows' output, from symbolic(keep_values) in one pass
+    DeviceBuffer<I> known_col_;                // C's columns, kept by a plan's first numeric phase for Phase::known
+    bool keep_pattern_ = false;                // a plan (symbolic without keep_values) with GpuSpgemmOptions::keep_c_pattern
 };
 
 // What both entry points (host CSR and DeviceMatrix) do around a product: the shape check, fresh

@@ -486,8 +486,11 @@ static __global__ void make_segments_kernel(count_t first, count_t n_out, const 
 // symbolic: counts; numeric: sorted entries at C's row offsets; once (light rows of a one-call
 // product): both in one pass, each row counted and its sorted entries staged at its products'
 // offset of a staging buffer (C's row offsets are not known yet), moved into C by
-// unstage_rows_kernel in the numeric phase.
-enum class Phase { symbolic, numeric, once };
+// unstage_rows_kernel in the numeric phase; known (a plan's numeric phase after its first): C's
+// columns are known (kept from the first), so the table is filled with them, the products only
+// add to their column's slot, and each entry's value is read back in C's order: no count,
+// compaction or sort.
+enum class Phase { symbolic, numeric, once, known };
 GIGASPARSE_HD constexpr bool has_values(Phase p) { return p != Phase::symbolic; }
 
 // Shared-memory hash table (power-of-two capacity, linear probing): every probe is one atomicCAS
@@ -504,6 +507,25 @@ __device__ __forceinline__ void hash_insert(I* keys, V* vals, count_t cap, I key
         }
         s = next_probe(s, cap);
     }
+}
+
+// The slot of a key the table holds (Phase::known: the table holds the row's or chunk's columns of
+// C, and every product's column is one of them: the plan's own copies of A's and B's patterns are
+// those of its symbolic phase). The probes are plain reads: no key is written after the table is
+// filled. The bound only keeps a corrupted table from hanging the kernel.
+template <class I>
+__device__ __forceinline__ std::uint32_t hash_find(const I* keys, count_t cap, I key) {
+    std::uint32_t s = hash_slot(static_cast<count_t>(key), cap);
+    for (count_t probe = 1; probe < cap && keys[s] != key; ++probe) s = next_probe(s, cap);
+    return s;
+}
+
+// A product's value into the table: Phase::known adds it to its column's slot; the others insert
+// the column (counting new ones) and, with values, add it.
+template <Phase P, class V, class I>
+__device__ __forceinline__ void accumulate(I* keys, V* vals, count_t cap, I key, V v, unsigned* n_unique) {
+    if constexpr (P == Phase::known) atomicAdd(&vals[hash_find(keys, cap, key)], v);
+    else hash_insert<P>(keys, vals, cap, key, v, n_unique);
 }
 
 // The threads that share one hash table: a whole block, or one warp of it (hash_rows_warp_kernel).
@@ -551,6 +573,30 @@ __device__ void compact_table(I* keys, V* vals, unsigned cap, unsigned* warp_cou
         base += total;
     }
     G::sync();
+}
+
+// Phase::known: the len known columns of C (pattern[i] - base, distinct) into the emptied table,
+// then a barrier (the products find them next).
+template <class G, class I>
+__device__ void fill_known(I* keys, count_t cap, const I* __restrict__ pattern, count_t len, count_t base) {
+    for (count_t i = G::rank(); i < len; i += G::size()) {
+        const I key = static_cast<I>(static_cast<count_t>(pattern[i]) - base);
+        std::uint32_t s = hash_slot(static_cast<count_t>(key), cap);
+        for (I k = atomic_cas_index(&keys[s], I(-1), key); k != I(-1) && k != key; k = atomic_cas_index(&keys[s], I(-1), key)) s = next_probe(s, cap);
+    }
+    G::sync();
+}
+
+// Phase::known, after the products (and a barrier): C's entries in the pattern's order, each value
+// read from its column's slot.
+template <class G, class V, class I>
+__device__ void write_known(const I* keys, const V* vals, count_t cap, const I* __restrict__ pattern, count_t len, count_t base, I* __restrict__ out_col,
+                            V* __restrict__ out_val) {
+    for (count_t i = G::rank(); i < len; i += G::size()) {
+        const I col = pattern[i];
+        out_col[i] = col;
+        out_val[i] = vals[hash_find(keys, cap, static_cast<I>(static_cast<count_t>(col) - base))];
+    }
 }
 
 // Sorts the table's n entries (compacted first, so the bitonic network spans the next power of two
@@ -709,7 +755,8 @@ __device__ __forceinline__ void for_each_row_product_block(count_t a_begin, coun
 // Light rows of A: one block per row of the bin, Gustavson products into the hash table.
 // Symbolic: row_nnz[row] = distinct columns. Numeric: sorted row written at c_ptr[row]. Once: both,
 // the sorted row written at stage_off[x] of the staging arrays (c_col, c_val), x the row's index
-// in the bin.
+// in the bin. Known: the row's columns known_col[c_ptr[row] ...] into the table first, then the
+// products, then the row written at c_ptr[row] in that order.
 inline constexpr int hash_max_threads = 1024;  // hash_bin_threads() never exceeds this (launch bound of the hash kernels)
 
 // Where a light row's sorted entries go: C's row (numeric) or its staging offset (once).
@@ -724,7 +771,7 @@ template <Phase P, class V, class I>
 static __global__ void __launch_bounds__(hash_max_threads, 1) hash_rows_kernel(const count_t* __restrict__ rows, count_t cap, const count_t* __restrict__ a_ptr, const I* __restrict__ a_col,
                                  const V* __restrict__ a_val, const count_t* __restrict__ b_ptr, const I* __restrict__ b_col, const V* __restrict__ b_val,
                                  count_t* __restrict__ row_nnz, const count_t* __restrict__ c_ptr, const count_t* __restrict__ stage_off,
-                                 I* __restrict__ c_col, V* __restrict__ c_val) {
+                                 const I* __restrict__ known_col, I* __restrict__ c_col, V* __restrict__ c_val) {
     GIGASPARSE_DYNAMIC_SHARED(smem_raw);
     V* vals = reinterpret_cast<V*>(smem_raw);
     I* keys = reinterpret_cast<I*>(has_values(P) ? smem_raw + cap * sizeof(V) : smem_raw);
@@ -737,11 +784,20 @@ static __global__ void __launch_bounds__(hash_max_threads, 1) hash_rows_kernel(c
         if constexpr (has_values(P)) vals[i] = V(0);
     }
     if (threadIdx.x == 0) n_unique = 0;
+    if constexpr (P == Phase::known) {
+        __syncthreads();
+        fill_known<BlockGroup>(keys, cap, known_col + c_ptr[row], c_ptr[row + 1] - c_ptr[row], 0);
+    }
     // (the walk's first barrier orders these writes before any insert)
     for_each_row_product_block<P>(a_ptr[row], a_ptr[row + 1], a_col, a_val, b_ptr, walk,
-                                  [&](count_t q, V av) { hash_insert<P>(keys, vals, cap, b_col[q], has_values(P) ? av * b_val[q] : V(0), &n_unique); });
+                                  [&](count_t q, V av) { accumulate<P>(keys, vals, cap, b_col[q], has_values(P) ? av * b_val[q] : V(0), &n_unique); });
     __syncthreads();
-    if constexpr (P != Phase::numeric) {
+    if constexpr (P == Phase::known) {
+        const count_t out = c_ptr[row];
+        write_known<BlockGroup>(keys, vals, cap, known_col + out, c_ptr[row + 1] - out, 0, c_col + out, c_val + out);
+        return;
+    }
+    if constexpr (P == Phase::symbolic || P == Phase::once) {
         if (threadIdx.x == 0) row_nnz[row] = n_unique;
     }
     if constexpr (has_values(P)) {
@@ -764,7 +820,8 @@ template <Phase P, class V, class I>
 static __global__ void __launch_bounds__(warp_rows_max_warps * warp_size, warp_rows_min_blocks) hash_rows_warp_kernel(
     count_t nrows, const count_t* __restrict__ rows, count_t cap, count_t table_bytes, const count_t* __restrict__ a_ptr, const I* __restrict__ a_col,
     const V* __restrict__ a_val, const count_t* __restrict__ b_ptr, const I* __restrict__ b_col, const V* __restrict__ b_val,
-    count_t* __restrict__ row_nnz, const count_t* __restrict__ c_ptr, const count_t* __restrict__ stage_off, I* __restrict__ c_col, V* __restrict__ c_val) {
+    count_t* __restrict__ row_nnz, const count_t* __restrict__ c_ptr, const count_t* __restrict__ stage_off, const I* __restrict__ known_col,
+    I* __restrict__ c_col, V* __restrict__ c_val) {
     GIGASPARSE_DYNAMIC_SHARED(smem_raw);
     __shared__ unsigned n_unique[warp_rows_max_warps];
     __shared__ unsigned warp_counts[warp_rows_max_warps];
@@ -781,11 +838,17 @@ static __global__ void __launch_bounds__(warp_rows_max_warps * warp_size, warp_r
     }
     if (lane == 0) n_unique[warp] = 0;
     __syncwarp();
+    if constexpr (P == Phase::known) fill_known<WarpGroup>(keys, cap, known_col + c_ptr[row], c_ptr[row + 1] - c_ptr[row], 0);
     for_each_row_product<P>(a_ptr[row], a_ptr[row + 1], 0, 1, a_col, a_val, b_ptr, [&](count_t q, V av) {
-        hash_insert<P>(keys, vals, cap, b_col[q], has_values(P) ? av * b_val[q] : V(0), &n_unique[warp]);
+        accumulate<P>(keys, vals, cap, b_col[q], has_values(P) ? av * b_val[q] : V(0), &n_unique[warp]);
     });
     __syncwarp();
-    if constexpr (P != Phase::numeric) {
+    if constexpr (P == Phase::known) {
+        const count_t out = c_ptr[row];
+        write_known<WarpGroup>(keys, vals, cap, known_col + out, c_ptr[row + 1] - out, 0, c_col + out, c_val + out);
+        return;
+    }
+    if constexpr (P == Phase::symbolic || P == Phase::once) {
         if (lane == 0) row_nnz[row] = n_unique[warp];
     }
     if constexpr (has_values(P)) {
@@ -809,14 +872,16 @@ static __global__ void unstage_rows_kernel(count_t n, const count_t* __restrict_
     }
 }
 
-// Light chunks (hash) of the intermediate: one block per segment of the bin.
+// Light chunks (hash) of the intermediate: one block per segment of the bin (symbolic, numeric,
+// or known: the chunk's seg_nnz[id] columns of C at seg_out[id] of known_col into the table first).
 template <Phase P, class V, class I>
 static __global__ void __launch_bounds__(hash_max_threads) hash_segments_kernel(const count_t* __restrict__ ids, const Segment* __restrict__ segs, count_t cap, const I* __restrict__ col0,
                                      const V* __restrict__ val0, const I* __restrict__ col1, const V* __restrict__ val1, count_t* __restrict__ seg_nnz,
-                                     const count_t* __restrict__ seg_out, I* __restrict__ c_col, V* __restrict__ c_val) {
+                                     const count_t* __restrict__ seg_out, const I* __restrict__ known_col, I* __restrict__ c_col, V* __restrict__ c_val) {
+    static_assert(P != Phase::once, "chunks are counted, then accumulated");
     GIGASPARSE_DYNAMIC_SHARED(smem_raw);
     V* vals = reinterpret_cast<V*>(smem_raw);
-    I* keys = reinterpret_cast<I*>(P == Phase::numeric ? smem_raw + cap * sizeof(V) : smem_raw);
+    I* keys = reinterpret_cast<I*>(has_values(P) ? smem_raw + cap * sizeof(V) : smem_raw);
     __shared__ unsigned n_unique;
     __shared__ unsigned warp_counts[32];
     const count_t id = ids[blockIdx.x];
@@ -825,27 +890,33 @@ static __global__ void __launch_bounds__(hash_max_threads) hash_segments_kernel(
     const V* val = sg.buffer == 0 ? val0 : val1;
     for (count_t i = threadIdx.x; i < cap; i += blockDim.x) {
         keys[i] = I(-1);
-        if constexpr (P == Phase::numeric) vals[i] = V(0);
+        if constexpr (has_values(P)) vals[i] = V(0);
     }
     if (threadIdx.x == 0) n_unique = 0;
     __syncthreads();
+    if constexpr (P == Phase::known) fill_known<BlockGroup>(keys, cap, known_col + seg_out[id], seg_nnz[id], sg.base);
     for (count_t i = sg.begin + threadIdx.x; i < sg.end; i += blockDim.x)
-        hash_insert<P>(keys, vals, cap, col[i], P == Phase::numeric ? val[i] : V(0), &n_unique);
+        accumulate<P>(keys, vals, cap, col[i], has_values(P) ? val[i] : V(0), &n_unique);
     __syncthreads();
     if constexpr (P == Phase::symbolic) {
         if (threadIdx.x == 0) seg_nnz[id] = n_unique;
+    } else if constexpr (P == Phase::known) {
+        const count_t out = seg_out[id];
+        write_known<BlockGroup>(keys, vals, cap, known_col + out, seg_nnz[id], sg.base, c_col + out, c_val + out);
     } else {
         sort_and_write<BlockGroup>(keys, vals, cap, n_unique, sg.base, c_col + seg_out[id], c_val + seg_out[id], warp_counts);
     }
 }
 
 // Heavy chunks: dense accumulator over the chunk's span + bitmap; positions from a scan of the
-// bitmap words' popcounts give the sorted chunk.
+// bitmap words' popcounts give the sorted chunk. Known: no bitmap; the chunk's seg_nnz[id] columns
+// of C (at seg_out[id] of known_col) read their values from the accumulator.
 template <int THREADS, Phase P, class V, class I>
 static __global__ void __launch_bounds__(THREADS) dense_segments_kernel(const count_t* __restrict__ ids, const Segment* __restrict__ segs, const I* __restrict__ col0,
                                                                  const V* __restrict__ val0, const I* __restrict__ col1, const V* __restrict__ val1,
                                                                  count_t* __restrict__ seg_nnz, const count_t* __restrict__ seg_out,
-                                                                 I* __restrict__ c_col, V* __restrict__ c_val) {
+                                                                 const I* __restrict__ known_col, I* __restrict__ c_col, V* __restrict__ c_val) {
+    static_assert(P != Phase::once, "chunks are counted, then accumulated");
     GIGASPARSE_DYNAMIC_SHARED(smem_raw);
     __shared__ typename cub::BlockScan<unsigned, THREADS>::TempStorage scan_tmp;
     __shared__ typename cub::BlockReduce<unsigned, THREADS>::TempStorage reduce_tmp;
@@ -857,17 +928,25 @@ static __global__ void __launch_bounds__(THREADS) dense_segments_kernel(const co
     V* acc = reinterpret_cast<V*>(smem_raw + ceil_div(words * 4, 16) * 16);
     const I* col = sg.buffer == 0 ? col0 : col1;
     const V* val = sg.buffer == 0 ? val0 : val1;
-    for (count_t w = threadIdx.x; w < words; w += THREADS) bitmap[w] = 0;
-    if constexpr (P == Phase::numeric)
+    if constexpr (P != Phase::known)
+        for (count_t w = threadIdx.x; w < words; w += THREADS) bitmap[w] = 0;
+    if constexpr (has_values(P))
         for (count_t c = threadIdx.x; c < span; c += THREADS) acc[c] = V(0);
     __syncthreads();
     for (count_t i = sg.begin + threadIdx.x; i < sg.end; i += THREADS) {
         const count_t c = static_cast<count_t>(col[i]);
-        atomicOr(&bitmap[c >> 5], 1u << (c & 31));
-        if constexpr (P == Phase::numeric) atomicAdd(&acc[c], val[i]);
+        if constexpr (P != Phase::known) atomicOr(&bitmap[c >> 5], 1u << (c & 31));
+        if constexpr (has_values(P)) atomicAdd(&acc[c], val[i]);
     }
     __syncthreads();
-    if constexpr (P == Phase::symbolic) {
+    if constexpr (P == Phase::known) {
+        const count_t out = seg_out[id], len = seg_nnz[id];
+        for (count_t i = threadIdx.x; i < len; i += THREADS) {
+            const I cc = known_col[out + i];
+            c_col[out + i] = cc;
+            c_val[out + i] = acc[static_cast<count_t>(cc) - sg.base];
+        }
+    } else if constexpr (P == Phase::symbolic) {
         unsigned n = 0;
         for (count_t w = threadIdx.x; w < words; w += THREADS) n += __popc(bitmap[w]);
         const unsigned total = cub::BlockReduce<unsigned, THREADS>(reduce_tmp).Sum(n);
