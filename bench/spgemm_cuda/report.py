@@ -73,12 +73,13 @@ def options_of(run):
     light = "warp per short light row" if run.get("warp_light_rows", True) else "block per light row"
     resident = run.get("resident_blocks", 0) or 1
     passes = "light rows in one pass" if run.get("one_pass_light_rows", False) else "light rows in two passes"
-    return f"multisplit {ms} threads, outer product {outer} threads, {light}, {passes}" + (f", {resident} resident blocks" if resident > 1 else "")
+    sort = "sort steps within a warp by shuffles" if run.get("warp_sort_steps", False) else "sort steps in shared memory"
+    return f"multisplit {ms} threads, outer product {outer} threads, {light}, {passes}, {sort}" + (f", {resident} resident blocks" if resident > 1 else "")
 
 
 def options_key(run):
     return (run.get("multisplit_threads", 0) or 256, run.get("outer_threads", 0), run.get("warp_light_rows", True), run.get("resident_blocks", 0) or 1,
-            run.get("one_pass_light_rows", False))
+            run.get("one_pass_light_rows", False), run.get("warp_sort_steps", False))
 
 
 def merge(runs, names):

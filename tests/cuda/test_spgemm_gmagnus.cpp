@@ -532,6 +532,12 @@ TEST(CudaSpgemm, BlockSizeOptions) {
     expect_matches(light, light, {}, "warp per light row");
     EXPECT_TRUE(kernels_run.count("hash_rows_warp_kernel (once)"));
 #endif
+    // the bitonic sort with every step in shared memory: the same product, in one and two passes and from a plan
+    GpuSpgemmOptions smem_sort = budget(4096);
+    smem_sort.warp_sort_steps = false;
+    expect_matches(a, b, smem_sort, "sort steps in shared memory");
+    smem_sort.one_pass_light_rows = false;
+    expect_matches(a, b, smem_sort, "sort steps in shared memory, two passes");
     GpuSpgemmOptions bad;
     bad.multisplit_threads = 128;
     EXPECT_THROW(gpu_spgemm(a.view(), b.view(), bad), gs::InvalidArgument);
@@ -756,7 +762,7 @@ TEST(CudaSpgemm, SimulatedHostWaitsPerProduct) {
     const std::int64_t build = (st.levels_run - 1) + 1;
     EXPECT_EQ(cuda_sim::stats().host_waits, 1 + build + 1 + 1 + 2) << "levels " << st.levels_run;
     std::cout << "one product, " << st.levels_run << " levels: " << cuda_sim::stats().launches << " launches, " << cuda_sim::stats().host_waits
-              << " host waits\n";
+              << " host waits, " << cuda_sim::stats().barriers << " barriers, " << cuda_sim::stats().warp_collectives << " warp collectives\n";
 
     // heavy rows into 256 columns: dense chunks without a split level, so a batch's build waits
     // only for its segments' bins

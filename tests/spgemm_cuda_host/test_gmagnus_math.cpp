@@ -222,6 +222,49 @@ TEST(GmagnusMath, BitonicPairsCoverTheNetworkAndSort) {
     }
 }
 
+// The schedule of sort_and_write: steps with j < 32 taken by each element alone
+// (bitonic_takes_partner, from the keys before the step, as a warp's shuffle sees them), the others
+// by pairs; the sizes up to 32 first, whole, over 32-element runs: a network of fewer elements
+// leaves the rest of its run (stale table entries) out. It sorts, ties (the empty slots' all-ones
+// keys) included.
+TEST(GmagnusMath, BitonicWarpStepsSort) {
+    std::mt19937_64 rng(6);
+    const auto warp_steps = [](std::vector<std::uint32_t>& keys, count_t k_first, count_t k_last) {
+        for (count_t k = k_first; k <= k_last; k <<= 1)
+            for (count_t j = std::min<count_t>(k >> 1, 16); j > 0; j >>= 1) {
+                const std::vector<std::uint32_t> before = keys;
+                for (count_t i = 0; i < static_cast<count_t>(keys.size()); ++i) {
+                    const std::uint32_t partner = before[static_cast<std::size_t>(i ^ j)];
+                    if (gm::bitonic_takes_partner(i, j, k, before[static_cast<std::size_t>(i)], partner)) keys[static_cast<std::size_t>(i)] = partner;
+                }
+            }
+    };
+    for (count_t n : {1, 2, 5, 16, 17, 31, 32, 33, 100, 1000, 4096}) {
+        const count_t len = gm::ceil_pow2(n), run = std::max<count_t>(len, 32);
+        std::vector<std::uint32_t> keys(static_cast<std::size_t>(run));
+        for (count_t i = 0; i < run; ++i) keys[static_cast<std::size_t>(i)] = i < n || i >= len ? static_cast<std::uint32_t>(rng() % 5000) : 0xffffffffu;
+        const std::vector<std::uint32_t> stale(keys.begin() + len, keys.end());
+        warp_steps(keys, 2, std::min<count_t>(len, 32));
+        for (count_t k = 64; k <= len; k <<= 1) {
+            for (count_t j = k >> 1; j >= 32; j >>= 1)
+                for (count_t t = 0; t < len / 2; ++t) {
+                    const count_t i = gm::bitonic_pair_low(t, j);
+                    auto& a = keys[static_cast<std::size_t>(i)];
+                    auto& b = keys[static_cast<std::size_t>(i + j)];
+                    if ((a > b) == gm::bitonic_ascending(i, k)) std::swap(a, b);
+                }
+            warp_steps(keys, k, k);
+        }
+        EXPECT_TRUE(std::is_sorted(keys.begin(), keys.begin() + len)) << n;
+        EXPECT_EQ(std::count(keys.begin(), keys.begin() + len, 0xffffffffu), len - n) << n;
+        std::vector<std::uint32_t> rest(keys.begin() + len, keys.end());
+        std::vector<std::uint32_t> before = stale;
+        std::sort(rest.begin(), rest.end());
+        std::sort(before.begin(), before.end());
+        EXPECT_EQ(rest, before) << n << ": the entries past the network stay among themselves";
+    }
+}
+
 TEST(GmagnusMath, BatchesCoverRowsAndRespectBudget) {
     const std::vector<count_t> prefix{5, 9, 30, 31, 40};  // sizes 5 4 21 1 9
     EXPECT_EQ(gm::batch_end(prefix.data(), 5, 0, 10), 2);

@@ -45,6 +45,10 @@ struct GpuSpgemmOptions {
     // counting, compaction or sort; the dense chunks need no bitmap). false: every numeric phase
     // hashes and sorts. Not used by a one-call product.
     bool keep_c_pattern = true;
+    // The hash accumulators' bitonic sort: the steps that pair elements of one warp's 32 in registers
+    // with shuffles and only the others in shared memory (true), or every step in shared memory with
+    // a barrier each (false; for comparison on the GPU).
+    bool warp_sort_steps = true;
 };
 
 // What the GPU run decided and where the time went (milliseconds from CUDA events).

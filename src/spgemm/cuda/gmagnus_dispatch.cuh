@@ -559,12 +559,12 @@ private:
                 const int per_block = warp_rows_per_block(cap, p_.sizes, has_values(P), p_.smem_bytes);
                 launch(launch_name<P>("hash_rows_warp_kernel"), &hash_rows_warp_kernel<P, V, I>, grid_for(n, per_block), per_block * warp_size,
                        static_cast<std::size_t>(per_block * table), ls, n, rows, cap, table, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx,
-                       b_.values, row_nnz_.data(), row_ptr_.data(), stage_off, known_col_.data(), c_col, c_val);
+                       b_.values, row_nnz_.data(), row_ptr_.data(), stage_off, known_col_.data(), c_col, c_val, opt_.warp_sort_steps);
                 continue;
             }
             launch(launch_name<P>("hash_rows_kernel"), &hash_rows_kernel<P, V, I>, n, hash_bin_threads(bn), static_cast<std::size_t>(table), ls,
                    rows, cap, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx, b_.values, row_nnz_.data(), row_ptr_.data(), stage_off,
-                   known_col_.data(), c_col, c_val);
+                   known_col_.data(), c_col, c_val, opt_.warp_sort_steps);
         }
     }
 
@@ -861,7 +861,7 @@ private:
             const auto shmem = static_cast<std::size_t>(hash_smem_bytes(cap, p_.sizes, has_values(P)));
             launch(launch_name<P>("hash_segments_kernel"), &hash_segments_kernel<P, V, I>, n, hash_bin_threads(bn), shmem, hs,
                    hb.bin_ids.data() + hb.bin_begin[bn], hb.segs.data(), cap, v.col[0].data(), v.val[0].data(), v.col[1].data(), v.val[1].data(),
-                   hb.seg_nnz.data(), hb.seg_out.data(), known_col_.data(), c_col, c_val);
+                   hb.seg_nnz.data(), hb.seg_out.data(), known_col_.data(), c_col, c_val, opt_.warp_sort_steps);
         }
         const count_t nd = hb.bin_begin[nbins_ + 1] - hb.bin_begin[nbins_];
         if (nd > 0) {

@@ -599,19 +599,61 @@ __device__ void write_known(const I* keys, const V* vals, count_t cap, const I* 
     }
 }
 
+// The bitonic steps (k_size, j) for k_size in [k_first, k_last] and j < 32 (j from min(k_size/2, 16)
+// down to 1), on elements [0, run) of the table (run a multiple of 32): each warp loads elements
+// i = rank, rank + G::size(), ... (a 32-aligned run per load, lane = i % 32), takes the steps in
+// registers — the partner's key and value by shuffle, bitonic_takes_partner — and stores them
+// back. Between two such passes the table is in shared memory (a barrier orders them). With
+// k_last < 32 (a network of fewer than 32 elements) elements past k_last pair only among
+// themselves: whatever the table holds there is never mixed in.
+template <class G, class V, class I>
+__device__ __forceinline__ void bitonic_warp_steps(I* keys, V* vals, unsigned run, unsigned k_first, unsigned k_last) {
+    using U = std::make_unsigned_t<I>;
+    constexpr unsigned all = 0xffffffffu;
+    for (unsigned i = G::rank(); i < run; i += G::size()) {  // whole warps: run and G::size() are multiples of 32
+        const unsigned lane = i % warp_size;
+        I key = keys[i];
+        V val = vals[i];
+        for (unsigned k = k_first; k <= k_last; k <<= 1)
+            for (unsigned j = (k >> 1) < warp_size ? (k >> 1) : warp_size / 2; j > 0; j >>= 1) {
+                const I pk = __shfl_sync(all, key, static_cast<int>(lane ^ j));
+                const V pv = __shfl_sync(all, val, static_cast<int>(lane ^ j));
+                if (bitonic_takes_partner(i, j, k, static_cast<U>(key), static_cast<U>(pk))) {
+                    key = pk;
+                    val = pv;
+                }
+            }
+        keys[i] = key;
+        vals[i] = val;
+    }
+}
+
 // Sorts the table's n entries (compacted first, so the bitonic network spans the next power of two
-// of n, not the whole table: the table is at most half full) and writes them with column base.
+// of n, not the whole table: the table is at most half full) and writes them with column base. The steps with j < 32 pair elements of one warp's 32-element run: they go in
+// registers with shuffles (bitonic_warp_steps: the first five sizes whole, then the last five steps
+// of each size), and only the steps with j >= 32 pair elements in shared memory, a barrier each:
+// for 8192 entries 36 shared-memory steps and 46 barriers where the whole network in shared memory
+// took 91 steps and 92 barriers; a warp's row (at most 32 entries) takes the network's steps with
+// 2 warp barriers instead of one a step (GmagnusMath.BitonicWarpStepsSort runs this schedule on the
+// host).
+// warp_steps false (GpuSpgemmOptions::warp_sort_steps, for comparison on the GPU): every step in
+// shared memory.
 template <class G, class V, class I>
 __device__ void sort_and_write(I* keys, V* vals, count_t cap, unsigned n, count_t base, I* __restrict__ out_col, V* __restrict__ out_val,
-                               unsigned* warp_counts) {
+                               unsigned* warp_counts, bool warp_steps) {
     using U = std::make_unsigned_t<I>;
     if (n == 0) return;
     compact_table<G>(keys, vals, static_cast<unsigned>(cap), warp_counts);
     const auto len = static_cast<unsigned>(ceil_pow2(n));
     for (unsigned i = n + G::rank(); i < len; i += G::size()) keys[i] = I(-1);  // empty sorts last
     G::sync();
-    for (unsigned k = 2; k <= len; k <<= 1) {
-        for (unsigned j = k >> 1; j > 0; j >>= 1) {
+    if (warp_steps) {  // the sizes up to 32 over whole 32-element runs (tables have at least 32 entries)
+        bitonic_warp_steps<G>(keys, vals, len < warp_size ? warp_size : len, 2, len < warp_size ? len : warp_size);
+        G::sync();
+    }
+    const unsigned smem_j = warp_steps ? warp_size : 1;  // the steps with j >= smem_j go through shared memory
+    for (unsigned k = 2 * smem_j; k <= len; k <<= 1) {
+        for (unsigned j = k >> 1; j >= smem_j; j >>= 1) {
             for (unsigned t = G::rank(); t < len / 2; t += G::size()) {
                 const auto i = static_cast<unsigned>(bitonic_pair_low(t, j));
                 const unsigned q = i + j;
@@ -624,6 +666,10 @@ __device__ void sort_and_write(I* keys, V* vals, count_t cap, unsigned n, count_
                     vals[q] = tv;
                 }
             }
+            G::sync();
+        }
+        if (warp_steps) {
+            bitonic_warp_steps<G>(keys, vals, len, k, k);
             G::sync();
         }
     }
@@ -771,7 +817,7 @@ template <Phase P, class V, class I>
 static __global__ void __launch_bounds__(hash_max_threads, 1) hash_rows_kernel(const count_t* __restrict__ rows, count_t cap, const count_t* __restrict__ a_ptr, const I* __restrict__ a_col,
                                  const V* __restrict__ a_val, const count_t* __restrict__ b_ptr, const I* __restrict__ b_col, const V* __restrict__ b_val,
                                  count_t* __restrict__ row_nnz, const count_t* __restrict__ c_ptr, const count_t* __restrict__ stage_off,
-                                 const I* __restrict__ known_col, I* __restrict__ c_col, V* __restrict__ c_val) {
+                                 const I* __restrict__ known_col, I* __restrict__ c_col, V* __restrict__ c_val, bool warp_sort) {
     GIGASPARSE_DYNAMIC_SHARED(smem_raw);
     V* vals = reinterpret_cast<V*>(smem_raw);
     I* keys = reinterpret_cast<I*>(has_values(P) ? smem_raw + cap * sizeof(V) : smem_raw);
@@ -802,7 +848,7 @@ static __global__ void __launch_bounds__(hash_max_threads, 1) hash_rows_kernel(c
     }
     if constexpr (has_values(P)) {
         const count_t out = light_row_out<P>(row, blockIdx.x, c_ptr, stage_off);
-        sort_and_write<BlockGroup>(keys, vals, cap, n_unique, 0, c_col + out, c_val + out, warp_counts);
+        sort_and_write<BlockGroup>(keys, vals, cap, n_unique, 0, c_col + out, c_val + out, warp_counts, warp_sort);
     }
 }
 
@@ -821,7 +867,7 @@ static __global__ void __launch_bounds__(warp_rows_max_warps * warp_size, warp_r
     count_t nrows, const count_t* __restrict__ rows, count_t cap, count_t table_bytes, const count_t* __restrict__ a_ptr, const I* __restrict__ a_col,
     const V* __restrict__ a_val, const count_t* __restrict__ b_ptr, const I* __restrict__ b_col, const V* __restrict__ b_val,
     count_t* __restrict__ row_nnz, const count_t* __restrict__ c_ptr, const count_t* __restrict__ stage_off, const I* __restrict__ known_col,
-    I* __restrict__ c_col, V* __restrict__ c_val) {
+    I* __restrict__ c_col, V* __restrict__ c_val, bool warp_sort) {
     GIGASPARSE_DYNAMIC_SHARED(smem_raw);
     __shared__ unsigned n_unique[warp_rows_max_warps];
     __shared__ unsigned warp_counts[warp_rows_max_warps];
@@ -853,7 +899,7 @@ static __global__ void __launch_bounds__(warp_rows_max_warps * warp_size, warp_r
     }
     if constexpr (has_values(P)) {
         const count_t out = light_row_out<P>(row, x, c_ptr, stage_off);
-        sort_and_write<WarpGroup>(keys, vals, cap, n_unique[warp], 0, c_col + out, c_val + out, &warp_counts[warp]);
+        sort_and_write<WarpGroup>(keys, vals, cap, n_unique[warp], 0, c_col + out, c_val + out, &warp_counts[warp], warp_sort);
     }
 }
 
@@ -877,7 +923,8 @@ static __global__ void unstage_rows_kernel(count_t n, const count_t* __restrict_
 template <Phase P, class V, class I>
 static __global__ void __launch_bounds__(hash_max_threads) hash_segments_kernel(const count_t* __restrict__ ids, const Segment* __restrict__ segs, count_t cap, const I* __restrict__ col0,
                                      const V* __restrict__ val0, const I* __restrict__ col1, const V* __restrict__ val1, count_t* __restrict__ seg_nnz,
-                                     const count_t* __restrict__ seg_out, const I* __restrict__ known_col, I* __restrict__ c_col, V* __restrict__ c_val) {
+                                     const count_t* __restrict__ seg_out, const I* __restrict__ known_col, I* __restrict__ c_col, V* __restrict__ c_val,
+                                     bool warp_sort) {
     static_assert(P != Phase::once, "chunks are counted, then accumulated");
     GIGASPARSE_DYNAMIC_SHARED(smem_raw);
     V* vals = reinterpret_cast<V*>(smem_raw);
@@ -904,7 +951,7 @@ static __global__ void __launch_bounds__(hash_max_threads) hash_segments_kernel(
         const count_t out = seg_out[id];
         write_known<BlockGroup>(keys, vals, cap, known_col + out, seg_nnz[id], sg.base, c_col + out, c_val + out);
     } else {
-        sort_and_write<BlockGroup>(keys, vals, cap, n_unique, sg.base, c_col + seg_out[id], c_val + seg_out[id], warp_counts);
+        sort_and_write<BlockGroup>(keys, vals, cap, n_unique, sg.base, c_col + seg_out[id], c_val + seg_out[id], warp_counts, warp_sort);
     }
 }
 

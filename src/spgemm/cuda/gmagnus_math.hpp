@@ -435,6 +435,14 @@ GIGASPARSE_HD constexpr count_t scan_order_to_storage(count_t v, count_t warps, 
 // each take one pair), ascending when (i & k_size) == 0.
 GIGASPARSE_HD constexpr count_t bitonic_pair_low(count_t t, count_t j) { return ((t & ~(j - 1)) << 1) | (t & (j - 1)); }
 GIGASPARSE_HD constexpr bool bitonic_ascending(count_t i, count_t k_size) { return (i & k_size) == 0; }
+// The same step taken by each element alone: element i, holding `mine`, takes its partner's (i ^ j)
+// key when the pair is out of order — the lower index of an ascending pair keeps the smaller key,
+// of a descending pair the larger. The warp stages of sort_and_write (j < 32) run this way, the
+// partner's key and value from a shuffle.
+template <class U>
+GIGASPARSE_HD constexpr bool bitonic_takes_partner(count_t i, count_t j, count_t k_size, U mine, U partner) {
+    return ((i & j) == 0) == bitonic_ascending(i, k_size) ? partner < mine : partner > mine;
+}
 
 }  // namespace gmagnus
 }  // namespace GIGASPARSE_CUDA_ABI
