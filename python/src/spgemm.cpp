@@ -109,6 +109,7 @@ nb::dict stats_dict(const SpgemmStats& s) {
         gpu["levels"] = g.nlevels;
         gpu["levels_run"] = g.levels_run;
         gpu["batches"] = g.batches;
+        gpu["replanned"] = g.replanned;
         gpu["tau"] = g.tau;
         gpu["device_bytes_peak"] = g.device_bytes_peak;
         gpu["light_stage_bytes"] = g.light_stage_bytes;

@@ -695,6 +695,39 @@ TEST(CudaSpgemm, SimulatedSmallDeviceBatchesHeavyRowsOrReportsOutOfMemory) {
     cuda_sim::reset();
 }
 
+// The heavy rows' batches are cut before C's size is known, and the numeric phase rebuilds them
+// beside C: on a device of A, 1.8 C and nothing more, the symbolic phase's first batches would
+// not fit beside C (the products failed below 2.2 C before), so it cuts them again with C's bytes
+// set aside (GpuSpgemmStats::replanned), for a one-call product and for a plan's numeric phases.
+TEST(CudaSpgemm, SimulatedTightDeviceCutsTheBatchesBesideC) {
+    auto a = gs::test::rmat_like<double, std::int32_t>(9, 9, 16, 51);
+    const auto c = gs::reference::spgemm(a.view(), a.view());
+    const std::int64_t csr_bytes = (a.nrows + 1) * 8 + a.nnz() * 12, c_bytes = (c.nrows + 1) * 8 + c.nnz() * 12;
+    for (const double room : {3.0, 1.8}) {
+        SCOPED_TRACE("device of A and " + std::to_string(room) + " C");
+        cuda_sim::config() = cuda_sim::default_config();
+        cuda_sim::config().device_memory = static_cast<std::size_t>(static_cast<double>(csr_bytes) + room * static_cast<double>(c_bytes));
+        const auto st = expect_matches(a, a, budget(4096), "one call");
+        EXPECT_GT(st.batches, 1);
+        EXPECT_EQ(st.replanned, room < 2);
+        EXPECT_LE(st.device_bytes_peak, static_cast<std::int64_t>(cuda_sim::config().device_memory));
+        cuda_sim::reset();
+        {
+            gs::cuda::GpuSpgemmPlan<double, std::int32_t> plan(budget(4096));
+            plan.symbolic(a.view(), a.view());
+            EXPECT_EQ(plan.stats().replanned, room < 2);
+            for (int round = 0; round < 2; ++round) {
+                new_values(a, round);
+                const auto got = plan.numeric(a.view(), a.view());
+                EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(a.view(), a.view()).view(), got.view(), 1e-10)) << "plan, round " << round;
+            }
+        }
+        EXPECT_EQ(cuda_sim::stats().allocations_live, 0);
+    }
+    cuda_sim::config() = cuda_sim::default_config();
+    cuda_sim::reset();
+}
+
 TEST(CudaSpgemm, SimulatedSharedMemoryTooSmallIsNotSupported) {
     const auto a = gs::test::random_csr<double, std::int32_t>(50, 50, 4, 3);
     cuda_sim::reset();

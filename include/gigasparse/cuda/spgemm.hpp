@@ -60,6 +60,7 @@ struct GpuSpgemmStats {
     std::int64_t heavy_rows = 0, light_rows = 0;
     std::int64_t heavy_products = 0;   // nnz(Ĉ)
     std::int64_t batches = 0;
+    bool replanned = false;  // the heavy rows were cut again into smaller batches, to fit beside C (a second symbolic pass)
     std::int64_t nnz_c = 0;
     std::int64_t device_bytes_peak = 0;  // bytes held by the computation (inputs and output included)
     std::int64_t light_stage_bytes = 0;  // the light rows' staging when they ran in one pass (0: two passes)

@@ -208,75 +208,24 @@ public:
     // keep_values: the next numeric() gets the same values (one product): a single batch's
     // intermediate is kept for it instead of being rebuilt. inputs_external: A and B were not
     // allocated through this object's tracker (their bytes are added for device_bytes_peak).
-    // Returns after the device finished (C's nnz is known).
+    // Returns after the device finished (C's nnz is known). The heavy rows' batches are cut before
+    // C's size is known, but the numeric phase rebuilds them (or keeps one) beside C: when C and the
+    // largest batch would not fit the device together, the pattern work runs again with C's bytes
+    // set aside from the automatic intermediate budget (smaller batches), so that the product fails
+    // only when C and the work it needs cannot fit.
     void symbolic(DeviceCsrRef<V, I> a, DeviceCsrRef<V, I> b, bool keep_values, bool inputs_external) {
-        planned_ = false;
-        batches_.clear();
-        kept_.reset();
-        stage_ = LightStage<V, I>{};
-        known_col_ = DeviceBuffer<I>{};
-        keep_pattern_ = !keep_values && opt_.keep_c_pattern;
-        st_ = GpuSpgemmStats{};
-        a_ = a;
-        b_ = b;
-        const std::int64_t input_bytes = a.bytes() + (a.same(b) ? 0 : b.bytes());
-        if (inputs_external) mem_.add(input_bytes);  // device_bytes_peak counts the inputs either way
-        check(cudaSetDevice(opt_.device), "cudaSetDevice");
-        const cudaStream_t hs = heavy_.get(), ls = light_.get();
-        Event t0, t_setup, t_sym;
-        t0.record(hs);  // the setup phase includes the parameters' device queries
-        choose_params(b.ncols);
-        temp_h_.buf.allocate(0, at(hs));
-
-        PhaseTimer timer;
-        m_ = a.nrows;
-        n_ = b.ncols;
-        setup();
-        const bool once = keep_values && stage_light_rows();
-        t_setup.record(hs);
-        // light rows on the light stream, heavy rows (batches) on the heavy stream
-        check(cudaStreamWaitEvent(ls, t_setup.get()), "cudaStreamWaitEvent");
-        const std::size_t t_light = timer.start(ls);
-        if (once) light_rows<Phase::once>(stage_.col.data(), stage_.val.data());
-        else light_rows<Phase::symbolic>(nullptr, nullptr);
-        timer.stop(t_light, ls, &st_.light_ms);
-        plan_batches();
-        for (const BatchSpan& batch : batches_plan_) {
-            HeavyValues<V, I> v;
-            HeavyBatch hb = build_batch(batch, v, timer);
-            segment_phase<Phase::symbolic>(hb, v, nullptr, nullptr);
-            if (keep_values && batches_plan_.size() == 1) kept_ = std::make_unique<HeavyValues<V, I>>(std::move(v));  // else freed in stream order
-            batches_.push_back(std::move(hb));
-        }
-        Event light_done;
-        light_done.record(ls);
-        check(cudaStreamWaitEvent(hs, light_done.get()), "cudaStreamWaitEvent");
-        // row offsets of C, then where each segment's entries go
-        row_ptr_.allocate(m_ + 1, at(hs));
-        check(cudaMemsetAsync(row_ptr_.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
-        if (m_ > 0)
-            temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
-                return cub::DeviceScan::InclusiveSum(t, b, row_nnz_.data(), row_ptr_.data() + 1, m_, hs);
-            });
-        for (HeavyBatch& hb : batches_) {
-            segment_offsets(hb);
-            if (!keep_pattern_) hb.seg_nnz.allocate(0, at(hs));  // freed in stream order (kept: the known phase's chunk lengths)
-        }
-        // nnz(C) and the B and Ã entries the outer products read, in one round trip (the symbolic
-        // phase ends with its copy)
-        check(cudaMemcpyAsync(traffic_.data() + 2, row_ptr_.data() + m_, sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
-        const auto t = read_device(traffic_.data(), 3, hs, &t_sym);
-        nnz_ = t[2];
-        traffic_bytes_ = t[0] * static_cast<count_t>(sizeof(I) + sizeof(V)) + t[1] * static_cast<count_t>(sizeof(count_t) + sizeof(V));
-        st_.outer_bytes += traffic_bytes_;
-        st_.setup_ms = t_setup.since(t0);
-        st_.symbolic_ms = t_sym.since(t_setup);
-        timer.collect();
-        st_.nnz_c = nnz_;
-        st_.device_bytes_peak = mem_.peak;
-        if (inputs_external) mem_.remove(input_bytes);
-        sym_ = st_;
-        planned_ = true;
+        c_reserve_ = 0;
+        symbolic_pass(a, b, keep_values, inputs_external);
+        if (opt_.intermediate_budget_bytes > 0 || batches_plan_.empty()) return;
+        const count_t elem = static_cast<count_t>(sizeof(I) + sizeof(V));
+        const count_t c_bytes = nnz_ * elem + (m_ + 1) * static_cast<count_t>(sizeof(count_t));
+        count_t batch_bytes = 0;  // what the numeric phase allocates for a batch it rebuilds (none for a kept one)
+        if (!kept_)
+            for (const BatchSpan& bs : batches_plan_) batch_bytes = std::max(batch_bytes, 2 * bs.products * elem);
+        if (c_bytes + batch_bytes <= available_bytes()) return;
+        c_reserve_ = c_bytes;
+        symbolic_pass(a, b, keep_values, inputs_external);
+        sym_.replanned = st_.replanned = true;
     }
 
     // C = A·B with the current values of A and B, whose patterns are those given to symbolic()
@@ -358,6 +307,77 @@ public:
     MemoryTracker* tracker() { return &mem_; }
 
 private:
+    // One run of the pattern work (symbolic()), its intermediate budget less c_reserve_.
+    void symbolic_pass(DeviceCsrRef<V, I> a, DeviceCsrRef<V, I> b, bool keep_values, bool inputs_external) {
+        planned_ = false;
+        batches_.clear();
+        kept_.reset();
+        stage_ = LightStage<V, I>{};
+        known_col_ = DeviceBuffer<I>{};
+        keep_pattern_ = !keep_values && opt_.keep_c_pattern;
+        st_ = GpuSpgemmStats{};
+        a_ = a;
+        b_ = b;
+        const std::int64_t input_bytes = a.bytes() + (a.same(b) ? 0 : b.bytes());
+        if (inputs_external) mem_.add(input_bytes);  // device_bytes_peak counts the inputs either way
+        check(cudaSetDevice(opt_.device), "cudaSetDevice");
+        const cudaStream_t hs = heavy_.get(), ls = light_.get();
+        Event t0, t_setup, t_sym;
+        t0.record(hs);  // the setup phase includes the parameters' device queries
+        choose_params(b.ncols);
+        temp_h_.buf.allocate(0, at(hs));
+
+        PhaseTimer timer;
+        m_ = a.nrows;
+        n_ = b.ncols;
+        setup();
+        const bool once = keep_values && stage_light_rows();
+        t_setup.record(hs);
+        // light rows on the light stream, heavy rows (batches) on the heavy stream
+        check(cudaStreamWaitEvent(ls, t_setup.get()), "cudaStreamWaitEvent");
+        const std::size_t t_light = timer.start(ls);
+        if (once) light_rows<Phase::once>(stage_.col.data(), stage_.val.data());
+        else light_rows<Phase::symbolic>(nullptr, nullptr);
+        timer.stop(t_light, ls, &st_.light_ms);
+        plan_batches();
+        for (const BatchSpan& batch : batches_plan_) {
+            HeavyValues<V, I> v;
+            HeavyBatch hb = build_batch(batch, v, timer);
+            segment_phase<Phase::symbolic>(hb, v, nullptr, nullptr);
+            if (keep_values && batches_plan_.size() == 1) kept_ = std::make_unique<HeavyValues<V, I>>(std::move(v));  // else freed in stream order
+            batches_.push_back(std::move(hb));
+        }
+        Event light_done;
+        light_done.record(ls);
+        check(cudaStreamWaitEvent(hs, light_done.get()), "cudaStreamWaitEvent");
+        // row offsets of C, then where each segment's entries go
+        row_ptr_.allocate(m_ + 1, at(hs));
+        check(cudaMemsetAsync(row_ptr_.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
+        if (m_ > 0)
+            temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
+                return cub::DeviceScan::InclusiveSum(t, b, row_nnz_.data(), row_ptr_.data() + 1, m_, hs);
+            });
+        for (HeavyBatch& hb : batches_) {
+            segment_offsets(hb);
+            if (!keep_pattern_) hb.seg_nnz.allocate(0, at(hs));  // freed in stream order (kept: the known phase's chunk lengths)
+        }
+        // nnz(C) and the B and Ã entries the outer products read, in one round trip (the symbolic
+        // phase ends with its copy)
+        check(cudaMemcpyAsync(traffic_.data() + 2, row_ptr_.data() + m_, sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
+        const auto t = read_device(traffic_.data(), 3, hs, &t_sym);
+        nnz_ = t[2];
+        traffic_bytes_ = t[0] * static_cast<count_t>(sizeof(I) + sizeof(V)) + t[1] * static_cast<count_t>(sizeof(count_t) + sizeof(V));
+        st_.outer_bytes += traffic_bytes_;
+        st_.setup_ms = t_setup.since(t0);
+        st_.symbolic_ms = t_sym.since(t_setup);
+        timer.collect();
+        st_.nnz_c = nnz_;
+        st_.device_bytes_peak = mem_.peak;
+        if (inputs_external) mem_.remove(input_bytes);
+        sym_ = st_;
+        planned_ = true;
+    }
+
     void choose_params(count_t b_cols) {
         int smem_optin = 0;  // one attribute: cudaGetDeviceProperties queries them all (slow)
         check(cudaDeviceGetAttribute(&smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, opt_.device), "cudaDeviceGetAttribute");
@@ -492,7 +512,8 @@ private:
         if (!opt_.one_pass_light_rows || n == 0) return false;
         const std::int64_t bytes = products * static_cast<count_t>(sizeof(I) + sizeof(V)) + n * static_cast<count_t>(sizeof(count_t));
         const std::int64_t heavy_bytes = st_.heavy_products * 2 * static_cast<count_t>(sizeof(I) + sizeof(V));
-        if (!stage_light_rows_fits(bytes, heavy_bytes, available_bytes(), opt_.light_stage_budget_bytes, opt_.intermediate_budget_bytes > 0))
+        if (!stage_light_rows_fits(bytes, heavy_bytes, std::max<std::int64_t>(available_bytes() - c_reserve_, 0), opt_.light_stage_budget_bytes,
+                                   opt_.intermediate_budget_bytes > 0))
             return false;
         const cudaStream_t hs = heavy_.get();
         DeviceBuffer<count_t> sizes;
@@ -575,7 +596,7 @@ private:
         batches_plan_.clear();
         if (nheavy_ == 0) return;
         std::int64_t budget_bytes = opt_.intermediate_budget_bytes;
-        if (budget_bytes <= 0) budget_bytes = intermediate_budget_bytes(available_bytes());
+        if (budget_bytes <= 0) budget_bytes = intermediate_budget_bytes(std::max<std::int64_t>(available_bytes() - c_reserve_, 0));
         const count_t budget = std::max<count_t>(1, budget_bytes / (2 * static_cast<count_t>(sizeof(I) + sizeof(V))));
         if (st_.heavy_products <= budget) {
             batches_plan_.push_back({0, nheavy_, st_.heavy_products, heavy_entries_});
@@ -933,6 +954,7 @@ private:
     std::unique_ptr<HeavyValues<V, I>> kept_;  // one batch's intermediate, from symbolic(keep_values)
     LightStage<V, I> stage_;                   // the light rows' output, from symbolic(keep_values) in one pass
     DeviceBuffer<I> known_col_;                // C's columns, kept by a plan's first numeric phase for Phase::known
+    count_t c_reserve_ = 0;                    // bytes of C set aside from the automatic budgets (symbolic()'s second pass)
     bool keep_pattern_ = false;                // a plan (symbolic without keep_values) with GpuSpgemmOptions::keep_c_pattern
 };
 
