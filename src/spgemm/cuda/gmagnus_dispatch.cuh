@@ -219,10 +219,13 @@ public:
         if (opt_.intermediate_budget_bytes > 0 || batches_plan_.empty()) return;
         const count_t elem = static_cast<count_t>(sizeof(I) + sizeof(V));
         const count_t c_bytes = nnz_ * elem + (m_ + 1) * static_cast<count_t>(sizeof(count_t));
-        count_t batch_bytes = 0;  // what the numeric phase allocates for a batch it rebuilds (none for a kept one)
-        if (!kept_)
+        // beside C the numeric phase rebuilds each batch (the light rows' staging still held), or
+        // keeps the one batch (the staging dropped if C needs it)
+        count_t batch_bytes = 0, droppable = 0;
+        if (kept_) droppable = st_.light_stage_bytes;
+        else
             for (const BatchSpan& bs : batches_plan_) batch_bytes = std::max(batch_bytes, 2 * bs.products * elem);
-        if (c_bytes + batch_bytes <= available_bytes()) return;
+        if (c_bytes + batch_bytes <= available_bytes() + droppable) return;
         c_reserve_ = c_bytes;
         symbolic_pass(a, b, keep_values, inputs_external);
         sym_.replanned = st_.replanned = true;
