@@ -502,6 +502,9 @@ private:
         check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
         return static_cast<std::int64_t>(free_b) + pool_cached_bytes(current_memory_pool());
     }
+    // What the automatic budgets (light-row staging, heavy intermediate) divide: the available bytes
+    // less C's when symbolic() cuts the batches again beside C.
+    std::int64_t budget_bytes_available() const { return std::max<std::int64_t>(available_bytes() - c_reserve_, 0); }
 
     // One-call products (symbolic keeping the values): the light rows in one pass (Phase::once)
     // when GpuSpgemmOptions::one_pass_light_rows allows and their staging — a slot per product, at
@@ -515,8 +518,7 @@ private:
         if (!opt_.one_pass_light_rows || n == 0) return false;
         const std::int64_t bytes = products * static_cast<count_t>(sizeof(I) + sizeof(V)) + n * static_cast<count_t>(sizeof(count_t));
         const std::int64_t heavy_bytes = st_.heavy_products * 2 * static_cast<count_t>(sizeof(I) + sizeof(V));
-        if (!stage_light_rows_fits(bytes, heavy_bytes, std::max<std::int64_t>(available_bytes() - c_reserve_, 0), opt_.light_stage_budget_bytes,
-                                   opt_.intermediate_budget_bytes > 0))
+        if (!stage_light_rows_fits(bytes, heavy_bytes, budget_bytes_available(), opt_.light_stage_budget_bytes, opt_.intermediate_budget_bytes > 0))
             return false;
         const cudaStream_t hs = heavy_.get();
         DeviceBuffer<count_t> sizes;
@@ -599,7 +601,7 @@ private:
         batches_plan_.clear();
         if (nheavy_ == 0) return;
         std::int64_t budget_bytes = opt_.intermediate_budget_bytes;
-        if (budget_bytes <= 0) budget_bytes = intermediate_budget_bytes(std::max<std::int64_t>(available_bytes() - c_reserve_, 0));
+        if (budget_bytes <= 0) budget_bytes = intermediate_budget_bytes(budget_bytes_available());
         const count_t budget = std::max<count_t>(1, budget_bytes / (2 * static_cast<count_t>(sizeof(I) + sizeof(V))));
         if (st_.heavy_products <= budget) {
             batches_plan_.push_back({0, nheavy_, st_.heavy_products, heavy_entries_});

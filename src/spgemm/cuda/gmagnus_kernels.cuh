@@ -629,8 +629,8 @@ __device__ __forceinline__ void bitonic_warp_steps(I* keys, V* vals, unsigned ru
 }
 
 // Sorts the table's n entries (compacted first, so the bitonic network spans the next power of two
-// of n, not the whole table: the table is at most half full) and writes them with column base. The steps with j < 32 pair elements of one warp's 32-element run: they go in
-// registers with shuffles (bitonic_warp_steps: the first five sizes whole, then the last five steps
+// of n, not the whole table: the table is at most half full) and writes them with column base. The
+// steps with j < 32 pair elements of one warp's 32-element run: they go in registers with shuffles (bitonic_warp_steps: the first five sizes whole, then the last five steps
 // of each size), and only the steps with j >= 32 pair elements in shared memory, a barrier each:
 // for 8192 entries 36 shared-memory steps and 46 barriers where the whole network in shared memory
 // took 91 steps and 92 barriers; a warp's row (at most 32 entries) takes the network's steps with
@@ -805,10 +805,26 @@ __device__ __forceinline__ void for_each_row_product_block(count_t a_begin, coun
 // products, then the row written at c_ptr[row] in that order.
 inline constexpr int hash_max_threads = 1024;  // hash_bin_threads() never exceeds this (launch bound of the hash kernels)
 
-// Where a light row's sorted entries go: C's row (numeric) or its staging offset (once).
-template <Phase P>
-__device__ __forceinline__ count_t light_row_out(count_t row, count_t x, const count_t* __restrict__ c_ptr, const count_t* __restrict__ stage_off) {
-    return P == Phase::once ? stage_off[x] : c_ptr[row];
+// The end of a light row in phase P, once its products are in the table (and a barrier of G):
+// known, the row written in its known columns' order; symbolic and once, its count; numeric and
+// once, its sorted entries at C's row (numeric) or at its staging offset stage_off[x] (once).
+template <Phase P, class G, class V, class I>
+__device__ __forceinline__ void finish_light_row(I* keys, V* vals, count_t cap, count_t row, count_t x, unsigned n_unique, count_t* __restrict__ row_nnz,
+                                                 const count_t* __restrict__ c_ptr, const count_t* __restrict__ stage_off,
+                                                 const I* __restrict__ known_col, I* __restrict__ c_col, V* __restrict__ c_val, unsigned* warp_counts,
+                                                 bool warp_sort) {
+    if constexpr (P == Phase::known) {
+        const count_t out = c_ptr[row];
+        write_known<G>(keys, vals, cap, known_col + out, c_ptr[row + 1] - out, 0, c_col + out, c_val + out);
+    } else {
+        if constexpr (P == Phase::symbolic || P == Phase::once) {
+            if (G::rank() == 0) row_nnz[row] = n_unique;
+        }
+        if constexpr (has_values(P)) {
+            const count_t out = P == Phase::once ? stage_off[x] : c_ptr[row];
+            sort_and_write<G>(keys, vals, cap, n_unique, 0, c_col + out, c_val + out, warp_counts, warp_sort);
+        }
+    }
 }
 
 // Launch bound with one block per SM: without the minimum, ptxas (nvcc 13, sm_90) held the numeric
@@ -838,18 +854,8 @@ static __global__ void __launch_bounds__(hash_max_threads, 1) hash_rows_kernel(c
     for_each_row_product_block<P>(a_ptr[row], a_ptr[row + 1], a_col, a_val, b_ptr, walk,
                                   [&](count_t q, V av) { accumulate<P>(keys, vals, cap, b_col[q], has_values(P) ? av * b_val[q] : V(0), &n_unique); });
     __syncthreads();
-    if constexpr (P == Phase::known) {
-        const count_t out = c_ptr[row];
-        write_known<BlockGroup>(keys, vals, cap, known_col + out, c_ptr[row + 1] - out, 0, c_col + out, c_val + out);
-        return;
-    }
-    if constexpr (P == Phase::symbolic || P == Phase::once) {
-        if (threadIdx.x == 0) row_nnz[row] = n_unique;
-    }
-    if constexpr (has_values(P)) {
-        const count_t out = light_row_out<P>(row, blockIdx.x, c_ptr, stage_off);
-        sort_and_write<BlockGroup>(keys, vals, cap, n_unique, 0, c_col + out, c_val + out, warp_counts, warp_sort);
-    }
+    finish_light_row<P, BlockGroup>(keys, vals, cap, row, blockIdx.x, n_unique, row_nnz, c_ptr, stage_off, known_col, c_col, c_val, warp_counts,
+                                    warp_sort);
 }
 
 // Light rows of the bins whose table needs one warp (hash_bin_threads == 32): one warp per row,
@@ -889,18 +895,8 @@ static __global__ void __launch_bounds__(warp_rows_max_warps * warp_size, warp_r
         accumulate<P>(keys, vals, cap, b_col[q], has_values(P) ? av * b_val[q] : V(0), &n_unique[warp]);
     });
     __syncwarp();
-    if constexpr (P == Phase::known) {
-        const count_t out = c_ptr[row];
-        write_known<WarpGroup>(keys, vals, cap, known_col + out, c_ptr[row + 1] - out, 0, c_col + out, c_val + out);
-        return;
-    }
-    if constexpr (P == Phase::symbolic || P == Phase::once) {
-        if (lane == 0) row_nnz[row] = n_unique[warp];
-    }
-    if constexpr (has_values(P)) {
-        const count_t out = light_row_out<P>(row, x, c_ptr, stage_off);
-        sort_and_write<WarpGroup>(keys, vals, cap, n_unique[warp], 0, c_col + out, c_val + out, &warp_counts[warp], warp_sort);
-    }
+    finish_light_row<P, WarpGroup>(keys, vals, cap, row, x, n_unique[warp], row_nnz, c_ptr, stage_off, known_col, c_col, c_val, &warp_counts[warp],
+                                   warp_sort);
 }
 
 // The numeric phase of light rows accumulated once (Phase::once): light row x's sorted entries move
