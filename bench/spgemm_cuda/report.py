@@ -70,15 +70,25 @@ def cell(s):
 def options_of(run):
     ms = run.get("multisplit_threads", 0) or 256
     outer = run.get("outer_threads", 0) or "default"
-    light = "warp per short light row" if run.get("warp_light_rows", True) else "block per light row"
+    light = "block per light row"
+    if run.get("warp_light_rows", True):
+        # runs before warp_row_products existed: a warp per row of at most 32 products
+        light = f"warp per light row of at most {run.get('warp_row_products', 32) or 512} products (full bins)"
     resident = run.get("resident_blocks", 0) or 1
+    # runs before light_streams existed: the bins one after the other on one stream
+    streams = run.get("light_streams", 1) or 3
+    light += f", light bins on {streams} stream{'s' if streams > 1 else ''}"
+    # runs before fit_hash_blocks existed: half the table, at most 1024 threads
+    light += ", hash blocks sized for residency" if run.get("fit_hash_blocks", False) else ", hash blocks of half the table"
     passes = "light rows in one pass" if run.get("one_pass_light_rows", False) else "light rows in two passes"
     sort = "sort steps within a warp by shuffles" if run.get("warp_sort_steps", False) else "sort steps in shared memory"
     return f"multisplit {ms} threads, outer product {outer} threads, {light}, {passes}, {sort}" + (f", {resident} resident blocks" if resident > 1 else "")
 
 
 def options_key(run):
-    return (run.get("multisplit_threads", 0) or 256, run.get("outer_threads", 0), run.get("warp_light_rows", True), run.get("resident_blocks", 0) or 1,
+    return (run.get("multisplit_threads", 0) or 256, run.get("outer_threads", 0), run.get("warp_light_rows", True),
+            run.get("warp_row_products", 32) or 512, run.get("light_streams", 1) or 3, run.get("fit_hash_blocks", False),
+            run.get("resident_blocks", 0) or 1,
             run.get("one_pass_light_rows", False), run.get("warp_sort_steps", False))
 
 

@@ -532,6 +532,24 @@ TEST(CudaSpgemm, BlockSizeOptions) {
     expect_matches(light, light, {}, "warp per light row");
     EXPECT_TRUE(kernels_run.count("hash_rows_warp_kernel (once)"));
 #endif
+    // hash blocks of half the table (up to 1024 threads) instead of sized for residency: the same product,
+    // light rows and heavy rows' chunks
+    {
+        GpuSpgemmOptions o = budget(16384, 1 << 15);
+        const auto fit = expect_matches(a, b, o, "hash blocks sized for residency");
+        o.fit_hash_blocks = false;
+        const auto wide = expect_matches(a, b, o, "hash blocks of half the table");
+        EXPECT_GT(wide.heavy_rows, 0);
+        EXPECT_EQ(wide.nnz_c, fit.nnz_c);
+    }
+    // the light bins one after the other on the light stream, and in turn on 8 streams: the same product
+    for (const int streams : {1, 8}) {
+        GpuSpgemmOptions o;
+        o.light_streams = streams;
+        expect_matches(light, light, o, std::to_string(streams) + " light streams");
+        o.one_pass_light_rows = false;
+        expect_matches(light, light, o, std::to_string(streams) + " light streams, two passes");
+    }
     // the bitonic sort with every step in shared memory: the same product, in one and two passes and from a plan
     GpuSpgemmOptions smem_sort = budget(4096);
     smem_sort.warp_sort_steps = false;
@@ -547,6 +565,75 @@ TEST(CudaSpgemm, BlockSizeOptions) {
     bad = {};
     bad.resident_blocks = 9;
     EXPECT_THROW(gpu_spgemm(a.view(), b.view(), bad), gs::InvalidArgument);
+    bad = {};
+    bad.light_streams = 9;
+    EXPECT_THROW(gpu_spgemm(a.view(), b.view(), bad), gs::InvalidArgument);
+}
+
+#ifdef GIGASPARSE_CUDA_SIM
+// Launches of the warp-per-row light kernel in phase `suffix` ("" or " (once)", " (known)") by the last call.
+std::int64_t warp_row_launches(const std::string& suffix) {
+    const auto& k = cuda_sim::stats().kernels;
+    const auto it = k.find("hash_rows_warp_kernel" + suffix);
+    return it == k.end() ? 0 : it->second;
+}
+#endif
+
+// Light rows of up to GpuSpgemmOptions::warp_row_products products (512 by default) take a warp each
+// in the bins that hold a block of rows (8) for every SM — one SM here, so this product's bins of
+// 33-512 products do: tables of 128-1024 entries on one warp, their sort's shared-memory steps on
+// warp barriers. The same product as with only the one-warp bins on warps (warp_row_products 32) and
+// as a block per row, in one pass, in two, and from a plan (numeric, then on its kept columns).
+TEST(CudaSpgemm, WarpPerLongerLightRow) {
+    SKIP_WITHOUT_GPU();
+    if (!simulated) GTEST_SKIP() << "the simulator's SM count makes the test's small bins full";
+#ifdef GIGASPARSE_CUDA_SIM
+    cuda_sim::config().sm_count = 1;
+    const auto a = gs::test::rmat_like<double, std::int32_t>(10, 10, 8, 61);
+    const auto st = expect_matches(a, a, {}, "a warp per light row of up to 512 products");
+    EXPECT_EQ(st.heavy_rows, 0);
+    const std::int64_t longer = warp_row_launches(" (once)");
+    GpuSpgemmOptions o;
+    o.warp_row_products = 32;
+    expect_matches(a, a, o, "a warp per light row of up to 32 products");
+    const std::int64_t short_only = warp_row_launches(" (once)");
+    EXPECT_LE(short_only, 2);             // the one-warp bins (tables of 32 and 64 entries)
+    EXPECT_GE(longer, short_only + 3);    // and the bins of 128-1024 entries
+    o = {};
+    o.warp_light_rows = false;
+    expect_matches(a, a, o, "a block per light row");
+    EXPECT_EQ(warp_row_launches(" (once)"), 0);
+    o = {};
+    o.one_pass_light_rows = false;
+    expect_matches(a, a, o, "two passes");
+    EXPECT_EQ(warp_row_launches(""), 2 * longer);  // counted, then accumulated
+    o.warp_sort_steps = false;
+    expect_matches(a, a, o, "two passes, every sort step in shared memory");
+    o = budget(16384);  // a smaller budget: fewer tables a block, some rows heavy
+    expect_matches(a, a, o, "a smaller budget");
+    o.warp_row_products = 100000;  // every light bin on warps, up to the budget's largest table
+    expect_matches(a, a, o, "a smaller budget, every light bin on warps");
+    // double values with 64-bit indices (two rounds of loads in flight instead of four)
+    const auto a64 = gs::test::rmat_like<double, std::int64_t>(10, 10, 8, 62);
+    expect_matches(a64, a64, {}, "double, int64");
+    EXPECT_GE(warp_row_launches(" (once)"), short_only + 3);
+    const auto af = gs::test::rmat_like<float, std::int32_t>(10, 10, 8, 63);
+    expect_matches(af, af, {}, "float, int32");
+    // a plan: symbolic, numeric, then numeric on the kept columns (the known phase)
+    auto ap = a;
+    gs::cuda::GpuSpgemmPlan<double, std::int32_t> plan(GpuSpgemmOptions{});
+    plan.symbolic(ap.view(), ap.view());
+    for (int round = 0; round < 2; ++round) {
+        new_values(ap, round);
+        cuda_sim::reset();
+        const auto c = plan.numeric(ap.view(), ap.view());
+        EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(ap.view(), ap.view()).view(), c.view(), 1e-10)) << "round " << round;
+        EXPECT_GE(warp_row_launches(round == 0 ? "" : " (known)"), short_only + 3) << "round " << round;
+    }
+    GpuSpgemmOptions bad;
+    bad.warp_row_products = -1;
+    EXPECT_THROW(gpu_spgemm(a.view(), a.view(), bad), gs::InvalidArgument);
+#endif
 }
 
 // Rows in any order, duplicates summed (the SpgemmPlan contract): heavy rows go through the CSC

@@ -192,6 +192,51 @@ TEST(GmagnusMath, WarpRowsPerBlock) {
     EXPECT_EQ(gm::hash_bin_capacity(1), 64);
 }
 
+// Residency of a block on an H200 SM (233472 bytes of shared memory, 1 KiB reserved a block), and
+// the hash kernels' block sizes it gives: float values, int32 columns (8 bytes an entry), 45
+// registers, 5264 bytes of static shared memory (hash_rows_kernel's walk), as ptxas reports them.
+TEST(GmagnusMath, HashBlockThreadsKeepTheMostThreadsResident) {
+    constexpr count_t sm = 233472, reserved = 1024, stat = 5264;
+    EXPECT_EQ(gm::resident_blocks_per_sm(1024, 45, 0, sm, reserved), 1);   // registers: 1536 a warp
+    EXPECT_EQ(gm::resident_blocks_per_sm(512, 45, 0, sm, reserved), 2);
+    EXPECT_EQ(gm::resident_blocks_per_sm(256, 32, 0, sm, reserved), 8);    // threads
+    EXPECT_EQ(gm::resident_blocks_per_sm(32, 0, 0, sm, reserved), 32);     // blocks (no register count: no limit)
+    EXPECT_EQ(gm::resident_blocks_per_sm(64, 0, 65536, sm, reserved), 3);  // shared memory
+    const auto threads = [&](count_t capacity) {
+        return gm::hash_block_threads(gm::hash_bin(capacity / 2), capacity * 8, stat, 45, sm, reserved);
+    };
+    EXPECT_EQ(threads(16384), 1024);  // one table an SM: the widest block
+    EXPECT_EQ(threads(8192), 512);    // 2 of 512 threads (registers), as many threads as one of 1024
+    EXPECT_EQ(threads(4096), 256);    // 5 of 256 (registers and shared memory): 1280 threads
+    EXPECT_EQ(threads(2048), 128);    // 10 of 128 (shared memory): 1280
+    EXPECT_EQ(threads(64), 32);       // the one-warp bins stay at a warp
+    for (int bin = 0; bin < 10; ++bin) {  // never above half the table, always a power of two
+        const int t = gm::hash_block_threads(bin, gm::hash_bin_capacity(bin) * 8, stat, 45, sm, reserved);
+        EXPECT_LE(t, gm::hash_bin_threads(bin));
+        EXPECT_EQ(t & (t - 1), 0);
+        EXPECT_GE(t, 32);
+    }
+}
+
+// Which light-row bins take a warp per row: the one-warp tables always; larger ones up to the
+// capacity of rows of GpuSpgemmOptions::warp_row_products when the bin holds a block of rows for every SM.
+TEST(GmagnusMath, LightBinsTakeWarps) {
+    EXPECT_EQ(gm::warp_rows_max_capacity(512), 1024);  // the default: 512 products, tables of 1024
+    EXPECT_EQ(gm::warp_rows_max_capacity(513), 2048);
+    EXPECT_EQ(gm::warp_rows_max_capacity(32), 64);     // only the one-warp bins
+    EXPECT_EQ(gm::warp_rows_max_capacity(1), 32);
+    for (count_t cap : {32, 64}) {  // a block would be one warp: always a warp, however few rows
+        EXPECT_TRUE(gm::light_bin_takes_warps(cap, 1, 32, 8, 132));
+        EXPECT_TRUE(gm::light_bin_takes_warps(cap, 1, 1024, 8, 132));
+    }
+    EXPECT_TRUE(gm::light_bin_takes_warps(1024, 8 * 132, 1024, 8, 132));  // a block of rows per SM
+    EXPECT_FALSE(gm::light_bin_takes_warps(1024, 8 * 132 - 1, 1024, 8, 132));
+    EXPECT_TRUE(gm::light_bin_takes_warps(1024, 3 * 132, 1024, 3, 132));  // smaller blocks (larger tables)
+    EXPECT_FALSE(gm::light_bin_takes_warps(2048, 1 << 20, 1024, 8, 132));  // past the capacity: a block per row
+    EXPECT_FALSE(gm::light_bin_takes_warps(128, 1 << 20, 64, 8, 132));   // warp_row_products 32
+    EXPECT_TRUE(gm::light_bin_takes_warps(128, 8, 1024, 8, 1));           // one SM (the tests' simulator setting)
+}
+
 // The pair mapping visits each (i, i + j) with bit j of i clear once, and the network it drives
 // (as the hash kernels run it: one pair per thread and step) sorts.
 TEST(GmagnusMath, BitonicPairsCoverTheNetworkAndSort) {

@@ -26,6 +26,20 @@ struct GpuSpgemmOptions {
     // Light rows of at most 32 products (the hash bins of one warp): one warp per row, several rows
     // per block (true), or a 32-thread block per row (false; for comparison).
     bool warp_light_rows = true;
+    // With warp_light_rows, longer light rows take a warp each too: those of up to this many products
+    // (0: 512), in the hash bins that hold a block of such rows (8) for every SM; rows of fewer bins
+    // keep a block each. A warp per row keeps up to 40 rows in flight an SM where a block per row keeps
+    // 1 to 5. 32: only the one-warp bins (as before; for comparison). InvalidArgument below 0.
+    std::int64_t warp_row_products = 0;
+    // Streams the light rows' hash bins run on, in turn, largest bin first (0: 3; 1: all on one
+    // stream, one bin after the other, as before; for comparison): bins run beside each other, the
+    // small ones in the SMs' room beside the widest. InvalidArgument outside 0-8.
+    int light_streams = 0;
+    // Threads of the hash kernels' blocks (a light row or chunk each): the power of two up to half
+    // the table that keeps the most threads resident on an SM by its registers and shared memory,
+    // and of those the fewest, so the most rows in flight (true); or half the table, at most 1024
+    // (false: one row an SM for tables of 2048 entries and more; for comparison).
+    bool fit_hash_blocks = true;
     // Blocks of the outer-product and multisplit kernels meant to share an SM (0: 1, the paper's: each
     // block's group fills its shared memory, so one block per SM): 2 to 8 size their groups to the SM's
     // shared memory over this count (smaller groups, more chunks' levels possibly), and the outer product's

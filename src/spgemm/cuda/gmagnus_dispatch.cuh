@@ -28,6 +28,8 @@ inline namespace GIGASPARSE_CUDA_ABI {
 namespace gmagnus {
 
 inline constexpr int multisplit_block = 256;  // default of GpuSpgemmOptions::multisplit_threads (histogram and multisplit kernels)
+inline constexpr count_t default_warp_row_products = 512;
+inline constexpr int default_light_streams = 3;  // default of GpuSpgemmOptions::light_streams  // default of GpuSpgemmOptions::warp_row_products (tables of 1024 entries)
 inline constexpr int outer_block = 1024;  // most threads of the outer product (one block per SM: its offsets fill shared memory); make_params lowers it for small budgets
 inline constexpr int dense_block = 512;
 inline constexpr int simple_block = 256;
@@ -172,6 +174,7 @@ public:
         if (std::uncaught_exceptions() > 0) {
             (void)cudaStreamSynchronize(heavy_.get());
             (void)cudaStreamSynchronize(light_.get());
+            for (const auto& s : bin_streams_) (void)cudaStreamSynchronize(s->get());
         }
     }
     Gmagnus(const Gmagnus&) = delete;
@@ -390,19 +393,25 @@ private:
         const int ms_threads = opt_.multisplit_threads != 0 ? opt_.multisplit_threads : multisplit_block;
         if (opt_.resident_blocks < 0 || opt_.resident_blocks > 8)
             throw InvalidArgument("cuda::spgemm: resident_blocks must be 0 to 8, not " + std::to_string(opt_.resident_blocks));
+        if (opt_.warp_row_products < 0)
+            throw InvalidArgument("cuda::spgemm: warp_row_products must be 0 or more, not " + std::to_string(opt_.warp_row_products));
+        warp_capacity_ = warp_rows_max_capacity(opt_.warp_row_products > 0 ? opt_.warp_row_products : default_warp_row_products);
+        check(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, opt_.device), "cudaDeviceGetAttribute");
+        if (opt_.light_streams < 0 || opt_.light_streams > 8)
+            throw InvalidArgument("cuda::spgemm: light_streams must be 0 to 8, not " + std::to_string(opt_.light_streams));
+        light_streams_ = opt_.light_streams > 0 ? opt_.light_streams : default_light_streams;
         const int resident = std::max(opt_.resident_blocks, 1);
         const int outer_threads = opt_.outer_threads != 0 ? opt_.outer_threads : std::max(outer_block / resident, warp_size);
         if (outer_threads < warp_size || outer_threads > outer_max_threads || (outer_threads & (outer_threads - 1)) != 0)
             throw InvalidArgument("cuda::spgemm: outer_threads must be a power of two from 32 to 1024, not " + std::to_string(outer_threads));
         const std::int64_t max_static = max_static_smem(ms_threads);
         const std::int64_t smem = shared_memory_budget(smem_optin, max_static, opt_.shared_memory_bytes);
-        std::int64_t stream = smem;
-        if (resident > 1) {
-            int per_sm = 0, reserved = 0;
-            check(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, opt_.device), "cudaDeviceGetAttribute");
-            check(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, opt_.device), "cudaDeviceGetAttribute");
-            stream = stream_budget(smem, per_sm, reserved, max_static, resident);
-        }
+        int per_sm = 0, reserved = 0;
+        check(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, opt_.device), "cudaDeviceGetAttribute");
+        check(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, opt_.device), "cudaDeviceGetAttribute");
+        smem_per_sm_ = per_sm;
+        smem_reserved_ = reserved;
+        const std::int64_t stream = resident > 1 ? stream_budget(smem, per_sm, reserved, max_static, resident) : smem;
         const ElementSizes sizes{static_cast<int>(sizeof(I)), static_cast<int>(sizeof(V)), 8, 4};
         p_ = make_params(b_cols, smem, sizes, ms_threads, outer_threads, stream);
         if (!params_feasible(p_))
@@ -436,6 +445,10 @@ private:
                 reinterpret_cast<const void*>(&hash_rows_kernel<Phase::numeric, V, I>),
                 reinterpret_cast<const void*>(&hash_rows_kernel<Phase::once, V, I>),
                 reinterpret_cast<const void*>(&hash_rows_kernel<Phase::known, V, I>),
+                reinterpret_cast<const void*>(&hash_rows_warp_kernel<Phase::symbolic, V, I>),
+                reinterpret_cast<const void*>(&hash_rows_warp_kernel<Phase::numeric, V, I>),
+                reinterpret_cast<const void*>(&hash_rows_warp_kernel<Phase::once, V, I>),
+                reinterpret_cast<const void*>(&hash_rows_warp_kernel<Phase::known, V, I>),
                 reinterpret_cast<const void*>(&hash_segments_kernel<Phase::symbolic, V, I>),
                 reinterpret_cast<const void*>(&hash_segments_kernel<Phase::numeric, V, I>),
                 reinterpret_cast<const void*>(&hash_segments_kernel<Phase::known, V, I>),
@@ -568,29 +581,68 @@ private:
     // The heavy rows, in order (after the light ones in row_order_).
     const count_t* heavy_rows() const { return row_order_.data() + (m_ - nheavy_); }
 
+    // Threads of a hash kernel's block for bin bn with a table of `table` bytes: hash_block_threads
+    // from the kernel's registers and static shared memory (queried once a kernel) and the SM's
+    // shared memory; without GpuSpgemmOptions::fit_hash_blocks half the table, at most 1024.
+    int hash_threads(const void* kernel, int bn, count_t table) {
+        if (!opt_.fit_hash_blocks) return hash_bin_threads(bn);
+        auto it = std::find_if(kernel_attrs_.begin(), kernel_attrs_.end(), [&](const auto& k) { return k.first == kernel; });
+        if (it == kernel_attrs_.end()) {
+            cudaFuncAttributes a{};
+            check(cudaFuncGetAttributes(&a, kernel), "cudaFuncGetAttributes");
+            it = kernel_attrs_.insert(kernel_attrs_.end(), {kernel, a});
+        }
+        return hash_block_threads(bn, table, static_cast<count_t>(it->second.sharedSizeBytes), it->second.numRegs, smem_per_sm_, smem_reserved_);
+    }
+
     // The light rows' hash kernels, one launch per nonempty bin, for phase P (launches of the one
     // pass named "... (once)", of a known pattern "... (known)": the simulator's launch counts tell
     // the passes apart).
+    // The bins go to the light stream and light_streams - 1 more in turn, the largest first (rows
+    // times table entries), forked from and joined back into the light stream: a bin's last blocks
+    // leave SMs idle that the next bins' fill, and the widest bins' blocks (1024 threads, one an SM)
+    // leave thread slots and shared memory that the smaller bins' blocks can take beside them.
     template <Phase P>
     void light_rows(I* c_col, V* c_val) {
         const cudaStream_t ls = light_.get();
-        for (int bn = 0; bn < nbins_; ++bn) {
+        std::vector<int> bins;
+        for (int bn = 0; bn < nbins_; ++bn)
+            if (light_begin_[bn + 1] > light_begin_[bn]) bins.push_back(bn);
+        const auto work = [&](int bn) { return (light_begin_[bn + 1] - light_begin_[bn]) * hash_bin_capacity(bn); };
+        std::stable_sort(bins.begin(), bins.end(), [&](int x, int y) { return work(x) > work(y); });
+        const int nstreams = static_cast<int>(std::min<std::size_t>(bins.size(), static_cast<std::size_t>(light_streams_)));
+        if (nstreams > 1) {
+            while (static_cast<int>(bin_streams_.size()) < nstreams - 1) {
+                bin_streams_.push_back(std::make_unique<Stream>());
+                bin_done_.push_back(std::make_unique<Event>());
+            }
+            bins_forked_.record(ls);
+            for (int s = 0; s + 1 < nstreams; ++s) check(cudaStreamWaitEvent(bin_streams_[s]->get(), bins_forked_.get()), "cudaStreamWaitEvent");
+        }
+        for (std::size_t x = 0; x < bins.size(); ++x) {
+            const int bn = bins[x];
+            const int turn = static_cast<int>(x % static_cast<std::size_t>(std::max(nstreams, 1)));
+            const cudaStream_t bs = turn == 0 ? light_.get() : bin_streams_[turn - 1]->get();
             const count_t n = light_begin_[bn + 1] - light_begin_[bn];
-            if (n == 0) continue;
             const count_t cap = hash_bin_capacity(bn);
             const count_t table = hash_smem_bytes(cap, p_.sizes, has_values(P));
             const count_t* rows = row_order_.data() + light_begin_[bn];
             const count_t* stage_off = P == Phase::once ? stage_.off.data() + light_begin_[bn] : nullptr;
-            if (opt_.warp_light_rows && hash_bin_threads(bn) == warp_size) {  // a warp per row, several rows per block
-                const int per_block = warp_rows_per_block(cap, p_.sizes, has_values(P), p_.smem_bytes);
+            const int per_block = warp_rows_per_block(cap, p_.sizes, has_values(P), p_.smem_bytes);
+            if (opt_.warp_light_rows && light_bin_takes_warps(cap, n, warp_capacity_, per_block, sm_count_)) {  // a warp per row, several rows per block
                 launch(launch_name<P>("hash_rows_warp_kernel"), &hash_rows_warp_kernel<P, V, I>, grid_for(n, per_block), per_block * warp_size,
-                       static_cast<std::size_t>(per_block * table), ls, n, rows, cap, table, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx,
+                       static_cast<std::size_t>(per_block * table), bs, n, rows, cap, table, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx,
                        b_.values, row_nnz_.data(), row_ptr_.data(), stage_off, known_col_.data(), c_col, c_val, opt_.warp_sort_steps);
                 continue;
             }
-            launch(launch_name<P>("hash_rows_kernel"), &hash_rows_kernel<P, V, I>, n, hash_bin_threads(bn), static_cast<std::size_t>(table), ls,
+            const int threads = hash_threads(reinterpret_cast<const void*>(&hash_rows_kernel<P, V, I>), bn, table);
+            launch(launch_name<P>("hash_rows_kernel"), &hash_rows_kernel<P, V, I>, n, threads, static_cast<std::size_t>(table), bs,
                    rows, cap, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx, b_.values, row_nnz_.data(), row_ptr_.data(), stage_off,
                    known_col_.data(), c_col, c_val, opt_.warp_sort_steps);
+        }
+        for (int s = 0; s + 1 < nstreams; ++s) {
+            bin_done_[s]->record(bin_streams_[s]->get());
+            check(cudaStreamWaitEvent(ls, bin_done_[s]->get()), "cudaStreamWaitEvent");
         }
     }
 
@@ -885,7 +937,8 @@ private:
             if (n == 0) continue;
             const count_t cap = hash_bin_capacity(bn);
             const auto shmem = static_cast<std::size_t>(hash_smem_bytes(cap, p_.sizes, has_values(P)));
-            launch(launch_name<P>("hash_segments_kernel"), &hash_segments_kernel<P, V, I>, n, hash_bin_threads(bn), shmem, hs,
+            const int threads = hash_threads(reinterpret_cast<const void*>(&hash_segments_kernel<P, V, I>), bn, shmem);
+            launch(launch_name<P>("hash_segments_kernel"), &hash_segments_kernel<P, V, I>, n, threads, shmem, hs,
                    hb.bin_ids.data() + hb.bin_begin[bn], hb.segs.data(), cap, v.col[0].data(), v.val[0].data(), v.col[1].data(), v.val[1].data(),
                    hb.seg_nnz.data(), hb.seg_out.data(), known_col_.data(), c_col, c_val, opt_.warp_sort_steps);
         }
@@ -942,8 +995,16 @@ private:
     GpuSpgemmStats sym_;  // the statistics at the end of symbolic()
     Params p_{};
     int nbins_ = 0;
+    int sm_count_ = 1;           // the device's SMs (light_bin_takes_warps)
+    count_t warp_capacity_ = 0;  // largest table of light rows that may take a warp each
+    count_t smem_per_sm_ = 0, smem_reserved_ = 0;  // the SM's shared memory, and what the runtime reserves a block
+    std::vector<std::pair<const void*, cudaFuncAttributes>> kernel_attrs_;  // hash_threads()' kernels
     MemoryTracker mem_;
     Stream heavy_, light_;
+    int light_streams_ = 1;                             // streams the light bins take in turn (GpuSpgemmOptions::light_streams)
+    std::vector<std::unique_ptr<Stream>> bin_streams_;  // the light stream's helpers, created on first use
+    std::vector<std::unique_ptr<Event>> bin_done_;      // each helper's last bin
+    Event bins_forked_;                                 // the light stream before its bins
     Temp temp_h_;  // CUB storage (every CUB call runs on the heavy stream)
     DeviceCsrRef<V, I> a_, b_;  // the operands of the current phase
     bool planned_ = false;

@@ -541,8 +541,9 @@ struct WarpGroup {
 };
 
 // Moves the n occupied entries of the table to its front (in any order: they are sorted next), in
-// place, in rounds of G::size() slots: each warp ballots its occupied slots, the warps' counts give
-// every entry its position, and a position never exceeds the slot it came from, which, like every
+// place, in rounds of G::size() slots: each warp ballots its occupied slots, the warps' counts (a
+// shuffle scan in every warp: a read and five shuffles a thread where a loop over the warps' counts
+// took up to 32 reads) give every entry its position, and a position never exceeds the slot it came from, which, like every
 // slot of the round, was read before the round's barrier. G::size() divides cap (both powers of
 // two, cap >= G::size()). warp_counts: a word per warp of the group in shared memory. Table indices
 // are 32-bit (a table fits shared memory): fewer registers in the loops.
@@ -558,12 +559,15 @@ __device__ void compact_table(I* keys, V* vals, unsigned cap, unsigned* warp_cou
         const unsigned ballot = __ballot_sync(0xffffffffu, occupied);
         if (lane == 0) warp_counts[warp] = static_cast<unsigned>(__popc(ballot));
         G::sync();
-        unsigned before = 0, total = 0;
-        for (unsigned w = 0; w < nwarps; ++w) {
-            const unsigned c = warp_counts[w];
-            if (w < warp) before += c;
-            total += c;
+        // the warps' counts before this one and in all: lane l reads warp l's, a shuffle scan sums them
+        const unsigned c = lane < nwarps ? warp_counts[lane] : 0u;
+        unsigned incl = c;
+        for (unsigned o = 1; o < nwarps; o *= 2) {
+            const unsigned t = __shfl_up_sync(0xffffffffu, incl, static_cast<int>(o));
+            if (lane >= o) incl += t;
         }
+        const unsigned before = __shfl_sync(0xffffffffu, incl - c, static_cast<int>(warp));
+        const unsigned total = __shfl_sync(0xffffffffu, incl, static_cast<int>(nwarps - 1));
         G::sync();  // every count read before the next round's, every slot before the writes
         if (occupied) {
             const unsigned pos = base + before + static_cast<unsigned>(__popc(ballot & ((1u << lane) - 1u)));
@@ -679,64 +683,96 @@ __device__ void sort_and_write(I* keys, V* vals, count_t cap, unsigned n, count_
     }
 }
 
+// A light product in flight: its column and (with values) A's value times B's.
+template <class V, class I>
+struct LightProduct {
+    I col;
+    V val;
+};
+// Rounds of products whose B loads a thread (or lane) issues before it accumulates the first: the
+// walks below keep walk_unroll loads in flight instead of one load, then an atomic, then the next.
+// Two for 64-bit indices with double values (four spilled in the warp kernels on sm_90).
+template <class V, class I>
+inline constexpr int walk_unroll = sizeof(V) + sizeof(I) > 12 ? 2 : 4;
+// The chunks' intermediate entries a thread loads before it accumulates the first (contiguous
+// reads; 4 made ptxas spill in the double hash and dense chunk kernels).
+inline constexpr int segment_unroll = 2;
+// B entry q's product with A value av (its column; its value when phase P has values).
+template <Phase P, class V, class I>
+__device__ __forceinline__ auto light_product_load(const I* __restrict__ b_col, const V* __restrict__ b_val) {
+    return [b_col, b_val](count_t q, V av) { return LightProduct<V, I>{b_col[q], has_values(P) ? av * b_val[q] : V(0)}; };
+}
+
 // The products of a light row of A — A entries [a_begin, a_end) times their rows of B — over the
-// lanes of the group's warps, each product once: f(q, av) for B entry q and A value av. Warp w of
-// nwarps takes `per` consecutive A entries at a time (one per lane; per = the row's entries over
-// the warps, at most 32) and loads their B row starts and lengths at once (no dependent round of
-// loads per entry). Then the cheaper of two walks, in rounds of 32 products: entry by entry (the
-// lanes over one B row: a round per 32 entries of each row), or over the entries' products
-// flattened (each lane takes every 32nd; its entry found by a binary search over the lengths'
-// shuffle scan), which keeps the lanes busy when B's rows are short — with 8 entries per B row,
-// entry by entry leaves 24 of 32 lanes idle. Counted on the host for the light rows of the
-// benchmark's A² of the shared matrices: 1.94× fewer warp rounds (geomean of 57; up to 5×),
-// unchanged on its R-MAT products (their light rows' products come from long hub rows of B).
-template <Phase P, class V, class I, class F>
-__device__ __forceinline__ void for_each_row_product(count_t a_begin, count_t a_end, int warp, int nwarps, const I* __restrict__ a_col,
-                                                     const V* __restrict__ a_val, const count_t* __restrict__ b_ptr, F f) {
+// lanes of one warp, each product once: load(q, av) for B entry q and A value av, then use(x) on
+// what it returned. The warp takes 32 A entries at a time (one per lane) and loads their B row
+// starts and lengths at once (no dependent round of loads per entry). Then the cheaper of two
+// walks, in rounds of 32 products: entry by entry (the lanes over one B row: a round per 32
+// entries of each row), or over the entries' products flattened (each lane takes every 32nd),
+// which keeps the lanes busy when B's rows are short — with 8 entries per B row, entry by entry
+// leaves 24 of 32 lanes idle. Either way a round's entry is found by a binary search over a
+// shuffle scan (of the entries' rounds, or of their products), and walk_unroll rounds' loads are
+// issued before the first use. Counted on the host for the light rows of the benchmark's A² of
+// the shared matrices: 1.94× fewer warp rounds than entry by entry alone (geomean of 57; up to
+// 5×), unchanged on its R-MAT products (their light rows' products come from long hub rows of B).
+template <Phase P, class V, class I, class Load, class Use>
+__device__ __forceinline__ void for_each_row_product(count_t a_begin, count_t a_end, const I* __restrict__ a_col, const V* __restrict__ a_val,
+                                                     const count_t* __restrict__ b_ptr, Load load, Use use) {
+    using T = decltype(load(count_t{}, V{}));
+    using u32 = std::uint32_t;  // a light row holds at most τ products: 32-bit counts (fewer registers)
     constexpr unsigned all = 0xffffffffu;
-    const int lane = static_cast<int>(threadIdx.x % warp_size);
-    const count_t per = min_c(max_c(ceil_div(a_end - a_begin, nwarps), 1), warp_size);
-    for (count_t j0 = a_begin + per * warp; j0 < a_end; j0 += per * nwarps) {
+    const u32 lane = threadIdx.x % warp_size;
+    for (count_t j0 = a_begin; j0 < a_end; j0 += warp_size) {
         const count_t j = j0 + lane;
-        count_t start = 0, len = 0;
+        count_t start = 0;
+        u32 len = 0;
         V av = V(0);
-        if (lane < per && j < a_end) {
+        if (j < a_end) {
             const count_t k = static_cast<count_t>(a_col[j]);
             start = b_ptr[k];
-            len = b_ptr[k + 1] - start;
+            len = static_cast<u32>(b_ptr[k + 1] - start);
             if constexpr (has_values(P)) av = a_val[j];
         }
-        count_t incl = len, rounds = ceil_div(len, warp_size);  // inclusive scans over the lanes
-        for (int o = 1; o < warp_size; o *= 2) {
-            const count_t t = __shfl_up_sync(all, incl, o), u = __shfl_up_sync(all, rounds, o);
+        u32 incl = len, rounds = (len + warp_size - 1) / warp_size;  // inclusive scans over the lanes
+        for (u32 o = 1; o < warp_size; o *= 2) {
+            const u32 t = __shfl_up_sync(all, incl, static_cast<int>(o)), u = __shfl_up_sync(all, rounds, static_cast<int>(o));
             if (lane >= o) {
                 incl += t;
                 rounds += u;
             }
         }
-        const count_t total = __shfl_sync(all, incl, warp_size - 1);
-        if (__shfl_sync(all, rounds, warp_size - 1) <= ceil_div(total, warp_size)) {  // entry by entry
-            for (int e = 0; e < per; ++e) {
-                const count_t e_start = __shfl_sync(all, start, e), e_len = __shfl_sync(all, len, e);
+        const u32 total = __shfl_sync(all, incl, warp_size - 1), total_rounds = __shfl_sync(all, rounds, warp_size - 1);
+        const u32 flat_rounds = (total + warp_size - 1) / warp_size;
+        const bool by_entry = total_rounds <= flat_rounds;
+        const u32 nrounds = by_entry ? total_rounds : flat_rounds;
+        const u32 scan = by_entry ? rounds : incl;                                          // searched for each round's owner
+        const u32 first = scan - (by_entry ? (len + warp_size - 1) / warp_size : len);  // the lane's first round or product
+        for (u32 r0 = 0; r0 < nrounds; r0 += walk_unroll<V, I>) {
+            T x[walk_unroll<V, I>];
+            bool ok[walk_unroll<V, I>];
+            GIGASPARSE_UNROLL
+            for (int u = 0; u < walk_unroll<V, I>; ++u) {
+                const u32 r = r0 + u;                                  // warp-uniform
+                const u32 item = by_entry ? r : r * warp_size + lane;  // the round, or this lane's product
+                int e = 0;  // entries whose rounds or products all lie before the item: its owner
+                for (int step = warp_size / 2; step > 0; step /= 2)
+                    if (__shfl_sync(all, scan, e + step - 1) <= item) e += step;
+                const u32 e_first = __shfl_sync(all, first, e), e_len = __shfl_sync(all, len, e);
+                const count_t e_start = __shfl_sync(all, start, e);
                 const V e_av = has_values(P) ? __shfl_sync(all, av, e) : V(0);
-                for (count_t q = e_start + lane; q < e_start + e_len; q += warp_size) f(q, e_av);
+                const u32 off = by_entry ? (r - e_first) * warp_size + lane : item - e_first;
+                ok[u] = r < nrounds && off < e_len;
+                if (ok[u]) x[u] = load(e_start + off, e_av);
             }
-            continue;
-        }
-        const count_t first = incl - len;
-        for (count_t p0 = 0; p0 < total; p0 += warp_size) {
-            const count_t p = p0 + lane;
-            int e = 0;  // lanes whose products all lie before p: the owner of product p
-            for (int step = warp_size / 2; step > 0; step /= 2)
-                if (__shfl_sync(all, incl, e + step - 1) <= p) e += step;
-            const count_t e_first = __shfl_sync(all, first, e), e_start = __shfl_sync(all, start, e);
-            const V e_av = has_values(P) ? __shfl_sync(all, av, e) : V(0);
-            if (p < total) f(e_start + (p - e_first), e_av);
+            GIGASPARSE_UNROLL
+            for (int u = 0; u < walk_unroll<V, I>; ++u)
+                if (ok[u]) use(x[u]);
         }
     }
 }
 
-// The products of a light row over all threads of a block: f(q, av) for B entry q and A value av.
+// The products of a light row over all threads of a block: load(q, av) for B entry q and A value av,
+// then use(x) on what it returned (walk_unroll products a thread with their loads in flight).
 // The row's A entries go in chunks of block_walk_entries: thread t loads entry t's B row start, length
 // and A value into shared memory, warp 0 turns the lengths into inclusive sums, and every thread takes
 // the chunk's products t, t + blockDim.x, ... (consecutive threads, consecutive B entries: coalesced),
@@ -752,9 +788,10 @@ struct BlockWalk {
     std::uint32_t incl[block_walk_entries];
     V av[block_walk_entries];
 };
-template <Phase P, class V, class I, class F>
+template <Phase P, class V, class I, class Load, class Use>
 __device__ __forceinline__ void for_each_row_product_block(count_t a_begin, count_t a_end, const I* __restrict__ a_col, const V* __restrict__ a_val,
-                                                           const count_t* __restrict__ b_ptr, BlockWalk<V>& w, F f) {
+                                                           const count_t* __restrict__ b_ptr, BlockWalk<V>& w, Load load, Use use) {
+    using T = decltype(load(count_t{}, V{}));
     constexpr unsigned all = 0xffffffffu;
     constexpr int per_lane = block_walk_entries / warp_size;
     for (count_t c0 = a_begin; c0 < a_end; c0 += block_walk_entries) {
@@ -785,15 +822,25 @@ __device__ __forceinline__ void for_each_row_product_block(count_t a_begin, coun
         }
         __syncthreads();
         const std::uint32_t total = w.incl[n - 1];
-        for (std::uint32_t p = threadIdx.x; p < total; p += blockDim.x) {
-            int lo = 0, hi = n - 1;  // the first entry whose inclusive sum passes p
-            while (lo < hi) {
-                const int mid = (lo + hi) / 2;
-                if (w.incl[mid] > p) hi = mid;
-                else lo = mid + 1;
+        for (std::uint32_t p0 = threadIdx.x; p0 < total; p0 += walk_unroll<V, I> * blockDim.x) {
+            T x[walk_unroll<V, I>];
+            GIGASPARSE_UNROLL
+            for (int u = 0; u < walk_unroll<V, I>; ++u) {
+                const std::uint32_t p = p0 + u * blockDim.x;
+                if (p < total) {
+                    int lo = 0, hi = n - 1;  // the first entry whose inclusive sum passes p
+                    while (lo < hi) {
+                        const int mid = (lo + hi) / 2;
+                        if (w.incl[mid] > p) hi = mid;
+                        else lo = mid + 1;
+                    }
+                    const std::uint32_t first = lo == 0 ? 0u : w.incl[lo - 1];
+                    x[u] = load(w.start[lo] + static_cast<count_t>(p - first), has_values(P) ? w.av[lo] : V(0));
+                }
             }
-            const std::uint32_t first = lo == 0 ? 0u : w.incl[lo - 1];
-            f(w.start[lo] + static_cast<count_t>(p - first), has_values(P) ? w.av[lo] : V(0));
+            GIGASPARSE_UNROLL
+            for (int u = 0; u < walk_unroll<V, I>; ++u)
+                if (p0 + u * blockDim.x < total) use(x[u]);
         }
     }
 }
@@ -851,23 +898,25 @@ static __global__ void __launch_bounds__(hash_max_threads, 1) hash_rows_kernel(c
         fill_known<BlockGroup>(keys, cap, known_col + c_ptr[row], c_ptr[row + 1] - c_ptr[row], 0);
     }
     // (the walk's first barrier orders these writes before any insert)
-    for_each_row_product_block<P>(a_ptr[row], a_ptr[row + 1], a_col, a_val, b_ptr, walk,
-                                  [&](count_t q, V av) { accumulate<P>(keys, vals, cap, b_col[q], has_values(P) ? av * b_val[q] : V(0), &n_unique); });
+    for_each_row_product_block<P>(a_ptr[row], a_ptr[row + 1], a_col, a_val, b_ptr, walk, light_product_load<P>(b_col, b_val),
+                                  [&](const LightProduct<V, I>& x) { accumulate<P>(keys, vals, cap, x.col, x.val, &n_unique); });
     __syncthreads();
     finish_light_row<P, BlockGroup>(keys, vals, cap, row, blockIdx.x, n_unique, row_nnz, c_ptr, stage_off, known_col, c_col, c_val, warp_counts,
                                     warp_sort);
 }
 
-// Light rows of the bins whose table needs one warp (hash_bin_threads == 32): one warp per row,
-// rows_per_block (<= warp_rows_max_warps) rows per block, each warp with its own table in dynamic
-// shared memory (table_bytes apart) and only warp barriers. A block per row would leave these
-// rows, the most numerous of a power-law matrix, at one warp per block: at most 32 blocks, so 32
-// of 64 warps, resident per SM, and a block launch per row.
+// Light rows of the bins light_bin_takes_warps picks (those whose table needs one warp, and full
+// bins of rows up to GpuSpgemmOptions::warp_row_products): one warp per row, rows_per_block (<=
+// warp_rows_max_warps) rows per block, each warp with its own table in dynamic shared memory
+// (table_bytes apart) and only warp barriers. A block per row keeps few rows in flight an SM: the
+// one-warp rows, the most numerous of a power-law matrix, at most 32 (a block each), a table of 512
+// entries (256 threads) 5, of 2048 (1024 threads) 1; each row a chain of dependent loads and block
+// barriers. Here up to 40 rows an SM (fewer as their tables fill its shared memory).
 // Launch bound: 5 resident blocks per SM (40 warps, up to 48 registers). With the block size alone
 // ptxas (nvcc 13, sm_90) aimed at 8 blocks — 32 registers — and spilled in the symbolic kernel; at 6
 // blocks (40 registers) the double numeric kernel spilled 4-8 bytes on sm_80, and on sm_90 too once the
 // hash slot became a multiply-shift of the folded key (cuda_kernel_resources).
-inline constexpr int warp_rows_min_blocks = 5;
+inline constexpr int warp_rows_min_blocks = 4;
 template <Phase P, class V, class I>
 static __global__ void __launch_bounds__(warp_rows_max_warps * warp_size, warp_rows_min_blocks) hash_rows_warp_kernel(
     count_t nrows, const count_t* __restrict__ rows, count_t cap, count_t table_bytes, const count_t* __restrict__ a_ptr, const I* __restrict__ a_col,
@@ -891,9 +940,8 @@ static __global__ void __launch_bounds__(warp_rows_max_warps * warp_size, warp_r
     if (lane == 0) n_unique[warp] = 0;
     __syncwarp();
     if constexpr (P == Phase::known) fill_known<WarpGroup>(keys, cap, known_col + c_ptr[row], c_ptr[row + 1] - c_ptr[row], 0);
-    for_each_row_product<P>(a_ptr[row], a_ptr[row + 1], 0, 1, a_col, a_val, b_ptr, [&](count_t q, V av) {
-        accumulate<P>(keys, vals, cap, b_col[q], has_values(P) ? av * b_val[q] : V(0), &n_unique[warp]);
-    });
+    for_each_row_product<P>(a_ptr[row], a_ptr[row + 1], a_col, a_val, b_ptr, light_product_load<P>(b_col, b_val),
+                            [&](const LightProduct<V, I>& x) { accumulate<P>(keys, vals, cap, x.col, x.val, &n_unique[warp]); });
     __syncwarp();
     finish_light_row<P, WarpGroup>(keys, vals, cap, row, x, n_unique[warp], row_nnz, c_ptr, stage_off, known_col, c_col, c_val, &warp_counts[warp],
                                    warp_sort);
@@ -938,8 +986,9 @@ static __global__ void __launch_bounds__(hash_max_threads) hash_segments_kernel(
     if (threadIdx.x == 0) n_unique = 0;
     __syncthreads();
     if constexpr (P == Phase::known) fill_known<BlockGroup>(keys, cap, known_col + seg_out[id], seg_nnz[id], sg.base);
-    for (count_t i = sg.begin + threadIdx.x; i < sg.end; i += blockDim.x)
-        accumulate<P>(keys, vals, cap, col[i], has_values(P) ? val[i] : V(0), &n_unique);
+    for_each_element<segment_unroll>(
+        Range{sg.begin, sg.end}, blockDim.x, [&](count_t i) { return LightProduct<V, I>{col[i], has_values(P) ? val[i] : V(0)}; },
+        [&](count_t, const LightProduct<V, I>& x) { accumulate<P>(keys, vals, cap, x.col, x.val, &n_unique); });
     __syncthreads();
     if constexpr (P == Phase::symbolic) {
         if (threadIdx.x == 0) seg_nnz[id] = n_unique;
@@ -976,11 +1025,13 @@ static __global__ void __launch_bounds__(THREADS) dense_segments_kernel(const co
     if constexpr (has_values(P))
         for (count_t c = threadIdx.x; c < span; c += THREADS) acc[c] = V(0);
     __syncthreads();
-    for (count_t i = sg.begin + threadIdx.x; i < sg.end; i += THREADS) {
-        const count_t c = static_cast<count_t>(col[i]);
-        if constexpr (P != Phase::known) atomicOr(&bitmap[c >> 5], 1u << (c & 31));
-        if constexpr (has_values(P)) atomicAdd(&acc[c], val[i]);
-    }
+    for_each_element<segment_unroll>(
+        Range{sg.begin, sg.end}, THREADS, [&](count_t i) { return LightProduct<V, I>{col[i], has_values(P) ? val[i] : V(0)}; },
+        [&](count_t, const LightProduct<V, I>& x) {
+            const count_t c = static_cast<count_t>(x.col);
+            if constexpr (P != Phase::known) atomicOr(&bitmap[c >> 5], 1u << (c & 31));
+            if constexpr (has_values(P)) atomicAdd(&acc[c], x.val);
+        });
     __syncthreads();
     if constexpr (P == Phase::known) {
         const count_t out = seg_out[id], len = seg_nnz[id];

@@ -206,8 +206,8 @@ GIGASPARSE_HD constexpr count_t hash_smem_bytes(count_t capacity, const ElementS
     return capacity * (s.col + (numeric ? s.val : 0));
 }
 
-// hash_rows_warp_kernel: one warp per light row whose table needs one warp (hash_bin_threads == 32),
-// up to warp_rows_max_warps rows per block, as many as the shared-memory budget holds tables of
+// hash_rows_warp_kernel: one warp per light row (of the bins light_bin_takes_warps picks), up to
+// warp_rows_max_warps rows per block, as many as the shared-memory budget holds tables of
 // `capacity` entries (at least one).
 inline constexpr int warp_rows_max_warps = 8;
 GIGASPARSE_HD constexpr int warp_rows_per_block(count_t capacity, const ElementSizes& s, bool numeric, count_t smem_bytes) {
@@ -346,6 +346,56 @@ GIGASPARSE_HD constexpr int hash_bin_threads(int bin) {
     const count_t t = hash_bin_capacity(bin) / 2;
     return static_cast<int>(t < warp_size ? warp_size : (t > 1024 ? 1024 : t));
 }
+// Light rows of hash bin `capacity` (nrows of them) take a warp each (hash_rows_warp_kernel) instead
+// of a block each (hash_rows_kernel): always when the table needs one warp (capacity <= 64: a block
+// would be one warp); up to max_capacity entries when the bin has a block of per_block rows for
+// each of the sm_count SMs. A block per row keeps few rows in flight (at 1024 threads one an SM, at
+// 256 five), each a chain of dependent loads and barriers; a warp per row keeps up to 40 an SM, so
+// a full bin goes faster, but each row takes longer, and a bin of fewer rows than SMs' worth of blocks
+// keeps the block per row. max_capacity below 64: only the one-warp tables.
+GIGASPARSE_HD constexpr bool light_bin_takes_warps(count_t capacity, count_t nrows, count_t max_capacity, int per_block, int sm_count) {
+    if (capacity <= 2 * warp_size) return true;
+    return capacity <= max_capacity && nrows >= count_t(per_block) * sm_count;
+}
+// The largest table of light rows that take a warp each for rows of at most max_products products
+// (GpuSpgemmOptions::warp_row_products): the bin of such a row.
+GIGASPARSE_HD constexpr count_t warp_rows_max_capacity(count_t max_products) {
+    return count_t(1) << (min_hash_log2 + hash_bin(max_products));
+}
+
+// Blocks of `threads` threads resident on one SM (2048 threads and 32 blocks at most; 65536
+// registers, allocated 256 at a time to each warp: regs_per_thread 0 when not known, no limit;
+// smem_per_sm bytes of shared memory, each block taking block_smem plus reserved_per_block).
+GIGASPARSE_HD constexpr count_t resident_blocks_per_sm(int threads, int regs_per_thread, count_t block_smem, count_t smem_per_sm,
+                                                       count_t reserved_per_block) {
+    count_t n = min_c(2048 / threads, 32);
+    if (regs_per_thread > 0) {
+        const count_t warp_regs = ceil_div(count_t(regs_per_thread) * warp_size, 256) * 256;
+        n = min_c(n, 65536 / (warp_regs * ceil_div(threads, warp_size)));
+    }
+    return min_c(n, smem_per_sm / max_c(block_smem + reserved_per_block, 1));
+}
+// Threads of a block for one light row or chunk of a hash bin whose table takes table_bytes
+// (hash_rows_kernel, hash_segments_kernel; static_bytes: the kernel's static shared memory): the
+// power of two from 32 to hash_bin_threads (half the table, at most 1024; a sort step pairs two
+// entries a thread) that keeps the most threads resident on an SM, and of those the fewest — the
+// most rows in flight. A row is a chain of dependent loads and barriers: one SM with one
+// 1024-thread row (tables of 2048 and more: registers allow one) waits at each barrier, where ten
+// 128-thread rows of 2048-entry tables keep 1280 threads busy among them.
+GIGASPARSE_HD constexpr int hash_block_threads(int bin, count_t table_bytes, count_t static_bytes, int regs_per_thread, count_t smem_per_sm,
+                                               count_t reserved_per_block) {
+    int best = warp_size;
+    count_t best_resident = 0;
+    for (int t = warp_size; t <= hash_bin_threads(bin); t *= 2) {
+        const count_t resident = t * resident_blocks_per_sm(t, regs_per_thread, table_bytes + static_bytes, smem_per_sm, reserved_per_block);
+        if (resident > best_resident) {
+            best = t;
+            best_resident = resident;
+        }
+    }
+    return best;
+}
+
 // Slot of a key in a power-of-two table and the next probe (linear probing).
 // capacity: a power of two, 2 to 2^31 (tables have at least 2^min_hash_log2 entries).
 GIGASPARSE_HD constexpr std::uint32_t hash_slot(count_t key, count_t capacity) {
