@@ -540,39 +540,75 @@ struct WarpGroup {
     static __device__ __forceinline__ void sync() { __syncwarp(); }
 };
 
+// Slots of the table each thread reads in one round of compact_table (2 with 64-bit indices and
+// double values: registers), and the words of shared memory it needs for each warp of the group.
+template <class V, class I>
+inline constexpr int compact_unroll = sizeof(V) + sizeof(I) > 12 ? 2 : 4;
+inline constexpr int compact_words_per_warp = 4;
+
 // Moves the n occupied entries of the table to its front (in any order: they are sorted next), in
-// place, in rounds of G::size() slots: each warp ballots its occupied slots, the warps' counts (a
-// shuffle scan in every warp: a read and five shuffles a thread where a loop over the warps' counts
-// took up to 32 reads) give every entry its position, and a position never exceeds the slot it came from, which, like every
-// slot of the round, was read before the round's barrier. G::size() divides cap (both powers of
-// two, cap >= G::size()). warp_counts: a word per warp of the group in shared memory. Table indices
-// are 32-bit (a table fits shared memory): fewer registers in the loops.
+// place, in rounds of compact_unroll slots a thread (slots r + u·G::size() + rank): each warp
+// ballots its occupied slots, the counts of every (slot u, warp) — in that order, which is the
+// slots' — are summed by a shuffle scan in every warp (lane l takes counts 4l to 4l + 3), and
+// they give every entry its position. A position never exceeds the slot it came from, which, like
+// every slot of the round, was read before the round's barrier. Two barriers a round: for a table
+// of 16384 entries on 1024 threads, 8 where a slot a thread and round took 32 (and a loop over all
+// warps' counts a thread). G::size() divides cap (both powers of two, cap >= G::size(); slots past
+// cap are empty). counts: compact_words_per_warp words per warp of the group in shared memory.
+// Table indices are 32-bit (a table fits shared memory): fewer registers in the loops.
 template <class G, class V, class I>
-__device__ void compact_table(I* keys, V* vals, unsigned cap, unsigned* warp_counts) {
+__device__ void compact_table(I* keys, V* vals, unsigned cap, unsigned* counts) {
+    constexpr int K = compact_unroll<V, I>;
+    static_assert(K <= compact_words_per_warp, "a count per slot of a round and warp");
+    constexpr unsigned all = 0xffffffffu;
     const unsigned lane = G::rank() % warp_size, warp = G::rank() / warp_size, nwarps = G::size() / warp_size;
+    const unsigned ncounts = K * nwarps;
+    const unsigned lower = (1u << lane) - 1u;
     unsigned base = 0;
-    for (unsigned r = 0; r < cap; r += G::size()) {
-        const unsigned i = r + G::rank();
-        const I k = keys[i];
-        const V v = vals[i];
-        const bool occupied = k != I(-1);
-        const unsigned ballot = __ballot_sync(0xffffffffu, occupied);
-        if (lane == 0) warp_counts[warp] = static_cast<unsigned>(__popc(ballot));
-        G::sync();
-        // the warps' counts before this one and in all: lane l reads warp l's, a shuffle scan sums them
-        const unsigned c = lane < nwarps ? warp_counts[lane] : 0u;
-        unsigned incl = c;
-        for (unsigned o = 1; o < nwarps; o *= 2) {
-            const unsigned t = __shfl_up_sync(0xffffffffu, incl, static_cast<int>(o));
-            if (lane >= o) incl += t;
+    for (unsigned r = 0; r < cap; r += K * G::size()) {
+        I k[K];
+        V v[K];
+        unsigned ballot[K];
+        GIGASPARSE_UNROLL
+        for (int u = 0; u < K; ++u) {
+            const unsigned i = r + u * G::size() + G::rank();
+            k[u] = I(-1);
+            v[u] = V(0);
+            if (i < cap) {
+                k[u] = keys[i];
+                v[u] = vals[i];
+            }
+            ballot[u] = __ballot_sync(all, k[u] != I(-1));
+            if (lane == 0) counts[u * nwarps + warp] = static_cast<unsigned>(__popc(ballot[u]));
         }
-        const unsigned before = __shfl_sync(0xffffffffu, incl - c, static_cast<int>(warp));
-        const unsigned total = __shfl_sync(0xffffffffu, incl, static_cast<int>(nwarps - 1));
+        G::sync();
+        unsigned c[compact_words_per_warp], run = 0;
+        GIGASPARSE_UNROLL
+        for (int j = 0; j < compact_words_per_warp; ++j) {
+            const unsigned f = compact_words_per_warp * lane + j;
+            c[j] = f < ncounts ? counts[f] : 0u;
+            run += c[j];
+        }
+        unsigned incl = run;
+        for (int o = 1; o < warp_size; o *= 2) {
+            const unsigned t = __shfl_up_sync(all, incl, o);
+            if (lane >= static_cast<unsigned>(o)) incl += t;
+        }
+        const unsigned total = __shfl_sync(all, incl, warp_size - 1);
         G::sync();  // every count read before the next round's, every slot before the writes
-        if (occupied) {
-            const unsigned pos = base + before + static_cast<unsigned>(__popc(ballot & ((1u << lane) - 1u)));
-            keys[pos] = k;
-            vals[pos] = v;
+        GIGASPARSE_UNROLL
+        for (int u = 0; u < K; ++u) {
+            const unsigned f = u * nwarps + warp, j = f % compact_words_per_warp;  // warp-uniform
+            unsigned mine = incl - run;  // lane f / 4's sum of the counts before f
+            GIGASPARSE_UNROLL
+            for (unsigned jj = 0; jj < compact_words_per_warp; ++jj)
+                if (jj < j) mine += c[jj];
+            const unsigned before = __shfl_sync(all, mine, static_cast<int>(f / compact_words_per_warp));
+            if (k[u] != I(-1)) {
+                const unsigned pos = base + before + static_cast<unsigned>(__popc(ballot[u] & lower));
+                keys[pos] = k[u];
+                vals[pos] = v[u];
+            }
         }
         base += total;
     }
@@ -885,7 +921,7 @@ static __global__ void __launch_bounds__(hash_max_threads, 1) hash_rows_kernel(c
     V* vals = reinterpret_cast<V*>(smem_raw);
     I* keys = reinterpret_cast<I*>(has_values(P) ? smem_raw + cap * sizeof(V) : smem_raw);
     __shared__ unsigned n_unique;
-    __shared__ unsigned warp_counts[32];
+    __shared__ unsigned warp_counts[compact_words_per_warp * 32];
     __shared__ BlockWalk<V> walk;
     const count_t row = rows[blockIdx.x];
     for (count_t i = threadIdx.x; i < cap; i += blockDim.x) {
@@ -925,7 +961,7 @@ static __global__ void __launch_bounds__(warp_rows_max_warps * warp_size, warp_r
     I* __restrict__ c_col, V* __restrict__ c_val, bool warp_sort) {
     GIGASPARSE_DYNAMIC_SHARED(smem_raw);
     __shared__ unsigned n_unique[warp_rows_max_warps];
-    __shared__ unsigned warp_counts[warp_rows_max_warps];
+    __shared__ unsigned warp_counts[compact_words_per_warp * warp_rows_max_warps];
     const unsigned warp = threadIdx.x / warp_size, lane = threadIdx.x % warp_size;
     const count_t x = blockIdx.x * static_cast<count_t>(blockDim.x / warp_size) + warp;
     if (x >= nrows) return;  // the whole warp: no block barrier follows
@@ -943,7 +979,7 @@ static __global__ void __launch_bounds__(warp_rows_max_warps * warp_size, warp_r
     for_each_row_product<P>(a_ptr[row], a_ptr[row + 1], a_col, a_val, b_ptr, light_product_load<P>(b_col, b_val),
                             [&](const LightProduct<V, I>& x) { accumulate<P>(keys, vals, cap, x.col, x.val, &n_unique[warp]); });
     __syncwarp();
-    finish_light_row<P, WarpGroup>(keys, vals, cap, row, x, n_unique[warp], row_nnz, c_ptr, stage_off, known_col, c_col, c_val, &warp_counts[warp],
+    finish_light_row<P, WarpGroup>(keys, vals, cap, row, x, n_unique[warp], row_nnz, c_ptr, stage_off, known_col, c_col, c_val, &warp_counts[compact_words_per_warp * warp],
                                    warp_sort);
 }
 
@@ -974,7 +1010,7 @@ static __global__ void __launch_bounds__(hash_max_threads) hash_segments_kernel(
     V* vals = reinterpret_cast<V*>(smem_raw);
     I* keys = reinterpret_cast<I*>(has_values(P) ? smem_raw + cap * sizeof(V) : smem_raw);
     __shared__ unsigned n_unique;
-    __shared__ unsigned warp_counts[32];
+    __shared__ unsigned warp_counts[compact_words_per_warp * 32];
     const count_t id = ids[blockIdx.x];
     const Segment sg = segs[id];
     const I* col = sg.buffer == 0 ? col0 : col1;
