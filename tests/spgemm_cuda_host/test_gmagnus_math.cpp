@@ -290,13 +290,31 @@ TEST(GmagnusMath, BitonicWarpStepsSort) {
         for (count_t i = 0; i < run; ++i) keys[static_cast<std::size_t>(i)] = i < n || i >= len ? static_cast<std::uint32_t>(rng() % 5000) : 0xffffffffu;
         const std::vector<std::uint32_t> stale(keys.begin() + len, keys.end());
         warp_steps(keys, 2, std::min<count_t>(len, 32));
-        for (count_t k = 64; k <= len; k <<= 1) {
-            for (count_t j = k >> 1; j >= 32; j >>= 1)
+        const auto order = [&](count_t x, count_t y, bool ascending) {
+            auto& a = keys[static_cast<std::size_t>(x)];
+            auto& b = keys[static_cast<std::size_t>(y)];
+            if ((a > b) == ascending) std::swap(a, b);
+        };
+        for (count_t k = 64; k <= len; k <<= 1) {  // as sort_and_write: steps j >= 32 two at a time (quads), then an odd one
+            count_t j = k >> 1;
+            for (; j >= 64; j >>= 2) {
+                std::vector<int> seen(static_cast<std::size_t>(len), 0);
+                for (count_t g = 0; g < len / 4; ++g) {
+                    const count_t i = gm::bitonic_quad_low(g, j), h = j / 2;
+                    ASSERT_EQ(i & (j | h), 0);
+                    for (count_t x : {i, i + h, i + j, i + j + h}) ++seen[static_cast<std::size_t>(x)];
+                    const bool asc = gm::bitonic_ascending(i, k);
+                    order(i, i + j, asc);
+                    order(i + h, i + j + h, asc);
+                    order(i, i + h, asc);
+                    order(i + j, i + j + h, asc);
+                }
+                EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), len) << "the quads cover the network once";
+            }
+            if (j >= 32)
                 for (count_t t = 0; t < len / 2; ++t) {
                     const count_t i = gm::bitonic_pair_low(t, j);
-                    auto& a = keys[static_cast<std::size_t>(i)];
-                    auto& b = keys[static_cast<std::size_t>(i + j)];
-                    if ((a > b) == gm::bitonic_ascending(i, k)) std::swap(a, b);
+                    order(i, i + j, gm::bitonic_ascending(i, k));
                 }
             warp_steps(keys, k, k);
         }

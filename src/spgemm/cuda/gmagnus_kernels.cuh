@@ -671,11 +671,12 @@ __device__ __forceinline__ void bitonic_warp_steps(I* keys, V* vals, unsigned ru
 // Sorts the table's n entries (compacted first, so the bitonic network spans the next power of two
 // of n, not the whole table: the table is at most half full) and writes them with column base. The
 // steps with j < 32 pair elements of one warp's 32-element run: they go in registers with shuffles (bitonic_warp_steps: the first five sizes whole, then the last five steps
-// of each size), and only the steps with j >= 32 pair elements in shared memory, a barrier each:
-// for 8192 entries 36 shared-memory steps and 46 barriers where the whole network in shared memory
-// took 91 steps and 92 barriers; a warp's row (at most 32 entries) takes the network's steps with
-// 2 warp barriers instead of one a step (GmagnusMath.BitonicWarpStepsSort runs this schedule on the
-// host).
+// of each size), and only the steps with j >= 32 pair elements in shared memory, two at a time
+// (steps j and j/2 over quads, bitonic_quad_low; an odd one alone), a barrier each pass: for 8192
+// entries 36 shared-memory steps in 20 passes and 30 barriers, where one step a pass took 46 and
+// the whole network in shared memory 91 steps and 92 barriers; a warp's row (at most 32 entries)
+// takes the network's steps with 2 warp barriers instead of one a step
+// (GmagnusMath.BitonicWarpStepsSort runs this schedule on the host).
 // warp_steps false (GpuSpgemmOptions::warp_sort_steps, for comparison on the GPU): every step in
 // shared memory.
 template <class G, class V, class I>
@@ -692,8 +693,41 @@ __device__ void sort_and_write(I* keys, V* vals, count_t cap, unsigned n, count_
         G::sync();
     }
     const unsigned smem_j = warp_steps ? warp_size : 1;  // the steps with j >= smem_j go through shared memory
+    const auto order = [](I& ka, V& va, I& kb, V& vb, bool ascending) {
+        if ((static_cast<U>(ka) > static_cast<U>(kb)) == ascending) {
+            const I tk = ka;
+            ka = kb;
+            kb = tk;
+            const V tv = va;
+            va = vb;
+            vb = tv;
+        }
+    };
     for (unsigned k = 2 * smem_j; k <= len; k <<= 1) {
-        for (unsigned j = k >> 1; j >= smem_j; j >>= 1) {
+        unsigned j = k >> 1;
+        for (; j >= 2 * smem_j; j >>= 2) {  // steps j and j/2 together, a quad a thread (bitonic_quad_low)
+            const unsigned h = j >> 1;
+            for (unsigned g = G::rank(); g < len / 4; g += G::size()) {
+                const auto i = static_cast<unsigned>(bitonic_quad_low(g, j));
+                I k0 = keys[i], k1 = keys[i + h], k2 = keys[i + j], k3 = keys[i + j + h];
+                V v0 = vals[i], v1 = vals[i + h], v2 = vals[i + j], v3 = vals[i + j + h];
+                const bool ascending = bitonic_ascending(i, k);
+                order(k0, v0, k2, v2, ascending);
+                order(k1, v1, k3, v3, ascending);
+                order(k0, v0, k1, v1, ascending);
+                order(k2, v2, k3, v3, ascending);
+                keys[i] = k0;
+                keys[i + h] = k1;
+                keys[i + j] = k2;
+                keys[i + j + h] = k3;
+                vals[i] = v0;
+                vals[i + h] = v1;
+                vals[i + j] = v2;
+                vals[i + j + h] = v3;
+            }
+            G::sync();
+        }
+        if (j >= smem_j) {  // an odd step left
             for (unsigned t = G::rank(); t < len / 2; t += G::size()) {
                 const auto i = static_cast<unsigned>(bitonic_pair_low(t, j));
                 const unsigned q = i + j;

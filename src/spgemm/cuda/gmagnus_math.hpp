@@ -485,6 +485,12 @@ GIGASPARSE_HD constexpr count_t scan_order_to_storage(count_t v, count_t warps, 
 // each take one pair), ascending when (i & k_size) == 0.
 GIGASPARSE_HD constexpr count_t bitonic_pair_low(count_t t, count_t j) { return ((t & ~(j - 1)) << 1) | (t & (j - 1)); }
 GIGASPARSE_HD constexpr bool bitonic_ascending(count_t i, count_t k_size) { return (i & k_size) == 0; }
+// Two consecutive steps, j and j/2 (j >= 2), over quads: quad g of the n/4 is {i, i + j/2, i + j,
+// i + 3j/2} with i = bitonic_quad_low(g, j) (bits j and j/2 of i clear); step j pairs (i, i + j)
+// and (i + j/2, i + 3j/2), then step j/2 pairs (i, i + j/2) and (i + j, i + 3j/2), all four in
+// i's direction (the size k_size > j, so one bit above them). A thread a quad: one barrier for
+// the two steps.
+GIGASPARSE_HD constexpr count_t bitonic_quad_low(count_t g, count_t j) { return bitonic_pair_low(bitonic_pair_low(g, j / 2), j); }
 // The same step taken by each element alone: element i, holding `mine`, takes its partner's (i ^ j)
 // key when the pair is out of order — the lower index of an ascending pair keeps the smaller key,
 // of a descending pair the larger. The warp stages of sort_and_write (j < 32) run this way, the
