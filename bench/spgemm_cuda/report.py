@@ -73,7 +73,8 @@ def options_of(run):
     light = "block per light row"
     if run.get("warp_light_rows", True):
         # runs before warp_row_products existed: a warp per row of at most 32 products
-        light = f"warp per light row of at most {run.get('warp_row_products', 32) or 512} products (full bins)"
+        most = run.get("warp_row_products", 32) or 512
+        light = f"warp per light row of at most {most} products" + (" (past 32: in bins of a block of rows an SM)" if most > 32 else "")
     resident = run.get("resident_blocks", 0) or 1
     # runs before light_streams existed: the bins one after the other on one stream
     streams = run.get("light_streams", 1) or 3
