@@ -28,8 +28,8 @@ inline namespace GIGASPARSE_CUDA_ABI {
 namespace gmagnus {
 
 inline constexpr int multisplit_block = 256;  // default of GpuSpgemmOptions::multisplit_threads (histogram and multisplit kernels)
-inline constexpr count_t default_warp_row_products = 512;
-inline constexpr int default_light_streams = 3;  // default of GpuSpgemmOptions::light_streams  // default of GpuSpgemmOptions::warp_row_products (tables of 1024 entries)
+inline constexpr count_t default_warp_row_products = 512;  // default of GpuSpgemmOptions::warp_row_products (tables of 1024 entries)
+inline constexpr int default_light_streams = 3;              // default of GpuSpgemmOptions::light_streams
 inline constexpr int outer_block = 1024;  // most threads of the outer product (one block per SM: its offsets fill shared memory); make_params lowers it for small budgets
 inline constexpr int dense_block = 512;
 inline constexpr int simple_block = 256;
