@@ -457,11 +457,15 @@ private:
                 reinterpret_cast<const void*>(&dense_segments_kernel<dense_block, Phase::known, V, I>)};
     }
 
-    static std::int64_t max_static_smem(int ms_threads) {
+    // The largest static shared memory of the kernels with dynamic shared memory, whose attributes
+    // (registers, static shared memory) kernel_attrs_ keeps for hash_threads().
+    std::int64_t max_static_smem(int ms_threads) {
+        kernel_attrs_.clear();
         std::int64_t mx = 0;
         for (const void* f : smem_kernels(ms_threads)) {
             cudaFuncAttributes a{};
             check(cudaFuncGetAttributes(&a, f), "cudaFuncGetAttributes");
+            kernel_attrs_.emplace_back(f, a);
             mx = std::max<std::int64_t>(mx, static_cast<std::int64_t>(a.sharedSizeBytes));
         }
         return mx;
@@ -582,16 +586,12 @@ private:
     const count_t* heavy_rows() const { return row_order_.data() + (m_ - nheavy_); }
 
     // Threads of a hash kernel's block for bin bn with a table of `table` bytes: hash_block_threads
-    // from the kernel's registers and static shared memory (queried once a kernel) and the SM's
-    // shared memory; without GpuSpgemmOptions::fit_hash_blocks half the table, at most 1024.
-    int hash_threads(const void* kernel, int bn, count_t table) {
+    // from the kernel's registers and static shared memory (kernel_attrs_, queried by choose_params)
+    // and the SM's shared memory; without GpuSpgemmOptions::fit_hash_blocks half the table, at most 1024.
+    int hash_threads(const void* kernel, int bn, count_t table) const {
         if (!opt_.fit_hash_blocks) return hash_bin_threads(bn);
-        auto it = std::find_if(kernel_attrs_.begin(), kernel_attrs_.end(), [&](const auto& k) { return k.first == kernel; });
-        if (it == kernel_attrs_.end()) {
-            cudaFuncAttributes a{};
-            check(cudaFuncGetAttributes(&a, kernel), "cudaFuncGetAttributes");
-            it = kernel_attrs_.insert(kernel_attrs_.end(), {kernel, a});
-        }
+        const auto it = std::find_if(kernel_attrs_.begin(), kernel_attrs_.end(), [&](const auto& k) { return k.first == kernel; });
+        if (it == kernel_attrs_.end()) throw BackendError("cuda::spgemm: hash kernel without queried attributes");
         return hash_block_threads(bn, table, static_cast<count_t>(it->second.sharedSizeBytes), it->second.numRegs, smem_per_sm_, smem_reserved_);
     }
 
@@ -998,7 +998,7 @@ private:
     int sm_count_ = 1;           // the device's SMs (light_bin_takes_warps)
     count_t warp_capacity_ = 0;  // largest table of light rows that may take a warp each
     count_t smem_per_sm_ = 0, smem_reserved_ = 0;  // the SM's shared memory, and what the runtime reserves a block
-    std::vector<std::pair<const void*, cudaFuncAttributes>> kernel_attrs_;  // hash_threads()' kernels
+    std::vector<std::pair<const void*, cudaFuncAttributes>> kernel_attrs_;  // the kernels of smem_kernels(), by max_static_smem()
     MemoryTracker mem_;
     Stream heavy_, light_;
     int light_streams_ = 1;                             // streams the light bins take in turn (GpuSpgemmOptions::light_streams)

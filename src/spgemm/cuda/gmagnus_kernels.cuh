@@ -731,14 +731,7 @@ __device__ void sort_and_write(I* keys, V* vals, count_t cap, unsigned n, count_
             for (unsigned t = G::rank(); t < len / 2; t += G::size()) {
                 const auto i = static_cast<unsigned>(bitonic_pair_low(t, j));
                 const unsigned q = i + j;
-                const I ki = keys[i], kq = keys[q];
-                if ((static_cast<U>(ki) > static_cast<U>(kq)) == bitonic_ascending(i, k)) {
-                    keys[i] = kq;
-                    keys[q] = ki;
-                    const V tv = vals[i];
-                    vals[i] = vals[q];
-                    vals[q] = tv;
-                }
+                order(keys[i], vals[i], keys[q], vals[q], bitonic_ascending(i, k));
             }
             G::sync();
         }
@@ -771,6 +764,11 @@ inline constexpr int segment_unroll = 2;
 template <Phase P, class V, class I>
 __device__ __forceinline__ auto light_product_load(const I* __restrict__ b_col, const V* __restrict__ b_val) {
     return [b_col, b_val](count_t q, V av) { return LightProduct<V, I>{b_col[q], has_values(P) ? av * b_val[q] : V(0)}; };
+}
+// Entry i of an intermediate buffer (its column; its value when phase P has values).
+template <Phase P, class V, class I>
+__device__ __forceinline__ auto intermediate_load(const I* __restrict__ col, const V* __restrict__ val) {
+    return [col, val](count_t i) { return LightProduct<V, I>{col[i], has_values(P) ? val[i] : V(0)}; };
 }
 
 // The products of a light row of A — A entries [a_begin, a_end) times their rows of B — over the
@@ -978,14 +976,14 @@ static __global__ void __launch_bounds__(hash_max_threads, 1) hash_rows_kernel(c
 // Light rows of the bins light_bin_takes_warps picks (those whose table needs one warp, and full
 // bins of rows up to GpuSpgemmOptions::warp_row_products): one warp per row, rows_per_block (<=
 // warp_rows_max_warps) rows per block, each warp with its own table in dynamic shared memory
-// (table_bytes apart) and only warp barriers. A block per row keeps few rows in flight an SM: the
-// one-warp rows, the most numerous of a power-law matrix, at most 32 (a block each), a table of 512
-// entries (256 threads) 5, of 2048 (1024 threads) 1; each row a chain of dependent loads and block
-// barriers. Here up to 40 rows an SM (fewer as their tables fill its shared memory).
-// Launch bound: 5 resident blocks per SM (40 warps, up to 48 registers). With the block size alone
+// (table_bytes apart) and only warp barriers. A block per row keeps fewer rows in flight an SM
+// (float/int32 on the H200: 21 for tables of 128-512 entries, 10 for 1024; the one-warp rows, the
+// most numerous of a power-law matrix, at most 32, a block each), each a chain of dependent loads
+// and block barriers. Here up to 32 rows an SM (fewer as their tables fill its shared memory).
+// Launch bound: 4 resident blocks per SM (32 warps, up to 64 registers). With the block size alone
 // ptxas (nvcc 13, sm_90) aimed at 8 blocks — 32 registers — and spilled in the symbolic kernel; at 6
-// blocks (40 registers) the double numeric kernel spilled 4-8 bytes on sm_80, and on sm_90 too once the
-// hash slot became a multiply-shift of the folded key (cuda_kernel_resources).
+// blocks (40 registers) the double numeric kernel spilled 4-8 bytes on sm_80; at 5 (48 registers) the
+// walk's loads in flight (walk_unroll) spilled (cuda_kernel_resources).
 inline constexpr int warp_rows_min_blocks = 4;
 template <Phase P, class V, class I>
 static __global__ void __launch_bounds__(warp_rows_max_warps * warp_size, warp_rows_min_blocks) hash_rows_warp_kernel(
@@ -1056,9 +1054,8 @@ static __global__ void __launch_bounds__(hash_max_threads) hash_segments_kernel(
     if (threadIdx.x == 0) n_unique = 0;
     __syncthreads();
     if constexpr (P == Phase::known) fill_known<BlockGroup>(keys, cap, known_col + seg_out[id], seg_nnz[id], sg.base);
-    for_each_element<segment_unroll>(
-        Range{sg.begin, sg.end}, blockDim.x, [&](count_t i) { return LightProduct<V, I>{col[i], has_values(P) ? val[i] : V(0)}; },
-        [&](count_t, const LightProduct<V, I>& x) { accumulate<P>(keys, vals, cap, x.col, x.val, &n_unique); });
+    for_each_element<segment_unroll>(Range{sg.begin, sg.end}, blockDim.x, intermediate_load<P>(col, val),
+                                     [&](count_t, const LightProduct<V, I>& x) { accumulate<P>(keys, vals, cap, x.col, x.val, &n_unique); });
     __syncthreads();
     if constexpr (P == Phase::symbolic) {
         if (threadIdx.x == 0) seg_nnz[id] = n_unique;
@@ -1096,8 +1093,7 @@ static __global__ void __launch_bounds__(THREADS) dense_segments_kernel(const co
         for (count_t c = threadIdx.x; c < span; c += THREADS) acc[c] = V(0);
     __syncthreads();
     for_each_element<segment_unroll>(
-        Range{sg.begin, sg.end}, THREADS, [&](count_t i) { return LightProduct<V, I>{col[i], has_values(P) ? val[i] : V(0)}; },
-        [&](count_t, const LightProduct<V, I>& x) {
+        Range{sg.begin, sg.end}, THREADS, intermediate_load<P>(col, val), [&](count_t, const LightProduct<V, I>& x) {
             const count_t c = static_cast<count_t>(x.col);
             if constexpr (P != Phase::known) atomicOr(&bitmap[c >> 5], 1u << (c & 31));
             if constexpr (has_values(P)) atomicAdd(&acc[c], x.val);

@@ -349,10 +349,11 @@ GIGASPARSE_HD constexpr int hash_bin_threads(int bin) {
 // Light rows of hash bin `capacity` (nrows of them) take a warp each (hash_rows_warp_kernel) instead
 // of a block each (hash_rows_kernel): always when the table needs one warp (capacity <= 64: a block
 // would be one warp); up to max_capacity entries when the bin has a block of per_block rows for
-// each of the sm_count SMs. A block per row keeps few rows in flight (at 1024 threads one an SM, at
-// 256 five), each a chain of dependent loads and barriers; a warp per row keeps up to 40 an SM, so
-// a full bin goes faster, but each row takes longer, and a bin of fewer rows than SMs' worth of blocks
-// keeps the block per row. max_capacity below 64: only the one-warp tables.
+// each of the sm_count SMs. A block per row keeps fewer rows in flight (hash_block_threads: 10 to 21
+// an SM for these tables, float/int32 on the H200), each a chain of dependent loads and barriers; a
+// warp per row keeps up to 32 an SM, so a full bin goes faster, but each row takes longer, and a bin
+// of fewer rows than SMs' worth of blocks keeps the block per row. max_capacity below 64: only the
+// one-warp tables.
 GIGASPARSE_HD constexpr bool light_bin_takes_warps(count_t capacity, count_t nrows, count_t max_capacity, int per_block, int sm_count) {
     if (capacity <= 2 * warp_size) return true;
     return capacity <= max_capacity && nrows >= count_t(per_block) * sm_count;
