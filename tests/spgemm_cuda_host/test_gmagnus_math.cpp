@@ -39,7 +39,7 @@ TEST(GmagnusMath, ParamsH200Float) {
     EXPECT_EQ(p.nlevels, 1);
     EXPECT_EQ(p.chunks_log2[0], 5);
     EXPECT_EQ(gm::chunk_span_log2(p, 1), 15);
-    EXPECT_EQ(p.outer_group_elems, 232448 / 8 / 256 * 256);
+    EXPECT_EQ(p.outer_group_elems, 232448 / 18 / 256 * 256);  // 8 + 8 bytes per Ã entry, 2 per element
     EXPECT_TRUE(gm::params_feasible(p));
     EXPECT_EQ(p.multisplit_group_elems[0] % 256, 0);
     EXPECT_LE(gm::multisplit_smem_bytes(p.multisplit_group_elems[0], p.multisplit_group_rows[0], 32, 256, s), smem);
@@ -372,7 +372,7 @@ TEST(GmagnusMath, DeviceTestBudgetsAreFeasible) {
         SCOPED_TRACE("ncols " + std::to_string(c.ncols) + " smem " + std::to_string(c.smem));
         const gm::Params p = gm::make_params(c.ncols, c.smem, {c.col, c.val, 8, 4}, 256, 1024);  // the dispatch's block sizes
         EXPECT_TRUE(gm::params_feasible(p));
-        EXPECT_LE(p.outer_group_elems * 8, c.smem);
+        EXPECT_LE(gm::outer_smem_bytes(p.outer_group_elems, p.sizes), c.smem);
         EXPECT_EQ(p.outer_group_elems % p.outer_threads, 0);
         EXPECT_GE(p.nlevels, c.min_levels);
         for (int l = 0; l < p.nlevels; ++l)
@@ -382,23 +382,77 @@ TEST(GmagnusMath, DeviceTestBudgetsAreFeasible) {
     }
 }
 
-// Galloping owner search == the paper's walk `while (x >= off[s + 1]) ++s`, over empty slices and
-// jumps of any length (each outer-product thread jumps a block-size stride of elements).
-TEST(GmagnusMath, AdvanceOwnerMatchesWalk) {
-    std::mt19937_64 rng(7);
-    for (int trial = 0; trial < 200; ++trial) {
-        const count_t n = 1 + static_cast<count_t>(rng() % 300);
-        std::vector<count_t> off(n + 1, 0);
-        for (count_t k = 0; k < n; ++k) off[k + 1] = off[k] + (rng() % 3 == 0 ? 0 : static_cast<count_t>(rng() % 9));
-        if (off[n] == 0) continue;
-        count_t s = gm::find_owner(off.data(), n, 0);
-        for (count_t x = 0; x < off[n]; x += 1 + static_cast<count_t>(rng() % 40)) {
-            count_t walk = s;
-            while (x >= off[walk + 1]) ++walk;
-            s = gm::advance_owner(off.data(), n, s, x);
-            ASSERT_EQ(s, walk) << "trial " << trial << " x " << x;
-            ASSERT_EQ(s, gm::find_owner(off.data(), n, x));
+// The outer product's per-block and per-entry arithmetic, run as the kernel runs it (each block's
+// Ã entries from outer_block_entries; per entry outer_entry, one reservation, a mark in the owner
+// map; the map filled forward), against the paper's per-element GetAEntry/GetBEntry/GetExcess:
+// every element reads the Ã and B entries the paper's mapping gives, and each Ã entry's elements
+// land on consecutive positions of its reservation, in element order. Random CSC columns of Ã
+// (some empty), B rows of 0–12 entries (empty ones are masked out of the CSC: a slice is empty when
+// either is) and block sizes from 1 element up.
+TEST(GmagnusMath, OuterProductOwnerMapMatchesThePaperMapping) {
+    std::mt19937_64 rng(11);
+    for (int trial = 0; trial < 300; ++trial) {
+        const count_t ncols = 1 + static_cast<count_t>(rng() % 40);
+        std::vector<count_t> b_ptr(ncols + 1, 0), col_ptr(ncols + 1, 0), slice_off(ncols + 1, 0), csc_col;
+        for (count_t k = 0; k < ncols; ++k) {
+            const count_t nb = rng() % 4 == 0 ? 0 : static_cast<count_t>(rng() % 13);
+            const count_t na = nb == 0 || rng() % 3 == 0 ? 0 : 1 + static_cast<count_t>(rng() % 6);
+            b_ptr[k + 1] = b_ptr[k] + nb;
+            col_ptr[k + 1] = col_ptr[k] + na;
+            slice_off[k + 1] = slice_off[k] + na * nb;
+            for (count_t j = 0; j < na; ++j) csc_col.push_back(k);
         }
+        const count_t total = slice_off[ncols];
+        if (total == 0) continue;
+        const count_t group = 1 + static_cast<count_t>(rng() % 50);
+        count_t next_free = 0;  // the reservations (made in block order here; any order on the GPU)
+        std::vector<count_t> ref_entry(total), ref_b(total), dest(total, -1);
+        for (count_t k = 0; k < ncols; ++k)
+            for (count_t i = slice_off[k]; i < slice_off[k + 1]; ++i) {
+                const gm::ABEntry e = gm::get_ab_entry(i, slice_off[k], b_ptr[k + 1] - b_ptr[k]);
+                ref_entry[i] = col_ptr[k] + e.a;
+                ref_b[i] = b_ptr[k] + e.b;
+            }
+        for (count_t g = 0; g * group < total; ++g) {
+            const gm::Range R = gm::group_range(g, group, total);
+            const gm::Range ents = gm::outer_block_entries(R, slice_off.data(), col_ptr.data(), b_ptr.data(), ncols);
+            ASSERT_EQ(ents.begin, ref_entry[R.begin]) << "trial " << trial << " block " << g;
+            ASSERT_EQ(ents.end, ref_entry[R.end - 1] + 1);
+            const count_t n = R.end - R.begin;
+            std::vector<unsigned> owner(n, 0);
+            std::vector<count_t> dest_base(ents.end - ents.begin), b_base(ents.end - ents.begin);
+            count_t covered = 0;
+            for (count_t ai = ents.begin; ai < ents.end; ++ai) {
+                const count_t k = csc_col[ai], nb = b_ptr[k + 1] - b_ptr[k];
+                const gm::OuterEntry e = gm::outer_entry(slice_off[k] + (ai - col_ptr[k]) * nb, nb, b_ptr[k], R);
+                ASSERT_GE(e.count, 1);
+                ASSERT_GE(e.first, R.begin);
+                ASSERT_LE(e.first + e.count, R.end);
+                const count_t reserved = next_free;
+                next_free += e.count;
+                covered += e.count;
+                dest_base[ai - ents.begin] = reserved - e.first;
+                b_base[ai - ents.begin] = e.b_base;
+                owner[e.first - R.begin] = static_cast<unsigned>(ai - ents.begin);
+            }
+            ASSERT_EQ(covered, n);  // the block's entries cover its elements exactly
+            unsigned run = 0;
+            for (count_t p = 0; p < n; ++p) owner[p] = run = std::max(run, owner[p]);
+            for (count_t i = R.begin; i < R.end; ++i) {
+                const unsigned a = owner[i - R.begin];
+                ASSERT_EQ(ents.begin + a, ref_entry[i]) << "trial " << trial << " element " << i;
+                ASSERT_EQ(b_base[a] + i, ref_b[i]);
+                dest[i] = dest_base[a] + i;
+            }
+        }
+        // every position of Ĉ written once, and an entry's elements in order on consecutive positions
+        std::vector<count_t> sorted = dest;
+        std::sort(sorted.begin(), sorted.end());
+        for (count_t x = 0; x < total; ++x) ASSERT_EQ(sorted[x], x);
+        for (count_t i = 1; i < total; ++i)
+            if (ref_entry[i] == ref_entry[i - 1] && i / group == (i - 1) / group) {
+                ASSERT_EQ(dest[i], dest[i - 1] + 1);
+            }
     }
 }
 
@@ -425,7 +479,7 @@ TEST(GmagnusMath, StreamBudgetForResidentBlocks) {
             EXPECT_EQ(p.tau, one.tau);
             EXPECT_EQ(p.hash_capacity, one.hash_capacity);
             EXPECT_EQ(p.dense_columns, one.dense_columns);
-            EXPECT_LE(p.outer_group_elems * 8, sb);
+            EXPECT_LE(gm::outer_smem_bytes(p.outer_group_elems, p.sizes), sb);
             EXPECT_LT(p.outer_group_elems, one.outer_group_elems);
             EXPECT_LE(p.chunks_max, one.chunks_max);
             for (int l = 0; l < p.nlevels; ++l) {
@@ -440,11 +494,11 @@ TEST(GmagnusMath, StreamBudgetForResidentBlocks) {
 TEST(GmagnusMath, OuterThreadsAndSharedMemoryFit) {
     const gm::Params big = gm::make_params(count_t(1) << 20, 232448 - 2048, {4, 4, 8, 4}, 256, 1024);
     EXPECT_EQ(big.outer_threads, 1024);
-    EXPECT_EQ(big.outer_group_elems, 28672);
+    EXPECT_EQ(big.outer_group_elems, 12288);  // 230400 / 18 = 12800, a multiple of 1024
     EXPECT_TRUE(gm::params_feasible(big));
     const gm::Params small = gm::make_params(count_t(1) << 14, 3072, {4, 4, 8, 4}, 256, 1024);
-    EXPECT_EQ(small.outer_threads, 256);
-    EXPECT_EQ(small.outer_group_elems, 256);
+    EXPECT_EQ(small.outer_threads, 128);  // 3072 / 18 = 170 elements
+    EXPECT_EQ(small.outer_group_elems, 128);
     EXPECT_TRUE(gm::params_feasible(small));
     for (count_t smem : {2048, 3072, 4096, 8192, 49152, 230400})
         for (int val : {4, 8}) {
@@ -453,7 +507,7 @@ TEST(GmagnusMath, OuterThreadsAndSharedMemoryFit) {
             if (!gm::params_feasible(p)) continue;
             EXPECT_LE(gm::hash_smem_bytes(p.hash_capacity, sz, true), smem);
             EXPECT_LE(gm::dense_smem_bytes(gm::chunk_span_log2(p, p.nlevels), sz, true), smem);
-            EXPECT_LE(p.outer_group_elems * 8, smem);
+            EXPECT_LE(gm::outer_smem_bytes(p.outer_group_elems, p.sizes), smem);
         }
     // too small for the 32-entry hash bin: rejected instead of launching with too much shared memory
     EXPECT_FALSE(gm::params_feasible(gm::make_params(1000, 300, {4, 8, 8, 4}, 256, 1024)));

@@ -122,6 +122,8 @@ struct HeavyBatch {
     DeviceBuffer<count_t> chat_ptr;            // row starts of the batch's Ĉ (nh + 1)
     DeviceBuffer<count_t> col_ptr, slice_off;  // CSC column starts and flattened slice starts (ka + 1 each)
     DeviceBuffer<count_t> csc_row, csc_src;    // CSC row (batch-local) and A entry of each position
+    DeviceBuffer<count_t> csc_col;             // CSC column of each position (its row of B): the sort's keys
+    DeviceBuffer<count_t> outer_entries;       // each outer-product block's first and one-past-last Ã entry
     struct Level {
         LevelArgs L{};
         count_t n_out = 0;
@@ -739,6 +741,11 @@ private:
             temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
                 return cub::DeviceScan::InclusiveSum(t, b, slice_sizes.data(), hb.slice_off.data() + 1, ka, hs);
             });
+        hb.csc_col = std::move(keys_sorted);  // each position's column: the outer product's step 2 reads it
+        const count_t outer_blocks = grid_for(batch.products, static_cast<int>(p_.outer_group_elems));
+        hb.outer_entries.allocate(2 * outer_blocks, at(hs));
+        launch("outer_block_entries_kernel", &outer_block_entries_kernel, grid_for(outer_blocks, simple_block), simple_block, 0, hs, outer_blocks,
+               batch.products, p_.outer_group_elems, ka, hb.slice_off.data(), hb.col_ptr.data(), b_.row_ptr, hb.outer_entries.data());
         timer.stop(t_csc, hs, &st_.csc_ms);
         v = alloc_values(hb);
         outer_product(hb, v, timer);
@@ -871,8 +878,9 @@ private:
         const std::size_t t_outer = timer.start(hs);
         const count_t ge = p_.outer_group_elems;
         launch("outer_product_kernel", &outer_product_kernel<V, I>, grid_for(hb.span.products, static_cast<int>(ge)), p_.outer_threads,
-               static_cast<std::size_t>(ge) * sizeof(count_t), hs, hb.span.products, ge, ka, hb.slice_off.data(), hb.col_ptr.data(), hb.csc_row.data(),
-               csc_val.data(), b_.row_ptr, b_.col_idx, b_.values, cursor.data(), v.col[0].data(), v.val[0].data());
+               static_cast<std::size_t>(outer_smem_bytes(ge, p_.sizes)), hs, hb.span.products, ge, hb.outer_entries.data(), hb.slice_off.data(),
+               hb.col_ptr.data(), hb.csc_col.data(), hb.csc_row.data(), csc_val.data(), b_.row_ptr, b_.col_idx, b_.values, cursor.data(),
+               v.col[0].data(), v.val[0].data());
         timer.stop(t_outer, hs, &st_.outer_ms);
         st_.outer_bytes += hb.span.products * static_cast<count_t>(sizeof(I) + sizeof(V));  // + B and Ã reads: traffic_
     }

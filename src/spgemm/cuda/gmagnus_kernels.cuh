@@ -163,7 +163,8 @@ static __global__ void heavy_entries_kernel(count_t nh, const count_t* __restric
 
 // After the stable sort by column: CSC rows (batch-local heavy index) and the A entry of each kept
 // position (*n_kept of the n sorted ones: the count stays on the device). The pattern part of the
-// CSC, kept by the plan; gather_values_kernel fills in the values of each numeric phase.
+// CSC, kept by the plan with the sorted keys (each position's column); gather_values_kernel fills in
+// the values of each numeric phase.
 static __global__ void csc_gather_kernel(count_t n, const count_t* __restrict__ n_kept, const count_t* __restrict__ sorted_t, const count_t* __restrict__ ent_h,
                                   const count_t* __restrict__ ent_j, count_t* __restrict__ csc_row, count_t* __restrict__ csc_src) {
     const count_t x = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
@@ -236,64 +237,100 @@ __device__ __forceinline__ void for_each_element(Range R, count_t stride, Load l
 }
 
 // ------------------------------------------------------------------ outer product (Alg. 4)
-// Block g owns flattened elements group_range(g); offsets_local (dynamic shared memory) holds the
-// write position reserved for each Ã entry the block touches.
+// Block g owns flattened elements group_range(g). Its first and one-past-last Ã entries are found
+// for every block at once before the outer product (two binary searches over the slices a block;
+// in the kernel one thread took them while the rest of the block, alone on its SM, waited).
+static __global__ void outer_block_entries_kernel(count_t blocks, count_t total, count_t group_elems, count_t nslices,
+                                                  const count_t* __restrict__ slice_off, const count_t* __restrict__ col_ptr,
+                                                  const count_t* __restrict__ b_ptr, count_t* __restrict__ entries) {
+    const count_t g = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
+    if (g >= blocks) return;
+    const Range e = outer_block_entries(group_range(g, group_elems, total), slice_off, col_ptr, b_ptr, nslices);
+    entries[2 * g] = e.begin;
+    entries[2 * g + 1] = e.end;
+}
+
 inline constexpr int outer_max_threads = 1024;  // launch bound; Params::outer_threads never exceeds it
 inline constexpr int outer_unroll = 4;          // elements per thread with loads in flight (step 3)
 
+// Exclusive max-scan of one value per thread across the block (any multiple of 32 threads);
+// warp_max: blockDim.x / 32 words of shared memory. Contains a barrier.
+__device__ __forceinline__ unsigned block_exclusive_max(unsigned x, unsigned* warp_max) {
+    constexpr unsigned all = 0xffffffffu;
+    const unsigned lane = threadIdx.x % warp_size, warp = threadIdx.x / warp_size;
+    unsigned incl = x;
+    for (int o = 1; o < warp_size; o *= 2) {
+        const unsigned t = __shfl_up_sync(all, incl, o);
+        if (lane >= static_cast<unsigned>(o) && t > incl) incl = t;
+    }
+    if (lane == warp_size - 1) warp_max[warp] = incl;
+    __syncthreads();
+    unsigned before = __shfl_up_sync(all, incl, 1);
+    if (lane == 0) before = 0;
+    for (unsigned w = 0; w < warp; ++w)
+        if (warp_max[w] > before) before = warp_max[w];
+    return before;
+}
+
+// Shared memory (outer_smem_bytes): for each Ã entry the block touches (block-local index la) the
+// bases of its elements' positions in Ĉ and entries of B (outer_entry), and for each element the la
+// of its entry (the owner map, 16 bits). Step 2 reserves each entry's part of Ĉ (one atomic on its
+// row's cursor, as the paper shifts the row pointer in place) and marks the entry's first element in
+// the map; a block-wide max-scan fills the map forward; step 3 then writes consecutive elements to
+// consecutive positions of Ĉ with two shared loads, three global loads and no search or division
+// per element (the paper's GetAEntry/GetBEntry per element: a division, and a search for the slice
+// of each element, whose dependent loads held this kernel to a third of the copy bandwidth on the
+// H200 at git 1a6f884).
 template <class V, class I>
-static __global__ void __launch_bounds__(outer_max_threads) outer_product_kernel(count_t total, count_t group_elems, count_t nslices, const count_t* __restrict__ slice_off,
-                                     const count_t* __restrict__ col_ptr, const count_t* __restrict__ csc_row, const V* __restrict__ csc_val,
+static __global__ void __launch_bounds__(outer_max_threads) outer_product_kernel(count_t total, count_t group_elems, const count_t* __restrict__ block_entries,
+                                     const count_t* __restrict__ slice_off, const count_t* __restrict__ col_ptr, const count_t* __restrict__ csc_col,
+                                     const count_t* __restrict__ csc_row, const V* __restrict__ csc_val,
                                      const count_t* __restrict__ b_ptr, const I* __restrict__ b_col, const V* __restrict__ b_val,
                                      count_t* __restrict__ cursor, I* __restrict__ out_col, V* __restrict__ out_val) {
     GIGASPARSE_DYNAMIC_SHARED(smem_raw);
-    count_t* offsets_local = reinterpret_cast<count_t*>(smem_raw);
-    __shared__ count_t s_first_slice, s_a_begin, s_a_end;
+    count_t* dest_base = reinterpret_cast<count_t*>(smem_raw);
+    count_t* b_base = dest_base + group_elems;
+    std::uint16_t* owner = reinterpret_cast<std::uint16_t*>(b_base + group_elems);
+    __shared__ unsigned warp_max[outer_max_threads / warp_size];
     const Range R = group_range(blockIdx.x, group_elems, total);
-    if (threadIdx.x == 0) {
-        const count_t s0 = find_owner(slice_off, nslices, R.begin);
-        const count_t s1 = find_owner(slice_off, nslices, R.end - 1);
-        s_first_slice = s0;
-        s_a_begin = col_ptr[s0] + get_ab_entry(R.begin, slice_off[s0], b_ptr[s0 + 1] - b_ptr[s0]).a;
-        s_a_end = col_ptr[s1] + get_ab_entry(R.end - 1, slice_off[s1], b_ptr[s1 + 1] - b_ptr[s1]).a + 1;
-    }
+    const count_t a_begin = block_entries[2 * blockIdx.x], a_end = block_entries[2 * blockIdx.x + 1];
+    // each thread's run of the owner map: cleared, then filled forward after the marks
+    const unsigned n = static_cast<unsigned>(R.end - R.begin);
+    const unsigned per = (n + blockDim.x - 1) / blockDim.x;
+    const unsigned p0 = static_cast<unsigned>(min_c(n, count_t(threadIdx.x) * per)), p1 = static_cast<unsigned>(min_c(n, count_t(p0) + per));
+    for (unsigned p = p0; p < p1; ++p) owner[p] = 0;
     __syncthreads();
-    const count_t a_begin = s_a_begin, a_end = s_a_end;
-    // step 2: reserve the write ranges of the (partial) B̃ rows this block produces
-    count_t slice = s_first_slice;
+    // step 2: reserve each Ã entry's elements of Ĉ, keep its bases, mark its first element
     for (count_t ai = a_begin + threadIdx.x; ai < a_end; ai += blockDim.x) {
-        slice = advance_owner(col_ptr, nslices, slice, ai);
-        const count_t nb = b_ptr[slice + 1] - b_ptr[slice];
-        const count_t start = slice_off[slice] + (ai - col_ptr[slice]) * nb;
-        const Excess ex = get_excess(start, nb, R);
-        offsets_local[ai - a_begin] = atomic_add_count(&cursor[csc_row[ai]], nb - ex.first - ex.last);
+        const count_t k = csc_col[ai];
+        const count_t b0 = b_ptr[k], nb = b_ptr[k + 1] - b0;
+        const OuterEntry e = outer_entry(slice_off[k] + (ai - col_ptr[k]) * nb, nb, b0, R);
+        const count_t la = ai - a_begin;
+        dest_base[la] = atomic_add_count(&cursor[csc_row[ai]], e.count) - e.first;
+        b_base[la] = e.b_base;
+        owner[e.first - R.begin] = static_cast<std::uint16_t>(la);
     }
     __syncthreads();
-    // step 3: consecutive flattened elements -> consecutive elements of Ĉ. The current slice's
-    // bounds and starts stay in registers (reloaded when an element lies past it), and the loads
-    // of outer_unroll elements are issued before the first is stored.
-    slice = s_first_slice;
-    count_t off = slice_off[slice], end = slice_off[slice + 1], a0 = col_ptr[slice], b0 = b_ptr[slice];
-    count_t nb = b_ptr[slice + 1] - b0;
+    unsigned run = 0;
+    for (unsigned p = p0; p < p1; ++p)
+        if (owner[p] > run) run = owner[p];
+    unsigned la = block_exclusive_max(run, warp_max);
+    for (unsigned p = p0; p < p1; ++p) {
+        if (owner[p] > la) la = owner[p];
+        owner[p] = static_cast<std::uint16_t>(la);
+    }
+    __syncthreads();
+    // step 3: consecutive flattened elements -> consecutive elements of Ĉ, the loads of
+    // outer_unroll elements issued before the first is stored
     struct Product {
         count_t dest;
         I col;
         V val;
     };
     const auto load = [&](count_t i) {
-        if (i >= end) {
-            slice = advance_owner(slice_off, nslices, slice, i);
-            off = slice_off[slice];
-            end = slice_off[slice + 1];
-            a0 = col_ptr[slice];
-            b0 = b_ptr[slice];
-            nb = b_ptr[slice + 1] - b0;
-        }
-        const ABEntry e = get_ab_entry(i, off, nb);
-        const count_t ai = a0 + e.a;
-        const Excess ex = get_excess(off + e.a * nb, nb, R);
-        const count_t q = b0 + e.b;
-        return Product{offsets_local[ai - a_begin] + e.b - ex.first, b_col[q], csc_val[ai] * b_val[q]};
+        const unsigned a = owner[i - R.begin];
+        const count_t q = b_base[a] + i;
+        return Product{dest_base[a] + i, b_col[q], csc_val[a_begin + a] * b_val[q]};
     };
     for_each_element<outer_unroll>(R, blockDim.x, load, [&](count_t, const Product& x) {
         out_col[x.dest] = x.col;

@@ -76,7 +76,7 @@ struct Params {
     count_t min_group_elems = 0;     // n_minGroupElems = s_LM / (2 (s_col + s_val))
     int multisplit_threads = 256;
     int outer_threads = 256;
-    count_t outer_group_elems = 0;   // flattened elements per outer-product block: s_LM / s_rowptr
+    count_t outer_group_elems = 0;   // flattened elements per outer-product block: outer_group_elems_fit (multiple of outer_threads)
     count_t multisplit_group_elems[max_levels] = {};  // per level, multiple of multisplit_threads
     count_t multisplit_group_rows[max_levels] = {};   // n_groupRows per level
     ElementSizes sizes;
@@ -94,6 +94,19 @@ GIGASPARSE_HD constexpr count_t multisplit_smem_bytes(count_t group_elems, count
     const count_t warps = threads / warp_size;
     const count_t slots = group_rows * nchunks;
     return count_t(s.histo) * (slots * warps + 1) + count_t(s.rowptr) * slots + count_t(s.col + s.val) * group_elems;
+}
+
+// Shared memory of one outer-product block of group_elems flattened elements: for each Ã entry it
+// touches (at most one per element) the two bases that turn an element index into its position in
+// Ĉ and its entry of B (Ĉ.rowPtr-sized each), and for each element its entry's block-local index
+// (16 bits: outer_max_group_elems).
+inline constexpr count_t outer_max_group_elems = count_t(1) << 16;
+GIGASPARSE_HD constexpr count_t outer_smem_bytes(count_t group_elems, const ElementSizes& s) {
+    return group_elems * (2 * count_t(s.rowptr) + 2);
+}
+// Most elements an outer-product block's shared memory holds within smem_bytes.
+GIGASPARSE_HD constexpr count_t outer_group_elems_fit(count_t smem_bytes, const ElementSizes& s) {
+    return min_c(smem_bytes / (2 * count_t(s.rowptr) + 2), outer_max_group_elems);
 }
 
 // Largest multiple of `threads` whose multisplit block fits smem_bytes with nchunks chunks per row
@@ -181,10 +194,10 @@ GIGASPARSE_HD constexpr Params make_params(count_t ncols_c, count_t smem_bytes, 
         p.multisplit_group_rows[l] = group_rows_bound(p.multisplit_group_elems[l], p.tau);
     }
     // Outer product: at most `outer_threads` threads, fewer (a power of two, >= one warp) when the
-    // budget holds fewer offsets; the group is a multiple of the thread count.
-    const count_t offsets_fit = ms_bytes / s.rowptr;
-    while (p.outer_threads > warp_size && p.outer_threads > offsets_fit) p.outer_threads /= 2;
-    p.outer_group_elems = max_c(offsets_fit / p.outer_threads * p.outer_threads, p.outer_threads);
+    // budget holds fewer elements; the group is a multiple of the thread count.
+    const count_t outer_fit = outer_group_elems_fit(ms_bytes, s);
+    while (p.outer_threads > warp_size && p.outer_threads > outer_fit) p.outer_threads /= 2;
+    p.outer_group_elems = max_c(outer_fit / p.outer_threads * p.outer_threads, p.outer_threads);
     return p;
 }
 
@@ -222,7 +235,7 @@ GIGASPARSE_HD constexpr bool params_feasible(const Params& p) {
     if (p.tau < 1 || p.hash_capacity < (count_t(1) << min_hash_log2)) return false;
     if (hash_smem_bytes(p.hash_capacity, p.sizes, true) > p.smem_bytes) return false;
     if (p.stream_smem_bytes < 1 || p.stream_smem_bytes > p.smem_bytes) return false;
-    if (p.outer_group_elems * p.sizes.rowptr > p.stream_smem_bytes) return false;
+    if (outer_smem_bytes(p.outer_group_elems, p.sizes) > p.stream_smem_bytes || p.outer_group_elems > outer_max_group_elems) return false;
     for (int l = 0; l < p.nlevels; ++l) {
         if (p.multisplit_group_elems[l] < p.multisplit_threads) return false;
         if (multisplit_smem_bytes(p.multisplit_group_elems[l], p.multisplit_group_rows[l], count_t(1) << p.chunks_log2[l], p.multisplit_threads,
@@ -248,32 +261,6 @@ GIGASPARSE_HD inline count_t find_owner(const Offset* offsets, count_t n, count_
     return lo;
 }
 
-// Same answer as walking `while (x >= offsets[s + 1]) ++s` from s (largest s' >= s with
-// offsets[s'] <= x, for offsets[s] <= x < offsets[n]), but galloping: O(log distance) loads instead
-// of one per slice passed. A thread of the outer product visits every slice of its block's range
-// (its elements are a block-size stride apart), so plain walking costs O(slices) per thread.
-template <class Offset>
-GIGASPARSE_HD inline count_t advance_owner(const Offset* offsets, count_t n, count_t s, count_t x) {
-    if (x < static_cast<count_t>(offsets[s + 1])) return s;
-    count_t lo = s + 1, hi = n, step = 1;  // offsets[lo] <= x < offsets[hi]
-    while (true) {
-        const count_t probe = lo + step;
-        if (probe >= n) break;
-        if (static_cast<count_t>(offsets[probe]) > x) {
-            hi = probe;
-            break;
-        }
-        lo = probe;
-        step *= 2;
-    }
-    while (hi - lo > 1) {
-        const count_t mid = lo + (hi - lo) / 2;
-        if (static_cast<count_t>(offsets[mid]) <= x) lo = mid;
-        else hi = mid;
-    }
-    return lo;
-}
-
 struct Range {
     count_t begin = 0, end = 0;
 };
@@ -289,9 +276,8 @@ GIGASPARSE_HD constexpr Range group_range(count_t group, count_t group_elems, co
 struct ABEntry {
     count_t a = 0, b = 0;
 };
-// The outer product calls it per element: when both operands fit in 32 bits (all but slices of
-// over 2^32 elements) it divides in 32 bits — a GPU has no 64-bit divide instruction, and the
-// software routine costs several times the 32-bit one; the remainder comes from the quotient.
+// Twice per outer-product block (outer_block_entries), no longer per element. When both operands
+// fit in 32 bits it divides in 32 bits (a GPU emulates a 64-bit divide with a longer routine).
 GIGASPARSE_HD constexpr ABEntry get_ab_entry(count_t i, count_t slice_offset, count_t b_row_nnz) {
     const count_t local = i - slice_offset;
     if (((static_cast<std::uint64_t>(local) | static_cast<std::uint64_t>(b_row_nnz)) >> 32) == 0) {
@@ -310,6 +296,30 @@ struct Excess {
 };
 GIGASPARSE_HD constexpr Excess get_excess(count_t a_entry_start, count_t b_row_nnz, Range g) {
     return {max_c(g.begin - a_entry_start, 0), max_c(a_entry_start + b_row_nnz - g.end, 0)};
+}
+
+// The Ã entries whose elements a block's range g holds, [begin, end): those of its first and last
+// elements (slice_off, col_ptr, b_ptr: the slices' flattened starts, the CSC's column starts, B's
+// row starts; nslices slices). Computed for every block before the outer product
+// (outer_block_entries_kernel), where one thread of each block took the two binary searches while
+// the others waited.
+GIGASPARSE_HD inline Range outer_block_entries(Range g, const count_t* slice_off, const count_t* col_ptr, const count_t* b_ptr, count_t nslices) {
+    const count_t s0 = find_owner(slice_off, nslices, g.begin), s1 = find_owner(slice_off, nslices, g.end - 1);
+    return {col_ptr[s0] + get_ab_entry(g.begin, slice_off[s0], b_ptr[s0 + 1] - b_ptr[s0]).a,
+            col_ptr[s1] + get_ab_entry(g.end - 1, slice_off[s1], b_ptr[s1 + 1] - b_ptr[s1]).a + 1};
+}
+
+// Step 2 of the outer product for one Ã entry of a block: its B̃ row is flattened elements
+// [start, start + nb), read from B's entries b_row, b_row + 1, ...; the block holds `count` of them
+// from `first` on. Element i of it reads B entry b_base + i, and, once the block has reserved
+// `count` positions of Ĉ at r for the entry, goes to r - first + i: step 3 needs no division and no
+// search, only the entry of each element (the block's owner map, filled from the entries' firsts).
+struct OuterEntry {
+    count_t first = 0, count = 0, b_base = 0;
+};
+GIGASPARSE_HD constexpr OuterEntry outer_entry(count_t start, count_t nb, count_t b_row, Range g) {
+    const Excess ex = get_excess(start, nb, g);
+    return {start + ex.first, nb - ex.first - ex.last, b_row - start};
 }
 
 // ---------------------------------------------------------------- multisplit chunk mapping (§III-C)
