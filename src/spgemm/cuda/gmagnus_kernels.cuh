@@ -380,10 +380,15 @@ struct RowCursor {
     }
 };
 
-// The multisplit's element loops keep multisplit_unroll elements' loads in flight per thread: a
-// multisplit block fills shared memory, so an SM runs one (8 warps with 256 threads), and a plain
-// strided loop, with shared atomics between its loads, has one load per thread in flight.
-inline constexpr int multisplit_unroll = 4;
+// The multisplit's element loops keep 64 bytes of input loads in flight per thread (16 columns of
+// the histogram pass, 8 column-value pairs of the permute; float, int32): a multisplit block fills
+// shared memory, so an SM runs one (8 warps with 256 threads), and a plain strided loop, with shared
+// atomics between its loads, has one load per thread in flight — 1 KB an SM, where the H200's
+// bandwidth-latency product is some 25 KB an SM. 4 elements a thread (4 and 8 KB an SM) held the
+// first H200 run to a quarter of the copy bandwidth. The block's launch bound (one block an SM)
+// leaves the registers for it.
+template <class... T>
+inline constexpr int multisplit_unroll = 64 / static_cast<int>((sizeof(T) + ...)) < 1 ? 1 : 64 / static_cast<int>((sizeof(T) + ...));
 
 // The block's warp-private histograms of (local row, chunk) over its elements R (the histogram
 // kernel's, and the multisplit kernel's own first pass): zeroed, then every element counted.
@@ -399,7 +404,7 @@ __device__ __forceinline__ count_t block_histogram(const LevelArgs& L, Range R, 
     const count_t r0 = s_r0;
     const int warp = threadIdx.x / warp_size;
     RowCursor rows(in_ptr, r0);
-    for_each_element<multisplit_unroll>(R, THREADS, [&](count_t i) { return in_col[i]; }, [&](count_t i, I col) {
+    for_each_element<multisplit_unroll<I>>(R, THREADS, [&](count_t i) { return in_col[i]; }, [&](count_t i, I col) {
         const count_t c = chunk_of(static_cast<count_t>(col), L.sub_log2);
         atomicAdd(&hist[warp_slot(warp, local_slot(rows.row_of(i) - r0, c, L.chunks_log2), slots)], 1u);
     });
@@ -466,7 +471,7 @@ static __global__ void __launch_bounds__(THREADS, 1) multisplit_kernel(LevelArgs
         V val;
     };
     RowCursor rows(in_ptr, r0);
-    for_each_element<multisplit_unroll>(R, THREADS, [&](count_t i) { return Element{in_col[i], in_val[i]}; }, [&](count_t i, Element e) {
+    for_each_element<multisplit_unroll<I, V>>(R, THREADS, [&](count_t i) { return Element{in_col[i], in_val[i]}; }, [&](count_t i, Element e) {
         const count_t c = chunk_of(static_cast<count_t>(e.col), L.sub_log2);
         const unsigned d = atomicAdd(&hist[warp_slot(warp, local_slot(rows.row_of(i) - r0, c, L.chunks_log2), slots)], 1u);
         col_buf[d] = e.col;
