@@ -39,7 +39,7 @@ struct Context {
     std::string outdir, device, git;  // git: the sources' revision, if known ($GIGASPARSE_GIT_REV)
     int driver = 0, repeats = 0, skipped = 0;
     double bw = 0, time_budget = 0;
-    cuda::GpuSpgemmOptions gpu;  // --multisplit-threads, --outer-threads (0: defaults), --block-light-rows, --warp-row-products, --light-streams, --wide-hash-blocks, --two-pass-light-rows, --smem-sort, --resident-blocks
+    cuda::GpuSpgemmOptions gpu;  // --multisplit-threads, --outer-threads (0: defaults), --block-light-rows, --warp-row-products, --light-streams, --wide-hash-blocks, --two-pass-light-rows, --smem-sort, --resident-blocks, --heavy-threshold
 };
 
 inline std::string json_escape(const std::string& s) {
@@ -125,6 +125,7 @@ inline void write_outputs(const Context& cx, const std::vector<Result>& results,
        << ", \"finished\": " << (finished ? "true" : "false") << ", \"skipped_cases\": " << cx.skipped
        << ",\n  \"value_type\": \"float\", \"index_type\": \"int32\", \"repeats\": " << cx.repeats << ", \"multisplit_threads\": " << cx.gpu.multisplit_threads
        << ", \"outer_threads\": " << cx.gpu.outer_threads << ", \"resident_blocks\": " << cx.gpu.resident_blocks
+       << ", \"heavy_threshold\": " << cx.gpu.heavy_threshold
        << ", \"warp_light_rows\": " << (cx.gpu.warp_light_rows ? "true" : "false") << ", \"warp_row_products\": " << cx.gpu.warp_row_products
        << ", \"light_streams\": " << cx.gpu.light_streams << ", \"fit_hash_blocks\": " << (cx.gpu.fit_hash_blocks ? "true" : "false")
        << ", \"one_pass_light_rows\": " << (cx.gpu.one_pass_light_rows ? "true" : "false")

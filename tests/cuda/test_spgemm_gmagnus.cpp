@@ -556,7 +556,28 @@ TEST(CudaSpgemm, BlockSizeOptions) {
     expect_matches(a, b, smem_sort, "sort steps in shared memory");
     smem_sort.one_pass_light_rows = false;
     expect_matches(a, b, smem_sort, "sort steps in shared memory, two passes");
+    // a lower heavy threshold: rows and chunks past it take the heavy path, the same product; above τ it is τ
+    {
+        GpuSpgemmOptions o;
+        const auto paper = expect_matches(light, light, o, "heavy threshold τ");
+        o.heavy_threshold = 48;
+        const auto low = expect_matches(light, light, o, "heavy threshold 48");
+        EXPECT_EQ(low.tau, 48);
+        EXPECT_GT(low.heavy_rows, paper.heavy_rows);
+        EXPECT_EQ(low.nnz_c, paper.nnz_c);
+        o.heavy_threshold = std::int64_t{1} << 40;
+        EXPECT_EQ(expect_matches(light, light, o, "heavy threshold above τ").tau, paper.tau);
+        GpuSpgemmOptions chunks = budget(16384, 1 << 15);
+        const auto paper_chunks = expect_matches(a, b, chunks, "chunks, τ");
+        chunks.heavy_threshold = 64;
+        const auto low_chunks = expect_matches(a, b, chunks, "chunks, heavy threshold 64");
+        EXPECT_GE(low_chunks.heavy_rows, paper_chunks.heavy_rows);
+        EXPECT_GE(low_chunks.levels_run, 1);
+    }
     GpuSpgemmOptions bad;
+    bad.heavy_threshold = -1;
+    EXPECT_THROW(gpu_spgemm(a.view(), b.view(), bad), gs::InvalidArgument);
+    bad = {};
     bad.multisplit_threads = 128;
     EXPECT_THROW(gpu_spgemm(a.view(), b.view(), bad), gs::InvalidArgument);
     bad = {};

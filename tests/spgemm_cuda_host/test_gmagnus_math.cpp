@@ -489,6 +489,27 @@ TEST(GmagnusMath, StreamBudgetForResidentBlocks) {
         }
 }
 
+// GpuSpgemmOptions::heavy_threshold: τ lowered to it (never raised), the rest derived from that τ
+// (more rows touch a multisplit group, so its histograms hold fewer chunks), still feasible.
+TEST(GmagnusMath, HeavyThresholdLowersTau) {
+    const gm::ElementSizes s{4, 4, 8, 4};
+    const gm::Params paper = gm::make_params(count_t(1) << 20, 232448, s, 256, 1024);
+    EXPECT_EQ(paper.tau, 8192);
+    EXPECT_EQ(gm::make_params(count_t(1) << 20, 232448, s, 256, 1024, 0, count_t(1) << 20).tau, 8192);
+    for (count_t cap : {4096, 1024, 256, 32}) {
+        SCOPED_TRACE("cap " + std::to_string(cap));
+        const gm::Params p = gm::make_params(count_t(1) << 20, 232448, s, 256, 1024, 0, cap);
+        EXPECT_EQ(p.tau, cap);
+        EXPECT_EQ(p.hash_capacity, paper.hash_capacity);
+        EXPECT_EQ(p.dense_columns, paper.dense_columns);
+        EXPECT_TRUE(gm::params_feasible(p));
+        EXPECT_LE(p.chunks_max, paper.chunks_max);
+        for (int l = 0; l < p.nlevels; ++l) EXPECT_GE(p.multisplit_group_rows[l], paper.multisplit_group_rows[0]);
+        EXPECT_EQ(gm::accum_kind(cap + 1, 10, p), gm::AccumKind::dense);
+        EXPECT_EQ(gm::accum_kind(cap, 30, p), gm::AccumKind::hash);
+    }
+}
+
 // The dispatch asks for 1024 outer-product threads; small budgets get fewer, and every kernel's
 // dynamic shared memory fits the budget (else the launch fails on the device).
 TEST(GmagnusMath, OuterThreadsAndSharedMemoryFit) {

@@ -45,6 +45,12 @@ struct GpuSpgemmOptions {
     // shared memory over this count (smaller groups, more chunks' levels possibly), and the outer product's
     // default block to 1024 / count threads (registers). For tuning; InvalidArgument outside 0-8.
     int resident_blocks = 0;
+    // Rows of C with more than this many intermediate products are heavy (outer product, multisplit,
+    // chunked accumulation); the others are light (a hash table per row). 0: τ of the paper, half the
+    // largest hash table shared memory holds (8192 for float values and int32 indices on the H200).
+    // Lower values send more rows, and more chunks of heavy rows, through the heavy path; values
+    // above τ are taken as τ. For tuning; InvalidArgument below 0.
+    std::int64_t heavy_threshold = 0;
     // Light rows of a one-call product in one pass (true): the hash kernels accumulate values as they
     // count, and stage each sorted row at its products' offset until C's row offsets are known (a
     // column and a value per light product; used while it takes at most light_stage_budget_bytes —

@@ -395,6 +395,8 @@ private:
         const int ms_threads = opt_.multisplit_threads != 0 ? opt_.multisplit_threads : multisplit_block;
         if (opt_.resident_blocks < 0 || opt_.resident_blocks > 8)
             throw InvalidArgument("cuda::spgemm: resident_blocks must be 0 to 8, not " + std::to_string(opt_.resident_blocks));
+        if (opt_.heavy_threshold < 0)
+            throw InvalidArgument("cuda::spgemm: heavy_threshold must be 0 or more, not " + std::to_string(opt_.heavy_threshold));
         if (opt_.warp_row_products < 0)
             throw InvalidArgument("cuda::spgemm: warp_row_products must be 0 or more, not " + std::to_string(opt_.warp_row_products));
         warp_capacity_ = warp_rows_max_capacity(opt_.warp_row_products > 0 ? opt_.warp_row_products : default_warp_row_products);
@@ -415,7 +417,7 @@ private:
         smem_reserved_ = reserved;
         const std::int64_t stream = resident > 1 ? stream_budget(smem, per_sm, reserved, max_static, resident) : smem;
         const ElementSizes sizes{static_cast<int>(sizeof(I)), static_cast<int>(sizeof(V)), 8, 4};
-        p_ = make_params(b_cols, smem, sizes, ms_threads, outer_threads, stream);
+        p_ = make_params(b_cols, smem, sizes, ms_threads, outer_threads, stream, opt_.heavy_threshold);
         if (!params_feasible(p_))
             throw NotSupported("cuda::spgemm: shared-memory budget of " + std::to_string(smem) + " bytes is too small for gMAGNUS");
         nbins_ = hash_bin_count(p_);

@@ -146,9 +146,10 @@ GIGASPARSE_HD constexpr count_t stream_budget(count_t budget, count_t smem_per_s
 // GetMagnusParams(C.n, s_LM): ncols_c is the number of columns of C, smem_bytes the shared-memory
 // budget of one block (device opt-in maximum, or lower to force more levels in tests). stream_smem
 // (0: smem_bytes) sizes the outer-product and multisplit groups — and so the chunks per level — for
-// several resident blocks (stream_budget); the accumulators keep smem_bytes.
+// several resident blocks (stream_budget); the accumulators keep smem_bytes. tau_cap > 0 lowers τ
+// to it (never raises it: the hash table must hold a light row): more rows and chunks heavy.
 GIGASPARSE_HD constexpr Params make_params(count_t ncols_c, count_t smem_bytes, ElementSizes s, int multisplit_threads = 256,
-                                           int outer_threads = 256, count_t stream_smem = 0) {
+                                           int outer_threads = 256, count_t stream_smem = 0, count_t tau_cap = 0) {
     Params p;
     p.sizes = s;
     p.smem_bytes = smem_bytes;
@@ -158,6 +159,7 @@ GIGASPARSE_HD constexpr Params make_params(count_t ncols_c, count_t smem_bytes, 
     p.outer_threads = outer_threads;
     p.hash_capacity = floor_pow2(smem_bytes / (s.col + s.val));
     p.tau = max_c(p.hash_capacity / hash_load_factor, 1);
+    if (tau_cap > 0 && tau_cap < p.tau) p.tau = tau_cap;  // GpuSpgemmOptions::heavy_threshold: more heavy rows
     // Dense accumulator: one value and one bitmap bit per column (bitmap in 32-bit words).
     p.dense_columns = floor_pow2(((smem_bytes - 16) * 8) / (8 * count_t(s.val) + 1));  // 16: bitmap padding
     if (p.dense_columns < warp_size) p.dense_columns = warp_size;
