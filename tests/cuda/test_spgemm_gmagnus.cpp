@@ -836,6 +836,24 @@ TEST(CudaSpgemm, SimulatedTightDeviceCutsTheBatchesBesideC) {
     cuda_sim::reset();
 }
 
+// The kernels' attributes are queried and their dynamic shared memory allowed once a process: a
+// later product makes one runtime call for them (the read-back that notices a device reset), where
+// each made 34; after a reset (simulated) they are set again and the product runs.
+TEST(CudaSpgemm, SimulatedKernelAttributesOncePerProcess) {
+    const auto a = gs::test::random_csr<double, std::int32_t>(300, 300, 6, 5);
+    (void)gs::cuda::gmagnus::multiply(a.view(), a.view(), {}, nullptr);
+    cuda_sim::reset();
+    const auto c = gs::cuda::gmagnus::multiply(a.view(), a.view(), {}, nullptr);
+    EXPECT_EQ(cuda_sim::stats().func_attribute_calls, 1);
+    cuda_sim::clear_function_attributes();
+    cuda_sim::reset();
+    const auto again = gs::cuda::gmagnus::multiply(a.view(), a.view(), {}, nullptr);
+    EXPECT_GT(cuda_sim::stats().func_attribute_calls, 1);
+    const auto ref = gs::reference::spgemm(a.view(), a.view());
+    EXPECT_TRUE(gs::test::csr_near(ref.view(), c.view(), 1e-12));
+    EXPECT_TRUE(gs::test::csr_near(ref.view(), again.view(), 1e-12));
+}
+
 TEST(CudaSpgemm, SimulatedSharedMemoryTooSmallIsNotSupported) {
     const auto a = gs::test::random_csr<double, std::int32_t>(50, 50, 4, 3);
     cuda_sim::reset();

@@ -697,6 +697,7 @@ void fill_garbage(void* p, std::size_t n) {
 // ---------------------------------------------------------------- control
 Config& config() { return S().cfg; }
 Stats stats() { return S().st; }
+void clear_function_attributes() { S().max_dynamic_smem.clear(); }
 void reset() {
     State& s = S();
     for (CUstream_st* st : s.streams) {
@@ -1357,6 +1358,7 @@ const char* cudaGetErrorString(cudaError_t e) {
 
 cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* a, const void* func) {
     CUDA_SIM_STICKY();
+    ++S().st.func_attribute_calls;
     *a = cudaFuncAttributes{};
     a->sharedSizeBytes = S().cfg.static_shared_bytes;
     a->maxThreadsPerBlock = 1024;
@@ -1366,6 +1368,7 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* a, const void* func) {
 }
 cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int value) {
     CUDA_SIM_STICKY();
+    ++S().st.func_attribute_calls;
     if (attr != cudaFuncAttributeMaxDynamicSharedMemorySize) return set_error(cudaErrorInvalidValue, "cudaFuncSetAttribute: attribute not simulated");
     if (value < 0 || static_cast<std::size_t>(value) + S().cfg.static_shared_bytes > S().cfg.shared_optin)
         return set_error(cudaErrorInvalidValue, "cudaFuncSetAttribute: " + std::to_string(value) + " bytes of dynamic shared memory + " +

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <exception>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -461,24 +463,57 @@ private:
                 reinterpret_cast<const void*>(&dense_segments_kernel<dense_block, Phase::known, V, I>)};
     }
 
+    // The kernels' attributes (cudaFuncGetAttributes) and the dynamic shared memory they are allowed
+    // (cudaFuncSetAttribute), per device and multisplit block size, queried and set once a process:
+    // 17 kernels, so 34 runtime calls a product on the host, between the product's first event and
+    // its first launch, where a small product's whole device time is some 150 µs.
+    struct KernelTable {
+        std::vector<std::pair<const void*, cudaFuncAttributes>> attrs;
+        int smem_allowed = 0;  // the largest MaxDynamicSharedMemorySize set on all of them
+    };
+    static std::mutex& kernel_table_mutex() {
+        static std::mutex mu;
+        return mu;
+    }
+    static KernelTable& kernel_table(int device, int ms_threads) {  // under kernel_table_mutex()
+        static std::map<std::pair<int, int>, KernelTable> tables;
+        return tables[{device, ms_threads}];
+    }
+
     // The largest static shared memory of the kernels with dynamic shared memory, whose attributes
     // (registers, static shared memory) kernel_attrs_ keeps for hash_threads().
     std::int64_t max_static_smem(int ms_threads) {
-        kernel_attrs_.clear();
-        std::int64_t mx = 0;
-        for (const void* f : smem_kernels(ms_threads)) {
-            cudaFuncAttributes a{};
-            check(cudaFuncGetAttributes(&a, f), "cudaFuncGetAttributes");
-            kernel_attrs_.emplace_back(f, a);
-            mx = std::max<std::int64_t>(mx, static_cast<std::int64_t>(a.sharedSizeBytes));
+        {
+            const std::lock_guard<std::mutex> lock(kernel_table_mutex());
+            KernelTable& t = kernel_table(opt_.device, ms_threads);
+            if (t.attrs.empty())
+                for (const void* f : smem_kernels(ms_threads)) {
+                    cudaFuncAttributes a{};
+                    check(cudaFuncGetAttributes(&a, f), "cudaFuncGetAttributes");
+                    t.attrs.emplace_back(f, a);
+                }
+            kernel_attrs_ = t.attrs;
         }
+        std::int64_t mx = 0;
+        for (const auto& k : kernel_attrs_) mx = std::max<std::int64_t>(mx, static_cast<std::int64_t>(k.second.sharedSizeBytes));
         return mx;
     }
 
+    // Allows every kernel of smem_kernels() the budget's dynamic shared memory (a maximum: once set
+    // to the largest budget asked for, smaller ones need no call). One kernel's attribute is read
+    // back each time: a device reset clears them all.
     void set_smem_attributes() {
         const int s = static_cast<int>(p_.smem_bytes);
+        const std::lock_guard<std::mutex> lock(kernel_table_mutex());
+        KernelTable& t = kernel_table(opt_.device, p_.multisplit_threads);
+        if (t.smem_allowed >= s && !t.attrs.empty()) {
+            cudaFuncAttributes a{};
+            check(cudaFuncGetAttributes(&a, t.attrs.front().first), "cudaFuncGetAttributes");
+            if (a.maxDynamicSharedSizeBytes >= s) return;
+        }
         for (const void* f : smem_kernels(p_.multisplit_threads))
             check(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, s), "cudaFuncSetAttribute");
+        t.smem_allowed = s;
     }
 
     // Setup phase (Alg. 3 lines 2-4): products per row, then one sort of the rows by class — light

@@ -223,6 +223,7 @@ struct Stats {
     std::int64_t malloc_calls = 0, free_calls = 0, pool_allocs = 0;  // cudaMalloc, cudaFree, cudaMallocFromPoolAsync calls
     std::int64_t host_waits = 0;  // the host waiting for the device: cudaStreamSynchronize, cudaDeviceSynchronize, cudaMemcpy
     std::int64_t captures = 0, graph_launches = 0;  // cudaStreamEndCapture that made a graph; cudaGraphLaunch
+    std::int64_t func_attribute_calls = 0;          // cudaFuncGetAttributes and cudaFuncSetAttribute
     std::map<std::string, std::int64_t> kernels;  // launches run, by the name given to name_next_launch ("kernel" without)
 };
 
@@ -234,6 +235,9 @@ Stats stats();
 // Clears the sticky error, the statistics and the streams' queues (not allocations: a test checks
 // allocations_live == 0 itself).
 void reset();
+// What a device reset does to the kernels' attributes: every cudaFuncAttributeMaxDynamicSharedMemorySize
+// set so far is forgotten.
+void clear_function_attributes();
 // What the last failure was, in words (kernel, block, thread, check); empty when none.
 std::string last_error_detail();
 // Names the next kernel launch in error messages (src/cuda/base/launch.hpp calls it).
