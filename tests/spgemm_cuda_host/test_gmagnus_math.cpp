@@ -510,6 +510,24 @@ TEST(GmagnusMath, HeavyThresholdLowersTau) {
     }
 }
 
+// The outer product's default block for `resident` blocks an SM: registers and thread slots decide.
+TEST(GmagnusMath, OuterBlockThreadsForResidentBlocks) {
+    EXPECT_EQ(gm::outer_block_threads(1, 32), 1024);
+    EXPECT_EQ(gm::outer_block_threads(2, 32), 1024);  // 2 x 1024 x 32 = the SM's 65536 registers
+    EXPECT_EQ(gm::outer_block_threads(4, 32), 512);   // thread slots: 2048
+    EXPECT_EQ(gm::outer_block_threads(1, 60), 1024);
+    EXPECT_EQ(gm::outer_block_threads(2, 60), 512);  // 60 registers: 2048 a warp, 32 warps an SM
+    EXPECT_EQ(gm::outer_block_threads(8, 64), 128);  // 8 x 128 x 64 = 65536
+    EXPECT_EQ(gm::outer_block_threads(2, 0), 1024);  // registers unknown: thread slots only
+    EXPECT_EQ(gm::outer_block_threads(64, 255), 32);  // never below a warp
+    for (int resident = 1; resident <= 8; ++resident)
+        for (int regs : {16, 32, 40, 64, 128}) {
+            const int t = gm::outer_block_threads(resident, regs);
+            if (t > 32) EXPECT_GE(gm::resident_blocks_per_sm(t, regs, 0, count_t(1) << 40, 0), resident) << resident << " " << regs;
+            if (t < 1024) EXPECT_LT(gm::resident_blocks_per_sm(2 * t, regs, 0, count_t(1) << 40, 0), resident) << resident << " " << regs;
+        }
+}
+
 // The dispatch asks for 1024 outer-product threads; small budgets get fewer, and every kernel's
 // dynamic shared memory fits the budget (else the launch fails on the device).
 TEST(GmagnusMath, OuterThreadsAndSharedMemoryFit) {

@@ -43,7 +43,8 @@ struct GpuSpgemmOptions {
     // Blocks of the outer-product and multisplit kernels meant to share an SM (0: 1, the paper's: each
     // block's group fills its shared memory, so one block per SM): 2 to 8 size their groups to the SM's
     // shared memory over this count (smaller groups, more chunks' levels possibly), and the outer product's
-    // default block to 1024 / count threads (registers). For tuning; InvalidArgument outside 0-8.
+    // default block to the most threads of which that many blocks fit an SM's registers and thread slots
+    // (1024 for 2 blocks at its 32 registers). For tuning; InvalidArgument outside 0-8.
     int resident_blocks = 0;
     // Rows of C with more than this many intermediate products are heavy (outer product, multisplit,
     // chunked accumulation); the others are light (a hash table per row). 0: τ of the paper, half the

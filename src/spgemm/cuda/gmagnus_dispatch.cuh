@@ -32,7 +32,6 @@ namespace gmagnus {
 inline constexpr int multisplit_block = 256;  // default of GpuSpgemmOptions::multisplit_threads (histogram and multisplit kernels)
 inline constexpr count_t default_warp_row_products = 512;  // default of GpuSpgemmOptions::warp_row_products (tables of 1024 entries)
 inline constexpr int default_light_streams = 3;              // default of GpuSpgemmOptions::light_streams
-inline constexpr int outer_block = 1024;  // most threads of the outer product (one block per SM: its offsets fill shared memory); make_params lowers it for small budgets
 inline constexpr int dense_block = 512;
 inline constexpr int simple_block = 256;
 
@@ -407,10 +406,12 @@ private:
             throw InvalidArgument("cuda::spgemm: light_streams must be 0 to 8, not " + std::to_string(opt_.light_streams));
         light_streams_ = opt_.light_streams > 0 ? opt_.light_streams : default_light_streams;
         const int resident = std::max(opt_.resident_blocks, 1);
-        const int outer_threads = opt_.outer_threads != 0 ? opt_.outer_threads : std::max(outer_block / resident, warp_size);
-        if (outer_threads < warp_size || outer_threads > outer_max_threads || (outer_threads & (outer_threads - 1)) != 0)
-            throw InvalidArgument("cuda::spgemm: outer_threads must be a power of two from 32 to 1024, not " + std::to_string(outer_threads));
+        if (opt_.outer_threads != 0 &&
+            (opt_.outer_threads < warp_size || opt_.outer_threads > outer_max_threads || (opt_.outer_threads & (opt_.outer_threads - 1)) != 0))
+            throw InvalidArgument("cuda::spgemm: outer_threads must be a power of two from 32 to 1024, not " + std::to_string(opt_.outer_threads));
         const std::int64_t max_static = max_static_smem(ms_threads);
+        const int outer_regs = kernel_attrs_.front().second.numRegs;  // smem_kernels() lists the outer product first
+        const int outer_threads = opt_.outer_threads != 0 ? opt_.outer_threads : outer_block_threads(resident, outer_regs);
         const std::int64_t smem = shared_memory_budget(smem_optin, max_static, opt_.shared_memory_bytes);
         int per_sm = 0, reserved = 0;
         check(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, opt_.device), "cudaDeviceGetAttribute");

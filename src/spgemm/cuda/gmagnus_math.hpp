@@ -388,6 +388,17 @@ GIGASPARSE_HD constexpr count_t resident_blocks_per_sm(int threads, int regs_per
     }
     return min_c(n, smem_per_sm / max_c(block_smem + reserved_per_block, 1));
 }
+// The outer product's default block when `resident` of its blocks are to share an SM
+// (GpuSpgemmOptions::resident_blocks): the most threads, a power of two from 32 to 1024, of which
+// `resident` blocks fit the SM's registers (regs_per_thread: the kernel's; 0 when unknown) and
+// thread slots. 32 registers (the outer product since its owner map) keep 1024 threads for 2
+// blocks; 58-60 (before) allowed 512.
+GIGASPARSE_HD constexpr int outer_block_threads(int resident, int regs_per_thread) {
+    int t = 1024;
+    while (t > warp_size && resident_blocks_per_sm(t, regs_per_thread, 0, count_t(1) << 40, 0) < resident) t /= 2;
+    return t;
+}
+
 // Threads of a block for one light row or chunk of a hash bin whose table takes table_bytes
 // (hash_rows_kernel, hash_segments_kernel; static_bytes: the kernel's static shared memory): the
 // power of two from 32 to hash_bin_threads (half the table, at most 1024; a sort step pairs two
