@@ -854,6 +854,41 @@ TEST(CudaSpgemm, SimulatedKernelAttributesOncePerProcess) {
     EXPECT_TRUE(gs::test::csr_near(ref.view(), again.view(), 1e-12));
 }
 
+// Light rows of about 1500 products in tables of 3/4 of their bin's power of two: on a device of
+// 100 KiB of shared memory a block (the simulator has no register limit, so its thread slots decide
+// elsewhere), an SM holds two of the 3072-entry tables where it held one of 4096
+// (hash_table_capacity); in one pass, two passes and a plan's numeric phases on C's kept columns.
+TEST(CudaSpgemm, SimulatedShrunkHashTables) {
+    namespace gm = gs::cuda::gmagnus;
+    using gm::count_t;
+    cuda_sim::config().shared_optin = 102400;
+    const auto& cfg = cuda_sim::config();
+    const gm::ElementSizes sizes{4, 8, 8, 4};
+    const auto sim_cap = [&](count_t products) {
+        return gm::hash_table_capacity(gm::hash_bin(products), sizes, true, static_cast<count_t>(cfg.static_shared_bytes), 0,
+                                       static_cast<count_t>(cfg.shared_optin) + 1024, 1024);
+    };
+    ASSERT_EQ(sim_cap(1500), 3072);
+    auto a = gs::test::random_csr<double, std::int32_t>(48, 500, 50, 81);
+    auto b = gs::test::random_csr<double, std::int32_t>(500, 6000, 30, 82);
+    const auto one = expect_matches(a, b, {}, "shrunk tables, one pass");
+    EXPECT_EQ(one.tau, 4096);
+    EXPECT_LT(one.heavy_rows, 48);
+    GpuSpgemmOptions two;
+    two.one_pass_light_rows = false;
+    expect_matches(a, b, two, "shrunk tables, two passes");
+    {
+        gs::cuda::GpuSpgemmPlan<double, std::int32_t> plan;
+        plan.symbolic(a.view(), b.view());
+        for (int round = 0; round < 2; ++round) {
+            new_values(a, round);
+            const auto c = plan.numeric(a.view(), b.view());
+            EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(a.view(), b.view()).view(), c.view(), 1e-10)) << "round " << round;
+        }
+    }
+    cuda_sim::config() = cuda_sim::default_config();
+}
+
 TEST(CudaSpgemm, SimulatedSharedMemoryTooSmallIsNotSupported) {
     const auto a = gs::test::random_csr<double, std::int32_t>(50, 50, 4, 3);
     cuda_sim::reset();

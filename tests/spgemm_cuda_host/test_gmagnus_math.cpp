@@ -176,6 +176,23 @@ TEST(GmagnusMath, HashBinsAndKinds) {
     EXPECT_LE(*std::max_element(hits.begin(), hits.end()), 4);
     EXPECT_GE(std::count_if(hits.begin(), hits.end(), [](int h) { return h > 0; }), 180);
     EXPECT_EQ(gm::next_probe(63, 64), 0u);
+    // tables of 3/4 of a power of two: slots below the capacity, spread over all of it, the probe wraps
+    std::vector<int> hits3(3072, 0);
+    for (count_t k = 0; k < 3072; ++k) {
+        const std::uint32_t s = gm::hash_slot(k * 977 + 5, 3072);
+        ASSERT_LT(s, 3072u);
+        ++hits3[s];
+    }
+    EXPECT_GE(std::count_if(hits3.begin(), hits3.end(), [](int h) { return h > 0; }), 1800);  // random: 1 - 1/e of 3072 ≈ 1942
+    EXPECT_GT(std::count_if(hits3.begin() + 2048, hits3.end(), [](int h) { return h > 0; }), 500);  // the last quarter is used
+    EXPECT_EQ(gm::next_probe(3071, 3072), 0u);
+    EXPECT_EQ(gm::next_probe(2047, 3072), 2048u);
+    // for a power of two the multiply-high is the top bits of the product, as before
+    for (count_t key : {count_t(0), count_t(3), count_t(123456789), count_t(1) << 35})
+        for (int lg : {5, 10, 14}) {
+            const auto folded = static_cast<std::uint32_t>(key) ^ static_cast<std::uint32_t>(static_cast<std::uint64_t>(key) >> 32);
+            EXPECT_EQ(gm::hash_slot(key, count_t(1) << lg), (folded * gm::hash_multiplier) >> (32 - lg));
+        }
 }
 
 // Rows per block of the warp-per-row hash kernel: 8 when their tables fit the budget, fewer under a
@@ -216,6 +233,32 @@ TEST(GmagnusMath, HashBlockThreadsKeepTheMostThreadsResident) {
         EXPECT_EQ(t & (t - 1), 0);
         EXPECT_GE(t, 32);
     }
+}
+
+// A bin's table shrinks to 3/4 of its entries only where that keeps more rows in flight an SM
+// (float/int32 on the H200, 45 registers): 16384 entries -> 12288 (one row an SM -> two), 8192 -> 6144
+// (2 -> 4); 4096 and below keep theirs (registers decide, or too small to shrink); never fewer rows.
+TEST(GmagnusMath, HashTablesShrinkOnlyForMoreRowsInFlight) {
+    constexpr count_t sm = 233472, reserved = 1024, stat = 5264;
+    const gm::ElementSizes s{4, 4, 8, 4};
+    const auto cap = [&](count_t nominal, bool values) { return gm::hash_table_capacity(gm::hash_bin(nominal / 2), s, values, stat, 45, sm, reserved); };
+    EXPECT_EQ(cap(16384, true), 12288);
+    EXPECT_EQ(gm::hash_rows_in_flight(gm::hash_bin(8192), 16384, s, true, stat, 45, sm, reserved), 1);
+    EXPECT_EQ(gm::hash_rows_in_flight(gm::hash_bin(8192), 12288, s, true, stat, 45, sm, reserved), 2);
+    EXPECT_EQ(cap(8192, true), 6144);
+    EXPECT_EQ(cap(4096, true), 4096);
+    EXPECT_EQ(cap(2048, true), 2048);
+    EXPECT_EQ(cap(64, true), 64);
+    for (const gm::ElementSizes sz : {gm::ElementSizes{4, 4, 8, 4}, gm::ElementSizes{8, 8, 8, 4}, gm::ElementSizes{4, 8, 8, 4}})
+        for (bool values : {false, true})
+            for (int regs : {0, 32, 45, 64})
+                for (int bin = 0; bin <= 9; ++bin) {
+                    const count_t nominal = gm::hash_bin_capacity(bin), c = gm::hash_table_capacity(bin, sz, values, stat, regs, sm, reserved);
+                    ASSERT_TRUE(c == nominal || (nominal >= gm::min_shrunk_table && c == nominal / 4 * 3)) << bin;
+                    EXPECT_GE(c, nominal / 2);  // a row's products (and the sort's span) fit
+                    EXPECT_GE(gm::hash_rows_in_flight(bin, c, sz, values, stat, regs, sm, reserved),
+                              gm::hash_rows_in_flight(bin, nominal, sz, values, stat, regs, sm, reserved));
+                }
 }
 
 // Which light-row bins take a warp per row: the one-warp tables always; larger ones up to the

@@ -35,10 +35,11 @@ struct GpuSpgemmOptions {
     // stream, one bin after the other, as before; for comparison): bins run beside each other, the
     // small ones in the SMs' room beside the widest. InvalidArgument outside 0-8.
     int light_streams = 0;
-    // Threads of the hash kernels' blocks (a light row or chunk each): the power of two up to half
-    // the table that keeps the most threads resident on an SM by its registers and shared memory,
-    // and of those the fewest, so the most rows in flight (true); or half the table, at most 1024
-    // (false: one row an SM for tables of 2048 entries and more; for comparison).
+    // Threads and tables of the hash kernels' blocks (a light row or chunk each): the power of two up
+    // to half the table that keeps the most threads resident on an SM by its registers and shared
+    // memory, and of those the fewest, so the most rows in flight; and a table of 3/4 of the bin's
+    // power of two where that keeps more rows in flight (true); or the bin's whole table and half of it
+    // in threads, at most 1024 (false: one row an SM for tables of 2048 entries and more; for comparison).
     bool fit_hash_blocks = true;
     // Blocks of the outer-product and multisplit kernels meant to share an SM (0: 1, the paper's: each
     // block's group fills its shared memory, so one block per SM): 2 to 8 size their groups to the SM's

@@ -482,7 +482,7 @@ private:
     }
 
     // The largest static shared memory of the kernels with dynamic shared memory, whose attributes
-    // (registers, static shared memory) kernel_attrs_ keeps for hash_threads().
+    // (registers, static shared memory) kernel_attrs_ keeps for bin_table().
     std::int64_t max_static_smem(int ms_threads) {
         {
             const std::lock_guard<std::mutex> lock(kernel_table_mutex());
@@ -625,14 +625,26 @@ private:
     // The heavy rows, in order (after the light ones in row_order_).
     const count_t* heavy_rows() const { return row_order_.data() + (m_ - nheavy_); }
 
-    // Threads of a hash kernel's block for bin bn with a table of `table` bytes: hash_block_threads
-    // from the kernel's registers and static shared memory (kernel_attrs_, queried by choose_params)
-    // and the SM's shared memory; without GpuSpgemmOptions::fit_hash_blocks half the table, at most 1024.
-    int hash_threads(const void* kernel, int bn, count_t table) const {
-        if (!opt_.fit_hash_blocks) return hash_bin_threads(bn);
+    // A block-per-row hash kernel's table for bin bn (values: numeric phases) and its block:
+    // hash_table_capacity and hash_block_threads from the kernel's registers and static shared
+    // memory (kernel_attrs_, queried by choose_params) and the SM's shared memory; without
+    // GpuSpgemmOptions::fit_hash_blocks the bin's whole table and half of it in threads (at most 1024).
+    struct BinTable {
+        count_t cap = 0, bytes = 0;
+        int threads = 0;
+    };
+    BinTable bin_table(const void* kernel, int bn, bool values) const {
+        if (!opt_.fit_hash_blocks) {
+            const count_t cap = hash_bin_capacity(bn);
+            return {cap, hash_smem_bytes(cap, p_.sizes, values), hash_bin_threads(bn)};
+        }
         const auto it = std::find_if(kernel_attrs_.begin(), kernel_attrs_.end(), [&](const auto& k) { return k.first == kernel; });
         if (it == kernel_attrs_.end()) throw BackendError("cuda::spgemm: hash kernel without queried attributes");
-        return hash_block_threads(bn, table, static_cast<count_t>(it->second.sharedSizeBytes), it->second.numRegs, smem_per_sm_, smem_reserved_);
+        const auto stat = static_cast<count_t>(it->second.sharedSizeBytes);
+        const int regs = it->second.numRegs;
+        const count_t cap = hash_table_capacity(bn, p_.sizes, values, stat, regs, smem_per_sm_, smem_reserved_);
+        const count_t bytes = hash_smem_bytes(cap, p_.sizes, values);
+        return {cap, bytes, hash_block_threads(bn, bytes, stat, regs, smem_per_sm_, smem_reserved_)};
     }
 
     // The light rows' hash kernels, one launch per nonempty bin, for phase P (launches of the one
@@ -675,9 +687,9 @@ private:
                        b_.values, row_nnz_.data(), row_ptr_.data(), stage_off, known_col_.data(), c_col, c_val, opt_.warp_sort_steps);
                 continue;
             }
-            const int threads = hash_threads(reinterpret_cast<const void*>(&hash_rows_kernel<P, V, I>), bn, table);
-            launch(launch_name<P>("hash_rows_kernel"), &hash_rows_kernel<P, V, I>, n, threads, static_cast<std::size_t>(table), bs,
-                   rows, cap, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx, b_.values, row_nnz_.data(), row_ptr_.data(), stage_off,
+            const BinTable bt = bin_table(reinterpret_cast<const void*>(&hash_rows_kernel<P, V, I>), bn, has_values(P));
+            launch(launch_name<P>("hash_rows_kernel"), &hash_rows_kernel<P, V, I>, n, bt.threads, static_cast<std::size_t>(bt.bytes), bs,
+                   rows, bt.cap, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx, b_.values, row_nnz_.data(), row_ptr_.data(), stage_off,
                    known_col_.data(), c_col, c_val, opt_.warp_sort_steps);
         }
         for (int s = 0; s + 1 < nstreams; ++s) {
@@ -981,11 +993,9 @@ private:
         for (int bn = 0; bn < nbins_; ++bn) {
             const count_t n = hb.bin_begin[bn + 1] - hb.bin_begin[bn];
             if (n == 0) continue;
-            const count_t cap = hash_bin_capacity(bn);
-            const auto shmem = static_cast<std::size_t>(hash_smem_bytes(cap, p_.sizes, has_values(P)));
-            const int threads = hash_threads(reinterpret_cast<const void*>(&hash_segments_kernel<P, V, I>), bn, shmem);
-            launch(launch_name<P>("hash_segments_kernel"), &hash_segments_kernel<P, V, I>, n, threads, shmem, hs,
-                   hb.bin_ids.data() + hb.bin_begin[bn], hb.segs.data(), cap, v.col[0].data(), v.val[0].data(), v.col[1].data(), v.val[1].data(),
+            const BinTable bt = bin_table(reinterpret_cast<const void*>(&hash_segments_kernel<P, V, I>), bn, has_values(P));
+            launch(launch_name<P>("hash_segments_kernel"), &hash_segments_kernel<P, V, I>, n, bt.threads, static_cast<std::size_t>(bt.bytes), hs,
+                   hb.bin_ids.data() + hb.bin_begin[bn], hb.segs.data(), bt.cap, v.col[0].data(), v.val[0].data(), v.col[1].data(), v.val[1].data(),
                    hb.seg_nnz.data(), hb.seg_out.data(), known_col_.data(), c_col, c_val, opt_.warp_sort_steps);
         }
         const count_t nd = hb.bin_begin[nbins_ + 1] - hb.bin_begin[nbins_];

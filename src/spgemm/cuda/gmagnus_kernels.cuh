@@ -595,8 +595,8 @@ inline constexpr int compact_words_per_warp = 4;
 // they give every entry its position. A position never exceeds the slot it came from, which, like
 // every slot of the round, was read before the round's barrier. Two barriers a round: for a table
 // of 16384 entries on 1024 threads, 8 where a slot a thread and round took 32 (and a loop over all
-// warps' counts a thread). G::size() divides cap (both powers of two, cap >= G::size(); slots past
-// cap are empty). counts: compact_words_per_warp words per warp of the group in shared memory.
+// warps' counts a thread). Any cap (a power of two or 3/4 of one: hash_table_capacity); slots past
+// it read as empty. counts: compact_words_per_warp words per warp of the group in shared memory.
 // Table indices are 32-bit (a table fits shared memory): fewer registers in the loops.
 template <class G, class V, class I>
 __device__ void compact_table(I* keys, V* vals, unsigned cap, unsigned* counts) {

@@ -28,8 +28,8 @@ inline constexpr int max_levels = 8;          // enough for 2^63 columns with >=
 inline constexpr int hash_load_factor = 2;    // α of eq. (4)
 inline constexpr int warp_size = 32;
 inline constexpr int min_hash_log2 = 5;       // smallest hash table: 32 entries (bin 0)
-// Fibonacci hashing: the slot is the top log2(capacity) bits of key * 2^32/φ (mod 2^32; 64-bit keys
-// folded to 32 bits first), so every bit of the key moves the slot. OpSparse's (key * 107) & (capacity - 1) keeps only the key's low bits, which R-MAT
+// Fibonacci hashing: the slot is key * 2^32/φ (mod 2^32; 64-bit keys folded to 32 bits first) scaled
+// to the capacity (its top log2(capacity) bits for a power of two), so every bit of the key moves the slot. OpSparse's (key * 107) & (capacity - 1) keeps only the key's low bits, which R-MAT
 // biases bit by bit: on the light rows of R-MAT 16 (A 4, B 8 per row) it took 2.11 probes per product
 // against 1.16 for this one (counted on the host, sequential insertion; bin 4: 2.99 against 1.29).
 inline constexpr std::uint32_t hash_multiplier = 2654435769u;
@@ -420,20 +420,44 @@ GIGASPARSE_HD constexpr int hash_block_threads(int bin, count_t table_bytes, cou
     return best;
 }
 
-// Slot of a key in a power-of-two table and the next probe (linear probing).
-// capacity: a power of two, 2 to 2^31 (tables have at least 2^min_hash_log2 entries).
+// Entries of the hash table of bin `bin` for a kernel with static_bytes of static shared memory
+// and regs registers a thread (the rows in flight an SM that hash_block_threads gives): the bin's
+// 2^(5+b) entries, which hold at most half as many products (load at most 1/2), or 3/4 of them (load
+// at most 2/3) when that keeps more rows in flight — for bins of min_shrunk_table entries or more:
+// smaller tables gain nothing (registers limit their rows), and a table keeps at least 32 entries.
+// Float/int32 on the H200: 16384 entries (128 KiB, one row an SM) become 12288 (two), 8192 become
+// 6144. The bitonic sort spans the next power of two of a row's distinct columns, at most half the
+// bin's entries: it fits either table. Host-tested (HashTablesShrinkOnlyForMoreRowsInFlight).
+inline constexpr count_t min_shrunk_table = 4096;
+GIGASPARSE_HD constexpr count_t hash_rows_in_flight(int bin, count_t capacity, const ElementSizes& s, bool values, count_t static_bytes, int regs,
+                                                   count_t smem_per_sm, count_t reserved) {
+    const count_t bytes = hash_smem_bytes(capacity, s, values);
+    const int t = hash_block_threads(bin, bytes, static_bytes, regs, smem_per_sm, reserved);
+    return resident_blocks_per_sm(t, regs, bytes + static_bytes, smem_per_sm, reserved);
+}
+GIGASPARSE_HD constexpr count_t hash_table_capacity(int bin, const ElementSizes& s, bool values, count_t static_bytes, int regs, count_t smem_per_sm,
+                                                   count_t reserved) {
+    const count_t nominal = hash_bin_capacity(bin);
+    if (nominal < min_shrunk_table) return nominal;
+    const count_t shrunk = nominal / 4 * 3;
+    return hash_rows_in_flight(bin, shrunk, s, values, static_bytes, regs, smem_per_sm, reserved) >
+                   hash_rows_in_flight(bin, nominal, s, values, static_bytes, regs, smem_per_sm, reserved)
+               ? shrunk
+               : nominal;
+}
+
+// Slot of a key in a table of `capacity` entries (2 to 2^31; hash_table_capacity) and the next
+// probe (linear probing). Fibonacci hashing: the folded key times 2^32/φ, scaled to the capacity by
+// a multiply-high — for a power of two 2^k, the top k bits of the product, as before the tables of
+// 3/4 of a power of two.
 GIGASPARSE_HD constexpr std::uint32_t hash_slot(count_t key, count_t capacity) {
-#ifdef __CUDA_ARCH__
-    const int lg = __ffsll(static_cast<long long>(capacity)) - 1;
-#else
-    const int lg = floor_log2(capacity);
-#endif
     const auto k = static_cast<std::uint64_t>(key);
     const auto folded = static_cast<std::uint32_t>(k) ^ static_cast<std::uint32_t>(k >> 32);
-    return (folded * hash_multiplier) >> (32 - lg);
+    const std::uint32_t h = folded * hash_multiplier;
+    return static_cast<std::uint32_t>((static_cast<std::uint64_t>(h) * static_cast<std::uint64_t>(capacity)) >> 32);
 }
 GIGASPARSE_HD constexpr std::uint32_t next_probe(std::uint32_t slot, count_t capacity) {
-    return static_cast<std::uint32_t>((slot + 1) & static_cast<std::uint32_t>(capacity - 1));
+    return slot + 1 == static_cast<std::uint32_t>(capacity) ? 0u : slot + 1;
 }
 
 // Accumulator kind of a row of C (level 0) or of a chunk: hash if products <= τ; dense when the
