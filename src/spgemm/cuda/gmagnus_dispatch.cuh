@@ -836,11 +836,18 @@ private:
                 out_base(n_out, at(hs)), split(2, at(hs));
             DeviceBuffer<char> flags(n_out, at(hs));
             check(cudaMemsetAsync(counts.data(), 0, n_out * sizeof(count_t), hs), "cudaMemsetAsync");
+            // the blocks' histograms for this build's multisplit kernel, while they take at most an
+            // eighth of the level's elements' bytes (a plan's later builds count them in the kernel)
+            DeviceBuffer<unsigned> block_hist;
+            const count_t hist_words = lv.blocks * slots * warps;
+            if (hist_words * static_cast<count_t>(sizeof(unsigned)) <= total * static_cast<count_t>(sizeof(I) + sizeof(V)) / 8)
+                block_hist.allocate(hist_words, at(hs));
             const count_t* in_ptr = hb.in_ptr(hb.levels.size());
             const std::size_t t_hist = timer.start(hs);
             with_multisplit_threads(ms_threads, [&](auto t) {
                 launch("histogram_kernel", &histogram_kernel<decltype(t)::value, I>, lv.blocks, ms_threads,
-                       static_cast<std::size_t>(slots * warps) * sizeof(unsigned), hs, L, in_ptr, v.col[in_buf].data(), counts.data());
+                       static_cast<std::size_t>(slots * warps) * sizeof(unsigned), hs, L, in_ptr, v.col[in_buf].data(), counts.data(),
+                       block_hist.data());
             });
             timer.stop(t_hist, hs, &st_.multisplit_kernels_ms);
             launch("split_flags_kernel", &split_flags_kernel, grid_for(n_out, simple_block), simple_block, 0, hs, n_out, counts.data(), L.sub_log2,
@@ -867,7 +874,7 @@ private:
                 next_total = h[1];
             }
             hb.levels.push_back(std::move(lv));
-            multisplit(hb, hb.levels.size() - 1, v, timer);
+            multisplit(hb, hb.levels.size() - 1, v, timer, block_hist.data());
             // light (and, on the last level, dense) chunks become segments
             const int out_buf = 1 - in_buf;
             const count_t nseg = n_out - n_split;
@@ -935,8 +942,9 @@ private:
         st_.outer_bytes += hb.span.products * static_cast<count_t>(sizeof(I) + sizeof(V));  // + B and Ã reads: traffic_
     }
 
-    // The multisplit kernel of level l (its histogram, order and output chunks are in hb).
-    void multisplit(const HeavyBatch& hb, std::size_t l, HeavyValues<V, I>& v, PhaseTimer& timer) {
+    // The multisplit kernel of level l (its histogram, order and output chunks are in hb; block_hist:
+    // the histogram kernel's per-block histograms of this build, or null: counted in the kernel).
+    void multisplit(const HeavyBatch& hb, std::size_t l, HeavyValues<V, I>& v, PhaseTimer& timer, const unsigned* block_hist = nullptr) {
         const cudaStream_t hs = heavy_.get();
         const HeavyBatch::Level& lv = hb.levels[l];
         DeviceBuffer<count_t> cursor(lv.n_out, at(hs));
@@ -945,7 +953,7 @@ private:
         const std::size_t t_split = timer.start(hs);
         with_multisplit_threads(p_.multisplit_threads, [&](auto t) {
             launch("multisplit_kernel", &multisplit_kernel<decltype(t)::value, V, I>, lv.blocks, p_.multisplit_threads, lv.shmem, hs, lv.L, hb.in_ptr(l),
-                   v.col[in].data(), v.val[in].data(), lv.pos.data(), cursor.data(), v.col[out].data(), v.val[out].data());
+                   v.col[in].data(), v.val[in].data(), lv.pos.data(), cursor.data(), v.col[out].data(), v.val[out].data(), block_hist);
         });
         timer.stop(t_split, hs, &st_.multisplit_kernels_ms);
         st_.multisplit_bytes += lv.L.total * static_cast<count_t>(3 * sizeof(I) + 2 * sizeof(V));

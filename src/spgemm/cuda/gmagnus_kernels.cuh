@@ -380,15 +380,16 @@ struct RowCursor {
     }
 };
 
-// The multisplit's element loops keep 64 bytes of input loads in flight per thread (16 columns of
-// the histogram pass, 8 column-value pairs of the permute; float, int32): a multisplit block fills
-// shared memory, so an SM runs one (8 warps with 256 threads), and a plain strided loop, with shared
-// atomics between its loads, has one load per thread in flight — 1 KB an SM, where the H200's
-// bandwidth-latency product is some 25 KB an SM. 4 elements a thread (4 and 8 KB an SM) held the
-// first H200 run to a quarter of the copy bandwidth. The block's launch bound (one block an SM)
-// leaves the registers for it.
-template <class... T>
-inline constexpr int multisplit_unroll = 64 / static_cast<int>((sizeof(T) + ...)) < 1 ? 1 : 64 / static_cast<int>((sizeof(T) + ...));
+// The multisplit's element loops keep 16 KB of input loads in flight an SM (one block an SM: its
+// shared memory), at least 4 elements a thread: with the default 256 threads 64 bytes a thread, 16
+// columns of the histogram pass and 8 column-value pairs of the permute (float, int32). A plain
+// strided loop, with shared atomics between its loads, has one load per thread in flight — 1 KB an
+// SM at 256 threads, where the H200's bandwidth-latency product is some 25 KB an SM; 4 elements a
+// thread (4 and 8 KB an SM) held the first H200 run to a quarter of the copy bandwidth. The launch
+// bound (one block an SM) leaves the registers for it; 1024-thread blocks (64 registers) keep 4.
+template <int THREADS, class... T>
+inline constexpr int multisplit_unroll = 16384 / THREADS / static_cast<int>((sizeof(T) + ...)) < 4 ? 4
+                                                                                                   : 16384 / THREADS / static_cast<int>((sizeof(T) + ...));
 
 // The block's warp-private histograms of (local row, chunk) over its elements R (the histogram
 // kernel's, and the multisplit kernel's own first pass): zeroed, then every element counted.
@@ -404,7 +405,7 @@ __device__ __forceinline__ count_t block_histogram(const LevelArgs& L, Range R, 
     const count_t r0 = s_r0;
     const int warp = threadIdx.x / warp_size;
     RowCursor rows(in_ptr, r0);
-    for_each_element<multisplit_unroll<I>>(R, THREADS, [&](count_t i) { return in_col[i]; }, [&](count_t i, I col) {
+    for_each_element<multisplit_unroll<THREADS, I>>(R, THREADS, [&](count_t i) { return in_col[i]; }, [&](count_t i, I col) {
         const count_t c = chunk_of(static_cast<count_t>(col), L.sub_log2);
         atomicAdd(&hist[warp_slot(warp, local_slot(rows.row_of(i) - r0, c, L.chunks_log2), slots)], 1u);
     });
@@ -412,10 +413,12 @@ __device__ __forceinline__ count_t block_histogram(const LevelArgs& L, Range R, 
     return r0;
 }
 
-// Histogram kernel: per-block warp-private histograms of (local row, chunk), flushed to counts[].
+// Histogram kernel: per-block warp-private histograms of (local row, chunk), flushed to counts[];
+// with block_hist, also copied there whole (slots × warps words a block), so that the level's
+// multisplit kernel reads them instead of counting the level's columns again.
 template <int THREADS, class I>
 static __global__ void __launch_bounds__(THREADS) histogram_kernel(LevelArgs L, const count_t* __restrict__ in_ptr, const I* __restrict__ in_col,
-                                                            count_t* __restrict__ counts) {
+                                                            count_t* __restrict__ counts, unsigned* __restrict__ block_hist) {
     GIGASPARSE_DYNAMIC_SHARED(smem_raw);
     unsigned* hist = reinterpret_cast<unsigned*>(smem_raw);
     __shared__ count_t s_r0;
@@ -423,6 +426,8 @@ static __global__ void __launch_bounds__(THREADS) histogram_kernel(LevelArgs L, 
     const count_t slots = L.group_rows << L.chunks_log2;
     const Range R = group_range(blockIdx.x, L.group_elems, L.total);
     const count_t r0 = block_histogram<THREADS>(L, R, in_ptr, in_col, hist, s_r0);
+    if (block_hist)
+        for (count_t s = threadIdx.x; s < slots * warps; s += THREADS) block_hist[blockIdx.x * slots * warps + s] = hist[s];
     const count_t nchunks = count_t(1) << L.chunks_log2;
     for (count_t s = threadIdx.x; s < slots; s += THREADS) {
         count_t t = 0;
@@ -432,15 +437,16 @@ static __global__ void __launch_bounds__(THREADS) histogram_kernel(LevelArgs L, 
     }
 }
 
-// Multisplit kernel: local histogram, global reservation per (row, chunk), local scan, permute in
-// shared memory, coalesced writes of each chunk run. pos[] maps a global chunk id to its output row
-// (heavy chunks first); cursor[] starts at the output row pointers.
+// Multisplit kernel: local histogram (counted, or with block_hist the histogram kernel's copy of it:
+// one read of the level's columns less), global reservation per (row, chunk), local scan, permute
+// in shared memory, coalesced writes of each chunk run. pos[] maps a global chunk id to its output
+// row (heavy chunks first); cursor[] starts at the output row pointers.
 // One block per SM (its shared memory; the launch bound says so: with the block size alone ptxas,
 // nvcc 13 / sm_90, held the 512-thread kernel to 32 registers and spilled).
 template <int THREADS, class V, class I>
 static __global__ void __launch_bounds__(THREADS, 1) multisplit_kernel(LevelArgs L, const count_t* __restrict__ in_ptr, const I* __restrict__ in_col,
                                                              const V* __restrict__ in_val, const count_t* __restrict__ pos, count_t* __restrict__ cursor,
-                                                             I* __restrict__ out_col, V* __restrict__ out_val) {
+                                                             I* __restrict__ out_col, V* __restrict__ out_val, const unsigned* __restrict__ block_hist) {
     GIGASPARSE_DYNAMIC_SHARED(smem_raw);
     constexpr int warps = THREADS / warp_size;
     const count_t slots = L.group_rows << L.chunks_log2;
@@ -453,7 +459,15 @@ static __global__ void __launch_bounds__(THREADS, 1) multisplit_kernel(LevelArgs
     __shared__ count_t s_r0;
     __shared__ typename cub::BlockScan<unsigned, THREADS>::TempStorage scan_tmp;
     const Range R = group_range(blockIdx.x, L.group_elems, L.total);
-    const count_t r0 = block_histogram<THREADS>(L, R, in_ptr, in_col, hist, s_r0);
+    count_t r0;
+    if (block_hist) {
+        for (count_t s = threadIdx.x; s < slots * warps; s += THREADS) hist[s] = block_hist[blockIdx.x * slots * warps + s];
+        if (threadIdx.x == 0) s_r0 = find_owner(in_ptr, L.n_in, R.begin);
+        __syncthreads();
+        r0 = s_r0;
+    } else {
+        r0 = block_histogram<THREADS>(L, R, in_ptr, in_col, hist, s_r0);
+    }
     const int warp = threadIdx.x / warp_size;
     // reserve global ranges (one atomic per nonempty (row, chunk) of the block)
     const count_t nchunks = count_t(1) << L.chunks_log2;
@@ -471,7 +485,7 @@ static __global__ void __launch_bounds__(THREADS, 1) multisplit_kernel(LevelArgs
         V val;
     };
     RowCursor rows(in_ptr, r0);
-    for_each_element<multisplit_unroll<I, V>>(R, THREADS, [&](count_t i) { return Element{in_col[i], in_val[i]}; }, [&](count_t i, Element e) {
+    for_each_element<multisplit_unroll<THREADS, I, V>>(R, THREADS, [&](count_t i) { return Element{in_col[i], in_val[i]}; }, [&](count_t i, Element e) {
         const count_t c = chunk_of(static_cast<count_t>(e.col), L.sub_log2);
         const unsigned d = atomicAdd(&hist[warp_slot(warp, local_slot(rows.row_of(i) - r0, c, L.chunks_log2), slots)], 1u);
         col_buf[d] = e.col;
