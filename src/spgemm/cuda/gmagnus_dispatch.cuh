@@ -530,7 +530,6 @@ private:
         light_begin_.assign(nbins_ + 2, 0);
         nheavy_ = heavy_entries_ = 0;
         if (m_ == 0) return;
-        check(cudaMemsetAsync(row_nnz_.data(), 0, m_ * sizeof(count_t), hs), "cudaMemsetAsync");
         launch("row_products_kernel", &row_products_kernel<I>, grid_for(m_ * warp_size, simple_block), simple_block, 0, hs, m_, a_.row_ptr,
                a_.col_idx, b_.row_ptr, products_.data());
         const int ntally = row_tally_count(nbins_);
@@ -538,7 +537,7 @@ private:
         DeviceBuffer<count_t> ids(m_, at(hs)), tallies(ntally, at(hs));
         check(cudaMemsetAsync(tallies.data(), 0, ntally * sizeof(count_t), hs), "cudaMemsetAsync");
         launch("row_classes_kernel", &row_classes_kernel, grid_for(m_, simple_block), simple_block, 0, hs, m_, products_.data(), a_.row_ptr, p_, nbins_,
-               keys.data(), ids.data(), tallies.data());
+               keys.data(), ids.data(), tallies.data(), row_nnz_.data());
         const int bits = floor_log2(nbins_ + 1) + 1;
         temp_h_.run("cub::DeviceRadixSort::SortPairs", [&](void* t, std::size_t& b) {
             return cub::DeviceRadixSort::SortPairs(t, b, keys.data(), keys_sorted.data(), ids.data(), row_order_.data(), m_, 0, bits, hs);

@@ -93,8 +93,10 @@ __device__ __forceinline__ void warp_tally(count_t* s, count_t v) {
 // ids[r] = r. Tallies (row_tally_count(nbins) counters): rows per key, then the products of all
 // rows, the heavy rows' products and the heavy rows' entries of A. One sort by key and one read of
 // the tallies give the light rows' bins, the heavy rows (last, in order) and the batch sizes.
+// row_nnz[r] = 0 (the light rows write their counts, the heavy rows' chunks add theirs: one memset less).
 static __global__ void row_classes_kernel(count_t m, const count_t* __restrict__ products, const count_t* __restrict__ a_ptr, Params p, int nbins,
-                                          unsigned* __restrict__ keys, count_t* __restrict__ ids, count_t* __restrict__ tallies) {
+                                          unsigned* __restrict__ keys, count_t* __restrict__ ids, count_t* __restrict__ tallies,
+                                          count_t* __restrict__ row_nnz) {
     __shared__ count_t s[max_tallies];
     clear_tallies(s, row_tally_count(nbins));
     const count_t r = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
@@ -105,6 +107,7 @@ static __global__ void row_classes_kernel(count_t m, const count_t* __restrict__
         const unsigned key = heavy ? static_cast<unsigned>(nbins + 1) : pr == 0 ? static_cast<unsigned>(nbins) : static_cast<unsigned>(hash_bin(pr));
         keys[r] = key;
         ids[r] = r;
+        row_nnz[r] = 0;
         atomic_add_count(&s[key], 1);
         if (heavy) {
             heavy_pr = pr;
