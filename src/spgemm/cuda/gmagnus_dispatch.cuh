@@ -676,11 +676,11 @@ private:
             const cudaStream_t bs = turn == 0 ? light_.get() : bin_streams_[turn - 1]->get();
             const count_t n = light_begin_[bn + 1] - light_begin_[bn];
             const count_t cap = hash_bin_capacity(bn);
-            const count_t table = hash_smem_bytes(cap, p_.sizes, has_values(P));
             const count_t* rows = row_order_.data() + light_begin_[bn];
             const count_t* stage_off = P == Phase::once ? stage_.off.data() + light_begin_[bn] : nullptr;
             const int per_block = warp_rows_per_block(cap, p_.sizes, has_values(P), p_.smem_bytes);
             if (opt_.warp_light_rows && light_bin_takes_warps(cap, n, warp_capacity_, per_block, sm_count_)) {  // a warp per row, several rows per block
+                const count_t table = hash_smem_bytes(cap, p_.sizes, has_values(P));
                 launch(launch_name<P>("hash_rows_warp_kernel"), &hash_rows_warp_kernel<P, V, I>, grid_for(n, per_block), per_block * warp_size,
                        static_cast<std::size_t>(per_block * table), bs, n, rows, cap, table, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx,
                        b_.values, row_nnz_.data(), row_ptr_.data(), stage_off, known_col_.data(), c_col, c_val, opt_.warp_sort_steps);

@@ -391,21 +391,22 @@ struct RowCursor {
 // thread (4 and 8 KB an SM) held the first H200 run to a quarter of the copy bandwidth. The launch
 // bound (one block an SM) leaves the registers for it; 1024-thread blocks (64 registers) keep 4.
 template <int THREADS, class... T>
-inline constexpr int multisplit_unroll = 16384 / THREADS / static_cast<int>((sizeof(T) + ...)) < 4 ? 4
-                                                                                                   : 16384 / THREADS / static_cast<int>((sizeof(T) + ...));
+inline constexpr int multisplit_unroll = static_cast<int>(max_c(4, 16384 / THREADS / static_cast<int>((sizeof(T) + ...))));
 
 // The block's warp-private histograms of (local row, chunk) over its elements R (the histogram
-// kernel's, and the multisplit kernel's own first pass): zeroed, then every element counted.
-// Returns the block's first row (found by thread 0 through s_r0); ends with a barrier.
+// kernel's, and the multisplit kernel's first pass): zeroed, then every element counted; or, with
+// counted (the histogram kernel's copy of the whole level's, slots × warps words a block), this
+// block's copied. Returns the block's first row (found by thread 0 through s_r0); ends with a barrier.
 template <int THREADS, class I>
 __device__ __forceinline__ count_t block_histogram(const LevelArgs& L, Range R, const count_t* __restrict__ in_ptr, const I* __restrict__ in_col,
-                                                   unsigned* hist, count_t& s_r0) {
+                                                   unsigned* hist, count_t& s_r0, const unsigned* __restrict__ counted = nullptr) {
     constexpr int warps = THREADS / warp_size;
     const count_t slots = L.group_rows << L.chunks_log2;
-    for (count_t s = threadIdx.x; s < slots * warps; s += THREADS) hist[s] = 0;
+    for (count_t s = threadIdx.x; s < slots * warps; s += THREADS) hist[s] = counted ? counted[blockIdx.x * slots * warps + s] : 0u;
     if (threadIdx.x == 0) s_r0 = find_owner(in_ptr, L.n_in, R.begin);
     __syncthreads();
     const count_t r0 = s_r0;
+    if (counted) return r0;
     const int warp = threadIdx.x / warp_size;
     RowCursor rows(in_ptr, r0);
     for_each_element<multisplit_unroll<THREADS, I>>(R, THREADS, [&](count_t i) { return in_col[i]; }, [&](count_t i, I col) {
@@ -462,15 +463,7 @@ static __global__ void __launch_bounds__(THREADS, 1) multisplit_kernel(LevelArgs
     __shared__ count_t s_r0;
     __shared__ typename cub::BlockScan<unsigned, THREADS>::TempStorage scan_tmp;
     const Range R = group_range(blockIdx.x, L.group_elems, L.total);
-    count_t r0;
-    if (block_hist) {
-        for (count_t s = threadIdx.x; s < slots * warps; s += THREADS) hist[s] = block_hist[blockIdx.x * slots * warps + s];
-        if (threadIdx.x == 0) s_r0 = find_owner(in_ptr, L.n_in, R.begin);
-        __syncthreads();
-        r0 = s_r0;
-    } else {
-        r0 = block_histogram<THREADS>(L, R, in_ptr, in_col, hist, s_r0);
-    }
+    const count_t r0 = block_histogram<THREADS>(L, R, in_ptr, in_col, hist, s_r0, block_hist);
     const int warp = threadIdx.x / warp_size;
     // reserve global ranges (one atomic per nonempty (row, chunk) of the block)
     const count_t nchunks = count_t(1) << L.chunks_log2;

@@ -101,12 +101,11 @@ GIGASPARSE_HD constexpr count_t multisplit_smem_bytes(count_t group_elems, count
 // Ĉ and its entry of B (Ĉ.rowPtr-sized each), and for each element its entry's block-local index
 // (16 bits: outer_max_group_elems).
 inline constexpr count_t outer_max_group_elems = count_t(1) << 16;
-GIGASPARSE_HD constexpr count_t outer_smem_bytes(count_t group_elems, const ElementSizes& s) {
-    return group_elems * (2 * count_t(s.rowptr) + 2);
-}
+GIGASPARSE_HD constexpr count_t outer_bytes_per_elem(const ElementSizes& s) { return 2 * count_t(s.rowptr) + 2; }
+GIGASPARSE_HD constexpr count_t outer_smem_bytes(count_t group_elems, const ElementSizes& s) { return group_elems * outer_bytes_per_elem(s); }
 // Most elements an outer-product block's shared memory holds within smem_bytes.
 GIGASPARSE_HD constexpr count_t outer_group_elems_fit(count_t smem_bytes, const ElementSizes& s) {
-    return min_c(smem_bytes / (2 * count_t(s.rowptr) + 2), outer_max_group_elems);
+    return min_c(smem_bytes / outer_bytes_per_elem(s), outer_max_group_elems);
 }
 
 // Largest multiple of `threads` whose multisplit block fits smem_bytes with nchunks chunks per row
