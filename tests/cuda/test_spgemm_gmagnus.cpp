@@ -315,7 +315,7 @@ TEST(CudaSpgemm, PlanNumericWithNewValues) {
             }
         }
 #ifdef GIGASPARSE_CUDA_SIM
-        EXPECT_EQ(cuda_sim::stats().allocations_live, 0) << "the plan left device memory behind";
+        EXPECT_EQ(live_allocations(), 0) << "the plan left device memory behind";
 #endif
     }
 }
@@ -798,7 +798,7 @@ TEST(CudaSpgemm, SimulatedSmallDeviceBatchesHeavyRowsOrReportsOutOfMemory) {
     cuda_sim::config().device_memory = static_cast<std::size_t>(csr_bytes + c_bytes / 4);
     cuda_sim::reset();
     EXPECT_THROW(gs::cuda::gmagnus::multiply(a.view(), a.view(), budget(4096), &whole), gs::OutOfMemory);
-    EXPECT_EQ(cuda_sim::stats().allocations_live, 0) << "device memory leaked on the error path";
+    EXPECT_EQ(live_allocations(), 0) << "device memory leaked on the error path";
     cuda_sim::config() = cuda_sim::default_config();
     cuda_sim::reset();
 }
@@ -830,7 +830,7 @@ TEST(CudaSpgemm, SimulatedTightDeviceCutsTheBatchesBesideC) {
                 EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(a.view(), a.view()).view(), got.view(), 1e-10)) << "plan, round " << round;
             }
         }
-        EXPECT_EQ(cuda_sim::stats().allocations_live, 0);
+        EXPECT_EQ(live_allocations(), 0);
     }
     cuda_sim::config() = cuda_sim::default_config();
     cuda_sim::reset();
@@ -893,7 +893,7 @@ TEST(CudaSpgemm, SimulatedSharedMemoryTooSmallIsNotSupported) {
     const auto a = gs::test::random_csr<double, std::int32_t>(50, 50, 4, 3);
     cuda_sim::reset();
     EXPECT_THROW(gs::cuda::gmagnus::multiply(a.view(), a.view(), budget(64), nullptr), gs::NotSupported);
-    EXPECT_EQ(cuda_sim::stats().allocations_live, 0);
+    EXPECT_EQ(live_allocations(), 0);
     cuda_sim::config().shared_optin = 8192;  // a smaller device: the default budget follows it
     GpuSpgemmStats st;
     const auto c = gs::cuda::gmagnus::multiply(a.view(), a.view(), {}, &st);

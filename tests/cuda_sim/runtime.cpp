@@ -70,6 +70,7 @@ struct CUevent_st {
     CUstream_st* stream = nullptr;
     std::uint64_t seq = 0;     // the record operation's place in its stream
     bool complete = false;
+    bool timing = true;  // false: created with cudaEventDisableTiming
     double time_ms = 0;
     std::shared_ptr<char> recorded;  // racecheck: released by the last record operation
 };
@@ -697,6 +698,7 @@ void fill_garbage(void* p, std::size_t n) {
 // ---------------------------------------------------------------- control
 Config& config() { return S().cfg; }
 Stats stats() { return S().st; }
+void drain() { execute_all(); }
 void clear_function_attributes() { S().max_dynamic_smem.clear(); }
 void reset() {
     State& s = S();
@@ -784,6 +786,8 @@ cudaError_t enqueue(cudaStream_t s, Op op) {
         s->captured.push_back(std::move(node));
         return cudaSuccess;
     }
+    ++S().st.stream_ops;
+    ++S().st.stream_ops_by_call[op.what.rfind("cuda", 0) == 0 ? op.what : "launch"];
     if (s == nullptr) {  // the legacy default stream runs at once
         legacy_stream_wait();
         run_op(nullptr, std::move(op));
@@ -1167,6 +1171,7 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned flags) {
     (*s)->blocking = (flags & cudaStreamNonBlocking) == 0;
     (*s)->race = race::create_stream_context();
     S().streams.insert(*s);
+    ++S().st.streams_created;
     return cudaSuccess;
 }
 cudaError_t cudaStreamDestroy(cudaStream_t s) {
@@ -1207,12 +1212,16 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned) {
     };
     return enqueue(s, std::move(op));
 }
-cudaError_t cudaEventCreate(cudaEvent_t* e) {
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned flags) {
     CUDA_SIM_STICKY();
+    if ((flags & ~cudaEventDisableTiming) != 0) return set_error(cudaErrorInvalidValue, "cudaEventCreateWithFlags: flags not simulated");
     *e = new CUevent_st;
+    (*e)->timing = (flags & cudaEventDisableTiming) == 0;
     S().events.insert(*e);
+    ++S().st.events_created;
     return cudaSuccess;
 }
+cudaError_t cudaEventCreate(cudaEvent_t* e) { return cudaEventCreateWithFlags(e, cudaEventDefault); }
 cudaError_t cudaEventDestroy(cudaEvent_t e) {
     if (!S().events.erase(e)) return set_error(cudaErrorInvalidResourceHandle, "cudaEventDestroy: unknown event");
     if (e->stream && S().streams.count(e->stream)) execute(e->stream, e->seq);  // its queued record completes first
@@ -1248,6 +1257,7 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t stop) {
     CUDA_SIM_STICKY();
     if (!S().events.count(start) || !S().events.count(stop)) return set_error(cudaErrorInvalidResourceHandle, "cudaEventElapsedTime: unknown event");
+    if (!start->timing || !stop->timing) return set_error(cudaErrorInvalidResourceHandle, "cudaEventElapsedTime: an event created with cudaEventDisableTiming");
     if (!start->complete || !stop->complete) return set_error(cudaErrorNotReady, "cudaEventElapsedTime: an event has not completed (no wait before reading it)");
     *ms = static_cast<float>(stop->time_ms - start->time_ms);
     return cudaSuccess;

@@ -93,18 +93,29 @@ struct BatchSpan {
 // Accumulates the elapsed time of (possibly nested) event pairs, read once at the end.
 struct PhaseTimer {
     struct Pair {
-        std::unique_ptr<Event> start, stop;
+        std::unique_ptr<Event> own_start, stop;
+        const Event* start = nullptr;
         double* sink = nullptr;
     };
     std::vector<Pair> pairs;
     std::size_t start(cudaStream_t s) {
-        pairs.push_back({std::make_unique<Event>(), std::make_unique<Event>(), nullptr});
-        pairs.back().start->record(s);
+        auto e = std::make_unique<Event>();
+        e->record(s);
+        const Event* p = e.get();
+        pairs.push_back({std::move(e), std::make_unique<Event>(), p, nullptr});
         return pairs.size() - 1;
     }
-    void stop(std::size_t id, cudaStream_t s, double* sink) {
+    // A pair starting at an event already recorded (a timed one that outlives collect()): the
+    // point where another stream forked, which the timed stream waited for (one record less).
+    std::size_t start_at(const Event& e) {
+        pairs.push_back({nullptr, std::make_unique<Event>(), &e, nullptr});
+        return pairs.size() - 1;
+    }
+    // Records the pair's end on s; the event, timed, may also order s's work before another stream's.
+    const Event& stop(std::size_t id, cudaStream_t s, double* sink) {
         pairs[id].stop->record(s);
         pairs[id].sink = sink;
+        return *pairs[id].stop;
     }
     void collect() {
         for (const Pair& p : pairs)
@@ -156,7 +167,7 @@ struct HeavyValues {
 template <class V, class I>
 struct LightStage {
     count_t rows = 0;            // light rows with products staged (0: none)
-    DeviceBuffer<count_t> off;   // staging offset of each, in row_order_
+    DeviceBuffer<count_t> off;   // staging offset of each, in row_order()
     DeviceBuffer<I> col;
     DeviceBuffer<V> val;
 };
@@ -247,7 +258,7 @@ public:
         const std::int64_t input_bytes = a.bytes() + (a.same(b) ? 0 : b.bytes());
         if (inputs_external) mem_.add(input_bytes);
         check(cudaSetDevice(opt_.device), "cudaSetDevice");
-        const cudaStream_t hs = heavy_.get(), ls = light_.get();
+        const cudaStream_t hs = heavy_.get(), ls = light_stream();
         PhaseTimer timer;
         Event t0, t_num;
         t0.record(hs);
@@ -255,8 +266,10 @@ public:
         c.nrows = m_;
         c.ncols = n_;
         c.nnz = nnz_;
-        c.row_ptr.allocate(m_ + 1, at(hs));
-        check(cudaMemcpyAsync(c.row_ptr.data(), row_ptr_.data(), (m_ + 1) * sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
+        if (!one_product_) {  // a plan keeps its row offsets (one product hands them to C at the end)
+            c.row_ptr.allocate(m_ + 1, at(hs));
+            check(cudaMemcpyAsync(c.row_ptr.data(), row_ptr_.data(), (m_ + 1) * sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
+        }
         try {
             c.col_idx.allocate(nnz_, at(hs));
             c.values.allocate(nnz_, at(hs));
@@ -268,15 +281,15 @@ public:
             c.col_idx.allocate(nnz_, at(hs));
             c.values.allocate(nnz_, at(hs));
         }
-        Event ready;
+        Event ready;  // timed: the light rows' start
         ready.record(hs);
-        check(cudaStreamWaitEvent(ls, ready.get()), "cudaStreamWaitEvent");
-        const std::size_t t_light = timer.start(ls);
+        if (ls != hs) ready.order_before(ls);
+        const std::size_t t_light = timer.start_at(ready);
         const bool staged = stage_.rows > 0, known = known_col_.size() > 0;
         if (staged) unstage_light_rows(c.col_idx.data(), c.values.data());
         else if (known) light_rows<Phase::known>(c.col_idx.data(), c.values.data());
         else light_rows<Phase::numeric>(c.col_idx.data(), c.values.data());
-        timer.stop(t_light, ls, &st_.light_ms);
+        const Event& light_done = timer.stop(t_light, ls, &st_.light_ms);
         const bool rebuilt = !kept_;
         for (HeavyBatch& hb : batches_) {
             HeavyValues<V, I> v;
@@ -289,9 +302,7 @@ public:
             if (known) segment_phase<Phase::known>(hb, v, c.col_idx.data(), c.values.data());
             else segment_phase<Phase::numeric>(hb, v, c.col_idx.data(), c.values.data());
         }
-        Event light_done;
-        light_done.record(ls);
-        check(cudaStreamWaitEvent(hs, light_done.get()), "cudaStreamWaitEvent");
+        if (ls != hs) light_done.order_before(hs);
         if (staged) stage_ = LightStage<V, I>{};  // freed on the heavy stream, after the light stream's reads
         if (keep_pattern_ && !known) keep_pattern(c.col_idx.data());
         st_.known_pattern_bytes = known_col_.bytes();
@@ -303,6 +314,10 @@ public:
         timer.collect();
         st_.device_bytes_peak = mem_.peak;
         if (inputs_external) mem_.remove(input_bytes);
+        if (one_product_) {
+            c.row_ptr = std::move(row_ptr_);
+            planned_ = false;  // no second numeric phase without the row offsets
+        }
         c.detach();
         return c;
     }
@@ -324,13 +339,14 @@ private:
         stage_ = LightStage<V, I>{};
         known_col_ = DeviceBuffer<I>{};
         keep_pattern_ = !keep_values && opt_.keep_c_pattern;
+        one_product_ = keep_values;
         st_ = GpuSpgemmStats{};
         a_ = a;
         b_ = b;
         const std::int64_t input_bytes = a.bytes() + (a.same(b) ? 0 : b.bytes());
         if (inputs_external) mem_.add(input_bytes);  // device_bytes_peak counts the inputs either way
         check(cudaSetDevice(opt_.device), "cudaSetDevice");
-        const cudaStream_t hs = heavy_.get(), ls = light_.get();
+        const cudaStream_t hs = heavy_.get();
         Event t0, t_setup, t_sym;
         t0.record(hs);  // the setup phase includes the parameters' device queries
         choose_params(b.ncols);
@@ -343,11 +359,12 @@ private:
         const bool once = keep_values && stage_light_rows();
         t_setup.record(hs);
         // light rows on the light stream, heavy rows (batches) on the heavy stream
-        check(cudaStreamWaitEvent(ls, t_setup.get()), "cudaStreamWaitEvent");
-        const std::size_t t_light = timer.start(ls);
+        const cudaStream_t ls = light_stream();
+        if (ls != hs) t_setup.order_before(ls);
+        const std::size_t t_light = timer.start_at(t_setup);
         if (once) light_rows<Phase::once>(stage_.col.data(), stage_.val.data());
         else light_rows<Phase::symbolic>(nullptr, nullptr);
-        timer.stop(t_light, ls, &st_.light_ms);
+        const Event& light_done = timer.stop(t_light, ls, &st_.light_ms);
         plan_batches();
         for (const BatchSpan& batch : batches_plan_) {
             HeavyValues<V, I> v;
@@ -356,15 +373,11 @@ private:
             if (keep_values && batches_plan_.size() == 1) kept_ = std::make_unique<HeavyValues<V, I>>(std::move(v));  // else freed in stream order
             batches_.push_back(std::move(hb));
         }
-        Event light_done;
-        light_done.record(ls);
-        check(cudaStreamWaitEvent(hs, light_done.get()), "cudaStreamWaitEvent");
-        // row offsets of C, then where each segment's entries go
-        row_ptr_.allocate(m_ + 1, at(hs));
-        check(cudaMemsetAsync(row_ptr_.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
+        if (ls != hs) light_done.order_before(hs);
+        // row offsets of C (the first zeroed by setup()), then where each segment's entries go
         if (m_ > 0)
             temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
-                return cub::DeviceScan::InclusiveSum(t, b, row_nnz_.data(), row_ptr_.data() + 1, m_, hs);
+                return cub::DeviceScan::InclusiveSum(t, b, row_nnz(), row_ptr_.data() + 1, m_, hs);
             });
         for (HeavyBatch& hb : batches_) {
             segment_offsets(hb);
@@ -372,8 +385,8 @@ private:
         }
         // nnz(C) and the B and Ã entries the outer products read, in one round trip (the symbolic
         // phase ends with its copy)
-        check(cudaMemcpyAsync(traffic_.data() + 2, row_ptr_.data() + m_, sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
-        const auto t = read_device(traffic_.data(), 3, hs, &t_sym);
+        check(cudaMemcpyAsync(traffic() + 2, row_ptr_.data() + m_, sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
+        const auto t = read_device(traffic(), 3, hs, &t_sym);
         nnz_ = t[2];
         traffic_bytes_ = t[0] * static_cast<count_t>(sizeof(I) + sizeof(V)) + t[1] * static_cast<count_t>(sizeof(count_t) + sizeof(V));
         st_.outer_bytes += traffic_bytes_;
@@ -522,27 +535,26 @@ private:
     // class tallies, which also size the heavy batches.
     void setup() {
         const cudaStream_t hs = heavy_.get();
-        products_.allocate(m_, at(hs));
-        row_nnz_.allocate(m_, at(hs));
-        row_order_.allocate(m_, at(hs));
-        traffic_.allocate(3, at(hs));
-        check(cudaMemsetAsync(traffic_.data(), 0, 3 * sizeof(count_t), hs), "cudaMemsetAsync");
+        const int ntally = row_tally_count(nbins_);
+        rows_.allocate(3 * m_ + 3 + ntally, at(hs));
+        row_ptr_.allocate(m_ + 1, at(hs));
         light_begin_.assign(nbins_ + 2, 0);
         nheavy_ = heavy_entries_ = 0;
+        // (with m = 0 one block only zeroes the counters: the symbolic phase reads them)
+        launch("row_products_kernel", &row_products_kernel<I>, grid_for(std::max<count_t>(m_, 1) * warp_size, simple_block), simple_block, 0, hs, m_,
+               a_.row_ptr, a_.col_idx, b_.row_ptr, row_products(), traffic(), 3 + ntally, row_ptr_.data());
         if (m_ == 0) return;
-        launch("row_products_kernel", &row_products_kernel<I>, grid_for(m_ * warp_size, simple_block), simple_block, 0, hs, m_, a_.row_ptr,
-               a_.col_idx, b_.row_ptr, products_.data());
-        const int ntally = row_tally_count(nbins_);
-        DeviceBuffer<unsigned> keys(m_, at(hs)), keys_sorted(m_, at(hs));
-        DeviceBuffer<count_t> ids(m_, at(hs)), tallies(ntally, at(hs));
-        check(cudaMemsetAsync(tallies.data(), 0, ntally * sizeof(count_t), hs), "cudaMemsetAsync");
-        launch("row_classes_kernel", &row_classes_kernel, grid_for(m_, simple_block), simple_block, 0, hs, m_, products_.data(), a_.row_ptr, p_, nbins_,
-               keys.data(), ids.data(), tallies.data(), row_nnz_.data());
+        DeviceBuffer<count_t> scratch(2 * m_, at(hs));  // the sort keys (two arrays of m unsigned), then the row ids
+        auto* keys = reinterpret_cast<unsigned*>(scratch.data());
+        count_t* ids = scratch.data() + m_;
+        count_t* tallies = traffic() + 3;
+        launch("row_classes_kernel", &row_classes_kernel, grid_for(m_, simple_block), simple_block, 0, hs, m_, row_products(), a_.row_ptr, p_, nbins_, keys,
+               ids, tallies, row_nnz());
         const int bits = floor_log2(nbins_ + 1) + 1;
         temp_h_.run("cub::DeviceRadixSort::SortPairs", [&](void* t, std::size_t& b) {
-            return cub::DeviceRadixSort::SortPairs(t, b, keys.data(), keys_sorted.data(), ids.data(), row_order_.data(), m_, 0, bits, hs);
+            return cub::DeviceRadixSort::SortPairs(t, b, keys, keys + m_, ids, row_order(), m_, 0, bits, hs);
         });
-        const std::vector<count_t> t = read_device(tallies.data(), ntally, hs);
+        const std::vector<count_t> t = read_device(tallies, ntally, hs);
         for (int bn = 0; bn <= nbins_; ++bn) light_begin_[bn + 1] = light_begin_[bn] + t[bn];
         nheavy_ = t[nbins_ + 1];
         st_.products = t[nbins_ + 2];
@@ -551,6 +563,14 @@ private:
         st_.heavy_rows = nheavy_;
         st_.light_rows = m_ - nheavy_;
     }
+
+    // The setup's arrays (rows_): the products of each row, C's row lengths, the rows in class order
+    // (light rows by hash bin, then rows without products, then heavy rows in order), the
+    // outer products' traffic then nnz(C) (3 counts), the setup's tallies.
+    count_t* row_products() const { return rows_.data(); }
+    count_t* row_nnz() const { return rows_.data() + m_; }
+    count_t* row_order() const { return rows_.data() + 2 * m_; }
+    count_t* traffic() const { return rows_.data() + 3 * m_; }
 
     // What the device has free plus what gigasparse's pool holds unused.
     static std::int64_t available_bytes() {
@@ -564,7 +584,7 @@ private:
 
     // One-call products (symbolic keeping the values): the light rows in one pass (Phase::once)
     // when GpuSpgemmOptions::one_pass_light_rows allows and their staging — a slot per product, at
-    // the exclusive scan of the light rows' products (in row_order_) — fits (stage_light_rows_fits:
+    // the exclusive scan of the light rows' products (in row_order()) — fits (stage_light_rows_fits:
     // a fifth of the available memory or light_stage_budget_bytes, and no more heavy batches).
     // Allocates and scans it on the heavy stream (before t_setup, which the light stream waits
     // for); returns whether it did. Two passes otherwise: the symbolic hash pass, then the numeric one.
@@ -587,7 +607,7 @@ private:
             stage_ = LightStage<V, I>{};
             return false;
         }
-        launch("gather_products_kernel", &gather_products_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, row_order_.data(), products_.data(),
+        launch("gather_products_kernel", &gather_products_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, row_order(), row_products(),
                sizes.data());
         temp_h_.run("cub::DeviceScan::ExclusiveSum", [&](void* t, std::size_t& b) {
             return cub::DeviceScan::ExclusiveSum(t, b, sizes.data(), stage_.off.data(), n, hs);
@@ -617,12 +637,16 @@ private:
 
     // The numeric phase of light rows staged by the symbolic phase: moved into C (light stream).
     void unstage_light_rows(I* c_col, V* c_val) {
-        launch("unstage_rows_kernel", &unstage_rows_kernel<V, I>, grid_for(stage_.rows * warp_size, simple_block), simple_block, 0, light_.get(),
-               stage_.rows, row_order_.data(), stage_.off.data(), stage_.col.data(), stage_.val.data(), row_ptr_.data(), c_col, c_val);
+        launch("unstage_rows_kernel", &unstage_rows_kernel<V, I>, grid_for(stage_.rows * warp_size, simple_block), simple_block, 0, light_stream(),
+               stage_.rows, row_order(), stage_.off.data(), stage_.col.data(), stage_.val.data(), row_ptr_.data(), c_col, c_val);
     }
 
-    // The heavy rows, in order (after the light ones in row_order_).
-    const count_t* heavy_rows() const { return row_order_.data() + (m_ - nheavy_); }
+    // The light rows' stream: their own beside heavy rows, the heavy one without them (no fork or
+    // join: two event records and two waits less a phase).
+    cudaStream_t light_stream() const { return nheavy_ > 0 ? light_.get() : heavy_.get(); }
+
+    // The heavy rows, in order (after the light ones in row_order()).
+    const count_t* heavy_rows() const { return row_order() + (m_ - nheavy_); }
 
     // A block-per-row hash kernel's table for bin bn (values: numeric phases) and its block:
     // hash_table_capacity and hash_block_threads from the kernel's registers and static shared
@@ -655,7 +679,7 @@ private:
     // leave thread slots and shared memory that the smaller bins' blocks can take beside them.
     template <Phase P>
     void light_rows(I* c_col, V* c_val) {
-        const cudaStream_t ls = light_.get();
+        const cudaStream_t ls = light_stream();
         std::vector<int> bins;
         for (int bn = 0; bn < nbins_; ++bn)
             if (light_begin_[bn + 1] > light_begin_[bn]) bins.push_back(bn);
@@ -665,35 +689,35 @@ private:
         if (nstreams > 1) {
             while (static_cast<int>(bin_streams_.size()) < nstreams - 1) {
                 bin_streams_.push_back(std::make_unique<Stream>());
-                bin_done_.push_back(std::make_unique<Event>());
+                bin_done_.push_back(std::make_unique<Event>(Event::Kind::ordering));
             }
             bins_forked_.record(ls);
-            for (int s = 0; s + 1 < nstreams; ++s) check(cudaStreamWaitEvent(bin_streams_[s]->get(), bins_forked_.get()), "cudaStreamWaitEvent");
+            for (int s = 0; s + 1 < nstreams; ++s) bins_forked_.order_before(bin_streams_[s]->get());
         }
         for (std::size_t x = 0; x < bins.size(); ++x) {
             const int bn = bins[x];
             const int turn = static_cast<int>(x % static_cast<std::size_t>(std::max(nstreams, 1)));
-            const cudaStream_t bs = turn == 0 ? light_.get() : bin_streams_[turn - 1]->get();
+            const cudaStream_t bs = turn == 0 ? ls : bin_streams_[turn - 1]->get();
             const count_t n = light_begin_[bn + 1] - light_begin_[bn];
             const count_t cap = hash_bin_capacity(bn);
-            const count_t* rows = row_order_.data() + light_begin_[bn];
+            const count_t* rows = row_order() + light_begin_[bn];
             const count_t* stage_off = P == Phase::once ? stage_.off.data() + light_begin_[bn] : nullptr;
             const int per_block = warp_rows_per_block(cap, p_.sizes, has_values(P), p_.smem_bytes);
             if (opt_.warp_light_rows && light_bin_takes_warps(cap, n, warp_capacity_, per_block, sm_count_)) {  // a warp per row, several rows per block
                 const count_t table = hash_smem_bytes(cap, p_.sizes, has_values(P));
                 launch(launch_name<P>("hash_rows_warp_kernel"), &hash_rows_warp_kernel<P, V, I>, grid_for(n, per_block), per_block * warp_size,
                        static_cast<std::size_t>(per_block * table), bs, n, rows, cap, table, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx,
-                       b_.values, row_nnz_.data(), row_ptr_.data(), stage_off, known_col_.data(), c_col, c_val, opt_.warp_sort_steps);
+                       b_.values, row_nnz(), row_ptr_.data(), stage_off, known_col_.data(), c_col, c_val, opt_.warp_sort_steps);
                 continue;
             }
             const BinTable bt = bin_table(reinterpret_cast<const void*>(&hash_rows_kernel<P, V, I>), bn, has_values(P));
             launch(launch_name<P>("hash_rows_kernel"), &hash_rows_kernel<P, V, I>, n, bt.threads, static_cast<std::size_t>(bt.bytes), bs,
-                   rows, bt.cap, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx, b_.values, row_nnz_.data(), row_ptr_.data(), stage_off,
+                   rows, bt.cap, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx, b_.values, row_nnz(), row_ptr_.data(), stage_off,
                    known_col_.data(), c_col, c_val, opt_.warp_sort_steps);
         }
         for (int s = 0; s + 1 < nstreams; ++s) {
             bin_done_[s]->record(bin_streams_[s]->get());
-            check(cudaStreamWaitEvent(ls, bin_done_[s]->get()), "cudaStreamWaitEvent");
+            bin_done_[s]->order_before(ls);
         }
     }
 
@@ -712,7 +736,7 @@ private:
             const cudaStream_t hs = heavy_.get();
             DeviceBuffer<count_t> sizes(nheavy_, at(hs)), prefix(2 * nheavy_, at(hs));
             launch("gather_products_kernel", &gather_products_kernel, grid_for(nheavy_, simple_block), simple_block, 0, hs, nheavy_, heavy_rows(),
-                   products_.data(), sizes.data());
+                   row_products(), sizes.data());
             temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
                 return cub::DeviceScan::InclusiveSum(t, b, sizes.data(), prefix.data(), nheavy_, hs);
             });
@@ -748,7 +772,7 @@ private:
         // Ĉ.rowPtr of the batch
         DeviceBuffer<count_t> sizes(nh, at(hs));
         hb.chat_ptr.allocate(nh + 1, at(hs));
-        launch("gather_products_kernel", &gather_products_kernel, grid_for(nh, simple_block), simple_block, 0, hs, nh, rows, products_.data(),
+        launch("gather_products_kernel", &gather_products_kernel, grid_for(nh, simple_block), simple_block, 0, hs, nh, rows, row_products(),
                sizes.data());
         check(cudaMemsetAsync(hb.chat_ptr.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
         temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
@@ -784,7 +808,7 @@ private:
         launch("csc_gather_kernel", &csc_gather_kernel, grid_for(nent, simple_block), simple_block, 0, hs, nent, hb.col_ptr.data() + ka, t_sorted.data(),
                ent_h.data(), ent_j.data(), hb.csc_row.data(), hb.csc_src.data());
         launch("slice_sizes_kernel", &slice_sizes_kernel, grid_for(ka, simple_block), simple_block, 0, hs, ka, hb.col_ptr.data(), b_.row_ptr,
-               slice_sizes.data(), traffic_.data());
+               slice_sizes.data(), traffic());
         check(cudaMemsetAsync(hb.slice_off.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
         if (ka > 0)
             temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
@@ -938,7 +962,7 @@ private:
                hb.col_ptr.data(), hb.csc_col.data(), hb.csc_row.data(), csc_val.data(), b_.row_ptr, b_.col_idx, b_.values, cursor.data(),
                v.col[0].data(), v.val[0].data());
         timer.stop(t_outer, hs, &st_.outer_ms);
-        st_.outer_bytes += hb.span.products * static_cast<count_t>(sizeof(I) + sizeof(V));  // + B and Ã reads: traffic_
+        st_.outer_bytes += hb.span.products * static_cast<count_t>(sizeof(I) + sizeof(V));  // + B and Ã reads: traffic()
     }
 
     // The multisplit kernel of level l (its histogram, order and output chunks are in hb; block_hist:
@@ -1014,7 +1038,7 @@ private:
         }
         if (P == Phase::symbolic && hb.nsegs > 0) {
             launch("segment_row_nnz_kernel", &segment_row_nnz_kernel, grid_for(hb.nsegs, simple_block), simple_block, 0, hs, hb.nsegs, hb.segs.data(),
-                   hb.seg_nnz.data(), row_nnz_.data());
+                   hb.seg_nnz.data(), row_nnz());
         }
     }
 
@@ -1024,30 +1048,26 @@ private:
         const cudaStream_t hs = heavy_.get();
         const count_t n = hb.nsegs;
         if (n == 0) return;
-        DeviceBuffer<count_t> kb(n, at(hs)), kr(n, at(hs)), ids(n, at(hs)), kb2(n, at(hs)), ids2(n, at(hs)), kr_sorted(n, at(hs)), ids3(n, at(hs)),
-            cnt(n, at(hs)), g(n, at(hs));
-        launch("segment_keys_kernel", &segment_keys_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, hb.segs.data(), kb.data(), kr.data(),
-               ids.data());
+        DeviceBuffer<count_t> work(9 * n, at(hs));  // nine arrays of n in one allocation
+        const auto part = [&](int k) { return work.data() + k * n; };
+        count_t *kb = part(0), *kr = part(1), *ids = part(2), *kb2 = part(3), *ids2 = part(4), *kr_sorted = part(5), *ids3 = part(6), *cnt = part(7),
+                *g = part(8);
+        launch("segment_keys_kernel", &segment_keys_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, hb.segs.data(), kb, kr, ids);
         const int base_bits = std::max(1, p_.span_log2 + 1);
         temp_h_.run("cub::DeviceRadixSort::SortPairs", [&](void* t, std::size_t& b) {
-            return cub::DeviceRadixSort::SortPairs(t, b, reinterpret_cast<const ull*>(kb.data()), reinterpret_cast<ull*>(kb2.data()), ids.data(),
-                                                   ids2.data(), n, 0, base_bits, hs);
+            return cub::DeviceRadixSort::SortPairs(t, b, reinterpret_cast<const ull*>(kb), reinterpret_cast<ull*>(kb2), ids, ids2, n, 0, base_bits, hs);
         });
         // rows in the base order, then a stable sort by row
-        launch("gather_products_kernel", &gather_products_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, ids2.data(), kr.data(),
-               kb.data());
+        launch("gather_products_kernel", &gather_products_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, ids2, kr, kb);
         const int row_bits = floor_log2(std::max<count_t>(m_, 1)) + 1;
         temp_h_.run("cub::DeviceRadixSort::SortPairs", [&](void* t, std::size_t& b) {
-            return cub::DeviceRadixSort::SortPairs(t, b, reinterpret_cast<const ull*>(kb.data()), reinterpret_cast<ull*>(kr_sorted.data()), ids2.data(),
-                                                   ids3.data(), n, 0, row_bits, hs);
+            return cub::DeviceRadixSort::SortPairs(t, b, reinterpret_cast<const ull*>(kb), reinterpret_cast<ull*>(kr_sorted), ids2, ids3, n, 0, row_bits, hs);
         });
-        launch("gather_counts_kernel", &gather_counts_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, ids3.data(), hb.seg_nnz.data(),
-               cnt.data());
+        launch("gather_counts_kernel", &gather_counts_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, ids3, hb.seg_nnz.data(), cnt);
         temp_h_.run("cub::DeviceScan::ExclusiveSum", [&](void* t, std::size_t& b) {
-            return cub::DeviceScan::ExclusiveSum(t, b, cnt.data(), g.data(), n, hs);
+            return cub::DeviceScan::ExclusiveSum(t, b, cnt, g, n, hs);
         });
-        launch("segment_offsets_kernel", &segment_offsets_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, ids3.data(), kr_sorted.data(),
-               g.data(), row_ptr_.data(), hb.seg_out.data());
+        launch("segment_offsets_kernel", &segment_offsets_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, ids3, kr_sorted, g, row_ptr_.data(), hb.seg_out.data());
     }
 
     // Device buffers of this product: ordered on stream s, counted in mem_.
@@ -1067,17 +1087,16 @@ private:
     int light_streams_ = 1;                             // streams the light bins take in turn (GpuSpgemmOptions::light_streams)
     std::vector<std::unique_ptr<Stream>> bin_streams_;  // the light stream's helpers, created on first use
     std::vector<std::unique_ptr<Event>> bin_done_;      // each helper's last bin
-    Event bins_forked_;                                 // the light stream before its bins
+    Event bins_forked_{Event::Kind::ordering};          // the light stream before its bins
     Temp temp_h_;  // CUB storage (every CUB call runs on the heavy stream)
     DeviceCsrRef<V, I> a_, b_;  // the operands of the current phase
     bool planned_ = false;
     count_t m_ = 0, n_ = 0, nheavy_ = 0, nnz_ = 0;
     count_t traffic_bytes_ = 0;  // B and Ã reads of one build of all batches' intermediates
     count_t heavy_entries_ = 0;  // entries of A in the heavy rows
-    DeviceBuffer<count_t> products_, row_nnz_, row_ptr_;
-    DeviceBuffer<count_t> row_order_;  // light rows by hash bin, then rows without products, then heavy rows (in order)
-    DeviceBuffer<count_t> traffic_;  // B and Ã entries read by the outer products (slice_sizes_kernel), then nnz(C)
-    std::vector<count_t> light_begin_;  // light rows of hash bin b: row_order_[light_begin_[b], light_begin_[b + 1])
+    DeviceBuffer<count_t> rows_;     // one allocation for row_products(), row_nnz(), row_order(), traffic() and the tallies (setup())
+    DeviceBuffer<count_t> row_ptr_;  // C's row offsets (moved into C by a one-product numeric phase)
+    std::vector<count_t> light_begin_;  // light rows of hash bin b: row_order()[light_begin_[b], light_begin_[b + 1])
     std::vector<BatchSpan> batches_plan_;
     std::vector<HeavyBatch> batches_;
     std::unique_ptr<HeavyValues<V, I>> kept_;  // one batch's intermediate, from symbolic(keep_values)
@@ -1085,6 +1104,7 @@ private:
     DeviceBuffer<I> known_col_;                // C's columns, kept by a plan's first numeric phase for Phase::known
     count_t c_reserve_ = 0;                    // bytes of C set aside from the automatic budgets (symbolic()'s second pass)
     bool keep_pattern_ = false;                // a plan (symbolic without keep_values) with GpuSpgemmOptions::keep_c_pattern
+    bool one_product_ = false;                 // symbolic(keep_values): one numeric phase follows
 };
 
 // What both entry points (host CSR and DeviceMatrix) do around a product: the shape check, fresh

@@ -54,10 +54,16 @@ __device__ __forceinline__ count_t warp_sum(count_t v) {
 }
 
 // ------------------------------------------------------------------ setup kernels
-// products[r] = Σ_{j in A[r,:]} nnz(B[A.col[j], :]); one warp per row.
+// products[r] = Σ_{j in A[r,:]} nnz(B[A.col[j], :]); one warp per row. Block 0 also zeroes the
+// setup's counters — zeros[0, nzeros) and C's first row offset — which later kernels of the stream
+// add to (memsets saved: each costs a small product a launch).
 template <class I>
 static __global__ void row_products_kernel(count_t m, const count_t* __restrict__ a_ptr, const I* __restrict__ a_col, const count_t* __restrict__ b_ptr,
-                                    count_t* __restrict__ products) {
+                                    count_t* __restrict__ products, count_t* __restrict__ zeros, int nzeros, count_t* __restrict__ c_ptr0) {
+    if (blockIdx.x == 0) {
+        for (int k = static_cast<int>(threadIdx.x); k < nzeros; k += static_cast<int>(blockDim.x)) zeros[k] = 0;
+        if (threadIdx.x == 0) *c_ptr0 = 0;
+    }
     const count_t warp = (blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x) / warp_size;
     const int lane = threadIdx.x % warp_size;
     if (warp >= m) return;

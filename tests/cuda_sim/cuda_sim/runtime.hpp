@@ -224,6 +224,12 @@ struct Stats {
     std::int64_t host_waits = 0;  // the host waiting for the device: cudaStreamSynchronize, cudaDeviceSynchronize, cudaMemcpy
     std::int64_t captures = 0, graph_launches = 0;  // cudaStreamEndCapture that made a graph; cudaGraphLaunch
     std::int64_t func_attribute_calls = 0;          // cudaFuncGetAttributes and cudaFuncSetAttribute
+    // Operations put on a stream (outside a capture): launches, copies, memsets, stream-ordered
+    // allocations and frees, event records and waits — each costs a small product host and device
+    // time — by call ("launch" for kernels).
+    std::int64_t stream_ops = 0;
+    std::map<std::string, std::int64_t> stream_ops_by_call;
+    std::int64_t streams_created = 0, events_created = 0;  // cudaStreamCreateWithFlags, cudaEventCreate(WithFlags)
     std::map<std::string, std::int64_t> kernels;  // launches run, by the name given to name_next_launch ("kernel" without)
 };
 
@@ -235,6 +241,9 @@ Stats stats();
 // Clears the sticky error, the statistics and the streams' queues (not allocations: a test checks
 // allocations_live == 0 itself).
 void reset();
+// Runs the work queued on every stream, as a device does without the host waiting (not a host
+// wait): what is left on streams that outlive a computation (gigasparse keeps its streams).
+void drain();
 // What a device reset does to the kernels' attributes: every cudaFuncAttributeMaxDynamicSharedMemorySize
 // set so far is forgotten.
 void clear_function_attributes();
@@ -318,7 +327,10 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t* s, unsigned flags);
 cudaError_t cudaStreamDestroy(cudaStream_t s);
 cudaError_t cudaStreamSynchronize(cudaStream_t s);
 cudaError_t cudaStreamWaitEvent(cudaStream_t s, cudaEvent_t e, unsigned flags = 0);
+inline constexpr unsigned cudaEventDefault = 0x00;
+inline constexpr unsigned cudaEventDisableTiming = 0x02;
 cudaError_t cudaEventCreate(cudaEvent_t* e);
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* e, unsigned flags);
 cudaError_t cudaEventDestroy(cudaEvent_t e);
 cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s = nullptr);
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t stop);
