@@ -1005,3 +1005,57 @@ TEST(CudaSpgemm, SimulatedDeviceWithoutMemoryPools) {
     cuda_sim::config() = cuda_sim::default_config();
 }
 #endif
+
+#ifdef GIGASPARSE_CUDA_SIM
+// A small product's time is mostly what the host puts on the streams and how often it waits (some
+// 150 µs for the shared matrices' A² on the H200, against a few µs a launch or allocation). A
+// light-only product, device-resident, after a first one: its streams and events come from the
+// cache (none created), the setup zeroes its counters in its first kernel (no memset), the light
+// rows run on the heavy stream (no fork or join but the light bins' own streams), C gets the row
+// offsets (no copy), the host waits twice: the setup's tallies and the end, where nnz(C) is read
+// (C sized by the products), and never asks what memory is free (the staging is small). A product
+// with heavy rows takes no new stream or event either.
+TEST(CudaSpgemm, SimulatedSmallProductStreamWork) {
+    using DM = gs::cuda::DeviceMatrix<float, std::int32_t>;
+    const auto band = gs::test::banded<float, std::int32_t>(500, 6, 1);
+    const DM da = DM::upload(band.view());
+    (void)gs::cuda::spgemm(da, da);  // fills the caches
+    const std::int64_t live = live_allocations();  // A's arrays
+    cuda_sim::reset();
+    GpuSpgemmStats st;
+    const DM dc = gs::cuda::spgemm(da, da, {}, &st);
+    const cuda_sim::Stats s = cuda_sim::stats();
+    EXPECT_EQ(live_allocations(), live + 3) << "only C's arrays stay";
+    EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess) << cuda_sim::last_error_detail();
+    ASSERT_EQ(st.heavy_rows, 0);
+    ASSERT_GT(st.light_stage_bytes, 0) << "the light rows in one pass";
+    std::cout << "light-only product: " << s.launches << " launches, " << s.stream_ops << " stream operations, " << s.host_waits << " host waits\n";
+    for (const auto& [call, n] : s.stream_ops_by_call) std::cout << "  " << call << " " << n << "\n";
+    EXPECT_EQ(s.streams_created, 0);
+    EXPECT_EQ(s.events_created, 0);
+    EXPECT_EQ(s.host_waits, 2);
+    EXPECT_EQ(s.mem_info_calls, 0) << "the small staging is allocated without asking what is free";
+    const auto ops = [&](const char* call) { return s.stream_ops_by_call.count(call) ? s.stream_ops_by_call.at(call) : std::int64_t{0}; };
+    EXPECT_EQ(ops("cudaMemsetAsync"), 0);
+    const auto launched = [&](const char* k) { return s.kernels.count(k) ? s.kernels.at(k) : std::int64_t{0}; };
+    const std::int64_t bins = launched("hash_rows_kernel (once)") + launched("hash_rows_warp_kernel (once)");  // a launch a nonempty bin
+    ASSERT_GE(bins, 2);
+    EXPECT_EQ(ops("cudaStreamWaitEvent"), 2 * (std::min<std::int64_t>(bins, gs::cuda::gmagnus::default_light_streams) - 1))
+        << "only the light bins' streams fork and join";
+    EXPECT_LE(s.stream_ops, 35) << "67 before the caches, the setup's and the staging's single allocations and the light rows on the heavy stream";
+    EXPECT_EQ(st.nnz_c, dc.nnz());
+    EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(band.view(), band.view()).view(), dc.download().view(), 1e-5));
+
+    const auto r = gs::test::rmat_like<float, std::int32_t>(9, 9, 16, 31);
+    const DM dr = DM::upload(r.view());
+    (void)gs::cuda::spgemm(dr, dr, budget(4096));
+    const std::int64_t live_r = live_allocations();
+    cuda_sim::reset();
+    const DM dh = gs::cuda::spgemm(dr, dr, budget(4096), &st);
+    EXPECT_EQ(live_allocations(), live_r + 3) << "only C's arrays stay";
+    ASSERT_GT(st.heavy_rows, 0);
+    EXPECT_EQ(cuda_sim::stats().streams_created, 0);
+    EXPECT_EQ(cuda_sim::stats().events_created, 0);
+    EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(r.view(), r.view()).view(), dh.download().view(), 1e-4));
+}
+#endif

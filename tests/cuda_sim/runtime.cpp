@@ -962,7 +962,8 @@ cudaError_t cudaFree(void* p) {
 
 cudaError_t cudaMemGetInfo(std::size_t* free_bytes, std::size_t* total_bytes) {
     CUDA_SIM_STICKY();
-    const State& s = S();
+    State& s = S();
+    ++s.st.mem_info_calls;
     *total_bytes = s.cfg.device_memory;
     *free_bytes = static_cast<std::size_t>(std::max<std::int64_t>(0, static_cast<std::int64_t>(s.cfg.device_memory) - capacity_used()));
     return cudaSuccess;

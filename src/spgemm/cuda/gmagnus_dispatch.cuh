@@ -61,6 +61,11 @@ void with_multisplit_threads(int threads, F&& f) {
     }
 }
 
+// Largest C (bytes of a slot per product) that one light-only product sizes by its products, so
+// that it reads nnz(C) with its end instead of waiting for it between its phases; also the
+// largest light-row staging of such a product allocated without a cudaMemGetInfo first.
+inline constexpr std::int64_t deferred_nnz_max_bytes = std::int64_t{64} << 20;
+
 // CUB temporary storage that grows on demand, ordered on one stream: the old buffer's free is
 // queued after the CUB calls that used it.
 struct Temp {
@@ -166,10 +171,26 @@ struct HeavyValues {
 // entries at its products' offset, until the numeric phase moves them into C.
 template <class V, class I>
 struct LightStage {
-    count_t rows = 0;            // light rows with products staged (0: none)
-    DeviceBuffer<count_t> off;   // staging offset of each, in row_order()
-    DeviceBuffer<I> col;
-    DeviceBuffer<V> val;
+    count_t rows = 0;                  // light rows with products staged (0: none)
+    DeviceBuffer<unsigned char> mem;   // one allocation for the arrays below
+    count_t* off = nullptr;            // staging offset of each, in row_order()
+    count_t* products = nullptr;       // the products of each (scanned into off)
+    I* col = nullptr;                  // a slot per product
+    V* val = nullptr;
+    // Bytes for n rows and p products (each array at a multiple of 256 bytes).
+    static std::int64_t bytes(count_t n, count_t p) { return aligned(2 * n * sizeof(count_t)) + aligned(p * sizeof(I)) + p * static_cast<count_t>(sizeof(V)); }
+    // Throws OutOfMemory (and holds nothing) when the device cannot hold it.
+    void allocate(count_t n, count_t p, Placement where) {
+        mem.allocate(bytes(n, p), where);
+        off = reinterpret_cast<count_t*>(mem.data());
+        products = off + n;
+        col = reinterpret_cast<I*>(mem.data() + aligned(2 * n * sizeof(count_t)));
+        val = reinterpret_cast<V*>(mem.data() + aligned(2 * n * sizeof(count_t)) + aligned(p * sizeof(I)));
+        rows = n;
+    }
+
+private:
+    static std::int64_t aligned(std::int64_t b) { return (b + 255) / 256 * 256; }
 };
 
 // gMAGNUS in two phases on one device (Alg. 3). symbolic(): parameters, the heavy/light partition,
@@ -225,7 +246,10 @@ public:
     // keep_values: the next numeric() gets the same values (one product): a single batch's
     // intermediate is kept for it instead of being rebuilt. inputs_external: A and B were not
     // allocated through this object's tracker (their bytes are added for device_bytes_peak).
-    // Returns after the device finished (C's nnz is known). The heavy rows' batches are cut before
+    // Returns after the device finished (C's nnz is known), but for one product (keep_values) of
+    // light rows staged in one pass whose slot per product takes at most deferred_nnz_max_bytes: it
+    // returns at once, and its numeric phase sizes C by the products and reads nnz(C) with its
+    // end (C's arrays hold up to products entries). The heavy rows' batches are cut before
     // C's size is known, but the numeric phase rebuilds them (or keeps one) beside C: when C and the
     // largest batch would not fit the device together, the pattern work runs again with C's bytes
     // set aside from the automatic intermediate budget (smaller batches), so that the product fails
@@ -265,12 +289,23 @@ public:
         DeviceCsr<V, I> c;
         c.nrows = m_;
         c.ncols = n_;
-        c.nnz = nnz_;
         if (!one_product_) {  // a plan keeps its row offsets (one product hands them to C at the end)
             c.row_ptr.allocate(m_ + 1, at(hs));
             check(cudaMemcpyAsync(c.row_ptr.data(), row_ptr_.data(), (m_ + 1) * sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
         }
-        try {
+        bool sized = false;
+        if (nnz_ < 0) {  // C's nnz not read yet (symbolic_pass): a slot per product (the staged light rows')
+            try {
+                c.col_idx.allocate(st_.products, at(hs));
+                c.values.allocate(st_.products, at(hs));
+                sized = true;
+            } catch (const OutOfMemory&) {
+                c.col_idx = DeviceBuffer<I>{};
+                c.values = DeviceBuffer<V>{};
+                read_counts(nullptr);  // then C of nnz, as below
+            }
+        }
+        if (!sized) try {
             c.col_idx.allocate(nnz_, at(hs));
             c.values.allocate(nnz_, at(hs));
         } catch (const OutOfMemory&) {
@@ -306,8 +341,13 @@ public:
         if (staged) stage_ = LightStage<V, I>{};  // freed on the heavy stream, after the light stream's reads
         if (keep_pattern_ && !known) keep_pattern(c.col_idx.data());
         st_.known_pattern_bytes = known_col_.bytes();
-        t_num.record(hs);
-        heavy_.sync();  // the heavy stream waited for the light one
+        if (nnz_ < 0) {
+            read_counts(&t_num);  // the end of the product too
+        } else {
+            t_num.record(hs);
+            heavy_.sync();  // the heavy stream waited for the light one
+        }
+        c.nnz = nnz_;
         if (rebuilt && !batches_.empty()) st_.outer_bytes += traffic_bytes_;
         st_.numeric_ms = t_num.since(t0);
         st_.total_ms = st_.setup_ms + st_.symbolic_ms + st_.numeric_ms;
@@ -347,22 +387,23 @@ private:
         if (inputs_external) mem_.add(input_bytes);  // device_bytes_peak counts the inputs either way
         check(cudaSetDevice(opt_.device), "cudaSetDevice");
         const cudaStream_t hs = heavy_.get();
-        Event t0, t_setup, t_sym;
-        t0.record(hs);  // the setup phase includes the parameters' device queries
+        clock_ = std::make_unique<SymbolicClock>();
+        SymbolicClock& k = *clock_;
+        PhaseTimer& timer = k.timer;
+        k.t0.record(hs);  // the setup phase includes the parameters' device queries
         choose_params(b.ncols);
         temp_h_.buf.allocate(0, at(hs));
 
-        PhaseTimer timer;
         m_ = a.nrows;
         n_ = b.ncols;
         setup();
         const bool once = keep_values && stage_light_rows();
-        t_setup.record(hs);
+        k.t_setup.record(hs);
         // light rows on the light stream, heavy rows (batches) on the heavy stream
         const cudaStream_t ls = light_stream();
-        if (ls != hs) t_setup.order_before(ls);
-        const std::size_t t_light = timer.start_at(t_setup);
-        if (once) light_rows<Phase::once>(stage_.col.data(), stage_.val.data());
+        if (ls != hs) k.t_setup.order_before(ls);
+        const std::size_t t_light = timer.start_at(k.t_setup);
+        if (once) light_rows<Phase::once>(stage_.col, stage_.val);
         else light_rows<Phase::symbolic>(nullptr, nullptr);
         const Event& light_done = timer.stop(t_light, ls, &st_.light_ms);
         plan_batches();
@@ -383,17 +424,14 @@ private:
             segment_offsets(hb);
             if (!keep_pattern_) hb.seg_nnz.allocate(0, at(hs));  // freed in stream order (kept: the known phase's chunk lengths)
         }
-        // nnz(C) and the B and Ã entries the outer products read, in one round trip (the symbolic
-        // phase ends with its copy)
+        // nnz(C) beside the B and Ã entries the outer products read: one round trip reads them
         check(cudaMemcpyAsync(traffic() + 2, row_ptr_.data() + m_, sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
-        const auto t = read_device(traffic(), 3, hs, &t_sym);
-        nnz_ = t[2];
-        traffic_bytes_ = t[0] * static_cast<count_t>(sizeof(I) + sizeof(V)) + t[1] * static_cast<count_t>(sizeof(count_t) + sizeof(V));
-        st_.outer_bytes += traffic_bytes_;
-        st_.setup_ms = t_setup.since(t0);
-        st_.symbolic_ms = t_sym.since(t_setup);
-        timer.collect();
-        st_.nnz_c = nnz_;
+        k.t_sym.record(hs);
+        // one product of light rows staged in one pass, small enough: C is sized by their products
+        // and its nnz read at the numeric phase's end (one host wait less: a small product's time)
+        const std::int64_t c_cap_bytes = st_.products * static_cast<count_t>(sizeof(I) + sizeof(V));
+        nnz_ = -1;
+        if (!(once && batches_plan_.empty() && c_cap_bytes <= deferred_nnz_max_bytes)) read_counts(nullptr);
         st_.device_bytes_peak = mem_.peak;
         if (inputs_external) mem_.remove(input_bytes);
         sym_ = st_;
@@ -592,27 +630,27 @@ private:
         const count_t n = light_begin_[nbins_];  // light rows with products
         const count_t products = st_.products - st_.heavy_products;
         if (!opt_.one_pass_light_rows || n == 0) return false;
-        const std::int64_t bytes = products * static_cast<count_t>(sizeof(I) + sizeof(V)) + n * static_cast<count_t>(sizeof(count_t));
+        const std::int64_t bytes = LightStage<V, I>::bytes(n, products);
         const std::int64_t heavy_bytes = st_.heavy_products * 2 * static_cast<count_t>(sizeof(I) + sizeof(V));
-        if (!stage_light_rows_fits(bytes, heavy_bytes, budget_bytes_available(), opt_.light_stage_budget_bytes, opt_.intermediate_budget_bytes > 0))
+        // A small staging without heavy rows is tried without asking what the device has free:
+        // cudaMemGetInfo takes some 10 µs of host time between the setup's wait and the light rows'
+        // launch, and a failed allocation takes the two passes.
+        const bool small = heavy_bytes == 0 && opt_.light_stage_budget_bytes == 0 && bytes <= deferred_nnz_max_bytes;
+        if (!small &&
+            !stage_light_rows_fits(bytes, heavy_bytes, budget_bytes_available(), opt_.light_stage_budget_bytes, opt_.intermediate_budget_bytes > 0))
             return false;
         const cudaStream_t hs = heavy_.get();
-        DeviceBuffer<count_t> sizes;
         try {
-            sizes.allocate(n, at(hs));
-            stage_.off.allocate(n, at(hs));
-            stage_.col.allocate(products, at(hs));
-            stage_.val.allocate(products, at(hs));
+            stage_.allocate(n, products, at(hs));
         } catch (const OutOfMemory&) {  // two passes need none of it
             stage_ = LightStage<V, I>{};
             return false;
         }
         launch("gather_products_kernel", &gather_products_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, row_order(), row_products(),
-               sizes.data());
+               stage_.products);
         temp_h_.run("cub::DeviceScan::ExclusiveSum", [&](void* t, std::size_t& b) {
-            return cub::DeviceScan::ExclusiveSum(t, b, sizes.data(), stage_.off.data(), n, hs);
+            return cub::DeviceScan::ExclusiveSum(t, b, stage_.products, stage_.off, n, hs);
         });
-        stage_.rows = n;
         st_.light_stage_bytes = bytes;
         return true;
     }
@@ -638,7 +676,29 @@ private:
     // The numeric phase of light rows staged by the symbolic phase: moved into C (light stream).
     void unstage_light_rows(I* c_col, V* c_val) {
         launch("unstage_rows_kernel", &unstage_rows_kernel<V, I>, grid_for(stage_.rows * warp_size, simple_block), simple_block, 0, light_stream(),
-               stage_.rows, row_order(), stage_.off.data(), stage_.col.data(), stage_.val.data(), row_ptr_.data(), c_col, c_val);
+               stage_.rows, row_order(), stage_.off, stage_.col, stage_.val, row_ptr_.data(), c_col, c_val);
+    }
+
+    // The symbolic phase's events and phase timer, read when its counts are (read_counts()).
+    struct SymbolicClock {
+        Event t0, t_setup, t_sym;
+        PhaseTimer timer;
+    };
+    // The host's read of the symbolic phase's counts (queued on the heavy stream by symbolic_pass):
+    // the B and Ã entries the outer products read and nnz(C), in one round trip, then the phase's
+    // times. At the end of symbolic_pass, or of the numeric phase of one small light-only product
+    // (`copied` recorded after the copy: that phase's end).
+    void read_counts(Event* copied) {
+        const auto t = read_device(traffic(), 3, heavy_.get(), copied);
+        nnz_ = t[2];
+        traffic_bytes_ = t[0] * static_cast<count_t>(sizeof(I) + sizeof(V)) + t[1] * static_cast<count_t>(sizeof(count_t) + sizeof(V));
+        st_.outer_bytes += traffic_bytes_;
+        const SymbolicClock& k = *clock_;
+        st_.setup_ms = k.t_setup.since(k.t0);
+        st_.symbolic_ms = k.t_sym.since(k.t_setup);
+        clock_->timer.collect();
+        st_.nnz_c = nnz_;
+        clock_.reset();
     }
 
     // The light rows' stream: their own beside heavy rows, the heavy one without them (no fork or
@@ -701,7 +761,7 @@ private:
             const count_t n = light_begin_[bn + 1] - light_begin_[bn];
             const count_t cap = hash_bin_capacity(bn);
             const count_t* rows = row_order() + light_begin_[bn];
-            const count_t* stage_off = P == Phase::once ? stage_.off.data() + light_begin_[bn] : nullptr;
+            const count_t* stage_off = P == Phase::once ? stage_.off + light_begin_[bn] : nullptr;
             const int per_block = warp_rows_per_block(cap, p_.sizes, has_values(P), p_.smem_bytes);
             if (opt_.warp_light_rows && light_bin_takes_warps(cap, n, warp_capacity_, per_block, sm_count_)) {  // a warp per row, several rows per block
                 const count_t table = hash_smem_bytes(cap, p_.sizes, has_values(P));
@@ -1105,6 +1165,7 @@ private:
     count_t c_reserve_ = 0;                    // bytes of C set aside from the automatic budgets (symbolic()'s second pass)
     bool keep_pattern_ = false;                // a plan (symbolic without keep_values) with GpuSpgemmOptions::keep_c_pattern
     bool one_product_ = false;                 // symbolic(keep_values): one numeric phase follows
+    std::unique_ptr<SymbolicClock> clock_;    // until read_counts()
 };
 
 // What both entry points (host CSR and DeviceMatrix) do around a product: the shape check, fresh

@@ -230,6 +230,7 @@ struct Stats {
     std::int64_t stream_ops = 0;
     std::map<std::string, std::int64_t> stream_ops_by_call;
     std::int64_t streams_created = 0, events_created = 0;  // cudaStreamCreateWithFlags, cudaEventCreate(WithFlags)
+    std::int64_t mem_info_calls = 0;                        // cudaMemGetInfo (some 10 µs of host time each)
     std::map<std::string, std::int64_t> kernels;  // launches run, by the name given to name_next_launch ("kernel" without)
 };
 
