@@ -955,8 +955,10 @@ TEST(CudaSpgemm, SimulatedHostWaitsPerProduct) {
     ASSERT_GE(st.levels_run, 2);
     const std::int64_t build = (st.levels_run - 1) + 1;
     EXPECT_EQ(cuda_sim::stats().host_waits, 1 + build + 1 + 1 + 2) << "levels " << st.levels_run;
-    std::cout << "one product, " << st.levels_run << " levels: " << cuda_sim::stats().launches << " launches, " << cuda_sim::stats().host_waits
-              << " host waits, " << cuda_sim::stats().barriers << " barriers, " << cuda_sim::stats().warp_collectives << " warp collectives\n";
+    std::cout << "one product, " << st.levels_run << " levels: " << cuda_sim::stats().launches << " launches, " << cuda_sim::stats().stream_ops
+              << " stream operations, " << cuda_sim::stats().host_waits << " host waits, " << cuda_sim::stats().barriers << " barriers, "
+              << cuda_sim::stats().warp_collectives << " warp collectives\n";
+    for (const auto& [call, n] : cuda_sim::stats().stream_ops_by_call) std::cout << "  " << call << " " << n << "\n";
 
     // heavy rows into 256 columns: dense chunks without a split level, so a batch's build waits
     // only for its segments' bins

@@ -794,18 +794,19 @@ private:
             batches_plan_.push_back({0, nheavy_, st_.heavy_products, heavy_entries_});
         } else {
             const cudaStream_t hs = heavy_.get();
-            DeviceBuffer<count_t> sizes(nheavy_, at(hs)), prefix(2 * nheavy_, at(hs));
+            DeviceBuffer<count_t> work(3 * nheavy_, at(hs));  // the prefix sums of products and entries, then the sizes
+            count_t *prefix = work.data(), *sizes = prefix + 2 * nheavy_;
             launch("gather_products_kernel", &gather_products_kernel, grid_for(nheavy_, simple_block), simple_block, 0, hs, nheavy_, heavy_rows(),
-                   row_products(), sizes.data());
+                   row_products(), sizes);
             temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
-                return cub::DeviceScan::InclusiveSum(t, b, sizes.data(), prefix.data(), nheavy_, hs);
+                return cub::DeviceScan::InclusiveSum(t, b, sizes, prefix, nheavy_, hs);
             });
             launch("row_lengths_kernel", &row_lengths_kernel, grid_for(nheavy_, simple_block), simple_block, 0, hs, nheavy_, heavy_rows(), a_.row_ptr,
-                   sizes.data());
+                   sizes, nullptr, nullptr);
             temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
-                return cub::DeviceScan::InclusiveSum(t, b, sizes.data(), prefix.data() + nheavy_, nheavy_, hs);
+                return cub::DeviceScan::InclusiveSum(t, b, sizes, prefix + nheavy_, nheavy_, hs);
             });
-            const std::vector<count_t> h = read_device(prefix.data(), 2 * nheavy_, hs);
+            const std::vector<count_t> h = read_device(prefix, 2 * nheavy_, hs);
             const count_t* products = h.data();
             const count_t* entries = h.data() + nheavy_;
             const auto between = [](const count_t* pre, count_t first, count_t last) { return pre[last - 1] - (first == 0 ? 0 : pre[first - 1]); };
@@ -830,49 +831,48 @@ private:
         const count_t ka = a_.ncols;
         const std::size_t t_csc = timer.start(hs);
         // Ĉ.rowPtr of the batch
-        DeviceBuffer<count_t> sizes(nh, at(hs));
+        // the transient arrays in one allocation: row sizes, entry offsets, then per A entry its key,
+        // row, entry of A, position and sorted position, then the slice sizes
+        const count_t nent = batch.entries;  // = entry_ptr[nh], known from the plan: no round trip
+        DeviceBuffer<count_t> work(2 * nh + 1 + 5 * nent + std::max<count_t>(ka, 1), at(hs));
+        count_t* sizes = work.data();
+        count_t* entry_ptr = sizes + nh;
+        count_t* keys = entry_ptr + nh + 1;
+        count_t *ent_h = keys + nent, *ent_j = ent_h + nent, *ent_t = ent_j + nent, *t_sorted = ent_t + nent;
+        count_t* slice_sizes = t_sorted + nent;
         hb.chat_ptr.allocate(nh + 1, at(hs));
-        launch("gather_products_kernel", &gather_products_kernel, grid_for(nh, simple_block), simple_block, 0, hs, nh, rows, row_products(),
-               sizes.data());
-        check(cudaMemsetAsync(hb.chat_ptr.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
+        launch("gather_products_kernel", &gather_products_kernel, grid_for(nh, simple_block), simple_block, 0, hs, nh, rows, row_products(), sizes);
         temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
-            return cub::DeviceScan::InclusiveSum(t, b, sizes.data(), hb.chat_ptr.data() + 1, nh, hs);
+            return cub::DeviceScan::InclusiveSum(t, b, sizes, hb.chat_ptr.data() + 1, nh, hs);
         });
         // masked CSR -> CSC of the batch's rows of A (stable radix sort by column)
-        DeviceBuffer<count_t> entry_ptr(nh + 1, at(hs));
-        launch("row_lengths_kernel", &row_lengths_kernel, grid_for(nh, simple_block), simple_block, 0, hs, nh, rows, a_.row_ptr,
-               sizes.data());
-        check(cudaMemsetAsync(entry_ptr.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
+        launch("row_lengths_kernel", &row_lengths_kernel, grid_for(nh, simple_block), simple_block, 0, hs, nh, rows, a_.row_ptr, sizes,
+               hb.chat_ptr.data(), entry_ptr);
         temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
-            return cub::DeviceScan::InclusiveSum(t, b, sizes.data(), entry_ptr.data() + 1, nh, hs);
+            return cub::DeviceScan::InclusiveSum(t, b, sizes, entry_ptr + 1, nh, hs);
         });
-        const count_t nent = batch.entries;  // = entry_ptr[nh], known from the plan: no round trip
-        DeviceBuffer<count_t> keys(nent, at(hs)), keys_sorted(nent, at(hs)), ent_h(nent, at(hs)), ent_j(nent, at(hs)), ent_t(nent, at(hs)),
-            t_sorted(nent, at(hs));
+        DeviceBuffer<count_t> keys_sorted(nent, at(hs));  // kept: the CSC's columns
         launch("heavy_entries_kernel", &heavy_entries_kernel<I>, grid_for(nh * warp_size, simple_block), simple_block, 0, hs, nh, rows,
-               a_.row_ptr, a_.col_idx, b_.row_ptr, entry_ptr.data(), ka, keys.data(), ent_h.data(), ent_j.data(),
-               ent_t.data());
+               a_.row_ptr, a_.col_idx, b_.row_ptr, entry_ptr, ka, keys, ent_h, ent_j, ent_t);
         const int key_bits = floor_log2(std::max<count_t>(ka, 1)) + 1;
         temp_h_.run("cub::DeviceRadixSort::SortPairs", [&](void* t, std::size_t& b) {
-            return cub::DeviceRadixSort::SortPairs(t, b, reinterpret_cast<const ull*>(keys.data()), reinterpret_cast<ull*>(keys_sorted.data()),
-                                                   ent_t.data(), t_sorted.data(), nent, 0, key_bits, hs);
+            return cub::DeviceRadixSort::SortPairs(t, b, reinterpret_cast<const ull*>(keys), reinterpret_cast<ull*>(keys_sorted.data()), ent_t, t_sorted,
+                                                   nent, 0, key_bits, hs);
         });
         hb.col_ptr.allocate(ka + 1, at(hs));
         hb.slice_off.allocate(ka + 1, at(hs));
-        DeviceBuffer<count_t> slice_sizes(std::max<count_t>(ka, 1), at(hs));
         launch("csc_colptr_kernel", &csc_colptr_kernel, grid_for(ka + 1, simple_block), simple_block, 0, hs, ka, nent, keys_sorted.data(),
                hb.col_ptr.data());
         // the kept entries (col_ptr[ka] <= nent) stay a device count: no round trip
         hb.csc_row.allocate(nent, at(hs));
         hb.csc_src.allocate(nent, at(hs));
-        launch("csc_gather_kernel", &csc_gather_kernel, grid_for(nent, simple_block), simple_block, 0, hs, nent, hb.col_ptr.data() + ka, t_sorted.data(),
-               ent_h.data(), ent_j.data(), hb.csc_row.data(), hb.csc_src.data());
-        launch("slice_sizes_kernel", &slice_sizes_kernel, grid_for(ka, simple_block), simple_block, 0, hs, ka, hb.col_ptr.data(), b_.row_ptr,
-               slice_sizes.data(), traffic());
-        check(cudaMemsetAsync(hb.slice_off.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
+        launch("csc_gather_kernel", &csc_gather_kernel, grid_for(nent, simple_block), simple_block, 0, hs, nent, hb.col_ptr.data() + ka, t_sorted, ent_h,
+               ent_j, hb.csc_row.data(), hb.csc_src.data());
+        launch("slice_sizes_kernel", &slice_sizes_kernel, grid_for(ka, simple_block), simple_block, 0, hs, ka, hb.col_ptr.data(), b_.row_ptr, slice_sizes,
+               traffic(), hb.slice_off.data());
         if (ka > 0)
             temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
-                return cub::DeviceScan::InclusiveSum(t, b, slice_sizes.data(), hb.slice_off.data() + 1, ka, hs);
+                return cub::DeviceScan::InclusiveSum(t, b, slice_sizes, hb.slice_off.data() + 1, ka, hs);
             });
         hb.csc_col = std::move(keys_sorted);  // each position's column: the outer product's step 2 reads it
         const count_t outer_blocks = grid_for(batch.products, static_cast<int>(p_.outer_group_elems));
@@ -886,16 +886,18 @@ private:
         const std::size_t t_ms = timer.start(hs);
         std::vector<DeviceBuffer<Segment>> level_segs;
         std::vector<count_t> level_nsegs;
-        DeviceBuffer<count_t> in_row(nh, at(hs)), in_base(nh, at(hs));
-        check(cudaMemcpyAsync(in_row.data(), rows, nh * sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
-        check(cudaMemsetAsync(in_base.data(), 0, nh * sizeof(count_t), hs), "cudaMemsetAsync");
+        // each input row's row of C and column base (nh of each, in one allocation)
+        DeviceBuffer<count_t> in_rb(2 * nh, at(hs));
+        count_t *in_row = in_rb.data(), *in_base = in_row + nh;
+        check(cudaMemcpyAsync(in_row, rows, nh * sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
+        check(cudaMemsetAsync(in_base, 0, nh * sizeof(count_t), hs), "cudaMemsetAsync");
         count_t n_in = nh, total = hb.span.products;
         int in_buf = 0, span = p_.span_log2;
         if (p_.nlevels == 0) {
             level_segs.emplace_back(nh, at(hs));
             level_nsegs.push_back(nh);
-            launch("make_segments_kernel", &make_segments_kernel, grid_for(nh, simple_block), simple_block, 0, hs, 0, nh, hb.chat_ptr.data(),
-                   in_row.data(), in_base.data(), 0, span, level_segs.back().data());
+            launch("make_segments_kernel", &make_segments_kernel, grid_for(nh, simple_block), simple_block, 0, hs, 0, nh, hb.chat_ptr.data(), in_row,
+                   in_base, 0, span, level_segs.back().data());
         }
         for (int level = 0; level < p_.nlevels && n_in > 0; ++level) {
             ++st_.levels_run;
@@ -915,10 +917,15 @@ private:
             lv.shmem = static_cast<std::size_t>(multisplit_smem_bytes(L.group_elems, L.group_rows, nchunks, ms_threads, p_.sizes));
             lv.pos.allocate(n_out, at(hs));
             lv.out_ptr.allocate(n_out + 1, at(hs));
-            DeviceBuffer<count_t> counts(n_out, at(hs)), ids(n_out, at(hs)), order(n_out, at(hs)), osz(n_out, at(hs)), out_row(n_out, at(hs)),
-                out_base(n_out, at(hs)), split(2, at(hs));
-            DeviceBuffer<char> flags(n_out, at(hs));
-            check(cudaMemsetAsync(counts.data(), 0, n_out * sizeof(count_t), hs), "cudaMemsetAsync");
+            // the level's transient arrays in one allocation (chunk counts, ids, order, sizes, the
+            // partition's count and the split flags), and the output rows' row and base in another
+            // (the next level's input)
+            DeviceBuffer<count_t> work(4 * n_out + 2 + ceil_div(n_out, static_cast<count_t>(sizeof(count_t))), at(hs));
+            count_t *counts = work.data(), *ids = counts + n_out, *order = ids + n_out, *osz = order + n_out, *split = osz + n_out;
+            char* flags = reinterpret_cast<char*>(split + 2);
+            DeviceBuffer<count_t> out_rb(2 * n_out, at(hs));
+            count_t *out_row = out_rb.data(), *out_base = out_row + n_out;
+            check(cudaMemsetAsync(counts, 0, n_out * sizeof(count_t), hs), "cudaMemsetAsync");
             // the blocks' histograms for this build's multisplit kernel, while they take at most an
             // eighth of the level's elements' bytes (a plan's later builds count them in the kernel)
             DeviceBuffer<unsigned> block_hist;
@@ -929,30 +936,28 @@ private:
             const std::size_t t_hist = timer.start(hs);
             with_multisplit_threads(ms_threads, [&](auto t) {
                 launch("histogram_kernel", &histogram_kernel<decltype(t)::value, I>, lv.blocks, ms_threads,
-                       static_cast<std::size_t>(slots * warps) * sizeof(unsigned), hs, L, in_ptr, v.col[in_buf].data(), counts.data(),
-                       block_hist.data());
+                       static_cast<std::size_t>(slots * warps) * sizeof(unsigned), hs, L, in_ptr, v.col[in_buf].data(), counts, block_hist.data());
             });
             timer.stop(t_hist, hs, &st_.multisplit_kernels_ms);
-            launch("split_flags_kernel", &split_flags_kernel, grid_for(n_out, simple_block), simple_block, 0, hs, n_out, counts.data(), L.sub_log2,
-                   p_, flags.data(), ids.data());
-            const count_t* ord = ids.data();
+            launch("split_flags_kernel", &split_flags_kernel, grid_for(n_out, simple_block), simple_block, 0, hs, n_out, counts, L.sub_log2, p_, flags,
+                   ids);
+            const count_t* ord = ids;
             if (!last_level) {
                 temp_h_.run("cub::DevicePartition::Flagged", [&](void* t, std::size_t& b) {
-                    return cub::DevicePartition::Flagged(t, b, ids.data(), flags.data(), order.data(), split.data(), n_out, hs);
+                    return cub::DevicePartition::Flagged(t, b, ids, flags, order, split, n_out, hs);
                 });
-                ord = order.data();
+                ord = order;
             }
-            launch("level_order_kernel", &level_order_kernel, grid_for(n_out, simple_block), simple_block, 0, hs, n_out, ord, counts.data(),
-                   in_row.data(), in_base.data(), L.chunks_log2, L.sub_log2, lv.pos.data(), osz.data(), out_row.data(), out_base.data());
-            check(cudaMemsetAsync(lv.out_ptr.data(), 0, sizeof(count_t), hs), "cudaMemsetAsync");
+            launch("level_order_kernel", &level_order_kernel, grid_for(n_out, simple_block), simple_block, 0, hs, n_out, ord, counts, in_row, in_base,
+                   L.chunks_log2, L.sub_log2, lv.pos.data(), osz, out_row, out_base, lv.out_ptr.data());
             temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
-                return cub::DeviceScan::InclusiveSum(t, b, osz.data(), lv.out_ptr.data() + 1, n_out, hs);
+                return cub::DeviceScan::InclusiveSum(t, b, osz, lv.out_ptr.data() + 1, n_out, hs);
             });
             // split chunks and their elements, in one round trip (before the multisplit runs)
             count_t n_split = 0, next_total = 0;
             if (!last_level) {
-                launch("level_split_kernel", &level_split_kernel, 1, 1, 0, hs, split.data(), lv.out_ptr.data());
-                const auto h = read_device(split.data(), 2, hs);
+                launch("level_split_kernel", &level_split_kernel, 1, 1, 0, hs, split, lv.out_ptr.data());
+                const auto h = read_device(split, 2, hs);
                 n_split = h[0];
                 next_total = h[1];
             }
@@ -964,14 +969,15 @@ private:
             level_segs.emplace_back(nseg, at(hs));
             level_nsegs.push_back(nseg);
             launch("make_segments_kernel", &make_segments_kernel, grid_for(nseg, simple_block), simple_block, 0, hs, n_split, n_out,
-                   hb.levels.back().out_ptr.data(), out_row.data(), out_base.data(), out_buf, L.sub_log2, level_segs.back().data());
+                   hb.levels.back().out_ptr.data(), out_row, out_base, out_buf, L.sub_log2, level_segs.back().data());
             // next level: the heavy prefix of this level's output (double buffering: writes into the
             // consumed input buffer never reach this level's segments, which lie past the prefix;
             // this level's transient buffers are freed in stream order after their last use)
             total = next_total;
             n_in = n_split;
-            in_row = std::move(out_row);
-            in_base = std::move(out_base);
+            in_rb = std::move(out_rb);
+            in_row = out_row;
+            in_base = out_base;
             in_buf = out_buf;
             span = hb.levels.back().L.sub_log2;
         }
@@ -1061,18 +1067,19 @@ private:
         hb.seg_nnz.allocate(n, at(hs));
         hb.seg_out.allocate(n, at(hs));
         if (n == 0) return;
-        DeviceBuffer<unsigned> keys(n, at(hs)), keys_sorted(n, at(hs));
-        DeviceBuffer<count_t> ids(n, at(hs)), counts(nbins_ + 2, at(hs));
+        // the sort keys (two arrays of n unsigned), the ids and the bins' counts in one allocation
+        DeviceBuffer<count_t> work(2 * n + nbins_ + 2, at(hs));
+        auto* keys = reinterpret_cast<unsigned*>(work.data());
+        count_t *ids = work.data() + n, *counts = ids + n;
         hb.bin_ids.allocate(n, at(hs));
-        check(cudaMemsetAsync(counts.data(), 0, (nbins_ + 2) * sizeof(count_t), hs), "cudaMemsetAsync");
-        check(cudaMemsetAsync(hb.seg_nnz.data(), 0, n * sizeof(count_t), hs), "cudaMemsetAsync");
-        launch("segment_bin_keys_kernel", &segment_bin_keys_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, hb.segs.data(), p_, nbins_,
-               keys.data(), ids.data(), counts.data());
+        check(cudaMemsetAsync(counts, 0, (nbins_ + 2) * sizeof(count_t), hs), "cudaMemsetAsync");
+        launch("segment_bin_keys_kernel", &segment_bin_keys_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, hb.segs.data(), p_, nbins_, keys,
+               ids, counts, hb.seg_nnz.data());
         const int bits = floor_log2(nbins_ + 1) + 1;
         temp_h_.run("cub::DeviceRadixSort::SortPairs", [&](void* t, std::size_t& b) {
-            return cub::DeviceRadixSort::SortPairs(t, b, keys.data(), keys_sorted.data(), ids.data(), hb.bin_ids.data(), n, 0, bits, hs);
+            return cub::DeviceRadixSort::SortPairs(t, b, keys, keys + n, ids, hb.bin_ids.data(), n, 0, bits, hs);
         });
-        const std::vector<count_t> h = read_device(counts.data(), nbins_ + 2, hs);
+        const std::vector<count_t> h = read_device(counts, nbins_ + 2, hs);
         for (int bn = 0; bn < nbins_ + 2; ++bn) hb.bin_begin[bn + 1] = hb.bin_begin[bn] + h[bn];
     }
 

@@ -128,8 +128,9 @@ static __global__ void row_classes_kernel(count_t m, const count_t* __restrict__
 
 // Segment bin keys: hash bins, then the dense bin (nbins), then empty (nbins + 1); bin_counts
 // (nbins + 2) counts the segments of each key.
+// seg_nnz[t] = 0 (the accumulation adds the segments' counts: a memset less).
 static __global__ void segment_bin_keys_kernel(count_t n, const Segment* __restrict__ segs, Params p, int nbins, unsigned* __restrict__ keys,
-                                        count_t* __restrict__ ids, count_t* __restrict__ bin_counts) {
+                                        count_t* __restrict__ ids, count_t* __restrict__ bin_counts, count_t* __restrict__ seg_nnz) {
     __shared__ count_t s[max_tallies];
     clear_tallies(s, nbins + 2);
     const count_t t = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
@@ -141,6 +142,7 @@ static __global__ void segment_bin_keys_kernel(count_t n, const Segment* __restr
         else key = static_cast<unsigned>(hash_bin(size));
         keys[t] = key;
         ids[t] = t;
+        seg_nnz[t] = 0;
         atomic_add_count(&s[key], 1);
     }
     flush_tallies(s, nbins + 2, bin_counts);
@@ -192,9 +194,12 @@ static __global__ void gather_values_kernel(count_t n, const count_t* __restrict
     out[x] = values[src[x]];
 }
 
-// lengths[h] = nnz of heavy row h of A.
-static __global__ void row_lengths_kernel(count_t nh, const count_t* __restrict__ rows, const count_t* __restrict__ a_ptr, count_t* __restrict__ lengths) {
+// lengths[h] = nnz of heavy row h of A; thread 0 also zeroes the first offsets of two scans
+// (zero0[0], zero1[0], when given: a memset each less).
+static __global__ void row_lengths_kernel(count_t nh, const count_t* __restrict__ rows, const count_t* __restrict__ a_ptr, count_t* __restrict__ lengths,
+                                          count_t* __restrict__ zero0, count_t* __restrict__ zero1) {
     const count_t h = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
+    if (h == 0 && zero0 != nullptr) *zero0 = *zero1 = 0;
     if (h < nh) lengths[h] = a_ptr[rows[h] + 1] - a_ptr[rows[h]];
 }
 
@@ -211,11 +216,14 @@ static __global__ void csc_colptr_kernel(count_t ncols, count_t nkept, const cou
     col_ptr[k] = lo;
 }
 // traffic[0] += B entries the outer product reads, traffic[1] += Ã entries (for the speed-of-light
-// byte counts, read once at the end of the product).
+// byte counts, read once at the end of the product). Thread 0 zeroes the first slice offset.
 static __global__ void slice_sizes_kernel(count_t ncols, const count_t* __restrict__ col_ptr, const count_t* __restrict__ b_ptr, count_t* __restrict__ sizes,
-                                   count_t* __restrict__ traffic) {
+                                   count_t* __restrict__ traffic, count_t* __restrict__ slice_off0) {
     const count_t k = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
-    if (k == 0) atomic_add_count(&traffic[1], col_ptr[ncols]);
+    if (k == 0) {
+        atomic_add_count(&traffic[1], col_ptr[ncols]);
+        *slice_off0 = 0;
+    }
     if (k >= ncols) return;
     const count_t na = col_ptr[k + 1] - col_ptr[k];
     const count_t nb = b_ptr[k + 1] - b_ptr[k];
@@ -507,11 +515,14 @@ static __global__ void __launch_bounds__(THREADS, 1) multisplit_kernel(LevelArgs
     }
 }
 
-// Output rows of a level (in heavy-first order): pos[], permuted sizes and metadata.
+// Output rows of a level (in heavy-first order): pos[], permuted sizes and metadata; thread 0
+// zeroes the first output offset (out_ptr0).
 static __global__ void level_order_kernel(count_t n_out, const count_t* __restrict__ order, const count_t* __restrict__ counts,
                                    const count_t* __restrict__ in_row, const count_t* __restrict__ in_base, int chunks_log2, int sub_log2,
-                                   count_t* __restrict__ pos, count_t* __restrict__ sizes, count_t* __restrict__ out_row, count_t* __restrict__ out_base) {
+                                   count_t* __restrict__ pos, count_t* __restrict__ sizes, count_t* __restrict__ out_row, count_t* __restrict__ out_base,
+                                   count_t* __restrict__ out_ptr0) {
     const count_t o = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
+    if (o == 0) *out_ptr0 = 0;
     if (o >= n_out) return;
     const count_t q = order[o];
     pos[q] = o;
