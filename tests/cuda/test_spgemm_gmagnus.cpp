@@ -475,6 +475,23 @@ TEST(CudaSpgemm, RacecheckSmallProducts) {
 #endif
     const auto af = gs::test::rmat_like<float, std::int64_t>(6, 6, 6, 53);
     expect_matches(af, af, {}, "float, int64, light rows");
+    {
+        // light rows of some 1100 products spanning 65 columns: a block each, accumulated densely,
+        // in one pass, then in a plan's phases (the second numeric phase on the kept columns)
+        const auto band = gs::test::banded<double, std::int32_t>(120, 16, 55);
+        expect_matches(band, band, {}, "dense light rows");
+        gs::cuda::GpuSpgemmPlan<double, std::int32_t> plan{GpuSpgemmOptions{}};
+        plan.symbolic(band.view(), band.view());
+        auto v = band;
+        for (int round = 0; round < 2; ++round) {
+            new_values(v, round);
+            EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(v.view(), v.view()).view(), plan.numeric(v.view(), v.view()).view(), 1e-10));
+        }
+#ifdef GIGASPARSE_CUDA_SIM
+        EXPECT_EQ(cuda_sim::race_reports(), races_before) << "ThreadSanitizer reported a race in the dense light rows (above)";
+        for (const auto& [name, n] : cuda_sim::stats().kernels) kernels_run.insert(name);
+#endif
+    }
     GpuSpgemmOptions big = budget(1 << 14, 1 << 13);
     big.multisplit_threads = 1024;
     const auto a2 = gs::test::rmat_like<double, std::int32_t>(6, 12, 12, 54);
@@ -482,7 +499,7 @@ TEST(CudaSpgemm, RacecheckSmallProducts) {
     EXPECT_GT(st2.heavy_rows, 0);
     EXPECT_GE(st2.levels_run, 2);
 #ifdef GIGASPARSE_CUDA_SIM
-    for (const char* k : {"row_products_kernel", "row_classes_kernel", "hash_rows_kernel", "hash_rows_warp_kernel", "hash_rows_kernel (once)",
+    for (const char* k : {"col_range_kernel", "row_products_kernel", "row_classes_kernel", "hash_rows_kernel", "hash_rows_warp_kernel", "hash_rows_kernel (once)",
                           "hash_rows_warp_kernel (once)", "unstage_rows_kernel", "hash_rows_kernel (known)", "hash_rows_warp_kernel (known)",
                           "hash_segments_kernel (known)", "dense_segments_kernel (known)", "gather_products_kernel",
                           "row_lengths_kernel", "heavy_entries_kernel", "csc_colptr_kernel", "csc_gather_kernel", "gather_values_kernel", "slice_sizes_kernel", "level_split_kernel",
@@ -768,6 +785,48 @@ TEST(CudaSpgemm, OnePassLightRows) {
 #endif
 }
 
+// Light rows whose products span few columns accumulate densely (GpuSpgemmOptions::
+// dense_light_rows): banded rows of some 1700 products (a block each, spans of 81 columns) and
+// rows of a random square (spans of the whole width, which their tables still hold), in one pass,
+// in two and in a plan's numeric phases (the kept pattern's too), float and double, int32 and
+// int64 — the same products as with every row hashed. Wide rectangular rows stay hashed. The
+// simulator counts the barriers: a dense row takes its walk's and three, a hashed one also its
+// compaction's and its sort's.
+TEST(CudaSpgemm, DenseLightRows) {
+    SKIP_WITHOUT_GPU();
+    GpuSpgemmOptions hashed;
+    hashed.dense_light_rows = false;
+    const auto band = gs::test::banded<double, std::int32_t>(sim_or(600, 5000), 20, 7);
+    const auto dense_st = expect_matches(band, band, {}, "banded, dense");
+#ifdef GIGASPARSE_CUDA_SIM
+    const std::int64_t dense_barriers = cuda_sim::stats().barriers;
+#endif
+    const auto hashed_st = expect_matches(band, band, hashed, "banded, hashed");
+    EXPECT_EQ(dense_st.nnz_c, hashed_st.nnz_c);
+    EXPECT_EQ(dense_st.heavy_rows, 0);
+#ifdef GIGASPARSE_CUDA_SIM
+    EXPECT_LT(2 * dense_barriers, cuda_sim::stats().barriers) << "the banded rows were hashed and sorted";
+#endif
+    GpuSpgemmOptions two;
+    two.one_pass_light_rows = false;
+    expect_matches(band, band, two, "banded, dense, two passes");
+    const auto sq = gs::test::random_csr<float, std::int64_t>(sim_or(700, 3000), sim_or(700, 3000), 40, 8);
+    expect_matches(sq, sq, {}, "random square, float, int64");
+    const std::int64_t k = sim_or(300, 1300);
+    const auto a = gs::test::random_csr<double, std::int32_t>(sim_or(200, 777), k, 25, 9, 0.4);
+    const auto b = gs::test::random_csr<double, std::int32_t>(k, sim_or(30001, 90001), 40, 10, 0.3);
+    expect_matches(a, b, {}, "wide rows, hashed");
+    // a plan: symbolic, then numeric phases with new values (the second on C's kept columns)
+    gs::cuda::GpuSpgemmPlan<double, std::int32_t> plan{GpuSpgemmOptions{}};
+    plan.symbolic(band.view(), band.view());
+    auto vals = band;
+    for (int round = 0; round < 3; ++round) {
+        new_values(vals, round);
+        const auto got = plan.numeric(vals.view(), vals.view());
+        EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(vals.view(), vals.view()).view(), got.view(), 1e-10)) << "plan, round " << round;
+    }
+}
+
 #ifdef GIGASPARSE_CUDA_SIM
 // Simulator only: threads between barriers in reverse and random order (a race or a missing
 // barrier changes the product), device memory too small for one heavy batch (the automatic budget
@@ -1048,7 +1107,8 @@ TEST(CudaSpgemm, SimulatedSmallProductStreamWork) {
     ASSERT_GE(bins, 2);
     EXPECT_EQ(ops("cudaStreamWaitEvent"), 2 * (std::min<std::int64_t>(bins, gs::cuda::gmagnus::default_light_streams) - 1))
         << "only the light bins' streams fork and join";
-    EXPECT_LE(s.stream_ops, 35) << "67 before the caches, the setup's and the staging's single allocations and the light rows on the heavy stream";
+    EXPECT_LE(s.stream_ops, 36) << "67 before the caches, the setup's and the staging's single allocations and the light rows on the heavy stream "
+                                   "(35 before col_range_kernel, which dense light rows need)";
     EXPECT_EQ(st.nnz_c, dc.nnz());
     EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(band.view(), band.view()).view(), dc.download().view(), 1e-5));
 

@@ -212,6 +212,24 @@ TEST(GmagnusMath, WarpRowsPerBlock) {
 // Residency of a block on an H200 SM (233472 bytes of shared memory, 1 KiB reserved a block), and
 // the hash kernels' block sizes it gives: float values, int32 columns (8 bytes an entry), 45
 // registers, 5264 bytes of static shared memory (hash_rows_kernel's walk), as ptxas reports them.
+// A light row accumulates densely when a bitmap of its span (16-byte aligned) and, numeric, a value
+// per column fit its hash table's bytes.
+TEST(GmagnusMath, DenseLightRowsFitTheirTable) {
+    const gm::ElementSizes f{4, 4, 8, 4};  // int32 columns, float values
+    const gm::count_t cap = 4096, numeric_table = gm::hash_smem_bytes(cap, f, true), symbolic_table = gm::hash_smem_bytes(cap, f, false);
+    EXPECT_EQ(numeric_table, 32768);
+    EXPECT_EQ(gm::dense_row_bytes(1, 4, true), 16 + 4);
+    EXPECT_EQ(gm::dense_row_bytes(7940, 4, true), 1008 + 31760);  // 249 words -> 996 bytes -> 1008
+    EXPECT_TRUE(gm::light_row_is_dense(7940, numeric_table, 4, true));     // 1.94 times the entries
+    EXPECT_FALSE(gm::light_row_is_dense(7941, numeric_table, 4, true));
+    EXPECT_TRUE(gm::light_row_is_dense(32 * cap, symbolic_table, 4, false));  // a bit a column
+    EXPECT_FALSE(gm::light_row_is_dense(32 * cap + 1, symbolic_table, 4, false));
+    EXPECT_FALSE(gm::light_row_is_dense(0, numeric_table, 4, true)) << "no span: no products";
+    const gm::ElementSizes d{8, 8, 8, 4};  // int64 columns, double values: 16 bytes an entry, 8 + 1/8 a column
+    EXPECT_TRUE(gm::light_row_is_dense(8064, gm::hash_smem_bytes(cap, d, true), 8, true));
+    EXPECT_FALSE(gm::light_row_is_dense(8065, gm::hash_smem_bytes(cap, d, true), 8, true));
+}
+
 TEST(GmagnusMath, HashBlockThreadsKeepTheMostThreadsResident) {
     constexpr count_t sm = 233472, reserved = 1024, stat = 5264;
     EXPECT_EQ(gm::resident_blocks_per_sm(1024, 45, 0, sm, reserved), 1);   // registers: 1536 a warp

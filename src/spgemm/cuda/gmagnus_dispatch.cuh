@@ -574,17 +574,24 @@ private:
     void setup() {
         const cudaStream_t hs = heavy_.get();
         const int ntally = row_tally_count(nbins_);
-        rows_.allocate(3 * m_ + 3 + ntally, at(hs));
+        rows_.allocate(5 * m_ + 3 + ntally, at(hs));
         row_ptr_.allocate(m_ + 1, at(hs));
         light_begin_.assign(nbins_ + 2, 0);
         nheavy_ = heavy_entries_ = 0;
-        // (with m = 0 one block only zeroes the counters: the symbolic phase reads them)
-        launch("row_products_kernel", &row_products_kernel<I>, grid_for(std::max<count_t>(m_, 1) * warp_size, simple_block), simple_block, 0, hs, m_,
-               a_.row_ptr, a_.col_idx, b_.row_ptr, row_products(), traffic(), 3 + ntally, row_ptr_.data());
-        if (m_ == 0) return;
-        DeviceBuffer<count_t> scratch(2 * m_, at(hs));  // the sort keys (two arrays of m unsigned), then the row ids
+        // the sort keys (two arrays of m unsigned), the row ids, then the column spans of B's rows
+        const count_t kb = a_.ncols;
+        DeviceBuffer<count_t> scratch(2 * m_ + 2 * kb, at(hs));
         auto* keys = reinterpret_cast<unsigned*>(scratch.data());
         count_t* ids = scratch.data() + m_;
+        count_t *b_lo = ids + m_, *b_hi = b_lo + kb;
+        if (opt_.dense_light_rows && kb > 0)
+            launch("col_range_kernel", &col_range_kernel<I>, grid_for(kb * warp_size, simple_block), simple_block, 0, hs, kb, b_.row_ptr, b_.col_idx, b_lo,
+                   b_hi);
+        // (with m = 0 one block only zeroes the counters: the symbolic phase reads them)
+        launch("row_products_kernel", &row_products_kernel<I>, grid_for(std::max<count_t>(m_, 1) * warp_size, simple_block), simple_block, 0, hs, m_,
+               a_.row_ptr, a_.col_idx, b_.row_ptr, opt_.dense_light_rows ? b_lo : nullptr, b_hi, row_products(), row_lo(), row_hi(), traffic(), 3 + ntally,
+               row_ptr_.data());
+        if (m_ == 0) return;
         count_t* tallies = traffic() + 3;
         launch("row_classes_kernel", &row_classes_kernel, grid_for(m_, simple_block), simple_block, 0, hs, m_, row_products(), a_.row_ptr, p_, nbins_, keys,
                ids, tallies, row_nnz());
@@ -603,12 +610,15 @@ private:
     }
 
     // The setup's arrays (rows_): the products of each row, C's row lengths, the rows in class order
-    // (light rows by hash bin, then rows without products, then heavy rows in order), the
-    // outer products' traffic then nnz(C) (3 counts), the setup's tallies.
+    // (light rows by hash bin, then rows without products, then heavy rows in order), the columns
+    // each row's products span (first and last), the outer products' traffic then nnz(C) (3
+    // counts), the setup's tallies.
     count_t* row_products() const { return rows_.data(); }
     count_t* row_nnz() const { return rows_.data() + m_; }
     count_t* row_order() const { return rows_.data() + 2 * m_; }
-    count_t* traffic() const { return rows_.data() + 3 * m_; }
+    count_t* row_lo() const { return rows_.data() + 3 * m_; }  // the columns each row's products span (dense_light_rows)
+    count_t* row_hi() const { return rows_.data() + 4 * m_; }
+    count_t* traffic() const { return rows_.data() + 5 * m_; }
 
     // What the device has free plus what gigasparse's pool holds unused.
     static std::int64_t available_bytes() {
@@ -773,7 +783,7 @@ private:
             const BinTable bt = bin_table(reinterpret_cast<const void*>(&hash_rows_kernel<P, V, I>), bn, has_values(P));
             launch(launch_name<P>("hash_rows_kernel"), &hash_rows_kernel<P, V, I>, n, bt.threads, static_cast<std::size_t>(bt.bytes), bs,
                    rows, bt.cap, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx, b_.values, row_nnz(), row_ptr_.data(), stage_off,
-                   known_col_.data(), c_col, c_val, opt_.warp_sort_steps);
+                   known_col_.data(), c_col, c_val, opt_.warp_sort_steps, opt_.dense_light_rows ? row_lo() : nullptr, row_hi());
         }
         for (int s = 0; s + 1 < nstreams; ++s) {
             bin_done_[s]->record(bin_streams_[s]->get());
@@ -1161,7 +1171,7 @@ private:
     count_t m_ = 0, n_ = 0, nheavy_ = 0, nnz_ = 0;
     count_t traffic_bytes_ = 0;  // B and Ã reads of one build of all batches' intermediates
     count_t heavy_entries_ = 0;  // entries of A in the heavy rows
-    DeviceBuffer<count_t> rows_;     // one allocation for row_products(), row_nnz(), row_order(), traffic() and the tallies (setup())
+    DeviceBuffer<count_t> rows_;     // one allocation for row_products(), row_nnz(), row_order(), row_lo(), row_hi(), traffic() and the tallies (setup())
     DeviceBuffer<count_t> row_ptr_;  // C's row offsets (moved into C by a one-product numeric phase)
     std::vector<count_t> light_begin_;  // light rows of hash bin b: row_order()[light_begin_[b], light_begin_[b + 1])
     std::vector<BatchSpan> batches_plan_;

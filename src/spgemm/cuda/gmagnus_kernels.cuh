@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include <cub/block/block_reduce.cuh>
@@ -53,13 +54,49 @@ __device__ __forceinline__ count_t warp_sum(count_t v) {
     return v;
 }
 
+// The minimum and maximum of v over the lanes of the warp, in lane 0 (every lane calls them).
+__device__ __forceinline__ count_t warp_min(count_t v) {
+    for (int o = warp_size / 2; o > 0; o /= 2) v = min_c(v, __shfl_down_sync(0xffffffffu, v, o));
+    return v;
+}
+__device__ __forceinline__ count_t warp_max(count_t v) {
+    for (int o = warp_size / 2; o > 0; o /= 2) v = max_c(v, __shfl_down_sync(0xffffffffu, v, o));
+    return v;
+}
+
 // ------------------------------------------------------------------ setup kernels
-// products[r] = Σ_{j in A[r,:]} nnz(B[A.col[j], :]); one warp per row. Block 0 also zeroes the
-// setup's counters — zeros[0, nzeros) and C's first row offset — which later kernels of the stream
-// add to (memsets saved: each costs a small product a launch).
+// The columns each row of B spans: lo[k] = its smallest column, hi[k] = its largest (an empty row:
+// lo = count_max, hi = -1); one warp per row (rows need not be sorted).
+inline constexpr count_t count_max = std::numeric_limits<count_t>::max();
+template <class I>
+static __global__ void col_range_kernel(count_t n, const count_t* __restrict__ ptr, const I* __restrict__ col, count_t* __restrict__ lo,
+                                        count_t* __restrict__ hi) {
+    const count_t warp = (blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x) / warp_size;
+    const int lane = threadIdx.x % warp_size;
+    if (warp >= n) return;
+    count_t l = count_max, h = -1;
+    for (count_t j = ptr[warp] + lane; j < ptr[warp + 1]; j += warp_size) {
+        const auto c = static_cast<count_t>(col[j]);
+        l = min_c(l, c);
+        h = max_c(h, c);
+    }
+    l = warp_min(l);
+    h = warp_max(h);
+    if (lane == 0) {
+        lo[warp] = l;
+        hi[warp] = h;
+    }
+}
+
+// products[r] = Σ_{j in A[r,:]} nnz(B[A.col[j], :]) and, given B's rows' spans (col_range_kernel;
+// b_lo null: not needed), the columns the row's products span, [row_lo[r], row_hi[r]]; one warp per row. Block 0 also zeroes
+// the setup's counters — zeros[0, nzeros) and C's first row offset — which later kernels of the
+// stream add to (memsets saved: each costs a small product a launch).
 template <class I>
 static __global__ void row_products_kernel(count_t m, const count_t* __restrict__ a_ptr, const I* __restrict__ a_col, const count_t* __restrict__ b_ptr,
-                                    count_t* __restrict__ products, count_t* __restrict__ zeros, int nzeros, count_t* __restrict__ c_ptr0) {
+                                           const count_t* __restrict__ b_lo, const count_t* __restrict__ b_hi, count_t* __restrict__ products,
+                                           count_t* __restrict__ row_lo, count_t* __restrict__ row_hi, count_t* __restrict__ zeros, int nzeros,
+                                           count_t* __restrict__ c_ptr0) {
     if (blockIdx.x == 0) {
         for (int k = static_cast<int>(threadIdx.x); k < nzeros; k += static_cast<int>(blockDim.x)) zeros[k] = 0;
         if (threadIdx.x == 0) *c_ptr0 = 0;
@@ -67,13 +104,23 @@ static __global__ void row_products_kernel(count_t m, const count_t* __restrict_
     const count_t warp = (blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x) / warp_size;
     const int lane = threadIdx.x % warp_size;
     if (warp >= m) return;
-    count_t sum = 0;
+    count_t sum = 0, l = count_max, h = -1;
     for (count_t j = a_ptr[warp] + lane; j < a_ptr[warp + 1]; j += warp_size) {
         const count_t k = static_cast<count_t>(a_col[j]);
         sum += b_ptr[k + 1] - b_ptr[k];
+        if (b_lo != nullptr) {
+            l = min_c(l, b_lo[k]);
+            h = max_c(h, b_hi[k]);
+        }
     }
     sum = warp_sum(sum);
-    if (lane == 0) products[warp] = sum;
+    l = warp_min(l);
+    h = warp_max(h);
+    if (lane == 0) {
+        products[warp] = sum;
+        row_lo[warp] = l;
+        row_hi[warp] = h;
+    }
 }
 
 // Per-block tallies: shared counters, zeroed by the block before a __syncthreads, then flushed with
@@ -1011,13 +1058,95 @@ __device__ __forceinline__ void finish_light_row(I* keys, V* vals, count_t cap, 
     }
 }
 
+// Exclusive sum of one value per thread across the block (any multiple of 32 threads, at most 1024),
+// and the block's total; warp_sums: blockDim.x / 32 words of shared memory. Two barriers: the
+// words may be reused after it returns.
+__device__ __forceinline__ unsigned block_exclusive_sum(unsigned x, unsigned* warp_sums, unsigned& total) {
+    constexpr unsigned all = 0xffffffffu;
+    const unsigned lane = threadIdx.x % warp_size, warp = threadIdx.x / warp_size, nwarps = blockDim.x / warp_size;
+    unsigned incl = x;
+    for (int o = 1; o < warp_size; o *= 2) {
+        const unsigned t = __shfl_up_sync(all, incl, o);
+        if (lane >= static_cast<unsigned>(o)) incl += t;
+    }
+    if (lane == warp_size - 1) warp_sums[warp] = incl;
+    __syncthreads();
+    unsigned before = incl - x;
+    total = 0;
+    for (unsigned w = 0; w < nwarps; ++w) {
+        if (w < warp) before += warp_sums[w];
+        total += warp_sums[w];
+    }
+    __syncthreads();
+    return before;
+}
+
+// A light row accumulated densely (light_row_is_dense: its products span `span` columns from lo,
+// and a bitmap of them plus, with values, a value per column fit its table's shared memory): the
+// products set their column's bit and add to its value, then symbolic and once count the bits,
+// numeric and once write the row in column order — each thread a run of bitmap words, placed by
+// a block scan of their popcounts — and known writes its known columns' values. No hashing,
+// compaction or sort: for rows of banded and FEM matrices, whose spans are short, the sort was
+// most of a row's work (a 4096-entry row: 78 bitonic steps of 4096 elements).
+template <Phase P, class V, class I>
+__device__ void dense_light_row(unsigned char* smem, count_t lo, count_t span, count_t row, count_t x, const count_t* __restrict__ a_ptr,
+                                const I* __restrict__ a_col, const V* __restrict__ a_val, const count_t* __restrict__ b_ptr, const I* __restrict__ b_col,
+                                const V* __restrict__ b_val, count_t* __restrict__ row_nnz, const count_t* __restrict__ c_ptr,
+                                const count_t* __restrict__ stage_off, const I* __restrict__ known_col, I* __restrict__ c_col, V* __restrict__ c_val,
+                                BlockWalk<V>& walk, unsigned* warp_sums) {
+    const count_t words = ceil_div(span, 32);
+    auto* bitmap = reinterpret_cast<unsigned*>(smem);
+    V* acc = reinterpret_cast<V*>(smem + ceil_div(words * 4, 16) * 16);
+    if constexpr (P != Phase::known)
+        for (count_t w = threadIdx.x; w < words; w += blockDim.x) bitmap[w] = 0;
+    if constexpr (has_values(P))
+        for (count_t c = threadIdx.x; c < span; c += blockDim.x) acc[c] = V(0);
+    // (the walk's first barrier orders these writes before any product)
+    for_each_row_product_block<P>(a_ptr[row], a_ptr[row + 1], a_col, a_val, b_ptr, walk, light_product_load<P>(b_col, b_val),
+                                  [&](const LightProduct<V, I>& p) {
+                                      const count_t c = static_cast<count_t>(p.col) - lo;
+                                      if constexpr (P != Phase::known) atomicOr(&bitmap[c >> 5], 1u << (c & 31));
+                                      if constexpr (has_values(P)) atomicAdd(&acc[c], p.val);
+                                  });
+    __syncthreads();
+    if constexpr (P == Phase::known) {
+        const count_t out = c_ptr[row], len = c_ptr[row + 1] - out;
+        for (count_t i = threadIdx.x; i < len; i += blockDim.x) {
+            const I cc = known_col[out + i];
+            c_col[out + i] = cc;
+            c_val[out + i] = acc[static_cast<count_t>(cc) - lo];
+        }
+    } else {
+        const count_t per = ceil_div(words, static_cast<count_t>(blockDim.x));
+        const count_t wb = min_c(words, threadIdx.x * per), we = min_c(words, wb + per);
+        unsigned n = 0;
+        for (count_t w = wb; w < we; ++w) n += static_cast<unsigned>(__popc(bitmap[w]));
+        unsigned total = 0;
+        unsigned at = block_exclusive_sum(n, warp_sums, total);
+        if constexpr (P == Phase::symbolic || P == Phase::once) {
+            if (threadIdx.x == 0) row_nnz[row] = total;
+        }
+        if constexpr (has_values(P)) {
+            const count_t out = P == Phase::once ? stage_off[x] : c_ptr[row];
+            for (count_t w = wb; w < we; ++w)
+                for (unsigned bits = bitmap[w]; bits != 0; bits &= bits - 1) {
+                    const count_t c = (w << 5) + (__ffs(bits) - 1);
+                    c_col[out + at] = static_cast<I>(lo + c);
+                    c_val[out + at] = acc[c];
+                    ++at;
+                }
+        }
+    }
+}
+
 // Launch bound with one block per SM: without the minimum, ptxas (nvcc 13, sm_90) held the numeric
 // kernel to 32 registers and spilled (cuda_kernel_resources).
 template <Phase P, class V, class I>
 static __global__ void __launch_bounds__(hash_max_threads, 1) hash_rows_kernel(const count_t* __restrict__ rows, count_t cap, const count_t* __restrict__ a_ptr, const I* __restrict__ a_col,
                                  const V* __restrict__ a_val, const count_t* __restrict__ b_ptr, const I* __restrict__ b_col, const V* __restrict__ b_val,
                                  count_t* __restrict__ row_nnz, const count_t* __restrict__ c_ptr, const count_t* __restrict__ stage_off,
-                                 const I* __restrict__ known_col, I* __restrict__ c_col, V* __restrict__ c_val, bool warp_sort) {
+                                 const I* __restrict__ known_col, I* __restrict__ c_col, V* __restrict__ c_val, bool warp_sort,
+                                 const count_t* __restrict__ row_lo, const count_t* __restrict__ row_hi) {
     GIGASPARSE_DYNAMIC_SHARED(smem_raw);
     V* vals = reinterpret_cast<V*>(smem_raw);
     I* keys = reinterpret_cast<I*>(has_values(P) ? smem_raw + cap * sizeof(V) : smem_raw);
@@ -1025,6 +1154,15 @@ static __global__ void __launch_bounds__(hash_max_threads, 1) hash_rows_kernel(c
     __shared__ unsigned warp_counts[compact_words_per_warp * 32];
     __shared__ BlockWalk<V> walk;
     const count_t row = rows[blockIdx.x];
+    if (row_lo != nullptr) {  // GpuSpgemmOptions::dense_light_rows
+        const count_t lo = row_lo[row], span = row_hi[row] - lo + 1;
+        const auto table_bytes = static_cast<count_t>(cap * (sizeof(I) + (has_values(P) ? sizeof(V) : 0)));
+        if (light_row_is_dense(span, table_bytes, static_cast<count_t>(sizeof(V)), has_values(P))) {
+            dense_light_row<P>(smem_raw, lo, span, row, blockIdx.x, a_ptr, a_col, a_val, b_ptr, b_col, b_val, row_nnz, c_ptr, stage_off, known_col,
+                               c_col, c_val, walk, warp_counts);
+            return;
+        }
+    }
     for (count_t i = threadIdx.x; i < cap; i += blockDim.x) {
         keys[i] = I(-1);
         if constexpr (has_values(P)) vals[i] = V(0);

@@ -219,6 +219,17 @@ GIGASPARSE_HD constexpr count_t dense_smem_bytes(int span_log2, const ElementSiz
 GIGASPARSE_HD constexpr count_t hash_smem_bytes(count_t capacity, const ElementSizes& s, bool numeric) {
     return capacity * (s.col + (numeric ? s.val : 0));
 }
+// A light row whose products' columns span `span` columns accumulates densely in its hash table's
+// shared memory — a bitmap of the span (16-byte aligned), then a value per column when numeric —
+// when that fits the table's bytes: no hashing, compaction or sort, its entries read in order
+// from the bitmap (dense_light_row). Float values with int32 columns: spans up to 1.94 times the
+// table's entries (numeric), 32 times (symbolic: keys only in the table, a bit a column).
+GIGASPARSE_HD constexpr count_t dense_row_bytes(count_t span, count_t val_bytes, bool numeric) {
+    return ceil_div(ceil_div(span, 32) * 4, 16) * 16 + (numeric ? span * val_bytes : 0);
+}
+GIGASPARSE_HD constexpr bool light_row_is_dense(count_t span, count_t table_bytes, count_t val_bytes, bool numeric) {
+    return span > 0 && dense_row_bytes(span, val_bytes, numeric) <= table_bytes;
+}
 
 // hash_rows_warp_kernel: one warp per light row (of the bins light_bin_takes_warps picks), up to
 // warp_rows_max_warps rows per block, as many as the shared-memory budget holds tables of
