@@ -39,7 +39,7 @@ struct Context {
     std::string outdir, device, git;  // git: the sources' revision, if known ($GIGASPARSE_GIT_REV)
     int driver = 0, repeats = 0, skipped = 0;
     double bw = 0, time_budget = 0;
-    cuda::GpuSpgemmOptions gpu;  // --multisplit-threads, --outer-threads (0: defaults), --block-light-rows, --warp-row-products, --light-streams, --wide-hash-blocks, --two-pass-light-rows, --smem-sort, --resident-blocks, --heavy-threshold
+    cuda::GpuSpgemmOptions gpu;  // --multisplit-threads, --outer-threads (0: defaults), --block-light-rows, --warp-row-products, --light-streams, --wide-hash-blocks, --two-pass-light-rows, --smem-sort, --hashed-light-rows, --resident-blocks, --heavy-threshold
 };
 
 inline std::string json_escape(const std::string& s) {
@@ -130,6 +130,7 @@ inline void write_outputs(const Context& cx, const std::vector<Result>& results,
        << ", \"light_streams\": " << cx.gpu.light_streams << ", \"fit_hash_blocks\": " << (cx.gpu.fit_hash_blocks ? "true" : "false")
        << ", \"one_pass_light_rows\": " << (cx.gpu.one_pass_light_rows ? "true" : "false")
        << ", \"warp_sort_steps\": " << (cx.gpu.warp_sort_steps ? "true" : "false")
+       << ", \"dense_light_rows\": " << (cx.gpu.dense_light_rows ? "true" : "false")
        << ",\n  \"cases\": [\n";
     for (std::size_t i = 0; i < results.size(); ++i) {
         const Result& r = results[i];
