@@ -31,7 +31,7 @@ struct GpuSpgemmOptions {
     // keep a block each. A warp per row keeps up to 40 rows in flight an SM where a block per row keeps
     // 1 to 5. 32: only the one-warp bins (as before; for comparison). InvalidArgument below 0.
     std::int64_t warp_row_products = 0;
-    // Light rows with a block each whose products' columns span few enough columns that a bitmap and
+    // Light rows whose products' columns span few enough columns that a bitmap and
     // a value per column fit their hash table's shared memory accumulate densely there (true): no
     // hashing, compaction or sort (the sort was most of such a row's work); the setup finds each row's
     // span from its rows of B (a pass over B). false: every light row hashed (for comparison).

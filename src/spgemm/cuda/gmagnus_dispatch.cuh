@@ -585,8 +585,7 @@ private:
         count_t* ids = scratch.data() + m_;
         count_t *b_lo = ids + m_, *b_hi = b_lo + kb;
         if (opt_.dense_light_rows && kb > 0)
-            launch("col_range_kernel", &col_range_kernel<I>, grid_for(kb * warp_size, simple_block), simple_block, 0, hs, kb, b_.row_ptr, b_.col_idx, b_lo,
-                   b_hi);
+            launch("col_range_kernel", &col_range_kernel<I>, grid_for(kb, simple_block), simple_block, 0, hs, kb, b_.row_ptr, b_.col_idx, b_lo, b_hi);
         // (with m = 0 one block only zeroes the counters: the symbolic phase reads them)
         launch("row_products_kernel", &row_products_kernel<I>, grid_for(std::max<count_t>(m_, 1) * warp_size, simple_block), simple_block, 0, hs, m_,
                a_.row_ptr, a_.col_idx, b_.row_ptr, opt_.dense_light_rows ? b_lo : nullptr, b_hi, row_products(), row_lo(), row_hi(), traffic(), 3 + ntally,
@@ -777,7 +776,8 @@ private:
                 const count_t table = hash_smem_bytes(cap, p_.sizes, has_values(P));
                 launch(launch_name<P>("hash_rows_warp_kernel"), &hash_rows_warp_kernel<P, V, I>, grid_for(n, per_block), per_block * warp_size,
                        static_cast<std::size_t>(per_block * table), bs, n, rows, cap, table, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx,
-                       b_.values, row_nnz(), row_ptr_.data(), stage_off, known_col_.data(), c_col, c_val, opt_.warp_sort_steps);
+                       b_.values, row_nnz(), row_ptr_.data(), stage_off, known_col_.data(), c_col, c_val, opt_.warp_sort_steps,
+                       opt_.dense_light_rows ? row_lo() : nullptr, row_hi());
                 continue;
             }
             const BinTable bt = bin_table(reinterpret_cast<const void*>(&hash_rows_kernel<P, V, I>), bn, has_values(P));

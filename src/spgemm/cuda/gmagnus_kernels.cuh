@@ -66,26 +66,22 @@ __device__ __forceinline__ count_t warp_max(count_t v) {
 
 // ------------------------------------------------------------------ setup kernels
 // The columns each row of B spans: lo[k] = its smallest column, hi[k] = its largest (an empty row:
-// lo = count_max, hi = -1); one warp per row (rows need not be sorted).
+// lo = count_max, hi = -1); a thread per row (rows need not be sorted; most are short, and a warp
+// per row of 3 entries left 29 lanes idle).
 inline constexpr count_t count_max = std::numeric_limits<count_t>::max();
 template <class I>
 static __global__ void col_range_kernel(count_t n, const count_t* __restrict__ ptr, const I* __restrict__ col, count_t* __restrict__ lo,
                                         count_t* __restrict__ hi) {
-    const count_t warp = (blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x) / warp_size;
-    const int lane = threadIdx.x % warp_size;
-    if (warp >= n) return;
+    const count_t k = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
+    if (k >= n) return;
     count_t l = count_max, h = -1;
-    for (count_t j = ptr[warp] + lane; j < ptr[warp + 1]; j += warp_size) {
+    for (count_t j = ptr[k]; j < ptr[k + 1]; ++j) {
         const auto c = static_cast<count_t>(col[j]);
         l = min_c(l, c);
         h = max_c(h, c);
     }
-    l = warp_min(l);
-    h = warp_max(h);
-    if (lane == 0) {
-        lo[warp] = l;
-        hi[warp] = h;
-    }
+    lo[k] = l;
+    hi[k] = h;
 }
 
 // products[r] = Σ_{j in A[r,:]} nnz(B[A.col[j], :]) and, given B's rows' spans (col_range_kernel;
@@ -644,16 +640,53 @@ __device__ __forceinline__ void accumulate(I* keys, V* vals, count_t cap, I key,
     else hash_insert<P>(keys, vals, cap, key, v, n_unique);
 }
 
+// Exclusive sum of one value per thread across the block (any multiple of 32 threads, at most 1024),
+// and the block's total; warp_sums: blockDim.x / 32 words of shared memory. Two barriers: the
+// words may be reused after it returns.
+__device__ __forceinline__ unsigned block_exclusive_sum(unsigned x, unsigned* warp_sums, unsigned& total) {
+    constexpr unsigned all = 0xffffffffu;
+    const unsigned lane = threadIdx.x % warp_size, warp = threadIdx.x / warp_size, nwarps = blockDim.x / warp_size;
+    unsigned incl = x;
+    for (int o = 1; o < warp_size; o *= 2) {
+        const unsigned t = __shfl_up_sync(all, incl, o);
+        if (lane >= static_cast<unsigned>(o)) incl += t;
+    }
+    if (lane == warp_size - 1) warp_sums[warp] = incl;
+    __syncthreads();
+    unsigned before = incl - x;
+    total = 0;
+    for (unsigned w = 0; w < nwarps; ++w) {
+        if (w < warp) before += warp_sums[w];
+        total += warp_sums[w];
+    }
+    __syncthreads();
+    return before;
+}
+
 // The threads that share one hash table: a whole block, or one warp of it (hash_rows_warp_kernel).
+// exclusive_sum: of one value per thread over the group, and the group's total (words: shared
+// memory for a block's warp sums; a warp needs none).
 struct BlockGroup {
     static __device__ __forceinline__ unsigned rank() { return threadIdx.x; }
     static __device__ __forceinline__ unsigned size() { return blockDim.x; }
     static __device__ __forceinline__ void sync() { __syncthreads(); }
+    static __device__ __forceinline__ unsigned exclusive_sum(unsigned x, unsigned* words, unsigned& total) { return block_exclusive_sum(x, words, total); }
 };
 struct WarpGroup {
     static __device__ __forceinline__ unsigned rank() { return threadIdx.x % warp_size; }
     static __device__ __forceinline__ unsigned size() { return warp_size; }
     static __device__ __forceinline__ void sync() { __syncwarp(); }
+    static __device__ __forceinline__ unsigned exclusive_sum(unsigned x, unsigned*, unsigned& total) {
+        constexpr unsigned all = 0xffffffffu;
+        const unsigned lane = rank();
+        unsigned incl = x;
+        for (int o = 1; o < warp_size; o *= 2) {
+            const unsigned t = __shfl_up_sync(all, incl, o);
+            if (lane >= static_cast<unsigned>(o)) incl += t;
+        }
+        total = __shfl_sync(all, incl, warp_size - 1);
+        return incl - x;
+    }
 };
 
 // Slots of the table each thread reads in one round of compact_table (2 with 64-bit indices and
@@ -1058,85 +1091,73 @@ __device__ __forceinline__ void finish_light_row(I* keys, V* vals, count_t cap, 
     }
 }
 
-// Exclusive sum of one value per thread across the block (any multiple of 32 threads, at most 1024),
-// and the block's total; warp_sums: blockDim.x / 32 words of shared memory. Two barriers: the
-// words may be reused after it returns.
-__device__ __forceinline__ unsigned block_exclusive_sum(unsigned x, unsigned* warp_sums, unsigned& total) {
-    constexpr unsigned all = 0xffffffffu;
-    const unsigned lane = threadIdx.x % warp_size, warp = threadIdx.x / warp_size, nwarps = blockDim.x / warp_size;
-    unsigned incl = x;
-    for (int o = 1; o < warp_size; o *= 2) {
-        const unsigned t = __shfl_up_sync(all, incl, o);
-        if (lane >= static_cast<unsigned>(o)) incl += t;
-    }
-    if (lane == warp_size - 1) warp_sums[warp] = incl;
-    __syncthreads();
-    unsigned before = incl - x;
-    total = 0;
-    for (unsigned w = 0; w < nwarps; ++w) {
-        if (w < warp) before += warp_sums[w];
-        total += warp_sums[w];
-    }
-    __syncthreads();
-    return before;
-}
-
-// A light row accumulated densely (light_row_is_dense: its products span `span` columns from lo,
-// and a bitmap of them plus, with values, a value per column fit its table's shared memory): the
-// products set their column's bit and add to its value, then symbolic and once count the bits,
-// numeric and once write the row in column order — each thread a run of bitmap words, placed by
-// a block scan of their popcounts — and known writes its known columns' values. No hashing,
+// A light row accumulated densely by group G (a block, or a warp of hash_rows_warp_kernel) in its
+// table's shared memory `smem` (light_row_is_dense: its products span `span` columns from lo, and a
+// bitmap of them plus, with values, a value per column fit the table): walk(use) gives the row's
+// products, which set their column's bit and add to its value; then symbolic and once count the
+// bits, numeric and once write the row in column order — each thread a run of bitmap words, placed
+// by the group's scan of their popcounts — and known writes its known columns' values. No hashing,
 // compaction or sort: for rows of banded and FEM matrices, whose spans are short, the sort was
 // most of a row's work (a 4096-entry row: 78 bitonic steps of 4096 elements).
-template <Phase P, class V, class I>
-__device__ void dense_light_row(unsigned char* smem, count_t lo, count_t span, count_t row, count_t x, const count_t* __restrict__ a_ptr,
-                                const I* __restrict__ a_col, const V* __restrict__ a_val, const count_t* __restrict__ b_ptr, const I* __restrict__ b_col,
-                                const V* __restrict__ b_val, count_t* __restrict__ row_nnz, const count_t* __restrict__ c_ptr,
-                                const count_t* __restrict__ stage_off, const I* __restrict__ known_col, I* __restrict__ c_col, V* __restrict__ c_val,
-                                BlockWalk<V>& walk, unsigned* warp_sums) {
-    const count_t words = ceil_div(span, 32);
-    auto* bitmap = reinterpret_cast<unsigned*>(smem);
-    V* acc = reinterpret_cast<V*>(smem + ceil_div(words * 4, 16) * 16);
+template <Phase P, class G, class V, class I, class Walk>
+__device__ void dense_light_row(unsigned char* smem, count_t lo, count_t span, count_t row, count_t x, Walk walk, count_t* __restrict__ row_nnz,
+                                const count_t* __restrict__ c_ptr, const count_t* __restrict__ stage_off, const I* __restrict__ known_col,
+                                I* __restrict__ c_col, V* __restrict__ c_val, unsigned* scan_words) {
+    using u32 = std::uint32_t;  // a span fits shared memory's bits: 32-bit offsets (registers: the warp kernel spilled with 64)
+    const auto cols = static_cast<u32>(span), words = (cols + 31) / 32;
+    auto* bitmap = reinterpret_cast<u32*>(smem);
+    V* acc = reinterpret_cast<V*>(smem + (words * 4 + 15) / 16 * 16);
     if constexpr (P != Phase::known)
-        for (count_t w = threadIdx.x; w < words; w += blockDim.x) bitmap[w] = 0;
+        for (u32 w = G::rank(); w < words; w += G::size()) bitmap[w] = 0;
     if constexpr (has_values(P))
-        for (count_t c = threadIdx.x; c < span; c += blockDim.x) acc[c] = V(0);
-    // (the walk's first barrier orders these writes before any product)
-    for_each_row_product_block<P>(a_ptr[row], a_ptr[row + 1], a_col, a_val, b_ptr, walk, light_product_load<P>(b_col, b_val),
-                                  [&](const LightProduct<V, I>& p) {
-                                      const count_t c = static_cast<count_t>(p.col) - lo;
-                                      if constexpr (P != Phase::known) atomicOr(&bitmap[c >> 5], 1u << (c & 31));
-                                      if constexpr (has_values(P)) atomicAdd(&acc[c], p.val);
-                                  });
-    __syncthreads();
+        for (u32 c = G::rank(); c < cols; c += G::size()) acc[c] = V(0);
+    G::sync();
+    walk([&](const LightProduct<V, I>& p) {
+        const auto c = static_cast<u32>(static_cast<count_t>(p.col) - lo);
+        if constexpr (P != Phase::known) atomicOr(&bitmap[c >> 5], 1u << (c & 31));
+        if constexpr (has_values(P)) atomicAdd(&acc[c], p.val);
+    });
+    G::sync();
     if constexpr (P == Phase::known) {
         const count_t out = c_ptr[row], len = c_ptr[row + 1] - out;
-        for (count_t i = threadIdx.x; i < len; i += blockDim.x) {
+        for (count_t i = G::rank(); i < len; i += G::size()) {
             const I cc = known_col[out + i];
             c_col[out + i] = cc;
-            c_val[out + i] = acc[static_cast<count_t>(cc) - lo];
+            c_val[out + i] = acc[static_cast<u32>(static_cast<count_t>(cc) - lo)];
         }
     } else {
-        const count_t per = ceil_div(words, static_cast<count_t>(blockDim.x));
-        const count_t wb = min_c(words, threadIdx.x * per), we = min_c(words, wb + per);
-        unsigned n = 0;
-        for (count_t w = wb; w < we; ++w) n += static_cast<unsigned>(__popc(bitmap[w]));
-        unsigned total = 0;
-        unsigned at = block_exclusive_sum(n, warp_sums, total);
+        const u32 per = (words + G::size() - 1) / G::size();
+        const u32 wb = G::rank() * per < words ? G::rank() * per : words, we = wb + per < words ? wb + per : words;
+        u32 n = 0;
+        for (u32 w = wb; w < we; ++w) n += static_cast<u32>(__popc(bitmap[w]));
+        u32 total = 0;
+        u32 at = G::exclusive_sum(n, scan_words, total);
         if constexpr (P == Phase::symbolic || P == Phase::once) {
-            if (threadIdx.x == 0) row_nnz[row] = total;
+            if (G::rank() == 0) row_nnz[row] = total;
         }
         if constexpr (has_values(P)) {
             const count_t out = P == Phase::once ? stage_off[x] : c_ptr[row];
-            for (count_t w = wb; w < we; ++w)
-                for (unsigned bits = bitmap[w]; bits != 0; bits &= bits - 1) {
-                    const count_t c = (w << 5) + (__ffs(bits) - 1);
+            for (u32 w = wb; w < we; ++w)
+                for (u32 bits = bitmap[w]; bits != 0; bits &= bits - 1) {
+                    const u32 c = (w << 5) + static_cast<u32>(__ffs(bits) - 1);
                     c_col[out + at] = static_cast<I>(lo + c);
                     c_val[out + at] = acc[c];
                     ++at;
                 }
         }
     }
+}
+
+// Whether light row `row` of phase P accumulates densely in a table of cap entries
+// (GpuSpgemmOptions::dense_light_rows: row_lo non-null), and its first column and span.
+template <Phase P, class V, class I>
+__device__ __forceinline__ bool dense_row(const count_t* __restrict__ row_lo, const count_t* __restrict__ row_hi, count_t row, count_t cap, count_t& lo,
+                                          count_t& span) {
+    if (row_lo == nullptr) return false;
+    lo = row_lo[row];
+    span = row_hi[row] - lo + 1;
+    return light_row_is_dense(span, cap * static_cast<count_t>(sizeof(I) + (has_values(P) ? sizeof(V) : 0)), static_cast<count_t>(sizeof(V)),
+                              has_values(P));
 }
 
 // Launch bound with one block per SM: without the minimum, ptxas (nvcc 13, sm_90) held the numeric
@@ -1154,14 +1175,13 @@ static __global__ void __launch_bounds__(hash_max_threads, 1) hash_rows_kernel(c
     __shared__ unsigned warp_counts[compact_words_per_warp * 32];
     __shared__ BlockWalk<V> walk;
     const count_t row = rows[blockIdx.x];
-    if (row_lo != nullptr) {  // GpuSpgemmOptions::dense_light_rows
-        const count_t lo = row_lo[row], span = row_hi[row] - lo + 1;
-        const auto table_bytes = static_cast<count_t>(cap * (sizeof(I) + (has_values(P) ? sizeof(V) : 0)));
-        if (light_row_is_dense(span, table_bytes, static_cast<count_t>(sizeof(V)), has_values(P))) {
-            dense_light_row<P>(smem_raw, lo, span, row, blockIdx.x, a_ptr, a_col, a_val, b_ptr, b_col, b_val, row_nnz, c_ptr, stage_off, known_col,
-                               c_col, c_val, walk, warp_counts);
-            return;
-        }
+    if (count_t lo = 0, span = 0; dense_row<P, V, I>(row_lo, row_hi, row, cap, lo, span)) {
+        const auto products = [&](auto use) {
+            for_each_row_product_block<P>(a_ptr[row], a_ptr[row + 1], a_col, a_val, b_ptr, walk, light_product_load<P>(b_col, b_val), use);
+        };
+        dense_light_row<P, BlockGroup, V, I>(smem_raw, lo, span, row, blockIdx.x, products, row_nnz, c_ptr, stage_off, known_col, c_col, c_val,
+                                             warp_counts);
+        return;
     }
     for (count_t i = threadIdx.x; i < cap; i += blockDim.x) {
         keys[i] = I(-1);
@@ -1197,7 +1217,7 @@ static __global__ void __launch_bounds__(warp_rows_max_warps * warp_size, warp_r
     count_t nrows, const count_t* __restrict__ rows, count_t cap, count_t table_bytes, const count_t* __restrict__ a_ptr, const I* __restrict__ a_col,
     const V* __restrict__ a_val, const count_t* __restrict__ b_ptr, const I* __restrict__ b_col, const V* __restrict__ b_val,
     count_t* __restrict__ row_nnz, const count_t* __restrict__ c_ptr, const count_t* __restrict__ stage_off, const I* __restrict__ known_col,
-    I* __restrict__ c_col, V* __restrict__ c_val, bool warp_sort) {
+    I* __restrict__ c_col, V* __restrict__ c_val, bool warp_sort, const count_t* __restrict__ row_lo, const count_t* __restrict__ row_hi) {
     GIGASPARSE_DYNAMIC_SHARED(smem_raw);
     __shared__ unsigned n_unique[warp_rows_max_warps];
     __shared__ unsigned warp_counts[compact_words_per_warp * warp_rows_max_warps];
@@ -1208,6 +1228,13 @@ static __global__ void __launch_bounds__(warp_rows_max_warps * warp_size, warp_r
     V* vals = reinterpret_cast<V*>(table);
     I* keys = reinterpret_cast<I*>(has_values(P) ? table + cap * sizeof(V) : table);
     const count_t row = rows[x];
+    if (count_t lo = 0, span = 0; dense_row<P, V, I>(row_lo, row_hi, row, cap, lo, span)) {
+        const auto products = [&](auto use) {
+            for_each_row_product<P>(a_ptr[row], a_ptr[row + 1], a_col, a_val, b_ptr, light_product_load<P>(b_col, b_val), use);
+        };
+        dense_light_row<P, WarpGroup, V, I>(table, lo, span, row, x, products, row_nnz, c_ptr, stage_off, known_col, c_col, c_val, nullptr);
+        return;
+    }
     for (count_t i = lane; i < cap; i += warp_size) {
         keys[i] = I(-1);
         if constexpr (has_values(P)) vals[i] = V(0);
