@@ -579,17 +579,17 @@ private:
         light_begin_.assign(nbins_ + 2, 0);
         nheavy_ = heavy_entries_ = 0;
         // the sort keys (two arrays of m unsigned), the row ids, then the column spans of B's rows
+        // (dense light rows)
         const count_t kb = a_.ncols;
-        DeviceBuffer<count_t> scratch(2 * m_ + 2 * kb, at(hs));
+        const bool spans = opt_.dense_light_rows && kb > 0 && m_ > 0;
+        DeviceBuffer<count_t> scratch(2 * m_ + (spans ? 2 * kb : 0), at(hs));
         auto* keys = reinterpret_cast<unsigned*>(scratch.data());
         count_t* ids = scratch.data() + m_;
-        count_t *b_lo = ids + m_, *b_hi = b_lo + kb;
-        if (opt_.dense_light_rows && kb > 0)
-            launch("col_range_kernel", &col_range_kernel<I>, grid_for(kb, simple_block), simple_block, 0, hs, kb, b_.row_ptr, b_.col_idx, b_lo, b_hi);
+        count_t *b_lo = spans ? ids + m_ : nullptr, *b_hi = spans ? b_lo + kb : nullptr;
+        if (spans) launch("col_range_kernel", &col_range_kernel<I>, grid_for(kb, simple_block), simple_block, 0, hs, kb, b_.row_ptr, b_.col_idx, b_lo, b_hi);
         // (with m = 0 one block only zeroes the counters: the symbolic phase reads them)
         launch("row_products_kernel", &row_products_kernel<I>, grid_for(std::max<count_t>(m_, 1) * warp_size, simple_block), simple_block, 0, hs, m_,
-               a_.row_ptr, a_.col_idx, b_.row_ptr, opt_.dense_light_rows ? b_lo : nullptr, b_hi, row_products(), row_lo(), row_hi(), traffic(), 3 + ntally,
-               row_ptr_.data());
+               a_.row_ptr, a_.col_idx, b_.row_ptr, b_lo, b_hi, row_products(), row_lo(), row_hi(), traffic(), 3 + ntally, row_ptr_.data());
         if (m_ == 0) return;
         count_t* tallies = traffic() + 3;
         launch("row_classes_kernel", &row_classes_kernel, grid_for(m_, simple_block), simple_block, 0, hs, m_, row_products(), a_.row_ptr, p_, nbins_, keys,
