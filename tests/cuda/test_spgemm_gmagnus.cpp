@@ -248,6 +248,19 @@ void new_values(gs::Csr<V, I>& m, int round) {
     for (std::size_t k = 0; k < m.values.size(); ++k) m.values[k] = V(0.5) + V(0.25) * V((k * 7 + static_cast<std::size_t>(round) * 3) % 11) - V(round);
 }
 
+// A plan of M·M: symbolic() once, then `rounds` numeric phases with new values (the second and
+// later on C's kept columns), each against the reference.
+template <class V, class I>
+void expect_square_plan(gs::Csr<V, I> m, const GpuSpgemmOptions& o, int rounds, const std::string& what) {
+    gs::cuda::GpuSpgemmPlan<V, I> plan(o);
+    plan.symbolic(m.view(), m.view());
+    for (int round = 0; round < rounds; ++round) {
+        new_values(m, round);
+        const auto got = plan.numeric(m.view(), m.view());
+        EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(m.view(), m.view()).view(), got.view(), 1e-10)) << what << ", round " << round;
+    }
+}
+
 // The two-phase plan: symbolic() once, then numeric() with new values of A and B gives the product
 // of those values, with one batch of heavy rows and with several. On the simulator: the numeric
 // phase runs no pattern kernel (no histogram, CSC sort, bins, offsets: the plan kept their
@@ -480,13 +493,7 @@ TEST(CudaSpgemm, RacecheckSmallProducts) {
         // in one pass, then in a plan's phases (the second numeric phase on the kept columns)
         const auto band = gs::test::banded<double, std::int32_t>(120, 16, 55);
         expect_matches(band, band, {}, "dense light rows");
-        gs::cuda::GpuSpgemmPlan<double, std::int32_t> plan{GpuSpgemmOptions{}};
-        plan.symbolic(band.view(), band.view());
-        auto v = band;
-        for (int round = 0; round < 2; ++round) {
-            new_values(v, round);
-            EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(v.view(), v.view()).view(), plan.numeric(v.view(), v.view()).view(), 1e-10));
-        }
+        expect_square_plan(band, {}, 2, "dense light rows, plan");
 #ifdef GIGASPARSE_CUDA_SIM
         EXPECT_EQ(cuda_sim::race_reports(), races_before) << "ThreadSanitizer reported a race in the dense light rows (above)";
         for (const auto& [name, n] : cuda_sim::stats().kernels) kernels_run.insert(name);
@@ -829,15 +836,7 @@ TEST(CudaSpgemm, DenseLightRows) {
     const auto a = gs::test::random_csr<double, std::int32_t>(sim_or(200, 777), k, 25, 9, 0.4);
     const auto b = gs::test::random_csr<double, std::int32_t>(k, sim_or(30001, 90001), 40, 10, 0.3);
     expect_matches(a, b, {}, "wide rows, hashed");
-    // a plan: symbolic, then numeric phases with new values (the second on C's kept columns)
-    gs::cuda::GpuSpgemmPlan<double, std::int32_t> plan{GpuSpgemmOptions{}};
-    plan.symbolic(band.view(), band.view());
-    auto vals = band;
-    for (int round = 0; round < 3; ++round) {
-        new_values(vals, round);
-        const auto got = plan.numeric(vals.view(), vals.view());
-        EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(vals.view(), vals.view()).view(), got.view(), 1e-10)) << "plan, round " << round;
-    }
+    expect_square_plan(band, {}, 3, "banded, plan");
 }
 
 #ifdef GIGASPARSE_CUDA_SIM

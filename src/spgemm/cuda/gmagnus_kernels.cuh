@@ -6,7 +6,6 @@
 #include <limits>
 #include <type_traits>
 
-#include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 
 #include "spgemm/cuda/gmagnus_math.hpp"
@@ -640,17 +639,22 @@ __device__ __forceinline__ void accumulate(I* keys, V* vals, count_t cap, I key,
     else hash_insert<P>(keys, vals, cap, key, v, n_unique);
 }
 
+// Inclusive sum of x over the lanes of the warp up to this one (every lane calls it).
+__device__ __forceinline__ unsigned warp_inclusive_sum(unsigned x) {
+    const unsigned lane = threadIdx.x % warp_size;
+    for (int o = 1; o < warp_size; o *= 2) {
+        const unsigned t = __shfl_up_sync(0xffffffffu, x, o);
+        if (lane >= static_cast<unsigned>(o)) x += t;
+    }
+    return x;
+}
+
 // Exclusive sum of one value per thread across the block (any multiple of 32 threads, at most 1024),
 // and the block's total; warp_sums: blockDim.x / 32 words of shared memory. Two barriers: the
 // words may be reused after it returns.
 __device__ __forceinline__ unsigned block_exclusive_sum(unsigned x, unsigned* warp_sums, unsigned& total) {
-    constexpr unsigned all = 0xffffffffu;
     const unsigned lane = threadIdx.x % warp_size, warp = threadIdx.x / warp_size, nwarps = blockDim.x / warp_size;
-    unsigned incl = x;
-    for (int o = 1; o < warp_size; o *= 2) {
-        const unsigned t = __shfl_up_sync(all, incl, o);
-        if (lane >= static_cast<unsigned>(o)) incl += t;
-    }
+    const unsigned incl = warp_inclusive_sum(x);
     if (lane == warp_size - 1) warp_sums[warp] = incl;
     __syncthreads();
     unsigned before = incl - x;
@@ -677,14 +681,8 @@ struct WarpGroup {
     static __device__ __forceinline__ unsigned size() { return warp_size; }
     static __device__ __forceinline__ void sync() { __syncwarp(); }
     static __device__ __forceinline__ unsigned exclusive_sum(unsigned x, unsigned*, unsigned& total) {
-        constexpr unsigned all = 0xffffffffu;
-        const unsigned lane = rank();
-        unsigned incl = x;
-        for (int o = 1; o < warp_size; o *= 2) {
-            const unsigned t = __shfl_up_sync(all, incl, o);
-            if (lane >= static_cast<unsigned>(o)) incl += t;
-        }
-        total = __shfl_sync(all, incl, warp_size - 1);
+        const unsigned incl = warp_inclusive_sum(x);
+        total = __shfl_sync(0xffffffffu, incl, warp_size - 1);
         return incl - x;
     }
 };
@@ -738,11 +736,7 @@ __device__ void compact_table(I* keys, V* vals, unsigned cap, unsigned* counts) 
             c[j] = f < ncounts ? counts[f] : 0u;
             run += c[j];
         }
-        unsigned incl = run;
-        for (int o = 1; o < warp_size; o *= 2) {
-            const unsigned t = __shfl_up_sync(all, incl, o);
-            if (lane >= static_cast<unsigned>(o)) incl += t;
-        }
+        const unsigned incl = warp_inclusive_sum(run);
         const unsigned total = __shfl_sync(all, incl, warp_size - 1);
         G::sync();  // every count read before the next round's, every slot before the writes
         GIGASPARSE_UNROLL
@@ -1091,18 +1085,18 @@ __device__ __forceinline__ void finish_light_row(I* keys, V* vals, count_t cap, 
     }
 }
 
-// A light row accumulated densely by group G (a block, or a warp of hash_rows_warp_kernel) in its
-// table's shared memory `smem` (light_row_is_dense: its products span `span` columns from lo, and a
-// bitmap of them plus, with values, a value per column fit the table): walk(use) gives the row's
-// products, which set their column's bit and add to its value; then symbolic and once count the
-// bits, numeric and once write the row in column order — each thread a run of bitmap words, placed
-// by the group's scan of their popcounts — and known writes its known columns' values. No hashing,
-// compaction or sort: for rows of banded and FEM matrices, whose spans are short, the sort was
-// most of a row's work (a 4096-entry row: 78 bitonic steps of 4096 elements).
+// Dense accumulation by group G (a block, or a warp of hash_rows_warp_kernel) in shared memory
+// `smem`: a bitmap of `span` columns from lo (16-byte aligned), then, with values, a value per
+// column (dense_row_bytes). walk(use) gives the products, which set their column's bit and add to
+// its value; then symbolic and once write the count of bits to *count, numeric and once write the
+// entries in column order at out (each thread a run of bitmap words, placed by the group's scan of
+// their popcounts), and known writes the known_len known columns at out with their values. No
+// hashing, compaction or sort. Light rows whose products span few columns (light_row_is_dense:
+// for banded and FEM matrices the sort was most of a row's work, 78 bitonic steps over a
+// 4096-entry row) and heavy chunks of a short span use it.
 template <Phase P, class G, class V, class I, class Walk>
-__device__ void dense_light_row(unsigned char* smem, count_t lo, count_t span, count_t row, count_t x, Walk walk, count_t* __restrict__ row_nnz,
-                                const count_t* __restrict__ c_ptr, const count_t* __restrict__ stage_off, const I* __restrict__ known_col,
-                                I* __restrict__ c_col, V* __restrict__ c_val, unsigned* scan_words) {
+__device__ void dense_accumulate(unsigned char* smem, count_t lo, count_t span, Walk walk, count_t* __restrict__ count, count_t out, count_t known_len,
+                                 const I* __restrict__ known_col, I* __restrict__ c_col, V* __restrict__ c_val, unsigned* scan_words) {
     using u32 = std::uint32_t;  // a span fits shared memory's bits: 32-bit offsets (registers: the warp kernel spilled with 64)
     const auto cols = static_cast<u32>(span), words = (cols + 31) / 32;
     auto* bitmap = reinterpret_cast<u32*>(smem);
@@ -1119,8 +1113,7 @@ __device__ void dense_light_row(unsigned char* smem, count_t lo, count_t span, c
     });
     G::sync();
     if constexpr (P == Phase::known) {
-        const count_t out = c_ptr[row], len = c_ptr[row + 1] - out;
-        for (count_t i = G::rank(); i < len; i += G::size()) {
+        for (count_t i = G::rank(); i < known_len; i += G::size()) {
             const I cc = known_col[out + i];
             c_col[out + i] = cc;
             c_val[out + i] = acc[static_cast<u32>(static_cast<count_t>(cc) - lo)];
@@ -1133,10 +1126,9 @@ __device__ void dense_light_row(unsigned char* smem, count_t lo, count_t span, c
         u32 total = 0;
         u32 at = G::exclusive_sum(n, scan_words, total);
         if constexpr (P == Phase::symbolic || P == Phase::once) {
-            if (G::rank() == 0) row_nnz[row] = total;
+            if (G::rank() == 0) *count = total;
         }
         if constexpr (has_values(P)) {
-            const count_t out = P == Phase::once ? stage_off[x] : c_ptr[row];
             for (u32 w = wb; w < we; ++w)
                 for (u32 bits = bitmap[w]; bits != 0; bits &= bits - 1) {
                     const u32 c = (w << 5) + static_cast<u32>(__ffs(bits) - 1);
@@ -1146,6 +1138,17 @@ __device__ void dense_light_row(unsigned char* smem, count_t lo, count_t span, c
                 }
         }
     }
+}
+
+// A light row accumulated densely (dense_accumulate): its count to row_nnz[row], its entries at
+// its staging offset (once) or C's row (numeric, known).
+template <Phase P, class G, class V, class I, class Walk>
+__device__ __forceinline__ void dense_light_row(unsigned char* smem, count_t lo, count_t span, count_t row, count_t x, Walk walk,
+                                                count_t* __restrict__ row_nnz, const count_t* __restrict__ c_ptr, const count_t* __restrict__ stage_off,
+                                                const I* __restrict__ known_col, I* __restrict__ c_col, V* __restrict__ c_val, unsigned* scan_words) {
+    const count_t out = P == Phase::once ? stage_off[x] : P == Phase::symbolic ? 0 : c_ptr[row];
+    const count_t known_len = P == Phase::known ? c_ptr[row + 1] - out : 0;
+    dense_accumulate<P, G>(smem, lo, span, walk, row_nnz + row, out, known_len, known_col, c_col, c_val, scan_words);
 }
 
 // Whether light row `row` of phase P accumulates densely in a table of cap entries
@@ -1301,72 +1304,30 @@ static __global__ void __launch_bounds__(hash_max_threads) hash_segments_kernel(
     }
 }
 
-// Heavy chunks: dense accumulator over the chunk's span + bitmap; positions from a scan of the
-// bitmap words' popcounts give the sorted chunk. Known: no bitmap; the chunk's seg_nnz[id] columns
-// of C (at seg_out[id] of known_col) read their values from the accumulator.
+// Heavy chunks: dense accumulator over the chunk's span + bitmap (dense_accumulate): the count to
+// seg_nnz[id] (symbolic), the sorted chunk at seg_out[id] (numeric), or its seg_nnz[id] known
+// columns of C there read from the accumulator (known). Launch bound of two blocks an SM (64
+// registers at 512 threads): with the block size alone ptxas (nvcc 13, sm_80) aimed at four, 32
+// registers, and spilled the double kernels.
 template <int THREADS, Phase P, class V, class I>
-static __global__ void __launch_bounds__(THREADS) dense_segments_kernel(const count_t* __restrict__ ids, const Segment* __restrict__ segs, const I* __restrict__ col0,
+static __global__ void __launch_bounds__(THREADS, 2) dense_segments_kernel(const count_t* __restrict__ ids, const Segment* __restrict__ segs, const I* __restrict__ col0,
                                                                  const V* __restrict__ val0, const I* __restrict__ col1, const V* __restrict__ val1,
                                                                  count_t* __restrict__ seg_nnz, const count_t* __restrict__ seg_out,
                                                                  const I* __restrict__ known_col, I* __restrict__ c_col, V* __restrict__ c_val) {
     static_assert(P != Phase::once, "chunks are counted, then accumulated");
     GIGASPARSE_DYNAMIC_SHARED(smem_raw);
-    __shared__ typename cub::BlockScan<unsigned, THREADS>::TempStorage scan_tmp;
-    __shared__ typename cub::BlockReduce<unsigned, THREADS>::TempStorage reduce_tmp;
+    __shared__ unsigned warp_sums[THREADS / warp_size];
     const count_t id = ids[blockIdx.x];
     const Segment sg = segs[id];
-    const count_t span = count_t(1) << sg.span_log2;
-    const count_t words = ceil_div(span, 32);
-    unsigned* bitmap = reinterpret_cast<unsigned*>(smem_raw);
-    V* acc = reinterpret_cast<V*>(smem_raw + ceil_div(words * 4, 16) * 16);
     const I* col = sg.buffer == 0 ? col0 : col1;
     const V* val = sg.buffer == 0 ? val0 : val1;
-    if constexpr (P != Phase::known)
-        for (count_t w = threadIdx.x; w < words; w += THREADS) bitmap[w] = 0;
-    if constexpr (has_values(P))
-        for (count_t c = threadIdx.x; c < span; c += THREADS) acc[c] = V(0);
-    __syncthreads();
-    for_each_element<segment_unroll>(
-        Range{sg.begin, sg.end}, THREADS, intermediate_load<P>(col, val), [&](count_t, const LightProduct<V, I>& x) {
-            const count_t c = static_cast<count_t>(x.col);
-            if constexpr (P != Phase::known) atomicOr(&bitmap[c >> 5], 1u << (c & 31));
-            if constexpr (has_values(P)) atomicAdd(&acc[c], x.val);
+    const auto elements = [&](auto use) {  // (the intermediate holds columns within the chunk: C's column is sg.base + col)
+        for_each_element<segment_unroll>(Range{sg.begin, sg.end}, THREADS, intermediate_load<P>(col, val), [&](count_t, const LightProduct<V, I>& x) {
+            use(LightProduct<V, I>{static_cast<I>(sg.base + static_cast<count_t>(x.col)), x.val});
         });
-    __syncthreads();
-    if constexpr (P == Phase::known) {
-        const count_t out = seg_out[id], len = seg_nnz[id];
-        for (count_t i = threadIdx.x; i < len; i += THREADS) {
-            const I cc = known_col[out + i];
-            c_col[out + i] = cc;
-            c_val[out + i] = acc[static_cast<count_t>(cc) - sg.base];
-        }
-    } else if constexpr (P == Phase::symbolic) {
-        unsigned n = 0;
-        for (count_t w = threadIdx.x; w < words; w += THREADS) n += __popc(bitmap[w]);
-        const unsigned total = cub::BlockReduce<unsigned, THREADS>(reduce_tmp).Sum(n);
-        if (threadIdx.x == 0) seg_nnz[id] = total;
-    } else {
-        // each thread owns a contiguous run of words: local popcount scan + block scan
-        const count_t per = ceil_div(words, THREADS);
-        const count_t wb = min_c(words, threadIdx.x * per), we = min_c(words, wb + per);
-        unsigned n = 0;
-        for (count_t w = wb; w < we; ++w) n += __popc(bitmap[w]);
-        unsigned prefix;
-        cub::BlockScan<unsigned, THREADS>(scan_tmp).ExclusiveSum(n, prefix);
-        I* oc = c_col + seg_out[id];
-        V* ov = c_val + seg_out[id];
-        for (count_t w = wb; w < we; ++w) {
-            unsigned bits = bitmap[w];
-            while (bits) {
-                const int b = __ffs(bits) - 1;
-                bits &= bits - 1;
-                const count_t c = (w << 5) + b;
-                oc[prefix] = static_cast<I>(sg.base + c);
-                ov[prefix] = acc[c];
-                ++prefix;
-            }
-        }
-    }
+    };
+    dense_accumulate<P, BlockGroup>(smem_raw, sg.base, count_t(1) << sg.span_log2, elements, seg_nnz + id, P == Phase::symbolic ? 0 : seg_out[id],
+                                    P == Phase::known ? seg_nnz[id] : 0, known_col, c_col, c_val, warp_sums);
 }
 
 // ------------------------------------------------------------------ output placement of segments
