@@ -1123,7 +1123,34 @@ TEST(CudaSpgemm, SimulatedSmallProductStreamWork) {
     EXPECT_LE(s.stream_ops, 36) << "67 before the caches, the setup's and the staging's single allocations and the light rows on the heavy stream "
                                    "(35 before col_range_kernel, which dense light rows need)";
     EXPECT_EQ(st.nnz_c, dc.nnz());
+    EXPECT_GT(st.total_ms, 0.0);
+    EXPECT_GT(st.light_ms, 0.0);
     EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(band.view(), band.view()).view(), dc.download().view(), 1e-5));
+
+    // Untimed (no statistics asked for, or GpuSpgemmOptions::time_phases off): only the events that
+    // order the light bins' streams are recorded (one fork, a join per helper stream).
+    const std::int64_t ordering_records = 1 + ops("cudaStreamWaitEvent") / 2;
+    GpuSpgemmOptions untimed;
+    untimed.time_phases = false;
+    for (const bool with_stats : {false, true}) {
+        SCOPED_TRACE(with_stats ? "time_phases off" : "no statistics");
+        cuda_sim::reset();
+        GpuSpgemmStats su;
+        const DM du = with_stats ? gs::cuda::spgemm(da, da, untimed, &su) : gs::cuda::spgemm(da, da);
+        const cuda_sim::Stats t = cuda_sim::stats();
+        EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess) << cuda_sim::last_error_detail();
+        const auto n = [&](const char* call) { return t.stream_ops_by_call.count(call) ? t.stream_ops_by_call.at(call) : std::int64_t{0}; };
+        EXPECT_EQ(n("cudaEventRecord"), ordering_records);
+        EXPECT_EQ(t.stream_ops, s.stream_ops - (ops("cudaEventRecord") - ordering_records));
+        EXPECT_EQ(t.host_waits, 2);
+        if (with_stats) {
+            EXPECT_EQ(su.nnz_c, du.nnz());
+            EXPECT_EQ(su.products, st.products);
+            EXPECT_EQ(su.total_ms, 0.0);
+            EXPECT_EQ(su.light_ms, 0.0);
+        }
+        EXPECT_TRUE(gs::test::csr_near(dc.download().view(), du.download().view(), 0.0));
+    }
 
     const auto r = gs::test::rmat_like<float, std::int32_t>(9, 9, 16, 31);
     const DM dr = DM::upload(r.view());
@@ -1135,6 +1162,22 @@ TEST(CudaSpgemm, SimulatedSmallProductStreamWork) {
     ASSERT_GT(st.heavy_rows, 0);
     EXPECT_EQ(cuda_sim::stats().streams_created, 0);
     EXPECT_EQ(cuda_sim::stats().events_created, 0);
+    EXPECT_GT(st.outer_ms, 0.0);
     EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(r.view(), r.view()).view(), dh.download().view(), 1e-4));
+    // untimed, the heavy rows' phases record nothing either: the fork and join of the light stream
+    // and of the bins' streams are the only records
+    const std::int64_t timed_records = cuda_sim::stats().stream_ops_by_call.at("cudaEventRecord");
+    cuda_sim::reset();
+    const DM du = gs::cuda::spgemm(dr, dr, budget(4096));
+    const cuda_sim::Stats t = cuda_sim::stats();
+    EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess) << cuda_sim::last_error_detail();
+    const std::int64_t waits = t.stream_ops_by_call.count("cudaStreamWaitEvent") ? t.stream_ops_by_call.at("cudaStreamWaitEvent") : 0;
+    const std::int64_t records = t.stream_ops_by_call.count("cudaEventRecord") ? t.stream_ops_by_call.at("cudaEventRecord") : 0;
+    // each phase forks the light stream and joins it (a record and a wait each: 4 and 4); the
+    // symbolic phase's bins fork to h helper streams (a record, h waits) and join (h records, h waits)
+    const std::int64_t helpers = (waits - 4) / 2;
+    EXPECT_EQ(records, 4 + 1 + helpers) << waits << " waits";
+    std::cout << "three-level heavy product: " << timed_records << " event records timed, " << records << " untimed\n";
+    EXPECT_TRUE(gs::test::csr_near(dh.download().view(), du.download().view(), 0.0));
 }
 #endif

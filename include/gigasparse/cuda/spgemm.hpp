@@ -76,6 +76,10 @@ struct GpuSpgemmOptions {
     // with shuffles and only the others in shared memory (true), or every step in shared memory with
     // a barrier each (false; for comparison on the GPU).
     bool warp_sort_steps = true;
+    // GpuSpgemmStats' phase times (CUDA events: some 10 to 40 records a product, host work that much
+    // of a small product's time is made of). false: no events but those that order the streams (the
+    // times stay 0). A one-call product given no GpuSpgemmStats never records them.
+    bool time_phases = true;
 };
 
 // What the GPU run decided and where the time went (milliseconds from CUDA events).

@@ -95,36 +95,56 @@ struct BatchSpan {
     count_t first = 0, last = 0, products = 0, entries = 0;
 };
 
-// Accumulates the elapsed time of (possibly nested) event pairs, read once at the end.
+// Accumulates the elapsed time of (possibly nested) event pairs, read once at the end (collect(),
+// after the device finished them). Off (GpuSpgemmOptions::time_phases false, or a one-call product
+// without statistics), it records nothing but the events that also order one stream's work before
+// another's (`orders`): each record is host work, some 10 to 40 a product, where a small product's
+// time is mostly the host's.
 struct PhaseTimer {
+    explicit PhaseTimer(bool timing) : on(timing) {}
     struct Pair {
-        std::unique_ptr<Event> own_start, stop;
+        std::unique_ptr<Event> own_start, own_stop;
         const Event* start = nullptr;
+        const Event* stop = nullptr;
         double* sink = nullptr;
     };
+    bool on;
     std::vector<Pair> pairs;
     std::size_t start(cudaStream_t s) {
         auto e = std::make_unique<Event>();
-        e->record(s);
+        if (on) e->record(s);
         const Event* p = e.get();
-        pairs.push_back({std::move(e), std::make_unique<Event>(), p, nullptr});
+        pairs.push_back({std::move(e), nullptr, p, nullptr, nullptr});
         return pairs.size() - 1;
     }
-    // A pair starting at an event already recorded (a timed one that outlives collect()): the
+    // A pair starting at an event the caller recorded with mark() (and keeps until collect()): the
     // point where another stream forked, which the timed stream waited for (one record less).
     std::size_t start_at(const Event& e) {
-        pairs.push_back({nullptr, std::make_unique<Event>(), &e, nullptr});
+        pairs.push_back({nullptr, nullptr, &e, nullptr, nullptr});
         return pairs.size() - 1;
     }
-    // Records the pair's end on s; the event, timed, may also order s's work before another stream's.
-    const Event& stop(std::size_t id, cudaStream_t s, double* sink) {
-        pairs[id].stop->record(s);
-        pairs[id].sink = sink;
-        return *pairs[id].stop;
+    // Ends the pair at an event recorded on s; `orders`: the event also orders s's work before
+    // another stream's (recorded even when off).
+    const Event& stop(std::size_t id, cudaStream_t s, double* sink, bool orders = false) {
+        Pair& p = pairs[id];
+        p.own_stop = std::make_unique<Event>();
+        mark(*p.own_stop, s, orders);
+        return stop_at(id, *p.own_stop, sink);
     }
-    void collect() {
-        for (const Pair& p : pairs)
-            if (p.sink) *p.sink += p.stop->since(*p.start);
+    // Ends the pair at an event the caller recorded with mark() (and keeps until collect()).
+    const Event& stop_at(std::size_t id, const Event& e, double* sink) {
+        pairs[id].stop = &e;
+        pairs[id].sink = sink;
+        return e;
+    }
+    // Records e on s when timing, or when it orders s's work before another stream's.
+    void mark(Event& e, cudaStream_t s, bool orders) const {
+        if (on || orders) e.record(s);
+    }
+    void collect() const {
+        if (on)
+            for (const Pair& p : pairs)
+                if (p.sink) *p.sink += p.stop->since(*p.start);
     }
 };
 
@@ -201,7 +221,8 @@ private:
 template <class V, class I>
 class Gmagnus {
 public:
-    Gmagnus(const GpuSpgemmOptions& o, GpuSpgemmStats& st) : opt_(o), st_(st) {}
+    // timed: the phase times of st are measured (CUDA events; PhaseTimer).
+    Gmagnus(const GpuSpgemmOptions& o, GpuSpgemmStats& st, bool timed) : opt_(o), st_(st), timed_(timed) {}
     // On an exception the members' buffers are freed with kernels possibly still queued on the
     // other stream: wait for both streams first (errors ignored: the exception in flight already
     // reports the failure). After a phase both are idle, and frees are stream-ordered.
@@ -218,20 +239,20 @@ public:
     // Host CSR in and out: upload, the device-resident product, download (all timed).
     Csr<V, I> run(CsrView<V, I> a_host, CsrView<V, I> b_host) {
         const cudaStream_t hs = heavy_.get();
-        Event u0, u1;
-        u0.record(hs);
+        PhaseTimer io(timed_);
+        double upload_ms = 0, download_ms = 0;
+        const std::size_t up = io.start(hs);
         DeviceCsr<V, I> a = upload(a_host, hs, &mem_);
         DeviceCsr<V, I> b = upload(b_host, hs, &mem_);
-        u1.record(hs);
+        io.stop(up, hs, &upload_ms);
         DeviceCsr<V, I> c = run_device(a, b, false);
-        const float upload_ms = u1.since(u0);
-        Event d0, d1;
-        d0.record(hs);
+        const std::size_t down = io.start(hs);
         Csr<V, I> host = download(c, hs);
-        d1.record(hs);
+        io.stop(down, hs, &download_ms);
         heavy_.sync();
+        io.collect();
         st_.upload_ms = upload_ms;
-        st_.download_ms = d1.since(d0);
+        st_.download_ms = download_ms;
         return host;
     }
 
@@ -283,9 +304,8 @@ public:
         if (inputs_external) mem_.add(input_bytes);
         check(cudaSetDevice(opt_.device), "cudaSetDevice");
         const cudaStream_t hs = heavy_.get(), ls = light_stream();
-        PhaseTimer timer;
-        Event t0, t_num;
-        t0.record(hs);
+        PhaseTimer timer(timed_);
+        const std::size_t t_num = timer.start(hs);
         DeviceCsr<V, I> c;
         c.nrows = m_;
         c.ncols = n_;
@@ -316,15 +336,15 @@ public:
             c.col_idx.allocate(nnz_, at(hs));
             c.values.allocate(nnz_, at(hs));
         }
-        Event ready;  // timed: the light rows' start
-        ready.record(hs);
+        Event ready;  // the light rows' start
+        timer.mark(ready, hs, ls != hs);
         if (ls != hs) ready.order_before(ls);
         const std::size_t t_light = timer.start_at(ready);
         const bool staged = stage_.rows > 0, known = known_col_.size() > 0;
         if (staged) unstage_light_rows(c.col_idx.data(), c.values.data());
         else if (known) light_rows<Phase::known>(c.col_idx.data(), c.values.data());
         else light_rows<Phase::numeric>(c.col_idx.data(), c.values.data());
-        const Event& light_done = timer.stop(t_light, ls, &st_.light_ms);
+        const Event& light_done = timer.stop(t_light, ls, &st_.light_ms, ls != hs);
         const bool rebuilt = !kept_;
         for (HeavyBatch& hb : batches_) {
             HeavyValues<V, I> v;
@@ -341,17 +361,18 @@ public:
         if (staged) stage_ = LightStage<V, I>{};  // freed on the heavy stream, after the light stream's reads
         if (keep_pattern_ && !known) keep_pattern(c.col_idx.data());
         st_.known_pattern_bytes = known_col_.bytes();
+        Event end;
         if (nnz_ < 0) {
-            read_counts(&t_num);  // the end of the product too
+            read_counts(timer.on ? &end : nullptr);  // the end of the product too
         } else {
-            t_num.record(hs);
+            timer.mark(end, hs, false);
             heavy_.sync();  // the heavy stream waited for the light one
         }
+        timer.stop_at(t_num, end, &st_.numeric_ms);
         c.nnz = nnz_;
         if (rebuilt && !batches_.empty()) st_.outer_bytes += traffic_bytes_;
-        st_.numeric_ms = t_num.since(t0);
-        st_.total_ms = st_.setup_ms + st_.symbolic_ms + st_.numeric_ms;
         timer.collect();
+        st_.total_ms = st_.setup_ms + st_.symbolic_ms + st_.numeric_ms;
         st_.device_bytes_peak = mem_.peak;
         if (inputs_external) mem_.remove(input_bytes);
         if (one_product_) {
@@ -387,10 +408,10 @@ private:
         if (inputs_external) mem_.add(input_bytes);  // device_bytes_peak counts the inputs either way
         check(cudaSetDevice(opt_.device), "cudaSetDevice");
         const cudaStream_t hs = heavy_.get();
-        clock_ = std::make_unique<SymbolicClock>();
+        clock_ = std::make_unique<SymbolicClock>(timed_);
         SymbolicClock& k = *clock_;
         PhaseTimer& timer = k.timer;
-        k.t0.record(hs);  // the setup phase includes the parameters' device queries
+        const std::size_t t_setup = timer.start(hs);  // the setup phase includes the parameters' device queries
         choose_params(b.ncols);
         temp_h_.buf.allocate(0, at(hs));
 
@@ -398,14 +419,16 @@ private:
         n_ = b.ncols;
         setup();
         const bool once = keep_values && stage_light_rows();
-        k.t_setup.record(hs);
         // light rows on the light stream, heavy rows (batches) on the heavy stream
         const cudaStream_t ls = light_stream();
-        if (ls != hs) k.t_setup.order_before(ls);
-        const std::size_t t_light = timer.start_at(k.t_setup);
+        timer.mark(k.setup_end, hs, ls != hs);
+        timer.stop_at(t_setup, k.setup_end, &st_.setup_ms);
+        const std::size_t t_sym = timer.start_at(k.setup_end);
+        if (ls != hs) k.setup_end.order_before(ls);
+        const std::size_t t_light = timer.start_at(k.setup_end);
         if (once) light_rows<Phase::once>(stage_.col, stage_.val);
         else light_rows<Phase::symbolic>(nullptr, nullptr);
-        const Event& light_done = timer.stop(t_light, ls, &st_.light_ms);
+        const Event& light_done = timer.stop(t_light, ls, &st_.light_ms, ls != hs);
         plan_batches();
         for (const BatchSpan& batch : batches_plan_) {
             HeavyValues<V, I> v;
@@ -426,7 +449,7 @@ private:
         }
         // nnz(C) beside the B and Ã entries the outer products read: one round trip reads them
         check(cudaMemcpyAsync(traffic() + 2, row_ptr_.data() + m_, sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
-        k.t_sym.record(hs);
+        timer.stop(t_sym, hs, &st_.symbolic_ms);
         // one product of light rows staged in one pass, small enough: C is sized by their products
         // and its nnz read at the numeric phase's end (one host wait less: a small product's time)
         const std::int64_t c_cap_bytes = st_.products * static_cast<count_t>(sizeof(I) + sizeof(V));
@@ -688,10 +711,12 @@ private:
                stage_.rows, row_order(), stage_.off, stage_.col, stage_.val, row_ptr_.data(), c_col, c_val);
     }
 
-    // The symbolic phase's events and phase timer, read when its counts are (read_counts()).
+    // The symbolic phase's timer (setup and symbolic phase times among its pairs) and the setup's end
+    // (where the light stream forks), read when its counts are (read_counts()).
     struct SymbolicClock {
-        Event t0, t_setup, t_sym;
+        explicit SymbolicClock(bool timing) : timer(timing) {}
         PhaseTimer timer;
+        Event setup_end;
     };
     // The host's read of the symbolic phase's counts (queued on the heavy stream by symbolic_pass):
     // the B and Ã entries the outer products read and nnz(C), in one round trip, then the phase's
@@ -702,9 +727,6 @@ private:
         nnz_ = t[2];
         traffic_bytes_ = t[0] * static_cast<count_t>(sizeof(I) + sizeof(V)) + t[1] * static_cast<count_t>(sizeof(count_t) + sizeof(V));
         st_.outer_bytes += traffic_bytes_;
-        const SymbolicClock& k = *clock_;
-        st_.setup_ms = k.t_setup.since(k.t0);
-        st_.symbolic_ms = k.t_sym.since(k.t_setup);
         clock_->timer.collect();
         st_.nnz_c = nnz_;
         clock_.reset();
@@ -1030,8 +1052,7 @@ private:
                hb.csc_src.data(), a_.values, csc_val.data());
         DeviceBuffer<count_t> cursor(nh, at(hs));
         check(cudaMemcpyAsync(cursor.data(), hb.chat_ptr.data(), nh * sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
-        timer.stop(t_csc, hs, &st_.csc_ms);
-        const std::size_t t_outer = timer.start(hs);
+        const std::size_t t_outer = timer.start_at(timer.stop(t_csc, hs, &st_.csc_ms));  // one event ends the one and starts the other
         const count_t ge = p_.outer_group_elems;
         launch("outer_product_kernel", &outer_product_kernel<V, I>, grid_for(hb.span.products, static_cast<int>(ge)), p_.outer_threads,
                static_cast<std::size_t>(outer_smem_bytes(ge, p_.sizes)), hs, hb.span.products, ge, hb.outer_entries.data(), hb.slice_off.data(),
@@ -1153,6 +1174,7 @@ private:
     GpuSpgemmOptions opt_;
     GpuSpgemmStats& st_;
     GpuSpgemmStats sym_;  // the statistics at the end of symbolic()
+    bool timed_ = true;   // st_'s phase times measured (PhaseTimer)
     Params p_{};
     int nbins_ = 0;
     int sm_count_ = 1;           // the device's SMs (light_bin_takes_warps)
@@ -1197,7 +1219,7 @@ auto with_gmagnus(std::int64_t a_rows, std::int64_t a_cols, std::int64_t b_rows,
     GpuSpgemmStats& st = stats ? *stats : local;
     st = GpuSpgemmStats{};
     check(cudaSetDevice(options.device), "cudaSetDevice");
-    Gmagnus<V, I> g(options, st);
+    Gmagnus<V, I> g(options, st, stats != nullptr && options.time_phases);
     return run(g);
 }
 

@@ -62,14 +62,14 @@ struct GpuSpgemmPlan<V, I>::Impl {
     // host. On failure the plan is left empty.
     void plan(DeviceCsrRef<V, I> ra, DeviceCsrRef<V, I> rb) {
         const cudaStream_t hs = g->stream();
-        Event d0, d1;
         g->symbolic(ra, rb, false, false);
         row_ptr.resize(static_cast<std::size_t>(ra.nrows + 1));
-        d0.record(hs);
+        gmagnus::PhaseTimer io(options.time_phases);
+        const std::size_t down = io.start(hs);
         check(cudaMemcpyAsync(row_ptr.data(), g->row_ptr(), row_ptr.size() * sizeof(offset_t), cudaMemcpyDeviceToHost, hs), "cudaMemcpyAsync D2H");
-        d1.record(hs);
+        io.stop(down, hs, &stats.download_ms);
         check(cudaStreamSynchronize(hs), "cudaStreamSynchronize");
-        stats.download_ms = d1.since(d0);
+        io.collect();
         planned = true;
     }
     void fail() noexcept {
@@ -92,17 +92,19 @@ void GpuSpgemmPlan<V, I>::symbolic(CsrView<V, I> a, CsrView<V, I> b) {
     s.check_product(a.nrows, a.ncols, b.nrows, b.ncols);
     s.clear();
     check(cudaSetDevice(s.options.device), "cudaSetDevice");
-    s.g = std::make_unique<gmagnus::Gmagnus<V, I>>(s.options, s.stats);
+    s.g = std::make_unique<gmagnus::Gmagnus<V, I>>(s.options, s.stats, s.options.time_phases);
     try {
         const cudaStream_t hs = s.g->stream();
-        Event u0, u1;
-        u0.record(hs);
+        gmagnus::PhaseTimer io(s.options.time_phases);
+        double upload_ms = 0;
+        const std::size_t up = io.start(hs);
         s.b_is_a = a.same_storage(b);
         s.a = upload(a, hs, s.g->tracker());
         if (!s.b_is_a) s.b = upload(b, hs, s.g->tracker());
-        u1.record(hs);
+        io.stop(up, hs, &upload_ms);
         s.plan(s.pattern_a(), s.pattern_b());
-        s.stats.upload_ms = u1.since(u0);
+        io.collect();
+        s.stats.upload_ms = upload_ms;
     } catch (...) {
         s.fail();
         throw;
@@ -119,7 +121,7 @@ void GpuSpgemmPlan<V, I>::symbolic(const DeviceMatrix<V, I>& a, const DeviceMatr
     s.clear();
     s.options.device = a.device();
     check(cudaSetDevice(s.options.device), "cudaSetDevice");
-    s.g = std::make_unique<gmagnus::Gmagnus<V, I>>(s.options, s.stats);
+    s.g = std::make_unique<gmagnus::Gmagnus<V, I>>(s.options, s.stats, s.options.time_phases);
     try {
         const cudaStream_t hs = s.g->stream();
         const auto copy_pattern = [&](const DeviceMatrix<V, I>& m, DeviceCsr<V, I>& d) {
@@ -158,15 +160,16 @@ void GpuSpgemmPlan<V, I>::numeric(CsrView<V, I> a, CsrView<V, I> b, Csr<V, I>& c
     if (s.a.values.size() < s.a.nnz) s.a.values.allocate(s.a.nnz, s.at());
     const std::int64_t b_nnz = s.pattern_b().nnz;
     if (!b_in_a && s.b.values.size() < b_nnz) s.b.values.allocate(b_nnz, s.at());
-    Event u0, u1, d0, d1;
-    u0.record(hs);
+    gmagnus::PhaseTimer io(s.options.time_phases);
+    double upload_ms = 0, download_ms = 0;
+    const std::size_t up = io.start(hs);
     if (s.a.nnz > 0)
         check(cudaMemcpyAsync(s.a.values.data(), a.values.data(), static_cast<std::size_t>(s.a.nnz) * sizeof(V), cudaMemcpyHostToDevice, hs),
               "cudaMemcpyAsync H2D");
     if (!b_in_a && b_nnz > 0)
         check(cudaMemcpyAsync(s.b.values.data(), b.values.data(), static_cast<std::size_t>(b_nnz) * sizeof(V), cudaMemcpyHostToDevice, hs),
               "cudaMemcpyAsync H2D");
-    u1.record(hs);
+    io.stop(up, hs, &upload_ms);
     DeviceCsrRef<V, I> ra = s.pattern_a(), rb = s.pattern_b();
     ra.values = s.a.values.data();
     rb.values = b_in_a ? s.a.values.data() : s.b.values.data();
@@ -176,17 +179,18 @@ void GpuSpgemmPlan<V, I>::numeric(CsrView<V, I> a, CsrView<V, I> b, Csr<V, I>& c
     if (c.row_ptr != s.row_ptr) c.row_ptr = s.row_ptr;  // SpgemmPlan passes C with these offsets already
     c.col_idx.resize(static_cast<std::size_t>(dc.nnz));
     c.values.resize(static_cast<std::size_t>(dc.nnz));
-    d0.record(hs);
+    const std::size_t down = io.start(hs);
     if (dc.nnz > 0) {
         check(cudaMemcpyAsync(c.col_idx.data(), dc.col_idx.data(), static_cast<std::size_t>(dc.col_idx.bytes()), cudaMemcpyDeviceToHost, hs),
               "cudaMemcpyAsync D2H");
         check(cudaMemcpyAsync(c.values.data(), dc.values.data(), static_cast<std::size_t>(dc.values.bytes()), cudaMemcpyDeviceToHost, hs),
               "cudaMemcpyAsync D2H");
     }
-    d1.record(hs);
+    io.stop(down, hs, &download_ms);
     check(cudaStreamSynchronize(hs), "cudaStreamSynchronize");
-    s.stats.upload_ms = u1.since(u0);
-    s.stats.download_ms = d1.since(d0);
+    io.collect();
+    s.stats.upload_ms = upload_ms;
+    s.stats.download_ms = download_ms;
 }
 
 template <class V, class I>
