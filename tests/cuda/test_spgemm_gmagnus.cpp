@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
+#include <random>
 #include <set>
 #include <string>
 #include <tuple>
@@ -597,6 +598,13 @@ TEST(CudaSpgemm, BlockSizeOptions) {
         const auto low_chunks = expect_matches(a, b, chunks, "chunks, heavy threshold 64");
         EXPECT_GE(low_chunks.heavy_rows, paper_chunks.heavy_rows);
         EXPECT_GE(low_chunks.levels_run, 1);
+        // a threshold too small for the budget's multisplit histograms is raised to the smallest
+        // feasible τ (HeavyThresholdRaisedToFeasible), not a failure
+        GpuSpgemmOptions tiny = budget(4096);
+        tiny.heavy_threshold = 1;
+        const auto raised = expect_matches(a, b, tiny, "heavy threshold 1 under 4 KiB");
+        EXPECT_GT(raised.tau, 1);
+        EXPECT_GT(raised.heavy_rows, 0);
     }
     GpuSpgemmOptions bad;
     bad.heavy_threshold = -1;
@@ -837,6 +845,128 @@ TEST(CudaSpgemm, DenseLightRows) {
     const auto b = gs::test::random_csr<double, std::int32_t>(k, sim_or(30001, 90001), 40, 10, 0.3);
     expect_matches(a, b, {}, "wide rows, hashed");
     expect_square_plan(band, {}, 3, "banded, plan");
+}
+
+namespace {
+
+// Options drawn at random (fixed seeds): every knob of GpuSpgemmOptions in combinations no other
+// test picks, each draw feasible for elements (column and value) of elem_bytes: multisplit blocks of
+// 512 and 1024 threads with budgets of 16 KiB and more (8 KiB is too small for 512 threads'
+// histograms; 1024 threads with 16-byte elements from 32 KiB), 4 KiB only for elements of up to 12 bytes (not a 64-bit column with a double), several
+// resident blocks with 32 KiB and more (GmagnusMath.DeviceTestBudgetsAreFeasible pins these).
+GpuSpgemmOptions random_options(std::mt19937_64& rng, int elem_bytes, std::string& text) {
+    const auto pick = [&](std::initializer_list<std::int64_t> xs) { return *(xs.begin() + static_cast<std::ptrdiff_t>(rng() % xs.size())); };
+    const auto coin = [&] { return rng() % 2 == 0; };
+    GpuSpgemmOptions o;
+    o.shared_memory_bytes = elem_bytes <= 12 ? pick({0, 4096, 8192, 16384, 32768}) : pick({0, 8192, 16384, 32768});
+    o.intermediate_budget_bytes = pick({0, 0, std::int64_t{1} << 13, std::int64_t{1} << 16});
+    const std::int64_t smem = o.shared_memory_bytes == 0 ? std::int64_t{1} << 20 : o.shared_memory_bytes;
+    o.multisplit_threads = static_cast<int>(smem >= (elem_bytes > 12 ? 32768 : 16384) ? pick({0, 256, 512, 1024})
+                                             : smem >= 16384                         ? pick({0, 256, 512})
+                                                                                     : pick({0, 256}));
+    o.outer_threads = static_cast<int>(pick({0, 32, 128, 1024}));
+    o.resident_blocks = static_cast<int>(smem >= 32768 ? pick({0, 1, 2, 4}) : pick({0, 1}));
+    o.heavy_threshold = pick({0, 0, 16, 64, 300});
+    o.warp_light_rows = coin();
+    o.warp_row_products = pick({0, 32, 100, 512});
+    o.dense_light_rows = coin();
+    o.light_streams = static_cast<int>(pick({0, 1, 2, 5}));
+    o.fit_hash_blocks = coin();
+    o.one_pass_light_rows = coin();
+    o.light_stage_budget_bytes = pick({0, 0, 2048});
+    o.keep_c_pattern = coin();
+    o.warp_sort_steps = coin();
+    o.time_phases = coin();
+    text = "smem " + std::to_string(o.shared_memory_bytes) + " inter " + std::to_string(o.intermediate_budget_bytes) + " ms " +
+           std::to_string(o.multisplit_threads) + " outer " + std::to_string(o.outer_threads) + " resident " + std::to_string(o.resident_blocks) +
+           " tau " + std::to_string(o.heavy_threshold) + " warp " + std::to_string(o.warp_light_rows) + "/" + std::to_string(o.warp_row_products) +
+           " dense " + std::to_string(o.dense_light_rows) + " streams " + std::to_string(o.light_streams) + " fit " + std::to_string(o.fit_hash_blocks) +
+           " once " + std::to_string(o.one_pass_light_rows) + "/" + std::to_string(o.light_stage_budget_bytes) + " keep " +
+           std::to_string(o.keep_c_pattern) + " warp_sort " + std::to_string(o.warp_sort_steps) + " timed " + std::to_string(o.time_phases);
+    return o;
+}
+
+// A·B with options o, one call and a plan (symbolic, then two numeric phases with new values: the
+// second on C's kept columns when o keeps them), each against the reference.
+template <class V, class I>
+void expect_product_and_plan(gs::Csr<V, I> a, gs::Csr<V, I> b, const GpuSpgemmOptions& o, const std::string& what) {
+    const double tol = std::is_same_v<V, float> ? 1e-4 : 1e-10;
+    const GpuSpgemmStats st = expect_matches(a, b, o, what + ", one call");
+    EXPECT_EQ(st.total_ms > 0, o.time_phases) << what;
+    gs::cuda::GpuSpgemmPlan<V, I> plan(o);
+    plan.symbolic(a.view(), b.view());
+    for (int round = 0; round < 2; ++round) {
+        new_values(a, round);
+        new_values(b, round + 3);
+        const auto got = plan.numeric(a.view(), b.view());
+        EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(a.view(), b.view()).view(), got.view(), tol)) << what << ", plan round " << round;
+    }
+}
+
+template <class V, class I>
+void random_combination(std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::string opts;
+    const GpuSpgemmOptions o = random_options(rng, static_cast<int>(sizeof(V) + sizeof(I)), opts);
+    const auto draw = [&](std::int64_t lo, std::int64_t hi) { return lo + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(hi - lo + 1)); };
+    const std::string what = "seed " + std::to_string(seed) + ": " + opts;
+    SCOPED_TRACE(what);
+    try {
+    switch (seed % 5) {
+        case 0: {  // skewed square, A²: heavy rows under the small budgets
+            const auto a = gs::test::rmat_like<V, I>(static_cast<int>(draw(7, 9)), static_cast<int>(draw(7, 9)), static_cast<double>(draw(6, 16)), seed);
+            const auto sq = a.nrows == a.ncols ? a : gs::test::rmat_like<V, I>(8, 8, 10, seed);
+            expect_product_and_plan(sq, sq, o, "rmat A², " + what);
+            break;
+        }
+        case 1: {  // skewed rectangular A times a sparser B
+            const int k = static_cast<int>(draw(9, 12));
+            expect_product_and_plan(gs::test::rmat_like<V, I>(static_cast<int>(draw(6, 8)), k, static_cast<double>(draw(8, 14)), seed),
+                                    gs::test::rmat_like<V, I>(k, static_cast<int>(draw(8, 12)), 3, seed + 1), o, "rmat A·B, " + what);
+            break;
+        }
+        case 2: {  // banded: dense light rows
+            const auto band = gs::test::banded<V, I>(draw(200, 700), draw(2, 24), seed);
+            expect_product_and_plan(band, band, o, "banded, " + what);
+            break;
+        }
+        case 3: {  // rectangular with empty rows, possibly wide
+            const std::int64_t m = draw(100, 400), k = draw(150, 500), n = rng() % 2 ? draw(100, 600) : draw(20000, 40000);
+            expect_product_and_plan(gs::test::random_csr<V, I>(m, k, static_cast<double>(draw(4, 30)), seed, 0.3),
+                                    gs::test::random_csr<V, I>(k, n, static_cast<double>(draw(4, 40)), seed + 1, 0.2), o, "random rectangular, " + what);
+            break;
+        }
+        default: {  // unsorted rows of a random square
+            const auto r = gs::test::unsort_rows(gs::test::random_csr<V, I>(draw(200, 500), draw(200, 500), static_cast<double>(draw(5, 25)), seed), seed);
+            const auto sq = r.nrows == r.ncols ? r : gs::test::unsort_rows(gs::test::random_csr<V, I>(300, 300, 12, seed), seed);
+            expect_product_and_plan(sq, sq, o, "unsorted square, " + what);
+        }
+    }
+    } catch (const std::exception& e) {
+        ADD_FAILURE() << what << ": " << e.what();
+    }
+}
+
+}  // namespace
+
+// Every option in random combinations (fixed seeds), float and double, 32- and 64-bit columns,
+// on skewed, banded, rectangular, wide and unsorted products: one call and a plan against the
+// reference. The knobs the next GPU run sweeps (τ, dense or hashed light rows, one or two passes,
+// streams, block sizes) must give the same product in any mix.
+TEST(CudaSpgemm, RandomOptionCombinations) {
+    SKIP_WITHOUT_GPU();
+    // GIGASPARSE_OPTION_SEEDS=N draws N combinations instead (a longer hunt, by hand)
+    const char* env = std::getenv("GIGASPARSE_OPTION_SEEDS");
+    const std::uint64_t seeds = env ? std::strtoull(env, nullptr, 10) : static_cast<std::uint64_t>(sim_or(20, 60));
+    for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
+        switch (seed % 4) {
+            case 0: random_combination<double, std::int32_t>(seed); break;
+            case 1: random_combination<float, std::int32_t>(seed); break;
+            case 2: random_combination<double, std::int64_t>(seed); break;
+            default: random_combination<float, std::int64_t>(seed);
+        }
+        if (::testing::Test::HasFailure()) break;  // the first failing draw is the one to read
+    }
 }
 
 #ifdef GIGASPARSE_CUDA_SIM

@@ -441,6 +441,21 @@ TEST(GmagnusMath, DeviceTestBudgetsAreFeasible) {
                                                 p.sizes),
                       c.smem);
     }
+    // CudaSpgemm.RandomOptionCombinations' draws: 4 KiB for elements of up to 12 bytes, 8 KiB with
+    // 256 threads, 16 and 32 KiB with 256, 512 or 1024 (1024 with 16-byte elements from 32 KiB; at
+    // most 2^16 columns; outer blocks lowered to the budget)
+    for (const int col : {4, 8})
+        for (const int val : {4, 8})
+            for (const count_t smem : {count_t(4096), count_t(8192), count_t(16384), count_t(32768)})
+                for (const int ms : {256, 512, 1024})
+                    for (const int outer : {32, 128, 1024})
+                        for (const count_t ncols : {count_t(1), count_t(100), count_t(700), count_t(40000), count_t(1) << 16}) {
+                            if ((smem == 4096 && col + val > 12) || (smem < 16384 && ms > 256) || (smem < 32768 && ms == 1024 && col + val > 12))
+                                continue;
+                            SCOPED_TRACE("col " + std::to_string(col) + " val " + std::to_string(val) + " smem " + std::to_string(smem) + " ms " +
+                                         std::to_string(ms) + " ncols " + std::to_string(ncols));
+                            EXPECT_TRUE(gm::params_feasible(gm::make_params(ncols, smem, {col, val, 8, 4}, ms, outer)));
+                        }
 }
 
 // The outer product's per-block and per-entry arithmetic, run as the kernel runs it (each block's
@@ -569,6 +584,41 @@ TEST(GmagnusMath, HeavyThresholdLowersTau) {
         EXPECT_EQ(gm::accum_kind(cap + 1, 10, p), gm::AccumKind::dense);
         EXPECT_EQ(gm::accum_kind(cap, 30, p), gm::AccumKind::hash);
     }
+}
+
+// A heavy threshold too small for the budget is raised to the smallest feasible τ (never lowered,
+// and left alone where it is feasible); a budget too small at the paper's τ stays infeasible.
+TEST(GmagnusMath, HeavyThresholdRaisedToFeasible) {
+    int raised = 0;
+    for (const int col : {4, 8})
+        for (const int val : {4, 8})
+            for (const count_t smem : {count_t(4096), count_t(8192), count_t(16384), count_t(32768), count_t(227 * 1024 - 2304)})
+                for (const int ms : {256, 512, 1024})
+                    for (const count_t ncols : {count_t(300), count_t(40000), count_t(1) << 16, count_t(1) << 24})
+                        for (const count_t cap : {count_t(1), count_t(16), count_t(64), count_t(300), count_t(512)}) {
+                            SCOPED_TRACE("col " + std::to_string(col) + " val " + std::to_string(val) + " smem " + std::to_string(smem) + " ms " +
+                                         std::to_string(ms) + " ncols " + std::to_string(ncols) + " cap " + std::to_string(cap));
+                            const gm::ElementSizes s{col, val, 8, 4};
+                            const gm::Params paper = gm::make_params(ncols, smem, s, ms, 1024);
+                            const gm::Params asked = gm::make_params(ncols, smem, s, ms, 1024, 0, cap);
+                            const gm::Params p = gm::make_feasible_params(ncols, smem, s, ms, 1024, 0, cap);
+                            EXPECT_EQ(gm::params_feasible(p), gm::params_feasible(paper));
+                            if (!gm::params_feasible(paper)) continue;
+                            EXPECT_GE(p.tau, std::min(cap, paper.tau));
+                            EXPECT_LE(p.tau, paper.tau);
+                            if (gm::params_feasible(asked)) {
+                                EXPECT_EQ(p.tau, asked.tau);
+                            } else {
+                                ++raised;
+                                EXPECT_GT(p.tau, cap);
+                                EXPECT_FALSE(gm::params_feasible(gm::make_params(ncols, smem, s, ms, 1024, 0, p.tau - 1))) << "the smallest";
+                            }
+                        }
+    EXPECT_GT(raised, 0) << "no threshold needed raising: the search is untested";
+    // the H200's float/int32 budget with 1024-thread multisplit blocks: τ = 1 raised
+    const gm::Params h = gm::make_feasible_params(count_t(1) << 20, 227 * 1024 - 2304, {4, 4, 8, 4}, 1024, 1024, 0, 1);
+    EXPECT_TRUE(gm::params_feasible(h));
+    EXPECT_GT(h.tau, 1);
 }
 
 // The outer product's default block for `resident` blocks an SM: registers and thread slots decide.

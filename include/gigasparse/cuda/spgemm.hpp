@@ -56,7 +56,9 @@ struct GpuSpgemmOptions {
     // chunked accumulation); the others are light (a hash table per row). 0: τ of the paper, half the
     // largest hash table shared memory holds (8192 for float values and int32 indices on the H200).
     // Lower values send more rows, and more chunks of heavy rows, through the heavy path; values
-    // above τ are taken as τ. For tuning; InvalidArgument below 0.
+    // above τ are taken as τ, and values too small for the shared-memory budget (more rows a multisplit
+    // group, histograms too large) as the smallest τ it allows (GpuSpgemmStats::tau: the τ used). For
+    // tuning; InvalidArgument below 0.
     std::int64_t heavy_threshold = 0;
     // Light rows of a one-call product in one pass (true): the hash kernels accumulate values as they
     // count, and stage each sorted row at its products' offset until C's row offsets are known (a

@@ -236,7 +236,7 @@ public:
     Gmagnus(const Gmagnus&) = delete;
     Gmagnus& operator=(const Gmagnus&) = delete;
 
-    // Host CSR in and out: upload, the device-resident product, download (all timed).
+    // Host CSR in and out: upload, the device-resident product, download (timed with the phases).
     Csr<V, I> run(CsrView<V, I> a_host, CsrView<V, I> b_host) {
         const cudaStream_t hs = heavy_.get();
         PhaseTimer io(timed_);
@@ -494,7 +494,7 @@ private:
         smem_reserved_ = reserved;
         const std::int64_t stream = resident > 1 ? stream_budget(smem, per_sm, reserved, max_static, resident) : smem;
         const ElementSizes sizes{static_cast<int>(sizeof(I)), static_cast<int>(sizeof(V)), 8, 4};
-        p_ = make_params(b_cols, smem, sizes, ms_threads, outer_threads, stream, opt_.heavy_threshold);
+        p_ = make_feasible_params(b_cols, smem, sizes, ms_threads, outer_threads, stream, opt_.heavy_threshold);
         if (!params_feasible(p_))
             throw NotSupported("cuda::spgemm: shared-memory budget of " + std::to_string(smem) + " bytes is too small for gMAGNUS");
         nbins_ = hash_bin_count(p_);

@@ -259,6 +259,29 @@ GIGASPARSE_HD constexpr bool params_feasible(const Params& p) {
     return dense_smem_bytes(last_span, p.sizes, true) <= p.smem_bytes;
 }
 
+// make_params with the heavy threshold tau_cap (GpuSpgemmOptions::heavy_threshold), raised when it
+// makes the parameters infeasible to the smallest τ that does not: a small τ lets a multisplit group
+// span more rows (group_rows_bound), whose histograms then leave too few chunks or elements for the
+// budget — with the full H200 budget and 1024-thread multisplit blocks τ = 1 does, with 4 KiB τ = 16
+// (HeavyThresholdRaisedToFeasible). The threshold is a tuning knob, not a reason to fail; the τ used
+// is GpuSpgemmStats::tau. Feasibility grows with τ (fewer rows a group); binary search between the
+// threshold and the paper's τ. Parameters infeasible at the paper's τ are returned as they are
+// (the budget itself is too small).
+constexpr Params make_feasible_params(count_t ncols_c, count_t smem_bytes, ElementSizes s, int multisplit_threads, int outer_threads,
+                                      count_t stream_smem, count_t tau_cap) {
+    const Params p = make_params(ncols_c, smem_bytes, s, multisplit_threads, outer_threads, stream_smem, tau_cap);
+    if (tau_cap <= 0 || params_feasible(p)) return p;
+    const Params paper = make_params(ncols_c, smem_bytes, s, multisplit_threads, outer_threads, stream_smem, 0);
+    if (!params_feasible(paper) || paper.tau <= tau_cap) return p;
+    count_t lo = tau_cap, hi = paper.tau;  // infeasible at lo, feasible at hi
+    while (hi - lo > 1) {
+        const count_t mid = lo + (hi - lo) / 2;
+        if (params_feasible(make_params(ncols_c, smem_bytes, s, multisplit_threads, outer_threads, stream_smem, mid))) hi = mid;
+        else lo = mid;
+    }
+    return make_params(ncols_c, smem_bytes, s, multisplit_threads, outer_threads, stream_smem, hi);
+}
+
 // ---------------------------------------------------------------- flattened partitions (§III-B)
 // Largest s in [0, n) with offsets[s] <= x, for monotone offsets[0..n] with offsets[0] == 0 and
 // x < offsets[n]: the slice (or row) that owns flattened element x. Skips empty slices.
