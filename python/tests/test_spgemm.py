@@ -187,9 +187,12 @@ def test_empty_and_nan():
 def test_cuda_backend_or_not_supported(dtype):
     a = gs.generate.rmat(10, 8, seed=2, dtype=dtype)
     b = rand(1024, 300, 0.01, dtype, 6)
+    tuning = dict(time_phases=0, dense_light_rows=0, warp_sort_steps=0, heavy_threshold=64)  # known keywords
     if gs.cuda_device_count() == 0:
         with pytest.raises(gs.NotSupported, match="cuda"):
             gs.spgemm(a, b, backend="cuda")
+        with pytest.raises(gs.NotSupported, match="cuda"):
+            gs.spgemm(a, b, backend="cuda", **tuning)
         assert gs.cuda_cached_memory_bytes() == 0
         gs.cuda_release_memory()  # nothing to release
         return
@@ -201,6 +204,10 @@ def test_cuda_backend_or_not_supported(dtype):
     assert stats["backend"] == "cuda"
     assert stats["gpu"]["heavy_rows"] + stats["gpu"]["light_rows"] == a.shape[0]
     assert stats["gpu"]["total_ms"] > 0
+    c2, stats2 = gs.spgemm(a, b, backend="cuda", return_stats=True, **tuning)
+    assert_sparse_close(c2, a @ b, tol(dtype))
+    assert stats2["gpu"]["total_ms"] == 0  # no phase-time events
+    assert stats2["gpu"]["tau"] == 64
     plan = gs.SpgemmPlan(a, b, backend="cuda")
     assert_sparse_close(plan.numeric(a, b), a @ b, tol(dtype))
     a2, b2 = a.copy(), b.copy()  # same patterns, new values: the plan's device-side pattern is reused
