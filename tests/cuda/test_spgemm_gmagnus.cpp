@@ -312,7 +312,8 @@ TEST(CudaSpgemm, PlanNumericWithNewValues) {
                     return (x == after.kernels.end() ? 0 : x->second) - (y == before.kernels.end() ? 0 : y->second);
                 };
                 for (const char* k : {"row_products_kernel", "histogram_kernel", "heavy_entries_kernel", "csc_gather_kernel", "segment_bin_keys_kernel",
-                                      "segment_keys_kernel", "segment_offsets_kernel", "level_order_kernel", "row_classes_kernel"})
+                                      "segment_keys_kernel", "segment_offsets_kernel", "level_order_kernel", "row_classes_kernel",
+                                      "small_scan_kernel (inclusive)", "small_scan_kernel (exclusive)"})
                     EXPECT_EQ(launched(k), 0) << k << " ran in the numeric phase";
                 for (const char* k : {"gather_values_kernel", "outer_product_kernel", "multisplit_kernel"})
                     EXPECT_GT(launched(k), 0) << k << " did not run in the numeric phase";
@@ -513,7 +514,8 @@ TEST(CudaSpgemm, RacecheckSmallProducts) {
                           "row_lengths_kernel", "heavy_entries_kernel", "csc_colptr_kernel", "csc_gather_kernel", "gather_values_kernel", "slice_sizes_kernel", "level_split_kernel",
                           "outer_product_kernel", "make_segments_kernel", "histogram_kernel", "split_flags_kernel", "level_order_kernel",
                           "multisplit_kernel", "segment_bin_keys_kernel", "hash_segments_kernel", "dense_segments_kernel",
-                          "segment_row_nnz_kernel", "segment_keys_kernel", "gather_counts_kernel", "segment_offsets_kernel"})
+                          "segment_row_nnz_kernel", "segment_keys_kernel", "gather_counts_kernel", "segment_offsets_kernel",
+                          "small_scan_kernel (inclusive)", "small_scan_kernel (exclusive)"})
         EXPECT_TRUE(kernels_run.count(k)) << k << " did not run";
 #endif
 }
@@ -886,13 +888,22 @@ GpuSpgemmOptions random_options(std::mt19937_64& rng, int elem_bytes, std::strin
     return o;
 }
 
-// A·B with options o, one call and a plan (symbolic, then two numeric phases with new values: the
-// second on C's kept columns when o keeps them), each against the reference.
+// A·B with options o: one call on host operands and one on device-resident ones (C sized by its
+// products where that path applies), and a plan (symbolic, then two numeric phases with new values:
+// the second on C's kept columns when o keeps them), each against the reference.
 template <class V, class I>
 void expect_product_and_plan(gs::Csr<V, I> a, gs::Csr<V, I> b, const GpuSpgemmOptions& o, const std::string& what) {
     const double tol = std::is_same_v<V, float> ? 1e-4 : 1e-10;
     const GpuSpgemmStats st = expect_matches(a, b, o, what + ", one call");
     EXPECT_EQ(st.total_ms > 0, o.time_phases) << what;
+    {
+        using DM = gs::cuda::DeviceMatrix<V, I>;
+        const DM da = DM::upload(a.view()), db = DM::upload(b.view());
+        GpuSpgemmStats dst;
+        const DM dc = gs::cuda::spgemm(da, db, o, &dst);
+        EXPECT_EQ(dc.nnz(), st.nnz_c) << what;
+        EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(a.view(), b.view()).view(), dc.download().view(), tol)) << what << ", device-resident";
+    }
     gs::cuda::GpuSpgemmPlan<V, I> plan(o);
     plan.symbolic(a.view(), b.view());
     for (int round = 0; round < 2; ++round) {
@@ -950,8 +961,8 @@ void random_combination(std::uint64_t seed) {
 }  // namespace
 
 // Every option in random combinations (fixed seeds), float and double, 32- and 64-bit columns,
-// on skewed, banded, rectangular, wide and unsorted products: one call and a plan against the
-// reference. The knobs the next GPU run sweeps (τ, dense or hashed light rows, one or two passes,
+// on skewed, banded, rectangular, wide and unsorted products: one call (host and device-resident
+// operands) and a plan against the reference. The knobs the next GPU run sweeps (τ, dense or hashed light rows, one or two passes,
 // streams, block sizes) must give the same product in any mix.
 TEST(CudaSpgemm, RandomOptionCombinations) {
     SKIP_WITHOUT_GPU();

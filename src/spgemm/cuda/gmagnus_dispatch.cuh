@@ -439,10 +439,7 @@ private:
         }
         if (ls != hs) light_done.order_before(hs);
         // row offsets of C (the first zeroed by setup()), then where each segment's entries go
-        if (m_ > 0)
-            temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
-                return cub::DeviceScan::InclusiveSum(t, b, row_nnz(), row_ptr_.data() + 1, m_, hs);
-            });
+        scan(row_nnz(), row_ptr_.data() + 1, m_, true);
         for (HeavyBatch& hb : batches_) {
             segment_offsets(hb);
             if (!keep_pattern_) hb.seg_nnz.allocate(0, at(hs));  // freed in stream order (kept: the known phase's chunk lengths)
@@ -680,9 +677,7 @@ private:
         }
         launch("gather_products_kernel", &gather_products_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, row_order(), row_products(),
                stage_.products);
-        temp_h_.run("cub::DeviceScan::ExclusiveSum", [&](void* t, std::size_t& b) {
-            return cub::DeviceScan::ExclusiveSum(t, b, stage_.products, stage_.off, n, hs);
-        });
+        scan(stage_.products, stage_.off, n, false);
         st_.light_stage_bytes = bytes;
         return true;
     }
@@ -830,14 +825,10 @@ private:
             count_t *prefix = work.data(), *sizes = prefix + 2 * nheavy_;
             launch("gather_products_kernel", &gather_products_kernel, grid_for(nheavy_, simple_block), simple_block, 0, hs, nheavy_, heavy_rows(),
                    row_products(), sizes);
-            temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
-                return cub::DeviceScan::InclusiveSum(t, b, sizes, prefix, nheavy_, hs);
-            });
+            scan(sizes, prefix, nheavy_, true);
             launch("row_lengths_kernel", &row_lengths_kernel, grid_for(nheavy_, simple_block), simple_block, 0, hs, nheavy_, heavy_rows(), a_.row_ptr,
                    sizes, nullptr, nullptr);
-            temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
-                return cub::DeviceScan::InclusiveSum(t, b, sizes, prefix + nheavy_, nheavy_, hs);
-            });
+            scan(sizes, prefix + nheavy_, nheavy_, true);
             const std::vector<count_t> h = read_device(prefix, 2 * nheavy_, hs);
             const count_t* products = h.data();
             const count_t* entries = h.data() + nheavy_;
@@ -874,15 +865,11 @@ private:
         count_t* slice_sizes = t_sorted + nent;
         hb.chat_ptr.allocate(nh + 1, at(hs));
         launch("gather_products_kernel", &gather_products_kernel, grid_for(nh, simple_block), simple_block, 0, hs, nh, rows, row_products(), sizes);
-        temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
-            return cub::DeviceScan::InclusiveSum(t, b, sizes, hb.chat_ptr.data() + 1, nh, hs);
-        });
+        scan(sizes, hb.chat_ptr.data() + 1, nh, true);
         // masked CSR -> CSC of the batch's rows of A (stable radix sort by column)
         launch("row_lengths_kernel", &row_lengths_kernel, grid_for(nh, simple_block), simple_block, 0, hs, nh, rows, a_.row_ptr, sizes,
                hb.chat_ptr.data(), entry_ptr);
-        temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
-            return cub::DeviceScan::InclusiveSum(t, b, sizes, entry_ptr + 1, nh, hs);
-        });
+        scan(sizes, entry_ptr + 1, nh, true);
         DeviceBuffer<count_t> keys_sorted(nent, at(hs));  // kept: the CSC's columns
         launch("heavy_entries_kernel", &heavy_entries_kernel<I>, grid_for(nh * warp_size, simple_block), simple_block, 0, hs, nh, rows,
                a_.row_ptr, a_.col_idx, b_.row_ptr, entry_ptr, ka, keys, ent_h, ent_j, ent_t);
@@ -902,10 +889,7 @@ private:
                ent_j, hb.csc_row.data(), hb.csc_src.data());
         launch("slice_sizes_kernel", &slice_sizes_kernel, grid_for(ka, simple_block), simple_block, 0, hs, ka, hb.col_ptr.data(), b_.row_ptr, slice_sizes,
                traffic(), hb.slice_off.data());
-        if (ka > 0)
-            temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
-                return cub::DeviceScan::InclusiveSum(t, b, slice_sizes, hb.slice_off.data() + 1, ka, hs);
-            });
+        scan(slice_sizes, hb.slice_off.data() + 1, ka, true);
         hb.csc_col = std::move(keys_sorted);  // each position's column: the outer product's step 2 reads it
         const count_t outer_blocks = grid_for(batch.products, static_cast<int>(p_.outer_group_elems));
         hb.outer_entries.allocate(2 * outer_blocks, at(hs));
@@ -982,9 +966,7 @@ private:
             }
             launch("level_order_kernel", &level_order_kernel, grid_for(n_out, simple_block), simple_block, 0, hs, n_out, ord, counts, in_row, in_base,
                    L.chunks_log2, L.sub_log2, lv.pos.data(), osz, out_row, out_base, lv.out_ptr.data());
-            temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) {
-                return cub::DeviceScan::InclusiveSum(t, b, osz, lv.out_ptr.data() + 1, n_out, hs);
-            });
+            scan(osz, lv.out_ptr.data() + 1, n_out, true);
             // split chunks and their elements, in one round trip (before the multisplit runs)
             count_t n_split = 0, next_total = 0;
             if (!last_level) {
@@ -1162,10 +1144,23 @@ private:
             return cub::DeviceRadixSort::SortPairs(t, b, reinterpret_cast<const ull*>(kb), reinterpret_cast<ull*>(kr_sorted), ids2, ids3, n, 0, row_bits, hs);
         });
         launch("gather_counts_kernel", &gather_counts_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, ids3, hb.seg_nnz.data(), cnt);
-        temp_h_.run("cub::DeviceScan::ExclusiveSum", [&](void* t, std::size_t& b) {
-            return cub::DeviceScan::ExclusiveSum(t, b, cnt, g, n, hs);
-        });
+        scan(cnt, g, n, false);
         launch("segment_offsets_kernel", &segment_offsets_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, ids3, kr_sorted, g, row_ptr_.data(), hb.seg_out.data());
+    }
+
+    // Prefix sums of n counts on the heavy stream: out[i] = in[0] + ... + in[i] (inclusive) or the
+    // sum before i. One block (small_scan_kernel) up to small_scan_max counts, a CUB scan beyond.
+    void scan(const count_t* in, count_t* out, count_t n, bool inclusive) {
+        const cudaStream_t hs = heavy_.get();
+        if (n <= 0) return;
+        if (n <= small_scan_max) {
+            if (inclusive) launch("small_scan_kernel (inclusive)", &small_scan_kernel<true>, 1, small_scan_threads, 0, hs, in, out, n);
+            else launch("small_scan_kernel (exclusive)", &small_scan_kernel<false>, 1, small_scan_threads, 0, hs, in, out, n);
+        } else if (inclusive) {
+            temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) { return cub::DeviceScan::InclusiveSum(t, b, in, out, n, hs); });
+        } else {
+            temp_h_.run("cub::DeviceScan::ExclusiveSum", [&](void* t, std::size_t& b) { return cub::DeviceScan::ExclusiveSum(t, b, in, out, n, hs); });
+        }
     }
 
     // Device buffers of this product: ordered on stream s, counted in mem_.

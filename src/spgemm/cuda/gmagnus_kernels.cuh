@@ -417,6 +417,34 @@ __device__ void block_exclusive_scan(T* data, count_t n, Map f, typename cub::Bl
     __syncthreads();
 }
 
+// ------------------------------------------------------------------ small device-wide scans
+// A prefix sum of n <= small_scan_max counts by one block (one launch, where a CUB device scan
+// takes two: its tile states' initialization, then the scan; the setup's and the light rows' scans
+// of a small product are launch latency): out[i] = in[0] + ... + in[i] (INCLUSIVE) or the sum
+// before i. Each thread takes small_scan_items consecutive counts; in and out may be one array
+// (every count is read before the block scan's barrier, written after it).
+inline constexpr int small_scan_threads = 512, small_scan_items = 16;
+inline constexpr count_t small_scan_max = count_t{small_scan_threads} * small_scan_items;
+template <bool INCLUSIVE>
+static __global__ void __launch_bounds__(small_scan_threads) small_scan_kernel(const count_t* in, count_t* out, count_t n) {
+    __shared__ typename cub::BlockScan<count_t, small_scan_threads>::TempStorage tmp;
+    const count_t b = static_cast<count_t>(threadIdx.x) * small_scan_items;
+    count_t x[small_scan_items], sum = 0;
+    GIGASPARSE_UNROLL
+    for (int u = 0; u < small_scan_items; ++u) {
+        x[u] = b + u < n ? in[b + u] : 0;
+        sum += x[u];
+    }
+    count_t run = 0;
+    cub::BlockScan<count_t, small_scan_threads>(tmp).ExclusiveSum(sum, run);
+    GIGASPARSE_UNROLL
+    for (int u = 0; u < small_scan_items; ++u) {
+        if (INCLUSIVE) run += x[u];
+        if (b + u < n) out[b + u] = run;
+        if (!INCLUSIVE) run += x[u];
+    }
+}
+
 // ------------------------------------------------------------------ hierarchical multisplit (Alg. 5)
 struct LevelArgs {
     count_t total;        // elements of the level's input
