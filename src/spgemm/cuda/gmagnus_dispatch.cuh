@@ -675,9 +675,7 @@ private:
             stage_ = LightStage<V, I>{};
             return false;
         }
-        launch("gather_products_kernel", &gather_products_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, row_order(), row_products(),
-               stage_.products);
-        scan(stage_.products, stage_.off, n, false);
+        scan(row_products(), stage_.off, n, false, row_order(), stage_.products);
         st_.light_stage_bytes = bytes;
         return true;
     }
@@ -823,9 +821,7 @@ private:
             const cudaStream_t hs = heavy_.get();
             DeviceBuffer<count_t> work(3 * nheavy_, at(hs));  // the prefix sums of products and entries, then the sizes
             count_t *prefix = work.data(), *sizes = prefix + 2 * nheavy_;
-            launch("gather_products_kernel", &gather_products_kernel, grid_for(nheavy_, simple_block), simple_block, 0, hs, nheavy_, heavy_rows(),
-                   row_products(), sizes);
-            scan(sizes, prefix, nheavy_, true);
+            scan(row_products(), prefix, nheavy_, true, heavy_rows(), sizes);
             launch("row_lengths_kernel", &row_lengths_kernel, grid_for(nheavy_, simple_block), simple_block, 0, hs, nheavy_, heavy_rows(), a_.row_ptr,
                    sizes, nullptr, nullptr);
             scan(sizes, prefix + nheavy_, nheavy_, true);
@@ -864,8 +860,7 @@ private:
         count_t *ent_h = keys + nent, *ent_j = ent_h + nent, *ent_t = ent_j + nent, *t_sorted = ent_t + nent;
         count_t* slice_sizes = t_sorted + nent;
         hb.chat_ptr.allocate(nh + 1, at(hs));
-        launch("gather_products_kernel", &gather_products_kernel, grid_for(nh, simple_block), simple_block, 0, hs, nh, rows, row_products(), sizes);
-        scan(sizes, hb.chat_ptr.data() + 1, nh, true);
+        scan(row_products(), hb.chat_ptr.data() + 1, nh, true, rows, sizes);
         // masked CSR -> CSC of the batch's rows of A (stable radix sort by column)
         launch("row_lengths_kernel", &row_lengths_kernel, grid_for(nh, simple_block), simple_block, 0, hs, nh, rows, a_.row_ptr, sizes,
                hb.chat_ptr.data(), entry_ptr);
@@ -1138,25 +1133,32 @@ private:
             return cub::DeviceRadixSort::SortPairs(t, b, reinterpret_cast<const ull*>(kb), reinterpret_cast<ull*>(kb2), ids, ids2, n, 0, base_bits, hs);
         });
         // rows in the base order, then a stable sort by row
-        launch("gather_products_kernel", &gather_products_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, ids2, kr, kb);
+        launch("gather_kernel", &gather_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, ids2, kr, kb);
         const int row_bits = floor_log2(std::max<count_t>(m_, 1)) + 1;
         temp_h_.run("cub::DeviceRadixSort::SortPairs", [&](void* t, std::size_t& b) {
             return cub::DeviceRadixSort::SortPairs(t, b, reinterpret_cast<const ull*>(kb), reinterpret_cast<ull*>(kr_sorted), ids2, ids3, n, 0, row_bits, hs);
         });
-        launch("gather_counts_kernel", &gather_counts_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, ids3, hb.seg_nnz.data(), cnt);
-        scan(cnt, g, n, false);
+        scan(hb.seg_nnz.data(), g, n, false, ids3, cnt);
         launch("segment_offsets_kernel", &segment_offsets_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, ids3, kr_sorted, g, row_ptr_.data(), hb.seg_out.data());
     }
 
-    // Prefix sums of n counts on the heavy stream: out[i] = in[0] + ... + in[i] (inclusive) or the
-    // sum before i. One block (small_scan_kernel) up to small_scan_max counts, a CUB scan beyond.
-    void scan(const count_t* in, count_t* out, count_t n, bool inclusive) {
+    // Prefix sums of n counts x[i] = in[idx[i]] (in[i] without idx) on the heavy stream:
+    // out[i] = x[0] + ... + x[i] (inclusive) or the sum before i. One block (small_scan_kernel, which
+    // gathers as it loads) up to small_scan_max counts; beyond, a gather into `gathered` (n counts,
+    // needed with idx) and a CUB scan of it.
+    void scan(const count_t* in, count_t* out, count_t n, bool inclusive, const count_t* idx = nullptr, count_t* gathered = nullptr) {
         const cudaStream_t hs = heavy_.get();
         if (n <= 0) return;
         if (n <= small_scan_max) {
-            if (inclusive) launch("small_scan_kernel (inclusive)", &small_scan_kernel<true>, 1, small_scan_threads, 0, hs, in, out, n);
-            else launch("small_scan_kernel (exclusive)", &small_scan_kernel<false>, 1, small_scan_threads, 0, hs, in, out, n);
-        } else if (inclusive) {
+            if (inclusive) launch("small_scan_kernel (inclusive)", &small_scan_kernel<true>, 1, small_scan_threads, 0, hs, in, idx, out, n);
+            else launch("small_scan_kernel (exclusive)", &small_scan_kernel<false>, 1, small_scan_threads, 0, hs, in, idx, out, n);
+            return;
+        }
+        if (idx) {
+            launch("gather_kernel", &gather_kernel, grid_for(n, simple_block), simple_block, 0, hs, n, idx, in, gathered);
+            in = gathered;
+        }
+        if (inclusive) {
             temp_h_.run("cub::DeviceScan::InclusiveSum", [&](void* t, std::size_t& b) { return cub::DeviceScan::InclusiveSum(t, b, in, out, n, hs); });
         } else {
             temp_h_.run("cub::DeviceScan::ExclusiveSum", [&](void* t, std::size_t& b) { return cub::DeviceScan::ExclusiveSum(t, b, in, out, n, hs); });

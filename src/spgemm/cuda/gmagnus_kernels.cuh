@@ -420,19 +420,21 @@ __device__ void block_exclusive_scan(T* data, count_t n, Map f, typename cub::Bl
 // ------------------------------------------------------------------ small device-wide scans
 // A prefix sum of n <= small_scan_max counts by one block (one launch, where a CUB device scan
 // takes two: its tile states' initialization, then the scan; the setup's and the light rows' scans
-// of a small product are launch latency): out[i] = in[0] + ... + in[i] (INCLUSIVE) or the sum
-// before i. Each thread takes small_scan_items consecutive counts; in and out may be one array
-// (every count is read before the block scan's barrier, written after it).
+// of a small product are launch latency): with x[i] = in[idx[i]] (in[i] without idx),
+// out[i] = x[0] + ... + x[i] (INCLUSIVE) or the sum before i. Each thread takes small_scan_items
+// consecutive counts; in and out may be one array (every count is read before the block scan's
+// barrier, written after it).
 inline constexpr int small_scan_threads = 512, small_scan_items = 16;
 inline constexpr count_t small_scan_max = count_t{small_scan_threads} * small_scan_items;
 template <bool INCLUSIVE>
-static __global__ void __launch_bounds__(small_scan_threads) small_scan_kernel(const count_t* in, count_t* out, count_t n) {
+static __global__ void __launch_bounds__(small_scan_threads) small_scan_kernel(const count_t* in, const count_t* __restrict__ idx, count_t* out,
+                                                                                count_t n) {
     __shared__ typename cub::BlockScan<count_t, small_scan_threads>::TempStorage tmp;
     const count_t b = static_cast<count_t>(threadIdx.x) * small_scan_items;
     count_t x[small_scan_items], sum = 0;
     GIGASPARSE_UNROLL
     for (int u = 0; u < small_scan_items; ++u) {
-        x[u] = b + u < n ? in[b + u] : 0;
+        x[u] = b + u < n ? in[idx ? idx[b + u] : b + u] : 0;
         sum += x[u];
     }
     count_t run = 0;
@@ -1367,10 +1369,6 @@ static __global__ void segment_keys_kernel(count_t n, const Segment* __restrict_
     key_row[t] = segs[t].c_row;
     ids[t] = t;
 }
-static __global__ void gather_counts_kernel(count_t n, const count_t* __restrict__ ids, const count_t* __restrict__ seg_nnz, count_t* __restrict__ out) {
-    const count_t t = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
-    if (t < n) out[t] = seg_nnz[ids[t]];
-}
 // g = exclusive scan of counts in (row, base) order; seg_out = c_ptr[row] + g - g(first segment of row).
 static __global__ void segment_offsets_kernel(count_t n, const count_t* __restrict__ ids, const count_t* __restrict__ rows_sorted,
                                        const count_t* __restrict__ g, const count_t* __restrict__ c_ptr, count_t* __restrict__ seg_out) {
@@ -1390,9 +1388,10 @@ static __global__ void segment_row_nnz_kernel(count_t n, const Segment* __restri
     const count_t t = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
     if (t < n && seg_nnz[t] > 0) atomic_add_count(&row_nnz[segs[t].c_row], seg_nnz[t]);
 }
-static __global__ void gather_products_kernel(count_t n, const count_t* __restrict__ rows, const count_t* __restrict__ products, count_t* __restrict__ out) {
+// out[t] = in[idx[t]] for t < n.
+static __global__ void gather_kernel(count_t n, const count_t* __restrict__ idx, const count_t* __restrict__ in, count_t* __restrict__ out) {
     const count_t t = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
-    if (t < n) out[t] = products[rows[t]];
+    if (t < n) out[t] = in[idx[t]];
 }
 
 }  // namespace gmagnus
