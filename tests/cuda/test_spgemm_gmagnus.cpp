@@ -931,7 +931,7 @@ void random_combination(std::uint64_t seed) {
     const std::string what = "seed " + std::to_string(seed) + ": " + opts;
     SCOPED_TRACE(what);
     try {
-    switch (seed % 5) {
+    switch (seed % 6) {
         case 0: {  // skewed square, A²: heavy rows under the small budgets
             const auto a = gs::test::rmat_like<V, I>(static_cast<int>(draw(7, 9)), static_cast<int>(draw(7, 9)), static_cast<double>(draw(6, 16)), seed);
             const auto sq = a.nrows == a.ncols ? a : gs::test::rmat_like<V, I>(8, 8, 10, seed);
@@ -955,6 +955,17 @@ void random_combination(std::uint64_t seed) {
                                     gs::test::random_csr<V, I>(k, n, static_cast<double>(draw(4, 40)), seed + 1, 0.2), o, "random rectangular, " + what);
             break;
         }
+        case 5: {  // degenerate shapes: no rows, no columns, no inner dimension, no entries
+            const std::int64_t m = draw(1, 300), k = draw(1, 300), n = draw(1, 300);
+            switch (draw(0, 4)) {
+                case 0: expect_product_and_plan(gs::Csr<V, I>(0, 0), gs::Csr<V, I>(0, 0), o, "0x0, " + what); break;
+                case 1: expect_product_and_plan(gs::Csr<V, I>(m, k), gs::test::random_csr<V, I>(k, n, 3, seed), o, "A without entries, " + what); break;
+                case 2: expect_product_and_plan(gs::test::random_csr<V, I>(m, k, 3, seed), gs::Csr<V, I>(k, 0), o, "B without columns, " + what); break;
+                case 3: expect_product_and_plan(gs::Csr<V, I>(m, 0), gs::Csr<V, I>(0, n), o, "no inner dimension, " + what); break;
+                default: expect_product_and_plan(gs::Csr<V, I>(0, k), gs::test::random_csr<V, I>(k, n, 3, seed), o, "A without rows, " + what);
+            }
+            break;
+        }
         default: {  // unsorted rows of a random square
             const auto r = gs::test::unsort_rows(gs::test::random_csr<V, I>(draw(200, 500), draw(200, 500), static_cast<double>(draw(5, 25)), seed), seed);
             const auto sq = r.nrows == r.ncols ? r : gs::test::unsort_rows(gs::test::random_csr<V, I>(300, 300, 12, seed), seed);
@@ -969,8 +980,8 @@ void random_combination(std::uint64_t seed) {
 }  // namespace
 
 // Every option in random combinations (fixed seeds), float and double, 32- and 64-bit columns,
-// on skewed, banded, rectangular, wide and unsorted products: one call (host and device-resident
-// operands) and a plan against the reference. The knobs the next GPU run sweeps (τ, dense or hashed light rows, one or two passes,
+// on skewed, banded, rectangular, wide, unsorted and degenerate products (no rows, columns, inner
+// dimension or entries): one call (host and device-resident operands) and a plan against the reference. The knobs the next GPU run sweeps (τ, dense or hashed light rows, one or two passes,
 // streams, block sizes) must give the same product in any mix.
 TEST(CudaSpgemm, RandomOptionCombinations) {
     SKIP_WITHOUT_GPU();
