@@ -903,7 +903,11 @@ template <class V, class I>
 void expect_product_and_plan(gs::Csr<V, I> a, gs::Csr<V, I> b, const GpuSpgemmOptions& o, const std::string& what) {
     const double tol = std::is_same_v<V, float> ? 1e-4 : 1e-10;
     const GpuSpgemmStats st = expect_matches(a, b, o, what + ", one call");
-    EXPECT_EQ(st.total_ms > 0, o.time_phases) << what;
+    if (!o.time_phases) {
+        EXPECT_EQ(st.total_ms, 0.0) << what;
+    } else if (st.products > 0) {
+        EXPECT_GT(st.total_ms, 0.0) << what;  // (an empty product's events may coincide on a GPU)
+    }
     {
         using DM = gs::cuda::DeviceMatrix<V, I>;
         const DM da = DM::upload(a.view()), db = DM::upload(b.view());

@@ -634,8 +634,12 @@ TEST(GmagnusMath, OuterBlockThreadsForResidentBlocks) {
     for (int resident = 1; resident <= 8; ++resident)
         for (int regs : {16, 32, 40, 64, 128}) {
             const int t = gm::outer_block_threads(resident, regs);
-            if (t > 32) EXPECT_GE(gm::resident_blocks_per_sm(t, regs, 0, count_t(1) << 40, 0), resident) << resident << " " << regs;
-            if (t < 1024) EXPECT_LT(gm::resident_blocks_per_sm(2 * t, regs, 0, count_t(1) << 40, 0), resident) << resident << " " << regs;
+            if (t > 32) {
+                EXPECT_GE(gm::resident_blocks_per_sm(t, regs, 0, count_t(1) << 40, 0), resident) << resident << " " << regs;
+            }
+            if (t < 1024) {
+                EXPECT_LT(gm::resident_blocks_per_sm(2 * t, regs, 0, count_t(1) << 40, 0), resident) << resident << " " << regs;
+            }
         }
 }
 
