@@ -47,20 +47,15 @@ struct Segment {
     int span_log2;
 };
 
-// The sum of v over the lanes of the warp, in lane 0 (every lane calls it).
+// v combined by op over the lanes of the warp, in lane 0 (every lane calls it): warp_sum, and the
+// minimum and maximum of the row's column spans.
+template <class Op>
+__device__ __forceinline__ count_t warp_reduce(count_t v, Op op) {
+    for (int o = warp_size / 2; o > 0; o /= 2) v = op(v, __shfl_down_sync(0xffffffffu, v, o));
+    return v;
+}
 __device__ __forceinline__ count_t warp_sum(count_t v) {
-    for (int o = warp_size / 2; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
-    return v;
-}
-
-// The minimum and maximum of v over the lanes of the warp, in lane 0 (every lane calls them).
-__device__ __forceinline__ count_t warp_min(count_t v) {
-    for (int o = warp_size / 2; o > 0; o /= 2) v = min_c(v, __shfl_down_sync(0xffffffffu, v, o));
-    return v;
-}
-__device__ __forceinline__ count_t warp_max(count_t v) {
-    for (int o = warp_size / 2; o > 0; o /= 2) v = max_c(v, __shfl_down_sync(0xffffffffu, v, o));
-    return v;
+    return warp_reduce(v, [](count_t x, count_t y) { return x + y; });
 }
 
 // ------------------------------------------------------------------ setup kernels
@@ -109,8 +104,8 @@ static __global__ void row_products_kernel(count_t m, const count_t* __restrict_
         }
     }
     sum = warp_sum(sum);
-    l = warp_min(l);
-    h = warp_max(h);
+    l = warp_reduce(l, [](count_t x, count_t y) { return min_c(x, y); });
+    h = warp_reduce(h, [](count_t x, count_t y) { return max_c(x, y); });
     if (lane == 0) {
         products[warp] = sum;
         row_lo[warp] = l;
