@@ -164,10 +164,11 @@ struct HeavyBatch {
     struct Level {
         LevelArgs L{};
         count_t n_out = 0;
+        count_t n_split = 0;  // output rows split again by the next level (the first n_split)
         count_t blocks = 0;
         std::size_t shmem = 0;
         int in_buf = 0;
-        DeviceBuffer<count_t> pos, out_ptr;  // input chunk -> output chunk; output chunk starts (n_out + 1: the multisplit's cursors start there)
+        DeviceBuffer<count_t> pos, out_ptr;  // input chunk -> output chunk; output chunk starts (n_out + 1)
     };
     std::vector<Level> levels;
     DeviceBuffer<Segment> segs;
@@ -823,7 +824,7 @@ private:
             count_t *prefix = work.data(), *sizes = prefix + 2 * nheavy_;
             scan(row_products(), prefix, nheavy_, true, heavy_rows(), sizes);
             launch("row_lengths_kernel", &row_lengths_kernel, grid_for(nheavy_, simple_block), simple_block, 0, hs, nheavy_, heavy_rows(), a_.row_ptr,
-                   sizes, nullptr, nullptr);
+                   sizes, nullptr, nullptr, nullptr);
             scan(sizes, prefix + nheavy_, nheavy_, true);
             const std::vector<count_t> h = read_device(prefix, 2 * nheavy_, hs);
             const count_t* products = h.data();
@@ -851,19 +852,23 @@ private:
         const std::size_t t_csc = timer.start(hs);
         // Ĉ.rowPtr of the batch
         // the transient arrays in one allocation: row sizes, entry offsets, then per A entry its key,
-        // row, entry of A, position and sorted position, then the slice sizes
+        // row, entry of A, position and sorted position, then the slice sizes, then per heavy row
+        // its row of C and column base (the multisplit's first input) and its outer-product cursor
         const count_t nent = batch.entries;  // = entry_ptr[nh], known from the plan: no round trip
-        DeviceBuffer<count_t> work(2 * nh + 1 + 5 * nent + std::max<count_t>(ka, 1), at(hs));
+        DeviceBuffer<count_t> work(2 * nh + 1 + 5 * nent + std::max<count_t>(ka, 1) + 3 * nh, at(hs));
         count_t* sizes = work.data();
         count_t* entry_ptr = sizes + nh;
         count_t* keys = entry_ptr + nh + 1;
         count_t *ent_h = keys + nent, *ent_j = ent_h + nent, *ent_t = ent_j + nent, *t_sorted = ent_t + nent;
         count_t* slice_sizes = t_sorted + nent;
+        count_t* in_row = slice_sizes + std::max<count_t>(ka, 1);
+        count_t *in_base = in_row + nh, *outer_cursor = in_base + nh;
         hb.chat_ptr.allocate(nh + 1, at(hs));
         scan(row_products(), hb.chat_ptr.data() + 1, nh, true, rows, sizes);
-        // masked CSR -> CSC of the batch's rows of A (stable radix sort by column)
+        // masked CSR -> CSC of the batch's rows of A (stable radix sort by column); the same kernel
+        // copies the rows and zeroes the column bases and cursors
         launch("row_lengths_kernel", &row_lengths_kernel, grid_for(nh, simple_block), simple_block, 0, hs, nh, rows, a_.row_ptr, sizes,
-               hb.chat_ptr.data(), entry_ptr);
+               hb.chat_ptr.data(), entry_ptr, in_row);
         scan(sizes, entry_ptr + 1, nh, true);
         DeviceBuffer<count_t> keys_sorted(nent, at(hs));  // kept: the CSC's columns
         launch("heavy_entries_kernel", &heavy_entries_kernel<I>, grid_for(nh * warp_size, simple_block), simple_block, 0, hs, nh, rows,
@@ -892,24 +897,13 @@ private:
                batch.products, p_.outer_group_elems, ka, hb.slice_off.data(), hb.col_ptr.data(), b_.row_ptr, hb.outer_entries.data());
         timer.stop(t_csc, hs, &st_.csc_ms);
         v = alloc_values(hb);
-        outer_product(hb, v, timer);
+        outer_product(hb, v, timer, outer_cursor);
         // hierarchical multisplit (Alg. 5), double buffered, heavy chunks first
         const std::size_t t_ms = timer.start(hs);
-        std::vector<DeviceBuffer<Segment>> level_segs;
-        std::vector<count_t> level_nsegs;
-        // each input row's row of C and column base (nh of each, in one allocation)
-        DeviceBuffer<count_t> in_rb(2 * nh, at(hs));
-        count_t *in_row = in_rb.data(), *in_base = in_row + nh;
-        check(cudaMemcpyAsync(in_row, rows, nh * sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
-        check(cudaMemsetAsync(in_base, 0, nh * sizeof(count_t), hs), "cudaMemsetAsync");
+        // each level's output rows' row of C and column base (kept until the segments are made)
+        std::vector<DeviceBuffer<count_t>> level_rb;
         count_t n_in = nh, total = hb.span.products;
         int in_buf = 0, span = p_.span_log2;
-        if (p_.nlevels == 0) {
-            level_segs.emplace_back(nh, at(hs));
-            level_nsegs.push_back(nh);
-            launch("make_segments_kernel", &make_segments_kernel, grid_for(nh, simple_block), simple_block, 0, hs, 0, nh, hb.chat_ptr.data(), in_row,
-                   in_base, 0, span, level_segs.back().data());
-        }
         for (int level = 0; level < p_.nlevels && n_in > 0; ++level) {
             ++st_.levels_run;
             const bool last_level = level + 1 == p_.nlevels;
@@ -928,15 +922,16 @@ private:
             lv.shmem = static_cast<std::size_t>(multisplit_smem_bytes(L.group_elems, L.group_rows, nchunks, ms_threads, p_.sizes));
             lv.pos.allocate(n_out, at(hs));
             lv.out_ptr.allocate(n_out + 1, at(hs));
-            // the level's transient arrays in one allocation (chunk counts, ids, order, sizes, the
-            // partition's count and the split flags), and the output rows' row and base in another
-            // (the next level's input)
-            DeviceBuffer<count_t> work(4 * n_out + 2 + ceil_div(n_out, static_cast<count_t>(sizeof(count_t))), at(hs));
-            count_t *counts = work.data(), *ids = counts + n_out, *order = ids + n_out, *osz = order + n_out, *split = osz + n_out;
+            // the level's transient arrays in one allocation (chunk counts and the multisplit's
+            // cursors, zeroed together, ids, order, sizes, the partition's count and the split
+            // flags), and the output rows' row and base in another (the next level's input)
+            DeviceBuffer<count_t> work(5 * n_out + 2 + ceil_div(n_out, static_cast<count_t>(sizeof(count_t))), at(hs));
+            count_t *counts = work.data(), *cursor = counts + n_out, *ids = cursor + n_out, *order = ids + n_out, *osz = order + n_out;
+            count_t* split = osz + n_out;
             char* flags = reinterpret_cast<char*>(split + 2);
-            DeviceBuffer<count_t> out_rb(2 * n_out, at(hs));
-            count_t *out_row = out_rb.data(), *out_base = out_row + n_out;
-            check(cudaMemsetAsync(counts, 0, n_out * sizeof(count_t), hs), "cudaMemsetAsync");
+            level_rb.emplace_back(2 * n_out, at(hs));
+            count_t *out_row = level_rb.back().data(), *out_base = out_row + n_out;
+            check(cudaMemsetAsync(counts, 0, 2 * n_out * sizeof(count_t), hs), "cudaMemsetAsync");
             // the blocks' histograms for this build's multisplit kernel, while they take at most an
             // eighth of the level's elements' bytes (a plan's later builds count them in the kernel)
             DeviceBuffer<unsigned> block_hist;
@@ -970,37 +965,39 @@ private:
                 n_split = h[0];
                 next_total = h[1];
             }
+            lv.n_split = n_split;
             hb.levels.push_back(std::move(lv));
-            multisplit(hb, hb.levels.size() - 1, v, timer, block_hist.data());
-            // light (and, on the last level, dense) chunks become segments
-            const int out_buf = 1 - in_buf;
-            const count_t nseg = n_out - n_split;
-            level_segs.emplace_back(nseg, at(hs));
-            level_nsegs.push_back(nseg);
-            launch("make_segments_kernel", &make_segments_kernel, grid_for(nseg, simple_block), simple_block, 0, hs, n_split, n_out,
-                   hb.levels.back().out_ptr.data(), out_row, out_base, out_buf, L.sub_log2, level_segs.back().data());
+            multisplit(hb, hb.levels.size() - 1, v, timer, cursor, block_hist.data());
             // next level: the heavy prefix of this level's output (double buffering: writes into the
             // consumed input buffer never reach this level's segments, which lie past the prefix;
             // this level's transient buffers are freed in stream order after their last use)
             total = next_total;
             n_in = n_split;
-            in_rb = std::move(out_rb);
             in_row = out_row;
             in_base = out_base;
-            in_buf = out_buf;
+            in_buf = 1 - in_buf;
             span = hb.levels.back().L.sub_log2;
         }
-        // all segments of the batch in one array
+        // the segments, written into one array: the light (and, on the last level, dense) chunks of
+        // every level, or without a multisplit the heavy rows themselves
         count_t nsegs = 0;
-        for (count_t n : level_nsegs) nsegs += n;
+        for (const HeavyBatch::Level& lv : hb.levels) nsegs += lv.n_out - lv.n_split;
+        if (hb.levels.empty()) nsegs = nh;
         hb.nsegs = nsegs;
         hb.segs.allocate(nsegs, at(hs));
+        if (hb.levels.empty()) {
+            launch("make_segments_kernel", &make_segments_kernel, grid_for(nh, simple_block), simple_block, 0, hs, 0, nh, hb.chat_ptr.data(),
+                   in_row, in_base, 0, span, hb.segs.data());
+        }
         count_t seg_at = 0;
-        for (std::size_t l = 0; l < level_segs.size(); ++l) {
-            if (level_nsegs[l] > 0)
-                check(cudaMemcpyAsync(hb.segs.data() + seg_at, level_segs[l].data(), level_nsegs[l] * sizeof(Segment), cudaMemcpyDeviceToDevice, hs),
-                      "cudaMemcpyAsync D2D");
-            seg_at += level_nsegs[l];
+        for (std::size_t l = 0; l < hb.levels.size(); ++l) {
+            const HeavyBatch::Level& lv = hb.levels[l];
+            const count_t nseg = lv.n_out - lv.n_split;
+            const count_t* out_row = level_rb[l].data();
+            if (nseg > 0)
+                launch("make_segments_kernel", &make_segments_kernel, grid_for(nseg, simple_block), simple_block, 0, hs, lv.n_split, lv.n_out,
+                       lv.out_ptr.data(), out_row, out_row + lv.n_out, 1 - lv.in_buf, lv.L.sub_log2, hb.segs.data() + seg_at);
+            seg_at += nseg;
         }
         timer.stop(t_ms, hs, &st_.multisplit_ms);
         bin_segments(hb);
@@ -1019,51 +1016,59 @@ private:
         return v;
     }
 
-    // A's values in CSC order, then the outer product (Alg. 4) into v's first buffer.
-    void outer_product(const HeavyBatch& hb, HeavyValues<V, I>& v, PhaseTimer& timer) {
+    // A's values in CSC order, then the outer product (Alg. 4) into v's first buffer; cursor: a zeroed
+    // count per heavy row of the batch.
+    void outer_product(const HeavyBatch& hb, HeavyValues<V, I>& v, PhaseTimer& timer, count_t* cursor) {
         const cudaStream_t hs = heavy_.get();
-        const count_t nh = hb.span.last - hb.span.first, ka = a_.ncols;
+        const count_t ka = a_.ncols;
         const std::size_t t_csc = timer.start(hs);
         DeviceBuffer<V> csc_val(hb.span.entries, at(hs));
         launch("gather_values_kernel", &gather_values_kernel<V>, grid_for(hb.span.entries, simple_block), simple_block, 0, hs, hb.span.entries, hb.col_ptr.data() + ka,
                hb.csc_src.data(), a_.values, csc_val.data());
-        DeviceBuffer<count_t> cursor(nh, at(hs));
-        check(cudaMemcpyAsync(cursor.data(), hb.chat_ptr.data(), nh * sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
         const std::size_t t_outer = timer.start_at(timer.stop(t_csc, hs, &st_.csc_ms));  // one event ends the one and starts the other
         const count_t ge = p_.outer_group_elems;
         launch("outer_product_kernel", &outer_product_kernel<V, I>, grid_for(hb.span.products, static_cast<int>(ge)), p_.outer_threads,
                static_cast<std::size_t>(outer_smem_bytes(ge, p_.sizes)), hs, hb.span.products, ge, hb.outer_entries.data(), hb.slice_off.data(),
-               hb.col_ptr.data(), hb.csc_col.data(), hb.csc_row.data(), csc_val.data(), b_.row_ptr, b_.col_idx, b_.values, cursor.data(),
-               v.col[0].data(), v.val[0].data());
+               hb.col_ptr.data(), hb.csc_col.data(), hb.csc_row.data(), csc_val.data(), b_.row_ptr, b_.col_idx, b_.values, hb.chat_ptr.data(),
+               cursor, v.col[0].data(), v.val[0].data());
         timer.stop(t_outer, hs, &st_.outer_ms);
         st_.outer_bytes += hb.span.products * static_cast<count_t>(sizeof(I) + sizeof(V));  // + B and Ã reads: traffic()
     }
 
-    // The multisplit kernel of level l (its histogram, order and output chunks are in hb; block_hist:
-    // the histogram kernel's per-block histograms of this build, or null: counted in the kernel).
-    void multisplit(const HeavyBatch& hb, std::size_t l, HeavyValues<V, I>& v, PhaseTimer& timer, const unsigned* block_hist = nullptr) {
+    // The multisplit kernel of level l (its histogram, order and output chunks are in hb; cursor: a
+    // zeroed count per output row; block_hist: the histogram kernel's per-block histograms of this
+    // build, or null: counted in the kernel).
+    void multisplit(const HeavyBatch& hb, std::size_t l, HeavyValues<V, I>& v, PhaseTimer& timer, count_t* cursor, const unsigned* block_hist = nullptr) {
         const cudaStream_t hs = heavy_.get();
         const HeavyBatch::Level& lv = hb.levels[l];
-        DeviceBuffer<count_t> cursor(lv.n_out, at(hs));
-        check(cudaMemcpyAsync(cursor.data(), lv.out_ptr.data(), lv.n_out * sizeof(count_t), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
         const int in = lv.in_buf, out = 1 - lv.in_buf;
         const std::size_t t_split = timer.start(hs);
         with_multisplit_threads(p_.multisplit_threads, [&](auto t) {
             launch("multisplit_kernel", &multisplit_kernel<decltype(t)::value, V, I>, lv.blocks, p_.multisplit_threads, lv.shmem, hs, lv.L, hb.in_ptr(l),
-                   v.col[in].data(), v.val[in].data(), lv.pos.data(), cursor.data(), v.col[out].data(), v.val[out].data(), block_hist);
+                   v.col[in].data(), v.val[in].data(), lv.pos.data(), lv.out_ptr.data(), cursor, v.col[out].data(), v.val[out].data(), block_hist);
         });
         timer.stop(t_split, hs, &st_.multisplit_kernels_ms);
         st_.multisplit_bytes += lv.L.total * static_cast<count_t>(3 * sizeof(I) + 2 * sizeof(V));
     }
 
     // A batch's intermediate from the current values: the outer product and the multisplit kernels
-    // only (the pattern work and its host waits were done by the symbolic phase).
+    // only (the pattern work and its host waits were done by the symbolic phase), their cursors in
+    // one zeroed array.
     HeavyValues<V, I> rebuild_values(const HeavyBatch& hb, PhaseTimer& timer) {
         const cudaStream_t hs = heavy_.get();
         HeavyValues<V, I> v = alloc_values(hb);
-        outer_product(hb, v, timer);
+        const count_t nh = hb.span.last - hb.span.first;
+        count_t ncursors = nh;
+        for (const HeavyBatch::Level& lv : hb.levels) ncursors += lv.n_out;
+        DeviceBuffer<count_t> cursors(ncursors, at(hs));
+        check(cudaMemsetAsync(cursors.data(), 0, ncursors * sizeof(count_t), hs), "cudaMemsetAsync");
+        outer_product(hb, v, timer, cursors.data());
         const std::size_t t_ms = timer.start(hs);
-        for (std::size_t l = 0; l < hb.levels.size(); ++l) multisplit(hb, l, v, timer);
+        count_t at_cursor = nh;
+        for (std::size_t l = 0; l < hb.levels.size(); ++l) {
+            multisplit(hb, l, v, timer, cursors.data() + at_cursor);
+            at_cursor += hb.levels[l].n_out;
+        }
         timer.stop(t_ms, hs, &st_.multisplit_ms);
         return v;
     }

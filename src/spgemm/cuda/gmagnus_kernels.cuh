@@ -232,12 +232,21 @@ static __global__ void gather_values_kernel(count_t n, const count_t* __restrict
 }
 
 // lengths[h] = nnz of heavy row h of A; thread 0 also zeroes the first offsets of two scans
-// (zero0[0], zero1[0], when given: a memset each less).
+// (zero0[0], zero1[0], when given), and with `rows_out` (a batch's build) rows_out[h] = rows[h],
+// rows_out[nh + h] = rows_out[2 nh + h] = 0: the multisplit's first input rows and column bases,
+// and the outer product's cursors (a copy and two memsets less).
 static __global__ void row_lengths_kernel(count_t nh, const count_t* __restrict__ rows, const count_t* __restrict__ a_ptr, count_t* __restrict__ lengths,
-                                          count_t* __restrict__ zero0, count_t* __restrict__ zero1) {
+                                          count_t* __restrict__ zero0, count_t* __restrict__ zero1, count_t* __restrict__ rows_out) {
     const count_t h = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
     if (h == 0 && zero0 != nullptr) *zero0 = *zero1 = 0;
-    if (h < nh) lengths[h] = a_ptr[rows[h] + 1] - a_ptr[rows[h]];
+    if (h >= nh) return;
+    const count_t r = rows[h];
+    lengths[h] = a_ptr[r + 1] - a_ptr[r];
+    if (rows_out != nullptr) {
+        rows_out[h] = r;
+        rows_out[nh + h] = 0;
+        rows_out[2 * nh + h] = 0;
+    }
 }
 
 // col_ptr[k] = first sorted position with key >= k (k in [0, ncols]); slice_sizes[k] = entries * nnz(B[k,:]).
@@ -329,7 +338,8 @@ __device__ __forceinline__ unsigned block_exclusive_max(unsigned x, unsigned* wa
 // Shared memory (outer_smem_bytes): for each Ã entry the block touches (block-local index la) the
 // bases of its elements' positions in Ĉ and entries of B (outer_entry), and for each element the la
 // of its entry (the owner map, 16 bits). Step 2 reserves each entry's part of Ĉ (one atomic on its
-// row's cursor, as the paper shifts the row pointer in place) and marks the entry's first element in
+// row's cursor, which counts from zero, past the row's start row_start[h]: the paper shifts the row
+// pointer in place, and zeroed cursors need no copy of the row starts) and marks the entry's first element in
 // the map; a block-wide max-scan fills the map forward; step 3 then writes consecutive elements to
 // consecutive positions of Ĉ with two shared loads, three global loads and no search or division
 // per element (the paper's GetAEntry/GetBEntry per element: a division, and a search for the slice
@@ -340,7 +350,8 @@ static __global__ void __launch_bounds__(outer_max_threads) outer_product_kernel
                                      const count_t* __restrict__ slice_off, const count_t* __restrict__ col_ptr, const count_t* __restrict__ csc_col,
                                      const count_t* __restrict__ csc_row, const V* __restrict__ csc_val,
                                      const count_t* __restrict__ b_ptr, const I* __restrict__ b_col, const V* __restrict__ b_val,
-                                     count_t* __restrict__ cursor, I* __restrict__ out_col, V* __restrict__ out_val) {
+                                     const count_t* __restrict__ row_start, count_t* __restrict__ cursor, I* __restrict__ out_col,
+                                     V* __restrict__ out_val) {
     GIGASPARSE_DYNAMIC_SHARED(smem_raw);
     count_t* dest_base = reinterpret_cast<count_t*>(smem_raw);
     count_t* b_base = dest_base + group_elems;
@@ -360,7 +371,8 @@ static __global__ void __launch_bounds__(outer_max_threads) outer_product_kernel
         const count_t b0 = b_ptr[k], nb = b_ptr[k + 1] - b0;
         const OuterEntry e = outer_entry(slice_off[k] + (ai - col_ptr[k]) * nb, nb, b0, R);
         const count_t la = ai - a_begin;
-        dest_base[la] = atomic_add_count(&cursor[csc_row[ai]], e.count) - e.first;
+        const count_t h = csc_row[ai];
+        dest_base[la] = row_start[h] + atomic_add_count(&cursor[h], e.count) - e.first;
         b_base[la] = e.b_base;
         owner[e.first - R.begin] = static_cast<std::uint16_t>(la);
     }
@@ -525,13 +537,15 @@ static __global__ void __launch_bounds__(THREADS) histogram_kernel(LevelArgs L, 
 // Multisplit kernel: local histogram (counted, or with block_hist the histogram kernel's copy of it:
 // one read of the level's columns less), global reservation per (row, chunk), local scan, permute
 // in shared memory, coalesced writes of each chunk run. pos[] maps a global chunk id to its output
-// row (heavy chunks first); cursor[] starts at the output row pointers.
+// row (heavy chunks first); cursor[] counts each output row's reserved elements from zero (a
+// range starts at out_ptr[row] + the cursor: one zeroed array serves every level of a build).
 // One block per SM (its shared memory; the launch bound says so: with the block size alone ptxas,
 // nvcc 13 / sm_90, held the 512-thread kernel to 32 registers and spilled).
 template <int THREADS, class V, class I>
 static __global__ void __launch_bounds__(THREADS, 1) multisplit_kernel(LevelArgs L, const count_t* __restrict__ in_ptr, const I* __restrict__ in_col,
-                                                             const V* __restrict__ in_val, const count_t* __restrict__ pos, count_t* __restrict__ cursor,
-                                                             I* __restrict__ out_col, V* __restrict__ out_val, const unsigned* __restrict__ block_hist) {
+                                                             const V* __restrict__ in_val, const count_t* __restrict__ pos, const count_t* __restrict__ out_ptr,
+                                                             count_t* __restrict__ cursor, I* __restrict__ out_col, V* __restrict__ out_val,
+                                                             const unsigned* __restrict__ block_hist) {
     GIGASPARSE_DYNAMIC_SHARED(smem_raw);
     constexpr int warps = THREADS / warp_size;
     const count_t slots = L.group_rows << L.chunks_log2;
@@ -551,7 +565,10 @@ static __global__ void __launch_bounds__(THREADS, 1) multisplit_kernel(LevelArgs
     for (count_t s = threadIdx.x; s < slots; s += THREADS) {
         count_t t = 0;
         for (int w = 0; w < warps; ++w) t += hist[w * slots + s];
-        if (t > 0) offsets_global[s] = atomic_add_count(&cursor[pos[global_chunk(r0 + (s >> L.chunks_log2), s & (nchunks - 1), L.chunks_log2)]], t);
+        if (t > 0) {
+            const count_t o = pos[global_chunk(r0 + (s >> L.chunks_log2), s & (nchunks - 1), L.chunks_log2)];
+            offsets_global[s] = out_ptr[o] + atomic_add_count(&cursor[o], t);
+        }
     }
     __syncthreads();
     // local offsets: slot-major scan over the warp-major histograms
