@@ -495,6 +495,8 @@ int main(int argc, char** argv) {
             cx.gpu.warp_sort_steps = false;
         } else if (a == "--hashed-light-rows") {
             cx.gpu.dense_light_rows = false;
+        } else if (a == "--no-dense-wide-rows") {
+            cx.gpu.dense_wide_rows = false;
         } else {
             std::fprintf(stderr, "bench_spgemm_cuda: unknown argument %s\n", a.c_str());
             return 2;

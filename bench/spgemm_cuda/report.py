@@ -86,6 +86,9 @@ def options_of(run):
     # runs before dense_light_rows existed: every light row hashed
     if run.get("dense_light_rows", False):
         sort = "light rows of short spans dense, " + sort
+    # runs before dense_wide_rows existed: every row above the threshold heavy
+    if run.get("dense_wide_rows", False):
+        sort = "rows above τ of short spans dense, " + sort
     heavy = run.get("heavy_threshold", 0)
     return (f"multisplit {ms} threads, outer product {outer} threads, {light}, {passes}, {sort}" + (f", {resident} resident blocks" if resident > 1 else "")
             + (f", rows of more than {heavy} products heavy" if heavy else ""))
@@ -95,7 +98,8 @@ def options_key(run):
     return (run.get("multisplit_threads", 0) or 256, run.get("outer_threads", 0), run.get("warp_light_rows", True),
             run.get("warp_row_products", 32) or 512, run.get("light_streams", 1) or 3, run.get("fit_hash_blocks", False),
             run.get("resident_blocks", 0) or 1,
-            run.get("one_pass_light_rows", False), run.get("warp_sort_steps", False), run.get("heavy_threshold", 0), run.get("dense_light_rows", False))
+            run.get("one_pass_light_rows", False), run.get("warp_sort_steps", False), run.get("heavy_threshold", 0), run.get("dense_light_rows", False),
+            run.get("dense_wide_rows", False))
 
 
 def merge(runs, names):

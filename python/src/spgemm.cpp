@@ -64,6 +64,7 @@ SpgemmOptions make_options(const std::string& backend, const nb::dict& kwargs) {
         else if (k == "keep_c_pattern") o.gpu.keep_c_pattern = v != 0;
         else if (k == "warp_sort_steps") o.gpu.warp_sort_steps = v != 0;
         else if (k == "dense_light_rows") o.gpu.dense_light_rows = v != 0;
+        else if (k == "dense_wide_rows") o.gpu.dense_wide_rows = v != 0;
         else if (k == "time_phases") o.gpu.time_phases = v != 0;
         else if (k == "resident_blocks") o.gpu.resident_blocks = static_cast<int>(v);
         else if (k == "heavy_threshold") o.gpu.heavy_threshold = v;
@@ -111,6 +112,7 @@ nb::dict stats_dict(const SpgemmStats& s) {
         nb::dict gpu;
         gpu["heavy_rows"] = g.heavy_rows;
         gpu["light_rows"] = g.light_rows;
+        gpu["wide_dense_rows"] = g.wide_dense_rows;
         gpu["heavy_products"] = g.heavy_products;
         gpu["levels"] = g.nlevels;
         gpu["levels_run"] = g.levels_run;

@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include <gigasparse/config.hpp>
+#include <gigasparse/core/convert.hpp>
 #include <gigasparse/core/error.hpp>
 #include <gigasparse/cuda/device.hpp>
 #include <gigasparse/cuda/device_matrix.hpp>
@@ -68,10 +69,14 @@ GpuSpgemmStats expect_matches(const gs::Csr<V, I>& a, const gs::Csr<V, I>& b, co
     return st;
 }
 
+// A lower shared-memory (and intermediate) budget: more heavy rows, multisplit levels (and batches)
+// on small matrices. Every row above τ takes the heavy path (no wide dense rows: the test matrices'
+// few columns would let most of them accumulate densely; DenseWideRows tests those).
 GpuSpgemmOptions budget(std::int64_t smem, std::int64_t inter = 0) {
     GpuSpgemmOptions o;
     o.shared_memory_bytes = smem;
     o.intermediate_budget_bytes = inter;
+    o.dense_wide_rows = false;
     return o;
 }
 
@@ -504,6 +509,12 @@ TEST(CudaSpgemm, RacecheckSmallProducts) {
         const auto band = gs::test::banded<double, std::int32_t>(120, 16, 55);
         expect_matches(band, band, {}, "dense light rows");
         expect_square_plan(band, {}, 2, "dense light rows, plan");
+        // rows of 625 products (τ = 512 at 16 KiB) over 49 columns: wide dense rows, 512 threads a row
+        GpuSpgemmOptions wide;
+        wide.shared_memory_bytes = 16384;
+        const auto wband = gs::test::banded<double, std::int32_t>(80, 12, 56);
+        EXPECT_GT(expect_matches(wband, wband, wide, "wide dense rows").wide_dense_rows, 0);
+        expect_square_plan(wband, wide, 2, "wide dense rows, plan");
 #ifdef GIGASPARSE_CUDA_SIM
         EXPECT_EQ(cuda_sim::race_reports(), races_before) << "ThreadSanitizer reported a race in the dense light rows (above)";
         for (const auto& [name, n] : cuda_sim::stats().kernels) kernels_run.insert(name);
@@ -594,6 +605,7 @@ TEST(CudaSpgemm, BlockSizeOptions) {
     // a lower heavy threshold: rows and chunks past it take the heavy path, the same product; above τ it is τ
     {
         GpuSpgemmOptions o;
+        o.dense_wide_rows = false;  // the rows past the threshold span few columns: they would accumulate densely
         const auto paper = expect_matches(light, light, o, "heavy threshold τ");
         o.heavy_threshold = 48;
         const auto low = expect_matches(light, light, o, "heavy threshold 48");
@@ -865,6 +877,91 @@ TEST(CudaSpgemm, DenseLightRows) {
     expect_square_plan(band, {}, 3, "banded, plan");
 }
 
+// Wide dense rows (GpuSpgemmOptions::dense_wide_rows, row_is_dense_wide): rows of more than τ
+// products whose products span few columns accumulate densely, a block each, in the largest hash
+// table's shared memory; rows whose span does not fit, or with more than dense_wide_max_products
+// products, stay heavy. At 16 KiB (double values, int32 indices) the table holds 1024 entries:
+// τ = 512, spans up to some 1500 columns.
+TEST(CudaSpgemm, DenseWideRows) {
+    SKIP_WITHOUT_GPU();
+    GpuSpgemmOptions wide;
+    wide.shared_memory_bytes = 16384;
+    GpuSpgemmOptions heavy = wide;
+    heavy.dense_wide_rows = false;
+    // a band of 25 entries a row: 625 products a row (more than τ) over 49 columns
+    const std::int64_t n = sim_or(600, 5000);
+    const auto band = gs::test::banded<double, std::int32_t>(n, 12, 21);
+    const auto w = expect_matches(band, band, wide, "band, wide dense rows");
+    ASSERT_EQ(w.tau, 512);
+    EXPECT_EQ(w.heavy_rows, 0);
+    EXPECT_GT(w.wide_dense_rows, n / 2);
+    EXPECT_EQ(w.light_rows, n);
+    const auto h = expect_matches(band, band, heavy, "band, heavy rows");
+    EXPECT_EQ(h.heavy_rows, w.wide_dense_rows);
+    EXPECT_EQ(h.wide_dense_rows, 0);
+    EXPECT_EQ(h.nnz_c, w.nnz_c);
+    GpuSpgemmOptions two = wide;
+    two.one_pass_light_rows = false;
+    expect_matches(band, band, two, "band, wide dense rows, two passes");
+    GpuSpgemmOptions hashed = wide;
+    hashed.dense_light_rows = false;  // no spans: no wide dense rows either
+    EXPECT_EQ(expect_matches(band, band, hashed, "band, hashed").wide_dense_rows, 0);
+    expect_square_plan(band, wide, 3, "band, wide dense rows, plan");
+
+    // the band and 5 rows whose products span the whole width (heavy), float and int64: at 8 KiB a
+    // table of 512 entries, τ = 256, spans up to some 1490 columns
+    GpuSpgemmOptions wide8 = wide;
+    wide8.shared_memory_bytes = 8192;
+    const std::int64_t n2 = sim_or(2400, 5000);
+    gs::Coo<float, std::int64_t> coo;
+    coo.nrows = coo.ncols = n2;
+    const auto ab = gs::test::banded<float, std::int64_t>(n2, 12, 22);
+    for (std::int64_t r = 0; r < n2; ++r)
+        for (std::int64_t q = ab.row_ptr[r]; q < ab.row_ptr[r + 1]; ++q) {
+            coo.row.push_back(r);
+            coo.col.push_back(ab.col_idx[q]);
+            coo.val.push_back(ab.values[q]);
+        }
+    for (std::int64_t r = 100; r < 105; ++r)
+        for (std::int64_t c = r % 7; c < n2; c += n2 / 40) {
+            coo.row.push_back(r);
+            coo.col.push_back(c);
+            coo.val.push_back(0.5f + static_cast<float>(c % 5));
+        }
+    const auto mixed = gs::coo_to_csr(coo);
+    const auto m = expect_matches(mixed, mixed, wide8, "band and rows of a whole span, float, int64");
+    ASSERT_EQ(m.tau, 256);
+    EXPECT_GT(m.wide_dense_rows, n2 / 2);
+    EXPECT_GE(m.heavy_rows, 5) << "the rows of a whole span (and those that reach them) stay heavy";
+    EXPECT_LT(m.heavy_rows, n2 / 4);
+    expect_square_plan(mixed, wide8, 2, "mixed, plan");
+
+    // rows of up to dense_wide_max_products (2^17 = 131072) products: A's rows over 300 or 400 columns of a dense
+    // 400 x 400 block of B (120000 and 160000 products, a span of 400)
+    const std::int64_t k = 400;
+    gs::Coo<double, std::int32_t> ca, cb;
+    ca.nrows = 2;
+    ca.ncols = cb.nrows = cb.ncols = k;
+    for (std::int32_t c = 0; c < k; ++c) {
+        if (c < 300) {
+            ca.row.push_back(0);
+            ca.col.push_back(c);
+            ca.val.push_back(1.0 + c % 3);
+        }
+        ca.row.push_back(1);
+        ca.col.push_back(c);
+        ca.val.push_back(2.0 - c % 2);
+        for (std::int32_t j = 0; j < k; ++j) {
+            cb.row.push_back(c);
+            cb.col.push_back(j);
+            cb.val.push_back(0.25 * ((c + j) % 7) - 0.5);
+        }
+    }
+    const auto cap = expect_matches(gs::coo_to_csr(ca), gs::coo_to_csr(cb), wide, "rows of 120000 and 160000 products");
+    EXPECT_EQ(cap.wide_dense_rows, 1) << "the row of 120000 products";
+    EXPECT_EQ(cap.heavy_rows, 1) << "the row of 160000 products";
+}
+
 namespace {
 
 // Options drawn at random (fixed seeds): every knob of GpuSpgemmOptions in combinations no other
@@ -888,6 +985,7 @@ GpuSpgemmOptions random_options(std::mt19937_64& rng, int elem_bytes, std::strin
     o.warp_light_rows = coin();
     o.warp_row_products = pick({0, 32, 100, 512});
     o.dense_light_rows = coin();
+    o.dense_wide_rows = coin();
     o.light_streams = static_cast<int>(pick({0, 1, 2, 5}));
     o.fit_hash_blocks = coin();
     o.one_pass_light_rows = coin();
@@ -898,7 +996,7 @@ GpuSpgemmOptions random_options(std::mt19937_64& rng, int elem_bytes, std::strin
     text = "smem " + std::to_string(o.shared_memory_bytes) + " inter " + std::to_string(o.intermediate_budget_bytes) + " ms " +
            std::to_string(o.multisplit_threads) + " outer " + std::to_string(o.outer_threads) + " resident " + std::to_string(o.resident_blocks) +
            " tau " + std::to_string(o.heavy_threshold) + " warp " + std::to_string(o.warp_light_rows) + "/" + std::to_string(o.warp_row_products) +
-           " dense " + std::to_string(o.dense_light_rows) + " streams " + std::to_string(o.light_streams) + " fit " + std::to_string(o.fit_hash_blocks) +
+           " dense " + std::to_string(o.dense_light_rows) + "/" + std::to_string(o.dense_wide_rows) + " streams " + std::to_string(o.light_streams) + " fit " + std::to_string(o.fit_hash_blocks) +
            " once " + std::to_string(o.one_pass_light_rows) + "/" + std::to_string(o.light_stage_budget_bytes) + " keep " +
            std::to_string(o.keep_c_pattern) + " warp_sort " + std::to_string(o.warp_sort_steps) + " timed " + std::to_string(o.time_phases);
     return o;

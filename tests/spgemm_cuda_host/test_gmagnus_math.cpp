@@ -230,6 +230,52 @@ TEST(GmagnusMath, DenseLightRowsFitTheirTable) {
     EXPECT_FALSE(gm::light_row_is_dense(8065, gm::hash_smem_bytes(cap, d, true), 8, true));
 }
 
+// Wide dense rows (row_is_dense_wide, row_key): above τ, at most 2^17 products, and a span whose
+// bitmap and values fit the largest table (H200, float and int32: 16384 entries, 31772 columns).
+// The kernel decides dense by its own table's bytes in every phase (dense_row: values or not), so a
+// row the setup calls wide dense must be dense in the table it gets, p.hash_capacity entries, in
+// the symbolic phase (keys only) as in the numeric ones: a hash table of p.hash_capacity entries
+// could not hold its products.
+TEST(GmagnusMath, DenseWideRowsFitTheLargestTable) {
+    const gm::Params p = gm::make_params(count_t(1) << 20, 227 * 1024, {4, 4, 8, 4});
+    ASSERT_EQ(p.hash_capacity, 16384);
+    ASSERT_EQ(p.tau, 8192);
+    const int nbins = gm::hash_bin_count(p);
+    EXPECT_TRUE(gm::row_is_dense_wide(8193, 31772, p));
+    EXPECT_FALSE(gm::row_is_dense_wide(8193, 31773, p)) << "the span's bitmap and values exceed the table";
+    EXPECT_FALSE(gm::row_is_dense_wide(8192, 100, p)) << "at most τ: a light row of a hash bin";
+    EXPECT_TRUE(gm::row_is_dense_wide(count_t(1) << 17, 100, p));
+    EXPECT_FALSE(gm::row_is_dense_wide((count_t(1) << 17) + 1, 100, p)) << "more than one block's walk";
+    EXPECT_FALSE(gm::row_is_dense_wide(9000, 0, p)) << "no span known";
+    EXPECT_EQ(gm::row_key(0, 0, p, nbins), unsigned(nbins + 1));
+    EXPECT_EQ(gm::row_key(5, 3, p, nbins), unsigned(gm::hash_bin(5)));
+    EXPECT_EQ(gm::row_key(8192, 40000, p, nbins), unsigned(gm::hash_bin(8192))) << "light whatever its span";
+    EXPECT_EQ(gm::row_key(8193, 40000, p, nbins), unsigned(nbins + 2));
+    EXPECT_EQ(gm::row_key(8193, 400, p, nbins), unsigned(nbins));
+    EXPECT_LT(gm::row_tally_count(nbins), gm::max_tallies);
+    // every key within the tallies; every wide dense row dense in its table in every phase
+    for (const gm::ElementSizes s : {gm::ElementSizes{4, 4, 8, 4}, gm::ElementSizes{4, 8, 8, 4}, gm::ElementSizes{8, 8, 8, 4}})
+        for (const count_t smem : {count_t(4096), count_t(8192), count_t(16384), count_t(48 * 1024), count_t(227 * 1024)}) {
+            const gm::Params q = gm::make_params(count_t(1) << 20, smem, s);
+            if (!gm::params_feasible(q)) continue;
+            const int nb = gm::hash_bin_count(q);
+            ASSERT_EQ(gm::hash_bin_capacity(nb - 1), q.hash_capacity) << "the widest bin's table is the largest";
+            int wide = 0;
+            for (count_t pr = 1; pr <= (count_t(1) << 18); pr = pr * 3 / 2 + 1)
+                for (count_t span = 1; span <= (count_t(1) << 17); span = span * 5 / 4 + 1) {
+                    const unsigned key = gm::row_key(pr, span, q, nb);
+                    ASSERT_LT(key, unsigned(nb + 3));
+                    if (key != unsigned(nb)) continue;
+                    ++wide;
+                    EXPECT_GT(pr, q.tau);
+                    EXPECT_TRUE(gm::light_row_is_dense(span, gm::hash_smem_bytes(q.hash_capacity, s, true), s.val, true));
+                    EXPECT_TRUE(gm::light_row_is_dense(span, gm::hash_smem_bytes(q.hash_capacity, s, false), s.val, false))
+                        << "symbolic: dense in the keys' bytes too (span " << span << ", table " << q.hash_capacity << ")";
+                }
+            EXPECT_GT(wide, 0) << "smem " << smem;
+        }
+}
+
 TEST(GmagnusMath, HashBlockThreadsKeepTheMostThreadsResident) {
     constexpr count_t sm = 233472, reserved = 1024, stat = 5264;
     EXPECT_EQ(gm::resident_blocks_per_sm(1024, 45, 0, sm, reserved), 1);   // registers: 1536 a warp

@@ -36,6 +36,14 @@ struct GpuSpgemmOptions {
     // hashing, compaction or sort (the sort was most of such a row's work); the setup finds each row's
     // span from its rows of B (a pass over B). false: every light row hashed (for comparison).
     bool dense_light_rows = true;
+    // With dense_light_rows, rows of more than heavy_threshold products whose products span few
+    // enough columns that a bitmap and a value per column fit the largest hash table's shared memory
+    // (31772 columns for float values and int32 indices on the H200), and that have at most 2^17
+    // products, accumulate densely there too, a block per row, instead of taking the heavy path
+    // (CSR→CSC, outer product, multisplit: its fixed launches and host waits fall on products with a
+    // few such rows). false: every row above the threshold heavy (for comparison; tests of the heavy
+    // path on matrices of few columns).
+    bool dense_wide_rows = true;
     // Streams the light rows' hash bins run on, in turn, largest bin first (0: 3; 1: all on one
     // stream, one bin after the other, as before; for comparison): bins run beside each other, the
     // small ones in the SMs' room beside the widest. InvalidArgument outside 0-8.
@@ -53,7 +61,7 @@ struct GpuSpgemmOptions {
     // (1024 for 2 blocks at its 32 registers). For tuning; InvalidArgument outside 0-8.
     int resident_blocks = 0;
     // Rows of C with more than this many intermediate products are heavy (outer product, multisplit,
-    // chunked accumulation); the others are light (a hash table per row). 0: τ of the paper, half the
+    // chunked accumulation; but see dense_wide_rows); the others are light (a hash table per row). 0: τ of the paper, half the
     // largest hash table shared memory holds (8192 for float values and int32 indices on the H200).
     // Lower values send more rows, and more chunks of heavy rows, through the heavy path; values
     // above τ are taken as τ, and values too small for the shared-memory budget (more rows a multisplit
@@ -91,6 +99,7 @@ struct GpuSpgemmStats {
     int levels_run = 0;
     std::int64_t products = 0;         // intermediate products of all rows
     std::int64_t heavy_rows = 0, light_rows = 0;
+    std::int64_t wide_dense_rows = 0;  // rows above τ accumulated densely (dense_wide_rows), counted in light_rows
     std::int64_t heavy_products = 0;   // nnz(Ĉ)
     std::int64_t batches = 0;
     bool replanned = false;  // the heavy rows were cut again into smaller batches, to fit beside C (a second symbolic pass)

@@ -597,7 +597,7 @@ private:
         const int ntally = row_tally_count(nbins_);
         rows_.allocate(5 * m_ + 3 + ntally, at(hs));
         row_ptr_.allocate(m_ + 1, at(hs));
-        light_begin_.assign(nbins_ + 2, 0);
+        light_begin_.assign(nbins_ + 3, 0);
         nheavy_ = heavy_entries_ = 0;
         // the sort keys (two arrays of m unsigned), the row ids, then the column spans of B's rows
         // (dense light rows)
@@ -613,19 +613,21 @@ private:
                a_.row_ptr, a_.col_idx, b_.row_ptr, b_lo, b_hi, row_products(), row_lo(), row_hi(), traffic(), 3 + ntally, row_ptr_.data());
         if (m_ == 0) return;
         count_t* tallies = traffic() + 3;
-        launch("row_classes_kernel", &row_classes_kernel, grid_for(m_, simple_block), simple_block, 0, hs, m_, row_products(), a_.row_ptr, p_, nbins_, keys,
-               ids, tallies, row_nnz());
-        const int bits = floor_log2(nbins_ + 1) + 1;
+        const bool wide = spans && opt_.dense_wide_rows;  // the rows' spans give the wide dense rows
+        launch("row_classes_kernel", &row_classes_kernel, grid_for(m_, simple_block), simple_block, 0, hs, m_, row_products(), a_.row_ptr,
+               wide ? row_lo() : nullptr, row_hi(), p_, nbins_, keys, ids, tallies, row_nnz());
+        const int bits = floor_log2(nbins_ + 2) + 1;
         temp_h_.run("cub::DeviceRadixSort::SortPairs", [&](void* t, std::size_t& b) {
             return cub::DeviceRadixSort::SortPairs(t, b, keys, keys + m_, ids, row_order(), m_, 0, bits, hs);
         });
         const std::vector<count_t> t = read_device(tallies, ntally, hs);
-        for (int bn = 0; bn <= nbins_; ++bn) light_begin_[bn + 1] = light_begin_[bn] + t[bn];
-        nheavy_ = t[nbins_ + 1];
-        st_.products = t[nbins_ + 2];
-        st_.heavy_products = t[nbins_ + 3];
-        heavy_entries_ = t[nbins_ + 4];
+        for (int bn = 0; bn <= nbins_ + 1; ++bn) light_begin_[bn + 1] = light_begin_[bn] + t[bn];
+        nheavy_ = t[nbins_ + 2];
+        st_.products = t[nbins_ + 3];
+        st_.heavy_products = t[nbins_ + 4];
+        heavy_entries_ = t[nbins_ + 5];
         st_.heavy_rows = nheavy_;
+        st_.wide_dense_rows = t[nbins_];
         st_.light_rows = m_ - nheavy_;
     }
 
@@ -657,7 +659,7 @@ private:
     // Allocates and scans it on the heavy stream (before t_setup, which the light stream waits
     // for); returns whether it did. Two passes otherwise: the symbolic hash pass, then the numeric one.
     bool stage_light_rows() {
-        const count_t n = light_begin_[nbins_];  // light rows with products
+        const count_t n = light_begin_[nbins_ + 1];  // light rows with products (the hash bins' and the wide dense rows)
         const count_t products = st_.products - st_.heavy_products;
         if (!opt_.one_pass_light_rows || n == 0) return false;
         const std::int64_t bytes = LightStage<V, I>::bytes(n, products);
@@ -757,7 +759,9 @@ private:
 
     // The light rows' hash kernels, one launch per nonempty bin, for phase P (launches of the one
     // pass named "... (once)", of a known pattern "... (known)": the simulator's launch counts tell
-    // the passes apart).
+    // the passes apart). The wide dense rows (bin nbins_, row_key) take hash_rows_kernel with the
+    // largest table, p_.hash_capacity entries — the one row_is_dense_wide sized them for, so every
+    // one of them goes dense there — and half of it in threads (at most 1024).
     // The bins go to the light stream and light_streams - 1 more in turn, the largest first (rows
     // times table entries), forked from and joined back into the light stream: a bin's last blocks
     // leave SMs idle that the next bins' fill, and the widest bins' blocks (1024 threads, one an SM)
@@ -766,9 +770,10 @@ private:
     void light_rows(I* c_col, V* c_val) {
         const cudaStream_t ls = light_stream();
         std::vector<int> bins;
-        for (int bn = 0; bn < nbins_; ++bn)
+        for (int bn = 0; bn <= nbins_; ++bn)
             if (light_begin_[bn + 1] > light_begin_[bn]) bins.push_back(bn);
-        const auto work = [&](int bn) { return (light_begin_[bn + 1] - light_begin_[bn]) * hash_bin_capacity(bn); };
+        const auto capacity = [&](int bn) { return bn == nbins_ ? p_.hash_capacity : hash_bin_capacity(bn); };
+        const auto work = [&](int bn) { return (light_begin_[bn + 1] - light_begin_[bn]) * capacity(bn); };
         std::stable_sort(bins.begin(), bins.end(), [&](int x, int y) { return work(x) > work(y); });
         const int nstreams = static_cast<int>(std::min<std::size_t>(bins.size(), static_cast<std::size_t>(light_streams_)));
         if (nstreams > 1) {
@@ -784,9 +789,16 @@ private:
             const int turn = static_cast<int>(x % static_cast<std::size_t>(std::max(nstreams, 1)));
             const cudaStream_t bs = turn == 0 ? ls : bin_streams_[turn - 1]->get();
             const count_t n = light_begin_[bn + 1] - light_begin_[bn];
-            const count_t cap = hash_bin_capacity(bn);
+            const count_t cap = capacity(bn);
             const count_t* rows = row_order() + light_begin_[bn];
             const count_t* stage_off = P == Phase::once ? stage_.off + light_begin_[bn] : nullptr;
+            if (bn == nbins_) {
+                launch(launch_name<P>("hash_rows_kernel"), &hash_rows_kernel<P, V, I>, n, hash_bin_threads(nbins_ - 1),
+                       static_cast<std::size_t>(hash_smem_bytes(cap, p_.sizes, has_values(P))), bs, rows, cap, a_.row_ptr, a_.col_idx, a_.values,
+                       b_.row_ptr, b_.col_idx, b_.values, row_nnz(), row_ptr_.data(), stage_off, known_col_.data(), c_col, c_val, opt_.warp_sort_steps,
+                       row_lo(), row_hi());
+                continue;
+            }
             const int per_block = warp_rows_per_block(cap, p_.sizes, has_values(P), p_.smem_bytes);
             if (opt_.warp_light_rows && light_bin_takes_warps(cap, n, warp_capacity_, per_block, sm_count_)) {  // a warp per row, several rows per block
                 const count_t table = hash_smem_bytes(cap, p_.sizes, has_values(P));
@@ -1197,7 +1209,7 @@ private:
     count_t heavy_entries_ = 0;  // entries of A in the heavy rows
     DeviceBuffer<count_t> rows_;     // one allocation for row_products(), row_nnz(), row_order(), row_lo(), row_hi(), traffic() and the tallies (setup())
     DeviceBuffer<count_t> row_ptr_;  // C's row offsets (moved into C by a one-product numeric phase)
-    std::vector<count_t> light_begin_;  // light rows of hash bin b: row_order()[light_begin_[b], light_begin_[b + 1])
+    std::vector<count_t> light_begin_;  // light rows of hash bin b (b = nbins_: the wide dense rows): row_order()[light_begin_[b], light_begin_[b + 1])
     std::vector<BatchSpan> batches_plan_;
     std::vector<HeavyBatch> batches_;
     std::unique_ptr<HeavyValues<V, I>> kept_;  // one batch's intermediate, from symbolic(keep_values)

@@ -131,13 +131,15 @@ __device__ __forceinline__ void warp_tally(count_t* s, count_t v) {
     if (threadIdx.x % warp_size == 0 && v != 0) atomic_add_count(s, v);
 }
 
-// Setup (Alg. 3 lines 2-4): the sort key of each row — the hash bin of a light row with products,
-// `nbins` for a row without products, nbins + 1 for a heavy row (not hash-accumulable) — and
-// ids[r] = r. Tallies (row_tally_count(nbins) counters): rows per key, then the products of all
-// rows, the heavy rows' products and the heavy rows' entries of A. One sort by key and one read of
-// the tallies give the light rows' bins, the heavy rows (last, in order) and the batch sizes.
+// Setup (Alg. 3 lines 2-4): the sort key of each row (row_key: its hash bin, the wide dense bin
+// `nbins`, nbins + 1 for a row without products, nbins + 2 for a heavy row; row_lo and row_hi, the
+// columns its products span, null without wide dense rows) and ids[r] = r. Tallies
+// (row_tally_count(nbins) counters): rows per key, then the products of all rows, the heavy rows'
+// products and the heavy rows' entries of A. One sort by key and one read of the tallies give the
+// light rows' bins, the heavy rows (last, in order) and the batch sizes.
 // row_nnz[r] = 0 (the light rows write their counts, the heavy rows' chunks add theirs: one memset less).
-static __global__ void row_classes_kernel(count_t m, const count_t* __restrict__ products, const count_t* __restrict__ a_ptr, Params p, int nbins,
+static __global__ void row_classes_kernel(count_t m, const count_t* __restrict__ products, const count_t* __restrict__ a_ptr,
+                                          const count_t* __restrict__ row_lo, const count_t* __restrict__ row_hi, Params p, int nbins,
                                           unsigned* __restrict__ keys, count_t* __restrict__ ids, count_t* __restrict__ tallies,
                                           count_t* __restrict__ row_nnz) {
     __shared__ count_t s[max_tallies];
@@ -146,20 +148,20 @@ static __global__ void row_classes_kernel(count_t m, const count_t* __restrict__
     count_t pr = 0, heavy_pr = 0, heavy_ent = 0;
     if (r < m) {
         pr = products[r];
-        const bool heavy = accum_kind(pr, p.span_log2, p) != AccumKind::hash;
-        const unsigned key = heavy ? static_cast<unsigned>(nbins + 1) : pr == 0 ? static_cast<unsigned>(nbins) : static_cast<unsigned>(hash_bin(pr));
+        const count_t span = row_lo != nullptr && pr > 0 ? row_hi[r] - row_lo[r] + 1 : 0;
+        const unsigned key = row_key(pr, span, p, nbins);
         keys[r] = key;
         ids[r] = r;
         row_nnz[r] = 0;
         atomic_add_count(&s[key], 1);
-        if (heavy) {
+        if (key == static_cast<unsigned>(nbins + 2)) {
             heavy_pr = pr;
             heavy_ent = a_ptr[r + 1] - a_ptr[r];
         }
     }
-    warp_tally(&s[nbins + 2], pr);
-    warp_tally(&s[nbins + 3], heavy_pr);
-    warp_tally(&s[nbins + 4], heavy_ent);
+    warp_tally(&s[nbins + 3], pr);
+    warp_tally(&s[nbins + 4], heavy_pr);
+    warp_tally(&s[nbins + 5], heavy_ent);
     flush_tallies(s, row_tally_count(nbins), tallies);
 }
 

@@ -380,11 +380,12 @@ GIGASPARSE_HD constexpr int hash_bin(count_t products) {
 }
 GIGASPARSE_HD constexpr count_t hash_bin_capacity(int bin) { return count_t(1) << (min_hash_log2 + bin); }
 GIGASPARSE_HD constexpr int hash_bin_count(const Params& p) { return floor_log2(p.hash_capacity) - min_hash_log2 + 1; }
-// Counters of the setup's row classes (row_classes_kernel): rows per key (nbins hash bins, rows
-// without products, heavy rows), then all products, the heavy rows' products and their A entries;
-// at most max_tallies per block (shared memory). A 2^31-byte budget gives 27 bins.
+// Counters of the setup's row classes (row_classes_kernel): rows per key (row_key: nbins hash bins,
+// the wide dense rows, rows without products, heavy rows), then all products, the heavy rows'
+// products and their A entries; at most max_tallies per block (shared memory). A 2^31-byte budget
+// gives 27 bins.
 inline constexpr int max_tallies = 64;
-GIGASPARSE_HD constexpr int row_tally_count(int nbins) { return nbins + 5; }
+GIGASPARSE_HD constexpr int row_tally_count(int nbins) { return nbins + 6; }
 // Threads of a block for a hash bin: half the table (a bitonic-sort step pairs two entries per thread),
 // between one warp and 1024.
 GIGASPARSE_HD constexpr int hash_bin_threads(int bin) {
@@ -500,6 +501,32 @@ GIGASPARSE_HD constexpr AccumKind accum_kind(count_t products, int span_log2, co
     if (products <= p.tau) return AccumKind::hash;
     if ((count_t(1) << span_log2) <= p.dense_columns) return AccumKind::dense;
     return AccumKind::split;
+}
+
+// Wide dense rows: a row of more than τ products (heavy by accum_kind) whose products' columns span
+// few enough columns that a bitmap and a value per column fit the largest hash table's shared
+// memory (light_row_is_dense with values: up to 31772 columns for float values and int32 indices
+// on the H200's 16384-entry table) accumulates densely there like a dense light row, a block per
+// row (GpuSpgemmOptions::dense_wide_rows), when it has at most dense_wide_max_products products
+// (one block's walk: 128 rounds of 1024 threads). The heavy path's fixed cost — the masked CSC, the
+// outer product and the multisplit's launches and host waits, some 180 stream operations and 6
+// host waits — otherwise falls on products that have few such rows: counted on the host for the
+// benchmark's A² of the shared matrices (τ = 8192), 10 of the 12 products with heavy rows have
+// only rows of this kind (ca-CondMat, adder_dcop_05, rajat01 and hangGlider_2 one each), and
+// email-Enron 875 of its 1202. The paper's heavy path is for rows whose span does not fit.
+inline constexpr count_t dense_wide_max_products = count_t(1) << 17;
+GIGASPARSE_HD constexpr bool row_is_dense_wide(count_t products, count_t span, const Params& p) {
+    return products > p.tau && products <= dense_wide_max_products &&
+           light_row_is_dense(span, hash_smem_bytes(p.hash_capacity, p.sizes, true), p.sizes.val, true);
+}
+// The setup's sort key of a row of A·B (row_classes_kernel) from its products and the columns they
+// span (0: not known, no wide dense row): its hash bin [0, nbins) for a light row with products,
+// nbins for a wide dense row (accumulated in a table of p.hash_capacity entries), nbins + 1 for a row
+// without products, nbins + 2 for a heavy row (sorted last).
+GIGASPARSE_HD constexpr unsigned row_key(count_t products, count_t span, const Params& p, int nbins) {
+    if (products == 0) return static_cast<unsigned>(nbins + 1);
+    if (accum_kind(products, p.span_log2, p) == AccumKind::hash) return static_cast<unsigned>(hash_bin(products));
+    return static_cast<unsigned>(row_is_dense_wide(products, span, p) ? nbins : nbins + 2);
 }
 
 // A chunk of a heavy row after the multisplit (a segment): dense also when it holds at most τ products

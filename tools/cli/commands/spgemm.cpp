@@ -41,7 +41,7 @@ Json gpu_json(const cuda::GpuSpgemmStats& g, int device) {
     ms.set("light_rows", g.light_ms).set("symbolic", g.symbolic_ms).set("numeric", g.numeric_ms).set("total", g.total_ms).set("download", g.download_ms);
     p.set("tau", g.tau).set("hash_capacity", g.hash_capacity).set("dense_columns", g.dense_columns).set("levels", g.nlevels);
     Json j;
-    j.set("device", cuda::device_summary(device)).set("heavy_rows", g.heavy_rows).set("light_rows", g.light_rows);
+    j.set("device", cuda::device_summary(device)).set("heavy_rows", g.heavy_rows).set("light_rows", g.light_rows).set("wide_dense_rows", g.wide_dense_rows);
     j.set("heavy_products", g.heavy_products).set("levels_run", g.levels_run).set("batches", g.batches).set("replanned", g.replanned);
     j.set("device_bytes_peak", g.device_bytes_peak).set("light_stage_bytes", g.light_stage_bytes).set("milliseconds", ms).set("params", p);
     return j;
@@ -51,7 +51,8 @@ Json gpu_json(const cuda::GpuSpgemmStats& g, int device) {
 void print_gpu(const cuda::GpuSpgemmStats& g, int device) {
     std::cout << "gpu: " << cuda::device_summary(device) << "\n"
               << "  rows: heavy " << format_count(g.heavy_rows) << " (" << format_count(g.heavy_products) << " products), light "
-              << format_count(g.light_rows) << "; multisplit levels " << g.levels_run << " of " << g.nlevels << ", batches " << g.batches << (g.replanned ? " (cut again to fit beside C)" : "")
+              << format_count(g.light_rows)
+              << (g.wide_dense_rows > 0 ? " (" + format_count(g.wide_dense_rows) + " of them above tau, dense)" : std::string()) << "; multisplit levels " << g.levels_run << " of " << g.nlevels << ", batches " << g.batches << (g.replanned ? " (cut again to fit beside C)" : "")
               << "; device memory peak " << format_count(g.device_bytes_peak) << " B"
               << (g.light_stage_bytes > 0 ? " (light rows in one pass, staged in " + format_count(g.light_stage_bytes) + " B)" : std::string()) << "\n"
               << "  device ms: setup " << g.setup_ms << ", symbolic " << g.symbolic_ms << ", numeric " << g.numeric_ms << ", total " << g.total_ms
