@@ -1319,6 +1319,45 @@ TEST(CudaSpgemm, SimulatedHostWaitsPerProduct) {
     EXPECT_EQ(cuda_sim::stats().host_waits, 1 + 1 + st2.batches + 1 + 1 + 2) << "batches " << st2.batches;
 }
 
+// A product with one heavy row pays the whole heavy path's host work: hangGlider_2² (1647 rows,
+// float, device-resident, after a first product) has one row of 13840 products (τ = 8192) over
+// 1647 columns. As a wide dense row (dense_wide_rows) it accumulates like the light rows: no CSC,
+// outer product, multisplit or segments, and the light-only product's 2 host waits: 41 stream
+// operations and 2 host waits where the heavy row took 111 and 4.
+TEST(CudaSpgemm, SimulatedWideDenseRowSavesTheHeavyPath) {
+    std::string file;
+    for (const auto& m : gs::test::read_manifest())
+        if (m.name == "hangGlider_2") file = gs::test::matrix_dir() + "/" + m.file;
+    if (file.empty()) GTEST_SKIP() << "hangGlider_2 not among the shared matrices";
+    using DM = gs::cuda::DeviceMatrix<float, std::int32_t>;
+    const auto a = gs::io::read_mtx<float, std::int32_t>(file);
+    const DM da = DM::upload(a.view());
+    const auto expected = gs::reference::spgemm(a.view(), a.view());
+    std::int64_t ops[2] = {}, waits[2] = {};
+    for (const bool wide : {true, false}) {
+        SCOPED_TRACE(wide ? "wide dense row" : "heavy row");
+        GpuSpgemmOptions o;
+        o.dense_wide_rows = wide;
+        (void)gs::cuda::spgemm(da, da, o);  // fills the caches
+        cuda_sim::reset();
+        GpuSpgemmStats st;
+        const DM dc = gs::cuda::spgemm(da, da, o, &st);
+        const cuda_sim::Stats s = cuda_sim::stats();
+        EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess) << cuda_sim::last_error_detail();
+        ASSERT_EQ(st.tau, 8192);
+        EXPECT_EQ(st.heavy_rows, wide ? 0 : 1);
+        EXPECT_EQ(st.wide_dense_rows, wide ? 1 : 0);
+        EXPECT_TRUE(gs::test::csr_near(expected.view(), dc.download().view(), 1e-4));
+        ops[wide ? 0 : 1] = s.stream_ops;
+        waits[wide ? 0 : 1] = s.host_waits;
+    }
+    std::cout << "hangGlider_2 squared: " << ops[0] << " stream operations and " << waits[0] << " host waits with the row dense, " << ops[1]
+              << " and " << waits[1] << " with it heavy\n";
+    EXPECT_EQ(waits[0], 2) << "the setup's tallies and the end";
+    EXPECT_EQ(waits[1], 4) << "the setup's tallies, the segments' bins, nnz(C) and the end (1647 columns: no multisplit level)";
+    EXPECT_LE(2 * ops[0], ops[1]) << "41 against 111 when this was written";
+}
+
 // The light rows staged in the symbolic phase hold memory that C may need: when C does not fit
 // beside the staging, the staging is dropped and the light rows take the numeric pass.
 TEST(CudaSpgemm, SimulatedStagedLightRowsGiveWayToC) {
