@@ -509,10 +509,10 @@ GIGASPARSE_HD constexpr AccumKind accum_kind(count_t products, int span_log2, co
 // on the H200's 16384-entry table) accumulates densely there like a dense light row, a block per
 // row (GpuSpgemmOptions::dense_wide_rows), when it has at most dense_wide_max_products products
 // (one block's walk: 128 rounds of 1024 threads). The heavy path's fixed cost — the masked CSC, the
-// outer product and the multisplit's launches and host waits, some 180 stream operations and 6
-// host waits — otherwise falls on products that have few such rows: counted on the host for the
-// benchmark's A² of the shared matrices (τ = 8192), 10 of the 12 products with heavy rows have
-// only rows of this kind (ca-CondMat, adder_dcop_05, rajat01 and hangGlider_2 one each), and
+// outer product and the multisplit's launches and host waits, 70 stream operations and 2 host waits
+// for hangGlider_2's one row on the simulator, more with multisplit levels — otherwise falls on products that have few such rows: counted on the host for the
+// benchmark's A² of the shared matrices (τ = 8192), 10 of the 13 products with heavy rows have
+// only rows of this kind (ca-CondMat, adder_dcop_05 and hangGlider_2 one each, rajat01 two), and
 // email-Enron 875 of its 1202. The paper's heavy path is for rows whose span does not fit.
 inline constexpr count_t dense_wide_max_products = count_t(1) << 17;
 GIGASPARSE_HD constexpr bool row_is_dense_wide(count_t products, count_t span, const Params& p) {
