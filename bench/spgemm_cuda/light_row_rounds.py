@@ -18,19 +18,17 @@ fewer rounds the hybrid takes, then the geometric mean per set:
   PYTHONPATH=build/release/python python3 bench/spgemm_cuda/light_row_rounds.py            # both sets
   PYTHONPATH=build/release/python python3 bench/spgemm_cuda/light_row_rounds.py --self-check
 
-The R-MAT set is the benchmark's (A: R-MAT with 4, 8, 16, 32 edges per row, seed 2000 + 100 scale
-+ epr; B: 8 per row, seed 1000 + scale); the shared set is A² of the shared square matrices with at
-most 3 M stored entries (GIGASPARSE_MATRIX_DIR or ../shared/matrices).
+The products are the benchmark's (bench_inputs.py): R-MAT at the given scales and A² of the shared
+square matrices.
 """
 
 import argparse
-import csv
-import gzip
 import math
-import os
 import sys
 
 import numpy as np
+
+from bench_inputs import rmat_products, shared_squares
 
 TAU = 8192
 
@@ -108,30 +106,10 @@ def main():
         self_check()
         return 0
     if args.set in ("rmat", "both"):
-        import gigasparse.generate as gen
-        ratios = []
-        for scale in (int(s) for s in args.scales.split(",")):
-            b = gen.rmat(scale, 8, seed=1000 + scale)
-            for epr in (4, 8, 16, 32):
-                a = gen.rmat(scale, epr, seed=2000 + 100 * scale + epr)
-                r = report(f"rmat{scale}_a{epr}_b8", a, b)
-                if r:
-                    ratios.append(r)
+        ratios = [r for name, a, b in rmat_products(int(s) for s in args.scales.split(",")) if (r := report(name, a, b))]
         print(f"R-MAT: {geomean(ratios):.2f}x fewer rounds (geomean of {len(ratios)})")
     if args.set in ("shared", "both"):
-        import scipy.io
-        import scipy.sparse as sp
-        here = os.path.dirname(os.path.abspath(__file__))
-        mdir = os.environ.get("GIGASPARSE_MATRIX_DIR") or os.path.join(here, "..", "..", "..", "shared", "matrices")
-        ratios = []
-        with open(os.path.join(mdir, "MANIFEST.tsv")) as f:
-            for m in csv.DictReader(f, delimiter="\t"):
-                if int(m["nnz_stored"]) > 3_000_000 or m["rows"] != m["cols"]:
-                    continue
-                a = sp.csr_array(scipy.io.mmread(gzip.open(os.path.join(mdir, m["file"]))))
-                r = report(m["name"], a, a)
-                if r:
-                    ratios.append(r)
+        ratios = [r for name, a, b in shared_squares() if (r := report(name, a, b))]
         print(f"shared A²: {geomean(ratios):.2f}x fewer rounds (geomean of {len(ratios)}), "
               f"from {min(ratios):.2f}x to {max(ratios):.2f}x")
     return 0

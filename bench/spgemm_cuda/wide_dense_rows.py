@@ -13,18 +13,16 @@ dense rows, and whether the product keeps any heavy row:
   PYTHONPATH=build/release/python python3 bench/spgemm_cuda/wide_dense_rows.py            # both sets
   PYTHONPATH=build/release/python python3 bench/spgemm_cuda/wide_dense_rows.py --self-check
 
-The R-MAT set is the benchmark's (A: R-MAT with 4, 8, 16, 32 edges per row, seed 2000 + 100 scale
-+ epr; B: 8 per row, seed 1000 + scale); the shared set is A² of the shared square matrices with at
-most 3 M stored entries (GIGASPARSE_MATRIX_DIR or ../shared/matrices).
+The products are the benchmark's (bench_inputs.py): R-MAT at the given scales and A² of the shared
+square matrices.
 """
 
 import argparse
-import csv
-import gzip
-import os
 import sys
 
 import numpy as np
+
+from bench_inputs import rmat_products, shared_squares
 
 TAU = 8192
 TABLE_BYTES = 16384 * 8  # the largest hash table, float values and int32 columns
@@ -122,24 +120,11 @@ def main():
         return 0
     totals = {}
     if args.set in ("rmat", "both"):
-        import gigasparse.generate as gen
-        for scale in (int(s) for s in args.scales.split(",")):
-            b = gen.rmat(scale, 8, seed=1000 + scale, dtype=np.float32)
-            for epr in (4, 8, 16, 32):
-                a = gen.rmat(scale, epr, seed=2000 + 100 * scale + epr, dtype=np.float32)
-                totals[f"rmat{scale}_a{epr}_b8"] = classify(a, b)
+        for name, a, b in rmat_products((int(s) for s in args.scales.split(",")), np.float32):
+            totals[name] = classify(a, b)
     if args.set in ("shared", "both"):
-        import scipy.io
-        import scipy.sparse as sp
-        here = os.path.dirname(os.path.abspath(__file__))
-        mdir = os.environ.get("GIGASPARSE_MATRIX_DIR") or os.path.join(here, "..", "..", "..", "shared", "matrices")
-        with open(os.path.join(mdir, "MANIFEST.tsv")) as f:
-            for m in csv.DictReader(f, delimiter="\t"):
-                if int(m["nnz_stored"]) > 3_000_000 or m["rows"] != m["cols"] or m["field"] == "complex":
-                    continue
-                a = sp.csr_array(scipy.io.mmread(gzip.open(os.path.join(mdir, m["file"]))))
-                a.sum_duplicates()
-                totals[m["name"]] = classify(a, a)
+        for name, a, b in shared_squares():
+            totals[name] = classify(a, b)
     with_heavy = {k: v for k, v in totals.items() if v[0] > 0}
     for name, (heavy, wide) in with_heavy.items():
         print(f"{name:24s} heavy rows {heavy:7d}  wide dense {wide:7d}  " + ("no heavy row left" if heavy == wide else f"{heavy - wide} heavy"))

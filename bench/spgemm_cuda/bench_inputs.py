@@ -1,0 +1,37 @@
+"""bench/spgemm_cuda/bench_inputs.py: the GPU SpGEMM benchmark's products (bench_spgemm_cuda.cu) for the
+host-side models beside it (light_row_rounds.py, wide_dense_rows.py), as scipy CSR arrays.
+
+R-MAT: A with 4, 8, 16, 32 edges per row (seed 2000 + 100 scale + epr), B with 8 (seed 1000 + scale),
+from gigasparse.generate (PYTHONPATH=build/release/python). Shared: A² of the shared square real
+matrices with at most 3 M stored entries (GIGASPARSE_MATRIX_DIR or ../shared/matrices).
+"""
+
+import csv
+import gzip
+import os
+
+import numpy as np
+
+
+def rmat_products(scales, dtype=np.float64):
+    """(name, A, B) of the R-MAT set at the given scales."""
+    import gigasparse.generate as gen
+    for scale in scales:
+        b = gen.rmat(scale, 8, seed=1000 + scale, dtype=dtype)
+        for epr in (4, 8, 16, 32):
+            yield f"rmat{scale}_a{epr}_b8", gen.rmat(scale, epr, seed=2000 + 100 * scale + epr, dtype=dtype), b
+
+
+def shared_squares(max_nnz=3_000_000):
+    """(name, A, A) of the shared set, duplicates summed."""
+    import scipy.io
+    import scipy.sparse as sp
+    here = os.path.dirname(os.path.abspath(__file__))
+    mdir = os.environ.get("GIGASPARSE_MATRIX_DIR") or os.path.join(here, "..", "..", "..", "shared", "matrices")
+    with open(os.path.join(mdir, "MANIFEST.tsv")) as f:
+        for m in csv.DictReader(f, delimiter="\t"):
+            if int(m["nnz_stored"]) > max_nnz or m["rows"] != m["cols"] or m["field"] == "complex":
+                continue
+            a = sp.csr_array(scipy.io.mmread(gzip.open(os.path.join(mdir, m["file"]))))
+            a.sum_duplicates()
+            yield m["name"], a, a
