@@ -6,6 +6,7 @@ from gigasparse.generate (PYTHONPATH=build/release/python). Shared: A² of the s
 matrices with at most 3 M stored entries (GIGASPARSE_MATRIX_DIR or ../shared/matrices).
 """
 
+import argparse
 import csv
 import gzip
 import os
@@ -35,3 +36,14 @@ def shared_squares(max_nnz=3_000_000):
             a = sp.csr_array(scipy.io.mmread(gzip.open(os.path.join(mdir, m["file"]))))
             a.sum_duplicates()
             yield m["name"], a, a
+
+
+def model_args(doc, scales):
+    """The models' command line: --self-check, --set rmat|shared|both, --scales (default `scales`)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--self-check", action="store_true", help="check the counting on hand-worked cases and exit")
+    ap.add_argument("--set", choices=["rmat", "shared", "both"], default="both")
+    ap.add_argument("--scales", default=scales, help="R-MAT scales (comma-separated)")
+    args = ap.parse_args()
+    args.scales = [int(x) for x in args.scales.split(",")]
+    return args

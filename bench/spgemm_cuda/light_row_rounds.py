@@ -22,13 +22,12 @@ The products are the benchmark's (bench_inputs.py): R-MAT at the given scales an
 square matrices.
 """
 
-import argparse
 import math
 import sys
 
 import numpy as np
 
-from bench_inputs import rmat_products, shared_squares
+from bench_inputs import model_args, rmat_products, shared_squares
 
 TAU = 8192
 
@@ -97,16 +96,12 @@ def self_check():
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--self-check", action="store_true", help="check the counting on hand-worked cases and exit")
-    ap.add_argument("--set", choices=["rmat", "shared", "both"], default="both")
-    ap.add_argument("--scales", default="16,18", help="R-MAT scales (comma-separated)")
-    args = ap.parse_args()
+    args = model_args(__doc__, "16,18")
     if args.self_check:
         self_check()
         return 0
     if args.set in ("rmat", "both"):
-        ratios = [r for name, a, b in rmat_products(int(s) for s in args.scales.split(",")) if (r := report(name, a, b))]
+        ratios = [r for name, a, b in rmat_products(args.scales) if (r := report(name, a, b))]
         print(f"R-MAT: {geomean(ratios):.2f}x fewer rounds (geomean of {len(ratios)})")
     if args.set in ("shared", "both"):
         ratios = [r for name, a, b in shared_squares() if (r := report(name, a, b))]

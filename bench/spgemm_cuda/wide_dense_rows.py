@@ -17,12 +17,11 @@ The products are the benchmark's (bench_inputs.py): R-MAT at the given scales an
 square matrices.
 """
 
-import argparse
 import sys
 
 import numpy as np
 
-from bench_inputs import rmat_products, shared_squares
+from bench_inputs import model_args, rmat_products, shared_squares
 
 TAU = 8192
 TABLE_BYTES = 16384 * 8  # the largest hash table, float values and int32 columns
@@ -110,17 +109,13 @@ def self_check():
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--self-check", action="store_true", help="check the counting on hand-worked cases and exit")
-    ap.add_argument("--set", choices=["rmat", "shared", "both"], default="both")
-    ap.add_argument("--scales", default="15,16", help="R-MAT scales (comma-separated)")
-    args = ap.parse_args()
+    args = model_args(__doc__, "15,16")
     if args.self_check:
         self_check()
         return 0
     totals = {}
     if args.set in ("rmat", "both"):
-        for name, a, b in rmat_products((int(s) for s in args.scales.split(",")), np.float32):
+        for name, a, b in rmat_products(args.scales, np.float32):
             totals[name] = classify(a, b)
     if args.set in ("shared", "both"):
         for name, a, b in shared_squares():
