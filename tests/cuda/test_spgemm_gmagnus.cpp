@@ -907,6 +907,23 @@ TEST(CudaSpgemm, DenseWideRows) {
     hashed.dense_light_rows = false;  // no spans: no wide dense rows either
     EXPECT_EQ(expect_matches(band, band, hashed, "band, hashed").wide_dense_rows, 0);
     expect_square_plan(band, wide, 3, "band, wide dense rows, plan");
+#ifdef GIGASPARSE_CUDA_SIM
+    {
+        // a bin of wide dense rows that fills every SM takes the block of the most rows in flight
+        // (dense_wide_launch; the hash bins keep a block a row whatever the SMs: warp_light_rows off)
+        GpuSpgemmOptions blocks = wide;
+        blocks.warp_light_rows = false;
+        cuda_sim::reset();
+        expect_matches(band, band, blocks, "band, wide dense rows, 132 SMs");
+        const std::int64_t threads_many = cuda_sim::stats().threads;
+        cuda_sim::config().sm_count = 1;
+        cuda_sim::reset();
+        expect_matches(band, band, blocks, "band, wide dense rows, one SM");
+        const std::int64_t threads_one = cuda_sim::stats().threads;
+        cuda_sim::config() = cuda_sim::default_config();
+        EXPECT_LT(threads_one, threads_many) << "one SM: the wide dense rows fill it with smaller blocks";
+    }
+#endif
 
     // the band and 5 rows whose products span the whole width (heavy), float and int64: at 8 KiB a
     // table of 512 entries, τ = 256, spans up to some 1490 columns

@@ -276,6 +276,39 @@ TEST(GmagnusMath, DenseWideRowsFitTheLargestTable) {
         }
 }
 
+// The wide dense rows' launch on an H200 (float, int32; hash_rows_kernel with 45 registers and
+// 5264 bytes of static shared memory): the bytes of B's columns' span when less than the 128 KiB
+// table; the widest block for a few rows, the most rows in flight for a bin that fills every SM.
+TEST(GmagnusMath, DenseWideLaunchTakesTheSpanOfBsColumns) {
+    const gm::Params p = gm::make_params(count_t(1) << 20, 227 * 1024, {4, 4, 8, 4});
+    constexpr count_t sm = 233472, reserved = 1024, stat = 5264;
+    const auto launch = [&](count_t ncols, bool values, count_t rows, bool fit) {
+        return gm::dense_wide_launch(p, ncols, values, rows, stat, 45, sm, reserved, 132, fit);
+    };
+    // hangGlider_2: 1647 columns, one wide dense row
+    EXPECT_EQ(launch(1647, true, 1, true).bytes, 208 + 1647 * 4);
+    EXPECT_EQ(launch(1647, true, 1, true).threads, 1024);
+    EXPECT_EQ(launch(1647, false, 1, true).bytes, 208) << "the count needs the bitmap only";
+    // enough rows for 10 of 128 threads on each of 132 SMs (registers: 1280 threads)
+    EXPECT_EQ(launch(1647, true, 1319, true).threads, 1024);
+    EXPECT_EQ(launch(1647, true, 1320, true).threads, 128);
+    EXPECT_EQ(launch(1647, true, 1320, false).threads, 1024) << "fit_hash_blocks off: the widest";
+    // MIT8: 6440 columns, 3065 wide dense rows: 5 of 256 an SM (shared memory 26576 + 5264 bytes a row)
+    EXPECT_EQ(launch(6440, true, 3065, true).bytes, 816 + 6440 * 4);
+    EXPECT_EQ(launch(6440, true, 3065, true).threads, 256);
+    // B wider than the table's span: the whole table
+    EXPECT_EQ(launch(1 << 20, true, 1, true).bytes, gm::hash_smem_bytes(p.hash_capacity, p.sizes, true));
+    EXPECT_EQ(launch(1 << 20, false, 1, true).bytes, gm::hash_smem_bytes(p.hash_capacity, p.sizes, false));
+    // every wide dense row fits the launch's bytes, in every phase
+    for (const count_t ncols : {count_t(1), count_t(100), count_t(1647), count_t(31772), count_t(40000)})
+        for (const bool values : {false, true})
+            for (count_t span = 1; span <= ncols; span = span * 3 + 1) {
+                if (gm::row_is_dense_wide(p.tau + 1, span, p)) {
+                    EXPECT_LE(gm::dense_row_bytes(span, p.sizes.val, values), launch(ncols, values, 1, true).bytes) << ncols << " " << span;
+                }
+            }
+}
+
 TEST(GmagnusMath, HashBlockThreadsKeepTheMostThreadsResident) {
     constexpr count_t sm = 233472, reserved = 1024, stat = 5264;
     EXPECT_EQ(gm::resident_blocks_per_sm(1024, 45, 0, sm, reserved), 1);   // registers: 1536 a warp

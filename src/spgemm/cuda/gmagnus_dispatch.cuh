@@ -748,20 +748,26 @@ private:
             const count_t cap = hash_bin_capacity(bn);
             return {cap, hash_smem_bytes(cap, p_.sizes, values), hash_bin_threads(bn)};
         }
-        const auto it = std::find_if(kernel_attrs_.begin(), kernel_attrs_.end(), [&](const auto& k) { return k.first == kernel; });
-        if (it == kernel_attrs_.end()) throw BackendError("cuda::spgemm: hash kernel without queried attributes");
-        const auto stat = static_cast<count_t>(it->second.sharedSizeBytes);
-        const int regs = it->second.numRegs;
+        const cudaFuncAttributes& at = kernel_attr(kernel);
+        const auto stat = static_cast<count_t>(at.sharedSizeBytes);
+        const int regs = at.numRegs;
         const count_t cap = hash_table_capacity(bn, p_.sizes, values, stat, regs, smem_per_sm_, smem_reserved_);
         const count_t bytes = hash_smem_bytes(cap, p_.sizes, values);
         return {cap, bytes, hash_block_threads(bn, bytes, stat, regs, smem_per_sm_, smem_reserved_)};
+    }
+
+    // A kernel's attributes, queried by choose_params (kernel_attrs_).
+    const cudaFuncAttributes& kernel_attr(const void* kernel) const {
+        const auto it = std::find_if(kernel_attrs_.begin(), kernel_attrs_.end(), [&](const auto& k) { return k.first == kernel; });
+        if (it == kernel_attrs_.end()) throw BackendError("cuda::spgemm: hash kernel without queried attributes");
+        return it->second;
     }
 
     // The light rows' hash kernels, one launch per nonempty bin, for phase P (launches of the one
     // pass named "... (once)", of a known pattern "... (known)": the simulator's launch counts tell
     // the passes apart). The wide dense rows (bin nbins_, row_key) take hash_rows_kernel with the
     // largest table, p_.hash_capacity entries — the one row_is_dense_wide sized them for, so every
-    // one of them goes dense there — and half of it in threads (at most 1024).
+    // one of them goes dense there — launched with the bytes and threads of dense_wide_launch.
     // The bins go to the light stream and light_streams - 1 more in turn, the largest first (rows
     // times table entries), forked from and joined back into the light stream: a bin's last blocks
     // leave SMs idle that the next bins' fill, and the widest bins' blocks (1024 threads, one an SM)
@@ -793,8 +799,11 @@ private:
             const count_t* rows = row_order() + light_begin_[bn];
             const count_t* stage_off = P == Phase::once ? stage_.off + light_begin_[bn] : nullptr;
             if (bn == nbins_) {
-                launch(launch_name<P>("hash_rows_kernel"), &hash_rows_kernel<P, V, I>, n, hash_bin_threads(nbins_ - 1),
-                       static_cast<std::size_t>(hash_smem_bytes(cap, p_.sizes, has_values(P))), bs, rows, cap, a_.row_ptr, a_.col_idx, a_.values,
+                const cudaFuncAttributes& at = kernel_attr(reinterpret_cast<const void*>(&hash_rows_kernel<P, V, I>));
+                const DenseWideLaunch dw = dense_wide_launch(p_, n_, has_values(P), n, static_cast<count_t>(at.sharedSizeBytes), at.numRegs, smem_per_sm_,
+                                                             smem_reserved_, sm_count_, opt_.fit_hash_blocks);
+                launch(launch_name<P>("hash_rows_kernel"), &hash_rows_kernel<P, V, I>, n, dw.threads, static_cast<std::size_t>(dw.bytes), bs, rows, cap,
+                       a_.row_ptr, a_.col_idx, a_.values,
                        b_.row_ptr, b_.col_idx, b_.values, row_nnz(), row_ptr_.data(), stage_off, known_col_.data(), c_col, c_val, opt_.warp_sort_steps,
                        row_lo(), row_hi());
                 continue;

@@ -454,6 +454,30 @@ GIGASPARSE_HD constexpr int hash_block_threads(int bin, count_t table_bytes, cou
     return best;
 }
 
+// The launch of the wide dense rows (row_is_dense_wide): every one of them is dense in the
+// largest table, and spans at most B's ncols columns, so the launch takes only the bytes a span of
+// ncols needs when that is less than the table (dense_row_bytes: hangGlider_2's 1647 columns take
+// 6.8 KB of the 128 KB table, and an SM holds more than one row). Its block: the widest (half the
+// table, at most 1024 threads: a few long rows finish soonest), or, when the bin holds enough rows
+// to fill every SM's room at the size hash_block_threads picks for those bytes (most threads
+// resident, then the most rows), that size.
+struct DenseWideLaunch {
+    count_t bytes = 0;
+    int threads = 0;
+};
+GIGASPARSE_HD constexpr DenseWideLaunch dense_wide_launch(const Params& p, count_t ncols, bool values, count_t nrows, count_t static_bytes,
+                                                         int regs, count_t smem_per_sm, count_t reserved, int sm_count, bool fit) {
+    const int widest_bin = hash_bin_count(p) - 1;
+    const count_t table = hash_smem_bytes(p.hash_capacity, p.sizes, values);
+    const count_t span_bytes = dense_row_bytes(max_c(ncols, 1), p.sizes.val, values);
+    DenseWideLaunch l{span_bytes < table ? span_bytes : table, hash_bin_threads(widest_bin)};
+    if (fit) {
+        const int t = hash_block_threads(widest_bin, l.bytes, static_bytes, regs, smem_per_sm, reserved);
+        if (nrows >= resident_blocks_per_sm(t, regs, l.bytes + static_bytes, smem_per_sm, reserved) * sm_count) l.threads = t;
+    }
+    return l;
+}
+
 // Entries of the hash table of bin `bin` for a kernel with static_bytes of static shared memory
 // and regs registers a thread (the rows in flight an SM that hash_block_threads gives): the bin's
 // 2^(5+b) entries, which hold at most half as many products (load at most 1/2), or 3/4 of them (load
