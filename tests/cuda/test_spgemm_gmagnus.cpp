@@ -1367,6 +1367,10 @@ TEST(CudaSpgemm, SimulatedWideDenseRowSavesTheHeavyPath) {
         EXPECT_TRUE(gs::test::csr_near(expected.view(), dc.download().view(), 1e-4));
         ops[wide ? 0 : 1] = s.stream_ops;
         waits[wide ? 0 : 1] = s.host_waits;
+        if (wide) {
+            for (const auto& [call, k] : s.stream_ops_by_call) std::cout << "  " << call << " " << k << "\n";
+            for (const auto& [kernel, k] : s.kernels) std::cout << "    " << kernel << " " << k << "\n";
+        }
     }
     std::cout << "hangGlider_2 squared: " << ops[0] << " stream operations and " << waits[0] << " host waits with the row dense, " << ops[1]
               << " and " << waits[1] << " with it heavy\n";
