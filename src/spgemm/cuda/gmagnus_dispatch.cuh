@@ -157,8 +157,8 @@ struct HeavyBatch {
     // keeps those whose row of B is nonempty: col_ptr[ka])
     BatchSpan span;
     DeviceBuffer<count_t> chat_ptr;            // row starts of the batch's Ĉ (nh + 1)
-    DeviceBuffer<count_t> col_ptr, slice_off;  // CSC column starts and flattened slice starts (ka + 1 each)
-    DeviceBuffer<count_t> csc_row, csc_src;    // CSC row (batch-local) and A entry of each position
+    DeviceBuffer<count_t> csc_ptrs;  // CSC column starts, then flattened slice starts (ka + 1 each: one allocation)
+    DeviceBuffer<count_t> csc_rs;    // CSC row (batch-local), then A entry of each position (nent each)
     DeviceBuffer<count_t> csc_col;             // CSC column of each position (its row of B): the sort's keys
     DeviceBuffer<count_t> outer_entries;       // each outer-product block's first and one-past-last Ã entry
     struct Level {
@@ -168,7 +168,9 @@ struct HeavyBatch {
         count_t blocks = 0;
         std::size_t shmem = 0;
         int in_buf = 0;
-        DeviceBuffer<count_t> pos, out_ptr;  // input chunk -> output chunk; output chunk starts (n_out + 1)
+        DeviceBuffer<count_t> chunks;  // input chunk -> output chunk (n_out), then output chunk starts (n_out + 1)
+        count_t* pos() const { return chunks.data(); }
+        count_t* out_ptr() const { return chunks.data() + n_out; }
     };
     std::vector<Level> levels;
     DeviceBuffer<Segment> segs;
@@ -178,7 +180,11 @@ struct HeavyBatch {
     DeviceBuffer<count_t> bin_ids;   // segments grouped by bin
     std::vector<count_t> bin_begin;  // nbins + 3 entries (hash bins, dense, empty)
     // The chunk starts level l reads: Ĉ's rows, then the previous level's output.
-    const count_t* in_ptr(std::size_t l) const { return l == 0 ? chat_ptr.data() : levels[l - 1].out_ptr.data(); }
+    const count_t* in_ptr(std::size_t l) const { return l == 0 ? chat_ptr.data() : levels[l - 1].out_ptr(); }
+    count_t* col_ptr() const { return csc_ptrs.data(); }
+    count_t* slice_off() const { return csc_ptrs.data() + csc_ptrs.size() / 2; }
+    count_t* csc_row() const { return csc_rs.data(); }
+    count_t* csc_src() const { return csc_rs.data() + csc_rs.size() / 2; }
 };
 
 // A batch's intermediate Ĉ: columns and values, two buffers when the multisplit runs.
@@ -899,23 +905,21 @@ private:
             return cub::DeviceRadixSort::SortPairs(t, b, reinterpret_cast<const ull*>(keys), reinterpret_cast<ull*>(keys_sorted.data()), ent_t, t_sorted,
                                                    nent, 0, key_bits, hs);
         });
-        hb.col_ptr.allocate(ka + 1, at(hs));
-        hb.slice_off.allocate(ka + 1, at(hs));
+        hb.csc_ptrs.allocate(2 * (ka + 1), at(hs));
         launch("csc_colptr_kernel", &csc_colptr_kernel, grid_for(ka + 1, simple_block), simple_block, 0, hs, ka, nent, keys_sorted.data(),
-               hb.col_ptr.data());
+               hb.col_ptr());
         // the kept entries (col_ptr[ka] <= nent) stay a device count: no round trip
-        hb.csc_row.allocate(nent, at(hs));
-        hb.csc_src.allocate(nent, at(hs));
-        launch("csc_gather_kernel", &csc_gather_kernel, grid_for(nent, simple_block), simple_block, 0, hs, nent, hb.col_ptr.data() + ka, t_sorted, ent_h,
-               ent_j, hb.csc_row.data(), hb.csc_src.data());
-        launch("slice_sizes_kernel", &slice_sizes_kernel, grid_for(ka, simple_block), simple_block, 0, hs, ka, hb.col_ptr.data(), b_.row_ptr, slice_sizes,
-               traffic(), hb.slice_off.data());
-        scan(slice_sizes, hb.slice_off.data() + 1, ka, true);
+        hb.csc_rs.allocate(2 * nent, at(hs));
+        launch("csc_gather_kernel", &csc_gather_kernel, grid_for(nent, simple_block), simple_block, 0, hs, nent, hb.col_ptr() + ka, t_sorted, ent_h,
+               ent_j, hb.csc_row(), hb.csc_src());
+        launch("slice_sizes_kernel", &slice_sizes_kernel, grid_for(ka, simple_block), simple_block, 0, hs, ka, hb.col_ptr(), b_.row_ptr, slice_sizes,
+               traffic(), hb.slice_off());
+        scan(slice_sizes, hb.slice_off() + 1, ka, true);
         hb.csc_col = std::move(keys_sorted);  // each position's column: the outer product's step 2 reads it
         const count_t outer_blocks = grid_for(batch.products, static_cast<int>(p_.outer_group_elems));
         hb.outer_entries.allocate(2 * outer_blocks, at(hs));
         launch("outer_block_entries_kernel", &outer_block_entries_kernel, grid_for(outer_blocks, simple_block), simple_block, 0, hs, outer_blocks,
-               batch.products, p_.outer_group_elems, ka, hb.slice_off.data(), hb.col_ptr.data(), b_.row_ptr, hb.outer_entries.data());
+               batch.products, p_.outer_group_elems, ka, hb.slice_off(), hb.col_ptr(), b_.row_ptr, hb.outer_entries.data());
         timer.stop(t_csc, hs, &st_.csc_ms);
         v = alloc_values(hb);
         outer_product(hb, v, timer, outer_cursor);
@@ -941,8 +945,7 @@ private:
             lv.in_buf = in_buf;
             lv.blocks = grid_for(total, static_cast<int>(L.group_elems));
             lv.shmem = static_cast<std::size_t>(multisplit_smem_bytes(L.group_elems, L.group_rows, nchunks, ms_threads, p_.sizes));
-            lv.pos.allocate(n_out, at(hs));
-            lv.out_ptr.allocate(n_out + 1, at(hs));
+            lv.chunks.allocate(2 * n_out + 1, at(hs));
             // the level's transient arrays in one allocation (chunk counts and the multisplit's
             // cursors, zeroed together, ids, order, sizes, the partition's count and the split
             // flags), and the output rows' row and base in another (the next level's input)
@@ -976,12 +979,12 @@ private:
                 ord = order;
             }
             launch("level_order_kernel", &level_order_kernel, grid_for(n_out, simple_block), simple_block, 0, hs, n_out, ord, counts, in_row, in_base,
-                   L.chunks_log2, L.sub_log2, lv.pos.data(), osz, out_row, out_base, lv.out_ptr.data());
-            scan(osz, lv.out_ptr.data() + 1, n_out, true);
+                   L.chunks_log2, L.sub_log2, lv.pos(), osz, out_row, out_base, lv.out_ptr());
+            scan(osz, lv.out_ptr() + 1, n_out, true);
             // split chunks and their elements, in one round trip (before the multisplit runs)
             count_t n_split = 0, next_total = 0;
             if (!last_level) {
-                launch("level_split_kernel", &level_split_kernel, 1, 1, 0, hs, split, lv.out_ptr.data());
+                launch("level_split_kernel", &level_split_kernel, 1, 1, 0, hs, split, lv.out_ptr());
                 const auto h = read_device(split, 2, hs);
                 n_split = h[0];
                 next_total = h[1];
@@ -1017,7 +1020,7 @@ private:
             const count_t* out_row = level_rb[l].data();
             if (nseg > 0)
                 launch("make_segments_kernel", &make_segments_kernel, grid_for(nseg, simple_block), simple_block, 0, hs, lv.n_split, lv.n_out,
-                       lv.out_ptr.data(), out_row, out_row + lv.n_out, 1 - lv.in_buf, lv.L.sub_log2, hb.segs.data() + seg_at);
+                       lv.out_ptr(), out_row, out_row + lv.n_out, 1 - lv.in_buf, lv.L.sub_log2, hb.segs.data() + seg_at);
             seg_at += nseg;
         }
         timer.stop(t_ms, hs, &st_.multisplit_ms);
@@ -1044,13 +1047,13 @@ private:
         const count_t ka = a_.ncols;
         const std::size_t t_csc = timer.start(hs);
         DeviceBuffer<V> csc_val(hb.span.entries, at(hs));
-        launch("gather_values_kernel", &gather_values_kernel<V>, grid_for(hb.span.entries, simple_block), simple_block, 0, hs, hb.span.entries, hb.col_ptr.data() + ka,
-               hb.csc_src.data(), a_.values, csc_val.data());
+        launch("gather_values_kernel", &gather_values_kernel<V>, grid_for(hb.span.entries, simple_block), simple_block, 0, hs, hb.span.entries, hb.col_ptr() + ka,
+               hb.csc_src(), a_.values, csc_val.data());
         const std::size_t t_outer = timer.start_at(timer.stop(t_csc, hs, &st_.csc_ms));  // one event ends the one and starts the other
         const count_t ge = p_.outer_group_elems;
         launch("outer_product_kernel", &outer_product_kernel<V, I>, grid_for(hb.span.products, static_cast<int>(ge)), p_.outer_threads,
-               static_cast<std::size_t>(outer_smem_bytes(ge, p_.sizes)), hs, hb.span.products, ge, hb.outer_entries.data(), hb.slice_off.data(),
-               hb.col_ptr.data(), hb.csc_col.data(), hb.csc_row.data(), csc_val.data(), b_.row_ptr, b_.col_idx, b_.values, hb.chat_ptr.data(),
+               static_cast<std::size_t>(outer_smem_bytes(ge, p_.sizes)), hs, hb.span.products, ge, hb.outer_entries.data(), hb.slice_off(),
+               hb.col_ptr(), hb.csc_col.data(), hb.csc_row(), csc_val.data(), b_.row_ptr, b_.col_idx, b_.values, hb.chat_ptr.data(),
                cursor, v.col[0].data(), v.val[0].data());
         timer.stop(t_outer, hs, &st_.outer_ms);
         st_.outer_bytes += hb.span.products * static_cast<count_t>(sizeof(I) + sizeof(V));  // + B and Ã reads: traffic()
@@ -1066,7 +1069,7 @@ private:
         const std::size_t t_split = timer.start(hs);
         with_multisplit_threads(p_.multisplit_threads, [&](auto t) {
             launch("multisplit_kernel", &multisplit_kernel<decltype(t)::value, V, I>, lv.blocks, p_.multisplit_threads, lv.shmem, hs, lv.L, hb.in_ptr(l),
-                   v.col[in].data(), v.val[in].data(), lv.pos.data(), lv.out_ptr.data(), cursor, v.col[out].data(), v.val[out].data(), block_hist);
+                   v.col[in].data(), v.val[in].data(), lv.pos(), lv.out_ptr(), cursor, v.col[out].data(), v.val[out].data(), block_hist);
         });
         timer.stop(t_split, hs, &st_.multisplit_kernels_ms);
         st_.multisplit_bytes += lv.L.total * static_cast<count_t>(3 * sizeof(I) + 2 * sizeof(V));
