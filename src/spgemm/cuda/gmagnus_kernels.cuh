@@ -540,7 +540,8 @@ static __global__ void __launch_bounds__(THREADS) histogram_kernel(LevelArgs L, 
 // one read of the level's columns less), global reservation per (row, chunk), local scan, permute
 // in shared memory, coalesced writes of each chunk run. pos[] maps a global chunk id to its output
 // row (heavy chunks first); cursor[] counts each output row's reserved elements from zero (a
-// range starts at out_ptr[row] + the cursor: one zeroed array serves every level of a build).
+// range starts at out_ptr[row] + the cursor: zeroed with the level's counts in a build, one array
+// for the outer product and every level in a rebuild).
 // One block per SM (its shared memory; the launch bound says so: with the block size alone ptxas,
 // nvcc 13 / sm_90, held the 512-thread kernel to 32 registers and spilled).
 template <int THREADS, class V, class I>
