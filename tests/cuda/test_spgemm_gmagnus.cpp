@@ -1378,7 +1378,7 @@ TEST(CudaSpgemm, SimulatedWideDenseRowSavesTheHeavyPath) {
               << " and " << waits[1] << " with it heavy\n";
     EXPECT_EQ(waits[0], 2) << "the setup's tallies and the end";
     EXPECT_EQ(waits[1], 4) << "the setup's tallies, the segments' bins, nnz(C) and the end (1647 columns: no multisplit level)";
-    EXPECT_LE(2 * ops[0], ops[1]) << "41 against 111 when this was written";
+    EXPECT_LE(2 * ops[0], ops[1]) << "41 against 111 when this was written, 107 since";
 }
 
 // The light rows staged in the symbolic phase hold memory that C may need: when C does not fit

@@ -762,6 +762,15 @@ private:
         return {cap, bytes, hash_block_threads(bn, bytes, stat, regs, smem_per_sm_, smem_reserved_)};
     }
 
+    // The wide dense rows' table (nrows of them): the largest capacity, which row_is_dense_wide sized
+    // them for, with the bytes and threads of dense_wide_launch.
+    BinTable wide_table(const void* kernel, count_t nrows, bool values) const {
+        const cudaFuncAttributes& at = kernel_attr(kernel);
+        const DenseWideLaunch dw = dense_wide_launch(p_, n_, values, nrows, static_cast<count_t>(at.sharedSizeBytes), at.numRegs, smem_per_sm_,
+                                                     smem_reserved_, sm_count_, opt_.fit_hash_blocks);
+        return {p_.hash_capacity, dw.bytes, dw.threads};
+    }
+
     // A kernel's attributes, queried by choose_params (kernel_attrs_).
     const cudaFuncAttributes& kernel_attr(const void* kernel) const {
         const auto it = std::find_if(kernel_attrs_.begin(), kernel_attrs_.end(), [&](const auto& k) { return k.first == kernel; });
@@ -804,18 +813,9 @@ private:
             const count_t cap = capacity(bn);
             const count_t* rows = row_order() + light_begin_[bn];
             const count_t* stage_off = P == Phase::once ? stage_.off + light_begin_[bn] : nullptr;
-            if (bn == nbins_) {
-                const cudaFuncAttributes& at = kernel_attr(reinterpret_cast<const void*>(&hash_rows_kernel<P, V, I>));
-                const DenseWideLaunch dw = dense_wide_launch(p_, n_, has_values(P), n, static_cast<count_t>(at.sharedSizeBytes), at.numRegs, smem_per_sm_,
-                                                             smem_reserved_, sm_count_, opt_.fit_hash_blocks);
-                launch(launch_name<P>("hash_rows_kernel"), &hash_rows_kernel<P, V, I>, n, dw.threads, static_cast<std::size_t>(dw.bytes), bs, rows, cap,
-                       a_.row_ptr, a_.col_idx, a_.values,
-                       b_.row_ptr, b_.col_idx, b_.values, row_nnz(), row_ptr_.data(), stage_off, known_col_.data(), c_col, c_val, opt_.warp_sort_steps,
-                       row_lo(), row_hi());
-                continue;
-            }
+            const bool wide = bn == nbins_;  // the wide dense rows: always a block a row
             const int per_block = warp_rows_per_block(cap, p_.sizes, has_values(P), p_.smem_bytes);
-            if (opt_.warp_light_rows && light_bin_takes_warps(cap, n, warp_capacity_, per_block, sm_count_)) {  // a warp per row, several rows per block
+            if (!wide && opt_.warp_light_rows && light_bin_takes_warps(cap, n, warp_capacity_, per_block, sm_count_)) {  // a warp per row, several rows per block
                 const count_t table = hash_smem_bytes(cap, p_.sizes, has_values(P));
                 launch(launch_name<P>("hash_rows_warp_kernel"), &hash_rows_warp_kernel<P, V, I>, grid_for(n, per_block), per_block * warp_size,
                        static_cast<std::size_t>(per_block * table), bs, n, rows, cap, table, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx,
@@ -823,7 +823,8 @@ private:
                        opt_.dense_light_rows ? row_lo() : nullptr, row_hi());
                 continue;
             }
-            const BinTable bt = bin_table(reinterpret_cast<const void*>(&hash_rows_kernel<P, V, I>), bn, has_values(P));
+            const void* kernel = reinterpret_cast<const void*>(&hash_rows_kernel<P, V, I>);
+            const BinTable bt = wide ? wide_table(kernel, n, has_values(P)) : bin_table(kernel, bn, has_values(P));
             launch(launch_name<P>("hash_rows_kernel"), &hash_rows_kernel<P, V, I>, n, bt.threads, static_cast<std::size_t>(bt.bytes), bs,
                    rows, bt.cap, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx, b_.values, row_nnz(), row_ptr_.data(), stage_off,
                    known_col_.data(), c_col, c_val, opt_.warp_sort_steps, opt_.dense_light_rows ? row_lo() : nullptr, row_hi());
