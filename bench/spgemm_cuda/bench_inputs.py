@@ -38,12 +38,15 @@ def shared_squares(max_nnz=3_000_000):
             yield m["name"], a, a
 
 
-def model_args(doc, scales):
-    """The models' command line: --self-check, --set rmat|shared|both, --scales (default `scales`)."""
+def model_args(doc, scales, more=None):
+    """The models' command line: --self-check, --set rmat|shared|both, --scales (default `scales`),
+    and what more(parser) adds."""
     ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--self-check", action="store_true", help="check the counting on hand-worked cases and exit")
     ap.add_argument("--set", choices=["rmat", "shared", "both"], default="both")
     ap.add_argument("--scales", default=scales, help="R-MAT scales (comma-separated)")
+    if more is not None:
+        more(ap)
     args = ap.parse_args()
     args.scales = [int(x) for x in args.scales.split(",")]
     return args

@@ -4,11 +4,13 @@ that gMAGNUS accumulates as wide dense rows instead of through the heavy path (n
 
 A row of C = A·B with more than tau products is heavy (CSR->CSC, outer product, multisplit,
 chunked accumulation) unless its products' columns span few enough columns for a bitmap and a
-value per column in the largest hash table's shared memory, and it has at most 2^17 products
-(row_is_dense_wide in src/spgemm/cuda/gmagnus_math.hpp). Defaults: float values and int32 columns
-on an H200-sized budget (a 16384-entry table of 8-byte entries, tau = 8192: spans up to 31772
-columns). For each product with heavy rows it prints the heavy rows, how many of them are wide
-dense rows, and whether the product keeps any heavy row:
+value per column in the shared-memory budget, and it has at most 2^18 products (row_is_dense_wide
+and dense_wide_capacity in src/spgemm/cuda/gmagnus_math.hpp). Defaults: float values and int32
+columns on the H200's budget (s_LM = 227824 bytes: 232448 opt-in less the kernels' largest static
+shared memory, 4624 bytes; tau = 8192: spans up to 55228 columns). --table-bytes 131072 counts
+with the largest hash table's bytes instead, the limit before 2026-12-06 (with --max-products
+131072). For each product with heavy rows it prints the heavy rows, how many of them are wide dense
+rows, and whether the product keeps any heavy row:
 
   PYTHONPATH=build/release/python python3 bench/spgemm_cuda/wide_dense_rows.py            # both sets
   PYTHONPATH=build/release/python python3 bench/spgemm_cuda/wide_dense_rows.py --self-check
@@ -24,9 +26,9 @@ import numpy as np
 from bench_inputs import model_args, rmat_products, shared_squares
 
 TAU = 8192
-TABLE_BYTES = 16384 * 8  # the largest hash table, float values and int32 columns
+BUDGET_BYTES = 227824 // 8 * 8  # dense_wide_capacity entries of 8 bytes (float values, int32 columns)
 VAL_BYTES = 4
-MAX_PRODUCTS = 1 << 17
+MAX_PRODUCTS = 1 << 18
 
 
 def dense_row_bytes(span, val_bytes=VAL_BYTES):
@@ -34,7 +36,7 @@ def dense_row_bytes(span, val_bytes=VAL_BYTES):
     return -(-(-(-span // 32) * 4) // 16) * 16 + span * val_bytes
 
 
-def max_dense_span(table_bytes=TABLE_BYTES, val_bytes=VAL_BYTES):
+def max_dense_span(table_bytes=BUDGET_BYTES, val_bytes=VAL_BYTES):
     lo, hi = 0, table_bytes * 8
     while lo < hi:
         mid = (lo + hi + 1) // 2
@@ -86,7 +88,8 @@ def brute_force(a, b, tau, max_span, max_products):
 
 def self_check():
     import scipy.sparse as sp
-    assert max_dense_span() == 31772
+    assert max_dense_span() == 55228
+    assert max_dense_span(16384 * 8) == 31772  # the largest hash table's bytes (the limit before)
     assert max_dense_span(1024 * 12, 8) == 1512  # double values, int32 columns, a 1024-entry table
     # a band of 25 entries a row: up to 625 products a row over up to 49 columns; rows 11 to n - 12
     # have more than 512 products (row 11: 13 + ... + 24 + 12 x 25 = 522)
@@ -109,17 +112,22 @@ def self_check():
 
 
 def main():
-    args = model_args(__doc__, "15,16")
+    def more(ap):
+        ap.add_argument("--table-bytes", type=int, default=BUDGET_BYTES, help="bytes a wide dense row may take (default: the H200's budget)")
+        ap.add_argument("--max-products", type=int, default=MAX_PRODUCTS, help="most products of a wide dense row")
+
+    args = model_args(__doc__, "15,16", more)
+    span = max_dense_span(args.table_bytes)
     if args.self_check:
         self_check()
         return 0
     totals = {}
     if args.set in ("rmat", "both"):
         for name, a, b in rmat_products(args.scales, np.float32):
-            totals[name] = classify(a, b)
+            totals[name] = classify(a, b, max_span=span, max_products=args.max_products)
     if args.set in ("shared", "both"):
         for name, a, b in shared_squares():
-            totals[name] = classify(a, b)
+            totals[name] = classify(a, b, max_span=span, max_products=args.max_products)
     with_heavy = {k: v for k, v in totals.items() if v[0] > 0}
     for name, (heavy, wide) in with_heavy.items():
         print(f"{name:24s} heavy rows {heavy:7d}  wide dense {wide:7d}  " + ("no heavy row left" if heavy == wide else f"{heavy - wide} heavy"))

@@ -878,10 +878,10 @@ TEST(CudaSpgemm, DenseLightRows) {
 }
 
 // Wide dense rows (GpuSpgemmOptions::dense_wide_rows, row_is_dense_wide): rows of more than τ
-// products whose products span few columns accumulate densely, a block each, in the largest hash
-// table's shared memory; rows whose span does not fit, or with more than dense_wide_max_products
-// products, stay heavy. At 16 KiB (double values, int32 indices) the table holds 1024 entries:
-// τ = 512, spans up to some 1500 columns.
+// products whose products span few columns accumulate densely, a block each, in the shared-memory
+// budget; rows whose span does not fit, or with more than dense_wide_max_products products, stay
+// heavy. At 16 KiB (double values, int32 indices) the largest hash table holds 1024 entries: τ =
+// 512; spans up to some 2000 columns fit the budget.
 TEST(CudaSpgemm, DenseWideRows) {
     SKIP_WITHOUT_GPU();
     GpuSpgemmOptions wide;
@@ -926,7 +926,7 @@ TEST(CudaSpgemm, DenseWideRows) {
 #endif
 
     // the band and 5 rows whose products span the whole width (heavy), float and int64: at 8 KiB a
-    // table of 512 entries, τ = 256, spans up to some 1490 columns
+    // largest table of 512 entries, τ = 256, spans up to some 1980 columns
     GpuSpgemmOptions wide8 = wide;
     wide8.shared_memory_bytes = 8192;
     const std::int64_t n2 = sim_or(2400, 5000);
@@ -953,14 +953,14 @@ TEST(CudaSpgemm, DenseWideRows) {
     EXPECT_LT(m.heavy_rows, n2 / 4);
     expect_square_plan(mixed, wide8, 2, "mixed, plan");
 
-    // rows of up to dense_wide_max_products (2^17 = 131072) products: A's rows over 300 or 400 columns of a dense
-    // 400 x 400 block of B (120000 and 160000 products, a span of 400)
-    const std::int64_t k = 400;
+    // rows of up to dense_wide_max_products (2^18 = 262144) products: A's rows over 500 or 520 columns of a dense
+    // 520 x 520 block of B (260000 and 270400 products, a span of 520)
+    const std::int64_t k = 520;
     gs::Coo<double, std::int32_t> ca, cb;
     ca.nrows = 2;
     ca.ncols = cb.nrows = cb.ncols = k;
     for (std::int32_t c = 0; c < k; ++c) {
-        if (c < 300) {
+        if (c < 500) {
             ca.row.push_back(0);
             ca.col.push_back(c);
             ca.val.push_back(1.0 + c % 3);
@@ -974,9 +974,9 @@ TEST(CudaSpgemm, DenseWideRows) {
             cb.val.push_back(0.25 * ((c + j) % 7) - 0.5);
         }
     }
-    const auto cap = expect_matches(gs::coo_to_csr(ca), gs::coo_to_csr(cb), wide, "rows of 120000 and 160000 products");
-    EXPECT_EQ(cap.wide_dense_rows, 1) << "the row of 120000 products";
-    EXPECT_EQ(cap.heavy_rows, 1) << "the row of 160000 products";
+    const auto cap = expect_matches(gs::coo_to_csr(ca), gs::coo_to_csr(cb), wide, "rows of 260000 and 270400 products");
+    EXPECT_EQ(cap.wide_dense_rows, 1) << "the row of 260000 products";
+    EXPECT_EQ(cap.heavy_rows, 1) << "the row of 270400 products";
 }
 
 namespace {

@@ -230,27 +230,29 @@ TEST(GmagnusMath, DenseLightRowsFitTheirTable) {
     EXPECT_FALSE(gm::light_row_is_dense(8065, gm::hash_smem_bytes(cap, d, true), 8, true));
 }
 
-// Wide dense rows (row_is_dense_wide, row_key): above τ, at most 2^17 products, and a span whose
-// bitmap and values fit the largest table (H200, float and int32: 16384 entries, 31772 columns).
-// The kernel decides dense by its own table's bytes in every phase (dense_row: values or not), so a
-// row the setup calls wide dense must be dense in the table it gets, p.hash_capacity entries, in
-// the symbolic phase (keys only) as in the numeric ones: a hash table of p.hash_capacity entries
-// could not hold its products.
-TEST(GmagnusMath, DenseWideRowsFitTheLargestTable) {
+// Wide dense rows (row_is_dense_wide, row_key): above τ, at most 2^18 products, and a span whose
+// bitmap and values fit the budget (227 KiB, float and int32: 29056 entries of 8 bytes, 56348
+// columns; the largest hash table, 16384 entries, held 31772).
+// The kernel decides dense by cap times an entry's bytes in every phase (dense_row: values or not),
+// so a row the setup calls wide dense must be dense with the capacity it gets, dense_wide_capacity,
+// in the symbolic phase (keys only) as in the numeric ones: it is never hashed.
+TEST(GmagnusMath, DenseWideRowsFitTheBudget) {
     const gm::Params p = gm::make_params(count_t(1) << 20, 227 * 1024, {4, 4, 8, 4});
     ASSERT_EQ(p.hash_capacity, 16384);
     ASSERT_EQ(p.tau, 8192);
+    ASSERT_EQ(gm::dense_wide_capacity(p), 227 * 1024 / 8);
     const int nbins = gm::hash_bin_count(p);
-    EXPECT_TRUE(gm::row_is_dense_wide(8193, 31772, p));
-    EXPECT_FALSE(gm::row_is_dense_wide(8193, 31773, p)) << "the span's bitmap and values exceed the table";
+    EXPECT_TRUE(gm::row_is_dense_wide(8193, 32768, p)) << "R-MAT of scale 15: every row";
+    EXPECT_TRUE(gm::row_is_dense_wide(8193, 56348, p));
+    EXPECT_FALSE(gm::row_is_dense_wide(8193, 56349, p)) << "the span's bitmap and values exceed the budget";
     EXPECT_FALSE(gm::row_is_dense_wide(8192, 100, p)) << "at most τ: a light row of a hash bin";
-    EXPECT_TRUE(gm::row_is_dense_wide(count_t(1) << 17, 100, p));
-    EXPECT_FALSE(gm::row_is_dense_wide((count_t(1) << 17) + 1, 100, p)) << "more than one block's walk";
+    EXPECT_TRUE(gm::row_is_dense_wide(count_t(1) << 18, 100, p));
+    EXPECT_FALSE(gm::row_is_dense_wide((count_t(1) << 18) + 1, 100, p)) << "more than one block's walk";
     EXPECT_FALSE(gm::row_is_dense_wide(9000, 0, p)) << "no span known";
     EXPECT_EQ(gm::row_key(0, 0, p, nbins), unsigned(nbins + 1));
     EXPECT_EQ(gm::row_key(5, 3, p, nbins), unsigned(gm::hash_bin(5)));
-    EXPECT_EQ(gm::row_key(8192, 40000, p, nbins), unsigned(gm::hash_bin(8192))) << "light whatever its span";
-    EXPECT_EQ(gm::row_key(8193, 40000, p, nbins), unsigned(nbins + 2));
+    EXPECT_EQ(gm::row_key(8192, 60000, p, nbins), unsigned(gm::hash_bin(8192))) << "light whatever its span";
+    EXPECT_EQ(gm::row_key(8193, 60000, p, nbins), unsigned(nbins + 2));
     EXPECT_EQ(gm::row_key(8193, 400, p, nbins), unsigned(nbins));
     EXPECT_LT(gm::row_tally_count(nbins), gm::max_tallies);
     // every key within the tallies; every wide dense row dense in its table in every phase
@@ -259,26 +261,30 @@ TEST(GmagnusMath, DenseWideRowsFitTheLargestTable) {
             const gm::Params q = gm::make_params(count_t(1) << 20, smem, s);
             if (!gm::params_feasible(q)) continue;
             const int nb = gm::hash_bin_count(q);
-            ASSERT_EQ(gm::hash_bin_capacity(nb - 1), q.hash_capacity) << "the widest bin's table is the largest";
+            const count_t cap = gm::dense_wide_capacity(q);
+            ASSERT_LE(gm::hash_smem_bytes(cap, s, true), q.smem_bytes) << "the launch's bytes at most the budget";
+            ASSERT_GE(cap, q.hash_capacity) << "at least the largest table";
             int wide = 0;
-            for (count_t pr = 1; pr <= (count_t(1) << 18); pr = pr * 3 / 2 + 1)
+            for (count_t pr = 1; pr <= (count_t(1) << 19); pr = pr * 3 / 2 + 1)
                 for (count_t span = 1; span <= (count_t(1) << 17); span = span * 5 / 4 + 1) {
                     const unsigned key = gm::row_key(pr, span, q, nb);
                     ASSERT_LT(key, unsigned(nb + 3));
                     if (key != unsigned(nb)) continue;
                     ++wide;
                     EXPECT_GT(pr, q.tau);
-                    EXPECT_TRUE(gm::light_row_is_dense(span, gm::hash_smem_bytes(q.hash_capacity, s, true), s.val, true));
-                    EXPECT_TRUE(gm::light_row_is_dense(span, gm::hash_smem_bytes(q.hash_capacity, s, false), s.val, false))
-                        << "symbolic: dense in the keys' bytes too (span " << span << ", table " << q.hash_capacity << ")";
+                    EXPECT_LE(pr, gm::dense_wide_max_products);
+                    EXPECT_TRUE(gm::light_row_is_dense(span, gm::hash_smem_bytes(cap, s, true), s.val, true));
+                    EXPECT_TRUE(gm::light_row_is_dense(span, gm::hash_smem_bytes(cap, s, false), s.val, false))
+                        << "symbolic: dense in the keys' bytes too (span " << span << ", capacity " << cap << ")";
                 }
             EXPECT_GT(wide, 0) << "smem " << smem;
         }
 }
 
 // The wide dense rows' launch on an H200 (float, int32; hash_rows_kernel with 45 registers and
-// 5264 bytes of static shared memory): the bytes of B's columns' span when less than the 128 KiB
-// table; the widest block for a few rows, the most rows in flight for a bin that fills every SM.
+// 5264 bytes of static shared memory): the bytes of B's columns' span when less than the budget
+// (227 KiB here); the widest block for a few rows, the most rows in flight for a bin that fills
+// every SM.
 TEST(GmagnusMath, DenseWideLaunchTakesTheSpanOfBsColumns) {
     const gm::Params p = gm::make_params(count_t(1) << 20, 227 * 1024, {4, 4, 8, 4});
     constexpr count_t sm = 233472, reserved = 1024, stat = 5264;
@@ -296,11 +302,14 @@ TEST(GmagnusMath, DenseWideLaunchTakesTheSpanOfBsColumns) {
     // MIT8: 6440 columns, 3065 wide dense rows: 5 of 256 an SM (shared memory 26576 + 5264 bytes a row)
     EXPECT_EQ(launch(6440, true, 3065, true).bytes, 816 + 6440 * 4);
     EXPECT_EQ(launch(6440, true, 3065, true).threads, 256);
-    // B wider than the table's span: the whole table
-    EXPECT_EQ(launch(1 << 20, true, 1, true).bytes, gm::hash_smem_bytes(p.hash_capacity, p.sizes, true));
-    EXPECT_EQ(launch(1 << 20, false, 1, true).bytes, gm::hash_smem_bytes(p.hash_capacity, p.sizes, false));
+    // R-MAT of scale 15: 32768 columns, a bitmap of 4 KiB and 128 KiB of values, one row an SM
+    EXPECT_EQ(launch(32768, true, 4565, true).bytes, 4096 + 32768 * 4);
+    EXPECT_EQ(launch(32768, true, 4565, true).threads, 1024);
+    // B wider than the budget's span: the whole budget
+    EXPECT_EQ(launch(1 << 20, true, 1, true).bytes, 227 * 1024);
+    EXPECT_EQ(launch(1 << 20, false, 1, true).bytes, 227 * 1024 / 2);
     // every wide dense row fits the launch's bytes, in every phase
-    for (const count_t ncols : {count_t(1), count_t(100), count_t(1647), count_t(31772), count_t(40000)})
+    for (const count_t ncols : {count_t(1), count_t(100), count_t(1647), count_t(31772), count_t(40000), count_t(56348), count_t(70000)})
         for (const bool values : {false, true})
             for (count_t span = 1; span <= ncols; span = span * 3 + 1) {
                 if (gm::row_is_dense_wide(p.tau + 1, span, p)) {

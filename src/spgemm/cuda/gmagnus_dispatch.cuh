@@ -762,13 +762,13 @@ private:
         return {cap, bytes, hash_block_threads(bn, bytes, stat, regs, smem_per_sm_, smem_reserved_)};
     }
 
-    // The wide dense rows' table (nrows of them): the largest capacity, which row_is_dense_wide sized
-    // them for, with the bytes and threads of dense_wide_launch.
+    // The wide dense rows' launch (nrows of them): the budget's entries (dense_wide_capacity), which
+    // row_is_dense_wide sized them for, with the bytes and threads of dense_wide_launch.
     BinTable wide_table(const void* kernel, count_t nrows, bool values) const {
         const cudaFuncAttributes& at = kernel_attr(kernel);
         const DenseWideLaunch dw = dense_wide_launch(p_, n_, values, nrows, static_cast<count_t>(at.sharedSizeBytes), at.numRegs, smem_per_sm_,
                                                      smem_reserved_, sm_count_, opt_.fit_hash_blocks);
-        return {p_.hash_capacity, dw.bytes, dw.threads};
+        return {dense_wide_capacity(p_), dw.bytes, dw.threads};
     }
 
     // A kernel's attributes, queried by choose_params (kernel_attrs_).
@@ -781,8 +781,8 @@ private:
     // The light rows' hash kernels, one launch per nonempty bin, for phase P (launches of the one
     // pass named "... (once)", of a known pattern "... (known)": the simulator's launch counts tell
     // the passes apart). The wide dense rows (bin nbins_, row_key) take hash_rows_kernel with the
-    // largest table, p_.hash_capacity entries — the one row_is_dense_wide sized them for, so every
-    // one of them goes dense there — launched with the bytes and threads of dense_wide_launch.
+    // budget's entries, dense_wide_capacity — what row_is_dense_wide sized them for, so every one of
+    // them goes dense there — launched with the bytes and threads of dense_wide_launch.
     // The bins go to the light stream and light_streams - 1 more in turn, the largest first (rows
     // times table entries), forked from and joined back into the light stream: a bin's last blocks
     // leave SMs idle that the next bins' fill, and the widest bins' blocks (1024 threads, one an SM)
@@ -793,7 +793,7 @@ private:
         std::vector<int> bins;
         for (int bn = 0; bn <= nbins_; ++bn)
             if (light_begin_[bn + 1] > light_begin_[bn]) bins.push_back(bn);
-        const auto capacity = [&](int bn) { return bn == nbins_ ? p_.hash_capacity : hash_bin_capacity(bn); };
+        const auto capacity = [&](int bn) { return bn == nbins_ ? dense_wide_capacity(p_) : hash_bin_capacity(bn); };
         const auto work = [&](int bn) { return (light_begin_[bn + 1] - light_begin_[bn]) * capacity(bn); };
         std::stable_sort(bins.begin(), bins.end(), [&](int x, int y) { return work(x) > work(y); });
         const int nstreams = static_cast<int>(std::min<std::size_t>(bins.size(), static_cast<std::size_t>(light_streams_)));

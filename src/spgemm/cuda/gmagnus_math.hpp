@@ -454,10 +454,17 @@ GIGASPARSE_HD constexpr int hash_block_threads(int bin, count_t table_bytes, cou
     return best;
 }
 
+// The wide dense rows' entries of a column and a value in the budget s_LM: the capacity their
+// launch passes (hash_rows_kernel decides dense by cap times an entry's bytes, in every phase). Not a
+// power of two: a wide dense row is dense there in every phase and never hashed.
+GIGASPARSE_HD constexpr count_t dense_wide_capacity(const Params& p) {
+    return p.smem_bytes / (count_t(p.sizes.col) + count_t(p.sizes.val));
+}
+
 // The launch of the wide dense rows (row_is_dense_wide): every one of them is dense in the
-// largest table, and spans at most B's ncols columns, so the launch takes only the bytes a span of
-// ncols needs when that is less than the table (dense_row_bytes: hangGlider_2's 1647 columns take
-// 6.8 KB of the 128 KB table, and an SM holds more than one row). Its block: the widest (half the
+// budget's bytes (dense_wide_capacity), and spans at most B's ncols columns, so the launch takes
+// only the bytes a span of ncols needs when that is less (dense_row_bytes: hangGlider_2's 1647
+// columns take 6.8 KB of the H200's 222 KiB, and an SM holds more than one row). Its block: the widest (half the
 // table, at most 1024 threads: a few long rows finish soonest), or, when the bin holds enough rows
 // to fill every SM's room at the size hash_block_threads picks for those bytes (most threads
 // resident, then the most rows), that size.
@@ -468,7 +475,7 @@ struct DenseWideLaunch {
 GIGASPARSE_HD constexpr DenseWideLaunch dense_wide_launch(const Params& p, count_t ncols, bool values, count_t nrows, count_t static_bytes,
                                                          int regs, count_t smem_per_sm, count_t reserved, int sm_count, bool fit) {
     const int widest_bin = hash_bin_count(p) - 1;
-    const count_t table = hash_smem_bytes(p.hash_capacity, p.sizes, values);
+    const count_t table = hash_smem_bytes(dense_wide_capacity(p), p.sizes, values);
     const count_t span_bytes = dense_row_bytes(max_c(ncols, 1), p.sizes.val, values);
     DenseWideLaunch l{span_bytes < table ? span_bytes : table, hash_bin_threads(widest_bin)};
     if (fit) {
@@ -528,24 +535,34 @@ GIGASPARSE_HD constexpr AccumKind accum_kind(count_t products, int span_log2, co
 }
 
 // Wide dense rows: a row of more than τ products (heavy by accum_kind) whose products' columns span
-// few enough columns that a bitmap and a value per column fit the largest hash table's shared
-// memory (light_row_is_dense with values: up to 31772 columns for float values and int32 indices
-// on the H200's 16384-entry table) accumulates densely there like a dense light row, a block per
-// row (GpuSpgemmOptions::dense_wide_rows), when it has at most dense_wide_max_products products
-// (one block's walk: 128 rounds of 1024 threads). The heavy path's fixed cost — the masked CSC, the
+// few enough columns that a bitmap and a value per column fit the shared-memory budget s_LM
+// (dense_wide_capacity; light_row_is_dense with values: up to 55228 columns for float values and
+// int32 indices on the H200's s_LM of 227824 bytes, so every row of an R-MAT of scale 15, 32768 columns) accumulates
+// densely there like a dense light row, a block per row (GpuSpgemmOptions::dense_wide_rows), when
+// it has at most dense_wide_max_products products. The heavy path's fixed cost — the masked CSC, the
 // outer product and the multisplit's launches and host waits, 70 stream operations and 2 host waits
-// for hangGlider_2's one row on the simulator, more with multisplit levels — otherwise falls on products that have few such rows: counted on the host for the
-// benchmark's A² of the shared matrices (τ = 8192), 10 of the 13 products with heavy rows have
-// only rows of this kind (ca-CondMat, adder_dcop_05 and hangGlider_2 one each, rajat01 two), and
-// email-Enron 875 of its 1202. The paper's heavy path is for rows whose span does not fit.
-inline constexpr count_t dense_wide_max_products = count_t(1) << 17;
+// for hangGlider_2's one row on the simulator, more with multisplit levels — otherwise falls on
+// products that have few such rows: counted on the host for the benchmark's A² of the shared
+// matrices (τ = 8192), 11 of the 13 products with heavy rows have only rows of this kind
+// (ca-CondMat, adder_dcop_05 and hangGlider_2 one each, rajat01 two, email-Enron 1202), and so do
+// the four R-MAT products of scale 15 (596 to 4565 heavy rows, whose whole heavy path then goes:
+// for a span of at most dense_columns the heavy path has no multisplit and accumulates each row in
+// the same dense accumulator, after writing and reading back its products as Ĉ).
+// The paper's heavy path is for rows whose span does not fit. The cap keeps one row's walk on one
+// SM (256 rounds of 1024 threads: estimated at 0.1-0.3 ms, not yet timed) near the heavy path's
+// fixed cost (hangGlider_2, one heavy row: 0.84 ms of device time on the first H200 run, of which
+// the light rows beside it took 0.53); R-MAT 15's longest rows hold 112281 (A with 4 per row) to
+// 198152 (32) products.
+// Until 2026-12-06 the limit was the largest hash table's bytes (31772 columns on the H200, 128 of
+// the budget's 222 KiB) and the cap 2^17 products: no R-MAT row qualified.
+inline constexpr count_t dense_wide_max_products = count_t(1) << 18;
 GIGASPARSE_HD constexpr bool row_is_dense_wide(count_t products, count_t span, const Params& p) {
     return products > p.tau && products <= dense_wide_max_products &&
-           light_row_is_dense(span, hash_smem_bytes(p.hash_capacity, p.sizes, true), p.sizes.val, true);
+           light_row_is_dense(span, hash_smem_bytes(dense_wide_capacity(p), p.sizes, true), p.sizes.val, true);
 }
 // The setup's sort key of a row of A·B (row_classes_kernel) from its products and the columns they
 // span (0: not known, no wide dense row): its hash bin [0, nbins) for a light row with products,
-// nbins for a wide dense row (accumulated in a table of p.hash_capacity entries), nbins + 1 for a row
+// nbins for a wide dense row (accumulated in the budget's bytes, dense_wide_capacity), nbins + 1 for a row
 // without products, nbins + 2 for a heavy row (sorted last).
 GIGASPARSE_HD constexpr unsigned row_key(count_t products, count_t span, const Params& p, int nbins) {
     if (products == 0) return static_cast<unsigned>(nbins + 1);
