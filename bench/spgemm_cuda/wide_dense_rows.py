@@ -3,14 +3,17 @@
 that gMAGNUS accumulates as wide dense rows instead of through the heavy path (no GPU needed).
 
 A row of C = A·B with more than tau products is heavy (CSR->CSC, outer product, multisplit,
-chunked accumulation) unless its products' columns span few enough columns for a bitmap and a
-value per column in the shared-memory budget, and it has at most 2^18 products (row_is_dense_wide
-and dense_wide_capacity in src/spgemm/cuda/gmagnus_math.hpp). Defaults: float values and int32
-columns on the H200's budget (s_LM = 227824 bytes: 232448 opt-in less the kernels' largest static
-shared memory, 4624 bytes; tau = 8192: spans up to 55228 columns). --table-bytes 131072 counts
-with the largest hash table's bytes instead, the limit before 2026-12-06 (with --max-products
-131072). For each product with heavy rows it prints the heavy rows, how many of them are wide dense
-rows, and whether the product keeps any heavy row:
+chunked accumulation) unless it is a wide dense row (row_is_dense_wide and dense_wide_window in
+src/spgemm/cuda/gmagnus_math.hpp): its products' columns span at most 4 windows, each a bitmap and
+a value per column in the shared-memory budget, and it walks its products (once a window) at most
+2^19 times. The windows: B's columns when a bitmap and values of them fit the budget, else B's
+columns in the fewest equal windows that do. Defaults: float values and int32 columns on the
+H200's budget (s_LM = 227824 bytes: 232448 opt-in less the kernels' largest static shared memory,
+4624 bytes; tau = 8192: windows of up to 55228 columns). --table-bytes 131072 --max-windows 1
+--max-walk 131072 counts with the limit before 2026-12-06 (one window of the largest hash table,
+2^17 products). For each product with heavy rows it prints the heavy rows, how many of them are
+wide dense rows (and in how many windows), the share of the heavy products they hold, and whether
+the product keeps any heavy row:
 
   PYTHONPATH=build/release/python python3 bench/spgemm_cuda/wide_dense_rows.py            # both sets
   PYTHONPATH=build/release/python python3 bench/spgemm_cuda/wide_dense_rows.py --self-check
@@ -28,7 +31,8 @@ from bench_inputs import model_args, rmat_products, shared_squares
 TAU = 8192
 BUDGET_BYTES = 227824 // 8 * 8  # dense_wide_capacity entries of 8 bytes (float values, int32 columns)
 VAL_BYTES = 4
-MAX_PRODUCTS = 1 << 18
+MAX_WINDOWS = 4
+MAX_WALK = 1 << 19
 
 
 def dense_row_bytes(span, val_bytes=VAL_BYTES):
@@ -37,6 +41,7 @@ def dense_row_bytes(span, val_bytes=VAL_BYTES):
 
 
 def max_dense_span(table_bytes=BUDGET_BYTES, val_bytes=VAL_BYTES):
+    """dense_span_limit: the widest span whose bitmap and values fit table_bytes."""
     lo, hi = 0, table_bytes * 8
     while lo < hi:
         mid = (lo + hi + 1) // 2
@@ -47,10 +52,17 @@ def max_dense_span(table_bytes=BUDGET_BYTES, val_bytes=VAL_BYTES):
     return lo
 
 
-def classify(a, b, tau=TAU, max_span=None, max_products=MAX_PRODUCTS):
-    """(heavy rows, wide dense rows among them, their products) of C = A·B (CSR arrays)."""
-    max_span = max_dense_span() if max_span is None else max_span
+def window_width(ncols, limit):
+    """dense_wide_window: B's ncols columns in the fewest equal windows of at most `limit` columns."""
+    n = max(ncols, 1)
+    return -(-n // -(-n // limit))
+
+
+def classify(a, b, tau=TAU, limit=None, max_windows=MAX_WINDOWS, max_walk=MAX_WALK):
+    """(heavy rows, {windows: wide dense rows}, share of the heavy products in wide dense rows) of C = A·B."""
+    limit = max_dense_span() if limit is None else limit
     a, b = a.tocsr(), b.tocsr()
+    window = window_width(b.shape[1], limit)
     blen = np.diff(b.indptr)
     nonempty = blen > 0
     lo = np.full(b.shape[0], np.iinfo(np.int64).max)
@@ -59,31 +71,37 @@ def classify(a, b, tau=TAU, max_span=None, max_products=MAX_PRODUCTS):
         starts = b.indptr[:-1][nonempty]
         lo[nonempty] = np.minimum.reduceat(b.indices, starts)
         hi[nonempty] = np.maximum.reduceat(b.indices, starts)
-    per_entry = blen[a.indices].astype(np.int64)
     rows = np.repeat(np.arange(a.shape[0]), np.diff(a.indptr))
-    products = np.bincount(rows, weights=per_entry, minlength=a.shape[0]).astype(np.int64)
+    products = np.bincount(rows, weights=blen[a.indices].astype(np.int64), minlength=a.shape[0]).astype(np.int64)
     heavy = np.nonzero(products > tau)[0]
-    wide = 0
-    for r in heavy:
-        cols = a.indices[a.indptr[r]:a.indptr[r + 1]]
-        cols = cols[nonempty[cols]]
-        span = int(hi[cols].max() - lo[cols].min() + 1)
-        if span <= max_span and products[r] <= max_products:
-            wide += 1
-    return len(heavy), wide
+    ok = nonempty[a.indices]
+    row_lo = np.full(a.shape[0], np.iinfo(np.int64).max)
+    row_hi = np.full(a.shape[0], -1)
+    np.minimum.at(row_lo, rows[ok], lo[a.indices[ok]])
+    np.maximum.at(row_hi, rows[ok], hi[a.indices[ok]])
+    windows = -(-(row_hi[heavy] - row_lo[heavy] + 1) // window)
+    wide = (windows <= max_windows) & (products[heavy] * windows <= max_walk)
+    counts = {int(w): int(((windows == w) & wide).sum()) for w in np.unique(windows[wide])}
+    share = float(products[heavy][wide].sum() / products[heavy].sum()) if len(heavy) else 0.0
+    return len(heavy), counts, share
 
 
-def brute_force(a, b, tau, max_span, max_products):
-    """classify() by a loop over every product (the check of its vectorized spans and sums)."""
+def brute_force(a, b, tau, limit, max_windows, max_walk):
+    """classify() by a loop over every product (the check of its vectorized spans, sums and windows)."""
     a, b = a.tocsr(), b.tocsr()
-    heavy = wide = 0
+    window = window_width(b.shape[1], limit)
+    heavy, counts, wide_products, heavy_products = 0, {}, 0, 0
     for r in range(a.shape[0]):
         cols = [int(c) for k in a.indices[a.indptr[r]:a.indptr[r + 1]] for c in b.indices[b.indptr[k]:b.indptr[k + 1]]]
         if len(cols) <= tau:
             continue
         heavy += 1
-        wide += max(cols) - min(cols) + 1 <= max_span and len(cols) <= max_products
-    return heavy, wide
+        heavy_products += len(cols)
+        w = -(-(max(cols) - min(cols) + 1) // window)
+        if w <= max_windows and len(cols) * w <= max_walk:
+            counts[w] = counts.get(w, 0) + 1
+            wide_products += len(cols)
+    return heavy, counts, (wide_products / heavy_products if heavy else 0.0)
 
 
 def self_check():
@@ -91,13 +109,20 @@ def self_check():
     assert max_dense_span() == 55228
     assert max_dense_span(16384 * 8) == 31772  # the largest hash table's bytes (the limit before)
     assert max_dense_span(1024 * 12, 8) == 1512  # double values, int32 columns, a 1024-entry table
+    assert window_width(32768, 55228) == 32768 and window_width(65536, 55228) == 32768
+    assert window_width(131072, 55228) == 43691 and window_width(262144, 55228) == 52429
     # a band of 25 entries a row: up to 625 products a row over up to 49 columns; rows 11 to n - 12
     # have more than 512 products (row 11: 13 + ... + 24 + 12 x 25 = 522)
     n = 300
     band = sp.diags([np.ones(n - abs(k)) for k in range(-12, 13)], list(range(-12, 13)), format="csr")
-    assert classify(band, band, tau=512, max_span=1512) == (n - 22, n - 22)
-    assert classify(band, band, tau=512, max_span=40) == (n - 22, 10)  # rows 11-15 and their mirror: spans of 36-40
-    assert classify(band, band, tau=1000) == (0, 0)
+    assert classify(band, band, tau=512, limit=1512) == (n - 22, {1: n - 22}, 1.0)
+    # windows of 30 columns (300 in 10): every span (36-49 columns) takes 2
+    assert classify(band, band, tau=512, limit=30, max_windows=1)[1] == {}
+    assert classify(band, band, tau=512, limit=30)[1] == {2: n - 22}
+    # at most 1200 walked: rows 11-17 and their mirror (522, 547, 559, 570, 580, 589, 597 products)
+    assert classify(band, band, tau=512, limit=30, max_walk=1200)[1] == {2: 14}
+    assert brute_force(band, band, 512, 30, 4, 1200)[1] == {2: 14}
+    assert classify(band, band, tau=1000) == (0, {}, 0.0)
     rng = np.random.default_rng(7)
     for case in range(4):
         a = sp.random(60, 80, density=0.15, random_state=rng, format="lil")
@@ -106,32 +131,37 @@ def self_check():
         b = sp.random(80, 300 if case % 2 else 70, density=0.2, random_state=rng, format="csr")
         a.data[:] = 1
         b.data[:] = 1
-        for tau, span, most in ((20, 100, 1 << 17), (10, 60, 50), (0, 1 << 20, 1 << 17)):
-            assert classify(a, b, tau, span, most) == brute_force(a, b, tau, span, most), (case, tau, span, most)
+        for tau, limit, mw, walk in ((20, 100, 4, 1 << 19), (10, 60, 2, 200), (0, 1 << 20, 4, 1 << 19), (10, 25, 4, 300)):
+            got, want = classify(a, b, tau, limit, mw, walk), brute_force(a, b, tau, limit, mw, walk)
+            assert got[:2] == want[:2] and abs(got[2] - want[2]) < 1e-12, (case, tau, limit, got, want)
     print("self-check passed")
 
 
 def main():
     def more(ap):
-        ap.add_argument("--table-bytes", type=int, default=BUDGET_BYTES, help="bytes a wide dense row may take (default: the H200's budget)")
-        ap.add_argument("--max-products", type=int, default=MAX_PRODUCTS, help="most products of a wide dense row")
+        ap.add_argument("--table-bytes", type=int, default=BUDGET_BYTES, help="bytes a window may take (default: the H200's budget)")
+        ap.add_argument("--max-windows", type=int, default=MAX_WINDOWS, help="most windows of a wide dense row")
+        ap.add_argument("--max-walk", type=int, default=MAX_WALK, help="most products walked (products times windows)")
 
     args = model_args(__doc__, "15,16", more)
-    span = max_dense_span(args.table_bytes)
     if args.self_check:
         self_check()
         return 0
+    limit = max_dense_span(args.table_bytes)
     totals = {}
     if args.set in ("rmat", "both"):
         for name, a, b in rmat_products(args.scales, np.float32):
-            totals[name] = classify(a, b, max_span=span, max_products=args.max_products)
+            totals[name] = classify(a, b, limit=limit, max_windows=args.max_windows, max_walk=args.max_walk)
     if args.set in ("shared", "both"):
         for name, a, b in shared_squares():
-            totals[name] = classify(a, b, max_span=span, max_products=args.max_products)
+            totals[name] = classify(a, b, limit=limit, max_windows=args.max_windows, max_walk=args.max_walk)
     with_heavy = {k: v for k, v in totals.items() if v[0] > 0}
-    for name, (heavy, wide) in with_heavy.items():
-        print(f"{name:24s} heavy rows {heavy:7d}  wide dense {wide:7d}  " + ("no heavy row left" if heavy == wide else f"{heavy - wide} heavy"))
-    lost = sum(1 for h, w in with_heavy.values() if h == w)
+    for name, (heavy, counts, share) in with_heavy.items():
+        wide = sum(counts.values())
+        by_windows = ", ".join(f"{c} in {w}" for w, c in sorted(counts.items())) or "-"
+        print(f"{name:24s} heavy rows {heavy:7d}  wide dense {wide:7d} ({by_windows}; {100 * share:5.1f} % of the heavy products)  "
+              + ("no heavy row left" if heavy == wide else f"{heavy - wide} heavy"))
+    lost = sum(1 for h, c, _ in with_heavy.values() if h == sum(c.values()))
     print(f"{len(totals)} products, {len(with_heavy)} with heavy rows, {lost} of them without any left")
     return 0
 

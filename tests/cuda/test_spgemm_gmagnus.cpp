@@ -80,6 +80,9 @@ GpuSpgemmOptions budget(std::int64_t smem, std::int64_t inter = 0) {
     return o;
 }
 
+template <class V, class I>
+void expect_product_and_plan(gs::Csr<V, I> a, gs::Csr<V, I> b, const GpuSpgemmOptions& o, const std::string& what);  // below
+
 }  // namespace
 
 TEST(CudaSpgemm, BuiltWithoutCudaThrowsNotSupported) {
@@ -515,6 +518,29 @@ TEST(CudaSpgemm, RacecheckSmallProducts) {
         const auto wband = gs::test::banded<double, std::int32_t>(80, 12, 56);
         EXPECT_GT(expect_matches(wband, wband, wide, "wide dense rows").wide_dense_rows, 0);
         expect_square_plan(wband, wide, 2, "wide dense rows, plan");
+        // a row of 600 products over 2880 of B's 3000 columns: a wide dense row in 2 windows of 1500
+        gs::Coo<double, std::int32_t> ca, cb;
+        ca.nrows = 2;
+        ca.ncols = cb.nrows = 20;
+        cb.ncols = 3000;
+        for (std::int32_t j = 0; j < 20; ++j) {
+            for (std::int32_t t = 0; t < 30; ++t) {
+                cb.row.push_back(j);
+                cb.col.push_back(150 * j + t);
+                cb.val.push_back(0.5 + (j + t) % 4);
+            }
+            ca.row.push_back(0);
+            ca.col.push_back(j);
+            ca.val.push_back(1.0 + j % 3);
+            if (j % 2 == 0) {
+                ca.row.push_back(1);
+                ca.col.push_back(j);
+                ca.val.push_back(2.0);
+            }
+        }
+        const auto wa = gs::coo_to_csr(ca), wb = gs::coo_to_csr(cb);
+        EXPECT_EQ(expect_matches(wa, wb, wide, "wide dense row in 2 windows").wide_dense_rows, 1);
+        expect_product_and_plan(wa, wb, wide, "wide dense row in 2 windows");
 #ifdef GIGASPARSE_CUDA_SIM
         EXPECT_EQ(cuda_sim::race_reports(), races_before) << "ThreadSanitizer reported a race in the dense light rows (above)";
         for (const auto& [name, n] : cuda_sim::stats().kernels) kernels_run.insert(name);
@@ -528,7 +554,8 @@ TEST(CudaSpgemm, RacecheckSmallProducts) {
     EXPECT_GE(st2.levels_run, 2);
 #ifdef GIGASPARSE_CUDA_SIM
     for (const char* k : {"col_range_kernel", "row_products_kernel", "row_classes_kernel", "hash_rows_kernel", "hash_rows_warp_kernel", "hash_rows_kernel (once)",
-                          "hash_rows_warp_kernel (once)", "unstage_rows_kernel", "hash_rows_kernel (known)", "hash_rows_warp_kernel (known)",
+                          "hash_rows_warp_kernel (once)", "dense_wide_rows_kernel", "dense_wide_rows_kernel (once)", "dense_wide_rows_kernel (known)",
+                          "unstage_rows_kernel", "hash_rows_kernel (known)", "hash_rows_warp_kernel (known)",
                           "hash_segments_kernel (known)", "dense_segments_kernel (known)", "gather_kernel",
                           "row_lengths_kernel", "heavy_entries_kernel", "csc_colptr_kernel", "csc_gather_kernel", "gather_values_kernel", "slice_sizes_kernel", "level_split_kernel",
                           "outer_product_kernel", "make_segments_kernel", "histogram_kernel", "split_flags_kernel", "level_order_kernel",
@@ -879,9 +906,10 @@ TEST(CudaSpgemm, DenseLightRows) {
 
 // Wide dense rows (GpuSpgemmOptions::dense_wide_rows, row_is_dense_wide): rows of more than τ
 // products whose products span few columns accumulate densely, a block each, in the shared-memory
-// budget; rows whose span does not fit, or with more than dense_wide_max_products products, stay
-// heavy. At 16 KiB (double values, int32 indices) the largest hash table holds 1024 entries: τ =
-// 512; spans up to some 2000 columns fit the budget.
+// budget, in windows of B's columns when they span more; rows of more than 4 windows, or with more
+// than dense_wide_max_walk products walked (products times windows), stay heavy. At 16 KiB (double
+// values, int32 indices) the largest hash table holds 1024 entries: τ = 512; windows of up to some
+// 2000 columns fit the budget.
 TEST(CudaSpgemm, DenseWideRows) {
     SKIP_WITHOUT_GPU();
     GpuSpgemmOptions wide;
@@ -925,8 +953,9 @@ TEST(CudaSpgemm, DenseWideRows) {
     }
 #endif
 
-    // the band and 5 rows whose products span the whole width (heavy), float and int64: at 8 KiB a
-    // largest table of 512 entries, τ = 256, spans up to some 1980 columns
+    // the band and 5 rows whose products span the whole width, float and int64: at 8 KiB a largest
+    // table of 512 entries, τ = 256, windows of up to some 1980 columns: the rows of a whole span
+    // (and those that reach them) take 2 (simulator: 2400 columns) or 3 (5000) windows
     GpuSpgemmOptions wide8 = wide;
     wide8.shared_memory_bytes = 8192;
     const std::int64_t n2 = sim_or(2400, 5000);
@@ -949,34 +978,83 @@ TEST(CudaSpgemm, DenseWideRows) {
     const auto m = expect_matches(mixed, mixed, wide8, "band and rows of a whole span, float, int64");
     ASSERT_EQ(m.tau, 256);
     EXPECT_GT(m.wide_dense_rows, n2 / 2);
-    EXPECT_GE(m.heavy_rows, 5) << "the rows of a whole span (and those that reach them) stay heavy";
-    EXPECT_LT(m.heavy_rows, n2 / 4);
+    EXPECT_EQ(m.heavy_rows, 0) << "the rows of a whole span (and those that reach them) in windows";
+    GpuSpgemmOptions heavy8 = wide8;
+    heavy8.dense_wide_rows = false;
+    EXPECT_EQ(expect_matches(mixed, mixed, heavy8, "band and rows of a whole span, heavy").heavy_rows, m.wide_dense_rows);
     expect_square_plan(mixed, wide8, 2, "mixed, plan");
 
-    // rows of up to dense_wide_max_products (2^18 = 262144) products: A's rows over 500 or 520 columns of a dense
-    // 520 x 520 block of B (260000 and 270400 products, a span of 520)
-    const std::int64_t k = 520;
+    // windows: B of 30k columns, its row j over columns [30j, 30j + 45) (neighbours overlap: sums);
+    // at 8 KiB windows of 1800 (simulator: 9000 columns in 5) or 1875 (30000 in 16). Rows of A over
+    // 10 consecutive rows of B (450 products, a span of 315: one window), over 9 rows 20 apart (405
+    // products, a span of 4845: 3 windows), over 9 rows 37 apart (a span of 8925: 5 windows, heavy),
+    // over one row (light) and none. One call, device-resident, a plan (its second numeric phase on
+    // C's kept columns: each known column written by its window) and two passes.
+    {
+        const std::int64_t kb = sim_or(300, 1000), na = sim_or(40, 400);
+        gs::Coo<float, std::int64_t> cb, ca;
+        cb.nrows = kb;
+        cb.ncols = 30 * kb;
+        for (std::int64_t j = 0; j < kb; ++j)
+            for (std::int64_t t = 0; t < 45 && 30 * j + t < cb.ncols; ++t) {
+                cb.row.push_back(j);
+                cb.col.push_back(30 * j + t);
+                cb.val.push_back(0.25f * static_cast<float>((j + t) % 9) - 1.0f);
+            }
+        ca.nrows = na;
+        ca.ncols = kb;
+        std::int64_t expect_wide = 0, expect_heavy = 0;
+        for (std::int64_t i = 0; i < na; ++i) {
+            std::vector<std::int64_t> rows;
+            switch (i % 5) {
+                case 0: for (std::int64_t t = 0; t < 10; ++t) rows.push_back((i * 13) % (kb - 10) + t); ++expect_wide; break;
+                case 1: for (std::int64_t t = 0; t < 9; ++t) rows.push_back((i * 7) % (kb - 170) + 20 * t); ++expect_wide; break;
+                case 2: for (std::int64_t t = 0; t < 9; ++t) rows.push_back(i % 4 + 37 * t); ++expect_heavy; break;
+                case 3: rows.push_back((i * 11) % kb); break;
+                default: break;  // no products
+            }
+            for (const std::int64_t j : rows) {
+                ca.row.push_back(i);
+                ca.col.push_back(j);
+                ca.val.push_back(1.0f + static_cast<float>((i + j) % 3));
+            }
+        }
+        const auto wa = gs::coo_to_csr(ca), wb = gs::coo_to_csr(cb);
+        const auto w5 = expect_matches(wa, wb, wide8, "windows");
+        EXPECT_EQ(w5.wide_dense_rows, expect_wide);
+        EXPECT_EQ(w5.heavy_rows, expect_heavy) << "5 windows: heavy";
+        expect_product_and_plan(wa, wb, wide8, "windows");
+        GpuSpgemmOptions two = wide8;
+        two.one_pass_light_rows = false;
+        expect_matches(wa, wb, two, "windows, two passes");
+    }
+
+    // rows of up to dense_wide_max_walk (2^19 = 524288) products walked: A's rows over 100 or 130 rows of B, each
+    // over all of its 2100 columns (210000 and 273000 products; at 16 KiB 2 windows of 1050: 420000 and
+    // 546000 walked)
+    const std::int32_t kr = 130, kc = 2100;
     gs::Coo<double, std::int32_t> ca, cb;
     ca.nrows = 2;
-    ca.ncols = cb.nrows = cb.ncols = k;
-    for (std::int32_t c = 0; c < k; ++c) {
-        if (c < 500) {
+    ca.ncols = cb.nrows = kr;
+    cb.ncols = kc;
+    for (std::int32_t r = 0; r < kr; ++r) {
+        if (r < 100) {
             ca.row.push_back(0);
-            ca.col.push_back(c);
-            ca.val.push_back(1.0 + c % 3);
+            ca.col.push_back(r);
+            ca.val.push_back(1.0 + r % 3);
         }
         ca.row.push_back(1);
-        ca.col.push_back(c);
-        ca.val.push_back(2.0 - c % 2);
-        for (std::int32_t j = 0; j < k; ++j) {
-            cb.row.push_back(c);
+        ca.col.push_back(r);
+        ca.val.push_back(2.0 - r % 2);
+        for (std::int32_t j = 0; j < kc; ++j) {
+            cb.row.push_back(r);
             cb.col.push_back(j);
-            cb.val.push_back(0.25 * ((c + j) % 7) - 0.5);
+            cb.val.push_back(0.25 * ((r + j) % 7) - 0.5);
         }
     }
-    const auto cap = expect_matches(gs::coo_to_csr(ca), gs::coo_to_csr(cb), wide, "rows of 260000 and 270400 products");
-    EXPECT_EQ(cap.wide_dense_rows, 1) << "the row of 260000 products";
-    EXPECT_EQ(cap.heavy_rows, 1) << "the row of 270400 products";
+    const auto cap = expect_matches(gs::coo_to_csr(ca), gs::coo_to_csr(cb), wide, "rows of 210000 and 273000 products in 2 windows");
+    EXPECT_EQ(cap.wide_dense_rows, 1) << "the row of 210000 products (420000 walked)";
+    EXPECT_EQ(cap.heavy_rows, 1) << "the row of 273000 products (546000 walked)";
 }
 
 namespace {

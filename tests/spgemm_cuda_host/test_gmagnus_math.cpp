@@ -230,66 +230,100 @@ TEST(GmagnusMath, DenseLightRowsFitTheirTable) {
     EXPECT_FALSE(gm::light_row_is_dense(8065, gm::hash_smem_bytes(cap, d, true), 8, true));
 }
 
-// Wide dense rows (row_is_dense_wide, row_key): above τ, at most 2^18 products, and a span whose
-// bitmap and values fit the budget (227 KiB, float and int32: 29056 entries of 8 bytes, 56348
-// columns; the largest hash table, 16384 entries, held 31772).
-// The kernel decides dense by cap times an entry's bytes in every phase (dense_row: values or not),
-// so a row the setup calls wide dense must be dense with the capacity it gets, dense_wide_capacity,
-// in the symbolic phase (keys only) as in the numeric ones: it is never hashed.
-TEST(GmagnusMath, DenseWideRowsFitTheBudget) {
+// Wide dense rows (row_is_dense_wide, row_key, dense_wide_window): above τ, in at most 4 windows
+// of B's columns that fit the budget (227 KiB, float and int32: 29056 entries of 8 bytes, a span of
+// 56348 columns; the largest hash table, 16384 entries, held 31772), with at most 2^19 products
+// walked (products times windows). A launch's windows (the narrower of its phase's window and the
+// widest span among its rows) fit its bytes, and no row takes more windows than the setup counted.
+TEST(GmagnusMath, DenseWideRowsFitTheBudgetInWindows) {
     const gm::Params p = gm::make_params(count_t(1) << 20, 227 * 1024, {4, 4, 8, 4});
     ASSERT_EQ(p.hash_capacity, 16384);
     ASSERT_EQ(p.tau, 8192);
     ASSERT_EQ(gm::dense_wide_capacity(p), 227 * 1024 / 8);
+    EXPECT_EQ(gm::dense_span_limit(227 * 1024, 4, true), 56348);
+    EXPECT_EQ(gm::dense_row_bytes(56348, 4, true), 227 * 1024);
+    EXPECT_EQ(gm::dense_span_limit(227 * 1024 / 2, 4, false), 227 * 1024 / 2 * 8) << "a bit a column";
+    EXPECT_EQ(gm::dense_span_limit(15, 4, true), 0) << "not one column: the bitmap takes 16 bytes";
+    EXPECT_EQ(gm::dense_span_limit(20, 4, true), 1);
+    // windows: B's columns when they fit, else the fewest equal windows that do
+    EXPECT_EQ(gm::dense_wide_window(p, 1, true), 1);
+    EXPECT_EQ(gm::dense_wide_window(p, 32768, true), 32768) << "R-MAT 15: one window";
+    EXPECT_EQ(gm::dense_wide_window(p, 56348, true), 56348);
+    EXPECT_EQ(gm::dense_wide_window(p, 56349, true), 28175);
+    EXPECT_EQ(gm::dense_wide_window(p, 65536, true), 32768) << "R-MAT 16: two";
+    EXPECT_EQ(gm::dense_wide_window(p, 131072, true), 43691) << "R-MAT 17: three";
+    EXPECT_EQ(gm::dense_wide_window(p, 262144, true), 52429) << "R-MAT 18: five";
+    EXPECT_EQ(gm::dense_wide_window(p, 262144, false), 262144) << "symbolic: a bit a column, one window";
     const int nbins = gm::hash_bin_count(p);
-    EXPECT_TRUE(gm::row_is_dense_wide(8193, 32768, p)) << "R-MAT of scale 15: every row";
-    EXPECT_TRUE(gm::row_is_dense_wide(8193, 56348, p));
-    EXPECT_FALSE(gm::row_is_dense_wide(8193, 56349, p)) << "the span's bitmap and values exceed the budget";
-    EXPECT_FALSE(gm::row_is_dense_wide(8192, 100, p)) << "at most τ: a light row of a hash bin";
-    EXPECT_TRUE(gm::row_is_dense_wide(count_t(1) << 18, 100, p));
-    EXPECT_FALSE(gm::row_is_dense_wide((count_t(1) << 18) + 1, 100, p)) << "more than one block's walk";
-    EXPECT_FALSE(gm::row_is_dense_wide(9000, 0, p)) << "no span known";
-    EXPECT_EQ(gm::row_key(0, 0, p, nbins), unsigned(nbins + 1));
-    EXPECT_EQ(gm::row_key(5, 3, p, nbins), unsigned(gm::hash_bin(5)));
-    EXPECT_EQ(gm::row_key(8192, 60000, p, nbins), unsigned(gm::hash_bin(8192))) << "light whatever its span";
-    EXPECT_EQ(gm::row_key(8193, 60000, p, nbins), unsigned(nbins + 2));
-    EXPECT_EQ(gm::row_key(8193, 400, p, nbins), unsigned(nbins));
+    const count_t w16 = gm::dense_wide_window(p, 65536, true);
+    EXPECT_TRUE(gm::row_is_dense_wide(8193, 32768, p, w16));
+    EXPECT_TRUE(gm::row_is_dense_wide(8193, 65536, p, w16)) << "two windows";
+    EXPECT_TRUE(gm::row_is_dense_wide(8193, 4 * w16, p, w16)) << "four windows";
+    EXPECT_FALSE(gm::row_is_dense_wide(8193, 4 * w16 + 1, p, w16)) << "five windows";
+    EXPECT_FALSE(gm::row_is_dense_wide(8193, 262144, p, gm::dense_wide_window(p, 262144, true))) << "R-MAT 18 spans 5 windows";
+    EXPECT_TRUE(gm::row_is_dense_wide(count_t(1) << 18, 65536, p, w16)) << "2^19 products walked";
+    EXPECT_FALSE(gm::row_is_dense_wide((count_t(1) << 18) + 1, 65536, p, w16)) << "more than 2^19 walked";
+    EXPECT_TRUE(gm::row_is_dense_wide(count_t(1) << 19, 100, p, w16));
+    EXPECT_FALSE(gm::row_is_dense_wide((count_t(1) << 19) + 1, 100, p, w16));
+    EXPECT_FALSE(gm::row_is_dense_wide(8192, 100, p, w16)) << "at most τ: a light row of a hash bin";
+    EXPECT_FALSE(gm::row_is_dense_wide(9000, 0, p, w16)) << "no span known";
+    EXPECT_FALSE(gm::row_is_dense_wide(9000, 100, p, 0)) << "no wide dense rows";
+    EXPECT_EQ(gm::row_key(0, 0, p, nbins, w16), unsigned(nbins + 1));
+    EXPECT_EQ(gm::row_key(5, 3, p, nbins, w16), unsigned(gm::hash_bin(5)));
+    EXPECT_EQ(gm::row_key(8192, 300000, p, nbins, w16), unsigned(gm::hash_bin(8192))) << "light whatever its span";
+    EXPECT_EQ(gm::row_key(8193, 300000, p, nbins, w16), unsigned(nbins + 2));
+    EXPECT_EQ(gm::row_key(8193, 400, p, nbins, w16), unsigned(nbins));
+    EXPECT_EQ(gm::row_key(8193, 400, p, nbins, 0), unsigned(nbins + 2));
     EXPECT_LT(gm::row_tally_count(nbins), gm::max_tallies);
-    // every key within the tallies; every wide dense row dense in its table in every phase
+    // every key within the tallies; every wide dense row within the windows and the walk, and in
+    // every phase's launch no more windows than counted, each fitting the launch's bytes and those
+    // the budget
     for (const gm::ElementSizes s : {gm::ElementSizes{4, 4, 8, 4}, gm::ElementSizes{4, 8, 8, 4}, gm::ElementSizes{8, 8, 8, 4}})
         for (const count_t smem : {count_t(4096), count_t(8192), count_t(16384), count_t(48 * 1024), count_t(227 * 1024)}) {
             const gm::Params q = gm::make_params(count_t(1) << 20, smem, s);
             if (!gm::params_feasible(q)) continue;
             const int nb = gm::hash_bin_count(q);
             const count_t cap = gm::dense_wide_capacity(q);
-            ASSERT_LE(gm::hash_smem_bytes(cap, s, true), q.smem_bytes) << "the launch's bytes at most the budget";
             ASSERT_GE(cap, q.hash_capacity) << "at least the largest table";
-            int wide = 0;
-            for (count_t pr = 1; pr <= (count_t(1) << 19); pr = pr * 3 / 2 + 1)
-                for (count_t span = 1; span <= (count_t(1) << 17); span = span * 5 / 4 + 1) {
-                    const unsigned key = gm::row_key(pr, span, q, nb);
-                    ASSERT_LT(key, unsigned(nb + 3));
-                    if (key != unsigned(nb)) continue;
-                    ++wide;
-                    EXPECT_GT(pr, q.tau);
-                    EXPECT_LE(pr, gm::dense_wide_max_products);
-                    EXPECT_TRUE(gm::light_row_is_dense(span, gm::hash_smem_bytes(cap, s, true), s.val, true));
-                    EXPECT_TRUE(gm::light_row_is_dense(span, gm::hash_smem_bytes(cap, s, false), s.val, false))
-                        << "symbolic: dense in the keys' bytes too (span " << span << ", capacity " << cap << ")";
-                }
+            int wide = 0, several = 0;
+            for (const count_t ncols : {count_t(700), count_t(5000), count_t(65536), count_t(1) << 20}) {
+                const count_t window = gm::dense_wide_window(q, ncols, true);
+                ASSERT_GE(window, 1);
+                for (count_t pr = 1; pr <= (count_t(1) << 20); pr = pr * 3 / 2 + 1)
+                    for (count_t span = 1; span <= ncols; span = span * 5 / 4 + 1) {
+                        const unsigned key = gm::row_key(pr, span, q, nb, window);
+                        ASSERT_LT(key, unsigned(nb + 3));
+                        if (key != unsigned(nb)) continue;
+                        ++wide;
+                        const count_t windows = gm::ceil_div(span, window);
+                        several += windows > 1;
+                        EXPECT_GT(pr, q.tau);
+                        EXPECT_LE(windows, gm::dense_wide_max_windows);
+                        EXPECT_LE(pr * windows, gm::dense_wide_max_walk);
+                        for (const bool values : {false, true})
+                            for (const count_t widest : {span, span * 2, ncols}) {  // the widest span of the launch's rows
+                                const count_t lw = std::min(gm::dense_wide_window(q, ncols, values), widest);
+                                EXPECT_LE(gm::ceil_div(span, lw), windows) << "symbolic or a narrower launch: no more windows";
+                                const count_t bytes = gm::dense_wide_launch(q, lw, values, 1, 0, 32, 233472, 1024, 132, true).bytes;
+                                EXPECT_LE(gm::dense_row_bytes(std::min(lw, span), s.val, values), bytes);
+                                EXPECT_LE(bytes, gm::hash_smem_bytes(cap, s, values));
+                                EXPECT_LE(bytes, q.smem_bytes);
+                            }
+                    }
+            }
             EXPECT_GT(wide, 0) << "smem " << smem;
+            EXPECT_GT(several, 0) << "smem " << smem;
         }
 }
 
 // The wide dense rows' launch on an H200 (float, int32; hash_rows_kernel with 45 registers and
-// 5264 bytes of static shared memory): the bytes of B's columns' span when less than the budget
-// (227 KiB here); the widest block for a few rows, the most rows in flight for a bin that fills
-// every SM.
-TEST(GmagnusMath, DenseWideLaunchTakesTheSpanOfBsColumns) {
+// 5264 bytes of static shared memory): the bytes of its window; the widest block for a few rows,
+// the most rows in flight for a bin that fills every SM.
+TEST(GmagnusMath, DenseWideLaunchTakesItsWindow) {
     const gm::Params p = gm::make_params(count_t(1) << 20, 227 * 1024, {4, 4, 8, 4});
     constexpr count_t sm = 233472, reserved = 1024, stat = 5264;
-    const auto launch = [&](count_t ncols, bool values, count_t rows, bool fit) {
-        return gm::dense_wide_launch(p, ncols, values, rows, stat, 45, sm, reserved, 132, fit);
+    const auto launch = [&](count_t window, bool values, count_t rows, bool fit) {
+        return gm::dense_wide_launch(p, window, values, rows, stat, 45, sm, reserved, 132, fit);
     };
     // hangGlider_2: 1647 columns, one wide dense row
     EXPECT_EQ(launch(1647, true, 1, true).bytes, 208 + 1647 * 4);
@@ -302,20 +336,12 @@ TEST(GmagnusMath, DenseWideLaunchTakesTheSpanOfBsColumns) {
     // MIT8: 6440 columns, 3065 wide dense rows: 5 of 256 an SM (shared memory 26576 + 5264 bytes a row)
     EXPECT_EQ(launch(6440, true, 3065, true).bytes, 816 + 6440 * 4);
     EXPECT_EQ(launch(6440, true, 3065, true).threads, 256);
-    // R-MAT of scale 15: 32768 columns, a bitmap of 4 KiB and 128 KiB of values, one row an SM
-    EXPECT_EQ(launch(32768, true, 4565, true).bytes, 4096 + 32768 * 4);
-    EXPECT_EQ(launch(32768, true, 4565, true).threads, 1024);
-    // B wider than the budget's span: the whole budget
-    EXPECT_EQ(launch(1 << 20, true, 1, true).bytes, 227 * 1024);
-    EXPECT_EQ(launch(1 << 20, false, 1, true).bytes, 227 * 1024 / 2);
-    // every wide dense row fits the launch's bytes, in every phase
-    for (const count_t ncols : {count_t(1), count_t(100), count_t(1647), count_t(31772), count_t(40000), count_t(56348), count_t(70000)})
-        for (const bool values : {false, true})
-            for (count_t span = 1; span <= ncols; span = span * 3 + 1) {
-                if (gm::row_is_dense_wide(p.tau + 1, span, p)) {
-                    EXPECT_LE(gm::dense_row_bytes(span, p.sizes.val, values), launch(ncols, values, 1, true).bytes) << ncols << " " << span;
-                }
-            }
+    // R-MAT 15 (one window of 32768 columns) and 16 (two): a bitmap of 4 KiB and 128 KiB of values, one row an SM
+    EXPECT_EQ(launch(gm::dense_wide_window(p, 32768, true), true, 4565, true).bytes, 4096 + 32768 * 4);
+    EXPECT_EQ(launch(gm::dense_wide_window(p, 65536, true), true, 10049, true).bytes, 4096 + 32768 * 4);
+    EXPECT_EQ(launch(gm::dense_wide_window(p, 65536, true), true, 10049, true).threads, 1024);
+    // the budget's widest window: the whole budget
+    EXPECT_EQ(launch(gm::dense_wide_window(p, 56348, true), true, 1, true).bytes, 227 * 1024);
 }
 
 TEST(GmagnusMath, HashBlockThreadsKeepTheMostThreadsResident) {

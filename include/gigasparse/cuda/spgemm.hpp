@@ -36,13 +36,14 @@ struct GpuSpgemmOptions {
     // hashing, compaction or sort (the sort was most of such a row's work); the setup finds each row's
     // span from its rows of B (a pass over B). false: every light row hashed (for comparison).
     bool dense_light_rows = true;
-    // With dense_light_rows, rows of more than heavy_threshold products whose products span few
-    // enough columns that a bitmap and a value per column fit the shared-memory budget (55228
-    // columns for float values and int32 indices on the H200: every row of an R-MAT of scale 15),
-    // and that have at most 2^18 products, accumulate densely there too, a block per row, instead
-    // of taking the heavy path (CSR→CSC, outer product, multisplit: its fixed launches and host
-    // waits fall on products with a few such rows). false: every row above the threshold heavy (for
-    // comparison; tests of the heavy path on matrices of few columns).
+    // With dense_light_rows, rows of more than heavy_threshold products whose products span at most
+    // 4 windows of B's columns, each a bitmap and a value per column in the shared-memory budget
+    // (windows of up to 55228 columns for float values and int32 indices on the H200: R-MAT of scale
+    // 15 in one, 16 in two, 17 in three), one walk over the row's products a window, and that walk
+    // at most 2^19 products in all, accumulate densely there too, a block per row, instead of
+    // taking the heavy path (CSR→CSC, outer product, multisplit: its fixed launches and host waits,
+    // and the intermediate's traffic). false: every row above the threshold heavy (for comparison;
+    // tests of the heavy path on matrices of few columns).
     bool dense_wide_rows = true;
     // Streams the light rows' hash bins run on, in turn, largest bin first (0: 3; 1: all on one
     // stream, one bin after the other, as before; for comparison): bins run beside each other, the

@@ -539,12 +539,16 @@ private:
                 reinterpret_cast<const void*>(&hash_segments_kernel<Phase::known, V, I>),
                 reinterpret_cast<const void*>(&dense_segments_kernel<dense_block, Phase::symbolic, V, I>),
                 reinterpret_cast<const void*>(&dense_segments_kernel<dense_block, Phase::numeric, V, I>),
-                reinterpret_cast<const void*>(&dense_segments_kernel<dense_block, Phase::known, V, I>)};
+                reinterpret_cast<const void*>(&dense_segments_kernel<dense_block, Phase::known, V, I>),
+                reinterpret_cast<const void*>(&dense_wide_rows_kernel<Phase::symbolic, V, I>),
+                reinterpret_cast<const void*>(&dense_wide_rows_kernel<Phase::numeric, V, I>),
+                reinterpret_cast<const void*>(&dense_wide_rows_kernel<Phase::once, V, I>),
+                reinterpret_cast<const void*>(&dense_wide_rows_kernel<Phase::known, V, I>)};
     }
 
     // The kernels' attributes (cudaFuncGetAttributes) and the dynamic shared memory they are allowed
     // (cudaFuncSetAttribute), per device and multisplit block size, queried and set once a process:
-    // 17 kernels, so 34 runtime calls a product on the host, between the product's first event and
+    // 21 kernels, so 42 runtime calls a product on the host, between the product's first event and
     // its first launch, where a small product's whole device time is some 150 µs.
     struct KernelTable {
         std::vector<std::pair<const void*, cudaFuncAttributes>> attrs;
@@ -604,7 +608,7 @@ private:
         rows_.allocate(5 * m_ + 3 + ntally, at(hs));
         row_ptr_.allocate(m_ + 1, at(hs));
         light_begin_.assign(nbins_ + 3, 0);
-        nheavy_ = heavy_entries_ = 0;
+        nheavy_ = heavy_entries_ = wide_span_ = 0;
         // the sort keys (two arrays of m unsigned), the row ids, then the column spans of B's rows
         // (dense light rows)
         const count_t kb = a_.ncols;
@@ -621,7 +625,7 @@ private:
         count_t* tallies = traffic() + 3;
         const bool wide = spans && opt_.dense_wide_rows;  // the rows' spans give the wide dense rows
         launch("row_classes_kernel", &row_classes_kernel, grid_for(m_, simple_block), simple_block, 0, hs, m_, row_products(), a_.row_ptr,
-               wide ? row_lo() : nullptr, row_hi(), p_, nbins_, keys, ids, tallies, row_nnz());
+               wide ? row_lo() : nullptr, row_hi(), p_, nbins_, wide ? dense_wide_window(p_, n_, true) : count_t(0), keys, ids, tallies, row_nnz());
         const int bits = floor_log2(nbins_ + 2) + 1;
         temp_h_.run("cub::DeviceRadixSort::SortPairs", [&](void* t, std::size_t& b) {
             return cub::DeviceRadixSort::SortPairs(t, b, keys, keys + m_, ids, row_order(), m_, 0, bits, hs);
@@ -634,6 +638,7 @@ private:
         heavy_entries_ = t[nbins_ + 5];
         st_.heavy_rows = nheavy_;
         st_.wide_dense_rows = t[nbins_];
+        wide_span_ = t[nbins_ + 6];
         st_.light_rows = m_ - nheavy_;
     }
 
@@ -748,6 +753,7 @@ private:
     struct BinTable {
         count_t cap = 0, bytes = 0;
         int threads = 0;
+        count_t window = 0;  // the wide dense rows' windows (wide_table)
     };
     BinTable bin_table(const void* kernel, int bn, bool values) const {
         if (!opt_.fit_hash_blocks) {
@@ -762,13 +768,15 @@ private:
         return {cap, bytes, hash_block_threads(bn, bytes, stat, regs, smem_per_sm_, smem_reserved_)};
     }
 
-    // The wide dense rows' launch (nrows of them): the budget's entries (dense_wide_capacity), which
-    // row_is_dense_wide sized them for, with the bytes and threads of dense_wide_launch.
+    // The wide dense rows' launch (nrows of them): windows of the phase's dense_wide_window, or of the
+    // widest span among them when less (the setup's tally), with the bytes and threads of
+    // dense_wide_launch.
     BinTable wide_table(const void* kernel, count_t nrows, bool values) const {
         const cudaFuncAttributes& at = kernel_attr(kernel);
-        const DenseWideLaunch dw = dense_wide_launch(p_, n_, values, nrows, static_cast<count_t>(at.sharedSizeBytes), at.numRegs, smem_per_sm_,
+        const count_t window = std::min(dense_wide_window(p_, n_, values), std::max<count_t>(wide_span_, 1));
+        const DenseWideLaunch dw = dense_wide_launch(p_, window, values, nrows, static_cast<count_t>(at.sharedSizeBytes), at.numRegs, smem_per_sm_,
                                                      smem_reserved_, sm_count_, opt_.fit_hash_blocks);
-        return {dense_wide_capacity(p_), dw.bytes, dw.threads};
+        return {0, dw.bytes, dw.threads, window};
     }
 
     // A kernel's attributes, queried by choose_params (kernel_attrs_).
@@ -780,9 +788,8 @@ private:
 
     // The light rows' hash kernels, one launch per nonempty bin, for phase P (launches of the one
     // pass named "... (once)", of a known pattern "... (known)": the simulator's launch counts tell
-    // the passes apart). The wide dense rows (bin nbins_, row_key) take hash_rows_kernel with the
-    // budget's entries, dense_wide_capacity — what row_is_dense_wide sized them for, so every one of
-    // them goes dense there — launched with the bytes and threads of dense_wide_launch.
+    // the passes apart). The wide dense rows (bin nbins_, row_key) take dense_wide_rows_kernel, in
+    // windows (wide_table), launched with the bytes and threads of dense_wide_launch.
     // The bins go to the light stream and light_streams - 1 more in turn, the largest first (rows
     // times table entries), forked from and joined back into the light stream: a bin's last blocks
     // leave SMs idle that the next bins' fill, and the widest bins' blocks (1024 threads, one an SM)
@@ -823,8 +830,14 @@ private:
                        opt_.dense_light_rows ? row_lo() : nullptr, row_hi());
                 continue;
             }
-            const void* kernel = reinterpret_cast<const void*>(&hash_rows_kernel<P, V, I>);
-            const BinTable bt = wide ? wide_table(kernel, n, has_values(P)) : bin_table(kernel, bn, has_values(P));
+            if (wide) {
+                const BinTable bt = wide_table(reinterpret_cast<const void*>(&dense_wide_rows_kernel<P, V, I>), n, has_values(P));
+                launch(launch_name<P>("dense_wide_rows_kernel"), &dense_wide_rows_kernel<P, V, I>, n, bt.threads, static_cast<std::size_t>(bt.bytes), bs,
+                       rows, bt.window, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx, b_.values, row_nnz(), row_ptr_.data(), stage_off,
+                       known_col_.data(), c_col, c_val, row_lo(), row_hi());
+                continue;
+            }
+            const BinTable bt = bin_table(reinterpret_cast<const void*>(&hash_rows_kernel<P, V, I>), bn, has_values(P));
             launch(launch_name<P>("hash_rows_kernel"), &hash_rows_kernel<P, V, I>, n, bt.threads, static_cast<std::size_t>(bt.bytes), bs,
                    rows, bt.cap, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx, b_.values, row_nnz(), row_ptr_.data(), stage_off,
                    known_col_.data(), c_col, c_val, opt_.warp_sort_steps, opt_.dense_light_rows ? row_lo() : nullptr, row_hi());
@@ -1204,6 +1217,7 @@ private:
     bool timed_ = true;   // st_'s phase times measured (PhaseTimer)
     Params p_{};
     int nbins_ = 0;
+    count_t wide_span_ = 0;  // the widest span of a wide dense row (the setup's tally; wide_table)
     int sm_count_ = 1;           // the device's SMs (light_bin_takes_warps)
     count_t warp_capacity_ = 0;  // largest table of light rows that may take a warp each
     count_t smem_per_sm_ = 0, smem_reserved_ = 0;  // the SM's shared memory, and what the runtime reserves a block

@@ -31,6 +31,9 @@ using ull = unsigned long long;
 __device__ __forceinline__ count_t atomic_add_count(count_t* p, count_t v) {
     return static_cast<count_t>(atomicAdd(reinterpret_cast<ull*>(p), static_cast<ull>(v)));
 }
+__device__ __forceinline__ void atomic_max_count(count_t* p, count_t v) {  // v >= 0
+    atomicMax(reinterpret_cast<ull*>(p), static_cast<ull>(v));
+}
 template <class I>
 __device__ __forceinline__ I atomic_cas_index(I* p, I expected, I desired) {
     if constexpr (sizeof(I) == 4) {
@@ -133,23 +136,25 @@ __device__ __forceinline__ void warp_tally(count_t* s, count_t v) {
 
 // Setup (Alg. 3 lines 2-4): the sort key of each row (row_key: its hash bin, the wide dense bin
 // `nbins`, nbins + 1 for a row without products, nbins + 2 for a heavy row; row_lo and row_hi, the
-// columns its products span, null without wide dense rows) and ids[r] = r. Tallies
-// (row_tally_count(nbins) counters): rows per key, then the products of all rows, the heavy rows'
-// products and the heavy rows' entries of A. One sort by key and one read of the tallies give the
-// light rows' bins, the heavy rows (last, in order) and the batch sizes.
+// columns its products span, null without wide dense rows, which take windows of `window` columns)
+// and ids[r] = r. Tallies (row_tally_count(nbins) counters): rows per key, then the products of all
+// rows, the heavy rows' products, the heavy rows' entries of A and the widest span of a wide dense
+// row. One sort by key and one read of the tallies give the light rows' bins, the heavy rows (last,
+// in order), the batch sizes and the wide dense rows' launch.
 // row_nnz[r] = 0 (the light rows write their counts, the heavy rows' chunks add theirs: one memset less).
 static __global__ void row_classes_kernel(count_t m, const count_t* __restrict__ products, const count_t* __restrict__ a_ptr,
                                           const count_t* __restrict__ row_lo, const count_t* __restrict__ row_hi, Params p, int nbins,
-                                          unsigned* __restrict__ keys, count_t* __restrict__ ids, count_t* __restrict__ tallies,
+                                          count_t window, unsigned* __restrict__ keys, count_t* __restrict__ ids, count_t* __restrict__ tallies,
                                           count_t* __restrict__ row_nnz) {
     __shared__ count_t s[max_tallies];
-    clear_tallies(s, row_tally_count(nbins));
+    const int nt = row_tally_count(nbins);
+    clear_tallies(s, nt);
     const count_t r = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
-    count_t pr = 0, heavy_pr = 0, heavy_ent = 0;
+    count_t pr = 0, heavy_pr = 0, heavy_ent = 0, wide_span = 0;
     if (r < m) {
         pr = products[r];
         const count_t span = row_lo != nullptr && pr > 0 ? row_hi[r] - row_lo[r] + 1 : 0;
-        const unsigned key = row_key(pr, span, p, nbins);
+        const unsigned key = row_key(pr, span, p, nbins, window);
         keys[r] = key;
         ids[r] = r;
         row_nnz[r] = 0;
@@ -158,11 +163,15 @@ static __global__ void row_classes_kernel(count_t m, const count_t* __restrict__
             heavy_pr = pr;
             heavy_ent = a_ptr[r + 1] - a_ptr[r];
         }
+        if (key == static_cast<unsigned>(nbins)) wide_span = span;
     }
     warp_tally(&s[nbins + 3], pr);
     warp_tally(&s[nbins + 4], heavy_pr);
     warp_tally(&s[nbins + 5], heavy_ent);
-    flush_tallies(s, row_tally_count(nbins), tallies);
+    wide_span = warp_reduce(wide_span, [](count_t x, count_t y) { return max_c(x, y); });
+    if (threadIdx.x % warp_size == 0 && wide_span != 0) atomic_max_count(&s[nt - 1], wide_span);
+    flush_tallies(s, nt - 1, tallies);  // the sums; then the widest span
+    if (threadIdx.x == 0 && s[nt - 1] != 0) atomic_max_count(&tallies[nt - 1], s[nt - 1]);
 }
 
 // Segment bin keys: hash bins, then the dense bin (nbins), then empty (nbins + 1); bin_counts
@@ -1133,15 +1142,16 @@ __device__ __forceinline__ void finish_light_row(I* keys, V* vals, count_t cap, 
 // Dense accumulation by group G (a block, or a warp of hash_rows_warp_kernel) in shared memory
 // `smem`: a bitmap of `span` columns from lo (16-byte aligned), then, with values, a value per
 // column (dense_row_bytes). walk(use) gives the products, which set their column's bit and add to
-// its value; then symbolic and once write the count of bits to *count, numeric and once write the
-// entries in column order at out (each thread a run of bitmap words, placed by the group's scan of
-// their popcounts), and known writes the known_len known columns at out with their values. No
+// its value; then symbolic and once write the count of bits to *count (a window of a wide dense
+// row, Window: return it instead), numeric and once write the entries in column order at out (each
+// thread a run of bitmap words, placed by the group's scan of their popcounts), and known writes
+// the known_len known columns at out with their values (Window: those in the span). No
 // hashing, compaction or sort. Light rows whose products span few columns (light_row_is_dense:
 // for banded and FEM matrices the sort was most of a row's work, 78 bitonic steps over a
 // 4096-entry row) and heavy chunks of a short span use it.
-template <Phase P, class G, class V, class I, class Walk>
-__device__ void dense_accumulate(unsigned char* smem, count_t lo, count_t span, Walk walk, count_t* __restrict__ count, count_t out, count_t known_len,
-                                 const I* __restrict__ known_col, I* __restrict__ c_col, V* __restrict__ c_val, unsigned* scan_words) {
+template <Phase P, class G, bool Window = false, class V, class I, class Walk>
+__device__ count_t dense_accumulate(unsigned char* smem, count_t lo, count_t span, Walk walk, count_t* __restrict__ count, count_t out, count_t known_len,
+                                    const I* __restrict__ known_col, I* __restrict__ c_col, V* __restrict__ c_val, unsigned* scan_words) {
     using u32 = std::uint32_t;  // a span fits shared memory's bits: 32-bit offsets (registers: the warp kernel spilled with 64)
     const auto cols = static_cast<u32>(span), words = (cols + 31) / 32;
     auto* bitmap = reinterpret_cast<u32*>(smem);
@@ -1160,9 +1170,14 @@ __device__ void dense_accumulate(unsigned char* smem, count_t lo, count_t span, 
     if constexpr (P == Phase::known) {
         for (count_t i = G::rank(); i < known_len; i += G::size()) {
             const I cc = known_col[out + i];
+            const count_t c = static_cast<count_t>(cc) - lo;
+            if constexpr (Window) {
+                if (c < 0 || c >= span) continue;  // another window's (dense_light_row)
+            }
             c_col[out + i] = cc;
-            c_val[out + i] = acc[static_cast<u32>(static_cast<count_t>(cc) - lo)];
+            c_val[out + i] = acc[static_cast<u32>(c)];
         }
+        return 0;
     } else {
         const u32 per = (words + G::size() - 1) / G::size();
         const u32 wb = G::rank() * per < words ? G::rank() * per : words, we = wb + per < words ? wb + per : words;
@@ -1170,7 +1185,7 @@ __device__ void dense_accumulate(unsigned char* smem, count_t lo, count_t span, 
         for (u32 w = wb; w < we; ++w) n += static_cast<u32>(__popc(bitmap[w]));
         u32 total = 0;
         u32 at = G::exclusive_sum(n, scan_words, total);
-        if constexpr (P == Phase::symbolic || P == Phase::once) {
+        if constexpr ((P == Phase::symbolic || P == Phase::once) && !Window) {
             if (G::rank() == 0) *count = total;
         }
         if constexpr (has_values(P)) {
@@ -1182,18 +1197,42 @@ __device__ void dense_accumulate(unsigned char* smem, count_t lo, count_t span, 
                     ++at;
                 }
         }
+        return total;
     }
 }
 
 // A light row accumulated densely (dense_accumulate): its count to row_nnz[row], its entries at
-// its staging offset (once) or C's row (numeric, known).
-template <Phase P, class G, class V, class I, class Walk>
-__device__ __forceinline__ void dense_light_row(unsigned char* smem, count_t lo, count_t span, count_t row, count_t x, Walk walk,
+// its staging offset (once) or C's row (numeric, known). A span wider than `window` columns (a wide
+// dense row, row_is_dense_wide) goes in windows of that width in column order, one walk over the
+// row's products each, keeping the products in the window; each window's entries follow the
+// previous ones' (known: each known column is written by its window). Windows: false compiles one
+// window only (the warp kernel's rows: its registers).
+template <Phase P, class G, bool Windows, class V, class I, class Walk>
+__device__ __forceinline__ void dense_light_row(unsigned char* smem, count_t lo, count_t span, count_t window, count_t row, count_t x, Walk walk,
                                                 count_t* __restrict__ row_nnz, const count_t* __restrict__ c_ptr, const count_t* __restrict__ stage_off,
                                                 const I* __restrict__ known_col, I* __restrict__ c_col, V* __restrict__ c_val, unsigned* scan_words) {
     const count_t out = P == Phase::once ? stage_off[x] : P == Phase::symbolic ? 0 : c_ptr[row];
     const count_t known_len = P == Phase::known ? c_ptr[row + 1] - out : 0;
-    dense_accumulate<P, G>(smem, lo, span, walk, row_nnz + row, out, known_len, known_col, c_col, c_val, scan_words);
+    if (!Windows || span <= window) {
+        dense_accumulate<P, G>(smem, lo, span, walk, row_nnz + row, out, known_len, known_col, c_col, c_val, scan_words);
+        return;
+    }
+    count_t done = 0;  // entries of the earlier windows
+    for (count_t w0 = 0; w0 < span; w0 += window) {
+        const count_t wlo = lo + w0, wspan = min_c(window, span - w0);
+        if (w0 > 0) G::sync();  // the previous window's bitmap and values are read
+        const auto in_window = [&](auto use) {
+            walk([&](const LightProduct<V, I>& p) {
+                const count_t c = static_cast<count_t>(p.col) - wlo;
+                if (c >= 0 && c < wspan) use(p);
+            });
+        };
+        done += dense_accumulate<P, G, true>(smem, wlo, wspan, in_window, nullptr, P == Phase::known ? out : out + done, known_len, known_col, c_col,
+                                             c_val, scan_words);
+    }
+    if constexpr (P == Phase::symbolic || P == Phase::once) {
+        if (G::rank() == 0) row_nnz[row] = done;
+    }
 }
 
 // Whether light row `row` of phase P accumulates densely in a table of cap entries
@@ -1227,8 +1266,8 @@ static __global__ void __launch_bounds__(hash_max_threads, 1) hash_rows_kernel(c
         const auto products = [&](auto use) {
             for_each_row_product_block<P>(a_ptr[row], a_ptr[row + 1], a_col, a_val, b_ptr, walk, light_product_load<P>(b_col, b_val), use);
         };
-        dense_light_row<P, BlockGroup, V, I>(smem_raw, lo, span, row, blockIdx.x, products, row_nnz, c_ptr, stage_off, known_col, c_col, c_val,
-                                             warp_counts);
+        dense_light_row<P, BlockGroup, false, V, I>(smem_raw, lo, span, span, row, blockIdx.x, products, row_nnz, c_ptr, stage_off, known_col, c_col,
+                                                    c_val, warp_counts);
         return;
     }
     for (count_t i = threadIdx.x; i < cap; i += blockDim.x) {
@@ -1246,6 +1285,31 @@ static __global__ void __launch_bounds__(hash_max_threads, 1) hash_rows_kernel(c
     __syncthreads();
     finish_light_row<P, BlockGroup>(keys, vals, cap, row, blockIdx.x, n_unique, row_nnz, c_ptr, stage_off, known_col, c_col, c_val, warp_counts,
                                     warp_sort);
+}
+
+// Wide dense rows (row_is_dense_wide): one block per row of the bin, accumulated densely in windows
+// of `window` columns (dense_light_row: a walk over the row's products a window), written like a
+// dense light row. A kernel of its own: the windows' loop in hash_rows_kernel took its light rows'
+// numeric and one-pass variants from 56 to 64 registers (float, int32, sm_90), fewer threads
+// resident an SM for the bins that registers bound.
+template <Phase P, class V, class I>
+static __global__ void __launch_bounds__(hash_max_threads, 1) dense_wide_rows_kernel(const count_t* __restrict__ rows, count_t window, const count_t* __restrict__ a_ptr,
+                                       const I* __restrict__ a_col, const V* __restrict__ a_val, const count_t* __restrict__ b_ptr,
+                                       const I* __restrict__ b_col, const V* __restrict__ b_val, count_t* __restrict__ row_nnz,
+                                       const count_t* __restrict__ c_ptr, const count_t* __restrict__ stage_off, const I* __restrict__ known_col,
+                                       I* __restrict__ c_col, V* __restrict__ c_val, const count_t* __restrict__ row_lo,
+                                       const count_t* __restrict__ row_hi) {
+    GIGASPARSE_DYNAMIC_SHARED(smem_raw);
+    __shared__ unsigned warp_counts[compact_words_per_warp * 32];
+    __shared__ BlockWalk<V> walk;
+    BlockWalk<V>& w = walk;  // (named outside the lambda: g++ builds of the simulator take __shared__ as thread_local)
+    const count_t row = rows[blockIdx.x];
+    const count_t lo = row_lo[row], span = row_hi[row] - lo + 1;
+    const auto products = [&](auto use) {
+        for_each_row_product_block<P>(a_ptr[row], a_ptr[row + 1], a_col, a_val, b_ptr, w, light_product_load<P>(b_col, b_val), use);
+    };
+    dense_light_row<P, BlockGroup, true, V, I>(smem_raw, lo, span, window, row, blockIdx.x, products, row_nnz, c_ptr, stage_off, known_col, c_col, c_val,
+                                               warp_counts);
 }
 
 // Light rows of the bins light_bin_takes_warps picks (those whose table needs one warp, and full
@@ -1280,7 +1344,7 @@ static __global__ void __launch_bounds__(warp_rows_max_warps * warp_size, warp_r
         const auto products = [&](auto use) {
             for_each_row_product<P>(a_ptr[row], a_ptr[row + 1], a_col, a_val, b_ptr, light_product_load<P>(b_col, b_val), use);
         };
-        dense_light_row<P, WarpGroup, V, I>(table, lo, span, row, x, products, row_nnz, c_ptr, stage_off, known_col, c_col, c_val, nullptr);
+        dense_light_row<P, WarpGroup, false, V, I>(table, lo, span, span, row, x, products, row_nnz, c_ptr, stage_off, known_col, c_col, c_val, nullptr);
         return;
     }
     for (count_t i = lane; i < cap; i += warp_size) {

@@ -382,10 +382,10 @@ GIGASPARSE_HD constexpr count_t hash_bin_capacity(int bin) { return count_t(1) <
 GIGASPARSE_HD constexpr int hash_bin_count(const Params& p) { return floor_log2(p.hash_capacity) - min_hash_log2 + 1; }
 // Counters of the setup's row classes (row_classes_kernel): rows per key (row_key: nbins hash bins,
 // the wide dense rows, rows without products, heavy rows), then all products, the heavy rows'
-// products and their A entries; at most max_tallies per block (shared memory). A 2^31-byte budget
-// gives 27 bins.
+// products and their A entries, and the widest span of a wide dense row (a maximum, the others are
+// sums); at most max_tallies per block (shared memory). A 2^31-byte budget gives 27 bins.
 inline constexpr int max_tallies = 64;
-GIGASPARSE_HD constexpr int row_tally_count(int nbins) { return nbins + 6; }
+GIGASPARSE_HD constexpr int row_tally_count(int nbins) { return nbins + 7; }
 // Threads of a block for a hash bin: half the table (a bitonic-sort step pairs two entries per thread),
 // between one warp and 1024.
 GIGASPARSE_HD constexpr int hash_bin_threads(int bin) {
@@ -454,37 +454,6 @@ GIGASPARSE_HD constexpr int hash_block_threads(int bin, count_t table_bytes, cou
     return best;
 }
 
-// The wide dense rows' entries of a column and a value in the budget s_LM: the capacity their
-// launch passes (hash_rows_kernel decides dense by cap times an entry's bytes, in every phase). Not a
-// power of two: a wide dense row is dense there in every phase and never hashed.
-GIGASPARSE_HD constexpr count_t dense_wide_capacity(const Params& p) {
-    return p.smem_bytes / (count_t(p.sizes.col) + count_t(p.sizes.val));
-}
-
-// The launch of the wide dense rows (row_is_dense_wide): every one of them is dense in the
-// budget's bytes (dense_wide_capacity), and spans at most B's ncols columns, so the launch takes
-// only the bytes a span of ncols needs when that is less (dense_row_bytes: hangGlider_2's 1647
-// columns take 6.8 KB of the H200's 222 KiB, and an SM holds more than one row). Its block: the widest (half the
-// table, at most 1024 threads: a few long rows finish soonest), or, when the bin holds enough rows
-// to fill every SM's room at the size hash_block_threads picks for those bytes (most threads
-// resident, then the most rows), that size.
-struct DenseWideLaunch {
-    count_t bytes = 0;
-    int threads = 0;
-};
-GIGASPARSE_HD constexpr DenseWideLaunch dense_wide_launch(const Params& p, count_t ncols, bool values, count_t nrows, count_t static_bytes,
-                                                         int regs, count_t smem_per_sm, count_t reserved, int sm_count, bool fit) {
-    const int widest_bin = hash_bin_count(p) - 1;
-    const count_t table = hash_smem_bytes(dense_wide_capacity(p), p.sizes, values);
-    const count_t span_bytes = dense_row_bytes(max_c(ncols, 1), p.sizes.val, values);
-    DenseWideLaunch l{span_bytes < table ? span_bytes : table, hash_bin_threads(widest_bin)};
-    if (fit) {
-        const int t = hash_block_threads(widest_bin, l.bytes, static_bytes, regs, smem_per_sm, reserved);
-        if (nrows >= resident_blocks_per_sm(t, regs, l.bytes + static_bytes, smem_per_sm, reserved) * sm_count) l.threads = t;
-    }
-    return l;
-}
-
 // Entries of the hash table of bin `bin` for a kernel with static_bytes of static shared memory
 // and regs registers a thread (the rows in flight an SM that hash_block_threads gives): the bin's
 // 2^(5+b) entries, which hold at most half as many products (load at most 1/2), or 3/4 of them (load
@@ -535,39 +504,100 @@ GIGASPARSE_HD constexpr AccumKind accum_kind(count_t products, int span_log2, co
 }
 
 // Wide dense rows: a row of more than τ products (heavy by accum_kind) whose products' columns span
-// few enough columns that a bitmap and a value per column fit the shared-memory budget s_LM
-// (dense_wide_capacity; light_row_is_dense with values: up to 55228 columns for float values and
-// int32 indices on the H200's s_LM of 227824 bytes, so every row of an R-MAT of scale 15, 32768 columns) accumulates
-// densely there like a dense light row, a block per row (GpuSpgemmOptions::dense_wide_rows), when
-// it has at most dense_wide_max_products products. The heavy path's fixed cost — the masked CSC, the
-// outer product and the multisplit's launches and host waits, 70 stream operations and 2 host waits
-// for hangGlider_2's one row on the simulator, more with multisplit levels — otherwise falls on
-// products that have few such rows: counted on the host for the benchmark's A² of the shared
-// matrices (τ = 8192), 11 of the 13 products with heavy rows have only rows of this kind
-// (ca-CondMat, adder_dcop_05 and hangGlider_2 one each, rajat01 two, email-Enron 1202), and so do
-// the four R-MAT products of scale 15 (596 to 4565 heavy rows, whose whole heavy path then goes:
-// for a span of at most dense_columns the heavy path has no multisplit and accumulates each row in
-// the same dense accumulator, after writing and reading back its products as Ĉ).
-// The paper's heavy path is for rows whose span does not fit. The cap keeps one row's walk on one
-// SM (256 rounds of 1024 threads: estimated at 0.1-0.3 ms, not yet timed) near the heavy path's
-// fixed cost (hangGlider_2, one heavy row: 0.84 ms of device time on the first H200 run, of which
-// the light rows beside it took 0.53); R-MAT 15's longest rows hold 112281 (A with 4 per row) to
-// 198152 (32) products.
-// Until 2026-12-06 the limit was the largest hash table's bytes (31772 columns on the H200, 128 of
-// the budget's 222 KiB) and the cap 2^17 products: no R-MAT row qualified.
-inline constexpr count_t dense_wide_max_products = count_t(1) << 18;
-GIGASPARSE_HD constexpr bool row_is_dense_wide(count_t products, count_t span, const Params& p) {
-    return products > p.tau && products <= dense_wide_max_products &&
-           light_row_is_dense(span, hash_smem_bytes(dense_wide_capacity(p), p.sizes, true), p.sizes.val, true);
+// few enough columns accumulates densely in shared memory like a dense light row, a block per row
+// (GpuSpgemmOptions::dense_wide_rows), instead of taking the heavy path: a bitmap and a value per
+// column of a window of its span in the budget s_LM (dense_wide_capacity entries of a column and a
+// value), one walk over its products per window, windows in column order (so the row comes out
+// sorted). The windows are dense_wide_window columns wide: the budget's widest span (55228 columns
+// for float values and int32 indices on the H200's s_LM of 227824 bytes; dense_span_limit) when B
+// has no more columns, otherwise B's columns in equal windows (R-MAT 16: 2 of 32768, 17: 3 of
+// 43691). A row qualifies with at most dense_wide_max_windows windows and at most
+// dense_wide_max_walk products walked (products times windows: 512 a thread of a 1024-thread block,
+// estimated at 0.1-0.3 ms on one SM, not yet timed, near the heavy path's fixed cost: hangGlider_2,
+// one heavy row, 0.84 ms of device time on the first H200 run where the light rows beside it took
+// 0.53).
+// What it saves: the heavy path's fixed cost — the masked CSC, the outer product and the
+// multisplit's launches and host waits, 70 stream operations and 2 host waits for hangGlider_2's one
+// row on the simulator, more with multisplit levels — and its traffic: every product written to
+// Ĉ by the outer product, read and written by each multisplit level, read by the accumulation
+// (boyd1, all heavy: 14 G products a second on the first run). A wide dense row reads its
+// products from A and B (B of R-MAT 15-17: 2-8 MB, in L2) once a window. Counted on the host for
+// the benchmark (bench/spgemm_cuda/wide_dense_rows.py, τ = 8192): 12 of the 13 A² of the shared
+// matrices with heavy rows keep none (ca-CondMat, adder_dcop_05 and hangGlider_2 one each, rajat01
+// two, email-Enron 1202, soc-Slashdot0902 3250 in one or two windows; boyd1 keeps 93083 of its
+// 93279), and of R-MAT with A of 4-32 a row every heavy row at scale 15 (one window), 98-100 % of
+// the heavy products at 16 (two; 0 to 17 rows stay heavy) and 77-96 % at 17 (three; 18 to 834
+// rows walked more than 2^19 times stay heavy). Scale 18 needs 5 windows: the paper's heavy path,
+// for rows whose span does not fit.
+// Until 2026-12-06 the limit was one window of the largest hash table's bytes (31772 columns on the
+// H200, 128 of the budget's 222 KiB) and 2^17 products: no R-MAT row qualified.
+inline constexpr int dense_wide_max_windows = 4;
+inline constexpr count_t dense_wide_max_walk = count_t(1) << 19;
+// The wide dense rows' entries of a column and a value in the budget s_LM (not a power of two:
+// they are never hashed).
+GIGASPARSE_HD constexpr count_t dense_wide_capacity(const Params& p) {
+    return p.smem_bytes / (count_t(p.sizes.col) + count_t(p.sizes.val));
+}
+// The widest span whose bitmap, and values when numeric, fit `bytes` (dense_row_bytes; 0 when not one
+// column fits).
+GIGASPARSE_HD constexpr count_t dense_span_limit(count_t bytes, count_t val_bytes, bool numeric) {
+    count_t lo = 0, hi = bytes * 8 + 1;  // dense_row_bytes(lo) <= bytes < dense_row_bytes(hi): the bitmap alone takes span / 8
+    while (hi - lo > 1) {
+        const count_t mid = lo + (hi - lo) / 2;
+        if (dense_row_bytes(mid, val_bytes, numeric) <= bytes) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+// The width of the wide dense rows' windows (values: the numeric phases' bitmap and values; without,
+// the symbolic count's bitmap) for B of ncols columns: B's columns in the fewest equal windows that
+// fit the budget (at most dense_span_limit of the budget's bytes; ncols itself when that fits). The
+// setup classifies the rows with the numeric width; a launch takes the narrower of its phase's
+// width and the widest span among its rows (dense_wide_launch), so a row never takes more windows
+// than it was classified with. 0: not one column fits.
+GIGASPARSE_HD constexpr count_t dense_wide_window(const Params& p, count_t ncols, bool values) {
+    const count_t limit = dense_span_limit(hash_smem_bytes(dense_wide_capacity(p), p.sizes, values), p.sizes.val, values);
+    if (limit < 1) return 0;
+    const count_t n = max_c(ncols, 1);
+    return ceil_div(n, ceil_div(n, limit));
+}
+// Whether a row of `products` products over `span` columns is a wide dense row in windows of `window`
+// columns (dense_wide_window with values; 0: no wide dense rows).
+GIGASPARSE_HD constexpr bool row_is_dense_wide(count_t products, count_t span, const Params& p, count_t window) {
+    if (products <= p.tau || span < 1 || window < 1) return false;
+    const count_t windows = ceil_div(span, window);
+    return windows <= dense_wide_max_windows && products * windows <= dense_wide_max_walk;
+}
+
+// The launch of the wide dense rows: windows of `window` columns — the phase's dense_wide_window, or
+// less, the widest span among the rows (the setup's tally): every window fits the launch's bytes, and
+// rows of short spans leave room for more rows an SM (hangGlider_2's one row of 1647 columns takes
+// 6.8 KB of the H200's 222 KiB; R-MAT 16's windows of 32768 columns 132 KB, one row an SM, the rest
+// for the light bins' blocks beside it). Its block: the widest (at most 1024 threads: a few long
+// rows finish soonest), or, when the bin holds enough rows to fill every SM's room at the size
+// hash_block_threads picks for those bytes (most threads resident, then the most rows), that size.
+struct DenseWideLaunch {
+    count_t bytes = 0;
+    int threads = 0;
+};
+GIGASPARSE_HD constexpr DenseWideLaunch dense_wide_launch(const Params& p, count_t window, bool values, count_t nrows, count_t static_bytes,
+                                                         int regs, count_t smem_per_sm, count_t reserved, int sm_count, bool fit) {
+    const int widest_bin = hash_bin_count(p) - 1;
+    DenseWideLaunch l{dense_row_bytes(max_c(window, 1), p.sizes.val, values), hash_bin_threads(widest_bin)};
+    if (fit) {
+        const int t = hash_block_threads(widest_bin, l.bytes, static_bytes, regs, smem_per_sm, reserved);
+        if (nrows >= resident_blocks_per_sm(t, regs, l.bytes + static_bytes, smem_per_sm, reserved) * sm_count) l.threads = t;
+    }
+    return l;
 }
 // The setup's sort key of a row of A·B (row_classes_kernel) from its products and the columns they
-// span (0: not known, no wide dense row): its hash bin [0, nbins) for a light row with products,
-// nbins for a wide dense row (accumulated in the budget's bytes, dense_wide_capacity), nbins + 1 for a row
+// span (0: not known), in wide dense windows of `window` columns (0: no wide dense rows): its hash
+// bin [0, nbins) for a light row with products, nbins for a wide dense row, nbins + 1 for a row
 // without products, nbins + 2 for a heavy row (sorted last).
-GIGASPARSE_HD constexpr unsigned row_key(count_t products, count_t span, const Params& p, int nbins) {
+GIGASPARSE_HD constexpr unsigned row_key(count_t products, count_t span, const Params& p, int nbins, count_t window) {
     if (products == 0) return static_cast<unsigned>(nbins + 1);
     if (accum_kind(products, p.span_log2, p) == AccumKind::hash) return static_cast<unsigned>(hash_bin(products));
-    return static_cast<unsigned>(row_is_dense_wide(products, span, p) ? nbins : nbins + 2);
+    return static_cast<unsigned>(row_is_dense_wide(products, span, p, window) ? nbins : nbins + 2);
 }
 
 // A chunk of a heavy row after the multisplit (a segment): dense also when it holds at most τ products

@@ -448,3 +448,11 @@ inline unsigned long long atomicMin(unsigned long long* p, unsigned long long v)
     }
     return old;
 }
+// The old value; *p becomes max(*p, v).
+inline unsigned long long atomicMax(unsigned long long* p, unsigned long long v) {
+    std::atomic_ref<unsigned long long> a(*p);
+    unsigned long long old = a.load(std::memory_order_relaxed);
+    while (v > old && !a.compare_exchange_weak(old, v, std::memory_order_relaxed)) {
+    }
+    return old;
+}
