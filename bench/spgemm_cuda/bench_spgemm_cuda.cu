@@ -1,6 +1,6 @@
 // bench/spgemm_cuda/bench_spgemm_cuda.cu: gMAGNUS vs cuSPARSE SpGEMM (best of ALG1/ALG2/ALG3) on R-MAT and A² of the shared matrices.
 //
-// Usage: bench_spgemm_cuda OUTDIR [--scales LO HI] [--big-from S] [--repeats N] [--max-nnz N] [--time-budget SECONDS] [--multisplit-threads 256|512|1024] [--outer-threads N] [--block-light-rows] [--warp-row-products N] [--light-streams N] [--wide-hash-blocks] [--two-pass-light-rows] [--smem-sort] [--hashed-light-rows] [--resident-blocks N] [--heavy-threshold N] [--no-dense-wide-rows] [--epr N]
+// Usage: bench_spgemm_cuda OUTDIR [--scales LO HI] [--big-from S] [--repeats N] [--max-nnz N] [--time-budget SECONDS] [--multisplit-threads 256|512|1024] [--outer-threads N] [--block-light-rows] [--warp-row-products N] [--light-streams N] [--wide-hash-blocks] [--two-pass-light-rows] [--smem-sort] [--hashed-light-rows] [--resident-blocks N] [--heavy-threshold N] [--no-dense-wide-rows] [--epr N] [--gigasparse-only]
 // Cases not started within the time budget are listed as skipped; the outputs are rewritten after
 // every case. Shared matrices come from $GIGASPARSE_MATRIX_DIR, else the configured directory.
 // Writes OUTDIR/spgemm_cuda.json and OUTDIR/spgemm_cuda_summary.txt and prints the summary table.
@@ -335,7 +335,10 @@ void release_gigasparse_pool() {
     }
 }
 
-void run_case(Result& r, const Mat& a, const Mat& b, int repeats, const gs::cuda::GpuSpgemmOptions& opt, cusparseHandle_t h) {
+// only: gigasparse's one-call product alone (timed, then once with its phases), without cuSPARSE,
+// the numeric-reuse plans or the checks (--gigasparse-only: the sweeps of scripts/device-check,
+// which compare gigasparse with itself; report.py takes cuSPARSE's times from the main run).
+void run_case(Result& r, const Mat& a, const Mat& b, int repeats, const gs::cuda::GpuSpgemmOptions& opt, cusparseHandle_t h, bool only) {
     const gs::Timer wall;
     r.m = a.nrows;
     r.nnz_a = a.nnz();
@@ -353,7 +356,7 @@ void run_case(Result& r, const Mat& a, const Mat& b, int repeats, const gs::cuda
             const double ms = t.seconds() * 1e3;
             if (k == 0) {
                 r.nnz_c = c.nnz();
-                if (checkable(c.nnz())) ours = c.download();
+                if (!only && checkable(c.nnz())) ours = c.download();
             }
             if (k > 0 || repeats == 0) best = std::min(best, ms);
         }
@@ -369,6 +372,12 @@ void run_case(Result& r, const Mat& a, const Mat& b, int repeats, const gs::cuda
         r.ours_status = std::string("failed: ") + e.what();
     }
     release_gigasparse_pool();
+    if (only) {
+        r.cusparse_best = "not run";
+        r.check = r.reuse_check = "n/a: --gigasparse-only";
+        r.wall_s = wall.seconds();
+        return;
+    }
     const bool check = r.ours_status == "ok" && checkable(r.nnz_c);
     if (r.ours_status == "ok" && !check) r.check = r.reuse_check = too_large;
     struct Cfg {
@@ -447,7 +456,7 @@ struct CaseSpec {
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: %s OUTDIR [--scales LO HI] [--big-from S] [--repeats N] [--max-nnz N] [--time-budget SECONDS] [--multisplit-threads 256|512|1024] [--outer-threads N] [--block-light-rows] [--warp-row-products N] [--light-streams N] [--wide-hash-blocks] [--two-pass-light-rows] [--smem-sort] [--hashed-light-rows] [--resident-blocks N] [--heavy-threshold N] [--no-dense-wide-rows] [--epr N]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s OUTDIR [--scales LO HI] [--big-from S] [--repeats N] [--max-nnz N] [--time-budget SECONDS] [--multisplit-threads 256|512|1024] [--outer-threads N] [--block-light-rows] [--warp-row-products N] [--light-streams N] [--wide-hash-blocks] [--two-pass-light-rows] [--smem-sort] [--hashed-light-rows] [--resident-blocks N] [--heavy-threshold N] [--no-dense-wide-rows] [--epr N] [--gigasparse-only]\n", argv[0]);
         return 2;
     }
     Context cx;
@@ -497,6 +506,8 @@ int main(int argc, char** argv) {
             cx.gpu.dense_light_rows = false;
         } else if (a == "--no-dense-wide-rows") {
             cx.gpu.dense_wide_rows = false;
+        } else if (a == "--gigasparse-only") {
+            cx.gigasparse_only = true;
         } else {
             std::fprintf(stderr, "bench_spgemm_cuda: unknown argument %s\n", a.c_str());
             return 2;
@@ -577,12 +588,12 @@ int main(int argc, char** argv) {
                 const Mat a = gs::gen::rmat<V, I>(oa);
                 r.set = "rmat";
                 r.name = "rmat" + std::to_string(c.scale) + "_a" + std::to_string(c.epr) + "_b8";
-                run_case(r, a, b, cx.repeats, cx.gpu, h);
+                run_case(r, a, b, cx.repeats, cx.gpu, h, cx.gigasparse_only);
             } else {
                 const Mat a = gs::io::read_mtx<V, I>(mdir + "/" + c.file);
                 r.set = "shared";
                 r.name = c.name;
-                run_case(r, a, a, cx.repeats, cx.gpu, h);
+                run_case(r, a, a, cx.repeats, cx.gpu, h, cx.gigasparse_only);
             }
         } catch (const std::exception& e) {
             std::fprintf(stderr, "skipping %s: %s\n", c.file.empty() ? ("rmat" + std::to_string(c.scale)).c_str() : c.name.c_str(), e.what());

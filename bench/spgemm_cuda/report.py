@@ -88,10 +88,11 @@ def options_of(run):
         sort = "light rows of short spans dense, " + sort
     # runs before dense_wide_rows existed: every row above the threshold heavy
     if run.get("dense_wide_rows", False):
-        sort = "rows above τ of short spans dense, " + sort
+        sort = "rows above τ of short spans dense (windows), " + sort
     heavy = run.get("heavy_threshold", 0)
     return (f"multisplit {ms} threads, outer product {outer} threads, {light}, {passes}, {sort}" + (f", {resident} resident blocks" if resident > 1 else "")
-            + (f", rows of more than {heavy} products heavy" if heavy else ""))
+            + (f", rows of more than {heavy} products heavy" if heavy else "")
+            + ("; gigasparse only (no cuSPARSE: its times from the run)" if run.get("gigasparse_only", False) else ""))
 
 
 def options_key(run):
@@ -215,15 +216,19 @@ def render(runs, names, title):
         p("")
         p("## Variants against the run\n")
         p("gigasparse's time ratio (variant / run; below 1: the variant is faster) on the cases both ran, and the geomean "
-          "speedup over cuSPARSE of each on those cases.\n")
+          "speedup over cuSPARSE of each on those cases (a variant run without cuSPARSE, `--gigasparse-only`: over the run's "
+          "cuSPARSE times).\n")
         p("| file | options | cases in common | time ratio (geomean) | speedup over cuSPARSE, run | speedup, variant |")
         p("|---|---|---:|---:|---:|---:|")
         first = {c["name"]: c for c in cases if ok(c["gigasparse_ms"])}
         for name, r in zip(vnames, variants):
             common = [(first[c["name"]], c) for c in r["cases"] if c["name"] in first and ok(c["gigasparse_ms"])]
             ratio = geomean([v["gigasparse_ms"] / f["gigasparse_ms"] for f, v in common])
-            s0 = geomean([speedup(f) for f, v in common if speedup(f) and speedup(v)])
-            s1 = geomean([speedup(v) for f, v in common if speedup(f) and speedup(v)])
+
+            def vs(f, v):  # the variant's speedup; without its own cuSPARSE time, over the run's
+                return speedup(v) if ok(v["cusparse_ms"]) else speedup(dict(v, cusparse_ms=f["cusparse_ms"]))
+            s0 = geomean([speedup(f) for f, v in common if speedup(f) and vs(f, v)])
+            s1 = geomean([vs(f, v) for f, v in common if speedup(f) and vs(f, v)])
             p("| " + " | ".join(cell(x) for x in (name, options_of(r), len(common), fmt(ratio), fmt(s0, "{:.2f}×"), fmt(s1, "{:.2f}×"))) + " |")
     return "\n".join(out) + "\n"
 
@@ -283,8 +288,14 @@ def self_test(writer):
         os.makedirs(b)
         subprocess.run([writer, a], check=True, stdout=subprocess.DEVNULL)
         subprocess.run([writer, b, "--multisplit-threads", "512", "--scale-ours", "2"], check=True, stdout=subprocess.DEVNULL)
+        g = os.path.join(d, "g")
+        os.makedirs(g)
+        subprocess.run([writer, g, "--multisplit-threads", "1024", "--scale-ours", "0.5", "--gigasparse-only"], check=True, stdout=subprocess.DEVNULL)
         runs = [load(os.path.join(a, "spgemm_cuda.json")), load(os.path.join(b, "spgemm_cuda.json"))]
         md = render(runs, ["a.json", "b.json"], "sample")
+        gonly = load(os.path.join(g, "spgemm_cuda.json"))
+        md3 = render([runs[0], gonly], ["a.json", "g.json"], "sample")
+        gsummary = open(os.path.join(g, "spgemm_cuda_summary.txt")).read()
         # a follow-up part of run a: same options, one case already there (kept from a) and a new one
         part = json.loads(json.dumps(runs[0]))
         part["cases"] = [dict(part["cases"][0], gigasparse_ms=100.0), dict(part["cases"][1], name="rmat19_a4_b8")]
@@ -321,6 +332,13 @@ def self_test(writer):
         expect("| 3.17× over 3 cases | ≥ 2.0× | met |" in md2 and "Parts: `a.json`" in md2 and "| rmat19_a4_b8 |" in md2
                and "| rmat16_a8_b8 | 65536 | 524288 | 10485760 | 5242880 | 1.000 |" in md2, "a follow-up part joins the run; its duplicate is dropped")
         expect("| b.json | multisplit 512 threads" in md2, "the variant stays a variant beside a part")
+        # a --gigasparse-only variant at half the time: ratio 0.5 on the 4 cases gigasparse ran; its speedups over the run's
+        # cuSPARSE times on the 3 cases with them: 4, 8 and 3 (geomean 4.58) against the run's 2, 4 and 1.5 (2.29)
+        expect(re.search(r"\| g\.json \| multisplit 1024 threads[^|]*gigasparse only[^|]*\| 4 \| 0\.500 \| 2\.29× \| 4\.58× \|", md3) is not None,
+               "a --gigasparse-only variant: its speedups over the run's cuSPARSE")
+        expect(re.search(r"geomean gigasparse_ms rmat\s+0\.630 over 3 cases \(--gigasparse-only", gsummary) is not None
+               and re.search(r"geomean speedup rmat\s+0\.000 over 0 cases", gsummary) is not None,
+               "the writer's own-time geomean (0.5, 1, 0.5 ms: 0.630) without cuSPARSE")
         expect(os.path.getsize(png) > 10000, "the plot was written")
         if failures:
             print(md)
