@@ -41,7 +41,7 @@ struct Context {
     int driver = 0, repeats = 0, skipped = 0;
     double bw = 0, time_budget = 0;
     bool gigasparse_only = false;  // --gigasparse-only: no cuSPARSE, no numeric reuse, no checks (the sweeps of scripts/device-check)
-    cuda::GpuSpgemmOptions gpu;  // --multisplit-threads, --outer-threads (0: defaults), --block-light-rows, --warp-row-products, --light-streams, --wide-hash-blocks, --two-pass-light-rows, --smem-sort, --hashed-light-rows, --resident-blocks, --heavy-threshold
+    cuda::GpuSpgemmOptions gpu;  // --multisplit-threads, --outer-threads (0: defaults), --block-light-rows, --warp-row-products, --light-streams, --wide-hash-blocks, --two-pass-light-rows, --smem-sort, --hashed-light-rows, --resident-blocks, --heavy-threshold, --no-dense-wide-rows, --dense-wide-windows
 };
 
 inline std::string json_escape(const std::string& s) {
@@ -134,7 +134,7 @@ inline void write_outputs(const Context& cx, const std::vector<Result>& results,
        << ", \"warp_sort_steps\": " << (cx.gpu.warp_sort_steps ? "true" : "false")
        << ", \"dense_light_rows\": " << (cx.gpu.dense_light_rows ? "true" : "false")
        << ", \"dense_wide_rows\": " << (cx.gpu.dense_wide_rows && cx.gpu.dense_light_rows ? "true" : "false")
-       << ", \"gigasparse_only\": " << (cx.gigasparse_only ? "true" : "false")
+       << ", \"dense_wide_windows\": " << cx.gpu.dense_wide_windows << ", \"gigasparse_only\": " << (cx.gigasparse_only ? "true" : "false")
        << ",\n  \"cases\": [\n";
     for (std::size_t i = 0; i < results.size(); ++i) {
         const Result& r = results[i];

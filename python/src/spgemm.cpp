@@ -65,6 +65,7 @@ SpgemmOptions make_options(const std::string& backend, const nb::dict& kwargs) {
         else if (k == "warp_sort_steps") o.gpu.warp_sort_steps = v != 0;
         else if (k == "dense_light_rows") o.gpu.dense_light_rows = v != 0;
         else if (k == "dense_wide_rows") o.gpu.dense_wide_rows = v != 0;
+        else if (k == "dense_wide_windows") o.gpu.dense_wide_windows = static_cast<int>(v);
         else if (k == "time_phases") o.gpu.time_phases = v != 0;
         else if (k == "resident_blocks") o.gpu.resident_blocks = static_cast<int>(v);
         else if (k == "heavy_threshold") o.gpu.heavy_threshold = v;

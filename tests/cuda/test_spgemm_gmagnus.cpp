@@ -1027,6 +1027,19 @@ TEST(CudaSpgemm, DenseWideRows) {
         GpuSpgemmOptions two = wide8;
         two.one_pass_light_rows = false;
         expect_matches(wa, wb, two, "windows, two passes");
+        // dense_wide_windows: 5 takes the rows of 5 windows too; 1 leaves only the rows of one
+        GpuSpgemmOptions five = wide8, one = wide8;
+        five.dense_wide_windows = 5;
+        one.dense_wide_windows = 1;
+        const auto w5b = expect_matches(wa, wb, five, "up to 5 windows");
+        EXPECT_EQ(w5b.wide_dense_rows, expect_wide + expect_heavy);
+        EXPECT_EQ(w5b.heavy_rows, 0);
+        expect_product_and_plan(wa, wb, five, "up to 5 windows");
+        const auto w1 = expect_matches(wa, wb, one, "one window");
+        EXPECT_EQ(w1.wide_dense_rows, (na + 4) / 5) << "the rows of 10 consecutive rows of B (i % 5 == 0)";
+        GpuSpgemmOptions bad = wide8;
+        bad.dense_wide_windows = 65;
+        EXPECT_THROW(gpu_spgemm(wa.view(), wb.view(), bad), gs::InvalidArgument);
     }
 
     // rows of up to dense_wide_max_walk (2^19 = 524288) products walked: A's rows over 100 or 130 rows of B, each
@@ -1088,12 +1101,14 @@ GpuSpgemmOptions random_options(std::mt19937_64& rng, int elem_bytes, std::strin
     o.keep_c_pattern = coin();
     o.warp_sort_steps = coin();
     o.time_phases = coin();
+    o.dense_wide_windows = static_cast<int>(pick({0, 0, 1, 2, 8}));
     text = "smem " + std::to_string(o.shared_memory_bytes) + " inter " + std::to_string(o.intermediate_budget_bytes) + " ms " +
            std::to_string(o.multisplit_threads) + " outer " + std::to_string(o.outer_threads) + " resident " + std::to_string(o.resident_blocks) +
            " tau " + std::to_string(o.heavy_threshold) + " warp " + std::to_string(o.warp_light_rows) + "/" + std::to_string(o.warp_row_products) +
            " dense " + std::to_string(o.dense_light_rows) + "/" + std::to_string(o.dense_wide_rows) + " streams " + std::to_string(o.light_streams) + " fit " + std::to_string(o.fit_hash_blocks) +
            " once " + std::to_string(o.one_pass_light_rows) + "/" + std::to_string(o.light_stage_budget_bytes) + " keep " +
-           std::to_string(o.keep_c_pattern) + " warp_sort " + std::to_string(o.warp_sort_steps) + " timed " + std::to_string(o.time_phases);
+           std::to_string(o.keep_c_pattern) + " warp_sort " + std::to_string(o.warp_sort_steps) + " timed " + std::to_string(o.time_phases) +
+           " windows " + std::to_string(o.dense_wide_windows);
     return o;
 }
 

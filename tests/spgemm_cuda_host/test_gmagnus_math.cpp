@@ -261,6 +261,10 @@ TEST(GmagnusMath, DenseWideRowsFitTheBudgetInWindows) {
     EXPECT_TRUE(gm::row_is_dense_wide(8193, 4 * w16, p, w16)) << "four windows";
     EXPECT_FALSE(gm::row_is_dense_wide(8193, 4 * w16 + 1, p, w16)) << "five windows";
     EXPECT_FALSE(gm::row_is_dense_wide(8193, 262144, p, gm::dense_wide_window(p, 262144, true))) << "R-MAT 18 spans 5 windows";
+    gm::Params p5 = p;
+    p5.wide_max_windows = 5;  // GpuSpgemmOptions::dense_wide_windows
+    EXPECT_TRUE(gm::row_is_dense_wide(8193, 262144, p5, gm::dense_wide_window(p, 262144, true))) << "up to 5 windows: R-MAT 18";
+    EXPECT_FALSE(gm::row_is_dense_wide(8193, 5 * 52429 + 1, p5, gm::dense_wide_window(p, 262144, true))) << "6 windows";
     EXPECT_TRUE(gm::row_is_dense_wide(count_t(1) << 18, 65536, p, w16)) << "2^19 products walked";
     EXPECT_FALSE(gm::row_is_dense_wide((count_t(1) << 18) + 1, 65536, p, w16)) << "more than 2^19 walked";
     EXPECT_TRUE(gm::row_is_dense_wide(count_t(1) << 19, 100, p, w16));
@@ -298,7 +302,7 @@ TEST(GmagnusMath, DenseWideRowsFitTheBudgetInWindows) {
                         const count_t windows = gm::ceil_div(span, window);
                         several += windows > 1;
                         EXPECT_GT(pr, q.tau);
-                        EXPECT_LE(windows, gm::dense_wide_max_windows);
+                        EXPECT_LE(windows, q.wide_max_windows);
                         EXPECT_LE(pr * windows, gm::dense_wide_max_walk);
                         for (const bool values : {false, true})
                             for (const count_t widest : {span, span * 2, ncols}) {  // the widest span of the launch's rows

@@ -45,6 +45,10 @@ struct GpuSpgemmOptions {
     // and the intermediate's traffic). false: every row above the threshold heavy (for comparison;
     // tests of the heavy path on matrices of few columns).
     bool dense_wide_rows = true;
+    // The most windows of B's columns a wide dense row may take (0: 4, which takes R-MAT up to scale
+    // 17; 5 takes scale 18's rows too, not yet timed against the heavy path). InvalidArgument outside
+    // 0-64.
+    int dense_wide_windows = 0;
     // Streams the light rows' hash bins run on, in turn, largest bin first (0: 3; 1: all on one
     // stream, one bin after the other, as before; for comparison): bins run beside each other, the
     // small ones in the SMs' room beside the widest. InvalidArgument outside 0-8.

@@ -480,6 +480,8 @@ private:
             throw InvalidArgument("cuda::spgemm: warp_row_products must be 0 or more, not " + std::to_string(opt_.warp_row_products));
         warp_capacity_ = warp_rows_max_capacity(opt_.warp_row_products > 0 ? opt_.warp_row_products : default_warp_row_products);
         check(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, opt_.device), "cudaDeviceGetAttribute");
+        if (opt_.dense_wide_windows < 0 || opt_.dense_wide_windows > 64)
+            throw InvalidArgument("cuda::spgemm: dense_wide_windows must be 0 to 64, not " + std::to_string(opt_.dense_wide_windows));
         if (opt_.light_streams < 0 || opt_.light_streams > 8)
             throw InvalidArgument("cuda::spgemm: light_streams must be 0 to 8, not " + std::to_string(opt_.light_streams));
         light_streams_ = opt_.light_streams > 0 ? opt_.light_streams : default_light_streams;
@@ -499,6 +501,7 @@ private:
         const std::int64_t stream = resident > 1 ? stream_budget(smem, per_sm, reserved, max_static, resident) : smem;
         const ElementSizes sizes{static_cast<int>(sizeof(I)), static_cast<int>(sizeof(V)), 8, 4};
         p_ = make_feasible_params(b_cols, smem, sizes, ms_threads, outer_threads, stream, opt_.heavy_threshold);
+        if (opt_.dense_wide_windows > 0) p_.wide_max_windows = opt_.dense_wide_windows;
         if (!params_feasible(p_))
             throw NotSupported("cuda::spgemm: shared-memory budget of " + std::to_string(smem) + " bytes is too small for gMAGNUS");
         nbins_ = hash_bin_count(p_);

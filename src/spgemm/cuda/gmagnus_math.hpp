@@ -80,6 +80,7 @@ struct Params {
     count_t multisplit_group_elems[max_levels] = {};  // per level, multiple of multisplit_threads
     count_t multisplit_group_rows[max_levels] = {};   // n_groupRows per level
     ElementSizes sizes;
+    int wide_max_windows = 4;  // most windows of a wide dense row (dense_wide_max_windows; GpuSpgemmOptions::dense_wide_windows)
 };
 
 // n_groupRows: most rows (each with more than τ elements) that E consecutive elements can touch.
@@ -511,7 +512,8 @@ GIGASPARSE_HD constexpr AccumKind accum_kind(count_t products, int span_log2, co
 // sorted). The windows are dense_wide_window columns wide: the budget's widest span (55228 columns
 // for float values and int32 indices on the H200's s_LM of 227824 bytes; dense_span_limit) when B
 // has no more columns, otherwise B's columns in equal windows (R-MAT 16: 2 of 32768, 17: 3 of
-// 43691). A row qualifies with at most dense_wide_max_windows windows and at most
+// 43691). A row qualifies with at most Params::wide_max_windows windows (dense_wide_max_windows,
+// 4; GpuSpgemmOptions::dense_wide_windows: 5 takes R-MAT 18's rows, not yet timed) and at most
 // dense_wide_max_walk products walked (products times windows: 512 a thread of a 1024-thread block,
 // estimated at 0.1-0.3 ms on one SM, not yet timed, near the heavy path's fixed cost: hangGlider_2,
 // one heavy row, 0.84 ms of device time on the first H200 run where the light rows beside it took
@@ -531,7 +533,8 @@ GIGASPARSE_HD constexpr AccumKind accum_kind(count_t products, int span_log2, co
 // for rows whose span does not fit.
 // Until 2026-12-06 the limit was one window of the largest hash table's bytes (31772 columns on the
 // H200, 128 of the budget's 222 KiB) and 2^17 products: no R-MAT row qualified.
-inline constexpr int dense_wide_max_windows = 4;
+inline constexpr int dense_wide_max_windows = 4;  // the default of Params::wide_max_windows
+static_assert(Params{}.wide_max_windows == dense_wide_max_windows);
 inline constexpr count_t dense_wide_max_walk = count_t(1) << 19;
 // The wide dense rows' entries of a column and a value in the budget s_LM (not a power of two:
 // they are never hashed).
@@ -566,7 +569,7 @@ GIGASPARSE_HD constexpr count_t dense_wide_window(const Params& p, count_t ncols
 GIGASPARSE_HD constexpr bool row_is_dense_wide(count_t products, count_t span, const Params& p, count_t window) {
     if (products <= p.tau || span < 1 || window < 1) return false;
     const count_t windows = ceil_div(span, window);
-    return windows <= dense_wide_max_windows && products * windows <= dense_wide_max_walk;
+    return windows <= p.wide_max_windows && products * windows <= dense_wide_max_walk;
 }
 
 // The launch of the wide dense rows: windows of `window` columns — the phase's dense_wide_window, or
