@@ -88,7 +88,10 @@ def options_of(run):
         sort = "light rows of short spans dense, " + sort
     # runs before dense_wide_rows existed: every row above the threshold heavy
     if run.get("dense_wide_rows", False):
-        sort = f"rows above τ of short spans dense (up to {run.get('dense_wide_windows', 0) or 4} windows), " + sort
+        walk = run.get("dense_wide_walk", 0) or 2 ** 19
+        # runs before dense_wide_walk_adaptive existed: the fixed cap of 2^19
+        walk = f"{'at least ' if run.get('dense_wide_walk_adaptive', False) else ''}{walk} walked"
+        sort = f"rows above τ of short spans dense (up to {run.get('dense_wide_windows', 0) or 4} windows, {walk}), " + sort
     heavy = run.get("heavy_threshold", 0)
     return (f"multisplit {ms} threads, outer product {outer} threads, {light}, {passes}, {sort}" + (f", {resident} resident blocks" if resident > 1 else "")
             + (f", rows of more than {heavy} products heavy" if heavy else "")
@@ -100,7 +103,8 @@ def options_key(run):
             run.get("warp_row_products", 32) or 512, run.get("light_streams", 1) or 3, run.get("fit_hash_blocks", False),
             run.get("resident_blocks", 0) or 1,
             run.get("one_pass_light_rows", False), run.get("warp_sort_steps", False), run.get("heavy_threshold", 0), run.get("dense_light_rows", False),
-            run.get("dense_wide_rows", False), run.get("dense_wide_windows", 0) or 4)
+            run.get("dense_wide_rows", False), run.get("dense_wide_windows", 0) or 4, run.get("dense_wide_walk", 0) or 2 ** 19,
+            run.get("dense_wide_walk_adaptive", False))
 
 
 def merge(runs, names):

@@ -66,6 +66,8 @@ SpgemmOptions make_options(const std::string& backend, const nb::dict& kwargs) {
         else if (k == "dense_light_rows") o.gpu.dense_light_rows = v != 0;
         else if (k == "dense_wide_rows") o.gpu.dense_wide_rows = v != 0;
         else if (k == "dense_wide_windows") o.gpu.dense_wide_windows = static_cast<int>(v);
+        else if (k == "dense_wide_walk") o.gpu.dense_wide_walk = v;
+        else if (k == "dense_wide_walk_adaptive") o.gpu.dense_wide_walk_adaptive = v != 0;
         else if (k == "time_phases") o.gpu.time_phases = v != 0;
         else if (k == "resident_blocks") o.gpu.resident_blocks = static_cast<int>(v);
         else if (k == "heavy_threshold") o.gpu.heavy_threshold = v;
@@ -114,6 +116,7 @@ nb::dict stats_dict(const SpgemmStats& s) {
         gpu["heavy_rows"] = g.heavy_rows;
         gpu["light_rows"] = g.light_rows;
         gpu["wide_dense_rows"] = g.wide_dense_rows;
+        gpu["wide_walk_cap"] = g.wide_walk_cap;
         gpu["heavy_products"] = g.heavy_products;
         gpu["levels"] = g.nlevels;
         gpu["levels_run"] = g.levels_run;

@@ -187,7 +187,8 @@ def test_empty_and_nan():
 def test_cuda_backend_or_not_supported(dtype):
     a = gs.generate.rmat(10, 8, seed=2, dtype=dtype)
     b = rand(1024, 300, 0.01, dtype, 6)
-    tuning = dict(time_phases=0, dense_light_rows=0, dense_wide_rows=0, warp_sort_steps=0, heavy_threshold=64)  # known keywords
+    tuning = dict(time_phases=0, dense_light_rows=0, dense_wide_rows=0, warp_sort_steps=0, heavy_threshold=64,
+                  dense_wide_windows=2, dense_wide_walk=1 << 20, dense_wide_walk_adaptive=0)  # known keywords
     if gs.cuda_device_count() == 0:
         with pytest.raises(gs.NotSupported, match="cuda"):
             gs.spgemm(a, b, backend="cuda")
@@ -204,6 +205,7 @@ def test_cuda_backend_or_not_supported(dtype):
     assert stats["backend"] == "cuda"
     assert stats["gpu"]["heavy_rows"] + stats["gpu"]["light_rows"] == a.shape[0]
     assert 0 <= stats["gpu"]["wide_dense_rows"] <= stats["gpu"]["light_rows"]
+    assert stats["gpu"]["wide_walk_cap"] >= 1 << 19  # the adaptive cap's floor
     assert stats["gpu"]["total_ms"] > 0
     c2, stats2 = gs.spgemm(a, b, backend="cuda", return_stats=True, **tuning)
     assert_sparse_close(c2, a @ b, tol(dtype))

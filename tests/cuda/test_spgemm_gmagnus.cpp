@@ -907,7 +907,8 @@ TEST(CudaSpgemm, DenseLightRows) {
 // Wide dense rows (GpuSpgemmOptions::dense_wide_rows, row_is_dense_wide): rows of more than τ
 // products whose products span few columns accumulate densely, a block each, in the shared-memory
 // budget, in windows of B's columns when they span more; rows of more than 4 windows, or with more
-// than dense_wide_max_walk products walked (products times windows), stay heavy. At 16 KiB (double
+// than the walk cap of products walked (products times windows: 2^19, or the walk of all such rows
+// over the SMs when more: GpuSpgemmOptions::dense_wide_walk), stay heavy. At 16 KiB (double
 // values, int32 indices) the largest hash table holds 1024 entries: τ = 512; windows of up to some
 // 2000 columns fit the budget.
 TEST(CudaSpgemm, DenseWideRows) {
@@ -1065,9 +1066,53 @@ TEST(CudaSpgemm, DenseWideRows) {
             cb.val.push_back(0.25 * ((r + j) % 7) - 0.5);
         }
     }
-    const auto cap = expect_matches(gs::coo_to_csr(ca), gs::coo_to_csr(cb), wide, "rows of 210000 and 273000 products in 2 windows");
+    const auto ka = gs::coo_to_csr(ca), kb = gs::coo_to_csr(cb);
+    const auto cap = expect_matches(ka, kb, wide, "rows of 210000 and 273000 products in 2 windows");
     EXPECT_EQ(cap.wide_dense_rows, 1) << "the row of 210000 products (420000 walked)";
     EXPECT_EQ(cap.heavy_rows, 1) << "the row of 273000 products (546000 walked)";
+    EXPECT_EQ(cap.wide_walk_cap, std::int64_t{1} << 19) << "966000 walked over the device's SMs: below the floor";
+    // a fixed cap of the option's: both rows, or neither
+    GpuSpgemmOptions fixed = wide;
+    fixed.dense_wide_walk_adaptive = false;
+    fixed.dense_wide_walk = 546000;
+    const auto both = expect_matches(ka, kb, fixed, "a fixed cap of 546000");
+    EXPECT_EQ(both.wide_dense_rows, 2);
+    EXPECT_EQ(both.heavy_rows, 0);
+    EXPECT_EQ(both.wide_walk_cap, 546000);
+    fixed.dense_wide_walk = 419999;
+    EXPECT_EQ(expect_matches(ka, kb, fixed, "a fixed cap of 419999").heavy_rows, 2);
+#ifdef GIGASPARSE_CUDA_SIM
+    {
+        // on one SM the adaptive cap is the rows' whole walk: both rows wide dense
+        cuda_sim::config().sm_count = 1;
+        const auto one = expect_matches(ka, kb, wide, "the adaptive cap on one SM");
+        cuda_sim::config() = cuda_sim::default_config();
+        EXPECT_EQ(one.wide_walk_cap, 966000);
+        EXPECT_EQ(one.wide_dense_rows, 2);
+        EXPECT_EQ(one.heavy_rows, 0);
+    }
+#endif
+    // the adaptive cap over every SM: the band's rows walk at most 625 products each, and some
+    // n x 600 in all, over the SMs far more than a floor of 600, which alone keeps the rows of 625
+    // products heavy
+    GpuSpgemmOptions floor600 = wide;
+    floor600.dense_wide_walk = 600;
+    const auto adaptive = expect_matches(band, band, floor600, "band, floor 600, adaptive");
+    EXPECT_EQ(adaptive.heavy_rows, 0);
+    EXPECT_EQ(adaptive.wide_dense_rows, w.wide_dense_rows);
+    EXPECT_GT(adaptive.wide_walk_cap, 625);
+    floor600.dense_wide_walk_adaptive = false;
+    const auto fixed600 = expect_matches(band, band, floor600, "band, a fixed cap of 600");
+    EXPECT_EQ(fixed600.wide_walk_cap, 600);
+    EXPECT_GT(fixed600.heavy_rows, n / 2) << "the rows of 625 products";
+    EXPECT_EQ(fixed600.heavy_rows + fixed600.wide_dense_rows, w.wide_dense_rows);
+    expect_square_plan(band, floor600, 2, "band, a fixed cap of 600, plan");
+    GpuSpgemmOptions bad = wide;
+    bad.dense_wide_walk = -1;
+    EXPECT_THROW(gpu_spgemm(band.view(), band.view(), bad), gs::InvalidArgument);
+    bad.dense_wide_walk = (std::int64_t{1} << 31) + 1;
+    EXPECT_THROW(gpu_spgemm(band.view(), band.view(), bad), gs::InvalidArgument);
+    EXPECT_EQ(expect_matches(band, band, heavy, "band, heavy rows").wide_walk_cap, 0) << "no wide dense rows";
 }
 
 namespace {
@@ -1102,13 +1147,16 @@ GpuSpgemmOptions random_options(std::mt19937_64& rng, int elem_bytes, std::strin
     o.warp_sort_steps = coin();
     o.time_phases = coin();
     o.dense_wide_windows = static_cast<int>(pick({0, 0, 1, 2, 8}));
+    o.dense_wide_walk = pick({0, 0, 1, 1000, 100000});
+    o.dense_wide_walk_adaptive = coin();
     text = "smem " + std::to_string(o.shared_memory_bytes) + " inter " + std::to_string(o.intermediate_budget_bytes) + " ms " +
            std::to_string(o.multisplit_threads) + " outer " + std::to_string(o.outer_threads) + " resident " + std::to_string(o.resident_blocks) +
            " tau " + std::to_string(o.heavy_threshold) + " warp " + std::to_string(o.warp_light_rows) + "/" + std::to_string(o.warp_row_products) +
            " dense " + std::to_string(o.dense_light_rows) + "/" + std::to_string(o.dense_wide_rows) + " streams " + std::to_string(o.light_streams) + " fit " + std::to_string(o.fit_hash_blocks) +
            " once " + std::to_string(o.one_pass_light_rows) + "/" + std::to_string(o.light_stage_budget_bytes) + " keep " +
            std::to_string(o.keep_c_pattern) + " warp_sort " + std::to_string(o.warp_sort_steps) + " timed " + std::to_string(o.time_phases) +
-           " windows " + std::to_string(o.dense_wide_windows);
+           " windows " + std::to_string(o.dense_wide_windows) + " walk " + std::to_string(o.dense_wide_walk) + "/" +
+           std::to_string(o.dense_wide_walk_adaptive);
     return o;
 }
 

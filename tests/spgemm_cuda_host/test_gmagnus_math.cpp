@@ -232,8 +232,8 @@ TEST(GmagnusMath, DenseLightRowsFitTheirTable) {
 
 // Wide dense rows (row_is_dense_wide, row_key, dense_wide_window): above τ, in at most 4 windows
 // of B's columns that fit the budget (227 KiB, float and int32: 29056 entries of 8 bytes, a span of
-// 56348 columns; the largest hash table, 16384 entries, held 31772), with at most 2^19 products
-// walked (products times windows). A launch's windows (the narrower of its phase's window and the
+// 56348 columns; the largest hash table, 16384 entries, held 31772), with at most the walk cap of
+// products walked (products times windows: 2^19, or an adaptive cap above it). A launch's windows (the narrower of its phase's window and the
 // widest span among its rows) fit its bytes, and no row takes more windows than the setup counted.
 TEST(GmagnusMath, DenseWideRowsFitTheBudgetInWindows) {
     const gm::Params p = gm::make_params(count_t(1) << 20, 227 * 1024, {4, 4, 8, 4});
@@ -256,28 +256,28 @@ TEST(GmagnusMath, DenseWideRowsFitTheBudgetInWindows) {
     EXPECT_EQ(gm::dense_wide_window(p, 262144, false), 262144) << "symbolic: a bit a column, one window";
     const int nbins = gm::hash_bin_count(p);
     const count_t w16 = gm::dense_wide_window(p, 65536, true);
-    EXPECT_TRUE(gm::row_is_dense_wide(8193, 32768, p, w16));
-    EXPECT_TRUE(gm::row_is_dense_wide(8193, 65536, p, w16)) << "two windows";
-    EXPECT_TRUE(gm::row_is_dense_wide(8193, 4 * w16, p, w16)) << "four windows";
-    EXPECT_FALSE(gm::row_is_dense_wide(8193, 4 * w16 + 1, p, w16)) << "five windows";
-    EXPECT_FALSE(gm::row_is_dense_wide(8193, 262144, p, gm::dense_wide_window(p, 262144, true))) << "R-MAT 18 spans 5 windows";
+    EXPECT_TRUE(gm::row_is_dense_wide(8193, 32768, p, w16, gm::dense_wide_max_walk));
+    EXPECT_TRUE(gm::row_is_dense_wide(8193, 65536, p, w16, gm::dense_wide_max_walk)) << "two windows";
+    EXPECT_TRUE(gm::row_is_dense_wide(8193, 4 * w16, p, w16, gm::dense_wide_max_walk)) << "four windows";
+    EXPECT_FALSE(gm::row_is_dense_wide(8193, 4 * w16 + 1, p, w16, gm::dense_wide_max_walk)) << "five windows";
+    EXPECT_FALSE(gm::row_is_dense_wide(8193, 262144, p, gm::dense_wide_window(p, 262144, true), gm::dense_wide_max_walk)) << "R-MAT 18 spans 5 windows";
     gm::Params p5 = p;
     p5.wide_max_windows = 5;  // GpuSpgemmOptions::dense_wide_windows
-    EXPECT_TRUE(gm::row_is_dense_wide(8193, 262144, p5, gm::dense_wide_window(p, 262144, true))) << "up to 5 windows: R-MAT 18";
-    EXPECT_FALSE(gm::row_is_dense_wide(8193, 5 * 52429 + 1, p5, gm::dense_wide_window(p, 262144, true))) << "6 windows";
-    EXPECT_TRUE(gm::row_is_dense_wide(count_t(1) << 18, 65536, p, w16)) << "2^19 products walked";
-    EXPECT_FALSE(gm::row_is_dense_wide((count_t(1) << 18) + 1, 65536, p, w16)) << "more than 2^19 walked";
-    EXPECT_TRUE(gm::row_is_dense_wide(count_t(1) << 19, 100, p, w16));
-    EXPECT_FALSE(gm::row_is_dense_wide((count_t(1) << 19) + 1, 100, p, w16));
-    EXPECT_FALSE(gm::row_is_dense_wide(8192, 100, p, w16)) << "at most τ: a light row of a hash bin";
-    EXPECT_FALSE(gm::row_is_dense_wide(9000, 0, p, w16)) << "no span known";
-    EXPECT_FALSE(gm::row_is_dense_wide(9000, 100, p, 0)) << "no wide dense rows";
-    EXPECT_EQ(gm::row_key(0, 0, p, nbins, w16), unsigned(nbins + 1));
-    EXPECT_EQ(gm::row_key(5, 3, p, nbins, w16), unsigned(gm::hash_bin(5)));
-    EXPECT_EQ(gm::row_key(8192, 300000, p, nbins, w16), unsigned(gm::hash_bin(8192))) << "light whatever its span";
-    EXPECT_EQ(gm::row_key(8193, 300000, p, nbins, w16), unsigned(nbins + 2));
-    EXPECT_EQ(gm::row_key(8193, 400, p, nbins, w16), unsigned(nbins));
-    EXPECT_EQ(gm::row_key(8193, 400, p, nbins, 0), unsigned(nbins + 2));
+    EXPECT_TRUE(gm::row_is_dense_wide(8193, 262144, p5, gm::dense_wide_window(p, 262144, true), gm::dense_wide_max_walk)) << "up to 5 windows: R-MAT 18";
+    EXPECT_FALSE(gm::row_is_dense_wide(8193, 5 * 52429 + 1, p5, gm::dense_wide_window(p, 262144, true), gm::dense_wide_max_walk)) << "6 windows";
+    EXPECT_TRUE(gm::row_is_dense_wide(count_t(1) << 18, 65536, p, w16, gm::dense_wide_max_walk)) << "2^19 products walked";
+    EXPECT_FALSE(gm::row_is_dense_wide((count_t(1) << 18) + 1, 65536, p, w16, gm::dense_wide_max_walk)) << "more than 2^19 walked";
+    EXPECT_TRUE(gm::row_is_dense_wide(count_t(1) << 19, 100, p, w16, gm::dense_wide_max_walk));
+    EXPECT_FALSE(gm::row_is_dense_wide((count_t(1) << 19) + 1, 100, p, w16, gm::dense_wide_max_walk));
+    EXPECT_FALSE(gm::row_is_dense_wide(8192, 100, p, w16, gm::dense_wide_max_walk)) << "at most τ: a light row of a hash bin";
+    EXPECT_FALSE(gm::row_is_dense_wide(9000, 0, p, w16, gm::dense_wide_max_walk)) << "no span known";
+    EXPECT_FALSE(gm::row_is_dense_wide(9000, 100, p, 0, gm::dense_wide_max_walk)) << "no wide dense rows";
+    EXPECT_EQ(gm::row_key(0, 0, p, nbins, w16, gm::dense_wide_max_walk), unsigned(nbins + 1));
+    EXPECT_EQ(gm::row_key(5, 3, p, nbins, w16, gm::dense_wide_max_walk), unsigned(gm::hash_bin(5)));
+    EXPECT_EQ(gm::row_key(8192, 300000, p, nbins, w16, gm::dense_wide_max_walk), unsigned(gm::hash_bin(8192))) << "light whatever its span";
+    EXPECT_EQ(gm::row_key(8193, 300000, p, nbins, w16, gm::dense_wide_max_walk), unsigned(nbins + 2));
+    EXPECT_EQ(gm::row_key(8193, 400, p, nbins, w16, gm::dense_wide_max_walk), unsigned(nbins));
+    EXPECT_EQ(gm::row_key(8193, 400, p, nbins, 0, gm::dense_wide_max_walk), unsigned(nbins + 2));
     EXPECT_LT(gm::row_tally_count(nbins), gm::max_tallies);
     // every key within the tallies; every wide dense row within the windows and the walk, and in
     // every phase's launch no more windows than counted, each fitting the launch's bytes and those
@@ -289,13 +289,15 @@ TEST(GmagnusMath, DenseWideRowsFitTheBudgetInWindows) {
             const int nb = gm::hash_bin_count(q);
             const count_t cap = gm::dense_wide_capacity(q);
             ASSERT_GE(cap, q.hash_capacity) << "at least the largest table";
-            int wide = 0, several = 0;
+            int wide = 0, several = 0, beyond = 0;
+            // the fixed cap, and an adaptive one of some 4 x 2^19
+            for (const count_t walk_cap : {gm::dense_wide_max_walk, gm::dense_wide_walk_cap(q, count_t(1) << 28, 132)})
             for (const count_t ncols : {count_t(700), count_t(5000), count_t(65536), count_t(1) << 20}) {
                 const count_t window = gm::dense_wide_window(q, ncols, true);
                 ASSERT_GE(window, 1);
                 for (count_t pr = 1; pr <= (count_t(1) << 20); pr = pr * 3 / 2 + 1)
                     for (count_t span = 1; span <= ncols; span = span * 5 / 4 + 1) {
-                        const unsigned key = gm::row_key(pr, span, q, nb, window);
+                        const unsigned key = gm::row_key(pr, span, q, nb, window, walk_cap);
                         ASSERT_LT(key, unsigned(nb + 3));
                         if (key != unsigned(nb)) continue;
                         ++wide;
@@ -303,7 +305,9 @@ TEST(GmagnusMath, DenseWideRowsFitTheBudgetInWindows) {
                         several += windows > 1;
                         EXPECT_GT(pr, q.tau);
                         EXPECT_LE(windows, q.wide_max_windows);
-                        EXPECT_LE(pr * windows, gm::dense_wide_max_walk);
+                        EXPECT_LE(pr * windows, walk_cap);
+                        EXPECT_EQ(gm::dense_wide_walk(pr, span, q, window), pr * windows);
+                        beyond += pr * windows > gm::dense_wide_max_walk;
                         for (const bool values : {false, true})
                             for (const count_t widest : {span, span * 2, ncols}) {  // the widest span of the launch's rows
                                 const count_t lw = std::min(gm::dense_wide_window(q, ncols, values), widest);
@@ -317,7 +321,46 @@ TEST(GmagnusMath, DenseWideRowsFitTheBudgetInWindows) {
             }
             EXPECT_GT(wide, 0) << "smem " << smem;
             EXPECT_GT(several, 0) << "smem " << smem;
+            EXPECT_GT(beyond, 0) << "smem " << smem << ": rows past 2^19 under the adaptive cap";
         }
+}
+
+// The adaptive walk cap (dense_wide_walk_cap): the candidates' walk over the SMs when that passes the
+// floor (Params::wide_max_walk), never above 2^31; the fixed cap when not adaptive. dense_wide_walk:
+// a candidate's products times its windows, 0 for a light row, a row of too many windows or no span.
+TEST(GmagnusMath, DenseWideWalkCapAdapts) {
+    gm::Params p = gm::make_params(count_t(1) << 20, 227 * 1024, {4, 4, 8, 4});
+    ASSERT_EQ(p.tau, 8192);
+    ASSERT_TRUE(p.wide_walk_adaptive);
+    ASSERT_EQ(p.wide_max_walk, gm::dense_wide_max_walk);
+    const count_t w = gm::dense_wide_window(p, 131072, true);  // R-MAT 17: 3 windows of 43691
+    EXPECT_EQ(gm::dense_wide_walk(8193, 131072, p, w), 3 * 8193);
+    EXPECT_EQ(gm::dense_wide_walk(8193, 100, p, w), 8193);
+    EXPECT_EQ(gm::dense_wide_walk(8192, 100, p, w), 0) << "light";
+    EXPECT_EQ(gm::dense_wide_walk(8193, 4 * w + 1, p, w), 0) << "5 windows";
+    EXPECT_EQ(gm::dense_wide_walk(8193, 0, p, w), 0) << "no span";
+    EXPECT_EQ(gm::dense_wide_walk(8193, 100, p, 0), 0) << "no wide dense rows";
+    EXPECT_EQ(gm::dense_wide_walk_cap(p, 0, 132), count_t(1) << 19);
+    EXPECT_EQ(gm::dense_wide_walk_cap(p, 132 * (count_t(1) << 19), 132), count_t(1) << 19);
+    EXPECT_EQ(gm::dense_wide_walk_cap(p, 132 * (count_t(1) << 19) + 132, 132), (count_t(1) << 19) + 1);
+    // boyd1's A² (host count, float, int32): 93279 rows of 427,100 products on average, 2 windows
+    // each: some 8·10^10 walked, over 132 SMs some 6·10^8 a row
+    const count_t boyd1 = 2 * count_t(39839155665);
+    EXPECT_EQ(gm::dense_wide_walk_cap(p, boyd1, 132), boyd1 / 132);
+    EXPECT_EQ(gm::dense_wide_walk_cap(p, count_t(1) << 50, 132), gm::dense_wide_walk_ceiling) << "the block walk's 32-bit sums";
+    EXPECT_EQ(gm::dense_wide_walk_cap(p, count_t(1) << 30, 0), count_t(1) << 19) << "no SMs known";
+    gm::Params fixed = p;
+    fixed.wide_walk_adaptive = false;
+    EXPECT_EQ(gm::dense_wide_walk_cap(fixed, boyd1, 132), count_t(1) << 19);
+    fixed.wide_max_walk = count_t(1) << 21;  // GpuSpgemmOptions::dense_wide_walk
+    EXPECT_EQ(gm::dense_wide_walk_cap(fixed, boyd1, 132), count_t(1) << 21);
+    p.wide_max_walk = count_t(1) << 40;  // above the ceiling
+    EXPECT_EQ(gm::dense_wide_walk_cap(p, 0, 132), gm::dense_wide_walk_ceiling);
+    // the classification follows the cap
+    const int nbins = gm::hash_bin_count(p);
+    EXPECT_EQ(gm::row_key(300000, 131072, p, nbins, w, count_t(1) << 19), unsigned(nbins + 2)) << "900000 walked";
+    EXPECT_EQ(gm::row_key(300000, 131072, p, nbins, w, 900000), unsigned(nbins));
+    EXPECT_FALSE(gm::row_is_dense_wide(300000, 131072, p, w, 899999));
 }
 
 // The wide dense rows' launch on an H200 (float, int32; hash_rows_kernel with 45 registers and

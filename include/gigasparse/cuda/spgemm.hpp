@@ -49,6 +49,14 @@ struct GpuSpgemmOptions {
     // 17; 5 takes scale 18's rows too, not yet timed against the heavy path). InvalidArgument outside
     // 0-64.
     int dense_wide_windows = 0;
+    // The most products a wide dense row may walk (its products times its windows; 0: 2^19). With
+    // dense_wide_walk_adaptive (true) that is the floor: the cap is the larger of it and the walk of
+    // every row above the threshold within the windows' limit divided by the device's SMs (a long
+    // row takes one SM; rows of up to the SMs' average share do not hold the others back), so
+    // products of many such rows (boyd1's A², R-MAT of scale 17: 24207 rows) take none of the
+    // heavy path; false: a fixed cap (for comparison). At most 2^31; InvalidArgument outside 0-2^31.
+    std::int64_t dense_wide_walk = 0;
+    bool dense_wide_walk_adaptive = true;
     // Streams the light rows' hash bins run on, in turn, largest bin first (0: 3; 1: all on one
     // stream, one bin after the other, as before; for comparison): bins run beside each other, the
     // small ones in the SMs' room beside the widest. InvalidArgument outside 0-8.
@@ -105,6 +113,7 @@ struct GpuSpgemmStats {
     std::int64_t products = 0;         // intermediate products of all rows
     std::int64_t heavy_rows = 0, light_rows = 0;
     std::int64_t wide_dense_rows = 0;  // rows above τ accumulated densely (dense_wide_rows), counted in light_rows
+    std::int64_t wide_walk_cap = 0;    // the most products a wide dense row could walk (dense_wide_walk; 0: no wide dense rows)
     std::int64_t heavy_products = 0;   // nnz(Ĉ)
     std::int64_t batches = 0;
     bool replanned = false;  // the heavy rows were cut again into smaller batches, to fit beside C (a second symbolic pass)

@@ -482,6 +482,8 @@ private:
         check(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, opt_.device), "cudaDeviceGetAttribute");
         if (opt_.dense_wide_windows < 0 || opt_.dense_wide_windows > 64)
             throw InvalidArgument("cuda::spgemm: dense_wide_windows must be 0 to 64, not " + std::to_string(opt_.dense_wide_windows));
+        if (opt_.dense_wide_walk < 0 || opt_.dense_wide_walk > dense_wide_walk_ceiling)
+            throw InvalidArgument("cuda::spgemm: dense_wide_walk must be 0 to 2^31, not " + std::to_string(opt_.dense_wide_walk));
         if (opt_.light_streams < 0 || opt_.light_streams > 8)
             throw InvalidArgument("cuda::spgemm: light_streams must be 0 to 8, not " + std::to_string(opt_.light_streams));
         light_streams_ = opt_.light_streams > 0 ? opt_.light_streams : default_light_streams;
@@ -502,6 +504,8 @@ private:
         const ElementSizes sizes{static_cast<int>(sizeof(I)), static_cast<int>(sizeof(V)), 8, 4};
         p_ = make_feasible_params(b_cols, smem, sizes, ms_threads, outer_threads, stream, opt_.heavy_threshold);
         if (opt_.dense_wide_windows > 0) p_.wide_max_windows = opt_.dense_wide_windows;
+        if (opt_.dense_wide_walk > 0) p_.wide_max_walk = opt_.dense_wide_walk;
+        p_.wide_walk_adaptive = opt_.dense_wide_walk_adaptive;
         if (!params_feasible(p_))
             throw NotSupported("cuda::spgemm: shared-memory budget of " + std::to_string(smem) + " bytes is too small for gMAGNUS");
         nbins_ = hash_bin_count(p_);
@@ -608,7 +612,7 @@ private:
     void setup() {
         const cudaStream_t hs = heavy_.get();
         const int ntally = row_tally_count(nbins_);
-        rows_.allocate(5 * m_ + 3 + ntally, at(hs));
+        rows_.allocate(5 * m_ + 4 + ntally, at(hs));
         row_ptr_.allocate(m_ + 1, at(hs));
         light_begin_.assign(nbins_ + 3, 0);
         nheavy_ = heavy_entries_ = wide_span_ = 0;
@@ -620,20 +624,27 @@ private:
         auto* keys = reinterpret_cast<unsigned*>(scratch.data());
         count_t* ids = scratch.data() + m_;
         count_t *b_lo = spans ? ids + m_ : nullptr, *b_hi = spans ? b_lo + kb : nullptr;
-        if (spans) launch("col_range_kernel", &col_range_kernel<I>, grid_for(kb, simple_block), simple_block, 0, hs, kb, b_.row_ptr, b_.col_idx, b_lo, b_hi);
-        // (with m = 0 one block only zeroes the counters: the symbolic phase reads them)
+        const bool wide = spans && opt_.dense_wide_rows;  // the rows' spans give the wide dense rows
+        const count_t window = wide ? dense_wide_window(p_, n_, true) : count_t(0);
+        // the candidates' walk for the adaptive walk cap (after the tallies: one read of both)
+        count_t* walk_total = wide && p_.wide_walk_adaptive ? traffic() + 3 + ntally : nullptr;
+        if (spans)
+            launch("col_range_kernel", &col_range_kernel<I>, grid_for(kb, simple_block), simple_block, 0, hs, kb, b_.row_ptr, b_.col_idx, b_lo, b_hi,
+                   walk_total);
+        // (with m = 0 one block only zeroes the counters: the symbolic phase reads them; the walk's
+        // too when no col_range_kernel zeroes it)
         launch("row_products_kernel", &row_products_kernel<I>, grid_for(std::max<count_t>(m_, 1) * warp_size, simple_block), simple_block, 0, hs, m_,
-               a_.row_ptr, a_.col_idx, b_.row_ptr, b_lo, b_hi, row_products(), row_lo(), row_hi(), traffic(), 3 + ntally, row_ptr_.data());
+               a_.row_ptr, a_.col_idx, b_.row_ptr, b_lo, b_hi, row_products(), row_lo(), row_hi(), traffic(), 3 + ntally + (walk_total ? 0 : 1),
+               row_ptr_.data(), p_, window, walk_total);
         if (m_ == 0) return;
         count_t* tallies = traffic() + 3;
-        const bool wide = spans && opt_.dense_wide_rows;  // the rows' spans give the wide dense rows
         launch("row_classes_kernel", &row_classes_kernel, grid_for(m_, simple_block), simple_block, 0, hs, m_, row_products(), a_.row_ptr,
-               wide ? row_lo() : nullptr, row_hi(), p_, nbins_, wide ? dense_wide_window(p_, n_, true) : count_t(0), keys, ids, tallies, row_nnz());
+               wide ? row_lo() : nullptr, row_hi(), p_, nbins_, window, walk_total, sm_count_, keys, ids, tallies, row_nnz());
         const int bits = floor_log2(nbins_ + 2) + 1;
         temp_h_.run("cub::DeviceRadixSort::SortPairs", [&](void* t, std::size_t& b) {
             return cub::DeviceRadixSort::SortPairs(t, b, keys, keys + m_, ids, row_order(), m_, 0, bits, hs);
         });
-        const std::vector<count_t> t = read_device(tallies, ntally, hs);
+        const std::vector<count_t> t = read_device(tallies, ntally + 1, hs);
         for (int bn = 0; bn <= nbins_ + 1; ++bn) light_begin_[bn + 1] = light_begin_[bn] + t[bn];
         nheavy_ = t[nbins_ + 2];
         st_.products = t[nbins_ + 3];
@@ -642,13 +653,14 @@ private:
         st_.heavy_rows = nheavy_;
         st_.wide_dense_rows = t[nbins_];
         wide_span_ = t[nbins_ + 6];
+        st_.wide_walk_cap = wide ? dense_wide_walk_cap(p_, t[ntally], walk_total != nullptr ? sm_count_ : 0) : 0;
         st_.light_rows = m_ - nheavy_;
     }
 
     // The setup's arrays (rows_): the products of each row, C's row lengths, the rows in class order
     // (light rows by hash bin, then rows without products, then heavy rows in order), the columns
     // each row's products span (first and last), the outer products' traffic then nnz(C) (3
-    // counts), the setup's tallies.
+    // counts), the setup's tallies, the wide dense rows' candidates' walk (adaptive walk cap).
     count_t* row_products() const { return rows_.data(); }
     count_t* row_nnz() const { return rows_.data() + m_; }
     count_t* row_order() const { return rows_.data() + 2 * m_; }

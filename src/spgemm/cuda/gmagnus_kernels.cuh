@@ -64,12 +64,14 @@ __device__ __forceinline__ count_t warp_sum(count_t v) {
 // ------------------------------------------------------------------ setup kernels
 // The columns each row of B spans: lo[k] = its smallest column, hi[k] = its largest (an empty row:
 // lo = count_max, hi = -1); a thread per row (rows need not be sorted; most are short, and a warp
-// per row of 3 entries left 29 lanes idle).
+// per row of 3 entries left 29 lanes idle). Thread 0 zeroes *walk_total (the wide dense rows'
+// candidates' walk, which row_products_kernel sums; null: none).
 inline constexpr count_t count_max = std::numeric_limits<count_t>::max();
 template <class I>
 static __global__ void col_range_kernel(count_t n, const count_t* __restrict__ ptr, const I* __restrict__ col, count_t* __restrict__ lo,
-                                        count_t* __restrict__ hi) {
+                                        count_t* __restrict__ hi, count_t* __restrict__ walk_total) {
     const count_t k = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
+    if (k == 0 && walk_total != nullptr) *walk_total = 0;
     if (k >= n) return;
     count_t l = count_max, h = -1;
     for (count_t j = ptr[k]; j < ptr[k + 1]; ++j) {
@@ -84,35 +86,52 @@ static __global__ void col_range_kernel(count_t n, const count_t* __restrict__ p
 // products[r] = Σ_{j in A[r,:]} nnz(B[A.col[j], :]) and, given B's rows' spans (col_range_kernel;
 // b_lo null: not needed), the columns the row's products span, [row_lo[r], row_hi[r]]; one warp per row. Block 0 also zeroes
 // the setup's counters — zeros[0, nzeros) and C's first row offset — which later kernels of the
-// stream add to (memsets saved: each costs a small product a launch).
+// stream add to (memsets saved: each costs a small product a launch). With walk_total (zeroed by
+// col_range_kernel; null: no wide dense rows, or a fixed walk cap), the rows' dense_wide_walk in
+// windows of `window` columns is summed there (one atomic a block with candidates: the rows above
+// τ), for row_classes_kernel's adaptive cap.
 template <class I>
 static __global__ void row_products_kernel(count_t m, const count_t* __restrict__ a_ptr, const I* __restrict__ a_col, const count_t* __restrict__ b_ptr,
                                            const count_t* __restrict__ b_lo, const count_t* __restrict__ b_hi, count_t* __restrict__ products,
                                            count_t* __restrict__ row_lo, count_t* __restrict__ row_hi, count_t* __restrict__ zeros, int nzeros,
-                                           count_t* __restrict__ c_ptr0) {
+                                           count_t* __restrict__ c_ptr0, Params p, count_t window, count_t* __restrict__ walk_total) {
+    __shared__ count_t block_walk;
+    if (walk_total != nullptr) {  // the launch's: every thread takes the barriers
+        if (threadIdx.x == 0) block_walk = 0;
+        __syncthreads();
+    }
     if (blockIdx.x == 0) {
         for (int k = static_cast<int>(threadIdx.x); k < nzeros; k += static_cast<int>(blockDim.x)) zeros[k] = 0;
         if (threadIdx.x == 0) *c_ptr0 = 0;
     }
     const count_t warp = (blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x) / warp_size;
     const int lane = threadIdx.x % warp_size;
-    if (warp >= m) return;
-    count_t sum = 0, l = count_max, h = -1;
-    for (count_t j = a_ptr[warp] + lane; j < a_ptr[warp + 1]; j += warp_size) {
-        const count_t k = static_cast<count_t>(a_col[j]);
-        sum += b_ptr[k + 1] - b_ptr[k];
-        if (b_lo != nullptr) {
-            l = min_c(l, b_lo[k]);
-            h = max_c(h, b_hi[k]);
+    if (warp < m) {
+        count_t sum = 0, l = count_max, h = -1;
+        for (count_t j = a_ptr[warp] + lane; j < a_ptr[warp + 1]; j += warp_size) {
+            const count_t k = static_cast<count_t>(a_col[j]);
+            sum += b_ptr[k + 1] - b_ptr[k];
+            if (b_lo != nullptr) {
+                l = min_c(l, b_lo[k]);
+                h = max_c(h, b_hi[k]);
+            }
+        }
+        sum = warp_sum(sum);
+        l = warp_reduce(l, [](count_t x, count_t y) { return min_c(x, y); });
+        h = warp_reduce(h, [](count_t x, count_t y) { return max_c(x, y); });
+        if (lane == 0) {
+            products[warp] = sum;
+            row_lo[warp] = l;
+            row_hi[warp] = h;
+            if (walk_total != nullptr && sum > 0) {
+                const count_t walk = dense_wide_walk(sum, h - l + 1, p, window);
+                if (walk > 0) atomic_add_count(&block_walk, walk);
+            }
         }
     }
-    sum = warp_sum(sum);
-    l = warp_reduce(l, [](count_t x, count_t y) { return min_c(x, y); });
-    h = warp_reduce(h, [](count_t x, count_t y) { return max_c(x, y); });
-    if (lane == 0) {
-        products[warp] = sum;
-        row_lo[warp] = l;
-        row_hi[warp] = h;
+    if (walk_total != nullptr) {
+        __syncthreads();
+        if (threadIdx.x == 0 && block_walk != 0) atomic_add_count(walk_total, block_walk);
     }
 }
 
@@ -136,25 +155,27 @@ __device__ __forceinline__ void warp_tally(count_t* s, count_t v) {
 
 // Setup (Alg. 3 lines 2-4): the sort key of each row (row_key: its hash bin, the wide dense bin
 // `nbins`, nbins + 1 for a row without products, nbins + 2 for a heavy row; row_lo and row_hi, the
-// columns its products span, null without wide dense rows, which take windows of `window` columns)
-// and ids[r] = r. Tallies (row_tally_count(nbins) counters): rows per key, then the products of all
+// columns its products span, null without wide dense rows, which take windows of `window` columns
+// and walk at most dense_wide_walk_cap(p, *walk_total, sm_count) products: walk_total null, the
+// fixed Params::wide_max_walk) and ids[r] = r. Tallies (row_tally_count(nbins) counters): rows per key, then the products of all
 // rows, the heavy rows' products, the heavy rows' entries of A and the widest span of a wide dense
 // row. One sort by key and one read of the tallies give the light rows' bins, the heavy rows (last,
 // in order), the batch sizes and the wide dense rows' launch.
 // row_nnz[r] = 0 (the light rows write their counts, the heavy rows' chunks add theirs: one memset less).
 static __global__ void row_classes_kernel(count_t m, const count_t* __restrict__ products, const count_t* __restrict__ a_ptr,
                                           const count_t* __restrict__ row_lo, const count_t* __restrict__ row_hi, Params p, int nbins,
-                                          count_t window, unsigned* __restrict__ keys, count_t* __restrict__ ids, count_t* __restrict__ tallies,
-                                          count_t* __restrict__ row_nnz) {
+                                          count_t window, const count_t* __restrict__ walk_total, int sm_count, unsigned* __restrict__ keys,
+                                          count_t* __restrict__ ids, count_t* __restrict__ tallies, count_t* __restrict__ row_nnz) {
     __shared__ count_t s[max_tallies];
     const int nt = row_tally_count(nbins);
     clear_tallies(s, nt);
+    const count_t walk_cap = dense_wide_walk_cap(p, walk_total != nullptr ? *walk_total : 0, walk_total != nullptr ? sm_count : 0);
     const count_t r = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
     count_t pr = 0, heavy_pr = 0, heavy_ent = 0, wide_span = 0;
     if (r < m) {
         pr = products[r];
         const count_t span = row_lo != nullptr && pr > 0 ? row_hi[r] - row_lo[r] + 1 : 0;
-        const unsigned key = row_key(pr, span, p, nbins, window);
+        const unsigned key = row_key(pr, span, p, nbins, window, walk_cap);
         keys[r] = key;
         ids[r] = r;
         row_nnz[r] = 0;

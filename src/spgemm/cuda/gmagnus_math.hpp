@@ -81,6 +81,10 @@ struct Params {
     count_t multisplit_group_rows[max_levels] = {};   // n_groupRows per level
     ElementSizes sizes;
     int wide_max_windows = 4;  // most windows of a wide dense row (dense_wide_max_windows; GpuSpgemmOptions::dense_wide_windows)
+    // most products a wide dense row walks (products times windows), or with wide_walk_adaptive the
+    // floor of dense_wide_walk_cap (GpuSpgemmOptions::dense_wide_walk, dense_wide_walk_adaptive)
+    count_t wide_max_walk = count_t(1) << 19;
+    bool wide_walk_adaptive = true;
 };
 
 // n_groupRows: most rows (each with more than τ elements) that E consecutive elements can touch.
@@ -514,10 +518,17 @@ GIGASPARSE_HD constexpr AccumKind accum_kind(count_t products, int span_log2, co
 // has no more columns, otherwise B's columns in equal windows (R-MAT 16: 2 of 32768, 17: 3 of
 // 43691). A row qualifies with at most Params::wide_max_windows windows (dense_wide_max_windows,
 // 4; GpuSpgemmOptions::dense_wide_windows: 5 takes R-MAT 18's rows, not yet timed) and at most
-// dense_wide_max_walk products walked (products times windows: 512 a thread of a 1024-thread block,
-// estimated at 0.1-0.3 ms on one SM, not yet timed, near the heavy path's fixed cost: hangGlider_2,
-// one heavy row, 0.84 ms of device time on the first H200 run where the light rows beside it took
-// 0.53).
+// the walk cap (dense_wide_walk_cap) products walked (products times windows). The cap is the
+// larger of dense_wide_max_walk (2^19: 512 a thread of a 1024-thread block, estimated at 0.1-0.3 ms
+// on one SM, not yet timed, near the heavy path's fixed cost: hangGlider_2, one heavy row, 0.84 ms
+// of device time on the first H200 run where the light rows beside it took 0.53) and the walk of
+// every row that meets the windows' limit over the device's SMs: a wide dense row takes one SM, and
+// a row of at most the SMs' average share of the rows' walk does not hold the others back (list
+// scheduling: the last row ends within one such share of the average), where the heavy path would
+// spread it over every SM. The setup sums the candidates' walk on the device before it classifies
+// the rows (row_products_kernel; no host wait), so boyd1's 93279 rows of some 427000 products on
+// average, in 2 windows each, become wide dense rows (the cap: 604 M walked; the longest row 1.3 M),
+// where 2^19 kept 93083 of them heavy.
 // What it saves: the heavy path's fixed cost — the masked CSC, the outer product and the
 // multisplit's launches and host waits, 70 stream operations and 2 host waits for hangGlider_2's one
 // row on the simulator, more with multisplit levels — and its traffic: every product written to
@@ -529,13 +540,17 @@ GIGASPARSE_HD constexpr AccumKind accum_kind(count_t products, int span_log2, co
 // two, email-Enron 1202, soc-Slashdot0902 3250 in one or two windows; boyd1 keeps 93083 of its
 // 93279), and of R-MAT with A of 4-32 a row every heavy row at scale 15 (one window), 98-100 % of
 // the heavy products at 16 (two; 0 to 17 rows stay heavy) and 77-96 % at 17 (three; 18 to 834
-// rows walked more than 2^19 times stay heavy). Scale 18 needs 5 windows: the paper's heavy path,
-// for rows whose span does not fit.
+// rows walked more than 2^19 times stay heavy; with the adaptive cap none). Scale 18 needs 5
+// windows: the paper's heavy path, for rows whose span does not fit.
 // Until 2026-12-06 the limit was one window of the largest hash table's bytes (31772 columns on the
 // H200, 128 of the budget's 222 KiB) and 2^17 products: no R-MAT row qualified.
 inline constexpr int dense_wide_max_windows = 4;  // the default of Params::wide_max_windows
 static_assert(Params{}.wide_max_windows == dense_wide_max_windows);
-inline constexpr count_t dense_wide_max_walk = count_t(1) << 19;
+inline constexpr count_t dense_wide_max_walk = count_t(1) << 19;  // the default of Params::wide_max_walk
+static_assert(Params{}.wide_max_walk == dense_wide_max_walk);
+// The most any wide dense row walks: the block walk's 32-bit sums (for_each_row_product_block; a
+// row's products bound each chunk's sum) and its loop past them.
+inline constexpr count_t dense_wide_walk_ceiling = count_t(1) << 31;
 // The wide dense rows' entries of a column and a value in the budget s_LM (not a power of two:
 // they are never hashed).
 GIGASPARSE_HD constexpr count_t dense_wide_capacity(const Params& p) {
@@ -564,12 +579,28 @@ GIGASPARSE_HD constexpr count_t dense_wide_window(const Params& p, count_t ncols
     const count_t n = max_c(ncols, 1);
     return ceil_div(n, ceil_div(n, limit));
 }
-// Whether a row of `products` products over `span` columns is a wide dense row in windows of `window`
-// columns (dense_wide_window with values; 0: no wide dense rows).
-GIGASPARSE_HD constexpr bool row_is_dense_wide(count_t products, count_t span, const Params& p, count_t window) {
-    if (products <= p.tau || span < 1 || window < 1) return false;
+// The products a row of `products` products over `span` columns walks as a wide dense row in
+// windows of `window` columns (dense_wide_window with values; 0: no wide dense rows): products times
+// its windows when it has more than τ products and at most Params::wide_max_windows windows, else 0
+// (not a candidate).
+GIGASPARSE_HD constexpr count_t dense_wide_walk(count_t products, count_t span, const Params& p, count_t window) {
+    if (products <= p.tau || span < 1 || window < 1) return 0;
     const count_t windows = ceil_div(span, window);
-    return windows <= p.wide_max_windows && products * windows <= dense_wide_max_walk;
+    return windows <= p.wide_max_windows ? products * windows : 0;
+}
+// The most products a wide dense row may walk, given the walk of all candidates (dense_wide_walk
+// summed over the rows) and the device's SMs: Params::wide_max_walk, or with wide_walk_adaptive the
+// larger of it and the candidates' walk over the SMs; never above dense_wide_walk_ceiling.
+GIGASPARSE_HD constexpr count_t dense_wide_walk_cap(const Params& p, count_t candidates, int sm_count) {
+    const count_t floor = min_c(p.wide_max_walk, dense_wide_walk_ceiling);
+    if (!p.wide_walk_adaptive || sm_count < 1) return floor;
+    return min_c(max_c(floor, candidates / sm_count), dense_wide_walk_ceiling);
+}
+// Whether a row of `products` products over `span` columns is a wide dense row in windows of
+// `window` columns, walking at most `walk_cap` products (dense_wide_walk_cap).
+GIGASPARSE_HD constexpr bool row_is_dense_wide(count_t products, count_t span, const Params& p, count_t window, count_t walk_cap) {
+    const count_t walk = dense_wide_walk(products, span, p, window);
+    return walk > 0 && walk <= walk_cap;
 }
 
 // The launch of the wide dense rows: windows of `window` columns — the phase's dense_wide_window, or
@@ -594,13 +625,13 @@ GIGASPARSE_HD constexpr DenseWideLaunch dense_wide_launch(const Params& p, count
     return l;
 }
 // The setup's sort key of a row of A·B (row_classes_kernel) from its products and the columns they
-// span (0: not known), in wide dense windows of `window` columns (0: no wide dense rows): its hash
-// bin [0, nbins) for a light row with products, nbins for a wide dense row, nbins + 1 for a row
-// without products, nbins + 2 for a heavy row (sorted last).
-GIGASPARSE_HD constexpr unsigned row_key(count_t products, count_t span, const Params& p, int nbins, count_t window) {
+// span (0: not known), in wide dense windows of `window` columns (0: no wide dense rows) walking at
+// most `walk_cap` products: its hash bin [0, nbins) for a light row with products, nbins for a wide
+// dense row, nbins + 1 for a row without products, nbins + 2 for a heavy row (sorted last).
+GIGASPARSE_HD constexpr unsigned row_key(count_t products, count_t span, const Params& p, int nbins, count_t window, count_t walk_cap) {
     if (products == 0) return static_cast<unsigned>(nbins + 1);
     if (accum_kind(products, p.span_log2, p) == AccumKind::hash) return static_cast<unsigned>(hash_bin(products));
-    return static_cast<unsigned>(row_is_dense_wide(products, span, p, window) ? nbins : nbins + 2);
+    return static_cast<unsigned>(row_is_dense_wide(products, span, p, window, walk_cap) ? nbins : nbins + 2);
 }
 
 // A chunk of a heavy row after the multisplit (a segment): dense also when it holds at most τ products

@@ -41,7 +41,7 @@ Json gpu_json(const cuda::GpuSpgemmStats& g, int device) {
     ms.set("light_rows", g.light_ms).set("symbolic", g.symbolic_ms).set("numeric", g.numeric_ms).set("total", g.total_ms).set("download", g.download_ms);
     p.set("tau", g.tau).set("hash_capacity", g.hash_capacity).set("dense_columns", g.dense_columns).set("levels", g.nlevels);
     Json j;
-    j.set("device", cuda::device_summary(device)).set("heavy_rows", g.heavy_rows).set("light_rows", g.light_rows).set("wide_dense_rows", g.wide_dense_rows);
+    j.set("device", cuda::device_summary(device)).set("heavy_rows", g.heavy_rows).set("light_rows", g.light_rows).set("wide_dense_rows", g.wide_dense_rows).set("wide_walk_cap", g.wide_walk_cap);
     j.set("heavy_products", g.heavy_products).set("levels_run", g.levels_run).set("batches", g.batches).set("replanned", g.replanned);
     j.set("device_bytes_peak", g.device_bytes_peak).set("light_stage_bytes", g.light_stage_bytes).set("milliseconds", ms).set("params", p);
     return j;
