@@ -1165,7 +1165,8 @@ __device__ __forceinline__ void finish_light_row(I* keys, V* vals, count_t cap, 
 // column (dense_row_bytes). walk(use) gives the products, which set their column's bit and add to
 // its value; then symbolic and once write the count of bits to *count (a window of a wide dense
 // row, Window: return it instead), numeric and once write the entries in column order at out (each
-// thread a run of bitmap words, placed by the group's scan of their popcounts), and known writes
+// warp a run of bitmap words, placed by the group's scan of their popcounts, a word's entries a
+// store of the warp), and known writes
 // the known_len known columns at out with their values (Window: those in the span). No
 // hashing, compaction or sort. Light rows whose products span few columns (light_row_is_dense:
 // for banded and FEM matrices the sort was most of a row's work, 78 bitonic steps over a
@@ -1200,23 +1201,33 @@ __device__ count_t dense_accumulate(unsigned char* smem, count_t lo, count_t spa
         }
         return 0;
     } else {
-        const u32 per = (words + G::size() - 1) / G::size();
-        const u32 wb = G::rank() * per < words ? G::rank() * per : words, we = wb + per < words ? wb + per : words;
+        // each warp a run of words: its lanes count them (a word each), the group's scan of the
+        // runs' counts places them, and the warp writes its run a word at a time, lane l taking bit
+        // l — the word's entries go to consecutive positions in one store (coalesced), where a
+        // thread per run of words stored 32 runs apart in each warp store
+        const u32 lane = G::rank() % warp_size, warp = G::rank() / warp_size, nwarps = G::size() / warp_size;
+        const u32 per = (words + nwarps - 1) / nwarps;
+        const u32 wb = warp * per < words ? warp * per : words, we = wb + per < words ? wb + per : words;
         u32 n = 0;
-        for (u32 w = wb; w < we; ++w) n += static_cast<u32>(__popc(bitmap[w]));
+        for (u32 w = wb + lane; w < we; w += warp_size) n += static_cast<u32>(__popc(bitmap[w]));
+        n = __shfl_sync(0xffffffffu, warp_inclusive_sum(n), warp_size - 1);  // the run's entries
         u32 total = 0;
-        u32 at = G::exclusive_sum(n, scan_words, total);
+        u32 at = G::exclusive_sum(lane == 0 ? n : 0u, scan_words, total);  // lane 0: the runs before the warp's
+        at = __shfl_sync(0xffffffffu, at, 0);
         if constexpr ((P == Phase::symbolic || P == Phase::once) && !Window) {
             if (G::rank() == 0) *count = total;
         }
         if constexpr (has_values(P)) {
-            for (u32 w = wb; w < we; ++w)
-                for (u32 bits = bitmap[w]; bits != 0; bits &= bits - 1) {
-                    const u32 c = (w << 5) + static_cast<u32>(__ffs(bits) - 1);
-                    c_col[out + at] = static_cast<I>(lo + c);
-                    c_val[out + at] = acc[c];
-                    ++at;
+            const u32 below = (1u << lane) - 1u;
+            for (u32 w = wb; w < we; ++w) {
+                const u32 bits = bitmap[w];
+                if ((bits >> lane) & 1u) {
+                    const u32 c = (w << 5) + lane, pos = at + static_cast<u32>(__popc(bits & below));
+                    c_col[out + pos] = static_cast<I>(lo + c);
+                    c_val[out + pos] = acc[c];
                 }
+                at += static_cast<u32>(__popc(bits));
+            }
         }
         return total;
     }
