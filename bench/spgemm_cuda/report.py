@@ -90,7 +90,7 @@ def options_of(run):
     if run.get("dense_wide_rows", False):
         walk = run.get("dense_wide_walk", 0) or 2 ** 19
         # runs before dense_wide_walk_adaptive existed: the fixed cap of 2^19
-        walk = f"{'at least ' if run.get('dense_wide_walk_adaptive', False) else ''}{walk} walked"
+        walk = f"walk cap {'adaptive, at least ' if run.get('dense_wide_walk_adaptive', False) else ''}{walk}"
         sort = f"rows above τ of short spans dense (up to {run.get('dense_wide_windows', 0) or 4} windows, {walk}), " + sort
     heavy = run.get("heavy_threshold", 0)
     return (f"multisplit {ms} threads, outer product {outer} threads, {light}, {passes}, {sort}" + (f", {resident} resident blocks" if resident > 1 else "")
