@@ -41,7 +41,7 @@ struct Context {
     int driver = 0, repeats = 0, skipped = 0;
     double bw = 0, time_budget = 0;
     bool gigasparse_only = false;  // --gigasparse-only: no cuSPARSE, no numeric reuse, no checks (the sweeps of scripts/device-check)
-    cuda::GpuSpgemmOptions gpu;  // --multisplit-threads, --outer-threads (0: defaults), --block-light-rows, --warp-row-products, --light-streams, --wide-hash-blocks, --two-pass-light-rows, --smem-sort, --hashed-light-rows, --resident-blocks, --heavy-threshold, --no-dense-wide-rows, --dense-wide-windows, --dense-wide-walk, --fixed-dense-wide-walk
+    cuda::GpuSpgemmOptions gpu;  // --multisplit-threads, --outer-threads (0: defaults), --block-light-rows, --warp-row-products, --light-streams, --wide-hash-blocks, --two-pass-light-rows, --smem-sort, --hashed-light-rows, --resident-blocks, --heavy-threshold, --no-dense-wide-rows, --dense-wide-windows, --dense-wide-walk, --fixed-dense-wide-walk, --no-small-products
 };
 
 inline std::string json_escape(const std::string& s) {
@@ -135,7 +135,8 @@ inline void write_outputs(const Context& cx, const std::vector<Result>& results,
        << ", \"dense_light_rows\": " << (cx.gpu.dense_light_rows ? "true" : "false")
        << ", \"dense_wide_rows\": " << (cx.gpu.dense_wide_rows && cx.gpu.dense_light_rows ? "true" : "false")
        << ", \"dense_wide_windows\": " << cx.gpu.dense_wide_windows << ", \"dense_wide_walk\": " << cx.gpu.dense_wide_walk
-       << ", \"dense_wide_walk_adaptive\": " << (cx.gpu.dense_wide_walk_adaptive ? "true" : "false") << ", \"gigasparse_only\": " << (cx.gigasparse_only ? "true" : "false")
+       << ", \"dense_wide_walk_adaptive\": " << (cx.gpu.dense_wide_walk_adaptive ? "true" : "false")
+       << ", \"small_products\": " << (cx.gpu.small_products ? "true" : "false") << ", \"gigasparse_only\": " << (cx.gigasparse_only ? "true" : "false")
        << ",\n  \"cases\": [\n";
     for (std::size_t i = 0; i < results.size(); ++i) {
         const Result& r = results[i];
@@ -148,7 +149,7 @@ inline void write_outputs(const Context& cx, const std::vector<Result>& results,
            << ", \"cusparse_device_ms\": " << r.cusparse_device_ms << ", \"cusparse_best\": \"" << r.cusparse_best
            << "\", \"cusparse_check\": \"" << json_escape(r.check) << "\", \"cusparse_failures\": \"" << json_escape(r.cusparse_failures)
            << "\", \"gigasparse_reuse_ms\": " << r.ours_reuse_ms << ", \"cusparse_reuse_ms\": " << r.cusparse_reuse_ms << ", \"reuse_check\": \""
-           << json_escape(r.reuse_check) << "\", \"wall_s\": " << r.wall_s << ", \"heavy_rows\": " << st.heavy_rows << ", \"wide_dense_rows\": " << st.wide_dense_rows << ", \"wide_walk_cap\": " << st.wide_walk_cap << ", \"heavy_products\": " << st.heavy_products
+           << json_escape(r.reuse_check) << "\", \"wall_s\": " << r.wall_s << ", \"heavy_rows\": " << st.heavy_rows << ", \"wide_dense_rows\": " << st.wide_dense_rows << ", \"wide_walk_cap\": " << st.wide_walk_cap << ", \"small_product\": " << (st.small_product ? "true" : "false") << ", \"small_rows_back\": " << st.small_rows_back << ", \"heavy_products\": " << st.heavy_products
            << ", \"tau\": " << st.tau << ", \"nlevels\": " << st.nlevels << ", \"levels\": " << st.levels_run << ", \"batches\": " << st.batches << ", \"replanned\": " << (st.replanned ? "true" : "false")
            << ", \"device_bytes_peak\": " << st.device_bytes_peak << ", \"light_stage_bytes\": " << st.light_stage_bytes << ", \"phases_ms\": {\"setup\": " << st.setup_ms << ", \"csc\": " << st.csc_ms << ", \"outer\": " << st.outer_ms
            << ", \"multisplit\": " << st.multisplit_ms << ", \"multisplit_kernels\": " << st.multisplit_kernels_ms << ", \"light\": " << st.light_ms << ", \"symbolic\": " << st.symbolic_ms

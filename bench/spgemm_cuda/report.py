@@ -93,8 +93,10 @@ def options_of(run):
         walk = f"walk cap {'adaptive, at least ' if run.get('dense_wide_walk_adaptive', False) else ''}{walk}"
         sort = f"rows above τ of short spans dense (up to {run.get('dense_wide_windows', 0) or 4} windows, {walk}), " + sort
     heavy = run.get("heavy_threshold", 0)
+    # runs before small_products existed: every product binned
+    small = ", small products in 3 launches" if run.get("small_products", False) else ", every product binned"
     return (f"multisplit {ms} threads, outer product {outer} threads, {light}, {passes}, {sort}" + (f", {resident} resident blocks" if resident > 1 else "")
-            + (f", rows of more than {heavy} products heavy" if heavy else "")
+            + (f", rows of more than {heavy} products heavy" if heavy else "") + small
             + ("; gigasparse only (no cuSPARSE: its times from the run)" if run.get("gigasparse_only", False) else ""))
 
 
@@ -104,7 +106,7 @@ def options_key(run):
             run.get("resident_blocks", 0) or 1,
             run.get("one_pass_light_rows", False), run.get("warp_sort_steps", False), run.get("heavy_threshold", 0), run.get("dense_light_rows", False),
             run.get("dense_wide_rows", False), run.get("dense_wide_windows", 0) or 4, run.get("dense_wide_walk", 0) or 2 ** 19,
-            run.get("dense_wide_walk_adaptive", False))
+            run.get("dense_wide_walk_adaptive", False), run.get("small_products", False))
 
 
 def merge(runs, names):
@@ -193,6 +195,10 @@ def render(runs, names, title):
     p("|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---|---:|---:|---:|---:|---:|---|")
     for c in cases:
         status = c["gigasparse_status"] + (f"; cuSPARSE: {c['cusparse_failures']}" if c.get("cusparse_failures") else "")
+        if c.get("small_product"):
+            status += "; small-product path"
+        elif c.get("small_rows_back", 0) > 0:
+            status += f"; binned ({c['small_rows_back']} rows past the small-product path's limits)"
         p("| " + " | ".join(cell(x) for x in (
             c["name"], c["m"], c["nnz_a"], c["products"], c["nnz_c"], fmt(c["gigasparse_ms"]), fmt(c["cusparse_ms"]), c["cusparse_best"],
             fmt(speedup(c), "{:.2f}"), f"{fmt(c.get('gigasparse_device_ms'))} / {fmt(c.get('cusparse_device_ms'))}", c["cusparse_check"],
@@ -343,6 +349,9 @@ def self_test(writer):
         expect(re.search(r"geomean gigasparse_ms rmat\s+0\.630 over 3 cases \(--gigasparse-only", gsummary) is not None
                and re.search(r"geomean speedup rmat\s+0\.000 over 0 cases", gsummary) is not None,
                "the writer's own-time geomean (0.5, 1, 0.5 ms: 0.630) without cuSPARSE")
+        expect(re.search(r"\| sample \\?\"quoted\\?\"/matrix \|[^\n]*\| ok; small-product path \|", md) is not None,
+               "the small-product path in the status column")
+        expect("every product binned" not in md and ", small products in 3 launches" in md, "the options: small products on")
         expect(os.path.getsize(png) > 10000, "the plot was written")
         if failures:
             print(md)

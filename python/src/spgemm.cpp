@@ -69,6 +69,7 @@ SpgemmOptions make_options(const std::string& backend, const nb::dict& kwargs) {
         else if (k == "dense_wide_walk") o.gpu.dense_wide_walk = v;
         else if (k == "dense_wide_walk_adaptive") o.gpu.dense_wide_walk_adaptive = v != 0;
         else if (k == "time_phases") o.gpu.time_phases = v != 0;
+        else if (k == "small_products") o.gpu.small_products = v != 0;
         else if (k == "resident_blocks") o.gpu.resident_blocks = static_cast<int>(v);
         else if (k == "heavy_threshold") o.gpu.heavy_threshold = v;
         else throw InvalidArgument("spgemm: unknown option '" + k + "'");
@@ -117,6 +118,8 @@ nb::dict stats_dict(const SpgemmStats& s) {
         gpu["light_rows"] = g.light_rows;
         gpu["wide_dense_rows"] = g.wide_dense_rows;
         gpu["wide_walk_cap"] = g.wide_walk_cap;
+        gpu["small_product"] = g.small_product;
+        gpu["small_rows_back"] = g.small_rows_back;
         gpu["heavy_products"] = g.heavy_products;
         gpu["levels"] = g.nlevels;
         gpu["levels_run"] = g.levels_run;

@@ -188,7 +188,7 @@ def test_cuda_backend_or_not_supported(dtype):
     a = gs.generate.rmat(10, 8, seed=2, dtype=dtype)
     b = rand(1024, 300, 0.01, dtype, 6)
     tuning = dict(time_phases=0, dense_light_rows=0, dense_wide_rows=0, warp_sort_steps=0, heavy_threshold=64,
-                  dense_wide_windows=2, dense_wide_walk=1 << 20, dense_wide_walk_adaptive=0)  # known keywords
+                  dense_wide_windows=2, dense_wide_walk=1 << 20, dense_wide_walk_adaptive=0, small_products=0)  # known keywords
     if gs.cuda_device_count() == 0:
         with pytest.raises(gs.NotSupported, match="cuda"):
             gs.spgemm(a, b, backend="cuda")
@@ -197,7 +197,7 @@ def test_cuda_backend_or_not_supported(dtype):
         assert gs.cuda_cached_memory_bytes() == 0
         gs.cuda_release_memory()  # nothing to release
         return
-    c, stats = gs.spgemm(a, b, backend="cuda", return_stats=True, shared_memory_bytes=8192)
+    c, stats = gs.spgemm(a, b, backend="cuda", return_stats=True, shared_memory_bytes=8192, small_products=0)
     assert gs.cuda_cached_memory_bytes() > 0  # kept for the next product
     gs.cuda_release_memory()
     assert gs.cuda_cached_memory_bytes() == 0
@@ -206,7 +206,11 @@ def test_cuda_backend_or_not_supported(dtype):
     assert stats["gpu"]["heavy_rows"] + stats["gpu"]["light_rows"] == a.shape[0]
     assert 0 <= stats["gpu"]["wide_dense_rows"] <= stats["gpu"]["light_rows"]
     assert stats["gpu"]["wide_walk_cap"] >= 1 << 19  # the adaptive cap's floor
+    assert not stats["gpu"]["small_product"]
     assert stats["gpu"]["total_ms"] > 0
+    small, small_stats = gs.spgemm(b.T @ b, b.T, backend="cuda", return_stats=True)  # 300 rows of few products
+    assert_sparse_close(small, (b.T @ b) @ b.T, tol(dtype))
+    assert small_stats["gpu"]["small_product"] and small_stats["gpu"]["small_rows_back"] == 0
     c2, stats2 = gs.spgemm(a, b, backend="cuda", return_stats=True, **tuning)
     assert_sparse_close(c2, a @ b, tol(dtype))
     assert stats2["gpu"]["total_ms"] == 0  # no phase-time events

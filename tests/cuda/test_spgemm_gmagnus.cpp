@@ -24,6 +24,7 @@
 #include <gigasparse/spgemm.hpp>
 
 #include "cuda/gpu_test_support.hpp"
+#include "spgemm/cuda/gmagnus_math.hpp"
 #include "spgemm_cuda_host/power_law.hpp"
 #include "utils/test_utils.hpp"
 
@@ -59,24 +60,51 @@ gs::Csr<V, I> gpu_spgemm(gs::CsrView<V, I> a, gs::CsrView<V, I> b, const GpuSpge
 }
 #endif
 
+// A·B with options o against the reference; its statistics (and, on the simulator, the run's
+// counts in cuda_sim::stats()). A product small enough for the small-product path
+// (GpuSpgemmOptions::small_products) is first also run on the binned path: the tests' small
+// matrices cover both.
 template <class V, class I>
 GpuSpgemmStats expect_matches(const gs::Csr<V, I>& a, const gs::Csr<V, I>& b, const GpuSpgemmOptions& o, const std::string& what) {
     SCOPED_TRACE(what + " smem=" + std::to_string(o.shared_memory_bytes));
-    GpuSpgemmStats st;
     const auto expected = gs::reference::spgemm(a.view(), b.view());
+    const double tol = std::is_same_v<V, float> ? 1e-4 : 1e-10;
+    GpuSpgemmStats binned_st;
+    const bool both = o.small_products && gs::cuda::gmagnus::small_product_eligible(a.nrows, a.nnz(), b.nnz());
+    if (both) {
+        GpuSpgemmOptions binned = o;
+        binned.small_products = false;
+        EXPECT_TRUE(gs::test::csr_near(expected.view(), gpu_spgemm(a.view(), b.view(), binned, &binned_st).view(), tol)) << "the binned path";
+        EXPECT_FALSE(binned_st.small_product);
+    }
+    GpuSpgemmStats st;
     const auto actual = gpu_spgemm(a.view(), b.view(), o, &st);
-    EXPECT_TRUE(gs::test::csr_near(expected.view(), actual.view(), std::is_same_v<V, float> ? 1e-4 : 1e-10));
+    EXPECT_TRUE(gs::test::csr_near(expected.view(), actual.view(), tol));
+    if (both) {
+        EXPECT_EQ(st.nnz_c, binned_st.nnz_c);
+        EXPECT_EQ(st.products, binned_st.products);
+    }
     return st;
+}
+
+// The binned path (light rows by hash bins, heavy rows, wide dense rows) whatever the size: tests
+// of its kernels and counts on small matrices.
+GpuSpgemmOptions binned() {
+    GpuSpgemmOptions o;
+    o.small_products = false;
+    return o;
 }
 
 // A lower shared-memory (and intermediate) budget: more heavy rows, multisplit levels (and batches)
 // on small matrices. Every row above τ takes the heavy path (no wide dense rows: the test matrices'
-// few columns would let most of them accumulate densely; DenseWideRows tests those).
+// few columns would let most of them accumulate densely; DenseWideRows tests those), and small
+// products too (no small-product path).
 GpuSpgemmOptions budget(std::int64_t smem, std::int64_t inter = 0) {
     GpuSpgemmOptions o;
     o.shared_memory_bytes = smem;
     o.intermediate_budget_bytes = inter;
     o.dense_wide_rows = false;
+    o.small_products = false;
     return o;
 }
 
@@ -510,10 +538,11 @@ TEST(CudaSpgemm, RacecheckSmallProducts) {
         // light rows of some 1100 products spanning 65 columns: a block each, accumulated densely,
         // in one pass, then in a plan's phases (the second numeric phase on the kept columns)
         const auto band = gs::test::banded<double, std::int32_t>(120, 16, 55);
-        expect_matches(band, band, {}, "dense light rows");
-        expect_square_plan(band, {}, 2, "dense light rows, plan");
+        expect_matches(band, band, {}, "dense light rows");  // and the small-product path
+        expect_square_plan(band, binned(), 2, "dense light rows, plan");
+        expect_square_plan(band, {}, 2, "small product, plan");
         // rows of 625 products (τ = 512 at 16 KiB) over 49 columns: wide dense rows, 512 threads a row
-        GpuSpgemmOptions wide;
+        GpuSpgemmOptions wide = binned();
         wide.shared_memory_bytes = 16384;
         const auto wband = gs::test::banded<double, std::int32_t>(80, 12, 56);
         EXPECT_GT(expect_matches(wband, wband, wide, "wide dense rows").wide_dense_rows, 0);
@@ -561,7 +590,7 @@ TEST(CudaSpgemm, RacecheckSmallProducts) {
                           "outer_product_kernel", "make_segments_kernel", "histogram_kernel", "split_flags_kernel", "level_order_kernel",
                           "multisplit_kernel", "segment_bin_keys_kernel", "hash_segments_kernel", "dense_segments_kernel",
                           "segment_row_nnz_kernel", "segment_keys_kernel", "segment_offsets_kernel",
-                          "small_scan_kernel (inclusive)", "small_scan_kernel (exclusive)"})
+                          "small_scan_kernel (inclusive)", "small_scan_kernel (exclusive)", "small_rows_kernel", "small_finish_kernel"})
         EXPECT_TRUE(kernels_run.count(k)) << k << " did not run";
 #endif
 }
@@ -592,7 +621,7 @@ TEST(CudaSpgemm, BlockSizeOptions) {
     }
     // short light rows on a 32-thread block each instead of a warp each: the same product
     const auto light = gs::test::rmat_like<double, std::int32_t>(9, 9, 4, 35);
-    GpuSpgemmOptions block_rows;
+    GpuSpgemmOptions block_rows = binned();
     block_rows.warp_light_rows = false;
 #ifdef GIGASPARSE_CUDA_SIM
     kernels_run.clear();
@@ -602,7 +631,7 @@ TEST(CudaSpgemm, BlockSizeOptions) {
     EXPECT_FALSE(kernels_run.count("hash_rows_warp_kernel (once)"));
     EXPECT_TRUE(kernels_run.count("hash_rows_kernel (once)"));
     kernels_run.clear();
-    expect_matches(light, light, {}, "warp per light row");
+    expect_matches(light, light, binned(), "warp per light row");
     EXPECT_TRUE(kernels_run.count("hash_rows_warp_kernel (once)"));
 #endif
     // hash blocks of half the table (up to 1024 threads) instead of sized for residency: the same product,
@@ -617,7 +646,7 @@ TEST(CudaSpgemm, BlockSizeOptions) {
     }
     // the light bins one after the other on the light stream, and in turn on 8 streams: the same product
     for (const int streams : {1, 8}) {
-        GpuSpgemmOptions o;
+        GpuSpgemmOptions o = binned();
         o.light_streams = streams;
         expect_matches(light, light, o, std::to_string(streams) + " light streams");
         o.one_pass_light_rows = false;
@@ -631,7 +660,7 @@ TEST(CudaSpgemm, BlockSizeOptions) {
     expect_matches(a, b, smem_sort, "sort steps in shared memory, two passes");
     // a lower heavy threshold: rows and chunks past it take the heavy path, the same product; above τ it is τ
     {
-        GpuSpgemmOptions o;
+        GpuSpgemmOptions o = binned();
         o.dense_wide_rows = false;  // the rows past the threshold span few columns: they would accumulate densely
         const auto paper = expect_matches(light, light, o, "heavy threshold τ");
         o.heavy_threshold = 48;
@@ -752,6 +781,72 @@ TEST(CudaSpgemm, UnsortedRowsWithDuplicates) {
     expect_matches(a, b, budget(4096), "unsorted low smem");
 }
 
+// A of 3 rows times B of k rows of `per` entries: row 0 over all of B (k·per products, B's row j
+// over columns j·per .. j·per + per - 1 modulo ncols: min(ncols, k·per) distinct), row 1 over B's
+// first row, row 2 empty.
+template <class V, class I>
+std::pair<gs::Csr<V, I>, gs::Csr<V, I>> one_long_row(std::int64_t k, std::int64_t per, std::int64_t ncols) {
+    gs::Coo<V, I> ca, cb;
+    ca.nrows = 3;
+    ca.ncols = cb.nrows = k;
+    cb.ncols = ncols;
+    for (std::int64_t j = 0; j < k; ++j) {
+        ca.row.push_back(0);
+        ca.col.push_back(static_cast<I>(j));
+        ca.val.push_back(V(1 + j % 3));
+        for (std::int64_t t = 0; t < per; ++t) {
+            cb.row.push_back(static_cast<I>(j));
+            cb.col.push_back(static_cast<I>((j * per + t) % ncols));
+            cb.val.push_back(V(0.5) + V((j + t) % 4));
+        }
+    }
+    ca.row.push_back(1);
+    ca.col.push_back(0);
+    ca.val.push_back(V(2));
+    return {gs::coo_to_csr(ca), gs::coo_to_csr(cb)};
+}
+
+// The small-product path's limits (small_rows_kernel): a row of more than small_max_row_products
+// (4096) products, or one of more products than its warp's table has entries (1024 for float
+// values and int32 indices, 512 for double and int64) whose columns reach the table's limit (32
+// short of its size), sends the product to the binned path (GpuSpgemmStats::small_rows_back); a
+// row of many products over fewer columns stays (its inserts bounded). The same product either way,
+// from one call and from a plan.
+TEST(CudaSpgemm, SmallProductLimits) {
+    SKIP_WITHOUT_GPU();
+    namespace gm = gs::cuda::gmagnus;
+    ASSERT_EQ(gm::small_max_row_products, 4096);
+    struct Case {
+        std::int64_t k, per, ncols;
+        bool small;
+        const char* what;
+    };
+    for (const Case& c : {Case{1000, 2, 500, true, "2000 products over 500 columns"}, Case{1000, 2, 1500, false, "2000 products over 1500 columns"},
+                          Case{4096, 1, 100, true, "4096 products over 100 columns"}, Case{4097, 1, 100, false, "4097 products"},
+                          Case{300, 3, 900, true, "900 products over 900 columns (a table of 1024)"}}) {
+        SCOPED_TRACE(c.what);
+        const auto [a, b] = one_long_row<float, std::int32_t>(c.k, c.per, c.ncols);
+        const auto st = expect_matches(a, b, {}, c.what);
+        EXPECT_EQ(st.small_product, c.small);
+        EXPECT_EQ(st.small_rows_back, c.small ? 0 : 1);
+        EXPECT_EQ(st.products, c.k * c.per + c.per);
+        if (c.small) expect_product_and_plan(a, b, {}, c.what);
+    }
+    for (const Case& c : {Case{600, 2, 400, true, "double, int64: 1200 products over 400 columns"},
+                          Case{600, 2, 490, false, "double, int64: 1200 products over 490 columns (a limit of 480)"}}) {
+        SCOPED_TRACE(c.what);
+        const auto [a, b] = one_long_row<double, std::int64_t>(c.k, c.per, c.ncols);
+        const auto st = expect_matches(a, b, {}, c.what);
+        EXPECT_EQ(st.small_product, c.small);
+        EXPECT_EQ(st.small_rows_back, c.small ? 0 : 1);
+    }
+    // off: never tried
+    const auto [a, b] = one_long_row<float, std::int32_t>(100, 2, 50);
+    const auto off = expect_matches(a, b, binned(), "small products off");
+    EXPECT_FALSE(off.small_product);
+    EXPECT_EQ(off.small_rows_back, 0);
+}
+
 // Light rows whose A entries span several chunks of the block-wide product walk (256 entries each): 700 and 1300
 // entries, many pointing at empty rows of B (zero-length runs inside a chunk, a whole chunk without products), the
 // rest at B rows of 1-3 entries, so every row stays light; also a row whose only products come after 600 empty ones.
@@ -840,7 +935,7 @@ TEST(CudaSpgemm, OnePassLightRows) {
     }
     // float values, int64 columns, light rows only: the warp-per-row and block-per-row bins
     const auto af = gs::test::rmat_like<float, std::int64_t>(9, 9, 6, 73);
-    const auto stf = expect_matches(af, af, {}, "float, int64");
+    const auto stf = expect_matches(af, af, binned(), "float, int64");
     EXPECT_EQ(stf.heavy_rows, 0);
     EXPECT_GT(stf.light_stage_bytes, 0);
 #ifdef GIGASPARSE_CUDA_SIM
@@ -850,7 +945,7 @@ TEST(CudaSpgemm, OnePassLightRows) {
     // more light rows than one block scans (small_scan_max, 8192): the staging's offsets and C's row
     // offsets by a gather and CUB's scans
     const auto many = gs::test::banded<float, std::int32_t>(9000, 1, 74);
-    EXPECT_GT(expect_matches(many, many, {}, "9000 light rows").light_stage_bytes, 0);
+    EXPECT_GT(expect_matches(many, many, binned(), "9000 light rows").light_stage_bytes, 0);
 #ifdef GIGASPARSE_CUDA_SIM
     EXPECT_GT(cuda_sim::stats().kernels.count("gather_kernel"), 0) << "the staging's offsets: gathered, then CUB's scan";
     EXPECT_EQ(cuda_sim::stats().kernels.count("small_scan_kernel (exclusive)"), 0);
@@ -866,10 +961,10 @@ TEST(CudaSpgemm, OnePassLightRows) {
 // hashed one also its compaction's and its sort's.
 TEST(CudaSpgemm, DenseLightRows) {
     SKIP_WITHOUT_GPU();
-    GpuSpgemmOptions hashed;
+    GpuSpgemmOptions hashed = binned();
     hashed.dense_light_rows = false;
     const auto band = gs::test::banded<double, std::int32_t>(sim_or(600, 5000), 20, 7);
-    const auto dense_st = expect_matches(band, band, {}, "banded, dense");
+    const auto dense_st = expect_matches(band, band, binned(), "banded, dense");
 #ifdef GIGASPARSE_CUDA_SIM
     const std::int64_t dense_barriers = cuda_sim::stats().barriers;
 #endif
@@ -881,7 +976,7 @@ TEST(CudaSpgemm, DenseLightRows) {
 #endif
     // rows of some 170 products: a warp each (hash_rows_warp_kernel), dense in the warp's table
     const auto narrow = gs::test::banded<double, std::int32_t>(sim_or(600, 5000), 6, 11);
-    expect_matches(narrow, narrow, {}, "narrow band, dense warps");
+    expect_matches(narrow, narrow, binned(), "narrow band, dense warps");
 #ifdef GIGASPARSE_CUDA_SIM
     const std::int64_t dense_collectives = cuda_sim::stats().warp_collectives;
 #endif
@@ -891,17 +986,17 @@ TEST(CudaSpgemm, DenseLightRows) {
     EXPECT_LT(3 * dense_collectives, 2 * cuda_sim::stats().warp_collectives) << "the warps' rows were hashed and sorted";
     std::cout << "narrow band: " << dense_collectives << " warp collectives dense, " << cuda_sim::stats().warp_collectives << " hashed\n";
 #endif
-    GpuSpgemmOptions two;
+    GpuSpgemmOptions two = binned();
     two.one_pass_light_rows = false;
     expect_matches(band, band, two, "banded, dense, two passes");
     expect_matches(narrow, narrow, two, "narrow band, dense warps, two passes");
     const auto sq = gs::test::random_csr<float, std::int64_t>(sim_or(700, 3000), sim_or(700, 3000), 40, 8);
-    expect_matches(sq, sq, {}, "random square, float, int64");
+    expect_matches(sq, sq, binned(), "random square, float, int64");
     const std::int64_t k = sim_or(300, 1300);
     const auto a = gs::test::random_csr<double, std::int32_t>(sim_or(200, 777), k, 25, 9, 0.4);
     const auto b = gs::test::random_csr<double, std::int32_t>(k, sim_or(30001, 90001), 40, 10, 0.3);
-    expect_matches(a, b, {}, "wide rows, hashed");
-    expect_square_plan(band, {}, 3, "banded, plan");
+    expect_matches(a, b, binned(), "wide rows, hashed");
+    expect_square_plan(band, binned(), 3, "banded, plan");
 }
 
 // Wide dense rows (GpuSpgemmOptions::dense_wide_rows, row_is_dense_wide): rows of more than τ
@@ -913,7 +1008,7 @@ TEST(CudaSpgemm, DenseLightRows) {
 // 2000 columns fit the budget.
 TEST(CudaSpgemm, DenseWideRows) {
     SKIP_WITHOUT_GPU();
-    GpuSpgemmOptions wide;
+    GpuSpgemmOptions wide = binned();
     wide.shared_memory_bytes = 16384;
     GpuSpgemmOptions heavy = wide;
     heavy.dense_wide_rows = false;
@@ -1149,6 +1244,7 @@ GpuSpgemmOptions random_options(std::mt19937_64& rng, int elem_bytes, std::strin
     o.dense_wide_windows = static_cast<int>(pick({0, 0, 1, 2, 8}));
     o.dense_wide_walk = pick({0, 0, 1, 1000, 100000});
     o.dense_wide_walk_adaptive = coin();
+    o.small_products = rng() % 4 == 0;  // (most of these products are small enough: the binned path's knobs need it off)
     text = "smem " + std::to_string(o.shared_memory_bytes) + " inter " + std::to_string(o.intermediate_budget_bytes) + " ms " +
            std::to_string(o.multisplit_threads) + " outer " + std::to_string(o.outer_threads) + " resident " + std::to_string(o.resident_blocks) +
            " tau " + std::to_string(o.heavy_threshold) + " warp " + std::to_string(o.warp_light_rows) + "/" + std::to_string(o.warp_row_products) +
@@ -1156,7 +1252,7 @@ GpuSpgemmOptions random_options(std::mt19937_64& rng, int elem_bytes, std::strin
            " once " + std::to_string(o.one_pass_light_rows) + "/" + std::to_string(o.light_stage_budget_bytes) + " keep " +
            std::to_string(o.keep_c_pattern) + " warp_sort " + std::to_string(o.warp_sort_steps) + " timed " + std::to_string(o.time_phases) +
            " windows " + std::to_string(o.dense_wide_windows) + " walk " + std::to_string(o.dense_wide_walk) + "/" +
-           std::to_string(o.dense_wide_walk_adaptive);
+           std::to_string(o.dense_wide_walk_adaptive) + " small " + std::to_string(o.small_products);
     return o;
 }
 
@@ -1496,7 +1592,7 @@ TEST(CudaSpgemm, SimulatedWideDenseRowSavesTheHeavyPath) {
     std::int64_t ops[2] = {}, waits[2] = {};
     for (const bool wide : {true, false}) {
         SCOPED_TRACE(wide ? "wide dense row" : "heavy row");
-        GpuSpgemmOptions o;
+        GpuSpgemmOptions o = binned();
         o.dense_wide_rows = wide;
         (void)gs::cuda::spgemm(da, da, o);  // fills the caches
         cuda_sim::reset();
@@ -1572,11 +1668,11 @@ TEST(CudaSpgemm, SimulatedSmallProductStreamWork) {
     using DM = gs::cuda::DeviceMatrix<float, std::int32_t>;
     const auto band = gs::test::banded<float, std::int32_t>(500, 6, 1);
     const DM da = DM::upload(band.view());
-    (void)gs::cuda::spgemm(da, da);  // fills the caches
+    (void)gs::cuda::spgemm(da, da, binned());  // fills the caches
     const std::int64_t live = live_allocations();  // A's arrays
     cuda_sim::reset();
     GpuSpgemmStats st;
-    const DM dc = gs::cuda::spgemm(da, da, {}, &st);
+    const DM dc = gs::cuda::spgemm(da, da, binned(), &st);
     const cuda_sim::Stats s = cuda_sim::stats();
     EXPECT_EQ(live_allocations(), live + 3) << "only C's arrays stay";
     EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess) << cuda_sim::last_error_detail();
@@ -1605,13 +1701,13 @@ TEST(CudaSpgemm, SimulatedSmallProductStreamWork) {
     // Untimed (no statistics asked for, or GpuSpgemmOptions::time_phases off): only the events that
     // order the light bins' streams are recorded (one fork, a join per helper stream).
     const std::int64_t ordering_records = 1 + ops("cudaStreamWaitEvent") / 2;
-    GpuSpgemmOptions untimed;
+    GpuSpgemmOptions untimed = binned();
     untimed.time_phases = false;
     for (const bool with_stats : {false, true}) {
         SCOPED_TRACE(with_stats ? "time_phases off" : "no statistics");
         cuda_sim::reset();
         GpuSpgemmStats su;
-        const DM du = with_stats ? gs::cuda::spgemm(da, da, untimed, &su) : gs::cuda::spgemm(da, da);
+        const DM du = with_stats ? gs::cuda::spgemm(da, da, untimed, &su) : gs::cuda::spgemm(da, da, binned());
         const cuda_sim::Stats t = cuda_sim::stats();
         EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess) << cuda_sim::last_error_detail();
         const auto n = [&](const char* call) { return t.stream_ops_by_call.count(call) ? t.stream_ops_by_call.at(call) : std::int64_t{0}; };
@@ -1656,5 +1752,65 @@ TEST(CudaSpgemm, SimulatedSmallProductStreamWork) {
     EXPECT_EQ(records, 4 + 1 + helpers) << waits << " waits";
     std::cout << "three-level heavy product: " << timed_records << " event records timed, " << records << " untimed\n";
     EXPECT_TRUE(gs::test::csr_near(dh.download().view(), du.download().view(), 1e-5));  // float rounding: as above
+}
+
+// The small-product path (GpuSpgemmOptions::small_products) on the same light-only product: two
+// allocations (C's row offsets, the blocks' partials), the counting launch and the scan, one read
+// of nnz(C); then C's two arrays and the launch that writes them, and the wait for the end. No
+// event, memset, stream fork or cudaMemGetInfo; C's arrays the only allocations left.
+TEST(CudaSpgemm, SimulatedSmallProductPath) {
+    using DM = gs::cuda::DeviceMatrix<float, std::int32_t>;
+    const auto band = gs::test::banded<float, std::int32_t>(500, 6, 1);
+    const auto expected = gs::reference::spgemm(band.view(), band.view());
+    std::int64_t products = 0;  // Σ over A's entries of their B row's length
+    for (const auto j : band.col_idx) products += band.row_ptr[j + 1] - band.row_ptr[j];
+    const DM da = DM::upload(band.view());
+    (void)gs::cuda::spgemm(da, da);  // fills the caches
+    const std::int64_t live = live_allocations();
+    std::int64_t ops[2] = {}, waits[2] = {};
+    for (const bool small : {true, false}) {
+        SCOPED_TRACE(small ? "small-product path" : "binned path");
+        GpuSpgemmOptions o;
+        o.small_products = small;
+        o.time_phases = false;
+        cuda_sim::reset();
+        GpuSpgemmStats st;
+        const DM dc = gs::cuda::spgemm(da, da, o, &st);
+        const cuda_sim::Stats s = cuda_sim::stats();
+        EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess) << cuda_sim::last_error_detail();
+        EXPECT_EQ(st.small_product, small);
+        EXPECT_EQ(st.small_rows_back, 0);
+        EXPECT_EQ(st.nnz_c, dc.nnz());
+        EXPECT_EQ(st.products, products);
+        EXPECT_EQ(live_allocations(), live + 3) << "only C's arrays stay";
+        EXPECT_TRUE(gs::test::csr_near(expected.view(), dc.download().view(), 1e-5));
+        ops[small ? 0 : 1] = s.stream_ops;
+        waits[small ? 0 : 1] = s.host_waits;
+        if (!small) continue;
+        std::cout << "small product: " << s.launches << " launches, " << s.stream_ops << " stream operations, " << s.host_waits << " host waits\n";
+        for (const auto& [call, n] : s.stream_ops_by_call) std::cout << "  " << call << " " << n << "\n";
+        const auto n = [&](const char* call) { return s.stream_ops_by_call.count(call) ? s.stream_ops_by_call.at(call) : std::int64_t{0}; };
+        EXPECT_EQ(s.launches, 3);
+        EXPECT_EQ(s.kernels.at("small_rows_kernel"), 2);
+        EXPECT_EQ(s.kernels.at("small_finish_kernel"), 1);
+        EXPECT_EQ(n("cudaMallocFromPoolAsync"), 4);
+        EXPECT_EQ(n("cudaMemcpyAsync"), 1) << "nnz(C), the products and the rows sent back in one read";
+        EXPECT_EQ(n("cudaEventRecord") + n("cudaStreamWaitEvent") + n("cudaMemsetAsync"), 0);
+        EXPECT_EQ(s.streams_created + s.events_created + s.mem_info_calls, 0);
+        EXPECT_EQ(s.stream_ops, 9);
+    }
+    EXPECT_EQ(waits[0], 2) << "nnz(C) and the end";
+    EXPECT_EQ(waits[1], 2);
+    EXPECT_LE(3 * ops[0], ops[1]) << "9 against 27 (untimed) when this was written";
+    std::cout << "band squared: " << ops[0] << " stream operations small, " << ops[1] << " binned\n";
+    // timed: the phases' events (the setup ends where the count starts)
+    GpuSpgemmStats ts;
+    const DM dt = gs::cuda::spgemm(da, da, {}, &ts);
+    EXPECT_TRUE(ts.small_product);
+    EXPECT_GT(ts.symbolic_ms, 0.0);
+    EXPECT_GT(ts.numeric_ms, 0.0);
+    EXPECT_GT(ts.light_ms, 0.0);
+    EXPECT_NEAR(ts.total_ms, ts.setup_ms + ts.symbolic_ms + ts.numeric_ms, 1e-9);
+    EXPECT_TRUE(gs::test::csr_near(expected.view(), dt.download().view(), 1e-5));
 }
 #endif

@@ -116,6 +116,7 @@ Config default_config() {
         else if (v == "random") c.order = Order::random;
     }
     if (const char* sd = std::getenv("GIGASPARSE_CUDA_SIM_SEED")) c.seed = std::strtoull(sd, nullptr, 10);
+    if (const char* t = std::getenv("GIGASPARSE_CUDA_SIM_TRACE")) c.trace = std::string(t) == "1";
     return c;
 }
 
@@ -788,6 +789,7 @@ cudaError_t enqueue(cudaStream_t s, Op op) {
     }
     ++S().st.stream_ops;
     ++S().st.stream_ops_by_call[op.what.rfind("cuda", 0) == 0 ? op.what : "launch"];
+    if (S().cfg.trace) std::fprintf(stderr, "cuda_sim: op %lld %s\n", static_cast<long long>(S().st.stream_ops), op.what.c_str());
     if (s == nullptr) {  // the legacy default stream runs at once
         legacy_stream_wait();
         run_op(nullptr, std::move(op));
@@ -920,6 +922,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* p, int device) {
 cudaError_t cudaDeviceSynchronize() {
     CUDA_SIM_STICKY();
     ++S().st.host_waits;
+    if (S().cfg.trace) std::fprintf(stderr, "cuda_sim: host wait (cudaDeviceSynchronize)\n");
     execute_all();
     for (CUstream_st* s : S().streams) race::host_learns(s);
     release_pools();
@@ -1151,6 +1154,7 @@ cudaError_t cudaMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, st
 }
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
     ++S().st.host_waits;
+    if (S().cfg.trace) std::fprintf(stderr, "cuda_sim: host wait (cudaMemcpy)\n");
     return cudaMemcpyAsync(dst, src, bytes, kind, nullptr);  // the default stream runs at once
 }
 cudaError_t cudaMemsetAsync(void* p, int value, std::size_t bytes, cudaStream_t s) {
@@ -1188,6 +1192,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t s) {
     if (!valid_stream(s)) return set_error(cudaErrorInvalidResourceHandle, "cudaStreamSynchronize: unknown stream");
     if (capturing(s)) return refuse_capture(s, "cudaStreamSynchronize");
     ++S().st.host_waits;
+    if (S().cfg.trace) std::fprintf(stderr, "cuda_sim: host wait (cudaStreamSynchronize)\n");
     if (s == nullptr) {
         legacy_stream_wait();
     } else {

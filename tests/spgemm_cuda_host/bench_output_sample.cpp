@@ -96,6 +96,7 @@ int main(int argc, char** argv) {
     sh.name = "sample \"quoted\"/matrix";
     sh.set = "shared";
     sh.reuse_check = "n/a: C too large to check on the host";  // a check that did not run
+    sh.st.small_product = true;  // the small-product path (report.py's status column)
     rs.push_back(sh);
     rs[0].check = "columns differ in row 3";  // a mismatch
     // gigasparse failed where cuSPARSE succeeded; then cuSPARSE failed where gigasparse succeeded

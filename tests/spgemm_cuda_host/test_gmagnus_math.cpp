@@ -871,3 +871,44 @@ TEST(GmagnusMath, GpuSizedTestReachesTwoLevels) {
     EXPECT_GT(heavy, 0);
     EXPECT_GT(split_chunks, 0) << "the GPU test expects levels_run >= 2";
 }
+
+// The small-product path (small_rows_kernel): which products try it, each warp's region, each row's
+// table, and the bound of a row with more products than its table's entries.
+TEST(GmagnusMath, SmallProductTables) {
+    EXPECT_TRUE(gm::small_product_eligible(494, 1666, 1666)) << "494_bus";
+    EXPECT_TRUE(gm::small_product_eligible(0, 0, 0));
+    EXPECT_TRUE(gm::small_product_eligible(count_t(1) << 17, count_t(1) << 17, count_t(1) << 17));
+    EXPECT_FALSE(gm::small_product_eligible((count_t(1) << 17) + 1, 10, 10)) << "rows";
+    EXPECT_FALSE(gm::small_product_eligible(16706, 242502, 242502)) << "astro-ph";
+    EXPECT_FALSE(gm::small_product_eligible(100, 100, (count_t(1) << 17) + 1)) << "B";
+    // regions of 8 KB: float/int32 1024 entries, double/int32 512 (682 fit), double/int64 512
+    EXPECT_EQ(gm::small_region_entries({4, 4, 8, 4}), 1024);
+    EXPECT_EQ(gm::small_region_entries({4, 8, 8, 4}), 512);
+    EXPECT_EQ(gm::small_region_entries({8, 8, 8, 4}), 512);
+    EXPECT_EQ(gm::small_region_entries({8, 4, 8, 4}), 512);
+    EXPECT_LE(gm::small_warps * gm::small_region_entries({4, 4, 8, 4}) * 8, 48 * 1024) << "no opt-in shared memory";
+    // tables: at least 32 entries (the sort's runs), twice the products, at most the region
+    const count_t region = 1024;
+    EXPECT_EQ(gm::small_row_capacity(0, region), 32);
+    EXPECT_EQ(gm::small_row_capacity(1, region), 32);
+    EXPECT_EQ(gm::small_row_capacity(16, region), 32);
+    EXPECT_EQ(gm::small_row_capacity(17, region), 64);
+    EXPECT_EQ(gm::small_row_capacity(300, region), 1024);
+    EXPECT_EQ(gm::small_row_capacity(512, region), 1024);
+    EXPECT_EQ(gm::small_row_capacity(513, region), 1024);
+    EXPECT_EQ(gm::small_row_capacity(4096, region), 1024);
+    for (count_t p = 0; p <= gm::small_max_row_products; ++p) {
+        const count_t cap = gm::small_row_capacity(p, region);
+        ASSERT_EQ(cap & (cap - 1), 0) << "a power of two, for p = " << p;
+        ASSERT_GE(cap, gm::warp_size);
+        if (!gm::small_row_bounded(p, cap)) ASSERT_GE(cap, p) << "every product's column fits, p = " << p;
+        else ASSERT_EQ(cap, region);
+    }
+    EXPECT_FALSE(gm::small_row_bounded(1024, 1024));
+    EXPECT_TRUE(gm::small_row_bounded(1025, 1024));
+    // a bounded row: lanes pass the check while fewer than the limit are in, each adds at most one
+    // column, so the table holds at most cap - 1 and always has an empty slot for a probe
+    EXPECT_EQ(gm::small_row_limit(1024), 992);
+    EXPECT_LE(gm::small_row_limit(1024) - 1 + gm::warp_size, 1024 - 1);
+    EXPECT_LE(gm::small_max_row_products / gm::warp_size, 128) << "a warp's walk";
+}

@@ -348,7 +348,8 @@ public:
         if (ls != hs) ready.order_before(ls);
         const std::size_t t_light = timer.start_at(ready);
         const bool staged = stage_.rows > 0, known = known_col_.size() > 0;
-        if (staged) unstage_light_rows(c.col_idx.data(), c.values.data());
+        if (small_) small_rows<Phase::numeric>(row_ptr_.data(), nullptr, c.col_idx.data(), c.values.data());
+        else if (staged) unstage_light_rows(c.col_idx.data(), c.values.data());
         else if (known) light_rows<Phase::known>(c.col_idx.data(), c.values.data());
         else light_rows<Phase::numeric>(c.col_idx.data(), c.values.data());
         const Event& light_done = timer.stop(t_light, ls, &st_.light_ms, ls != hs);
@@ -402,6 +403,7 @@ private:
     // One run of the pattern work (symbolic()), its intermediate budget less c_reserve_.
     void symbolic_pass(DeviceCsrRef<V, I> a, DeviceCsrRef<V, I> b, bool keep_values, bool inputs_external) {
         planned_ = false;
+        small_ = false;
         batches_.clear();
         kept_.reset();
         stage_ = LightStage<V, I>{};
@@ -424,6 +426,15 @@ private:
 
         m_ = a.nrows;
         n_ = b.ncols;
+        if (small_pass(k, t_setup)) {
+            k.timer.collect();
+            clock_.reset();
+            st_.device_bytes_peak = mem_.peak;
+            if (inputs_external) mem_.remove(input_bytes);
+            sym_ = st_;
+            planned_ = true;
+            return;
+        }
         setup();
         const bool once = keep_values && stage_light_rows();
         // light rows on the light stream, heavy rows (batches) on the heavy stream
@@ -752,6 +763,57 @@ private:
         clock_->timer.collect();
         st_.nnz_c = nnz_;
         clock_.reset();
+    }
+
+    // A small product (small_product_eligible, GpuSpgemmOptions::small_products): C's row offsets,
+    // nnz(C) and the products from one counting launch (small_rows_kernel), one block's scan
+    // (small_finish_kernel) and one read; numeric() then writes C's rows in one launch. The setup's
+    // pair of k's timer ends where the counting starts. Returns false when the options or the sizes
+    // exclude it, or when a row went back (too many products or columns for its warp's table):
+    // nothing of it stays allocated, and the binned path runs (its setup time includes the attempt).
+    bool small_pass(SymbolicClock& k, std::size_t t_setup) {
+        if (!opt_.small_products || !small_product_eligible(m_, a_.nnz, b_.nnz)) return false;
+        const cudaStream_t hs = heavy_.get();
+        PhaseTimer& timer = k.timer;
+        small_region_ = small_region_entries(p_.sizes);
+        const count_t nblocks = grid_for(m_, small_warps);
+        row_ptr_.allocate(m_ + 1, at(hs));
+        DeviceBuffer<count_t> sums(2 * nblocks + 3, at(hs));  // the blocks' partials, then the counts
+        timer.mark(k.setup_end, hs, false);
+        timer.stop_at(t_setup, k.setup_end, &st_.setup_ms);
+        const std::size_t t_sym = timer.start_at(k.setup_end);
+        small_rows<Phase::symbolic>(row_ptr_.data(), sums.data(), nullptr, nullptr);
+        launch("small_finish_kernel", &small_finish_kernel, 1, small_scan_threads, 0, hs, m_, nblocks, sums.data(), row_ptr_.data(),
+               sums.data() + 2 * nblocks);
+        timer.stop(t_sym, hs, &st_.symbolic_ms);
+        const std::vector<count_t> t = read_device(sums.data() + 2 * nblocks, 3, hs);
+        if (t[2] > 0) {  // a row went back: the binned path, from its setup
+            timer.pairs[t_sym].sink = nullptr;
+            row_ptr_ = DeviceBuffer<count_t>{};
+            st_.small_rows_back = t[2];
+            return false;
+        }
+        small_ = true;
+        nheavy_ = heavy_entries_ = 0;  // (the light rows' stream is the heavy one)
+        keep_pattern_ = false;  // a plan's numeric phases rehash (one launch each)
+        nnz_ = t[0];
+        traffic_bytes_ = 0;
+        st_.small_product = true;
+        st_.products = t[1];
+        st_.nnz_c = nnz_;
+        st_.light_rows = m_;
+        return true;
+    }
+
+    // small_rows_kernel in phase P over every row (symbolic: C's row lengths at c_ptr[1..m] and the
+    // blocks' partials; numeric: C's rows at the offsets c_ptr).
+    template <Phase P>
+    void small_rows(count_t* c_ptr, count_t* partials, I* c_col, V* c_val) {
+        const count_t entry = static_cast<count_t>(sizeof(I) + (has_values(P) ? sizeof(V) : 0));
+        const count_t region_bytes = small_region_ * entry;
+        launch("small_rows_kernel", &small_rows_kernel<P, V, I>, grid_for(m_, small_warps), small_warps * warp_size,
+               static_cast<std::size_t>(small_warps * region_bytes), heavy_.get(), m_, small_region_, region_bytes, a_.row_ptr, a_.col_idx,
+               a_.values, b_.row_ptr, b_.col_idx, b_.values, c_ptr, partials, c_col, c_val, opt_.warp_sort_steps);
     }
 
     // The light rows' stream: their own beside heavy rows, the heavy one without them (no fork or
@@ -1260,6 +1322,8 @@ private:
     count_t c_reserve_ = 0;                    // bytes of C set aside from the automatic budgets (symbolic()'s second pass)
     bool keep_pattern_ = false;                // a plan (symbolic without keep_values) with GpuSpgemmOptions::keep_c_pattern
     bool one_product_ = false;                 // symbolic(keep_values): one numeric phase follows
+    bool small_ = false;                       // the small-product path (small_pass) planned this product
+    count_t small_region_ = 0;                 // its warps' table entries (small_region_entries)
     std::unique_ptr<SymbolicClock> clock_;    // until read_counts()
 };
 

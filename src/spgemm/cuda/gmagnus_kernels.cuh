@@ -465,10 +465,11 @@ __device__ void block_exclusive_scan(T* data, count_t n, Map f, typename cub::Bl
 // barrier, written after it).
 inline constexpr int small_scan_threads = 512, small_scan_items = 16;
 inline constexpr count_t small_scan_max = count_t{small_scan_threads} * small_scan_items;
+// One tile of such a scan (n <= small_scan_max counts), each offset by `carry`; returns the tile's
+// total. The block's threads all call it; tmp may be reused after it returns.
 template <bool INCLUSIVE>
-static __global__ void __launch_bounds__(small_scan_threads) small_scan_kernel(const count_t* in, const count_t* __restrict__ idx, count_t* out,
-                                                                                count_t n) {
-    __shared__ typename cub::BlockScan<count_t, small_scan_threads>::TempStorage tmp;
+__device__ __forceinline__ count_t small_scan_tile(const count_t* in, const count_t* __restrict__ idx, count_t* out, count_t n, count_t carry,
+                                                   typename cub::BlockScan<count_t, small_scan_threads>::TempStorage& tmp) {
     const count_t b = static_cast<count_t>(threadIdx.x) * small_scan_items;
     count_t x[small_scan_items], sum = 0;
     GIGASPARSE_UNROLL
@@ -476,14 +477,23 @@ static __global__ void __launch_bounds__(small_scan_threads) small_scan_kernel(c
         x[u] = b + u < n ? in[idx ? idx[b + u] : b + u] : 0;
         sum += x[u];
     }
-    count_t run = 0;
-    cub::BlockScan<count_t, small_scan_threads>(tmp).ExclusiveSum(sum, run);
+    count_t run = 0, total = 0;
+    cub::BlockScan<count_t, small_scan_threads>(tmp).ExclusiveSum(sum, run, total);
+    run += carry;
     GIGASPARSE_UNROLL
     for (int u = 0; u < small_scan_items; ++u) {
         if (INCLUSIVE) run += x[u];
         if (b + u < n) out[b + u] = run;
         if (!INCLUSIVE) run += x[u];
     }
+    __syncthreads();  // tmp read by every thread (the total) before a next tile writes it
+    return total;
+}
+template <bool INCLUSIVE>
+static __global__ void __launch_bounds__(small_scan_threads) small_scan_kernel(const count_t* in, const count_t* __restrict__ idx, count_t* out,
+                                                                                count_t n) {
+    __shared__ typename cub::BlockScan<count_t, small_scan_threads>::TempStorage tmp;
+    (void)small_scan_tile<INCLUSIVE>(in, idx, out, n, 0, tmp);
 }
 
 // ------------------------------------------------------------------ hierarchical multisplit (Alg. 5)
@@ -1405,6 +1415,120 @@ static __global__ void unstage_rows_kernel(count_t n, const count_t* __restrict_
     for (count_t i = threadIdx.x % warp_size; i < len; i += warp_size) {
         c_col[to + i] = s_col[from + i];
         c_val[to + i] = s_val[from + i];
+    }
+}
+
+// ------------------------------------------------------------------ small products
+// Every row of a small product (small_product_eligible), a warp a row, small_warps rows a block,
+// each warp a table of `region` entries in dynamic shared memory (region_bytes apart), in one
+// launch a phase. A row's table is sized by its products (small_row_capacity). Symbolic: C's row
+// length at c_ptr[row + 1] (small_finish_kernel scans them in place), and each block's products and
+// rows sent back to the binned path at partials[2 * block] and [2 * block + 1] (every block writes
+// its own: nothing to zero) — a row of more than small_max_row_products products, or a row of more
+// products than its table's entries (small_row_bounded) that reaches small_row_limit distinct
+// columns (its inserts stop there, so the table never fills). Numeric (after a symbolic phase that
+// sent no row back): the row's sorted entries at c_ptr[row].
+// Launch bounds: the symbolic phase 8 resident blocks an SM (32 warps, up to 64 registers), the
+// numeric one 6 (24 warps, up to 80 registers; shared memory holds 7 of its 32 KB blocks for float
+// values and int32 columns): with the block size alone ptxas aimed at 32 registers and spilled, and
+// at 8 blocks the numeric kernel of double values and int32 columns spilled 4 bytes (sm_90).
+GIGASPARSE_HD constexpr int small_min_blocks(Phase p) { return p == Phase::symbolic ? 8 : 6; }
+template <Phase P, class V, class I>
+static __global__ void __launch_bounds__(small_warps * warp_size, small_min_blocks(P)) small_rows_kernel(count_t m, count_t region, count_t region_bytes,
+                                                                                   const count_t* __restrict__ a_ptr, const I* __restrict__ a_col,
+                                                                                   const V* __restrict__ a_val, const count_t* __restrict__ b_ptr,
+                                                                                   const I* __restrict__ b_col, const V* __restrict__ b_val,
+                                                                                   count_t* __restrict__ c_ptr, count_t* __restrict__ partials,
+                                                                                   I* __restrict__ c_col, V* __restrict__ c_val, bool warp_sort) {
+    static_assert(P == Phase::symbolic || P == Phase::numeric, "a small product's phases");
+    constexpr unsigned all = 0xffffffffu;
+    GIGASPARSE_DYNAMIC_SHARED(smem_raw);
+    __shared__ unsigned n_unique[small_warps];
+    __shared__ unsigned warp_counts[compact_words_per_warp * small_warps];
+    __shared__ count_t block_sums[2];  // symbolic: the block's products and rows sent back
+    const unsigned warp = threadIdx.x / warp_size, lane = threadIdx.x % warp_size;
+    const count_t row = blockIdx.x * static_cast<count_t>(small_warps) + warp;
+    if constexpr (P == Phase::symbolic) {
+        if (threadIdx.x < 2) block_sums[threadIdx.x] = 0;
+        __syncthreads();
+    }
+    if (row < m) {  // warp-uniform: only warp barriers inside
+        const count_t a0 = a_ptr[row], a1 = a_ptr[row + 1];
+        count_t products = 0;
+        for (count_t j = a0 + lane; j < a1; j += warp_size) {
+            const auto k = static_cast<count_t>(a_col[j]);
+            products += b_ptr[k + 1] - b_ptr[k];
+        }
+        products = __shfl_sync(all, warp_sum(products), 0);  // (the sum is lane 0's)
+        const count_t cap = small_row_capacity(products, region);
+        bool back = P == Phase::symbolic && products > small_max_row_products;
+        unsigned n = 0;
+        if (products > 0 && !back) {
+            unsigned char* table = smem_raw + warp * region_bytes;
+            V* vals = reinterpret_cast<V*>(table);
+            I* keys = reinterpret_cast<I*>(has_values(P) ? table + cap * sizeof(V) : table);
+            for (count_t i = lane; i < cap; i += warp_size) {
+                keys[i] = I(-1);
+                if constexpr (has_values(P)) vals[i] = V(0);
+            }
+            if (lane == 0) n_unique[warp] = 0;
+            __syncwarp();
+            const bool bounded = P == Phase::symbolic && small_row_bounded(products, cap);
+            const auto limit = static_cast<unsigned>(small_row_limit(cap));
+            bool over = false;
+            for_each_row_product<P>(a0, a1, a_col, a_val, b_ptr, light_product_load<P>(b_col, b_val), [&](const LightProduct<V, I>& x) {
+                if (bounded && atomicAdd(&n_unique[warp], 0u) >= limit) {  // an atomic read: the lanes' inserts race with it
+                    over = true;
+                    return;
+                }
+                hash_insert<P>(keys, vals, cap, x.col, x.val, &n_unique[warp]);
+            });
+            __syncwarp();
+            n = n_unique[warp];
+            if constexpr (P == Phase::symbolic) back = __ballot_sync(all, over) != 0;
+            if constexpr (P == Phase::numeric) {
+                const count_t out = c_ptr[row];
+                sort_and_write<WarpGroup>(keys, vals, cap, n, 0, c_col + out, c_val + out, &warp_counts[compact_words_per_warp * warp], warp_sort);
+            }
+        }
+        if constexpr (P == Phase::symbolic) {
+            if (lane == 0) {
+                c_ptr[row + 1] = back ? 0 : static_cast<count_t>(n);
+                atomic_add_count(&block_sums[0], products);
+                if (back) atomic_add_count(&block_sums[1], 1);
+            }
+        }
+    }
+    if constexpr (P == Phase::symbolic) {
+        __syncthreads();
+        if (threadIdx.x < 2) partials[2 * static_cast<count_t>(blockIdx.x) + threadIdx.x] = block_sums[threadIdx.x];
+    }
+}
+
+// The end of a small product's symbolic phase, one block: C's row offsets from the row lengths
+// small_rows_kernel wrote at c_ptr[1..m] (in place, tiles of small_scan_max), c_ptr[0] = 0, and
+// counts = {nnz(C), products, rows sent back} (the blocks' partials summed), read by the host in one
+// round trip.
+static __global__ void __launch_bounds__(small_scan_threads) small_finish_kernel(count_t m, count_t nblocks, const count_t* __restrict__ partials,
+                                                                                  count_t* c_ptr, count_t* __restrict__ counts) {
+    __shared__ typename cub::BlockScan<count_t, small_scan_threads>::TempStorage tmp;
+    count_t carry = 0;
+    for (count_t t0 = 0; t0 < m; t0 += small_scan_max) carry += small_scan_tile<true>(c_ptr + 1 + t0, nullptr, c_ptr + 1 + t0, min_c(m - t0, small_scan_max), carry, tmp);
+    count_t sums[2] = {0, 0};
+    for (count_t b = threadIdx.x; b < nblocks; b += blockDim.x) {
+        sums[0] += partials[2 * b];
+        sums[1] += partials[2 * b + 1];
+    }
+    count_t before = 0, total[2] = {0, 0};
+    for (int k = 0; k < 2; ++k) {
+        cub::BlockScan<count_t, small_scan_threads>(tmp).ExclusiveSum(sums[k], before, total[k]);
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        c_ptr[0] = 0;
+        counts[0] = carry;
+        counts[1] = total[0];
+        counts[2] = total[1];
     }
 }
 

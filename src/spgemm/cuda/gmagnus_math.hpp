@@ -415,6 +415,38 @@ GIGASPARSE_HD constexpr count_t warp_rows_max_capacity(count_t max_products) {
     return count_t(1) << (min_hash_log2 + hash_bin(max_products));
 }
 
+// Small products (GpuSpgemmOptions::small_products): a product of small operands whose every row
+// has at most small_max_row_products products skips the setup's classes, sort and bins, the light
+// rows' staging and streams: one launch counts every row's columns (small_rows_kernel, a warp a
+// row, small_warps rows a block, each warp a table in its region of shared memory), one block scans
+// the counts into C's row offsets (small_finish_kernel), one read gives nnz(C), and one launch
+// writes C's rows. Some 9 stream operations and 2 host waits where the binned path of a light-only
+// product takes some 33 and 2 (each 1 to 3 µs of host time, where a small product's whole time is
+// some 100 µs). Operands of at most small_max_nnz entries each and rows; a row past the limits, or
+// one with more distinct columns than its table holds, sends the product to the binned path (the
+// count's launch and read lost).
+inline constexpr int small_warps = 4;                      // rows (warps) per block
+inline constexpr count_t small_region_bytes = 8192;        // each warp's table space (a key and a value an entry)
+inline constexpr count_t small_max_nnz = count_t(1) << 17;  // operands' entries and rows
+inline constexpr count_t small_max_row_products = 4096;    // a warp's walk: 128 rounds of 32 products
+GIGASPARSE_HD constexpr bool small_product_eligible(count_t m, count_t nnz_a, count_t nnz_b) {
+    return m <= small_max_nnz && nnz_a <= small_max_nnz && nnz_b <= small_max_nnz;
+}
+// Table entries of each warp's region: the power of two of keys and values that fits
+// small_region_bytes (1024 for float values and int32 indices, 512 with a 64-bit one).
+GIGASPARSE_HD constexpr count_t small_region_entries(const ElementSizes& s) { return floor_pow2(small_region_bytes / (s.col + s.val)); }
+// The table of a row of `products` products: the power of two of twice them (at most half full),
+// at least a warp's 32 entries (the sort's runs), at most the region.
+GIGASPARSE_HD constexpr count_t small_row_capacity(count_t products, count_t region) {
+    return min_c(region, ceil_pow2(max_c(2 * products, count_t(warp_size))));
+}
+// A row of more products than its table's entries may hold more distinct columns than fit: its
+// inserts stop once the table holds small_row_limit(cap) columns, and a row that reaches it goes
+// back to the binned path. At most 32 lanes pass the check before their inserts land: the table
+// never holds more than cap - 1 keys, so every probe finds its key or an empty slot.
+GIGASPARSE_HD constexpr bool small_row_bounded(count_t products, count_t capacity) { return products > capacity; }
+GIGASPARSE_HD constexpr count_t small_row_limit(count_t capacity) { return capacity - warp_size; }
+
 // Blocks of `threads` threads resident on one SM (2048 threads and 32 blocks at most; 65536
 // registers, allocated 256 at a time to each warp: regs_per_thread 0 when not known, no limit;
 // smem_per_sm bytes of shared memory, each block taking block_smem plus reserved_per_block).

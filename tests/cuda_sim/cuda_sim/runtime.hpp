@@ -214,6 +214,7 @@ struct Config {
     bool garbage_fill = true;                           // new device and dynamic shared memory hold 0xA5 bytes
     bool memory_pools = true;                           // cudaDevAttrMemoryPoolsSupported (false: cudaMemPoolCreate fails)
     bool stream_capture = true;                         // false: cudaStreamBeginCapture fails (a runtime that will not capture)
+    bool trace = false;  // each stream operation and host wait printed to stderr as it is queued (GIGASPARSE_CUDA_SIM_TRACE=1)
 };
 
 struct Stats {
