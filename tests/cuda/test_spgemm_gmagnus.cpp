@@ -1414,6 +1414,17 @@ TEST(CudaSpgemm, SimulatedTightDeviceCutsTheBatchesBesideC) {
         EXPECT_GT(st.batches, 1);
         EXPECT_EQ(st.replanned, room < 2);
         EXPECT_LE(st.device_bytes_peak, static_cast<std::int64_t>(cuda_sim::config().device_memory));
+        // tried on the small path first (rows of more than 4096 products send it back), then cut
+        // again beside C without a second try
+        GpuSpgemmOptions small = budget(4096);
+        small.small_products = true;
+        cuda_sim::reset();
+        GpuSpgemmStats sst;
+        EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(a.view(), a.view()).view(), gpu_spgemm(a.view(), a.view(), small, &sst).view(), 1e-10));
+        EXPECT_GT(sst.small_rows_back, 0);
+        EXPECT_FALSE(sst.small_product);
+        EXPECT_EQ(sst.replanned, room < 2);
+        EXPECT_EQ(cuda_sim::stats().kernels.at("small_finish_kernel"), 1) << "one try";
         cuda_sim::reset();
         {
             gs::cuda::GpuSpgemmPlan<double, std::int32_t> plan(budget(4096));

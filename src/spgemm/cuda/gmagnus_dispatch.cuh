@@ -296,8 +296,10 @@ public:
             for (const BatchSpan& bs : batches_plan_) batch_bytes = std::max(batch_bytes, 2 * bs.products * elem);
         if (c_bytes + batch_bytes <= available_bytes() + droppable) return;
         c_reserve_ = c_bytes;
+        const count_t back = st_.small_rows_back;  // (the second pass does not try the small path again)
         symbolic_pass(a, b, keep_values, inputs_external);
         sym_.replanned = st_.replanned = true;
+        sym_.small_rows_back = st_.small_rows_back = back;
     }
 
     // C = A·B with the current values of A and B, whose patterns are those given to symbolic()
@@ -770,9 +772,10 @@ private:
     // (small_finish_kernel) and one read; numeric() then writes C's rows in one launch. The setup's
     // pair of k's timer ends where the counting starts. Returns false when the options or the sizes
     // exclude it, or when a row went back (too many products or columns for its warp's table):
-    // nothing of it stays allocated, and the binned path runs (its setup time includes the attempt).
+    // nothing of it stays allocated, and the binned path runs (its setup time includes the attempt;
+    // symbolic()'s second pass, which only follows a binned pass, does not try it again).
     bool small_pass(SymbolicClock& k, std::size_t t_setup) {
-        if (!opt_.small_products || !small_product_eligible(m_, a_.nnz, b_.nnz)) return false;
+        if (!opt_.small_products || c_reserve_ > 0 || !small_product_eligible(m_, a_.nnz, b_.nnz)) return false;
         const cudaStream_t hs = heavy_.get();
         PhaseTimer& timer = k.timer;
         small_region_ = small_region_entries(p_.sizes);
