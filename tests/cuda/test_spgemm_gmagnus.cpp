@@ -812,34 +812,35 @@ std::pair<gs::Csr<V, I>, gs::Csr<V, I>> one_long_row(std::int64_t k, std::int64_
 // short of its size), sends the product to the binned path (GpuSpgemmStats::small_rows_back); a
 // row of many products over fewer columns stays (its inserts bounded). The same product either way,
 // from one call and from a plan.
+struct SmallCase {
+    std::int64_t k, per, ncols;
+    bool small;
+    const char* what;
+};
+// one_long_row(k, per, ncols) on the small path, or sent back by its long row; the same product
+// either way (from one call, and from a plan on the small path).
+template <class V, class I>
+void expect_small_case(const SmallCase& c) {
+    SCOPED_TRACE(c.what);
+    const auto [a, b] = one_long_row<V, I>(c.k, c.per, c.ncols);
+    const auto st = expect_matches(a, b, {}, c.what);
+    EXPECT_EQ(st.small_product, c.small);
+    EXPECT_EQ(st.small_rows_back, c.small ? 0 : 1);
+    EXPECT_EQ(st.products, c.k * c.per + c.per);
+    if (c.small) expect_product_and_plan(a, b, {}, c.what);
+}
+
 TEST(CudaSpgemm, SmallProductLimits) {
     SKIP_WITHOUT_GPU();
     namespace gm = gs::cuda::gmagnus;
     ASSERT_EQ(gm::small_max_row_products, 4096);
-    struct Case {
-        std::int64_t k, per, ncols;
-        bool small;
-        const char* what;
-    };
-    for (const Case& c : {Case{1000, 2, 500, true, "2000 products over 500 columns"}, Case{1000, 2, 1500, false, "2000 products over 1500 columns"},
-                          Case{4096, 1, 100, true, "4096 products over 100 columns"}, Case{4097, 1, 100, false, "4097 products"},
-                          Case{300, 3, 900, true, "900 products over 900 columns (a table of 1024)"}}) {
-        SCOPED_TRACE(c.what);
-        const auto [a, b] = one_long_row<float, std::int32_t>(c.k, c.per, c.ncols);
-        const auto st = expect_matches(a, b, {}, c.what);
-        EXPECT_EQ(st.small_product, c.small);
-        EXPECT_EQ(st.small_rows_back, c.small ? 0 : 1);
-        EXPECT_EQ(st.products, c.k * c.per + c.per);
-        if (c.small) expect_product_and_plan(a, b, {}, c.what);
-    }
-    for (const Case& c : {Case{600, 2, 400, true, "double, int64: 1200 products over 400 columns"},
-                          Case{600, 2, 490, false, "double, int64: 1200 products over 490 columns (a limit of 480)"}}) {
-        SCOPED_TRACE(c.what);
-        const auto [a, b] = one_long_row<double, std::int64_t>(c.k, c.per, c.ncols);
-        const auto st = expect_matches(a, b, {}, c.what);
-        EXPECT_EQ(st.small_product, c.small);
-        EXPECT_EQ(st.small_rows_back, c.small ? 0 : 1);
-    }
+    for (const SmallCase& c : {SmallCase{1000, 2, 500, true, "2000 products over 500 columns"}, SmallCase{1000, 2, 1500, false, "2000 products over 1500 columns"},
+                               SmallCase{4096, 1, 100, true, "4096 products over 100 columns"}, SmallCase{4097, 1, 100, false, "4097 products"},
+                               SmallCase{300, 3, 900, true, "900 products over 900 columns (a table of 1024)"}})
+        expect_small_case<float, std::int32_t>(c);
+    for (const SmallCase& c : {SmallCase{600, 2, 400, true, "double, int64: 1200 products over 400 columns"},
+                               SmallCase{600, 2, 490, false, "double, int64: 1200 products over 490 columns (a limit of 480)"}})
+        expect_small_case<double, std::int64_t>(c);
     // off: never tried
     const auto [a, b] = one_long_row<float, std::int32_t>(100, 2, 50);
     const auto off = expect_matches(a, b, binned(), "small products off");
