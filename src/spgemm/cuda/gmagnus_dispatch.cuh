@@ -137,6 +137,8 @@ struct PhaseTimer {
         pairs[id].sink = sink;
         return e;
     }
+    // A pair that is not to be collected (work given up; its events may be recorded again).
+    void forget(std::size_t id) { pairs[id].sink = nullptr; }
     // Records e on s when timing, or when it orders s's work before another stream's.
     void mark(Event& e, cudaStream_t s, bool orders) const {
         if (on || orders) e.record(s);
@@ -778,7 +780,6 @@ private:
         if (!opt_.small_products || c_reserve_ > 0 || !small_product_eligible(m_, a_.nnz, b_.nnz)) return false;
         const cudaStream_t hs = heavy_.get();
         PhaseTimer& timer = k.timer;
-        small_region_ = small_region_entries(p_.sizes);
         const count_t nblocks = grid_for(m_, small_warps);
         row_ptr_.allocate(m_ + 1, at(hs));
         DeviceBuffer<count_t> sums(2 * nblocks + 3, at(hs));  // the blocks' partials, then the counts
@@ -791,7 +792,7 @@ private:
         timer.stop(t_sym, hs, &st_.symbolic_ms);
         const std::vector<count_t> t = read_device(sums.data() + 2 * nblocks, 3, hs);
         if (t[2] > 0) {  // a row went back: the binned path, from its setup
-            timer.pairs[t_sym].sink = nullptr;
+            timer.forget(t_sym);
             row_ptr_ = DeviceBuffer<count_t>{};
             st_.small_rows_back = t[2];
             return false;
@@ -812,10 +813,10 @@ private:
     // blocks' partials; numeric: C's rows at the offsets c_ptr).
     template <Phase P>
     void small_rows(count_t* c_ptr, count_t* partials, I* c_col, V* c_val) {
-        const count_t entry = static_cast<count_t>(sizeof(I) + (has_values(P) ? sizeof(V) : 0));
-        const count_t region_bytes = small_region_ * entry;
+        const count_t region = small_region_entries(p_.sizes);
+        const count_t region_bytes = region * static_cast<count_t>(sizeof(I) + (has_values(P) ? sizeof(V) : 0));
         launch("small_rows_kernel", &small_rows_kernel<P, V, I>, grid_for(m_, small_warps), small_warps * warp_size,
-               static_cast<std::size_t>(small_warps * region_bytes), heavy_.get(), m_, small_region_, region_bytes, a_.row_ptr, a_.col_idx,
+               static_cast<std::size_t>(small_warps * region_bytes), heavy_.get(), m_, region, region_bytes, a_.row_ptr, a_.col_idx,
                a_.values, b_.row_ptr, b_.col_idx, b_.values, c_ptr, partials, c_col, c_val, opt_.warp_sort_steps);
     }
 
@@ -1326,7 +1327,6 @@ private:
     bool keep_pattern_ = false;                // a plan (symbolic without keep_values) with GpuSpgemmOptions::keep_c_pattern
     bool one_product_ = false;                 // symbolic(keep_values): one numeric phase follows
     bool small_ = false;                       // the small-product path (small_pass) planned this product
-    count_t small_region_ = 0;                 // its warps' table entries (small_region_entries)
     std::unique_ptr<SymbolicClock> clock_;    // until read_counts()
 };
 
