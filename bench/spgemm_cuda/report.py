@@ -197,8 +197,10 @@ def render(runs, names, title):
         status = c["gigasparse_status"] + (f"; cuSPARSE: {c['cusparse_failures']}" if c.get("cusparse_failures") else "")
         if c.get("small_product"):
             status += "; small-product path"
+            if c.get("small_long_rows", 0) > 0:
+                status += f" ({c['small_long_rows']} rows a block)"
         elif c.get("small_rows_back", 0) > 0:
-            status += f"; binned ({c['small_rows_back']} rows past the small-product path's limits)"
+            status += f"; binned ({c['small_rows_back']} long rows too wide for the small-product path)"
         p("| " + " | ".join(cell(x) for x in (
             c["name"], c["m"], c["nnz_a"], c["products"], c["nnz_c"], fmt(c["gigasparse_ms"]), fmt(c["cusparse_ms"]), c["cusparse_best"],
             fmt(speedup(c), "{:.2f}"), f"{fmt(c.get('gigasparse_device_ms'))} / {fmt(c.get('cusparse_device_ms'))}", c["cusparse_check"],

@@ -119,6 +119,7 @@ nb::dict stats_dict(const SpgemmStats& s) {
         gpu["wide_dense_rows"] = g.wide_dense_rows;
         gpu["wide_walk_cap"] = g.wide_walk_cap;
         gpu["small_product"] = g.small_product;
+        gpu["small_long_rows"] = g.small_long_rows;
         gpu["small_rows_back"] = g.small_rows_back;
         gpu["heavy_products"] = g.heavy_products;
         gpu["levels"] = g.nlevels;

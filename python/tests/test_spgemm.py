@@ -211,6 +211,7 @@ def test_cuda_backend_or_not_supported(dtype):
     small, small_stats = gs.spgemm(b.T @ b, b.T, backend="cuda", return_stats=True)  # 300 rows of few products
     assert_sparse_close(small, (b.T @ b) @ b.T, tol(dtype))
     assert small_stats["gpu"]["small_product"] and small_stats["gpu"]["small_rows_back"] == 0
+    assert small_stats["gpu"]["small_long_rows"] == 0
     c2, stats2 = gs.spgemm(a, b, backend="cuda", return_stats=True, **tuning)
     assert_sparse_close(c2, a @ b, tol(dtype))
     assert stats2["gpu"]["total_ms"] == 0  # no phase-time events

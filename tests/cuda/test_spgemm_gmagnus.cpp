@@ -95,6 +95,31 @@ GpuSpgemmOptions binned() {
     return o;
 }
 
+// A of 3 rows times B of k rows of `per` entries: row 0 over all of B (k·per products, B's row j
+// over columns j·per .. j·per + per - 1 modulo ncols: min(ncols, k·per) distinct), row 1 over B's
+// first row, row 2 empty.
+template <class V, class I>
+std::pair<gs::Csr<V, I>, gs::Csr<V, I>> one_long_row(std::int64_t k, std::int64_t per, std::int64_t ncols) {
+    gs::Coo<V, I> ca, cb;
+    ca.nrows = 3;
+    ca.ncols = cb.nrows = k;
+    cb.ncols = ncols;
+    for (std::int64_t j = 0; j < k; ++j) {
+        ca.row.push_back(0);
+        ca.col.push_back(static_cast<I>(j));
+        ca.val.push_back(V(1 + j % 3));
+        for (std::int64_t t = 0; t < per; ++t) {
+            cb.row.push_back(static_cast<I>(j));
+            cb.col.push_back(static_cast<I>((j * per + t) % ncols));
+            cb.val.push_back(V(0.5) + V((j + t) % 4));
+        }
+    }
+    ca.row.push_back(1);
+    ca.col.push_back(0);
+    ca.val.push_back(V(2));
+    return {gs::coo_to_csr(ca), gs::coo_to_csr(cb)};
+}
+
 // A lower shared-memory (and intermediate) budget: more heavy rows, multisplit levels (and batches)
 // on small matrices. Every row above τ takes the heavy path (no wide dense rows: the test matrices'
 // few columns would let most of them accumulate densely; DenseWideRows tests those), and small
@@ -571,7 +596,17 @@ TEST(CudaSpgemm, RacecheckSmallProducts) {
         EXPECT_EQ(expect_matches(wa, wb, wide, "wide dense row in 2 windows").wide_dense_rows, 1);
         expect_product_and_plan(wa, wb, wide, "wide dense row in 2 windows");
 #ifdef GIGASPARSE_CUDA_SIM
-        EXPECT_EQ(cuda_sim::race_reports(), races_before) << "ThreadSanitizer reported a race in the dense light rows (above)";
+        for (const auto& [name, n] : cuda_sim::stats().kernels) kernels_run.insert(name);  // the plan's (not a gpu_spgemm call)
+#endif
+        // small products whose long rows take a block each: 3000 products over 1500 columns (past
+        // a double warp's table of 512), one window; 8200 products over 8200 columns, two (float)
+        const auto [la, lb] = one_long_row<double, std::int32_t>(1500, 2, 1500);
+        EXPECT_EQ(expect_matches(la, lb, {}, "small product, a long row").small_long_rows, 1);
+        expect_product_and_plan(la, lb, {}, "small product, a long row");
+        const auto [fa, fb] = one_long_row<float, std::int32_t>(4100, 2, 8200);
+        EXPECT_EQ(expect_matches(fa, fb, {}, "small product, a long row in 2 windows").small_long_rows, 1);
+#ifdef GIGASPARSE_CUDA_SIM
+        EXPECT_EQ(cuda_sim::race_reports(), races_before) << "ThreadSanitizer reported a race in the dense light rows or the long rows (above)";
         for (const auto& [name, n] : cuda_sim::stats().kernels) kernels_run.insert(name);
 #endif
     }
@@ -590,7 +625,8 @@ TEST(CudaSpgemm, RacecheckSmallProducts) {
                           "outer_product_kernel", "make_segments_kernel", "histogram_kernel", "split_flags_kernel", "level_order_kernel",
                           "multisplit_kernel", "segment_bin_keys_kernel", "hash_segments_kernel", "dense_segments_kernel",
                           "segment_row_nnz_kernel", "segment_keys_kernel", "segment_offsets_kernel",
-                          "small_scan_kernel (inclusive)", "small_scan_kernel (exclusive)", "small_rows_kernel", "small_finish_kernel"})
+                          "small_scan_kernel (inclusive)", "small_scan_kernel (exclusive)", "small_rows_kernel", "small_finish_kernel",
+                          "small_long_rows_kernel", "small_finish_kernel (after long rows)"})
         EXPECT_TRUE(kernels_run.count(k)) << k << " did not run";
 #endif
 }
@@ -721,20 +757,20 @@ TEST(CudaSpgemm, WarpPerLongerLightRow) {
 #ifdef GIGASPARSE_CUDA_SIM
     cuda_sim::config().sm_count = 1;
     const auto a = gs::test::rmat_like<double, std::int32_t>(10, 10, 8, 61);
-    const auto st = expect_matches(a, a, {}, "a warp per light row of up to 512 products");
+    const auto st = expect_matches(a, a, binned(), "a warp per light row of up to 512 products");
     EXPECT_EQ(st.heavy_rows, 0);
     const std::int64_t longer = warp_row_launches(" (once)");
-    GpuSpgemmOptions o;
+    GpuSpgemmOptions o = binned();  // (the product's long rows would take the small-product path's blocks)
     o.warp_row_products = 32;
     expect_matches(a, a, o, "a warp per light row of up to 32 products");
     const std::int64_t short_only = warp_row_launches(" (once)");
     EXPECT_LE(short_only, 2);             // the one-warp bins (tables of 32 and 64 entries)
     EXPECT_GE(longer, short_only + 3);    // and the bins of 128-1024 entries
-    o = {};
+    o = binned();
     o.warp_light_rows = false;
     expect_matches(a, a, o, "a block per light row");
     EXPECT_EQ(warp_row_launches(" (once)"), 0);
-    o = {};
+    o = binned();
     o.one_pass_light_rows = false;
     expect_matches(a, a, o, "two passes");
     EXPECT_EQ(warp_row_launches(""), 2 * longer);  // counted, then accumulated
@@ -746,13 +782,13 @@ TEST(CudaSpgemm, WarpPerLongerLightRow) {
     expect_matches(a, a, o, "a smaller budget, every light bin on warps");
     // double values with 64-bit indices (two rounds of loads in flight instead of four)
     const auto a64 = gs::test::rmat_like<double, std::int64_t>(10, 10, 8, 62);
-    expect_matches(a64, a64, {}, "double, int64");
+    expect_matches(a64, a64, binned(), "double, int64");
     EXPECT_GE(warp_row_launches(" (once)"), short_only + 3);
     const auto af = gs::test::rmat_like<float, std::int32_t>(10, 10, 8, 63);
-    expect_matches(af, af, {}, "float, int32");
+    expect_matches(af, af, binned(), "float, int32");
     // a plan: symbolic, numeric, then numeric on the kept columns (the known phase)
     auto ap = a;
-    gs::cuda::GpuSpgemmPlan<double, std::int32_t> plan(GpuSpgemmOptions{});
+    gs::cuda::GpuSpgemmPlan<double, std::int32_t> plan(binned());
     plan.symbolic(ap.view(), ap.view());
     for (int round = 0; round < 2; ++round) {
         new_values(ap, round);
@@ -781,71 +817,59 @@ TEST(CudaSpgemm, UnsortedRowsWithDuplicates) {
     expect_matches(a, b, budget(4096), "unsorted low smem");
 }
 
-// A of 3 rows times B of k rows of `per` entries: row 0 over all of B (k·per products, B's row j
-// over columns j·per .. j·per + per - 1 modulo ncols: min(ncols, k·per) distinct), row 1 over B's
-// first row, row 2 empty.
-template <class V, class I>
-std::pair<gs::Csr<V, I>, gs::Csr<V, I>> one_long_row(std::int64_t k, std::int64_t per, std::int64_t ncols) {
-    gs::Coo<V, I> ca, cb;
-    ca.nrows = 3;
-    ca.ncols = cb.nrows = k;
-    cb.ncols = ncols;
-    for (std::int64_t j = 0; j < k; ++j) {
-        ca.row.push_back(0);
-        ca.col.push_back(static_cast<I>(j));
-        ca.val.push_back(V(1 + j % 3));
-        for (std::int64_t t = 0; t < per; ++t) {
-            cb.row.push_back(static_cast<I>(j));
-            cb.col.push_back(static_cast<I>((j * per + t) % ncols));
-            cb.val.push_back(V(0.5) + V((j + t) % 4));
-        }
-    }
-    ca.row.push_back(1);
-    ca.col.push_back(0);
-    ca.val.push_back(V(2));
-    return {gs::coo_to_csr(ca), gs::coo_to_csr(cb)};
-}
-
-// The small-product path's limits (small_rows_kernel): a row of more than small_max_row_products
-// (4096) products, or one of more products than its warp's table has entries (1024 for float
-// values and int32 indices, 512 for double and int64) whose columns reach the table's limit (32
-// short of its size), sends the product to the binned path (GpuSpgemmStats::small_rows_back); a
-// row of many products over fewer columns stays (its inserts bounded). The same product either way,
-// from one call and from a plan.
+// The small-product path's limits. A row of more than small_max_row_products (4096) products, or
+// one of more products than its warp's table has entries (1024 for float values and int32 indices,
+// 512 for double and int64) whose columns reach the table's limit (32 short of its size), takes a
+// block (small_long_rows_kernel: dense over its span, in windows of 7940 columns for float, 4032 for
+// double; GpuSpgemmStats::small_long_rows); a row of many products over fewer columns stays with
+// its warp (its inserts bounded). A long row whose span takes more than 8 windows sends the product
+// to the binned path (GpuSpgemmStats::small_rows_back). The same product either way, from one call
+// and from a plan (whose numeric phases launch the long rows' kernel again).
 struct SmallCase {
     std::int64_t k, per, ncols;
-    bool small;
+    int long_rows;  // rows of the product that take a block
+    bool back;      // the product goes to the binned path
     const char* what;
 };
-// one_long_row(k, per, ncols) on the small path, or sent back by its long row; the same product
-// either way (from one call, and from a plan on the small path).
 template <class V, class I>
 void expect_small_case(const SmallCase& c) {
     SCOPED_TRACE(c.what);
     const auto [a, b] = one_long_row<V, I>(c.k, c.per, c.ncols);
     const auto st = expect_matches(a, b, {}, c.what);
-    EXPECT_EQ(st.small_product, c.small);
-    EXPECT_EQ(st.small_rows_back, c.small ? 0 : 1);
+    EXPECT_EQ(st.small_product, !c.back);
+    EXPECT_EQ(st.small_rows_back, c.back ? 1 : 0);
+    EXPECT_EQ(st.small_long_rows, c.back ? 0 : c.long_rows);
     EXPECT_EQ(st.products, c.k * c.per + c.per);
-    if (c.small) expect_product_and_plan(a, b, {}, c.what);
+    if (!c.back) expect_product_and_plan(a, b, {}, c.what);
 }
 
 TEST(CudaSpgemm, SmallProductLimits) {
     SKIP_WITHOUT_GPU();
     namespace gm = gs::cuda::gmagnus;
     ASSERT_EQ(gm::small_max_row_products, 4096);
-    for (const SmallCase& c : {SmallCase{1000, 2, 500, true, "2000 products over 500 columns"}, SmallCase{1000, 2, 1500, false, "2000 products over 1500 columns"},
-                               SmallCase{4096, 1, 100, true, "4096 products over 100 columns"}, SmallCase{4097, 1, 100, false, "4097 products"},
-                               SmallCase{300, 3, 900, true, "900 products over 900 columns (a table of 1024)"}})
+    ASSERT_EQ(gm::small_long_max_windows, 8);
+    ASSERT_EQ(gm::small_long_window({4, 4}, true), 7940);
+    ASSERT_EQ(gm::small_long_window({8, 8}, true), 4032);
+    for (const SmallCase& c : {SmallCase{1000, 2, 500, 0, false, "2000 products over 500 columns"},
+                               SmallCase{1000, 2, 1500, 1, false, "2000 products over 1500 columns: a block"},
+                               SmallCase{4096, 1, 100, 0, false, "4096 products over 100 columns"},
+                               SmallCase{4097, 1, 100, 1, false, "4097 products: a block"},
+                               SmallCase{300, 3, 900, 0, false, "900 products over 900 columns (a table of 1024)"},
+                               SmallCase{2000, 10, 20000, 1, false, "20000 products over 20000 columns: a block, 3 windows"},
+                               SmallCase{3970, 16, 63520, 1, false, "a span of 63520 columns: 8 windows"},
+                               SmallCase{3971, 16, 63521, 1, true, "a span of 63521 columns: 9 windows, binned"}})
         expect_small_case<float, std::int32_t>(c);
-    for (const SmallCase& c : {SmallCase{600, 2, 400, true, "double, int64: 1200 products over 400 columns"},
-                               SmallCase{600, 2, 490, false, "double, int64: 1200 products over 490 columns (a limit of 480)"}})
+    for (const SmallCase& c : {SmallCase{600, 2, 400, 0, false, "double, int64: 1200 products over 400 columns"},
+                               SmallCase{600, 2, 490, 1, false, "double, int64: 1200 products over 490 columns (a limit of 480): a block"},
+                               SmallCase{2016, 16, 32256, 1, false, "double, int64: a span of 32256 columns: 8 windows"},
+                               SmallCase{2017, 16, 32257, 1, true, "double, int64: a span of 32257 columns: 9 windows, binned"}})
         expect_small_case<double, std::int64_t>(c);
     // off: never tried
     const auto [a, b] = one_long_row<float, std::int32_t>(100, 2, 50);
     const auto off = expect_matches(a, b, binned(), "small products off");
     EXPECT_FALSE(off.small_product);
     EXPECT_EQ(off.small_rows_back, 0);
+    EXPECT_EQ(off.small_long_rows, 0);
 }
 
 // Light rows whose A entries span several chunks of the block-wide product walk (256 entries each): 700 and 1300
@@ -1415,17 +1439,26 @@ TEST(CudaSpgemm, SimulatedTightDeviceCutsTheBatchesBesideC) {
         EXPECT_GT(st.batches, 1);
         EXPECT_EQ(st.replanned, room < 2);
         EXPECT_LE(st.device_bytes_peak, static_cast<std::int64_t>(cuda_sim::config().device_memory));
-        // tried on the small path first (rows of more than 4096 products send it back), then cut
-        // again beside C without a second try
+        // tried on the small path first, then cut again beside C without a second try: B is A with
+        // its columns 125 apart (the same C, its columns spread), so the rows of more than 4096
+        // products, which take a block each, span more than 8 of its windows and send it back. Its
+        // heavy rows need more room beside C (the multisplit's levels over 64000 columns: it fails
+        // below 2.4 C): a device of A, B and 2.6 C cuts its batches again, one of 4 C does not.
         GpuSpgemmOptions small = budget(4096);
         small.small_products = true;
+        auto spread = a;
+        spread.ncols = a.ncols * 125;
+        for (auto& j : spread.col_idx) j *= 125;
+        cuda_sim::config().device_memory = static_cast<std::size_t>(static_cast<double>(2 * csr_bytes) + (room < 2 ? 2.6 : 4.0) * static_cast<double>(c_bytes));
         cuda_sim::reset();
         GpuSpgemmStats sst;
-        EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(a.view(), a.view()).view(), gpu_spgemm(a.view(), a.view(), small, &sst).view(), 1e-10));
+        EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(a.view(), spread.view()).view(), gpu_spgemm(a.view(), spread.view(), small, &sst).view(), 1e-10));
         EXPECT_GT(sst.small_rows_back, 0);
         EXPECT_FALSE(sst.small_product);
         EXPECT_EQ(sst.replanned, room < 2);
         EXPECT_EQ(cuda_sim::stats().kernels.at("small_finish_kernel"), 1) << "one try";
+        EXPECT_EQ(cuda_sim::stats().kernels.at("small_long_rows_kernel"), 1);
+        cuda_sim::config().device_memory = static_cast<std::size_t>(static_cast<double>(csr_bytes) + room * static_cast<double>(c_bytes));
         cuda_sim::reset();
         {
             gs::cuda::GpuSpgemmPlan<double, std::int32_t> plan(budget(4096));
@@ -1441,6 +1474,57 @@ TEST(CudaSpgemm, SimulatedTightDeviceCutsTheBatchesBesideC) {
     }
     cuda_sim::config() = cuda_sim::default_config();
     cuda_sim::reset();
+}
+
+// A small product with long rows (GpuSpgemmStats::small_long_rows): one_long_row's row 0, 10000
+// products over 10000 columns, takes a block in two numeric windows (float: 7940 columns), beside two warps'
+// rows. Over the path without long rows: one more read of the counts (their list), the block's
+// allocation of the rows and spans, the long rows' launch and a second scan in the symbolic phase,
+// one launch in the numeric. A plan's numeric phases launch it again.
+TEST(CudaSpgemm, SimulatedSmallProductLongRows) {
+    using DM = gs::cuda::DeviceMatrix<float, std::int32_t>;
+    const auto [a, b] = one_long_row<float, std::int32_t>(5000, 2, 10000);
+    const auto expected = gs::reference::spgemm(a.view(), b.view());
+    const DM da = DM::upload(a.view()), db = DM::upload(b.view());
+    (void)gs::cuda::spgemm(da, db);  // fills the caches
+    const std::int64_t live = live_allocations();
+    GpuSpgemmOptions o;
+    o.time_phases = false;
+    cuda_sim::reset();
+    GpuSpgemmStats st;
+    const DM dc = gs::cuda::spgemm(da, db, o, &st);
+    const cuda_sim::Stats s = cuda_sim::stats();
+    EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess) << cuda_sim::last_error_detail();
+    EXPECT_TRUE(st.small_product);
+    EXPECT_EQ(st.small_long_rows, 1);
+    EXPECT_EQ(st.small_rows_back, 0);
+    EXPECT_EQ(st.products, 5000 * 2 + 2);
+    EXPECT_EQ(st.nnz_c, expected.nnz());
+    EXPECT_TRUE(gs::test::csr_near(expected.view(), dc.download().view(), 1e-5));
+    EXPECT_EQ(live_allocations(), live + 3) << "only C's arrays stay";
+    const auto n = [&](const char* call) { return s.stream_ops_by_call.count(call) ? s.stream_ops_by_call.at(call) : std::int64_t{0}; };
+    EXPECT_EQ(s.launches, 6);
+    EXPECT_EQ(s.kernels.at("small_rows_kernel"), 2);
+    EXPECT_EQ(s.kernels.at("small_long_rows_kernel"), 2);
+    EXPECT_EQ(s.kernels.at("small_finish_kernel"), 1);
+    EXPECT_EQ(s.kernels.at("small_finish_kernel (after long rows)"), 1);
+    EXPECT_EQ(n("cudaMallocFromPoolAsync"), 5);
+    EXPECT_EQ(n("cudaMemcpyAsync"), 2) << "the counts, before and after the long rows";
+    EXPECT_EQ(n("cudaEventRecord") + n("cudaStreamWaitEvent") + n("cudaMemsetAsync"), 0);
+    EXPECT_EQ(s.stream_ops, 15);
+    EXPECT_EQ(s.host_waits, 3) << "the long rows' count, nnz(C) and the end";
+    // a plan: its numeric phases launch the long rows' kernel again, with new values
+    auto av = a;
+    gs::cuda::GpuSpgemmPlan<float, std::int32_t> plan(GpuSpgemmOptions{});
+    plan.symbolic(av.view(), b.view());
+    EXPECT_EQ(plan.stats().small_long_rows, 1);
+    for (int round = 0; round < 2; ++round) {
+        for (std::size_t i = 0; i < av.values.size(); ++i) av.values[i] = static_cast<float>(1 + (i * 7 + static_cast<std::size_t>(round)) % 5);
+        cuda_sim::reset();
+        const auto c = plan.numeric(av.view(), b.view());
+        EXPECT_EQ(cuda_sim::stats().kernels.at("small_long_rows_kernel"), 1) << "round " << round;
+        EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(av.view(), b.view()).view(), c.view(), 1e-5)) << "round " << round;
+    }
 }
 
 // The kernels' attributes are queried and their dynamic shared memory allowed once a process: a
@@ -1634,7 +1718,7 @@ TEST(CudaSpgemm, SimulatedWideDenseRowSavesTheHeavyPath) {
 // beside the staging, the staging is dropped and the light rows take the numeric pass.
 TEST(CudaSpgemm, SimulatedStagedLightRowsGiveWayToC) {
     const auto a = gs::test::rmat_like<double, std::int32_t>(10, 10, 8, 74);
-    GpuSpgemmOptions o;
+    GpuSpgemmOptions o = binned();  // (its long rows would take the small-product path's blocks)
     o.light_stage_budget_bytes = std::int64_t{1} << 40;  // staged whatever the device holds
     const auto roomy = expect_matches(a, a, o, "staged");
     ASSERT_EQ(roomy.heavy_rows, 0);

@@ -911,4 +911,30 @@ TEST(GmagnusMath, SmallProductTables) {
     EXPECT_EQ(gm::small_row_limit(1024), 992);
     EXPECT_LE(gm::small_row_limit(1024) - 1 + gm::warp_size, 1024 - 1);
     EXPECT_LE(gm::small_max_row_products / gm::warp_size, 128) << "a warp's walk";
+    // long rows (a block each): more products than a warp walks, or a bounded row's columns at
+    // the limit; the numeric phase decides from C's row length as the count did from its columns
+    EXPECT_FALSE(gm::small_row_is_long(4096, 100, region));
+    EXPECT_TRUE(gm::small_row_is_long(4097, 1, region));
+    EXPECT_FALSE(gm::small_row_is_long(1024, 1024, region)) << "not bounded: its table holds every product";
+    EXPECT_FALSE(gm::small_row_is_long(2000, 991, region));
+    EXPECT_TRUE(gm::small_row_is_long(2000, 992, region));
+    EXPECT_TRUE(gm::small_row_is_long(1200, 480, 512)) << "double: a region of 512";
+    EXPECT_FALSE(gm::small_row_is_long(1200, 479, 512));
+    // their windows in the 32 KB of a small_rows_kernel block: bitmap and values (numeric), bitmap
+    // alone (symbolic); at most 8 numeric windows, else the product goes to the binned path
+    EXPECT_EQ(gm::small_long_bytes, gm::small_warps * gm::small_region_bytes);
+    for (const auto& [sizes, window] : {std::pair{gm::ElementSizes{4, 4}, count_t(7940)}, std::pair{gm::ElementSizes{8, 8}, count_t(4032)},
+                                       std::pair{gm::ElementSizes{4, 8}, count_t(4032)}}) {
+        const count_t w = gm::small_long_window(sizes, true);
+        EXPECT_EQ(w, window);
+        EXPECT_LE(gm::dense_row_bytes(w, sizes.val, true), gm::small_long_bytes);
+        EXPECT_GT(gm::dense_row_bytes(w + 1, sizes.val, true), gm::small_long_bytes);
+        EXPECT_EQ(gm::small_long_window(sizes, false), 262144);
+        EXPECT_GE(gm::small_long_window(sizes, false), gm::small_long_max_windows * w) << "a span that fits counts in one symbolic window";
+        EXPECT_TRUE(gm::small_long_row_fits(1, w));
+        EXPECT_TRUE(gm::small_long_row_fits(8 * w, w));
+        EXPECT_FALSE(gm::small_long_row_fits(8 * w + 1, w));
+        EXPECT_FALSE(gm::small_long_row_fits(0, w));
+    }
+    EXPECT_LE(gm::small_long_bytes + 8 * 1024, 48 * 1024) << "no opt-in shared memory (the block walk and counts beside)";
 }

@@ -103,13 +103,15 @@ struct GpuSpgemmOptions {
     // of a small product's time is made of). false: no events but those that order the streams (the
     // times stay 0). A one-call product given no GpuSpgemmStats never records them.
     bool time_phases = true;
-    // Products of small operands (at most 2^17 rows and entries each) whose every row has at most
-    // 4096 products and few enough columns for a warp's table: one counting launch, one scan and
-    // one read of nnz(C), then one launch that writes C (some 9 stream operations and 2 host waits
-    // where the binned path takes some 33 and 2, each 1 to 3 µs of host time: most of such a
-    // product's time). A row past those limits sends the product to the binned path, which then
-    // runs in full (the attempt's launch and read lost). false: always the binned path (for
-    // comparison; tests of the binned kernels on small matrices).
+    // Products of small operands (at most 2^17 rows and entries each): a warp a row, one counting
+    // launch, one scan and one read of nnz(C), then one launch that writes C (some 9 stream
+    // operations and 2 host waits where the binned path takes some 33 and 2, each 1 to 3 µs of host
+    // time: most of such a product's time). Rows of more than 4096 products, or more columns than a
+    // warp's table holds, take a block each, dense over their span: one more launch and read in the
+    // symbolic phase, one more launch in the numeric. Only such a row whose span is too wide (more
+    // than 63520 columns for float values, 32256 for double) sends the product to the binned path,
+    // which then runs in full (the attempt's launches and reads lost). false: always the binned
+    // path (for comparison; tests of the binned kernels on small matrices).
     bool small_products = true;
 };
 
@@ -123,6 +125,7 @@ struct GpuSpgemmStats {
     std::int64_t wide_dense_rows = 0;  // rows above τ accumulated densely (dense_wide_rows), counted in light_rows
     std::int64_t wide_walk_cap = 0;    // the most products a wide dense row could walk (dense_wide_walk; 0: no wide dense rows)
     bool small_product = false;        // the small-product path ran (GpuSpgemmOptions::small_products)
+    std::int64_t small_long_rows = 0;  // rows of a small product that took a block each (more products or columns than a warp's)
     std::int64_t small_rows_back = 0;  // rows that sent a small product to the binned path (0: none, or not tried)
     std::int64_t heavy_products = 0;   // nnz(Ĉ)
     std::int64_t batches = 0;

@@ -352,8 +352,10 @@ public:
         if (ls != hs) ready.order_before(ls);
         const std::size_t t_light = timer.start_at(ready);
         const bool staged = stage_.rows > 0, known = known_col_.size() > 0;
-        if (small_) small_rows<Phase::numeric>(row_ptr_.data(), nullptr, c.col_idx.data(), c.values.data());
-        else if (staged) unstage_light_rows(c.col_idx.data(), c.values.data());
+        if (small_) {
+            small_rows<Phase::numeric>(row_ptr_.data(), nullptr, c.col_idx.data(), c.values.data());
+            if (nlong_ > 0) small_long_rows<Phase::numeric>(nullptr, nullptr, c.col_idx.data(), c.values.data());
+        } else if (staged) unstage_light_rows(c.col_idx.data(), c.values.data());
         else if (known) light_rows<Phase::known>(c.col_idx.data(), c.values.data());
         else light_rows<Phase::numeric>(c.col_idx.data(), c.values.data());
         const Event& light_done = timer.stop(t_light, ls, &st_.light_ms, ls != hs);
@@ -408,6 +410,8 @@ private:
     void symbolic_pass(DeviceCsrRef<V, I> a, DeviceCsrRef<V, I> b, bool keep_values, bool inputs_external) {
         planned_ = false;
         small_ = false;
+        small_long_ = DeviceBuffer<count_t>{};
+        nlong_ = 0;
         batches_.clear();
         kept_.reset();
         stage_ = LightStage<V, I>{};
@@ -771,30 +775,48 @@ private:
 
     // A small product (small_product_eligible, GpuSpgemmOptions::small_products): C's row offsets,
     // nnz(C) and the products from one counting launch (small_rows_kernel), one block's scan
-    // (small_finish_kernel) and one read; numeric() then writes C's rows in one launch. The setup's
-    // pair of k's timer ends where the counting starts. Returns false when the options or the sizes
-    // exclude it, or when a row went back (too many products or columns for its warp's table):
-    // nothing of it stays allocated, and the binned path runs (its setup time includes the attempt;
-    // symbolic()'s second pass, which only follows a binned pass, does not try it again).
+    // (small_finish_kernel) and one read; numeric() then writes C's rows in one launch. With long
+    // rows (small_row_is_long), the first read gives their count instead, the finish kernel's list of them
+    // stays in `sums`, and small_long_rows_kernel counts them (their spans kept in small_long_ for
+    // the numeric phases, which launch it again), then a second scan and read. The setup's pair of
+    // k's timer ends where the counting starts. Returns false when the options or the sizes exclude
+    // it, or when a long row's span takes more windows than small_long_max_windows: nothing of it
+    // stays allocated, and the binned path runs (its setup time includes the attempt; symbolic()'s
+    // second pass, which only follows a binned pass, does not try it again).
     bool small_pass(SymbolicClock& k, std::size_t t_setup) {
         if (!opt_.small_products || c_reserve_ > 0 || !small_product_eligible(m_, a_.nnz, b_.nnz)) return false;
         const cudaStream_t hs = heavy_.get();
         PhaseTimer& timer = k.timer;
         const count_t nblocks = grid_for(m_, small_warps);
         row_ptr_.allocate(m_ + 1, at(hs));
-        DeviceBuffer<count_t> sums(2 * nblocks + 3, at(hs));  // the blocks' partials, then the counts
+        DeviceBuffer<count_t> sums(2 * nblocks + 4 + m_, at(hs));  // the blocks' partials, the counts, the long rows' list
+        count_t* counts = sums.data() + 2 * nblocks;
+        count_t* list = counts + 4;
         timer.mark(k.setup_end, hs, false);
         timer.stop_at(t_setup, k.setup_end, &st_.setup_ms);
         const std::size_t t_sym = timer.start_at(k.setup_end);
         small_rows<Phase::symbolic>(row_ptr_.data(), sums.data(), nullptr, nullptr);
-        launch("small_finish_kernel", &small_finish_kernel, 1, small_scan_threads, 0, hs, m_, nblocks, sums.data(), row_ptr_.data(),
-               sums.data() + 2 * nblocks);
+        launch("small_finish_kernel", &small_finish_kernel, 1, small_scan_threads, 0, hs, m_, nblocks, sums.data(), row_ptr_.data(), counts, list, false);
         timer.stop(t_sym, hs, &st_.symbolic_ms);
-        const std::vector<count_t> t = read_device(sums.data() + 2 * nblocks, 3, hs);
-        if (t[2] > 0) {  // a row went back: the binned path, from its setup
+        std::vector<count_t> t = read_device(counts, 4, hs);
+        std::size_t t_long = 0;
+        if (t[2] > 0) {  // long rows: a block each, then the scan
+            nlong_ = t[2];
+            small_long_.allocate(3 * nlong_, at(hs));
+            t_long = timer.start(hs);
+            small_long_rows<Phase::symbolic>(list, counts + 3, nullptr, nullptr);
+            launch("small_finish_kernel (after long rows)", &small_finish_kernel, 1, small_scan_threads, 0, hs, m_, nblocks, sums.data(), row_ptr_.data(),
+                   counts, list, true);
+            timer.stop(t_long, hs, &st_.symbolic_ms);
+            t = read_device(counts, 4, hs);
+        }
+        if (t[3] > 0) {  // a long row too wide: the binned path, from its setup
             timer.forget(t_sym);
+            timer.forget(t_long);  // (nlong_ > 0 here: a long row went back)
             row_ptr_ = DeviceBuffer<count_t>{};
-            st_.small_rows_back = t[2];
+            small_long_ = DeviceBuffer<count_t>{};
+            nlong_ = 0;
+            st_.small_rows_back = t[3];
             return false;
         }
         small_ = true;
@@ -803,6 +825,7 @@ private:
         nnz_ = t[0];
         traffic_bytes_ = 0;
         st_.small_product = true;
+        st_.small_long_rows = nlong_;
         st_.products = t[1];
         st_.nnz_c = nnz_;
         st_.light_rows = m_;
@@ -818,6 +841,15 @@ private:
         launch("small_rows_kernel", &small_rows_kernel<P, V, I>, grid_for(m_, small_warps), small_warps * warp_size,
                static_cast<std::size_t>(small_warps * region_bytes), heavy_.get(), m_, region, region_bytes, a_.row_ptr, a_.col_idx,
                a_.values, b_.row_ptr, b_.col_idx, b_.values, c_ptr, partials, c_col, c_val, opt_.warp_sort_steps);
+    }
+
+    // small_long_rows_kernel in phase P over the nlong_ long rows (symbolic: those of `list`, their
+    // spans to small_long_, a too wide one counted at *back; numeric: C's rows of small_long_).
+    template <Phase P>
+    void small_long_rows(const count_t* list, count_t* back, I* c_col, V* c_val) {
+        launch("small_long_rows_kernel", &small_long_rows_kernel<P, V, I>, nlong_, small_long_threads, static_cast<std::size_t>(small_long_bytes),
+               heavy_.get(), list, small_long_.data(), nlong_, small_long_window(p_.sizes, has_values(P)), small_long_window(p_.sizes, true),
+               n_, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx, b_.values, row_ptr_.data(), back, c_col, c_val);
     }
 
     // The light rows' stream: their own beside heavy rows, the heavy one without them (no fork or
@@ -1327,6 +1359,8 @@ private:
     bool keep_pattern_ = false;                // a plan (symbolic without keep_values) with GpuSpgemmOptions::keep_c_pattern
     bool one_product_ = false;                 // symbolic(keep_values): one numeric phase follows
     bool small_ = false;                       // the small-product path (small_pass) planned this product
+    DeviceBuffer<count_t> small_long_;         // its long rows: each one's row, first and last column (nlong_ each)
+    count_t nlong_ = 0;
     std::unique_ptr<SymbolicClock> clock_;    // until read_counts()
 };
 

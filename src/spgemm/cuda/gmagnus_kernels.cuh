@@ -1421,17 +1421,19 @@ static __global__ void unstage_rows_kernel(count_t n, const count_t* __restrict_
 // ------------------------------------------------------------------ small products
 // Every row of a small product (small_product_eligible), a warp a row, small_warps rows a block,
 // each warp a table of `region` entries in dynamic shared memory (region_bytes apart), in one
-// launch a phase. A row's table is sized by its products (small_row_capacity). Symbolic: C's row
-// length at c_ptr[row + 1] (small_finish_kernel scans them in place), and each block's products and
-// rows sent back to the binned path at partials[2 * block] and [2 * block + 1] (every block writes
-// its own: nothing to zero) — a row of more than small_max_row_products products, or a row of more
+// launch a phase; long rows (small_row_is_long) are left to small_long_rows_kernel. A row's table
+// is sized by its products (small_row_capacity). Symbolic: C's row length at c_ptr[row + 1], or
+// small_long_mark for a long row — one of more than small_max_row_products products, or one of more
 // products than its table's entries (small_row_bounded) that reaches small_row_limit distinct
-// columns (its inserts stop there, so the table never fills). Numeric (after a symbolic phase that
-// sent no row back): the row's sorted entries at c_ptr[row].
+// columns (its inserts stop there, so the table never fills) — and each block's products and long
+// rows at partials[2 * block] and [2 * block + 1] (every block writes its own: nothing to zero);
+// small_finish_kernel scans the lengths in place, or lists the long rows first. Numeric: the
+// row's sorted entries at c_ptr[row], long rows (told by their products and C's row length) left.
 // Launch bounds: the symbolic phase 8 resident blocks an SM (32 warps, up to 64 registers), the
 // numeric one 6 (24 warps, up to 80 registers; shared memory holds 7 of its 32 KB blocks for float
 // values and int32 columns): with the block size alone ptxas aimed at 32 registers and spilled, and
 // at 8 blocks the numeric kernel of double values and int32 columns spilled 4 bytes (sm_90).
+inline constexpr count_t small_long_mark = -1;
 GIGASPARSE_HD constexpr int small_min_blocks(Phase p) { return p == Phase::symbolic ? 8 : 6; }
 template <Phase P, class V, class I>
 static __global__ void __launch_bounds__(small_warps * warp_size, small_min_blocks(P)) small_rows_kernel(count_t m, count_t region, count_t region_bytes,
@@ -1445,7 +1447,7 @@ static __global__ void __launch_bounds__(small_warps * warp_size, small_min_bloc
     GIGASPARSE_DYNAMIC_SHARED(smem_raw);
     __shared__ unsigned n_unique[small_warps];
     __shared__ unsigned warp_counts[compact_words_per_warp * small_warps];
-    __shared__ count_t block_sums[2];  // symbolic: the block's products and rows sent back
+    __shared__ count_t block_sums[2];  // symbolic: the block's products and long rows
     const unsigned warp = threadIdx.x / warp_size, lane = threadIdx.x % warp_size;
     const count_t row = blockIdx.x * static_cast<count_t>(small_warps) + warp;
     if constexpr (P == Phase::symbolic) {
@@ -1461,9 +1463,10 @@ static __global__ void __launch_bounds__(small_warps * warp_size, small_min_bloc
         }
         products = __shfl_sync(all, warp_sum(products), 0);  // (the sum is lane 0's)
         const count_t cap = small_row_capacity(products, region);
-        bool back = P == Phase::symbolic && products > small_max_row_products;
+        bool long_row = products > small_max_row_products;
+        if constexpr (P == Phase::numeric) long_row = small_row_is_long(products, c_ptr[row + 1] - c_ptr[row], region);
         unsigned n = 0;
-        if (products > 0 && !back) {
+        if (products > 0 && !long_row) {
             unsigned char* table = smem_raw + warp * region_bytes;
             V* vals = reinterpret_cast<V*>(table);
             I* keys = reinterpret_cast<I*>(has_values(P) ? table + cap * sizeof(V) : table);
@@ -1475,17 +1478,13 @@ static __global__ void __launch_bounds__(small_warps * warp_size, small_min_bloc
             __syncwarp();
             const bool bounded = P == Phase::symbolic && small_row_bounded(products, cap);
             const auto limit = static_cast<unsigned>(small_row_limit(cap));
-            bool over = false;
             for_each_row_product<P>(a0, a1, a_col, a_val, b_ptr, light_product_load<P>(b_col, b_val), [&](const LightProduct<V, I>& x) {
-                if (bounded && atomicAdd(&n_unique[warp], 0u) >= limit) {  // an atomic read: the lanes' inserts race with it
-                    over = true;
-                    return;
-                }
+                if (bounded && atomicAdd(&n_unique[warp], 0u) >= limit) return;  // an atomic read: the lanes' inserts race with it
                 hash_insert<P>(keys, vals, cap, x.col, x.val, &n_unique[warp]);
             });
             __syncwarp();
             n = n_unique[warp];
-            if constexpr (P == Phase::symbolic) back = __ballot_sync(all, over) != 0;
+            if constexpr (P == Phase::symbolic) long_row = bounded && n >= limit;
             if constexpr (P == Phase::numeric) {
                 const count_t out = c_ptr[row];
                 sort_and_write<WarpGroup>(keys, vals, cap, n, 0, c_col + out, c_val + out, &warp_counts[compact_words_per_warp * warp], warp_sort);
@@ -1493,9 +1492,9 @@ static __global__ void __launch_bounds__(small_warps * warp_size, small_min_bloc
         }
         if constexpr (P == Phase::symbolic) {
             if (lane == 0) {
-                c_ptr[row + 1] = back ? 0 : static_cast<count_t>(n);
+                c_ptr[row + 1] = long_row ? small_long_mark : static_cast<count_t>(n);
                 atomic_add_count(&block_sums[0], products);
-                if (back) atomic_add_count(&block_sums[1], 1);
+                if (long_row) atomic_add_count(&block_sums[1], 1);
             }
         }
     }
@@ -1505,15 +1504,34 @@ static __global__ void __launch_bounds__(small_warps * warp_size, small_min_bloc
     }
 }
 
-// The end of a small product's symbolic phase, one block: C's row offsets from the row lengths
-// small_rows_kernel wrote at c_ptr[1..m] (in place, tiles of small_scan_max), c_ptr[0] = 0, and
-// counts = {nnz(C), products, rows sent back} (the blocks' partials summed), read by the host in one
-// round trip.
+// One tile of small_finish_kernel's list of long rows: the rows first + i (i < n) whose c[i] is
+// small_long_mark, in order, at out; returns how many. tmp may be reused after it returns.
+__device__ __forceinline__ count_t small_long_tile(const count_t* __restrict__ c, count_t n, count_t first, count_t* __restrict__ out,
+                                                   typename cub::BlockScan<count_t, small_scan_threads>::TempStorage& tmp) {
+    const count_t b = static_cast<count_t>(threadIdx.x) * small_scan_items;
+    unsigned marks = 0;  // bit u: row b + u is long
+    GIGASPARSE_UNROLL
+    for (int u = 0; u < small_scan_items; ++u)
+        if (b + u < n && c[b + u] == small_long_mark) marks |= 1u << u;
+    count_t at = 0, total = 0;
+    cub::BlockScan<count_t, small_scan_threads>(tmp).ExclusiveSum(static_cast<count_t>(__popc(marks)), at, total);
+    GIGASPARSE_UNROLL
+    for (int u = 0; u < small_scan_items; ++u)
+        if ((marks >> u) & 1u) out[at++] = first + b + u;
+    __syncthreads();  // tmp read by every thread (the total) before a next tile writes it
+    return total;
+}
+
+// The end of a small product's symbolic count, one block, with the blocks' partials summed into
+// counts = {nnz(C), products, long rows, rows sent back}, read by the host in one round trip.
+// Without long rows (or after_long: small_long_rows_kernel counted them): C's row offsets from the
+// row lengths at c_ptr[1..m] (in place, tiles of small_scan_max), c_ptr[0] = 0, and nnz(C). With
+// long rows, first: their list in row order at long_rows (nnz(C) -1 until the second call), and
+// no rows sent back yet (small_long_rows_kernel adds its own).
 static __global__ void __launch_bounds__(small_scan_threads) small_finish_kernel(count_t m, count_t nblocks, const count_t* __restrict__ partials,
-                                                                                  count_t* c_ptr, count_t* __restrict__ counts) {
+                                                                                  count_t* c_ptr, count_t* __restrict__ counts, count_t* __restrict__ long_rows,
+                                                                                  bool after_long) {
     __shared__ typename cub::BlockScan<count_t, small_scan_threads>::TempStorage tmp;
-    count_t carry = 0;
-    for (count_t t0 = 0; t0 < m; t0 += small_scan_max) carry += small_scan_tile<true>(c_ptr + 1 + t0, nullptr, c_ptr + 1 + t0, min_c(m - t0, small_scan_max), carry, tmp);
     count_t sums[2] = {0, 0};
     for (count_t b = threadIdx.x; b < nblocks; b += blockDim.x) {
         sums[0] += partials[2 * b];
@@ -1524,12 +1542,101 @@ static __global__ void __launch_bounds__(small_scan_threads) small_finish_kernel
         cub::BlockScan<count_t, small_scan_threads>(tmp).ExclusiveSum(sums[k], before, total[k]);
         __syncthreads();
     }
+    const bool list = total[1] > 0 && !after_long;  // block-uniform
+    count_t carry = 0;
+    for (count_t t0 = 0; t0 < m; t0 += small_scan_max) {
+        const count_t n = min_c(m - t0, small_scan_max);
+        if (list) carry += small_long_tile(c_ptr + 1 + t0, n, t0, long_rows + carry, tmp);
+        else carry += small_scan_tile<true>(c_ptr + 1 + t0, nullptr, c_ptr + 1 + t0, n, carry, tmp);
+    }
     if (threadIdx.x == 0) {
-        c_ptr[0] = 0;
-        counts[0] = carry;
+        if (!list) c_ptr[0] = 0;
+        counts[0] = list ? -1 : carry;
         counts[1] = total[0];
         counts[2] = total[1];
+        if (!after_long) counts[3] = 0;
     }
+}
+
+// A small product's long rows (small_row_is_long), a block of small_long_threads each, accumulated
+// densely (dense_light_row) in small_long_bytes of shared memory, in windows of `window` columns of
+// the row's span (small_long_window of the phase). Symbolic: row list[x] (small_finish_kernel's); a
+// walk over its products' columns gives its span — all of B's ncols columns, without the walk, when
+// they fit one numeric window (zeroing and scanning up to 32 KB of shared memory costs a block less
+// than a walk over a long row's products) — kept at spans[x], [nlong + x], [2 nlong + x] (the
+// row, its first and last column) for the numeric phases; a span that takes more than
+// small_long_max_windows windows of numeric_window columns adds 1 to *back (the product goes to the
+// binned path), otherwise its column count goes to c_ptr[row + 1] (one window: the symbolic bitmap
+// holds 262144 columns). Numeric: the row and span from spans, its entries in column order at
+// c_ptr[row]. Block barriers only (the grid is the nlong rows). Launch bound: 4 resident blocks an SM
+// (up to 64 registers); with the block size alone ptxas aimed at 40-48 and spilled in the numeric
+// kernels of double values (sm_80, sm_90).
+inline constexpr int small_long_min_blocks = 4;
+template <Phase P, class V, class I>
+static __global__ void __launch_bounds__(small_long_threads, small_long_min_blocks) small_long_rows_kernel(const count_t* __restrict__ list, count_t* __restrict__ spans, count_t nlong,
+                                                                                    count_t window, count_t numeric_window, count_t ncols, const count_t* __restrict__ a_ptr,
+                                                                                    const I* __restrict__ a_col, const V* __restrict__ a_val,
+                                                                                    const count_t* __restrict__ b_ptr, const I* __restrict__ b_col,
+                                                                                    const V* __restrict__ b_val, count_t* __restrict__ c_ptr,
+                                                                                    count_t* __restrict__ back, I* __restrict__ c_col, V* __restrict__ c_val) {
+    static_assert(P == Phase::symbolic || P == Phase::numeric, "a small product's phases");
+    GIGASPARSE_DYNAMIC_SHARED(smem_raw);
+    __shared__ unsigned warp_counts[compact_words_per_warp * 32];
+    __shared__ BlockWalk<V> walk;
+    __shared__ ull span_lo, span_hi;
+    BlockWalk<V>& w = walk;  // (named outside the lambdas: g++ builds of the simulator take __shared__ as thread_local)
+    const count_t x = blockIdx.x;
+    count_t row = 0, lo = 0, hi = 0;
+    if constexpr (P == Phase::symbolic) {
+        row = list[x];
+        if (ncols <= numeric_window) {  // B's columns in one window: no walk for the span
+            lo = 0;
+            hi = ncols - 1;
+        } else {
+            if (threadIdx.x == 0) {
+                span_lo = static_cast<ull>(count_max);
+                span_hi = 0;
+            }
+            count_t l = count_max, h = 0;  // (the walk's first barrier orders the two writes above before the atomics below)
+            for_each_row_product_block<Phase::symbolic>(a_ptr[row], a_ptr[row + 1], a_col, a_val, b_ptr, w, light_product_load<Phase::symbolic>(b_col, b_val),
+                                                        [&](const LightProduct<V, I>& p) {
+                                                            const auto c = static_cast<count_t>(p.col);
+                                                            l = min_c(l, c);
+                                                            h = max_c(h, c);
+                                                        });
+            l = warp_reduce(l, [](count_t u, count_t v) { return min_c(u, v); });
+            h = warp_reduce(h, [](count_t u, count_t v) { return max_c(u, v); });
+            if (threadIdx.x % warp_size == 0) {
+                atomicMin(&span_lo, static_cast<ull>(l));
+                atomicMax(&span_hi, static_cast<ull>(h));
+            }
+            __syncthreads();
+            lo = static_cast<count_t>(span_lo);
+            hi = static_cast<count_t>(span_hi);
+        }
+        if (threadIdx.x == 0) {
+            spans[x] = row;
+            spans[nlong + x] = lo;
+            spans[2 * nlong + x] = hi;
+        }
+        if (!small_long_row_fits(hi - lo + 1, numeric_window)) {  // block-uniform
+            if (threadIdx.x == 0) {
+                c_ptr[row + 1] = 0;
+                atomic_add_count(back, 1);
+            }
+            return;
+        }
+    } else {
+        row = spans[x];
+        lo = spans[nlong + x];
+        hi = spans[2 * nlong + x];
+    }
+    const auto products = [&](auto use) {
+        for_each_row_product_block<P>(a_ptr[row], a_ptr[row + 1], a_col, a_val, b_ptr, w, light_product_load<P>(b_col, b_val), use);
+    };
+    constexpr bool sym = P == Phase::symbolic;
+    dense_light_row<P, BlockGroup, true, V, I>(smem_raw, lo, hi - lo + 1, window, row, x, products, sym ? c_ptr + 1 : nullptr, sym ? nullptr : c_ptr,
+                                               nullptr, nullptr, c_col, c_val, warp_counts);
 }
 
 // Light chunks (hash) of the intermediate: one block per segment of the bin (symbolic, numeric,

@@ -415,16 +415,19 @@ GIGASPARSE_HD constexpr count_t warp_rows_max_capacity(count_t max_products) {
     return count_t(1) << (min_hash_log2 + hash_bin(max_products));
 }
 
-// Small products (GpuSpgemmOptions::small_products): a product of small operands whose every row
-// has at most small_max_row_products products skips the setup's classes, sort and bins, the light
-// rows' staging and streams: one launch counts every row's columns (small_rows_kernel, a warp a
-// row, small_warps rows a block, each warp a table in its region of shared memory), one block scans
-// the counts into C's row offsets (small_finish_kernel), one read gives nnz(C), and one launch
-// writes C's rows. Some 9 stream operations and 2 host waits where the binned path of a light-only
-// product takes some 33 and 2 (each 1 to 3 µs of host time, where a small product's whole time is
-// some 100 µs). Operands of at most small_max_nnz entries each and rows; a row past the limits, or
-// one with more distinct columns than its table holds, sends the product to the binned path (the
-// count's launch and read lost).
+// Small products (GpuSpgemmOptions::small_products): a product of small operands skips the
+// setup's classes, sort and bins, the light rows' staging and streams: one launch counts every
+// row's columns (small_rows_kernel, a warp a row, small_warps rows a block, each warp a table in its
+// region of shared memory), one block scans the counts into C's row offsets (small_finish_kernel),
+// one read gives nnz(C), and one launch writes C's rows. Some 9 stream operations and 2 host waits
+// where the binned path of a light-only product takes some 33 and 2 (each 1 to 3 µs of host time,
+// where a small product's whole time is some 100 µs). Operands of at most small_max_nnz entries
+// each and rows. A long row — more than small_max_row_products products, or more distinct columns
+// than its warp's table holds (small_row_is_long) — is left to a block (small_long_rows_kernel:
+// dense in windows of its span, small_long_window), after a read of their count: one more launch,
+// scan and read in the symbolic phase, one more launch in each numeric phase, for products that
+// have such rows. Only a long row whose span takes more than small_long_max_windows windows sends
+// the product to the binned path (the attempt's launches and reads lost).
 inline constexpr int small_warps = 4;                      // rows (warps) per block
 inline constexpr count_t small_region_bytes = 8192;        // each warp's table space (a key and a value an entry)
 inline constexpr count_t small_max_nnz = count_t(1) << 17;  // operands' entries and rows
@@ -446,6 +449,14 @@ GIGASPARSE_HD constexpr count_t small_row_capacity(count_t products, count_t reg
 // never holds more than cap - 1 keys, so every probe finds its key or an empty slot.
 GIGASPARSE_HD constexpr bool small_row_bounded(count_t products, count_t capacity) { return products > capacity; }
 GIGASPARSE_HD constexpr count_t small_row_limit(count_t capacity) { return capacity - warp_size; }
+// Whether a row of `products` products and `distinct` columns (C's row length; in the symbolic
+// count, the columns its warp's bounded inserts reached, which reach the limit exactly when the
+// row's columns do) is left to a block: more products than a warp walks, or more columns than its
+// table of `region` entries holds. Both phases decide alike: the numeric one from C's row length.
+GIGASPARSE_HD constexpr bool small_row_is_long(count_t products, count_t distinct, count_t region) {
+    const count_t cap = small_row_capacity(products, region);
+    return products > small_max_row_products || (small_row_bounded(products, cap) && distinct >= small_row_limit(cap));
+}
 
 // Blocks of `threads` threads resident on one SM (2048 threads and 32 blocks at most; 65536
 // registers, allocated 256 at a time to each warp: regs_per_thread 0 when not known, no limit;
@@ -599,6 +610,21 @@ GIGASPARSE_HD constexpr count_t dense_span_limit(count_t bytes, count_t val_byte
     }
     return lo;
 }
+// A small product's long row (small_row_is_long): one block of small_long_threads, its products
+// accumulated densely in windows of small_long_window columns of its span in small_long_bytes of
+// shared memory (the four warps' regions of a small_rows_kernel block), one walk over its products
+// a window. Float values: 7940 columns a numeric window, double 4032; a symbolic count's bitmap
+// 262144. A row whose span takes more than small_long_max_windows numeric windows (63520 columns
+// for float, 32256 for double) sends the product to the binned path (small_long_row_fits).
+inline constexpr int small_long_threads = 256;
+inline constexpr count_t small_long_bytes = small_warps * small_region_bytes;
+inline constexpr count_t small_long_max_windows = 8;
+GIGASPARSE_HD constexpr count_t small_long_window(const ElementSizes& s, bool numeric) { return dense_span_limit(small_long_bytes, s.val, numeric); }
+// (window: small_long_window of the numeric phase)
+GIGASPARSE_HD constexpr bool small_long_row_fits(count_t span, count_t window) {
+    return span > 0 && window > 0 && ceil_div(span, window) <= small_long_max_windows;
+}
+
 // The width of the wide dense rows' windows (values: the numeric phases' bitmap and values; without,
 // the symbolic count's bitmap) for B of ncols columns: B's columns in the fewest equal windows that
 // fit the budget (at most dense_span_limit of the budget's bytes; ncols itself when that fits). The

@@ -42,7 +42,7 @@ Json gpu_json(const cuda::GpuSpgemmStats& g, int device) {
     p.set("tau", g.tau).set("hash_capacity", g.hash_capacity).set("dense_columns", g.dense_columns).set("levels", g.nlevels);
     Json j;
     j.set("device", cuda::device_summary(device)).set("heavy_rows", g.heavy_rows).set("light_rows", g.light_rows).set("wide_dense_rows", g.wide_dense_rows).set("wide_walk_cap", g.wide_walk_cap);
-    j.set("small_product", g.small_product).set("small_rows_back", g.small_rows_back);
+    j.set("small_product", g.small_product).set("small_long_rows", g.small_long_rows).set("small_rows_back", g.small_rows_back);
     j.set("heavy_products", g.heavy_products).set("levels_run", g.levels_run).set("batches", g.batches).set("replanned", g.replanned);
     j.set("device_bytes_peak", g.device_bytes_peak).set("light_stage_bytes", g.light_stage_bytes).set("milliseconds", ms).set("params", p);
     return j;
