@@ -1527,6 +1527,51 @@ TEST(CudaSpgemm, SimulatedSmallProductLongRows) {
     }
 }
 
+// A counting warp stops walking a row of more products than its table (a bounded row) once its
+// columns reach the table's limit: the row takes a block anyway. Row 0 of A walks B's 1000 rows of
+// two entries each (2000 products, 1000 distinct columns: past the limit of 992); with the distinct
+// columns first it reaches the limit halfway and stops within a group of 4 rounds, with them last it
+// walks every product. Everything else (the block's dense row, the other rows, the numeric phase)
+// is the same work: the first product takes fewer warp collectives.
+TEST(CudaSpgemm, SimulatedBoundedRowStopsAtItsLimit) {
+    const auto product = [](bool distinct_first) {
+        gs::Coo<float, std::int32_t> ca, cb;
+        ca.nrows = 2;
+        ca.ncols = cb.nrows = 1000;
+        cb.ncols = 1000;
+        for (std::int32_t j = 0; j < 1000; ++j) {
+            ca.row.push_back(0);
+            ca.col.push_back(j);
+            ca.val.push_back(1.0f + static_cast<float>(j % 3));
+            const bool distinct = distinct_first ? j < 500 : j >= 500;
+            for (std::int32_t t = 0; t < 2; ++t) {
+                cb.row.push_back(j);
+                cb.col.push_back(distinct ? 2 * (j % 500) + t : t);
+                cb.val.push_back(0.5f + static_cast<float>((j + t) % 4));
+            }
+        }
+        ca.row.push_back(1);
+        ca.col.push_back(7);
+        ca.val.push_back(2.0f);
+        return std::pair{gs::coo_to_csr(ca), gs::coo_to_csr(cb)};
+    };
+    std::int64_t collectives[2] = {};
+    for (const bool first : {true, false}) {
+        SCOPED_TRACE(first ? "distinct columns first" : "distinct columns last");
+        const auto [a, b] = product(first);
+        cuda_sim::reset();
+        GpuSpgemmStats st;
+        const auto c = gpu_spgemm(a.view(), b.view(), {}, &st);
+        collectives[first ? 0 : 1] = cuda_sim::stats().warp_collectives;
+        EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(a.view(), b.view()).view(), c.view(), 1e-5));
+        EXPECT_TRUE(st.small_product);
+        EXPECT_EQ(st.small_long_rows, 1);
+        EXPECT_EQ(st.nnz_c, 1000 + 2);
+    }
+    EXPECT_LT(collectives[0], collectives[1]) << "the warp walked past its limit";
+    std::cout << "bounded row: " << collectives[0] << " warp collectives with its distinct columns first, " << collectives[1] << " last\n";
+}
+
 // The kernels' attributes are queried and their dynamic shared memory allowed once a process: a
 // later product makes one runtime call for them (the read-back that notices a device reset), where
 // each made 34; after a reset (simulated) they are set again and the product runs.

@@ -1011,9 +1011,14 @@ __device__ __forceinline__ auto intermediate_load(const I* __restrict__ col, con
 // issued before the first use. Counted on the host for the light rows of the benchmark's A² of
 // the shared matrices: 1.94× fewer warp rounds than entry by entry alone (geomean of 57; up to
 // 5×), unchanged on its R-MAT products (their light rows' products come from long hub rows of B).
-template <Phase P, class V, class I, class Load, class Use>
+// stop(): checked before each group of walk_unroll rounds, with the lanes' earlier uses done (a warp
+// barrier first); true ends the walk (it must be the same for every lane). NoStop: never.
+struct NoStop {
+    __device__ __forceinline__ constexpr bool operator()() const { return false; }
+};
+template <Phase P, class V, class I, class Load, class Use, class Stop = NoStop>
 __device__ __forceinline__ void for_each_row_product(count_t a_begin, count_t a_end, const I* __restrict__ a_col, const V* __restrict__ a_val,
-                                                     const count_t* __restrict__ b_ptr, Load load, Use use) {
+                                                     const count_t* __restrict__ b_ptr, Load load, Use use, Stop stop = {}) {
     using T = decltype(load(count_t{}, V{}));
     using u32 = std::uint32_t;  // a light row holds at most τ products: 32-bit counts (fewer registers)
     constexpr unsigned all = 0xffffffffu;
@@ -1044,6 +1049,10 @@ __device__ __forceinline__ void for_each_row_product(count_t a_begin, count_t a_
         const u32 scan = by_entry ? rounds : incl;                                          // searched for each round's owner
         const u32 first = scan - (by_entry ? (len + warp_size - 1) / warp_size : len);  // the lane's first round or product
         for (u32 r0 = 0; r0 < nrounds; r0 += walk_unroll<V, I>) {
+            if constexpr (!std::is_same_v<Stop, NoStop>) {
+                __syncwarp();
+                if (stop()) return;
+            }
             T x[walk_unroll<V, I>];
             bool ok[walk_unroll<V, I>];
             GIGASPARSE_UNROLL
@@ -1478,10 +1487,16 @@ static __global__ void __launch_bounds__(small_warps * warp_size, small_min_bloc
             __syncwarp();
             const bool bounded = P == Phase::symbolic && small_row_bounded(products, cap);
             const auto limit = static_cast<unsigned>(small_row_limit(cap));
-            for_each_row_product<P>(a0, a1, a_col, a_val, b_ptr, light_product_load<P>(b_col, b_val), [&](const LightProduct<V, I>& x) {
-                if (bounded && atomicAdd(&n_unique[warp], 0u) >= limit) return;  // an atomic read: the lanes' inserts race with it
-                hash_insert<P>(keys, vals, cap, x.col, x.val, &n_unique[warp]);
-            });
+            unsigned* count = &n_unique[warp];  // (named outside the lambdas: g++ builds of the simulator take __shared__ as thread_local)
+            const auto insert = [&](const LightProduct<V, I>& x) {
+                if (bounded && atomicAdd(count, 0u) >= limit) return;  // an atomic read: the lanes' inserts race with it
+                hash_insert<P>(keys, vals, cap, x.col, x.val, count);
+            };
+            if constexpr (P == Phase::symbolic)  // a bounded row is long once its columns reach the limit: the rest of its walk is not needed
+                for_each_row_product<P>(a0, a1, a_col, a_val, b_ptr, light_product_load<P>(b_col, b_val), insert,
+                                        [&] { return bounded && atomicAdd(count, 0u) >= limit; });  // (after a warp barrier: every lane reads the same count)
+            else
+                for_each_row_product<P>(a0, a1, a_col, a_val, b_ptr, light_product_load<P>(b_col, b_val), insert);
             __syncwarp();
             n = n_unique[warp];
             if constexpr (P == Phase::symbolic) long_row = bounded && n >= limit;
