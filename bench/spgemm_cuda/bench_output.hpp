@@ -136,7 +136,7 @@ inline void write_outputs(const Context& cx, const std::vector<Result>& results,
        << ", \"dense_wide_rows\": " << (cx.gpu.dense_wide_rows && cx.gpu.dense_light_rows ? "true" : "false")
        << ", \"dense_wide_windows\": " << cx.gpu.dense_wide_windows << ", \"dense_wide_walk\": " << cx.gpu.dense_wide_walk
        << ", \"dense_wide_walk_adaptive\": " << (cx.gpu.dense_wide_walk_adaptive ? "true" : "false")
-       << ", \"small_products\": " << (cx.gpu.small_products ? "true" : "false") << ", \"gigasparse_only\": " << (cx.gigasparse_only ? "true" : "false")
+       << ", \"small_products\": " << (cx.gpu.small_products ? "true" : "false") << ", \"small_row_products\": " << cx.gpu.small_row_products << ", \"gigasparse_only\": " << (cx.gigasparse_only ? "true" : "false")
        << ",\n  \"cases\": [\n";
     for (std::size_t i = 0; i < results.size(); ++i) {
         const Result& r = results[i];

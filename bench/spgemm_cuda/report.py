@@ -94,7 +94,9 @@ def options_of(run):
         sort = f"rows above τ of short spans dense (up to {run.get('dense_wide_windows', 0) or 4} windows, {walk}), " + sort
     heavy = run.get("heavy_threshold", 0)
     # runs before small_products existed: every product binned
-    small = ", small products in 3 launches" if run.get("small_products", False) else ", every product binned"
+    small = ", every product binned"
+    if run.get("small_products", False):
+        small = f", small products in 3 launches (rows of more than {run.get('small_row_products', 0) or 4096} products a block)"
     return (f"multisplit {ms} threads, outer product {outer} threads, {light}, {passes}, {sort}" + (f", {resident} resident blocks" if resident > 1 else "")
             + (f", rows of more than {heavy} products heavy" if heavy else "") + small
             + ("; gigasparse only (no cuSPARSE: its times from the run)" if run.get("gigasparse_only", False) else ""))
@@ -106,7 +108,7 @@ def options_key(run):
             run.get("resident_blocks", 0) or 1,
             run.get("one_pass_light_rows", False), run.get("warp_sort_steps", False), run.get("heavy_threshold", 0), run.get("dense_light_rows", False),
             run.get("dense_wide_rows", False), run.get("dense_wide_windows", 0) or 4, run.get("dense_wide_walk", 0) or 2 ** 19,
-            run.get("dense_wide_walk_adaptive", False), run.get("small_products", False))
+            run.get("dense_wide_walk_adaptive", False), run.get("small_products", False), run.get("small_row_products", 0) or 4096)
 
 
 def merge(runs, names):

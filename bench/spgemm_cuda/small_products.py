@@ -16,6 +16,7 @@ the rows, entries, products, the longest row's products, the rows that take a bl
 
   PYTHONPATH=build/release/python python3 bench/spgemm_cuda/small_products.py               # float, int32
   PYTHONPATH=build/release/python python3 bench/spgemm_cuda/small_products.py --region 512  # double or int64
+  PYTHONPATH=build/release/python python3 bench/spgemm_cuda/small_products.py --row-products 1024  # small_row_products
   PYTHONPATH=build/release/python python3 bench/spgemm_cuda/small_products.py --self-check
 
 The products are the benchmark's A² of the shared square matrices (bench_inputs.py).
@@ -41,9 +42,9 @@ def row_capacity(products, region):
     return min(region, 1 << (p - 1).bit_length())
 
 
-def classify(a, b, region):
+def classify(a, b, region, max_row_products=MAX_ROW_PRODUCTS):
     """(path, rows that take a block, rows sent back, longest row's products) of A·B; path is
-    'small', or why it is not taken."""
+    'small', or why it is not taken. max_row_products: GpuSpgemmOptions::small_row_products."""
     a, b = a.tocsr(), b.tocsr()
     if a.shape[0] > MAX_NNZ or a.nnz > MAX_NNZ or b.nnz > MAX_NNZ:
         return "operands over 2^17", 0, 0, -1
@@ -52,7 +53,7 @@ def classify(a, b, region):
     products = run[a.indptr[1:]] - run[a.indptr[:-1]]
     longest = int(products.max()) if products.size else 0
     caps = np.array([row_capacity(int(p), region) for p in products], dtype=np.int64)
-    candidates = np.flatnonzero((products > MAX_ROW_PRODUCTS) | (products > caps))
+    candidates = np.flatnonzero((products > max_row_products) | (products > caps))
     if candidates.size == 0:
         return "small", 0, 0, longest
     pat_a = a[candidates].copy()
@@ -62,7 +63,7 @@ def classify(a, b, region):
     c = (pat_a @ pat_b).tocsr()
     c.sort_indices()
     distinct = np.diff(c.indptr)
-    over = products[candidates] > MAX_ROW_PRODUCTS
+    over = products[candidates] > max_row_products
     long_rows = over | (distinct >= caps[candidates] - WARP)
     back = 0
     window = WINDOW[region]
@@ -91,6 +92,11 @@ def self_check():
         bc = (np.arange(k * per)) % ncols
         b = sp.csr_array((np.ones(k * per), (br, bc)), shape=(k, ncols))
         got = classify(a, b, region)[1:3]
+        if (k, per, ncols) == (1000, 2, 500):
+            got_lower = classify(a, b, region, 1024)[1:3]
+            if got_lower != (1, 0):
+                print(f"self-check: 2000 products with small_row_products 1024: (long, back) {got_lower}, expected (1, 0)")
+                ok = False
         if got != (n_long, back):
             print(f"self-check: k={k} per={per} ncols={ncols}: (long, back) {got}, expected {(n_long, back)}")
             ok = False
@@ -101,6 +107,8 @@ def self_check():
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--region", type=int, default=1024, choices=sorted(WINDOW), help="table entries of a warp (1024: float, int32; 512 otherwise)")
+    ap.add_argument("--row-products", type=int, default=MAX_ROW_PRODUCTS,
+                    help="rows of more products take a block (GpuSpgemmOptions::small_row_products; 4096)")
     ap.add_argument("--self-check", action="store_true")
     args = ap.parse_args()
     if args.self_check:
@@ -108,7 +116,7 @@ def main():
     n_small = n_all = n_blocks = 0
     print(f"{'product':24} {'rows':>8} {'nnz(A)':>9} {'products':>11} {'longest':>8} {'blocks':>7}  path")
     for name, a, b in shared_squares():
-        path, n_long, _, longest = classify(a, b, args.region)
+        path, n_long, _, longest = classify(a, b, args.region, args.row_products)
         a = a.tocsr()
         blen = np.diff(b.tocsr().indptr)
         total = int(blen[a.indices].sum())
@@ -116,7 +124,8 @@ def main():
         n_small += path == "small"
         n_blocks += path == "small" and n_long > 0
         print(f"{name:24} {a.shape[0]:>8} {a.nnz:>9} {total:>11} {longest:>8} {n_long:>7}  {path}")
-    print(f"{n_small} of {n_all} products take the small-product path (table region {args.region}), {n_blocks} of them with rows a block each")
+    print(f"{n_small} of {n_all} products take the small-product path (table region {args.region}), {n_blocks} of them with rows a block each "
+          f"(rows of more than {args.row_products} products)")
     return 0
 
 

@@ -57,6 +57,7 @@ SpgemmOptions make_options(const std::string& backend, const nb::dict& kwargs) {
         else if (k == "outer_threads") o.gpu.outer_threads = static_cast<int>(v);
         else if (k == "warp_light_rows") o.gpu.warp_light_rows = v != 0;
         else if (k == "warp_row_products") o.gpu.warp_row_products = v;
+        else if (k == "small_row_products") o.gpu.small_row_products = v;
         else if (k == "light_streams") o.gpu.light_streams = static_cast<int>(v);
         else if (k == "fit_hash_blocks") o.gpu.fit_hash_blocks = v != 0;
         else if (k == "one_pass_light_rows") o.gpu.one_pass_light_rows = v != 0;

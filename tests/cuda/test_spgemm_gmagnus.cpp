@@ -864,6 +864,24 @@ TEST(CudaSpgemm, SmallProductLimits) {
                                SmallCase{2016, 16, 32256, 1, false, "double, int64: a span of 32256 columns: 8 windows"},
                                SmallCase{2017, 16, 32257, 1, true, "double, int64: a span of 32257 columns: 9 windows, binned"}})
         expect_small_case<double, std::int64_t>(c);
+    // GpuSpgemmOptions::small_row_products: rows of more products take a block (2000 products over
+    // 500 columns, a warp's row above, with 1024: a block; 1024 products stay with their warp)
+    GpuSpgemmOptions lower;
+    lower.small_row_products = 1024;
+    for (const auto& [k, long_rows] : {std::pair{std::int64_t{1000}, 1}, std::pair{std::int64_t{512}, 0}}) {
+        const auto [la, lb] = one_long_row<float, std::int32_t>(k, 2, 500);
+        const std::string what = std::to_string(2 * k) + " products, small_row_products 1024";
+        const auto st = expect_matches(la, lb, lower, what);
+        EXPECT_TRUE(st.small_product) << what;
+        EXPECT_EQ(st.small_long_rows, long_rows) << what;
+        expect_product_and_plan(la, lb, lower, what);
+    }
+    for (const std::int64_t bad : {std::int64_t{-1}, gm::small_max_row_products + 1}) {
+        GpuSpgemmOptions o;
+        o.small_row_products = bad;
+        const auto [la, lb] = one_long_row<float, std::int32_t>(10, 2, 50);
+        EXPECT_THROW(gpu_spgemm(la.view(), lb.view(), o), gs::InvalidArgument) << bad;
+    }
     // off: never tried
     const auto [a, b] = one_long_row<float, std::int32_t>(100, 2, 50);
     const auto off = expect_matches(a, b, binned(), "small products off");
@@ -1270,6 +1288,7 @@ GpuSpgemmOptions random_options(std::mt19937_64& rng, int elem_bytes, std::strin
     o.dense_wide_walk = pick({0, 0, 1, 1000, 100000});
     o.dense_wide_walk_adaptive = coin();
     o.small_products = rng() % 4 == 0;  // (most of these products are small enough: the binned path's knobs need it off)
+    o.small_row_products = pick({0, 0, 32, 100, 1024});
     text = "smem " + std::to_string(o.shared_memory_bytes) + " inter " + std::to_string(o.intermediate_budget_bytes) + " ms " +
            std::to_string(o.multisplit_threads) + " outer " + std::to_string(o.outer_threads) + " resident " + std::to_string(o.resident_blocks) +
            " tau " + std::to_string(o.heavy_threshold) + " warp " + std::to_string(o.warp_light_rows) + "/" + std::to_string(o.warp_row_products) +
@@ -1277,7 +1296,7 @@ GpuSpgemmOptions random_options(std::mt19937_64& rng, int elem_bytes, std::strin
            " once " + std::to_string(o.one_pass_light_rows) + "/" + std::to_string(o.light_stage_budget_bytes) + " keep " +
            std::to_string(o.keep_c_pattern) + " warp_sort " + std::to_string(o.warp_sort_steps) + " timed " + std::to_string(o.time_phases) +
            " windows " + std::to_string(o.dense_wide_windows) + " walk " + std::to_string(o.dense_wide_walk) + "/" +
-           std::to_string(o.dense_wide_walk_adaptive) + " small " + std::to_string(o.small_products);
+           std::to_string(o.dense_wide_walk_adaptive) + " small " + std::to_string(o.small_products) + "/" + std::to_string(o.small_row_products);
     return o;
 }
 

@@ -113,6 +113,11 @@ struct GpuSpgemmOptions {
     // which then runs in full (the attempt's launches and reads lost). false: always the binned
     // path (for comparison; tests of the binned kernels on small matrices).
     bool small_products = true;
+    // A small product's rows of more than this many products take a block each instead of a warp
+    // (0: 4096, a warp's walk of 128 rounds; at most 4096): fewer means shorter warp walks at the
+    // cost of a second launch, scan and read in the symbolic phase whenever a row passes it (for
+    // comparison on the GPU). InvalidArgument below 0 or above 4096.
+    std::int64_t small_row_products = 0;
 };
 
 // What the GPU run decided and where the time went (milliseconds from CUDA events).

@@ -495,6 +495,9 @@ private:
             throw InvalidArgument("cuda::spgemm: resident_blocks must be 0 to 8, not " + std::to_string(opt_.resident_blocks));
         if (opt_.heavy_threshold < 0)
             throw InvalidArgument("cuda::spgemm: heavy_threshold must be 0 or more, not " + std::to_string(opt_.heavy_threshold));
+        if (opt_.small_row_products < 0 || opt_.small_row_products > small_max_row_products)
+            throw InvalidArgument("cuda::spgemm: small_row_products must be 0 to " + std::to_string(small_max_row_products) + ", not " +
+                                  std::to_string(opt_.small_row_products));
         if (opt_.warp_row_products < 0)
             throw InvalidArgument("cuda::spgemm: warp_row_products must be 0 or more, not " + std::to_string(opt_.warp_row_products));
         warp_capacity_ = warp_rows_max_capacity(opt_.warp_row_products > 0 ? opt_.warp_row_products : default_warp_row_products);
@@ -839,7 +842,8 @@ private:
         const count_t region = small_region_entries(p_.sizes);
         const count_t region_bytes = region * static_cast<count_t>(sizeof(I) + (has_values(P) ? sizeof(V) : 0));
         launch("small_rows_kernel", &small_rows_kernel<P, V, I>, grid_for(m_, small_warps), small_warps * warp_size,
-               static_cast<std::size_t>(small_warps * region_bytes), heavy_.get(), m_, region, region_bytes, a_.row_ptr, a_.col_idx,
+               static_cast<std::size_t>(small_warps * region_bytes), heavy_.get(), m_, region, region_bytes,
+               opt_.small_row_products > 0 ? opt_.small_row_products : small_max_row_products, a_.row_ptr, a_.col_idx,
                a_.values, b_.row_ptr, b_.col_idx, b_.values, c_ptr, partials, c_col, c_val, opt_.warp_sort_steps);
     }
 

@@ -1432,7 +1432,8 @@ static __global__ void unstage_rows_kernel(count_t n, const count_t* __restrict_
 // each warp a table of `region` entries in dynamic shared memory (region_bytes apart), in one
 // launch a phase; long rows (small_row_is_long) are left to small_long_rows_kernel. A row's table
 // is sized by its products (small_row_capacity). Symbolic: C's row length at c_ptr[row + 1], or
-// small_long_mark for a long row — one of more than small_max_row_products products, or one of more
+// small_long_mark for a long row — one of more than max_products products (at most
+// small_max_row_products: GpuSpgemmOptions::small_row_products), or one of more
 // products than its table's entries (small_row_bounded) that reaches small_row_limit distinct
 // columns (its inserts stop there, so the table never fills) — and each block's products and long
 // rows at partials[2 * block] and [2 * block + 1] (every block writes its own: nothing to zero);
@@ -1445,7 +1446,7 @@ static __global__ void unstage_rows_kernel(count_t n, const count_t* __restrict_
 inline constexpr count_t small_long_mark = -1;
 GIGASPARSE_HD constexpr int small_min_blocks(Phase p) { return p == Phase::symbolic ? 8 : 6; }
 template <Phase P, class V, class I>
-static __global__ void __launch_bounds__(small_warps * warp_size, small_min_blocks(P)) small_rows_kernel(count_t m, count_t region, count_t region_bytes,
+static __global__ void __launch_bounds__(small_warps * warp_size, small_min_blocks(P)) small_rows_kernel(count_t m, count_t region, count_t region_bytes, count_t max_products,
                                                                                    const count_t* __restrict__ a_ptr, const I* __restrict__ a_col,
                                                                                    const V* __restrict__ a_val, const count_t* __restrict__ b_ptr,
                                                                                    const I* __restrict__ b_col, const V* __restrict__ b_val,
@@ -1472,8 +1473,8 @@ static __global__ void __launch_bounds__(small_warps * warp_size, small_min_bloc
         }
         products = __shfl_sync(all, warp_sum(products), 0);  // (the sum is lane 0's)
         const count_t cap = small_row_capacity(products, region);
-        bool long_row = products > small_max_row_products;
-        if constexpr (P == Phase::numeric) long_row = small_row_is_long(products, c_ptr[row + 1] - c_ptr[row], region);
+        bool long_row = products > max_products;
+        if constexpr (P == Phase::numeric) long_row = small_row_is_long(products, c_ptr[row + 1] - c_ptr[row], region, max_products);
         unsigned n = 0;
         if (products > 0 && !long_row) {
             unsigned char* table = smem_raw + warp * region_bytes;

@@ -431,7 +431,7 @@ GIGASPARSE_HD constexpr count_t warp_rows_max_capacity(count_t max_products) {
 inline constexpr int small_warps = 4;                      // rows (warps) per block
 inline constexpr count_t small_region_bytes = 8192;        // each warp's table space (a key and a value an entry)
 inline constexpr count_t small_max_nnz = count_t(1) << 17;  // operands' entries and rows
-inline constexpr count_t small_max_row_products = 4096;    // a warp's walk: 128 rounds of 32 products
+inline constexpr count_t small_max_row_products = 4096;    // a warp's walk: 128 rounds of 32 products (GpuSpgemmOptions::small_row_products: the default and most)
 GIGASPARSE_HD constexpr bool small_product_eligible(count_t m, count_t nnz_a, count_t nnz_b) {
     return m <= small_max_nnz && nnz_a <= small_max_nnz && nnz_b <= small_max_nnz;
 }
@@ -451,11 +451,12 @@ GIGASPARSE_HD constexpr bool small_row_bounded(count_t products, count_t capacit
 GIGASPARSE_HD constexpr count_t small_row_limit(count_t capacity) { return capacity - warp_size; }
 // Whether a row of `products` products and `distinct` columns (C's row length; in the symbolic
 // count, the columns its warp's bounded inserts reached, which reach the limit exactly when the
-// row's columns do) is left to a block: more products than a warp walks, or more columns than its
-// table of `region` entries holds. Both phases decide alike: the numeric one from C's row length.
-GIGASPARSE_HD constexpr bool small_row_is_long(count_t products, count_t distinct, count_t region) {
+// row's columns do) is left to a block: more products than a warp walks (max_products:
+// GpuSpgemmOptions::small_row_products), or more columns than its table of `region` entries holds.
+// Both phases decide alike: the numeric one from C's row length.
+GIGASPARSE_HD constexpr bool small_row_is_long(count_t products, count_t distinct, count_t region, count_t max_products = small_max_row_products) {
     const count_t cap = small_row_capacity(products, region);
-    return products > small_max_row_products || (small_row_bounded(products, cap) && distinct >= small_row_limit(cap));
+    return products > max_products || (small_row_bounded(products, cap) && distinct >= small_row_limit(cap));
 }
 
 // Blocks of `threads` threads resident on one SM (2048 threads and 32 blocks at most; 65536
