@@ -354,7 +354,7 @@ public:
         const bool staged = stage_.rows > 0, known = known_col_.size() > 0;
         if (small_) {
             small_rows<Phase::numeric>(row_ptr_.data(), nullptr, c.col_idx.data(), c.values.data());
-            if (nlong_ > 0) small_long_rows<Phase::numeric>(nullptr, nullptr, c.col_idx.data(), c.values.data());
+            if (nlong() > 0) small_long_rows<Phase::numeric>(nullptr, nullptr, c.col_idx.data(), c.values.data());
         } else if (staged) unstage_light_rows(c.col_idx.data(), c.values.data());
         else if (known) light_rows<Phase::known>(c.col_idx.data(), c.values.data());
         else light_rows<Phase::numeric>(c.col_idx.data(), c.values.data());
@@ -411,7 +411,6 @@ private:
         planned_ = false;
         small_ = false;
         small_long_ = DeviceBuffer<count_t>{};
-        nlong_ = 0;
         batches_.clear();
         kept_.reset();
         stage_ = LightStage<V, I>{};
@@ -804,8 +803,7 @@ private:
         std::vector<count_t> t = read_device(counts, 4, hs);
         std::size_t t_long = 0;
         if (t[2] > 0) {  // long rows: a block each, then the scan
-            nlong_ = t[2];
-            small_long_.allocate(3 * nlong_, at(hs));
+            small_long_.allocate(3 * t[2], at(hs));
             t_long = timer.start(hs);
             small_long_rows<Phase::symbolic>(list, counts + 3, nullptr, nullptr);
             launch("small_finish_kernel (after long rows)", &small_finish_kernel, 1, small_scan_threads, 0, hs, m_, nblocks, sums.data(), row_ptr_.data(),
@@ -815,10 +813,9 @@ private:
         }
         if (t[3] > 0) {  // a long row too wide: the binned path, from its setup
             timer.forget(t_sym);
-            timer.forget(t_long);  // (nlong_ > 0 here: a long row went back)
+            timer.forget(t_long);  // (a long row went back: t_long was started)
             row_ptr_ = DeviceBuffer<count_t>{};
             small_long_ = DeviceBuffer<count_t>{};
-            nlong_ = 0;
             st_.small_rows_back = t[3];
             return false;
         }
@@ -828,7 +825,7 @@ private:
         nnz_ = t[0];
         traffic_bytes_ = 0;
         st_.small_product = true;
-        st_.small_long_rows = nlong_;
+        st_.small_long_rows = nlong();
         st_.products = t[1];
         st_.nnz_c = nnz_;
         st_.light_rows = m_;
@@ -847,12 +844,12 @@ private:
                a_.values, b_.row_ptr, b_.col_idx, b_.values, c_ptr, partials, c_col, c_val, opt_.warp_sort_steps);
     }
 
-    // small_long_rows_kernel in phase P over the nlong_ long rows (symbolic: those of `list`, their
+    // small_long_rows_kernel in phase P over the nlong() long rows (symbolic: those of `list`, their
     // spans to small_long_, a too wide one counted at *back; numeric: C's rows of small_long_).
     template <Phase P>
     void small_long_rows(const count_t* list, count_t* back, I* c_col, V* c_val) {
-        launch("small_long_rows_kernel", &small_long_rows_kernel<P, V, I>, nlong_, small_long_threads, static_cast<std::size_t>(small_long_bytes),
-               heavy_.get(), list, small_long_.data(), nlong_, small_long_window(p_.sizes, has_values(P)), small_long_window(p_.sizes, true),
+        launch("small_long_rows_kernel", &small_long_rows_kernel<P, V, I>, nlong(), small_long_threads, static_cast<std::size_t>(small_long_bytes),
+               heavy_.get(), list, small_long_.data(), nlong(), small_long_window(p_.sizes, has_values(P)), small_long_window(p_.sizes, true),
                n_, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx, b_.values, row_ptr_.data(), back, c_col, c_val);
     }
 
@@ -1363,8 +1360,8 @@ private:
     bool keep_pattern_ = false;                // a plan (symbolic without keep_values) with GpuSpgemmOptions::keep_c_pattern
     bool one_product_ = false;                 // symbolic(keep_values): one numeric phase follows
     bool small_ = false;                       // the small-product path (small_pass) planned this product
-    DeviceBuffer<count_t> small_long_;         // its long rows: each one's row, first and last column (nlong_ each)
-    count_t nlong_ = 0;
+    DeviceBuffer<count_t> small_long_;         // its long rows: each one's row, first and last column (nlong() each)
+    count_t nlong() const { return static_cast<count_t>(small_long_.size()) / 3; }
     std::unique_ptr<SymbolicClock> clock_;    // until read_counts()
 };
 
