@@ -21,7 +21,7 @@ namespace {
 #ifdef GIGASPARSE_CUDA_SIM
 inline constexpr bool simulated = true;
 
-bool no_gpu(std::string&) { return false; }
+[[maybe_unused]] bool no_gpu(std::string&) { return false; }
 
 // Device allocations still live once the device has run what is queued: gigasparse's streams
 // outlive a computation (they are kept for reuse), and the frees queued on them last.
@@ -83,7 +83,7 @@ constexpr std::int64_t sim_or(std::int64_t in_simulator, std::int64_t on_gpu) { 
 
 // scripts/device-check sets GIGASPARSE_REQUIRE_GPU=1: there a missing device (driver/runtime
 // mismatch, no GPU visible) must fail the test instead of skipping it silently.
-bool gpu_required() {
+[[maybe_unused]] bool gpu_required() {
     const char* e = std::getenv("GIGASPARSE_REQUIRE_GPU");
     return e && *e && std::string(e) != "0";
 }

@@ -13,6 +13,7 @@
 #include <random>
 #include <set>
 #include <stdexcept>
+#include <unordered_map>
 
 #if defined(__SANITIZE_ADDRESS__)
 #define CUDA_SIM_ASAN 1
@@ -367,6 +368,80 @@ FiberPool& host_fibers() {
     return p;
 }
 
+// The memory-access profile of one block (set_memory_profile): its warp requests, grouped as they
+// run, costed when the block ends.
+struct ProfileBlock {
+    struct Key {
+        unsigned warp;
+        const void* site;
+        std::uint32_t occurrence;
+        bool operator==(const Key& o) const { return warp == o.warp && site == o.site && occurrence == o.occurrence; }
+    };
+    struct KeyHash {
+        std::size_t operator()(const Key& k) const {
+            return std::hash<const void*>()(k.site) ^ (std::size_t(k.warp) * 0x9E3779B97F4A7C15ull) ^ (std::size_t(k.occurrence) << 20);
+        }
+    };
+    struct Access {
+        const unsigned char* base;  // the allocation's start (shared: the block's dynamic shared memory)
+        std::uint64_t offset;
+        std::uint32_t bytes;
+    };
+    struct Request {
+        bool shared = false, store = false;
+        std::vector<Access> at;
+    };
+    std::vector<std::unordered_map<const void*, std::uint32_t>> seen;  // per thread: site -> executions so far
+    std::unordered_map<Key, Request, KeyHash> requests;
+};
+
+struct Profile {
+    bool on = false;
+    std::map<std::string, KernelAccesses> kernels;
+    KernelAccesses* running = nullptr;  // the running launch's counts
+};
+Profile& profile_state() {
+    static Profile p;
+    return p;
+}
+bool profile_on() { return profile_state().on; }
+
+// A block's requests, costed: global in distinct 32-byte sectors, shared in wavefronts (the most
+// distinct 4-byte words of one bank).
+void cost_requests(const ProfileBlock& b) {
+    KernelAccesses* k = profile_state().running;
+    if (!k) return;
+    ++k->blocks;
+    std::vector<std::pair<const unsigned char*, std::uint64_t>> units, bytes;
+    std::unordered_map<unsigned, unsigned> per_bank;
+    for (const auto& [key, req] : b.requests) {
+        AccessCounts& c = req.shared ? (req.store ? k->shared_store : k->shared_load) : (req.store ? k->global_store : k->global_load);
+        ++c.requests;
+        c.lanes += static_cast<std::int64_t>(req.at.size());
+        units.clear();
+        bytes.clear();
+        for (const auto& a : req.at) {
+            const std::uint64_t unit = req.shared ? 4 : 32;
+            for (std::uint64_t u = a.offset / unit; u <= (a.offset + a.bytes - 1) / unit; ++u) units.emplace_back(a.base, u);
+            for (std::uint64_t x = a.offset; x < a.offset + a.bytes; ++x) bytes.emplace_back(a.base, x);
+        }
+        std::sort(units.begin(), units.end());
+        units.erase(std::unique(units.begin(), units.end()), units.end());
+        std::sort(bytes.begin(), bytes.end());
+        const auto distinct = static_cast<std::int64_t>(std::unique(bytes.begin(), bytes.end()) - bytes.begin());
+        c.bytes += distinct;
+        c.ideal += (distinct + (req.shared ? 127 : 31)) / (req.shared ? 128 : 32);
+        if (!req.shared) {
+            c.transactions += static_cast<std::int64_t>(units.size());
+        } else {
+            per_bank.clear();
+            unsigned most = 0;
+            for (const auto& u : units) most = std::max(most, ++per_bank[static_cast<unsigned>(u.second % 32)]);
+            c.transactions += most;
+        }
+    }
+}
+
 struct BlockRun {
     std::vector<Fiber>* fibers = nullptr;
     unsigned nthreads = 0;
@@ -374,6 +449,8 @@ struct BlockRun {
     const std::function<void()>* body = nullptr;
     void* sched_sp = nullptr;
     unsigned char* smem = nullptr;
+    std::size_t smem_bytes = 0;
+    ProfileBlock* profile = nullptr;  // set_memory_profile(true): this block's requests
     std::vector<std::uint64_t> warp_slots;
     std::string error;
     unsigned done = 0, at_block = 0, at_warp = 0;  // fibers in each waiting state
@@ -487,7 +564,7 @@ std::string block_name() {
 // Runs the block's threads to completion; returns an error description or "".
 // The random thread order comes from the seed, the launch and the block only (and the generator
 // lives on the block's own thread, racecheck).
-std::string run_block(unsigned nthreads, const std::function<void()>& body, unsigned char* smem, std::uint64_t order_seed) {
+std::string run_block(unsigned nthreads, const std::function<void()>& body, unsigned char* smem, std::size_t smem_bytes, std::uint64_t order_seed) {
     std::mt19937_64 rng(order_seed);
     std::vector<Fiber>& fibers = running.fibers->fibers;
     if (fibers.size() < nthreads) fibers.resize(nthreads);
@@ -496,6 +573,13 @@ std::string run_block(unsigned nthreads, const std::function<void()>& body, unsi
     r.nthreads = nthreads;
     r.body = &body;
     r.smem = smem;
+    r.smem_bytes = smem_bytes;
+    std::unique_ptr<ProfileBlock> profile;
+    if (profile_on()) {
+        profile = std::make_unique<ProfileBlock>();
+        profile->seen.resize(nthreads);
+        r.profile = profile.get();
+    }
     r.warp_slots.assign(static_cast<std::size_t>((nthreads + 31) / 32) * 32, 0);
     r.sched_race = race::current();
     r.end = &r.syncs.emplace_back();
@@ -603,6 +687,7 @@ std::string run_block(unsigned nthreads, const std::function<void()>& body, unsi
     race::to(r.sched_race);
     race::acquire(r.end);  // the block's end knows what all its threads did
     if (!r.error.empty()) err = r.error;
+    if (profile) cost_requests(*profile);
     return err;
 }
 
@@ -727,6 +812,39 @@ unsigned char* dynamic_shared() {
     if (!tl_run) fail_host("dynamic shared memory used outside a kernel");
     return tl_run->smem;
 }
+void set_memory_profile(bool on) {
+    Profile& p = profile_state();
+    p.on = on;
+    if (on) p.kernels.clear();
+    p.running = nullptr;
+}
+std::map<std::string, KernelAccesses> memory_profile() { return profile_state().kernels; }
+void record_access(const void* p, std::size_t bytes, bool store, const void* site) {
+    static thread_local bool inside = false;  // the containers below may be the instrumented copies
+    BlockRun* r = tl_run;
+    if (!r || !r->profile || inside || bytes == 0) return;
+    const auto* q = static_cast<const unsigned char*>(p);
+    const unsigned char* base = nullptr;
+    bool shared = false;
+    if (q >= r->smem && q < r->smem + r->smem_bytes) {
+        base = r->smem;
+        shared = true;
+    } else {
+        inside = true;
+        const auto* a = find_allocation(p);
+        inside = false;
+        if (!a) return;  // the stack, __shared__ variables, kernel parameters
+        base = a->first;
+    }
+    inside = true;
+    ProfileBlock& b = *r->profile;
+    const std::uint32_t occurrence = b.seen[r->current][site]++;
+    ProfileBlock::Request& req = b.requests[ProfileBlock::Key{r->current / 32, site, occurrence}];
+    req.shared = shared;
+    req.store = store;
+    req.at.push_back(ProfileBlock::Access{base, static_cast<std::uint64_t>(q - base), static_cast<std::uint32_t>(bytes)});
+    inside = false;
+}
 void fail(const std::string& what) {
     if (!tl_run) fail_host(what);
     if (tl_run->error.empty()) tl_run->error = "thread " + std::to_string(tl_run->current) + ": " + what;
@@ -830,6 +948,10 @@ cudaError_t launch(const cudaLaunchConfig_t* cfg, Launch l, std::vector<const vo
         State& st = S();
         ++st.st.launches;
         ++st.st.kernels[kernel];
+        if (profile_on()) {
+            profile_state().running = &profile_state().kernels[kernel];
+            ++profile_state().running->launches;
+        }
         const unsigned n = L.block.x * L.block.y * L.block.z;
         for (unsigned z = 0; z < L.grid.z; ++z)
             for (unsigned y = 0; y < L.grid.y; ++y)
@@ -844,7 +966,7 @@ cudaError_t launch(const cudaLaunchConfig_t* cfg, Launch l, std::vector<const vo
                         std::unique_ptr<unsigned char[]> smem(new unsigned char[std::max<std::size_t>(L.smem, 1)]);
                         fill_garbage(smem.get(), L.smem);
                         const std::uint64_t block = x + std::uint64_t(L.grid.x) * (y + std::uint64_t(L.grid.y) * z);
-                        err = run_block(n, L.body, smem.get(), st.cfg.seed + id * 0x9E3779B97F4A7C15ull + block);
+                        err = run_block(n, L.body, smem.get(), L.smem, st.cfg.seed + id * 0x9E3779B97F4A7C15ull + block);
                         if (!err.empty()) err = block_name() + ", " + err;
                     });
                     if (!err.empty()) {
