@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -691,6 +692,65 @@ TEST(GmagnusMath, OuterProductOwnerMapMatchesThePaperMapping) {
                 ASSERT_EQ(dest[i], dest[i - 1] + 1);
             }
     }
+}
+
+// nth_set_bit (the sparse batches of dense_accumulate's write): every set bit of random words, of
+// full and single-bit words, found in order.
+TEST(GmagnusMath, DenseWriteSelects) {
+    EXPECT_FALSE(gm::dense_write_selects(1, 1));     // a word of one entry: its store
+    EXPECT_FALSE(gm::dense_write_selects(32, 4));    // four words: four stores against a round
+    EXPECT_TRUE(gm::dense_write_selects(32, 5));     // five: one round (a tie: fewer sectors)
+    EXPECT_TRUE(gm::dense_write_selects(64, 32));    // two entries a word: two rounds for 32 words
+    EXPECT_FALSE(gm::dense_write_selects(224, 32));  // seven a word: seven rounds cost more
+    EXPECT_FALSE(gm::dense_write_selects(1024, 32));  // full words
+}
+
+TEST(GmagnusMath, NthSetBit) {
+    std::mt19937_64 rng(5);
+    for (int trial = 0; trial < 20000; ++trial) {
+        std::uint32_t bits = static_cast<std::uint32_t>(rng());
+        if (trial % 3 == 1) bits &= static_cast<std::uint32_t>(rng());  // sparser
+        if (trial == 0) bits = 0xffffffffu;
+        if (trial == 1) bits = 0x80000000u;
+        if (trial == 2) bits = 1u;
+        ASSERT_EQ(gm::popcount32(bits), static_cast<unsigned>(std::popcount(bits)));
+        unsigned r = 0;
+        for (unsigned b = 0; b < 32; ++b)
+            if ((bits >> b) & 1u) ASSERT_EQ(gm::nth_set_bit(bits, r++), b) << std::hex << bits << std::dec << " r " << r - 1;
+    }
+}
+
+// The owner map's run a thread: a warp's lanes touch halfwords `run` apart; runs of 4j halfwords put
+// two or more lanes in one bank (12 on the H200's 12288 elements over 1024 threads), runs of 1, 2
+// and 4j + 2 none; outer_owner_run widens the run by at most 3 to the cheapest.
+TEST(GmagnusMath, OwnerRunAvoidsBankConflicts) {
+    for (count_t j = 0; j < 12; ++j) EXPECT_EQ(gm::owner_run_wavefronts(12, j), 2) << j;
+    for (count_t j = 0; j < 14; ++j) EXPECT_EQ(gm::owner_run_wavefronts(14, j), 1) << j;
+    EXPECT_EQ(gm::owner_run_wavefronts(8, 0), 4);
+    EXPECT_EQ(gm::owner_run_wavefronts(16, 3), 8);
+    EXPECT_EQ(gm::owner_run_wavefronts(64, 0), 32);  // every lane in bank 0
+    EXPECT_EQ(gm::owner_run_wavefronts(1, 0), 1);
+    EXPECT_EQ(gm::owner_run_wavefronts(2, 1), 1);
+    static_assert(gm::outer_owner_run(12288, 1024) == 14);
+    static_assert(gm::outer_owner_run(1024, 1024) == 1);
+    static_assert(gm::outer_owner_run(2048, 1024) == 2);
+    static_assert(gm::outer_owner_run(0, 256) == 0);
+    for (count_t run = 1; run < 40; ++run)  // the period of two halfwords outer_owner_run relies on
+        for (count_t j = 0; j + 2 < run; ++j) ASSERT_EQ(gm::owner_run_wavefronts(run, j), gm::owner_run_wavefronts(run, j + 2)) << run << " " << j;
+    for (const count_t threads : {32, 64, 128, 256, 512, 1024})
+        for (count_t elems = 1; elems <= 65536; elems += elems < 4096 ? 1 : 97) {
+            const count_t need = (elems + threads - 1) / threads, run = gm::outer_owner_run(elems, threads);
+            ASSERT_GE(run, need);
+            ASSERT_LT(run, need + 4);
+            const auto cost = [](count_t r) {
+                count_t c = 0;
+                for (count_t j = 0; j < r; ++j) c += gm::owner_run_wavefronts(r, j);
+                return c;
+            };
+            ASSERT_LE(cost(run), cost(need)) << elems << " over " << threads;
+            if (need % 4 == 2 || need <= 2) ASSERT_EQ(run, need);
+            else ASSERT_LE(cost(run), need + 3) << elems << " over " << threads;  // a conflict-free run is within reach
+        }
 }
 
 // Several resident blocks of the outer product and multisplit: their groups fit the SM's shared memory over

@@ -1180,7 +1180,8 @@ private:
         const std::size_t t_outer = timer.start_at(timer.stop(t_csc, hs, &st_.csc_ms));  // one event ends the one and starts the other
         const count_t ge = p_.outer_group_elems;
         launch("outer_product_kernel", &outer_product_kernel<V, I>, grid_for(hb.span.products, static_cast<int>(ge)), p_.outer_threads,
-               static_cast<std::size_t>(outer_smem_bytes(ge, p_.sizes)), hs, hb.span.products, ge, hb.outer_entries.data(), hb.slice_off(),
+               static_cast<std::size_t>(outer_smem_bytes(ge, p_.sizes)), hs, hb.span.products, ge,
+               static_cast<unsigned>(outer_owner_run(ge, p_.outer_threads)), hb.outer_entries.data(), hb.slice_off(),
                hb.col_ptr(), hb.csc_col.data(), hb.csc_row(), csc_val.data(), b_.row_ptr, b_.col_idx, b_.values, hb.chat_ptr.data(),
                cursor, v.col[0].data(), v.val[0].data());
         timer.stop(t_outer, hs, &st_.outer_ms);

@@ -378,7 +378,7 @@ __device__ __forceinline__ unsigned block_exclusive_max(unsigned x, unsigned* wa
 // of each element, whose dependent loads held this kernel to a third of the copy bandwidth on the
 // H200 at git 1a6f884).
 template <class V, class I>
-static __global__ void __launch_bounds__(outer_max_threads) outer_product_kernel(count_t total, count_t group_elems, const count_t* __restrict__ block_entries,
+static __global__ void __launch_bounds__(outer_max_threads) outer_product_kernel(count_t total, count_t group_elems, unsigned owner_run, const count_t* __restrict__ block_entries,
                                      const count_t* __restrict__ slice_off, const count_t* __restrict__ col_ptr, const count_t* __restrict__ csc_col,
                                      const count_t* __restrict__ csc_row, const V* __restrict__ csc_val,
                                      const count_t* __restrict__ b_ptr, const I* __restrict__ b_col, const V* __restrict__ b_val,
@@ -391,9 +391,10 @@ static __global__ void __launch_bounds__(outer_max_threads) outer_product_kernel
     __shared__ unsigned warp_max[outer_max_threads / warp_size];
     const Range R = group_range(blockIdx.x, group_elems, total);
     const count_t a_begin = block_entries[2 * blockIdx.x], a_end = block_entries[2 * blockIdx.x + 1];
-    // each thread's run of the owner map: cleared, then filled forward after the marks
+    // each thread's run of the owner map (outer_owner_run: at least group_elems / blockDim.x, and
+    // free of bank conflicts): cleared, then filled forward after the marks
     const unsigned n = static_cast<unsigned>(R.end - R.begin);
-    const unsigned per = (n + blockDim.x - 1) / blockDim.x;
+    const unsigned per = owner_run;
     const unsigned p0 = static_cast<unsigned>(min_c(n, count_t(threadIdx.x) * per)), p1 = static_cast<unsigned>(min_c(n, count_t(p0) + per));
     for (unsigned p = p0; p < p1; ++p) owner[p] = 0;
     __syncthreads();
@@ -1237,15 +1238,50 @@ __device__ count_t dense_accumulate(unsigned char* smem, count_t lo, count_t spa
             if (G::rank() == 0) *count = total;
         }
         if constexpr (has_values(P)) {
+            // the run 32 words at a time, lane l loading word l, only the words with entries
+            // visited (a heavy chunk's span is mostly empty words, which took a warp iteration each:
+            // cuda_sim_memory_profile, 9 of 10 words of R-MAT chunks stored nothing): a word's
+            // entries a store, lane l taking bit l, or, when the batch's occupied words hold few
+            // entries (dense_write_selects), 32 entries a store, lane l taking the batch's entries
+            // l, l + 32, ... (its word by a search over the lanes' inclusive counts, its bit by
+            // nth_set_bit), where a store of a word of one or two entries used a sector or two for
+            // 4 or 8 bytes (0.42 of the stores' sectors used on R-MAT chunks)
+            constexpr unsigned all = 0xffffffffu;
             const u32 below = (1u << lane) - 1u;
-            for (u32 w = wb; w < we; ++w) {
-                const u32 bits = bitmap[w];
-                if ((bits >> lane) & 1u) {
-                    const u32 c = (w << 5) + lane, pos = at + static_cast<u32>(__popc(bits & below));
-                    c_col[out + pos] = static_cast<I>(lo + c);
-                    c_val[out + pos] = acc[c];
+            for (u32 w0 = wb; w0 < we; w0 += warp_size) {
+                const u32 bits = w0 + lane < we ? bitmap[w0 + lane] : 0u;
+                u32 occupied = __ballot_sync(all, bits != 0u);
+                const u32 nocc = static_cast<u32>(__popc(occupied));
+                if (nocc >= dense_write_select_cost) {
+                    const u32 incl = warp_inclusive_sum(static_cast<u32>(__popc(bits)));
+                    const u32 batch = __shfl_sync(all, incl, warp_size - 1);
+                    if (dense_write_selects(batch, nocc)) {
+                        for (u32 j0 = 0; j0 < batch; j0 += warp_size) {
+                            const u32 j = j0 + lane;
+                            u32 k = 0;  // the word holding entry j: the first whose inclusive count passes j
+                            for (u32 step = warp_size / 2; step > 0; step /= 2)
+                                if (__shfl_sync(all, incl, static_cast<int>(k + step - 1)) <= j) k += step;
+                            const u32 kb = __shfl_sync(all, bits, static_cast<int>(k)), kin = __shfl_sync(all, incl, static_cast<int>(k));
+                            if (j < batch) {
+                                const u32 c = ((w0 + k) << 5) + nth_set_bit(kb, j - (kin - static_cast<u32>(__popc(kb))));
+                                c_col[out + at + j] = static_cast<I>(lo + c);
+                                c_val[out + at + j] = acc[c];
+                            }
+                        }
+                        at += batch;
+                        continue;
+                    }
                 }
-                at += static_cast<u32>(__popc(bits));
+                for (; occupied != 0u; occupied &= occupied - 1u) {
+                    const u32 w = w0 + static_cast<u32>(__ffs(static_cast<int>(occupied)) - 1);
+                    const u32 b = bitmap[w];
+                    if ((b >> lane) & 1u) {
+                        const u32 c = (w << 5) + lane, pos = at + static_cast<u32>(__popc(b & below));
+                        c_col[out + pos] = static_cast<I>(lo + c);
+                        c_val[out + pos] = acc[c];
+                    }
+                    at += static_cast<u32>(__popc(b));
+                }
             }
         }
         return total;

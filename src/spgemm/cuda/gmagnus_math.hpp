@@ -46,6 +46,36 @@ GIGASPARSE_HD constexpr int floor_log2(count_t x) {  // x >= 1
 GIGASPARSE_HD constexpr int ceil_log2(count_t x) {  // x >= 1; ceil_log2(1) == 0
     return x <= 1 ? 0 : floor_log2(x - 1) + 1;
 }
+GIGASPARSE_HD inline unsigned popcount32(std::uint32_t x) {
+#if defined(__CUDA_ARCH__)
+    return static_cast<unsigned>(__popc(x));
+#else
+    return static_cast<unsigned>(__builtin_popcount(x));
+#endif
+}
+// The position of the r-th set bit of `bits` (from 0; r < popcount32(bits)): five halvings of the
+// window, each keeping the half that holds it.
+GIGASPARSE_HD inline unsigned nth_set_bit(std::uint32_t bits, unsigned r) {
+    unsigned pos = 0;
+    for (unsigned width = 16; width > 0; width /= 2) {
+        const unsigned low = popcount32(bits & ((1u << width) - 1u));
+        if (r >= low) {
+            r -= low;
+            bits >>= width;
+            pos += width;
+        }
+    }
+    return pos;
+}
+// dense_accumulate's write of a batch of 32 bitmap words: a store a word with entries (lane l
+// taking bit l), or rounds of 32 entries a store (each lane's word found by a search of 5 shuffles,
+// its bit by nth_set_bit), which take fewer warp instructions when a round costs less than the
+// dense_write_select_cost word stores it replaces: when the occupied words hold few entries (a tie
+// too: a round's 32 entries take at most 5 sectors an array, a word's store one or two for fewer).
+inline constexpr unsigned dense_write_select_cost = 5;
+GIGASPARSE_HD constexpr bool dense_write_selects(unsigned entries, unsigned occupied_words) {
+    return dense_write_select_cost * ((entries + 31) / 32) <= occupied_words;
+}
 GIGASPARSE_HD constexpr count_t floor_pow2(count_t x) { return x < 1 ? 0 : count_t(1) << floor_log2(x); }
 GIGASPARSE_HD constexpr count_t ceil_pow2(count_t x) { return count_t(1) << ceil_log2(x); }
 GIGASPARSE_HD constexpr count_t ceil_div(count_t a, count_t b) { return (a + b - 1) / b; }
@@ -108,6 +138,43 @@ GIGASPARSE_HD constexpr count_t multisplit_smem_bytes(count_t group_elems, count
 inline constexpr count_t outer_max_group_elems = count_t(1) << 16;
 GIGASPARSE_HD constexpr count_t outer_bytes_per_elem(const ElementSizes& s) { return 2 * count_t(s.rowptr) + 2; }
 GIGASPARSE_HD constexpr count_t outer_smem_bytes(count_t group_elems, const ElementSizes& s) { return group_elems * outer_bytes_per_elem(s); }
+// The owner map's run a thread (outer_product_kernel: each thread clears, max-scans and fills a
+// contiguous run of the 16-bit map, `run` halfwords from thread·run). A warp's 32 lanes then touch
+// halfwords run apart: a run of 4j halfwords puts lanes 2j words apart, two or more of them in one
+// of the 32 banks (12 halfwords, the H200's 12288 elements over 1024 threads: two wavefronts each
+// access of the three passes, measured by cuda_sim_memory_profile; 8: four; 16: eight). Wavefronts
+// of one such warp access (the most distinct 4-byte words in one bank), for the j-th halfword of
+// each lane's run:
+GIGASPARSE_HD constexpr count_t owner_run_wavefronts(count_t run, count_t j) {
+    count_t words[32] = {}, last[32] = {};
+    count_t most = 0;
+    for (count_t lane = 0; lane < 32; ++lane) {
+        const count_t word = (lane * run + j) / 2, bank = word % 32;  // a lane's word rises with the lane
+        if (words[bank] == 0 || last[bank] != word) {
+            ++words[bank];
+            last[bank] = word;
+            most = words[bank] > most ? words[bank] : most;
+        }
+    }
+    return most;
+}
+// The run: at least ceil(elems / threads); of that and the next three, the one whose passes take
+// the fewest wavefronts (summed over its halfwords: j and j + 2 shift every lane's word by one, so
+// the even and the odd halfwords each cost the same), the shortest on a tie. A run of 2 mod 4
+// halfwords (lanes an odd number of words apart) is conflict-free: 12 becomes 14.
+GIGASPARSE_HD constexpr count_t outer_owner_run(count_t elems, count_t threads) {
+    const count_t need = (elems + threads - 1) / threads;
+    count_t best = need, best_cost = -1;
+    for (count_t run = need; run < need + 4 && run > 0; ++run) {
+        const count_t cost = (run + 1) / 2 * owner_run_wavefronts(run, 0) + run / 2 * owner_run_wavefronts(run, 1);
+        if (best_cost < 0 || cost < best_cost) {
+            best = run;
+            best_cost = cost;
+        }
+    }
+    return best;
+}
+
 // Most elements an outer-product block's shared memory holds within smem_bytes.
 GIGASPARSE_HD constexpr count_t outer_group_elems_fit(count_t smem_bytes, const ElementSizes& s) {
     return min_c(smem_bytes / outer_bytes_per_elem(s), outer_max_group_elems);
