@@ -5,17 +5,23 @@
 // touch (coalescing), and its requests to dynamic shared memory and their wavefronts (bank
 // conflicts) — what Nsight Compute's memory tables report on a GPU, here without one. Each case
 // prints its table and checks the accesses the design claims coalesced or conflict-free.
-// Approximate where the GPU differs: g++'s code, not nvcc's (loads merged or split differently;
-// vectorization is off), lanes paired by the executions of a code site (divergent lanes that reach a
-// site at different iterations are still paired), L1/L2 hits not modelled (a sector is a request's
-// cost, not a DRAM transfer), atomics counted as accesses.
+// Lanes are aligned as a converged warp issues their accesses (cuda_sim's cost_requests: a loop's
+// unconditional accesses anchor its conditional ones). Approximate where the GPU differs: g++'s
+// code, not nvcc's (loads merged or split differently; vectorization is off), divergent paths
+// without such an anchor paired by execution count, L1/L2 hits not modelled (a sector is a
+// request's cost, not a DRAM transfer), atomics counted as accesses.
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <map>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include <gigasparse/core/convert.hpp>
 #include <gigasparse/cuda/spgemm.hpp>
@@ -48,10 +54,17 @@ std::map<std::string, cuda_sim::KernelAccesses> profile(const gs::Csr<V, I>& a, 
     return cuda_sim::memory_profile();
 }
 
-// Sectors (global) or wavefronts (shared) a request, and the fraction of them the lanes' bytes
-// needed at least (1: coalesced / conflict-free).
+// Sectors (global) or wavefronts (shared) a request, and how well they were used: global, the
+// bytes the lanes asked for over the sectors' bytes (Nsight Compute's sector utilization: a store
+// of one float takes a whole sector, 0.125); shared, the fewest wavefronts the bytes needed over
+// those taken (1: free of bank conflicts).
 double per_request(const cuda_sim::AccessCounts& c) { return c.requests ? double(c.transactions) / double(c.requests) : 0.0; }
-double efficiency(const cuda_sim::AccessCounts& c) { return c.transactions ? double(c.ideal) / double(c.transactions) : 1.0; }
+double efficiency(const cuda_sim::AccessCounts& c, bool shared) {
+    if (!c.transactions) return 1.0;
+    return shared ? double(c.ideal) / double(c.transactions) : double(c.bytes) / (32.0 * double(c.transactions));
+}
+
+void print_sites(const std::map<std::string, std::map<const void*, cuda_sim::SiteAccesses>>& sites);  // below
 
 void print(const std::string& title, const std::map<std::string, cuda_sim::KernelAccesses>& p) {
     std::printf("\n%s\n", title.c_str());
@@ -59,12 +72,55 @@ void print(const std::string& title, const std::map<std::string, cuda_sim::Kerne
                 "sec/r", "eff", "sld req", "wf/r", "eff", "sst req", "wf/r", "eff");
     for (const auto& [name, k] : p) {
         std::printf("%-34s %6lld", name.c_str(), static_cast<long long>(k.blocks));
+        int i = 0;
         for (const auto* c : {&k.global_load, &k.global_store, &k.shared_load, &k.shared_store})
-            std::printf(" | %9lld %5.2f %5.2f", static_cast<long long>(c->requests), per_request(*c), efficiency(*c));
+            std::printf(" | %9lld %5.2f %5.2f", static_cast<long long>(c->requests), per_request(*c), efficiency(*c, i++ >= 2));
         std::printf("\n");
     }
-    std::printf("(sec/r: 32-byte sectors a warp request; wf/r: shared-memory wavefronts a request; eff: the fewest the bytes asked for need,\n"
-                " over those taken — 1 is coalesced or free of bank conflicts)\n");
+    std::printf("(sec/r: 32-byte sectors a warp request; wf/r: shared-memory wavefronts a request; eff: global, the bytes asked for over\n"
+                " the sectors' bytes; shared, the fewest wavefronts those bytes need over those taken — 1 is coalesced or conflict-free)\n");
+    print_sites(cuda_sim::memory_profile_sites());
+}
+
+// The source line of a code site (the instrumented call's return address), innermost inlined
+// function first: addr2line over this program (built with -g).
+std::string where(const void* site) {
+    Dl_info info{};
+    if (!dladdr(site, &info) || !info.dli_fname) return "?";
+    const auto offset = reinterpret_cast<std::uintptr_t>(site) - reinterpret_cast<std::uintptr_t>(info.dli_fbase) - 1;
+    char hex[32];
+    std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(offset));
+    const std::string cmd = "addr2line -i -s -e '" + std::string(info.dli_fname) + "' " + hex + " 2>/dev/null";
+    std::FILE* f = popen(cmd.c_str(), "r");
+    if (!f) return "?";
+    std::string out;
+    char line[512];
+    while (std::fgets(line, sizeof line, f)) {
+        std::string l(line);
+        while (!l.empty() && (l.back() == '\n' || l.back() == '\r')) l.pop_back();
+        out += (out.empty() ? "" : " < ") + l;
+    }
+    pclose(f);
+    return out.empty() ? "?" : out;
+}
+
+// GIGASPARSE_MEMORY_PROFILE_SITES=kernel[,kernel...] (or "all"): those kernels' accesses by code site,
+// the most transactions first.
+void print_sites(const std::map<std::string, std::map<const void*, cuda_sim::SiteAccesses>>& sites) {
+    const char* env = std::getenv("GIGASPARSE_MEMORY_PROFILE_SITES");
+    if (!env || !*env) return;
+    const std::string want = std::string(",") + env + ",";
+    for (const auto& [name, by_site] : sites) {
+        if (want != ",all," && want.find("," + name + ",") == std::string::npos) continue;
+        std::vector<std::pair<const void*, cuda_sim::SiteAccesses>> v(by_site.begin(), by_site.end());
+        std::sort(v.begin(), v.end(), [](const auto& x, const auto& y) { return x.second.counts.transactions > y.second.counts.transactions; });
+        std::printf("  %s by site:\n", name.c_str());
+        for (const auto& [site, a] : v) {
+            const char* kind = a.shared ? (a.store ? "shared store" : "shared load") : (a.store ? "global store" : "global load");
+            std::printf("    %-12s %9lld req %6.2f/req eff %4.2f  %s\n", kind, static_cast<long long>(a.counts.requests), per_request(a.counts),
+                        efficiency(a.counts, a.shared), where(site).c_str());
+        }
+    }
     std::fflush(stdout);
 }
 
@@ -99,6 +155,17 @@ __global__ void banks_kernel(float* out) {
     out[t] = f[t] + float(d[t]);
 }
 
+// A conditional store in a loop: half the lanes store in each iteration, lane l in iterations of
+// its parity. A warp issues it once an iteration (8 requests of 16 lanes, 4 sectors each); pairing
+// each lane's i-th store instead would join iterations 0 and 1, 2 and 3, ... (4 requests of 8 sectors).
+__global__ void divergent_kernel(const float* in, float* out) {
+    const unsigned lane = threadIdx.x;
+    for (unsigned i = 0; i < 8; ++i) {
+        const float x = in[i * 32 + lane];
+        if ((lane + i) % 2 == 0) out[i * 32 + lane] = x;
+    }
+}
+
 template <class... P, class... A>
 void run(const char* name, void (*k)(P...), unsigned grid, unsigned block, std::size_t smem, A... args) {
     cudaLaunchConfig_t cfg{};
@@ -120,6 +187,7 @@ TEST(MemoryProfile, CountsKnownPatterns) {
     run("copy", copy_kernel, n / 256, 256, 0, static_cast<const float*>(in), out, n);
     run("strided", strided_kernel, n / 256, 256, 0, static_cast<const float*>(in), out, n);
     run("banks", banks_kernel, 1, 32, 32 * 32 * 4 + 32 * 8, out);
+    run("divergent", divergent_kernel, 1, 32, 0, static_cast<const float*>(in), out);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     cuda_sim::set_memory_profile(false);
     const auto p = cuda_sim::memory_profile();
@@ -130,12 +198,12 @@ TEST(MemoryProfile, CountsKnownPatterns) {
     EXPECT_EQ(copy.global_load.requests, n / 32);
     EXPECT_EQ(copy.global_load.transactions, n / 32 * 4);
     EXPECT_EQ(copy.global_store.transactions, n / 32 * 4);
-    EXPECT_DOUBLE_EQ(efficiency(copy.global_load), 1.0);
+    EXPECT_DOUBLE_EQ(efficiency(copy.global_load, false), 1.0);
     // floats 128 bytes apart: a sector each, an eighth of it used
     const auto& strided = kernel(p, "strided");
     EXPECT_EQ(strided.global_load.transactions, n / 32 * 32);
-    EXPECT_DOUBLE_EQ(efficiency(strided.global_load), 0.125);
-    EXPECT_DOUBLE_EQ(efficiency(strided.global_store), 1.0);
+    EXPECT_DOUBLE_EQ(efficiency(strided.global_load, false), 0.125);
+    EXPECT_DOUBLE_EQ(efficiency(strided.global_store, false), 1.0);
     const auto& banks = kernel(p, "banks");
     // stores: f[t] (1 wavefront), f[32 t] (32: one bank), d[t] (2: 256 bytes); loads: f[0] (broadcast, 1), f[t] (1), d[t] (2)
     EXPECT_EQ(banks.shared_store.requests, 3);
@@ -144,6 +212,12 @@ TEST(MemoryProfile, CountsKnownPatterns) {
     EXPECT_EQ(banks.shared_load.requests, 3);
     EXPECT_EQ(banks.shared_load.transactions, 1 + 1 + 2);
     EXPECT_EQ(banks.global_store.transactions, 4);
+    const auto& divergent = kernel(p, "divergent");
+    EXPECT_EQ(divergent.global_load.requests, 8);
+    EXPECT_EQ(divergent.global_load.transactions, 8 * 4);
+    EXPECT_EQ(divergent.global_store.requests, 8);
+    EXPECT_EQ(divergent.global_store.lanes, 8 * 16);
+    EXPECT_EQ(divergent.global_store.transactions, 8 * 4);
     ASSERT_EQ(cudaFree(in), cudaSuccess);
     ASSERT_EQ(cudaFree(out), cudaSuccess);
     EXPECT_EQ(cuda_sim::stats().allocations_live, 0);
@@ -161,8 +235,24 @@ TEST(MemoryProfile, HeavyPath) {
     GpuSpgemmStats st;
     const auto p = profile(a, b, o, &st);
     EXPECT_GT(st.heavy_rows, 0);
-    EXPECT_GT(kernel(p, "multisplit_kernel").blocks, 0);
     print("heavy path: R-MAT 2^12 x 2^12 (8 a row) times 2^12 x 2^18 (8 a row), heavy_threshold 256", p);
+    // the owner map's runs (outer_owner_run) put a warp's lanes in distinct banks: 1.40 and 2.00
+    // wavefronts a load and a store with runs of 12 halfwords
+    const auto& outer = kernel(p, "outer_product_kernel");
+    EXPECT_GE(efficiency(outer.shared_load, true), 0.95);
+    EXPECT_GE(efficiency(outer.shared_store, true), 0.95);
+    // the multisplit reads its level's columns and values coalesced, and writes each chunk's run
+    // from the permuted shared buffer coalesced (Alg. 5's point)
+    const auto& split = kernel(p, "multisplit_kernel");
+    EXPECT_GT(split.blocks, 0);
+    EXPECT_GE(efficiency(split.global_load, false), 0.95);
+    EXPECT_GE(efficiency(split.global_store, false), 0.9);
+    // heavy chunks written from their bitmaps: only occupied words, sparse batches 32 entries a
+    // store (0.59 of the stores' sector bytes used; 0.25 when every word with entries took a store)
+    EXPECT_GE(efficiency(kernel(p, "dense_segments_kernel").global_store, false), 0.5);
+    const auto& unstage = kernel(p, "unstage_rows_kernel");  // a warp a row: contiguous copies
+    EXPECT_GE(efficiency(unstage.global_load, false), 0.7);
+    EXPECT_GE(efficiency(unstage.global_store, false), 0.7);
 }
 
 // The light rows: R-MAT A² on the binned path (hash bins, warp rows, dense rows).
@@ -173,6 +263,9 @@ TEST(MemoryProfile, LightRows) {
     GpuSpgemmStats st;
     const auto p = profile(a, a, o, &st);
     print("light rows: R-MAT 2^12 (8 a row) squared, binned", p);
+    // the block walk: consecutive threads read consecutive entries of a B row
+    EXPECT_GE(efficiency(kernel(p, "hash_rows_kernel (once)").global_load, false), 0.6);
+    EXPECT_GE(efficiency(kernel(p, "unstage_rows_kernel").global_store, false), 0.75);
 }
 
 // A small product with long rows (the small-product path): bcsstk13² of the shared matrices.
@@ -182,6 +275,8 @@ TEST(MemoryProfile, SmallProduct) {
     const auto p = profile(m, m, GpuSpgemmOptions{}, &st);
     EXPECT_TRUE(st.small_product);
     print("small product: bcsstk13 squared", p);
+    EXPECT_GT(st.small_long_rows, 0);
+    EXPECT_GE(efficiency(kernel(p, "small_long_rows_kernel").global_load, false), 0.7);  // a block walk
 }
 
 }  // namespace

@@ -368,37 +368,28 @@ FiberPool& host_fibers() {
     return p;
 }
 
-// The memory-access profile of one block (set_memory_profile): its warp requests, grouped as they
-// run, costed when the block ends.
+// The memory-access profile of one block (set_memory_profile): each thread's accesses in order,
+// with the number of warp collectives and block barriers it had passed (its epoch), grouped into
+// warp requests when the block ends (cost_requests).
 struct ProfileBlock {
-    struct Key {
-        unsigned warp;
-        const void* site;
-        std::uint32_t occurrence;
-        bool operator==(const Key& o) const { return warp == o.warp && site == o.site && occurrence == o.occurrence; }
-    };
-    struct KeyHash {
-        std::size_t operator()(const Key& k) const {
-            return std::hash<const void*>()(k.site) ^ (std::size_t(k.warp) * 0x9E3779B97F4A7C15ull) ^ (std::size_t(k.occurrence) << 20);
-        }
-    };
     struct Access {
+        const void* site;
+        std::uint32_t epoch;
+        bool shared, store;
         const unsigned char* base;  // the allocation's start (shared: the block's dynamic shared memory)
         std::uint64_t offset;
         std::uint32_t bytes;
     };
-    struct Request {
-        bool shared = false, store = false;
-        std::vector<Access> at;
-    };
-    std::vector<std::unordered_map<const void*, std::uint32_t>> seen;  // per thread: site -> executions so far
-    std::unordered_map<Key, Request, KeyHash> requests;
+    std::vector<std::vector<Access>> stream;  // per thread
+    std::vector<std::uint32_t> epoch;         // per thread
 };
 
 struct Profile {
     bool on = false;
     std::map<std::string, KernelAccesses> kernels;
+    std::map<std::string, std::map<const void*, SiteAccesses>> sites;
     KernelAccesses* running = nullptr;  // the running launch's counts
+    std::map<const void*, SiteAccesses>* running_sites = nullptr;
 };
 Profile& profile_state() {
     static Profile p;
@@ -406,38 +397,135 @@ Profile& profile_state() {
 }
 bool profile_on() { return profile_state().on; }
 
-// A block's requests, costed: global in distinct 32-byte sectors, shared in wavefronts (the most
-// distinct 4-byte words of one bank).
+// A block's accesses grouped into warp requests and costed: global in distinct 32-byte sectors,
+// shared in wavefronts (the most distinct 4-byte words of one bank). The lanes of a warp are aligned
+// as a converged warp issues their accesses: between two warp collectives or barriers (an epoch),
+// a site every lane with accesses in the epoch ran equally often is uniform (a loop's unconditional
+// load); an access pairs with the other lanes' accesses of its site made after the same execution
+// of the same uniform site (the last one before it), counted from there — so a conditional store
+// in iteration i of a loop pairs with the other lanes' stores of iteration i, not with their i-th
+// store (which, lanes skipping different iterations, would pair stores of different iterations).
 void cost_requests(const ProfileBlock& b) {
     KernelAccesses* k = profile_state().running;
     if (!k) return;
     ++k->blocks;
+    struct Key {
+        const void* site;
+        const void* anchor;
+        std::uint32_t anchor_n, n;
+        bool operator==(const Key& o) const { return site == o.site && anchor == o.anchor && anchor_n == o.anchor_n && n == o.n; }
+    };
+    struct KeyHash {
+        std::size_t operator()(const Key& x) const {
+            return std::hash<const void*>()(x.site) ^ (std::hash<const void*>()(x.anchor) * 31) ^ (std::size_t(x.anchor_n) * 0x9E3779B97F4A7C15ull) ^
+                   (std::size_t(x.n) << 40);
+        }
+    };
+    std::unordered_map<Key, std::vector<const ProfileBlock::Access*>, KeyHash> requests;
+    std::unordered_map<const void*, std::vector<std::uint32_t>> counts;  // site -> executions by lane in the epoch
+    std::unordered_map<const void*, bool> uniform;                      // site -> every lane with accesses ran it as often
+    const auto l_first = [](const std::vector<std::size_t>& end, const std::vector<std::size_t>& at) {  // a lane with accesses
+        std::size_t l = 0;
+        while (end[l] == at[l]) ++l;
+        return l;
+    };
+    std::vector<std::pair<const void*, std::uint32_t>> since;          // executions of each site since the anchor
     std::vector<std::pair<const unsigned char*, std::uint64_t>> units, bytes;
     std::unordered_map<unsigned, unsigned> per_bank;
-    for (const auto& [key, req] : b.requests) {
-        AccessCounts& c = req.shared ? (req.store ? k->shared_store : k->shared_load) : (req.store ? k->global_store : k->global_load);
-        ++c.requests;
-        c.lanes += static_cast<std::int64_t>(req.at.size());
-        units.clear();
-        bytes.clear();
-        for (const auto& a : req.at) {
-            const std::uint64_t unit = req.shared ? 4 : 32;
-            for (std::uint64_t u = a.offset / unit; u <= (a.offset + a.bytes - 1) / unit; ++u) units.emplace_back(a.base, u);
-            for (std::uint64_t x = a.offset; x < a.offset + a.bytes; ++x) bytes.emplace_back(a.base, x);
-        }
-        std::sort(units.begin(), units.end());
-        units.erase(std::unique(units.begin(), units.end()), units.end());
-        std::sort(bytes.begin(), bytes.end());
-        const auto distinct = static_cast<std::int64_t>(std::unique(bytes.begin(), bytes.end()) - bytes.begin());
-        c.bytes += distinct;
-        c.ideal += (distinct + (req.shared ? 127 : 31)) / (req.shared ? 128 : 32);
-        if (!req.shared) {
-            c.transactions += static_cast<std::int64_t>(units.size());
-        } else {
-            per_bank.clear();
-            unsigned most = 0;
-            for (const auto& u : units) most = std::max(most, ++per_bank[static_cast<unsigned>(u.second % 32)]);
-            c.transactions += most;
+    const std::size_t nthreads = b.stream.size();
+    for (std::size_t w0 = 0; w0 < nthreads; w0 += 32) {
+        const std::size_t lanes = std::min<std::size_t>(32, nthreads - w0);
+        std::vector<std::size_t> at(lanes, 0);  // each lane's position in its stream
+        while (true) {
+            // the next epoch any lane has accesses in, and each lane's accesses of it
+            std::uint32_t e = UINT32_MAX;
+            for (std::size_t l = 0; l < lanes; ++l)
+                if (at[l] < b.stream[w0 + l].size()) e = std::min(e, b.stream[w0 + l][at[l]].epoch);
+            if (e == UINT32_MAX) break;
+            std::vector<std::size_t> end(lanes);
+            counts.clear();
+            for (std::size_t l = 0; l < lanes; ++l) {
+                const auto& st = b.stream[w0 + l];
+                std::size_t x = at[l];
+                while (x < st.size() && st[x].epoch == e) {
+                    auto& c = counts[st[x].site];
+                    if (c.empty()) c.assign(lanes, 0);
+                    ++c[l];
+                    ++x;
+                }
+                end[l] = x;
+            }
+            uniform.clear();
+            for (const auto& [site, c] : counts) {
+                bool u = true;
+                for (std::size_t m = 0; m < lanes && u; ++m)
+                    if (end[m] > at[m] && c[m] != c[l_first(end, at)]) u = false;
+                uniform[site] = u;
+            }
+            requests.clear();
+            for (std::size_t l = 0; l < lanes; ++l) {
+                if (end[l] == at[l]) continue;
+                const void* anchor = nullptr;
+                std::uint32_t anchor_n = 0;
+                std::unordered_map<const void*, std::uint32_t> uniform_seen;
+                since.clear();
+                for (std::size_t x = at[l]; x < end[l]; ++x) {
+                    const ProfileBlock::Access& a = b.stream[w0 + l][x];
+                    if (uniform[a.site]) {
+                        anchor = a.site;
+                        anchor_n = uniform_seen[a.site]++;
+                        since.clear();
+                        requests[Key{a.site, anchor, anchor_n, 0}].push_back(&a);
+                        continue;
+                    }
+                    std::uint32_t n = 0;
+                    bool found = false;
+                    for (auto& [site, count] : since)
+                        if (site == a.site) {
+                            n = count++;
+                            found = true;
+                            break;
+                        }
+                    if (!found) since.emplace_back(a.site, 1);
+                    requests[Key{a.site, anchor, anchor_n, n}].push_back(&a);
+                }
+                at[l] = end[l];
+            }
+            for (const auto& [key, acc] : requests) {
+                const bool shared = acc.front()->shared, store = acc.front()->store;
+                AccessCounts& c = shared ? (store ? k->shared_store : k->shared_load) : (store ? k->global_store : k->global_load);
+                SiteAccesses& site = (*profile_state().running_sites)[key.site];
+                site.shared = shared;
+                site.store = store;
+                units.clear();
+                bytes.clear();
+                for (const ProfileBlock::Access* a : acc) {
+                    const std::uint64_t unit = shared ? 4 : 32;
+                    for (std::uint64_t u = a->offset / unit; u <= (a->offset + a->bytes - 1) / unit; ++u) units.emplace_back(a->base, u);
+                    for (std::uint64_t x = a->offset; x < a->offset + a->bytes; ++x) bytes.emplace_back(a->base, x);
+                }
+                std::sort(units.begin(), units.end());
+                units.erase(std::unique(units.begin(), units.end()), units.end());
+                std::sort(bytes.begin(), bytes.end());
+                const auto distinct = static_cast<std::int64_t>(std::unique(bytes.begin(), bytes.end()) - bytes.begin());
+                std::int64_t taken = 0;
+                if (!shared) {
+                    taken = static_cast<std::int64_t>(units.size());
+                } else {
+                    per_bank.clear();
+                    unsigned most = 0;
+                    for (const auto& u : units) most = std::max(most, ++per_bank[static_cast<unsigned>(u.second % 32)]);
+                    taken = most;
+                }
+                const std::int64_t ideal = (distinct + (shared ? 127 : 31)) / (shared ? 128 : 32);
+                for (AccessCounts* t : {&c, &site.counts}) {
+                    ++t->requests;
+                    t->lanes += static_cast<std::int64_t>(acc.size());
+                    t->bytes += distinct;
+                    t->transactions += taken;
+                    t->ideal += ideal;
+                }
+            }
         }
     }
 }
@@ -577,7 +665,8 @@ std::string run_block(unsigned nthreads, const std::function<void()>& body, unsi
     std::unique_ptr<ProfileBlock> profile;
     if (profile_on()) {
         profile = std::make_unique<ProfileBlock>();
-        profile->seen.resize(nthreads);
+        profile->stream.resize(nthreads);
+        profile->epoch.assign(nthreads, 0);
         r.profile = profile.get();
     }
     r.warp_slots.assign(static_cast<std::size_t>((nthreads + 31) / 32) * 32, 0);
@@ -815,10 +904,15 @@ unsigned char* dynamic_shared() {
 void set_memory_profile(bool on) {
     Profile& p = profile_state();
     p.on = on;
-    if (on) p.kernels.clear();
+    if (on) {
+        p.kernels.clear();
+        p.sites.clear();
+    }
     p.running = nullptr;
+    p.running_sites = nullptr;
 }
 std::map<std::string, KernelAccesses> memory_profile() { return profile_state().kernels; }
+std::map<std::string, std::map<const void*, SiteAccesses>> memory_profile_sites() { return profile_state().sites; }
 void record_access(const void* p, std::size_t bytes, bool store, const void* site) {
     static thread_local bool inside = false;  // the containers below may be the instrumented copies
     BlockRun* r = tl_run;
@@ -838,11 +932,8 @@ void record_access(const void* p, std::size_t bytes, bool store, const void* sit
     }
     inside = true;
     ProfileBlock& b = *r->profile;
-    const std::uint32_t occurrence = b.seen[r->current][site]++;
-    ProfileBlock::Request& req = b.requests[ProfileBlock::Key{r->current / 32, site, occurrence}];
-    req.shared = shared;
-    req.store = store;
-    req.at.push_back(ProfileBlock::Access{base, static_cast<std::uint64_t>(q - base), static_cast<std::uint32_t>(bytes)});
+    b.stream[r->current].push_back(ProfileBlock::Access{site, b.epoch[r->current], shared, store, base, static_cast<std::uint64_t>(q - base),
+                                                        static_cast<std::uint32_t>(bytes)});
     inside = false;
 }
 void fail(const std::string& what) {
@@ -855,11 +946,13 @@ void fail_host(const std::string& what) { throw std::logic_error("cuda_sim: " + 
 
 void block_barrier() {
     if (!tl_run) fail_host("__syncthreads outside a kernel");
+    if (tl_run->profile) ++tl_run->profile->epoch[tl_run->current];
     yield(FiberState::block_barrier);
 }
 void warp_barrier(unsigned mask) {
     if (!tl_run) fail_host("warp collective outside a kernel");
     ++S().st.warp_collectives;
+    if (tl_run->profile) ++tl_run->profile->epoch[tl_run->current];
     (*tl_run->fibers)[tl_run->current].warp_mask = mask;
     yield(FiberState::warp_barrier);
 }
@@ -950,6 +1043,7 @@ cudaError_t launch(const cudaLaunchConfig_t* cfg, Launch l, std::vector<const vo
         ++st.st.kernels[kernel];
         if (profile_on()) {
             profile_state().running = &profile_state().kernels[kernel];
+            profile_state().running_sites = &profile_state().sites[kernel];
             ++profile_state().running->launches;
         }
         const unsigned n = L.block.x * L.block.y * L.block.z;

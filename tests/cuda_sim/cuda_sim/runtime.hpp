@@ -259,8 +259,8 @@ std::int64_t race_reports();
 
 // Memory-access profile (tests/cuda_sim/memory_profile.cpp: a program whose kernels' every load and
 // store is reported here, see memory_profile_hooks.cpp). The accesses of one warp instruction — the
-// same code site, the same execution of it in each lane (lane k's i-th with lane j's i-th, as a
-// converged warp issues them) — are one request; a global request costs the distinct 32-byte
+// same code site, the lanes aligned as a converged warp issues them (runtime.cpp, cost_requests: a
+// loop's unconditional accesses anchor its conditional ones) — are one request; a global request costs the distinct 32-byte
 // sectors it touches (counted from the start of each allocation, which a GPU aligns to 256 bytes), a
 // shared one the wavefronts of its bank conflicts (the most distinct 4-byte words it touches in one
 // of the 32 banks). Only device allocations and dynamic shared memory are counted (not __shared__
@@ -270,7 +270,7 @@ struct AccessCounts {
     std::int64_t transactions = 0;  // global: 32-byte sectors; shared: wavefronts
     std::int64_t bytes = 0;         // distinct bytes the lanes asked for (a broadcast counts once)
     std::int64_t lanes = 0;         // lane accesses
-    std::int64_t ideal = 0;         // the fewest transactions those bytes need: 32 (global) or 128 (shared) a transaction
+    std::int64_t ideal = 0;         // the fewest transactions those bytes need, request by request: 32 (global) or 128 (shared) bytes each
 };
 struct KernelAccesses {
     std::int64_t launches = 0, blocks = 0;
@@ -280,6 +280,13 @@ struct KernelAccesses {
 void set_memory_profile(bool on);
 // What was counted, by kernel name (name_next_launch's).
 std::map<std::string, KernelAccesses> memory_profile();
+// The same by code site (the instrumented call's return address) within each kernel: which access
+// of the source takes the sectors or wavefronts.
+struct SiteAccesses {
+    bool shared = false, store = false;
+    AccessCounts counts;
+};
+std::map<std::string, std::map<const void*, SiteAccesses>> memory_profile_sites();
 // From the instrumented code: `bytes` at p read or written by the code at `site`. Ignored outside a
 // kernel and when the profile is off.
 void record_access(const void* p, std::size_t bytes, bool store, const void* site);
