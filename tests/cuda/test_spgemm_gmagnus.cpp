@@ -995,6 +995,35 @@ TEST(CudaSpgemm, OnePassLightRows) {
 #endif
 }
 
+// The one-block scans in tiles of 4096 counts (small_scan_kernel, small_finish_kernel): 6000 light
+// rows, one small_scan_kernel launch of two tiles; 9000 rows on the small-product path, C's row
+// offsets in three tiles; long rows listed from two tiles.
+TEST(CudaSpgemm, ScansInTiles) {
+    SKIP_WITHOUT_GPU();
+    const auto many = gs::test::banded<float, std::int32_t>(9000, 1, 74);
+    const auto two_tiles = gs::test::banded<float, std::int32_t>(6000, 1, 75);
+    expect_matches(two_tiles, two_tiles, binned(), "6000 light rows");
+#ifdef GIGASPARSE_CUDA_SIM
+    EXPECT_GT(cuda_sim::stats().kernels.count("small_scan_kernel (exclusive)"), 0);
+#endif
+    EXPECT_TRUE(expect_matches(many, many, GpuSpgemmOptions{}, "9000 rows, small-product path").small_product);
+    // long rows on both sides of the first tile of small_finish_kernel's list: rows 100 and 4500 of
+    // a band full, so rows 99-101 and 4499-4501 of A² have more than 4096 products
+    gs::Coo<float, std::int32_t> coo;
+    coo.nrows = coo.ncols = 5000;
+    for (std::int32_t i = 0; i < 5000; ++i)
+        for (std::int32_t j = 0; j < 5000; ++j)
+            if (i == 100 || i == 4500 || (j >= i - 1 && j <= i + 1)) {
+                coo.row.push_back(i);
+                coo.col.push_back(j);
+                coo.val.push_back(0.5f + static_cast<float>((i + 3 * j) % 5));
+            }
+    const auto two_long = gs::coo_to_csr(coo);
+    const auto lst = expect_matches(two_long, two_long, GpuSpgemmOptions{}, "long rows in two tiles");
+    EXPECT_TRUE(lst.small_product);
+    EXPECT_EQ(lst.small_long_rows, 6);
+}
+
 // Light rows whose products span few columns accumulate densely (GpuSpgemmOptions::
 // dense_light_rows): banded rows of some 1700 products (a block each, spans of 81 columns) and of
 // some 170 (a warp each, spans of 25), rows of a random square (spans of the whole width, which

@@ -266,6 +266,9 @@ TEST(MemoryProfile, LightRows) {
     // the block walk: consecutive threads read consecutive entries of a B row
     EXPECT_GE(efficiency(kernel(p, "hash_rows_kernel (once)").global_load, false), 0.6);
     EXPECT_GE(efficiency(kernel(p, "unstage_rows_kernel").global_store, false), 0.75);
+    const auto& scan = kernel(p, "small_scan_kernel (inclusive)");  // the setup's scans (as small_finish_kernel's)
+    EXPECT_GE(efficiency(scan.global_load, false), 0.8);
+    EXPECT_GE(efficiency(scan.global_store, false), 0.8);
 }
 
 // A small product with long rows (the small-product path): bcsstk13² of the shared matrices.
@@ -277,6 +280,12 @@ TEST(MemoryProfile, SmallProduct) {
     print("small product: bcsstk13 squared", p);
     EXPECT_GT(st.small_long_rows, 0);
     EXPECT_GE(efficiency(kernel(p, "small_long_rows_kernel").global_load, false), 0.7);  // a block walk
+    // the long rows' list, then the row offsets' scan: each warp load and store 32 consecutive counts
+    // (a thread's 16 consecutive counts took 26-30 sectors a request, 0.26-0.30 of their bytes used;
+    // the blocks' partials, interleaved pairs, and the list's few entries use less)
+    for (const char* name : {"small_finish_kernel", "small_finish_kernel (after long rows)"})
+        EXPECT_GE(efficiency(kernel(p, name).global_load, false), 0.6) << name;
+    EXPECT_GE(efficiency(kernel(p, "small_finish_kernel (after long rows)").global_store, false), 0.8);
 }
 
 }  // namespace

@@ -461,31 +461,50 @@ __device__ void block_exclusive_scan(T* data, count_t n, Map f, typename cub::Bl
 // A prefix sum of n <= small_scan_max counts by one block (one launch, where a CUB device scan
 // takes two: its tile states' initialization, then the scan; the setup's and the light rows' scans
 // of a small product are launch latency): with x[i] = in[idx[i]] (in[i] without idx),
-// out[i] = x[0] + ... + x[i] (INCLUSIVE) or the sum before i. Each thread takes small_scan_items
-// consecutive counts; in and out may be one array (every count is read before the block scan's
-// barrier, written after it).
-inline constexpr int small_scan_threads = 512, small_scan_items = 16;
-inline constexpr count_t small_scan_max = count_t{small_scan_threads} * small_scan_items;
-// One tile of such a scan (n <= small_scan_max counts), each offset by `carry`; returns the tile's
-// total. The block's threads all call it; tmp may be reused after it returns.
+// out[i] = x[0] + ... + x[i] (INCLUSIVE) or the sum before i. Warp w takes the small_warp_span
+// counts from w·small_warp_span, lane l those at u·32 + l of them (u < small_scan_items): each load
+// and store of a warp covers 32 consecutive counts, where a thread's run of small_scan_items
+// consecutive counts put its lanes 128 bytes apart, a cache line each (32 a request; 29 sectors a
+// request, 0.25 of their bytes used: cuda_sim_memory_profile); the warp scans its counts round by
+// round with shuffles, a block scan of the warps' totals places them. Without idx, in and out may
+// be one array (each count is read and written by the same thread, a tile after the one before). Tiles of small_scan_tile_counts (8 rounds:
+// 16 held 32 registers of counts, and small_finish_kernel spilled on sm_80); one launch scans up to
+// small_scan_max counts, two tiles.
+inline constexpr int small_scan_threads = 512, small_scan_items = 8;
+inline constexpr count_t small_scan_tile_counts = count_t{small_scan_threads} * small_scan_items;
+inline constexpr count_t small_scan_max = 2 * small_scan_tile_counts;
+inline constexpr count_t small_warp_span = count_t{warp_size} * small_scan_items;
+// One tile of such a scan (n <= small_scan_tile_counts counts), each offset by `carry`; returns the
+// tile's total. The block's threads all call it; tmp may be reused after it returns.
 template <bool INCLUSIVE>
 __device__ __forceinline__ count_t small_scan_tile(const count_t* in, const count_t* __restrict__ idx, count_t* out, count_t n, count_t carry,
                                                    typename cub::BlockScan<count_t, small_scan_threads>::TempStorage& tmp) {
-    const count_t b = static_cast<count_t>(threadIdx.x) * small_scan_items;
-    count_t x[small_scan_items], sum = 0;
+    constexpr unsigned all = 0xffffffffu;
+    const unsigned lane = threadIdx.x % warp_size;
+    const count_t first = static_cast<count_t>(threadIdx.x / warp_size) * small_warp_span + lane;
+    count_t x[small_scan_items];
     GIGASPARSE_UNROLL
     for (int u = 0; u < small_scan_items; ++u) {
-        x[u] = b + u < n ? in[idx ? idx[b + u] : b + u] : 0;
-        sum += x[u];
+        const count_t i = first + u * warp_size;
+        x[u] = i < n ? in[idx ? idx[i] : i] : 0;
     }
-    count_t run = 0, total = 0;
-    cub::BlockScan<count_t, small_scan_threads>(tmp).ExclusiveSum(sum, run, total);
-    run += carry;
+    count_t run = 0;  // the warp's counts before round u
     GIGASPARSE_UNROLL
     for (int u = 0; u < small_scan_items; ++u) {
-        if (INCLUSIVE) run += x[u];
-        if (b + u < n) out[b + u] = run;
-        if (!INCLUSIVE) run += x[u];
+        count_t incl = x[u];
+        for (int o = 1; o < warp_size; o *= 2) {
+            const count_t t = __shfl_up_sync(all, incl, o);
+            if (lane >= static_cast<unsigned>(o)) incl += t;
+        }
+        x[u] = run + (INCLUSIVE ? incl : incl - x[u]);
+        run += __shfl_sync(all, incl, warp_size - 1);
+    }
+    count_t before = 0, total = 0;  // the warps before this one (only their last lanes count)
+    cub::BlockScan<count_t, small_scan_threads>(tmp).ExclusiveSum(lane == warp_size - 1 ? run : count_t(0), before, total);
+    GIGASPARSE_UNROLL
+    for (int u = 0; u < small_scan_items; ++u) {
+        const count_t i = first + u * warp_size;
+        if (i < n) out[i] = carry + before + x[u];
     }
     __syncthreads();  // tmp read by every thread (the total) before a next tile writes it
     return total;
@@ -494,7 +513,9 @@ template <bool INCLUSIVE>
 static __global__ void __launch_bounds__(small_scan_threads) small_scan_kernel(const count_t* in, const count_t* __restrict__ idx, count_t* out,
                                                                                 count_t n) {
     __shared__ typename cub::BlockScan<count_t, small_scan_threads>::TempStorage tmp;
-    (void)small_scan_tile<INCLUSIVE>(in, idx, out, n, 0, tmp);
+    count_t carry = 0;
+    for (count_t t0 = 0; t0 < n; t0 += small_scan_tile_counts)
+        carry += small_scan_tile<INCLUSIVE>(in + (idx ? 0 : t0), idx ? idx + t0 : nullptr, out + t0, min_c(n - t0, small_scan_tile_counts), carry, tmp);
 }
 
 // ------------------------------------------------------------------ hierarchical multisplit (Alg. 5)
@@ -1561,16 +1582,23 @@ static __global__ void __launch_bounds__(small_warps * warp_size, small_min_bloc
 // small_long_mark, in order, at out; returns how many. tmp may be reused after it returns.
 __device__ __forceinline__ count_t small_long_tile(const count_t* __restrict__ c, count_t n, count_t first, count_t* __restrict__ out,
                                                    typename cub::BlockScan<count_t, small_scan_threads>::TempStorage& tmp) {
-    const count_t b = static_cast<count_t>(threadIdx.x) * small_scan_items;
-    unsigned marks = 0;  // bit u: row b + u is long
+    constexpr unsigned all = 0xffffffffu;
+    const unsigned lane = threadIdx.x % warp_size, lower = (1u << lane) - 1u;
+    const count_t w0 = static_cast<count_t>(threadIdx.x / warp_size) * small_warp_span + lane;  // as small_scan_tile's
+    unsigned marks[small_scan_items], nwarp = 0;  // round u's long rows of the warp
     GIGASPARSE_UNROLL
-    for (int u = 0; u < small_scan_items; ++u)
-        if (b + u < n && c[b + u] == small_long_mark) marks |= 1u << u;
+    for (int u = 0; u < small_scan_items; ++u) {
+        const count_t i = w0 + u * warp_size;
+        marks[u] = __ballot_sync(all, i < n && c[i] == small_long_mark);
+        nwarp += static_cast<unsigned>(__popc(marks[u]));
+    }
     count_t at = 0, total = 0;
-    cub::BlockScan<count_t, small_scan_threads>(tmp).ExclusiveSum(static_cast<count_t>(__popc(marks)), at, total);
+    cub::BlockScan<count_t, small_scan_threads>(tmp).ExclusiveSum(lane == warp_size - 1 ? count_t(nwarp) : count_t(0), at, total);
     GIGASPARSE_UNROLL
-    for (int u = 0; u < small_scan_items; ++u)
-        if ((marks >> u) & 1u) out[at++] = first + b + u;
+    for (int u = 0; u < small_scan_items; ++u) {
+        if ((marks[u] >> lane) & 1u) out[at + __popc(marks[u] & lower)] = first + w0 + u * warp_size;
+        at += static_cast<count_t>(__popc(marks[u]));
+    }
     __syncthreads();  // tmp read by every thread (the total) before a next tile writes it
     return total;
 }
@@ -1578,7 +1606,7 @@ __device__ __forceinline__ count_t small_long_tile(const count_t* __restrict__ c
 // The end of a small product's symbolic count, one block, with the blocks' partials summed into
 // counts = {nnz(C), products, long rows, rows sent back}, read by the host in one round trip.
 // Without long rows (or after_long: small_long_rows_kernel counted them): C's row offsets from the
-// row lengths at c_ptr[1..m] (in place, tiles of small_scan_max), c_ptr[0] = 0, and nnz(C). With
+// row lengths at c_ptr[1..m] (in place, tiles of small_scan_tile_counts), c_ptr[0] = 0, and nnz(C). With
 // long rows, first: their list in row order at long_rows (nnz(C) -1 until the second call), and
 // no rows sent back yet (small_long_rows_kernel adds its own).
 static __global__ void __launch_bounds__(small_scan_threads) small_finish_kernel(count_t m, count_t nblocks, const count_t* __restrict__ partials,
@@ -1597,8 +1625,8 @@ static __global__ void __launch_bounds__(small_scan_threads) small_finish_kernel
     }
     const bool list = total[1] > 0 && !after_long;  // block-uniform
     count_t carry = 0;
-    for (count_t t0 = 0; t0 < m; t0 += small_scan_max) {
-        const count_t n = min_c(m - t0, small_scan_max);
+    for (count_t t0 = 0; t0 < m; t0 += small_scan_tile_counts) {
+        const count_t n = min_c(m - t0, small_scan_tile_counts);
         if (list) carry += small_long_tile(c_ptr + 1 + t0, n, t0, long_rows + carry, tmp);
         else carry += small_scan_tile<true>(c_ptr + 1 + t0, nullptr, c_ptr + 1 + t0, n, carry, tmp);
     }
