@@ -25,7 +25,6 @@
 
 #include <gigasparse/core/convert.hpp>
 #include <gigasparse/cuda/spgemm.hpp>
-#include <gigasparse/io/matrix_market.hpp>
 #include <gigasparse/reference/kernels.hpp>
 
 #include "cuda/gpu_test_support.hpp"
@@ -271,13 +270,24 @@ TEST(MemoryProfile, LightRows) {
     EXPECT_GE(efficiency(scan.global_store, false), 0.8);
 }
 
-// A small product with long rows (the small-product path): bcsstk13² of the shared matrices.
+// A small product with long rows (the small-product path): a band of 4000 rows (17 a row) with
+// rows 10, 2000 and 3999 full, squared — rows of a few hundred products a warp each, the full rows'
+// and their neighbours' (more than 4096 products) a block each.
 TEST(MemoryProfile, SmallProduct) {
-    const auto m = gs::io::read_mtx<float, std::int32_t>(gs::test::matrix_dir() + "/bcsstk13.mtx.gz");
+    gs::Coo<float, std::int32_t> coo;
+    coo.nrows = coo.ncols = 4000;
+    for (std::int32_t i = 0; i < 4000; ++i)
+        for (std::int32_t j = 0; j < 4000; ++j)
+            if (i == 10 || i == 2000 || i == 3999 || (j >= i - 8 && j <= i + 8)) {
+                coo.row.push_back(i);
+                coo.col.push_back(j);
+                coo.val.push_back(0.25f + static_cast<float>((7 * i + j) % 9));
+            }
+    const auto m = gs::coo_to_csr(coo);
     GpuSpgemmStats st;
     const auto p = profile(m, m, GpuSpgemmOptions{}, &st);
     EXPECT_TRUE(st.small_product);
-    print("small product: bcsstk13 squared", p);
+    print("small product: a band of 4000 rows with three full rows, squared", p);
     EXPECT_GT(st.small_long_rows, 0);
     EXPECT_GE(efficiency(kernel(p, "small_long_rows_kernel").global_load, false), 0.7);  // a block walk
     // the long rows' list, then the row offsets' scan: each warp load and store 32 consecutive counts
