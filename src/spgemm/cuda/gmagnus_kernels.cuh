@@ -467,9 +467,9 @@ __device__ void block_exclusive_scan(T* data, count_t n, Map f, typename cub::Bl
 // consecutive counts put its lanes 128 bytes apart, a cache line each (32 a request; 29 sectors a
 // request, 0.25 of their bytes used: cuda_sim_memory_profile); the warp scans its counts round by
 // round with shuffles, a block scan of the warps' totals places them. Without idx, in and out may
-// be one array (each count is read and written by the same thread, a tile after the one before). Tiles of small_scan_tile_counts (8 rounds:
-// 16 held 32 registers of counts, and small_finish_kernel spilled on sm_80); one launch scans up to
-// small_scan_max counts, two tiles.
+// be one array (each count is read and written by the same thread, a tile after the one before).
+// Tiles of small_scan_tile_counts (8 rounds: 16 held 32 registers of counts, and
+// small_finish_kernel spilled on sm_80); one launch scans up to small_scan_max counts, two tiles.
 inline constexpr int small_scan_threads = 512, small_scan_items = 8;
 inline constexpr count_t small_scan_tile_counts = count_t{small_scan_threads} * small_scan_items;
 inline constexpr count_t small_scan_max = 2 * small_scan_tile_counts;
