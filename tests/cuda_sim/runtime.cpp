@@ -386,9 +386,9 @@ struct ProfileBlock {
 
 struct Profile {
     bool on = false;
-    std::map<std::string, KernelAccesses> kernels;
-    std::map<std::string, std::map<const void*, SiteAccesses>> sites;
-    KernelAccesses* running = nullptr;  // the running launch's counts
+    std::map<std::string, std::pair<std::int64_t, std::int64_t>> runs;  // by kernel: launches, blocks
+    std::map<std::string, std::map<const void*, SiteAccesses>> sites;    // by kernel (its totals are their sums)
+    std::pair<std::int64_t, std::int64_t>* running = nullptr;            // the running launch's
     std::map<const void*, SiteAccesses>* running_sites = nullptr;
 };
 Profile& profile_state() {
@@ -406,9 +406,8 @@ bool profile_on() { return profile_state().on; }
 // in iteration i of a loop pairs with the other lanes' stores of iteration i, not with their i-th
 // store (which, lanes skipping different iterations, would pair stores of different iterations).
 void cost_requests(const ProfileBlock& b) {
-    KernelAccesses* k = profile_state().running;
-    if (!k) return;
-    ++k->blocks;
+    if (!profile_state().running) return;
+    ++profile_state().running->second;
     struct Key {
         const void* site;
         const void* anchor;
@@ -456,10 +455,11 @@ void cost_requests(const ProfileBlock& b) {
                 end[l] = x;
             }
             uniform.clear();
+            const std::size_t first = l_first(end, at);
             for (const auto& [site, c] : counts) {
                 bool u = true;
                 for (std::size_t m = 0; m < lanes && u; ++m)
-                    if (end[m] > at[m] && c[m] != c[l_first(end, at)]) u = false;
+                    if (end[m] > at[m] && c[m] != c[first]) u = false;
                 uniform[site] = u;
             }
             requests.clear();
@@ -493,7 +493,6 @@ void cost_requests(const ProfileBlock& b) {
             }
             for (const auto& [key, acc] : requests) {
                 const bool shared = acc.front()->shared, store = acc.front()->store;
-                AccessCounts& c = shared ? (store ? k->shared_store : k->shared_load) : (store ? k->global_store : k->global_load);
                 SiteAccesses& site = (*profile_state().running_sites)[key.site];
                 site.shared = shared;
                 site.store = store;
@@ -518,13 +517,12 @@ void cost_requests(const ProfileBlock& b) {
                     taken = most;
                 }
                 const std::int64_t ideal = (distinct + (shared ? 127 : 31)) / (shared ? 128 : 32);
-                for (AccessCounts* t : {&c, &site.counts}) {
-                    ++t->requests;
-                    t->lanes += static_cast<std::int64_t>(acc.size());
-                    t->bytes += distinct;
-                    t->transactions += taken;
-                    t->ideal += ideal;
-                }
+                AccessCounts& t = site.counts;
+                ++t.requests;
+                t.lanes += static_cast<std::int64_t>(acc.size());
+                t.bytes += distinct;
+                t.transactions += taken;
+                t.ideal += ideal;
             }
         }
     }
@@ -905,13 +903,29 @@ void set_memory_profile(bool on) {
     Profile& p = profile_state();
     p.on = on;
     if (on) {
-        p.kernels.clear();
+        p.runs.clear();
         p.sites.clear();
     }
     p.running = nullptr;
     p.running_sites = nullptr;
 }
-std::map<std::string, KernelAccesses> memory_profile() { return profile_state().kernels; }
+std::map<std::string, KernelAccesses> memory_profile() {
+    std::map<std::string, KernelAccesses> out;
+    for (const auto& [name, run] : profile_state().runs) {
+        KernelAccesses& k = out[name];
+        k.launches = run.first;
+        k.blocks = run.second;
+        for (const auto& [at, a] : profile_state().sites[name]) {
+            AccessCounts& c = a.shared ? (a.store ? k.shared_store : k.shared_load) : (a.store ? k.global_store : k.global_load);
+            c.requests += a.counts.requests;
+            c.transactions += a.counts.transactions;
+            c.bytes += a.counts.bytes;
+            c.lanes += a.counts.lanes;
+            c.ideal += a.counts.ideal;
+        }
+    }
+    return out;
+}
 std::map<std::string, std::map<const void*, SiteAccesses>> memory_profile_sites() { return profile_state().sites; }
 void record_access(const void* p, std::size_t bytes, bool store, const void* site) {
     static thread_local bool inside = false;  // the containers below may be the instrumented copies
@@ -1042,9 +1056,9 @@ cudaError_t launch(const cudaLaunchConfig_t* cfg, Launch l, std::vector<const vo
         ++st.st.launches;
         ++st.st.kernels[kernel];
         if (profile_on()) {
-            profile_state().running = &profile_state().kernels[kernel];
+            profile_state().running = &profile_state().runs[kernel];
             profile_state().running_sites = &profile_state().sites[kernel];
-            ++profile_state().running->launches;
+            ++profile_state().running->first;
         }
         const unsigned n = L.block.x * L.block.y * L.block.z;
         for (unsigned z = 0; z < L.grid.z; ++z)
