@@ -494,6 +494,50 @@ TEST(CudaSpgemm, PlanWithDeviceMatrices) {
     EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(sq.view(), sq.view()).view(), plan.numeric(ds, ds).download().view(), 1e-10));
 }
 
+#ifdef GIGASPARSE_CUDA_SIM
+// A block of dense_segments_kernel takes a run of consecutive dense chunks (dense_chunks_per_block:
+// its shared memory cleared once, each chunk's entries and bitmap words zeroed behind it for the
+// next): one chunk a block on 132 SMs, runs on one SM. Symbolic, numeric and known (a plan's later
+// numeric phases) against the reference; a word or value not zeroed behind would add to the next
+// chunk of the run.
+TEST(CudaSpgemm, DenseChunksInRuns) {
+    namespace gm = gs::cuda::gmagnus;
+    auto a = gs::test::rmat_like<double, std::int32_t>(8, 16, 12, 61);
+    auto b = gs::test::rmat_like<double, std::int32_t>(16, 16, 3, 62);
+    const GpuSpgemmOptions o = budget(4096);
+    const auto blocks = [](const char* k) {
+        const auto s = cuda_sim::stats();
+        const auto it = s.kernel_blocks.find(k);
+        return it == s.kernel_blocks.end() ? std::int64_t{0} : it->second;
+    };
+    cuda_sim::reset();
+    const auto st = expect_matches(a, b, o, "132 SMs");
+    ASSERT_EQ(st.batches, 1);
+    const std::int64_t chunks = blocks("dense_segments_kernel") / 2;  // symbolic and numeric, a block a chunk
+    ASSERT_EQ(gm::dense_chunks_per_block(chunks, 2 * 132), 1);
+    ASSERT_GE(chunks, 16) << "too few dense chunks for runs on one SM";
+    const std::int64_t per = gm::dense_chunks_per_block(chunks, 2);
+    EXPECT_GE(per, 2);
+    cuda_sim::config().sm_count = 1;
+    cuda_sim::reset();
+    expect_matches(a, b, o, "one SM");
+    EXPECT_EQ(blocks("dense_segments_kernel"), 2 * gm::ceil_div(chunks, per));
+    {
+        gs::cuda::GpuSpgemmPlan<double, std::int32_t> plan(o);
+        plan.symbolic(a.view(), b.view());
+        for (int round = 0; round < 3; ++round) {
+            new_values(a, round);
+            new_values(b, round + 5);
+            cuda_sim::reset();
+            const auto got = plan.numeric(a.view(), b.view());
+            EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(a.view(), b.view()).view(), got.view(), 1e-10)) << "one SM, plan round " << round;
+            EXPECT_EQ(blocks(round == 0 ? "dense_segments_kernel" : "dense_segments_kernel (known)"), gm::ceil_div(chunks, per)) << "round " << round;
+        }
+    }
+    cuda_sim::config() = cuda_sim::default_config();
+}
+#endif
+
 // Small product that reaches every kernel (light hash rows, outer product, two multisplit levels,
 // hash and dense chunks, two batches): the case compute-sanitizer runs in scripts/device-check.
 TEST(CudaSpgemm, SanitizerSmall) {
@@ -556,6 +600,26 @@ TEST(CudaSpgemm, RacecheckSmallProducts) {
 #ifdef GIGASPARSE_CUDA_SIM
     EXPECT_EQ(cuda_sim::race_reports(), races_before) << "ThreadSanitizer reported a race in the plan (above)";
     for (const auto& [name, n] : cuda_sim::stats().kernels) kernels_run.insert(name);  // the plan's two passes over the light rows
+    {
+        // one batch on one SM: its 71 dense chunks a phase in runs of 8 a block (DenseChunksInRuns),
+        // each chunk's entries zeroed behind it while the next one's products are still to come
+        cuda_sim::config().sm_count = 1;
+        cuda_sim::reset();
+        GpuSpgemmOptions one = o;
+        one.intermediate_budget_bytes = 0;
+        expect_matches(a, b, one, "one batch, one SM");
+        const auto runs = cuda_sim::stats();
+        EXPECT_LT(runs.kernel_blocks.at("dense_segments_kernel"), 2 * 71 / 4) << "runs of dense chunks";
+        gs::cuda::GpuSpgemmPlan<double, std::int32_t> plan(one);
+        plan.symbolic(a.view(), b.view());
+        auto a2 = a;
+        for (int round = 0; round < 2; ++round) {
+            new_values(a2, 3 + round);
+            const auto c = plan.numeric(a2.view(), b.view());
+            EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(a2.view(), b.view()).view(), c.view(), 1e-10)) << "one SM, plan, numeric phase " << round;
+        }
+        cuda_sim::config() = cuda_sim::default_config();
+    }
 #endif
     const auto af = gs::test::rmat_like<float, std::int64_t>(6, 6, 6, 53);
     expect_matches(af, af, {}, "float, int64, light rows");
@@ -1422,10 +1486,13 @@ void random_combination(std::uint64_t seed) {
 // streams, block sizes) must give the same product in any mix.
 TEST(CudaSpgemm, RandomOptionCombinations) {
     SKIP_WITHOUT_GPU();
-    // GIGASPARSE_OPTION_SEEDS=N draws N combinations instead (a longer hunt, by hand)
+    // GIGASPARSE_OPTION_SEEDS=N draws N combinations instead, from seed GIGASPARSE_OPTION_FIRST_SEED
+    // (default 1): a longer hunt, by hand, past the seeds already run
     const char* env = std::getenv("GIGASPARSE_OPTION_SEEDS");
+    const char* first_env = std::getenv("GIGASPARSE_OPTION_FIRST_SEED");
     const std::uint64_t seeds = env ? std::strtoull(env, nullptr, 10) : static_cast<std::uint64_t>(sim_or(20, 60));
-    for (std::uint64_t seed = 1; seed <= seeds; ++seed) {
+    const std::uint64_t first = first_env ? std::strtoull(first_env, nullptr, 10) : 1;
+    for (std::uint64_t seed = first; seed < first + seeds; ++seed) {
         switch (seed % 4) {
             case 0: random_combination<double, std::int32_t>(seed); break;
             case 1: random_combination<float, std::int32_t>(seed); break;

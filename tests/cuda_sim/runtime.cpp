@@ -1065,6 +1065,7 @@ cudaError_t launch(const cudaLaunchConfig_t* cfg, Launch l, std::vector<const vo
             for (unsigned y = 0; y < L.grid.y; ++y)
                 for (unsigned x = 0; x < L.grid.x; ++x) {
                     ++st.st.blocks;
+                    ++st.st.kernel_blocks[kernel];
                     st.st.threads += n;
                     std::string err;
                     device_work([&] {

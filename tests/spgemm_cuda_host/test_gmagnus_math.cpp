@@ -696,6 +696,23 @@ TEST(GmagnusMath, OuterProductOwnerMapMatchesThePaperMapping) {
 
 // nth_set_bit (the sparse batches of dense_accumulate's write): every set bit of random words, of
 // full and single-bit words, found in order.
+TEST(GmagnusMath, DenseChunksPerBlock) {
+    // 132 SMs, two blocks each: 264 slots; a block a chunk until four waves of blocks fill them
+    EXPECT_EQ(gm::dense_chunks_per_block(0, 264), 1);
+    EXPECT_EQ(gm::dense_chunks_per_block(1, 264), 1);
+    EXPECT_EQ(gm::dense_chunks_per_block(4 * 264 * 2 - 1, 264), 1);
+    EXPECT_EQ(gm::dense_chunks_per_block(4 * 264 * 2, 264), 2);
+    EXPECT_EQ(gm::dense_chunks_per_block(4 * 264 * 5 + 7, 264), 5);
+    EXPECT_EQ(gm::dense_chunks_per_block(4 * 264 * 8, 264), gm::dense_chunks_per_block_max);
+    EXPECT_EQ(gm::dense_chunks_per_block(count_t(1) << 40, 264), gm::dense_chunks_per_block_max);
+    EXPECT_EQ(gm::dense_chunks_per_block(20, 0), 5);  // no slots known: counted as one
+    for (count_t n : {count_t(1), count_t(999), count_t(123457)}) {  // the launch covers every chunk
+        const count_t per = gm::dense_chunks_per_block(n, 264);
+        EXPECT_GE(gm::ceil_div(n, per) * per, n);
+        EXPECT_LT((gm::ceil_div(n, per) - 1) * per, n);
+    }
+}
+
 TEST(GmagnusMath, DenseWriteSelects) {
     EXPECT_FALSE(gm::dense_write_selects(1, 1));     // a word of one entry: its store
     EXPECT_FALSE(gm::dense_write_selects(32, 4));    // four words: four stores against a round
@@ -715,8 +732,12 @@ TEST(GmagnusMath, NthSetBit) {
         if (trial == 2) bits = 1u;
         ASSERT_EQ(gm::popcount32(bits), static_cast<unsigned>(std::popcount(bits)));
         unsigned r = 0;
-        for (unsigned b = 0; b < 32; ++b)
-            if ((bits >> b) & 1u) ASSERT_EQ(gm::nth_set_bit(bits, r++), b) << std::hex << bits << std::dec << " r " << r - 1;
+        for (unsigned b = 0; b < 32; ++b) {
+            if ((bits >> b) & 1u) {
+                ASSERT_EQ(gm::nth_set_bit(bits, r), b) << std::hex << bits << std::dec << " r " << r;
+                ++r;
+            }
+        }
     }
 }
 

@@ -1209,21 +1209,27 @@ __device__ __forceinline__ void finish_light_row(I* keys, V* vals, count_t cap, 
 // warp a run of bitmap words, placed by the group's scan of their popcounts, a word's entries a
 // store of the warp), and known writes
 // the known_len known columns at out with their values (Window: those in the span). No
-// hashing, compaction or sort. Light rows whose products span few columns (light_row_is_dense:
+// hashing, compaction or sort. Reuse (dense_segments_kernel's run of chunks): the caller cleared
+// smem (every byte zero), and with `zero_behind` each entry's value and each occupied bitmap word
+// are zeroed once read for the last time, which leaves it so for the next chunk, whatever its span. Light rows whose products span few columns (light_row_is_dense:
 // for banded and FEM matrices the sort was most of a row's work, 78 bitonic steps over a
 // 4096-entry row) and heavy chunks of a short span use it.
-template <Phase P, class G, bool Window = false, class V, class I, class Walk>
+template <Phase P, class G, bool Window = false, bool Reuse = false, class V, class I, class Walk>
 __device__ count_t dense_accumulate(unsigned char* smem, count_t lo, count_t span, Walk walk, count_t* __restrict__ count, count_t out, count_t known_len,
-                                    const I* __restrict__ known_col, I* __restrict__ c_col, V* __restrict__ c_val, unsigned* scan_words) {
+                                    const I* __restrict__ known_col, I* __restrict__ c_col, V* __restrict__ c_val, unsigned* scan_words,
+                                    bool zero_behind = false) {
+    static_assert(!(Reuse && Window), "a window's values stay for the next window's known columns");
     using u32 = std::uint32_t;  // a span fits shared memory's bits: 32-bit offsets (registers: the warp kernel spilled with 64)
     const auto cols = static_cast<u32>(span), words = (cols + 31) / 32;
     auto* bitmap = reinterpret_cast<u32*>(smem);
     V* acc = reinterpret_cast<V*>(smem + (words * 4 + 15) / 16 * 16);
-    if constexpr (P != Phase::known)
-        for (u32 w = G::rank(); w < words; w += G::size()) bitmap[w] = 0;
-    if constexpr (has_values(P))
-        for (u32 c = G::rank(); c < cols; c += G::size()) acc[c] = V(0);
-    G::sync();
+    if constexpr (!Reuse) {
+        if constexpr (P != Phase::known)
+            for (u32 w = G::rank(); w < words; w += G::size()) bitmap[w] = 0;
+        if constexpr (has_values(P))
+            for (u32 c = G::rank(); c < cols; c += G::size()) acc[c] = V(0);
+    }
+    G::sync();  // (Reuse: the caller's clear, or the previous chunk's zeroing, before the products)
     walk([&](const LightProduct<V, I>& p) {
         const auto c = static_cast<u32>(static_cast<count_t>(p.col) - lo);
         if constexpr (P != Phase::known) atomicOr(&bitmap[c >> 5], 1u << (c & 31));
@@ -1239,6 +1245,7 @@ __device__ count_t dense_accumulate(unsigned char* smem, count_t lo, count_t spa
             }
             c_col[out + i] = cc;
             c_val[out + i] = acc[static_cast<u32>(c)];
+            if (Reuse && zero_behind) acc[static_cast<u32>(c)] = V(0);  // (known columns are distinct)
         }
         return 0;
     } else {
@@ -1250,7 +1257,12 @@ __device__ count_t dense_accumulate(unsigned char* smem, count_t lo, count_t spa
         const u32 per = (words + nwarps - 1) / nwarps;
         const u32 wb = warp * per < words ? warp * per : words, we = wb + per < words ? wb + per : words;
         u32 n = 0;
-        for (u32 w = wb + lane; w < we; w += warp_size) n += static_cast<u32>(__popc(bitmap[w]));
+        for (u32 w = wb + lane; w < we; w += warp_size) {
+            const u32 b = bitmap[w];
+            n += static_cast<u32>(__popc(b));
+            if constexpr (Reuse && !has_values(P))  // symbolic: its last read of the word
+                if (zero_behind && b != 0u) bitmap[w] = 0u;
+        }
         n = __shfl_sync(0xffffffffu, warp_inclusive_sum(n), warp_size - 1);  // the run's entries
         u32 total = 0;
         u32 at = G::exclusive_sum(lane == 0 ? n : 0u, scan_words, total);  // lane 0: the runs before the warp's
@@ -1274,6 +1286,7 @@ __device__ count_t dense_accumulate(unsigned char* smem, count_t lo, count_t spa
                 const u32 bits = w0 + lane < we ? bitmap[w0 + lane] : 0u;
                 u32 occupied = __ballot_sync(all, bits != 0u);
                 const u32 nocc = static_cast<u32>(__popc(occupied));
+                bool selected = false;
                 if (nocc >= dense_write_select_cost) {
                     const u32 incl = warp_inclusive_sum(static_cast<u32>(__popc(bits)));
                     const u32 batch = __shfl_sync(all, incl, warp_size - 1);
@@ -1288,21 +1301,29 @@ __device__ count_t dense_accumulate(unsigned char* smem, count_t lo, count_t spa
                                 const u32 c = ((w0 + k) << 5) + nth_set_bit(kb, j - (kin - static_cast<u32>(__popc(kb))));
                                 c_col[out + at + j] = static_cast<I>(lo + c);
                                 c_val[out + at + j] = acc[c];
+                                if (Reuse && zero_behind) acc[c] = V(0);
                             }
                         }
                         at += batch;
-                        continue;
+                        selected = true;
                     }
                 }
-                for (; occupied != 0u; occupied &= occupied - 1u) {
-                    const u32 w = w0 + static_cast<u32>(__ffs(static_cast<int>(occupied)) - 1);
-                    const u32 b = bitmap[w];
-                    if ((b >> lane) & 1u) {
-                        const u32 c = (w << 5) + lane, pos = at + static_cast<u32>(__popc(b & below));
-                        c_col[out + pos] = static_cast<I>(lo + c);
-                        c_val[out + pos] = acc[c];
+                if (!selected) {
+                    for (; occupied != 0u; occupied &= occupied - 1u) {
+                        const u32 w = w0 + static_cast<u32>(__ffs(static_cast<int>(occupied)) - 1);
+                        const u32 b = bitmap[w];
+                        if ((b >> lane) & 1u) {
+                            const u32 c = (w << 5) + lane, pos = at + static_cast<u32>(__popc(b & below));
+                            c_col[out + pos] = static_cast<I>(lo + c);
+                            c_val[out + pos] = acc[c];
+                            if (Reuse && zero_behind) acc[c] = V(0);
+                        }
+                        at += static_cast<u32>(__popc(b));
                     }
-                    at += static_cast<u32>(__popc(b));
+                }
+                if constexpr (Reuse) {  // the batch's words: read by every lane above, zeroed by their own lane
+                    __syncwarp();
+                    if (zero_behind && bits != 0u) bitmap[w0 + lane] = 0u;
                 }
             }
         }
@@ -1759,28 +1780,37 @@ static __global__ void __launch_bounds__(hash_max_threads) hash_segments_kernel(
 
 // Heavy chunks: dense accumulator over the chunk's span + bitmap (dense_accumulate): the count to
 // seg_nnz[id] (symbolic), the sorted chunk at seg_out[id] (numeric), or its seg_nnz[id] known
-// columns of C there read from the accumulator (known). Launch bound of two blocks an SM (64
-// registers at 512 threads): with the block size alone ptxas (nvcc 13, sm_80) aimed at four, 32
-// registers, and spilled the double kernels.
+// columns of C there read from the accumulator (known). Each block takes `per_block` consecutive
+// chunks of ids[0, n) (dense_chunks_per_block): its smem_words words of shared memory cleared
+// once, each chunk's entries and bitmap words zeroed behind it for the next. Launch bound of two blocks an SM (64 registers at 512
+// threads): with the block size alone ptxas (nvcc 13, sm_80) aimed at four, 32 registers, and
+// spilled the double kernels.
 template <int THREADS, Phase P, class V, class I>
-static __global__ void __launch_bounds__(THREADS, 2) dense_segments_kernel(const count_t* __restrict__ ids, const Segment* __restrict__ segs, const I* __restrict__ col0,
+static __global__ void __launch_bounds__(THREADS, 2) dense_segments_kernel(count_t n, count_t per_block, count_t smem_words, const count_t* __restrict__ ids,
+                                                                 const Segment* __restrict__ segs, const I* __restrict__ col0,
                                                                  const V* __restrict__ val0, const I* __restrict__ col1, const V* __restrict__ val1,
                                                                  count_t* __restrict__ seg_nnz, const count_t* __restrict__ seg_out,
                                                                  const I* __restrict__ known_col, I* __restrict__ c_col, V* __restrict__ c_val) {
     static_assert(P != Phase::once, "chunks are counted, then accumulated");
     GIGASPARSE_DYNAMIC_SHARED(smem_raw);
     __shared__ unsigned warp_sums[THREADS / warp_size];
-    const count_t id = ids[blockIdx.x];
-    const Segment sg = segs[id];
-    const I* col = sg.buffer == 0 ? col0 : col1;
-    const V* val = sg.buffer == 0 ? val0 : val1;
-    const auto elements = [&](auto use) {  // (the intermediate holds columns within the chunk: C's column is sg.base + col)
-        for_each_element<segment_unroll>(Range{sg.begin, sg.end}, THREADS, intermediate_load<P>(col, val), [&](count_t, const LightProduct<V, I>& x) {
-            use(LightProduct<V, I>{static_cast<I>(sg.base + static_cast<count_t>(x.col)), x.val});
-        });
-    };
-    dense_accumulate<P, BlockGroup>(smem_raw, sg.base, count_t(1) << sg.span_log2, elements, seg_nnz + id, P == Phase::symbolic ? 0 : seg_out[id],
-                                    P == Phase::known ? seg_nnz[id] : 0, known_col, c_col, c_val, warp_sums);
+    const count_t first = blockIdx.x * per_block, last = min_c(n, first + per_block);
+    auto* words = reinterpret_cast<std::uint32_t*>(smem_raw);
+    for (count_t w = threadIdx.x; w < smem_words; w += THREADS) words[w] = 0u;  // (dense_accumulate's barrier follows)
+    for (count_t b = first; b < last; ++b) {
+        const count_t id = ids[b];
+        const Segment sg = segs[id];
+        const I* col = sg.buffer == 0 ? col0 : col1;
+        const V* val = sg.buffer == 0 ? val0 : val1;
+        const auto elements = [&](auto use) {  // (the intermediate holds columns within the chunk: C's column is sg.base + col)
+            for_each_element<segment_unroll>(Range{sg.begin, sg.end}, THREADS, intermediate_load<P>(col, val), [&](count_t, const LightProduct<V, I>& x) {
+                use(LightProduct<V, I>{static_cast<I>(sg.base + static_cast<count_t>(x.col)), x.val});
+            });
+        };
+        dense_accumulate<P, BlockGroup, false, true>(smem_raw, sg.base, count_t(1) << sg.span_log2, elements, seg_nnz + id,
+                                                     P == Phase::symbolic ? 0 : seg_out[id], P == Phase::known ? seg_nnz[id] : 0, known_col, c_col, c_val,
+                                                     warp_sums, b + 1 < last);
+    }
 }
 
 // ------------------------------------------------------------------ output placement of segments

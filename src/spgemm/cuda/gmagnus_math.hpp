@@ -764,7 +764,8 @@ GIGASPARSE_HD constexpr unsigned row_key(count_t products, count_t span, const P
 // but at least 1/dense_chunk_ratio of its column span. The hash path sorts each chunk's distinct
 // columns with a bitonic network: for a table of 2^k entries on T threads, k(k+1)/2 barrier stages of
 // 2^(k-1)/T compare-swaps each (91 stages of 4 for 8192 products on 1024 threads); the dense path
-// clears its span (2^15 floats: 64 stores a thread on 512), scans a bitmap and needs no sort. On the
+// clears its span (2^15 floats: 64 stores a thread on 512; once for a run of chunks a block,
+// dense_chunks_per_block), scans a bitmap and needs no sort. On the
 // first H200 run the hash path's widest bin of R-MAT 18's chunks took 77 µs per chunk (ncu), a fifth
 // of the device time. A row of C (level 0) keeps accum_kind: dense there means a heavy row.
 inline constexpr count_t dense_chunk_ratio = 8;
@@ -772,6 +773,20 @@ GIGASPARSE_HD constexpr bool chunk_is_dense(count_t products, int span_log2, con
     if (products > p.tau) return true;  // (the multisplit leaves such chunks only with a span that fits)
     const count_t span = count_t(1) << span_log2;
     return span <= p.dense_columns && products * dense_chunk_ratio >= span;
+}
+
+// Dense chunks one block of dense_segments_kernel accumulates one after the other: its span is
+// cleared once, and each chunk's entries and bitmap words are zeroed as they are written, for the
+// next. A span of 2^15 floats is 128 KB to clear: 1024 shared-store requests a chunk of 512
+// threads, where a chunk at the density threshold (span / dense_chunk_ratio products) writes some
+// 100 (cuda_sim_memory_profile's heavy path: 2.99 M of the kernel's 3.31 M shared-store requests
+// were the clear). As many as keep dense_chunk_waves blocks for each of the device's resident
+// slots (the block scheduler still balances chunks of different sizes), at most
+// dense_chunks_per_block_max; 1 for few chunks.
+inline constexpr count_t dense_chunk_waves = 4, dense_chunks_per_block_max = 8;
+GIGASPARSE_HD constexpr count_t dense_chunks_per_block(count_t chunks, count_t resident_slots) {
+    const count_t per = chunks / max_c(dense_chunk_waves * max_c(resident_slots, 1), count_t(1));
+    return per < 1 ? 1 : (per > dense_chunks_per_block_max ? dense_chunks_per_block_max : per);
 }
 
 // ---------------------------------------------------------------- batching beyond device memory

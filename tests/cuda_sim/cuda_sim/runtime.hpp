@@ -233,6 +233,7 @@ struct Stats {
     std::int64_t streams_created = 0, events_created = 0;  // cudaStreamCreateWithFlags, cudaEventCreate(WithFlags)
     std::int64_t mem_info_calls = 0;                        // cudaMemGetInfo (some 10 µs of host time each)
     std::map<std::string, std::int64_t> kernels;  // launches run, by the name given to name_next_launch ("kernel" without)
+    std::map<std::string, std::int64_t> kernel_blocks;  // blocks run, by the same names
 };
 
 // The defaults, with the thread order and seed from GIGASPARSE_CUDA_SIM_ORDER=forward|reverse|random
