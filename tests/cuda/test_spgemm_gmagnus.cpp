@@ -1429,6 +1429,20 @@ void random_combination(std::uint64_t seed) {
     std::string opts;
     const GpuSpgemmOptions o = random_options(rng, static_cast<int>(sizeof(V) + sizeof(I)), opts);
     const auto draw = [&](std::int64_t lo, std::int64_t hi) { return lo + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(hi - lo + 1)); };
+#ifdef GIGASPARSE_CUDA_SIM
+    // the device's SM count too (its own generator: the other draws stay those of the seed): the
+    // choices made for the SMs — warps or blocks a light row, wide dense blocks, runs of dense
+    // chunks a block — in the same mixes
+    struct RestoreConfig {
+        ~RestoreConfig() { cuda_sim::config() = cuda_sim::default_config(); }
+    } restore_config;
+    {
+        std::mt19937_64 sm_rng(seed ^ 0x5e3dc0de5eedULL);
+        constexpr int sm_counts[] = {132, 132, 16, 2, 1};
+        cuda_sim::config().sm_count = sm_counts[sm_rng() % std::size(sm_counts)];
+        opts += " sms=" + std::to_string(cuda_sim::config().sm_count);
+    }
+#endif
     const std::string what = "seed " + std::to_string(seed) + ": " + opts;
     SCOPED_TRACE(what);
     try {
