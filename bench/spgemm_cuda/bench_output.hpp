@@ -41,7 +41,7 @@ struct Context {
     int driver = 0, repeats = 0, skipped = 0;
     double bw = 0, time_budget = 0;
     bool gigasparse_only = false;  // --gigasparse-only: no cuSPARSE, no numeric reuse, no checks (the sweeps of scripts/device-check)
-    cuda::GpuSpgemmOptions gpu;  // --multisplit-threads, --outer-threads (0: defaults), --block-light-rows, --warp-row-products, --light-streams, --wide-hash-blocks, --two-pass-light-rows, --smem-sort, --hashed-light-rows, --resident-blocks, --heavy-threshold, --no-dense-wide-rows, --dense-wide-windows, --dense-wide-walk, --fixed-dense-wide-walk, --no-small-products
+    cuda::GpuSpgemmOptions gpu;  // --multisplit-threads, --outer-threads (0: defaults), --block-light-rows, --warp-row-products, --light-streams, --wide-hash-blocks, --two-pass-light-rows, --smem-sort, --rank-sort, --hashed-light-rows, --resident-blocks, --heavy-threshold, --no-dense-wide-rows, --dense-wide-windows, --dense-wide-walk, --fixed-dense-wide-walk, --no-small-products
 };
 
 inline std::string json_escape(const std::string& s) {
@@ -132,6 +132,7 @@ inline void write_outputs(const Context& cx, const std::vector<Result>& results,
        << ", \"light_streams\": " << cx.gpu.light_streams << ", \"fit_hash_blocks\": " << (cx.gpu.fit_hash_blocks ? "true" : "false")
        << ", \"one_pass_light_rows\": " << (cx.gpu.one_pass_light_rows ? "true" : "false")
        << ", \"warp_sort_steps\": " << (cx.gpu.warp_sort_steps ? "true" : "false")
+       << ", \"rank_sort\": " << (cx.gpu.rank_sort ? "true" : "false")
        << ", \"dense_light_rows\": " << (cx.gpu.dense_light_rows ? "true" : "false")
        << ", \"dense_wide_rows\": " << (cx.gpu.dense_wide_rows && cx.gpu.dense_light_rows ? "true" : "false")
        << ", \"dense_wide_windows\": " << cx.gpu.dense_wide_windows << ", \"dense_wide_walk\": " << cx.gpu.dense_wide_walk

@@ -83,6 +83,9 @@ def options_of(run):
     light += ", hash blocks sized for residency" if run.get("fit_hash_blocks", False) else ", hash blocks of half the table"
     passes = "light rows in one pass" if run.get("one_pass_light_rows", False) else "light rows in two passes"
     sort = "sort steps within a warp by shuffles" if run.get("warp_sort_steps", False) else "sort steps in shared memory"
+    # runs before rank_sort existed: every hash table sorted
+    if run.get("rank_sort", False):
+        sort = "hash tables written by rank where their span allows, else " + sort
     # runs before dense_light_rows existed: every light row hashed
     if run.get("dense_light_rows", False):
         sort = "light rows of short spans dense, " + sort
@@ -108,7 +111,8 @@ def options_key(run):
             run.get("resident_blocks", 0) or 1,
             run.get("one_pass_light_rows", False), run.get("warp_sort_steps", False), run.get("heavy_threshold", 0), run.get("dense_light_rows", False),
             run.get("dense_wide_rows", False), run.get("dense_wide_windows", 0) or 4, run.get("dense_wide_walk", 0) or 2 ** 19,
-            run.get("dense_wide_walk_adaptive", False), run.get("small_products", False), run.get("small_row_products", 0) or 4096)
+            run.get("dense_wide_walk_adaptive", False), run.get("small_products", False), run.get("small_row_products", 0) or 4096,
+            run.get("rank_sort", False))
 
 
 def merge(runs, names):

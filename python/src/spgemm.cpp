@@ -64,6 +64,7 @@ SpgemmOptions make_options(const std::string& backend, const nb::dict& kwargs) {
         else if (k == "light_stage_budget_bytes") o.gpu.light_stage_budget_bytes = v;
         else if (k == "keep_c_pattern") o.gpu.keep_c_pattern = v != 0;
         else if (k == "warp_sort_steps") o.gpu.warp_sort_steps = v != 0;
+        else if (k == "rank_sort") o.gpu.rank_sort = v != 0;
         else if (k == "dense_light_rows") o.gpu.dense_light_rows = v != 0;
         else if (k == "dense_wide_rows") o.gpu.dense_wide_rows = v != 0;
         else if (k == "dense_wide_windows") o.gpu.dense_wide_windows = static_cast<int>(v);

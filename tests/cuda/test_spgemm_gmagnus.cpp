@@ -494,6 +494,53 @@ TEST(CudaSpgemm, PlanWithDeviceMatrices) {
     EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(sq.view(), sq.view()).view(), plan.numeric(ds, ds).download().view(), 1e-10));
 }
 
+// GpuSpgemmOptions::rank_sort: the hash accumulators write their entries in column order by rank
+// (a bitmap over their span in the table's free slots, a window of columns at a time) instead of
+// the bitonic sort, where the span takes at most rank_sort_max_windows windows. Hashed rows of
+// short spans (a band: one window; block and warp rows), rows spanning 40000 columns (more windows
+// than that in the small tables: the bitonic sort; up to 8 in the larger), float with int64 columns,
+// and the light chunks of heavy rows; one and two passes and a plan, against the reference.
+TEST(CudaSpgemm, RankSortWritesInOrder) {
+    SKIP_WITHOUT_GPU();
+    const auto expect_ranked = [](const auto& a, const auto& b, GpuSpgemmOptions o, const std::string& what) {
+        o.rank_sort = false;
+#ifdef GIGASPARSE_CUDA_SIM
+        cuda_sim::reset();
+#endif
+        const auto sorted = expect_matches(a, b, o, what + ", bitonic sort");
+#ifdef GIGASPARSE_CUDA_SIM
+        const std::int64_t sorted_barriers = cuda_sim::stats().barriers + cuda_sim::stats().warp_collectives;
+        cuda_sim::reset();
+#endif
+        o.rank_sort = true;
+        const auto ranked = expect_matches(a, b, o, what + ", by rank");
+        EXPECT_EQ(ranked.nnz_c, sorted.nnz_c) << what;
+#ifdef GIGASPARSE_CUDA_SIM
+        EXPECT_NE(cuda_sim::stats().barriers + cuda_sim::stats().warp_collectives, sorted_barriers) << what << ": no table was ranked";
+#endif
+        expect_product_and_plan(a, b, o, what + ", by rank");
+        o.one_pass_light_rows = false;
+        expect_matches(a, b, o, what + ", by rank, two passes");
+        o.warp_light_rows = false;
+        expect_matches(a, b, o, what + ", by rank, a block a row");
+    };
+    GpuSpgemmOptions hashed = binned();
+    hashed.dense_light_rows = false;  // (short spans would accumulate densely)
+    const auto band = gs::test::banded<double, std::int32_t>(600, 12, 71);
+    expect_ranked(band, band, hashed, "band");
+    const auto ra = gs::test::random_csr<double, std::int32_t>(300, 400, 12, 72, 0.3);
+    const auto rb = gs::test::random_csr<double, std::int32_t>(400, 40000, 20, 73, 0.2);
+    expect_ranked(ra, rb, hashed, "rows over 40000 columns");
+    const auto fband = gs::test::banded<float, std::int64_t>(500, 20, 74);
+    expect_ranked(fband, fband, hashed, "band, float, int64");
+    // heavy rows: their light chunks hashed and ranked (hash_segments_kernel), at 4 KiB of shared memory
+    const auto ha = gs::test::rmat_like<double, std::int32_t>(8, 16, 12, 75);
+    const auto hb = gs::test::rmat_like<double, std::int32_t>(16, 16, 3, 76);
+    GpuSpgemmOptions heavy = budget(4096);
+    heavy.dense_light_rows = false;
+    expect_ranked(ha, hb, heavy, "heavy rows' chunks");
+}
+
 #ifdef GIGASPARSE_CUDA_SIM
 // A block of dense_segments_kernel takes a run of consecutive dense chunks (dense_chunks_per_block:
 // its shared memory cleared once, each chunk's entries and bitmap words zeroed behind it for the
@@ -602,12 +649,14 @@ TEST(CudaSpgemm, RacecheckSmallProducts) {
     for (const auto& [name, n] : cuda_sim::stats().kernels) kernels_run.insert(name);  // the plan's two passes over the light rows
     {
         // one batch on one SM: its 71 dense chunks a phase in runs of 8 a block (DenseChunksInRuns),
-        // each chunk's entries zeroed behind it while the next one's products are still to come
+        // each chunk's entries zeroed behind it while the next one's products are still to come;
+        // the light rows and chunks hashed write by rank
         cuda_sim::config().sm_count = 1;
         cuda_sim::reset();
         GpuSpgemmOptions one = o;
         one.intermediate_budget_bytes = 0;
-        expect_matches(a, b, one, "one batch, one SM");
+        one.rank_sort = true;  // and the hash tables' output by rank (RankSortWritesInOrder)
+        expect_matches(a, b, one, "one batch, one SM, by rank");
         const auto runs = cuda_sim::stats();
         EXPECT_LT(runs.kernel_blocks.at("dense_segments_kernel"), 2 * 71 / 4) << "runs of dense chunks";
         gs::cuda::GpuSpgemmPlan<double, std::int32_t> plan(one);
@@ -630,6 +679,12 @@ TEST(CudaSpgemm, RacecheckSmallProducts) {
         expect_matches(band, band, {}, "dense light rows");  // and the small-product path
         expect_square_plan(band, binned(), 2, "dense light rows, plan");
         expect_square_plan(band, {}, 2, "small product, plan");
+        GpuSpgemmOptions ranked = binned();  // hashed rows of short spans written by rank: warps, then blocks
+        ranked.dense_light_rows = false;
+        ranked.rank_sort = true;
+        expect_matches(band, band, ranked, "hashed light rows by rank, warps");
+        ranked.warp_light_rows = false;
+        expect_matches(band, band, ranked, "hashed light rows by rank, blocks");
         // rows of 625 products (τ = 512 at 16 KiB) over 49 columns: wide dense rows, 512 threads a row
         GpuSpgemmOptions wide = binned();
         wide.shared_memory_bytes = 16384;
@@ -1382,6 +1437,7 @@ GpuSpgemmOptions random_options(std::mt19937_64& rng, int elem_bytes, std::strin
     o.dense_wide_walk_adaptive = coin();
     o.small_products = rng() % 4 == 0;  // (most of these products are small enough: the binned path's knobs need it off)
     o.small_row_products = pick({0, 0, 32, 100, 1024});
+    o.rank_sort = coin();
     text = "smem " + std::to_string(o.shared_memory_bytes) + " inter " + std::to_string(o.intermediate_budget_bytes) + " ms " +
            std::to_string(o.multisplit_threads) + " outer " + std::to_string(o.outer_threads) + " resident " + std::to_string(o.resident_blocks) +
            " tau " + std::to_string(o.heavy_threshold) + " warp " + std::to_string(o.warp_light_rows) + "/" + std::to_string(o.warp_row_products) +
@@ -1389,7 +1445,8 @@ GpuSpgemmOptions random_options(std::mt19937_64& rng, int elem_bytes, std::strin
            " once " + std::to_string(o.one_pass_light_rows) + "/" + std::to_string(o.light_stage_budget_bytes) + " keep " +
            std::to_string(o.keep_c_pattern) + " warp_sort " + std::to_string(o.warp_sort_steps) + " timed " + std::to_string(o.time_phases) +
            " windows " + std::to_string(o.dense_wide_windows) + " walk " + std::to_string(o.dense_wide_walk) + "/" +
-           std::to_string(o.dense_wide_walk_adaptive) + " small " + std::to_string(o.small_products) + "/" + std::to_string(o.small_row_products);
+           std::to_string(o.dense_wide_walk_adaptive) + " small " + std::to_string(o.small_products) + "/" + std::to_string(o.small_row_products) +
+           " rank " + std::to_string(o.rank_sort);
     return o;
 }
 

@@ -696,6 +696,26 @@ TEST(GmagnusMath, OuterProductOwnerMapMatchesThePaperMapping) {
 
 // nth_set_bit (the sparse batches of dense_accumulate's write): every set bit of random words, of
 // full and single-bit words, found in order.
+TEST(GmagnusMath, RankSortWindows) {
+    // a table of 2048 slots holding 1126 entries, float values and int32 columns: 922 free slots,
+    // 922 words, windows of 29504 columns
+    EXPECT_EQ(gm::rank_sort_window_words(2048, 1126, 4, 4), 922);
+    EXPECT_EQ(gm::rank_sort_windows(1, 2048, 1126, 4, 4), 1);
+    EXPECT_EQ(gm::rank_sort_windows(29504, 2048, 1126, 4, 4), 1);
+    EXPECT_EQ(gm::rank_sort_windows(29505, 2048, 1126, 4, 4), 2);
+    EXPECT_EQ(gm::rank_sort_windows(8 * 29504, 2048, 1126, 4, 4), 8);
+    EXPECT_EQ(gm::rank_sort_windows(8 * 29504 + 1, 2048, 1126, 4, 4), 0);  // R-MAT 18's 2^18 columns: 9 windows, sorted
+    // the smaller of the free key and value parts: int64 columns with float values, double with int32
+    EXPECT_EQ(gm::rank_sort_window_words(2048, 1126, 8, 4), 922);
+    EXPECT_EQ(gm::rank_sort_window_words(2048, 1126, 4, 8), 922);
+    EXPECT_EQ(gm::rank_sort_window_words(2048, 1126, 8, 8), 2 * 922);
+    // fewer than 32 free words: never
+    EXPECT_EQ(gm::rank_sort_windows(1, 64, 33, 4, 4), 0);
+    EXPECT_EQ(gm::rank_sort_windows(1, 64, 32, 4, 4), 1);
+    EXPECT_EQ(gm::rank_sort_windows(0, 64, 0, 4, 4), 0);
+    EXPECT_EQ(gm::rank_sort_windows(count_t(1) << 40, 16384, 100, 8, 8), 0);  // int64 columns over a huge span
+}
+
 TEST(GmagnusMath, DenseChunksPerBlock) {
     // 132 SMs, two blocks each: 264 slots; a block a chunk until four waves of blocks fill them
     EXPECT_EQ(gm::dense_chunks_per_block(0, 264), 1);

@@ -99,6 +99,11 @@ struct GpuSpgemmOptions {
     // with shuffles and only the others in shared memory (true), or every step in shared memory with
     // a barrier each (false; for comparison on the GPU).
     bool warp_sort_steps = true;
+    // The hash accumulators' output order by rank instead of the bitonic sort (false by default, for
+    // comparison on the GPU): the distinct columns' bits set in a bitmap over their span, in the
+    // table's free slots, a window of columns at a time; each entry's place is the bits before its
+    // own, and it is stored there. Tables whose span takes more than 8 windows sort as before.
+    bool rank_sort = false;
     // GpuSpgemmStats' phase times (CUDA events: some 10 to 40 records a product, host work that much
     // of a small product's time is made of). false: no events but those that order the streams (the
     // times stay 0). A one-call product given no GpuSpgemmStats never records them.

@@ -685,6 +685,8 @@ private:
     count_t* row_products() const { return rows_.data(); }
     count_t* row_nnz() const { return rows_.data() + m_; }
     count_t* row_order() const { return rows_.data() + 2 * m_; }
+    // sort_and_write's flags (GpuSpgemmOptions::warp_sort_steps, ::rank_sort)
+    unsigned sort_flags() const { return (opt_.warp_sort_steps ? sort_warp_steps : 0u) | (opt_.rank_sort ? sort_by_rank : 0u); }
     count_t* row_lo() const { return rows_.data() + 3 * m_; }  // the columns each row's products span (dense_light_rows)
     count_t* row_hi() const { return rows_.data() + 4 * m_; }
     count_t* traffic() const { return rows_.data() + 5 * m_; }
@@ -841,7 +843,7 @@ private:
         launch("small_rows_kernel", &small_rows_kernel<P, V, I>, grid_for(m_, small_warps), small_warps * warp_size,
                static_cast<std::size_t>(small_warps * region_bytes), heavy_.get(), m_, region, region_bytes,
                opt_.small_row_products > 0 ? opt_.small_row_products : small_max_row_products, a_.row_ptr, a_.col_idx,
-               a_.values, b_.row_ptr, b_.col_idx, b_.values, c_ptr, partials, c_col, c_val, opt_.warp_sort_steps);
+               a_.values, b_.row_ptr, b_.col_idx, b_.values, c_ptr, partials, c_col, c_val, sort_flags());
     }
 
     // small_long_rows_kernel in phase P over the nlong() long rows (symbolic: those of `list`, their
@@ -940,7 +942,7 @@ private:
                 const count_t table = hash_smem_bytes(cap, p_.sizes, has_values(P));
                 launch(launch_name<P>("hash_rows_warp_kernel"), &hash_rows_warp_kernel<P, V, I>, grid_for(n, per_block), per_block * warp_size,
                        static_cast<std::size_t>(per_block * table), bs, n, rows, cap, table, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx,
-                       b_.values, row_nnz(), row_ptr_.data(), stage_off, known_col_.data(), c_col, c_val, opt_.warp_sort_steps,
+                       b_.values, row_nnz(), row_ptr_.data(), stage_off, known_col_.data(), c_col, c_val, sort_flags(),
                        opt_.dense_light_rows ? row_lo() : nullptr, row_hi());
                 continue;
             }
@@ -954,7 +956,7 @@ private:
             const BinTable bt = bin_table(reinterpret_cast<const void*>(&hash_rows_kernel<P, V, I>), bn, has_values(P));
             launch(launch_name<P>("hash_rows_kernel"), &hash_rows_kernel<P, V, I>, n, bt.threads, static_cast<std::size_t>(bt.bytes), bs,
                    rows, bt.cap, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx, b_.values, row_nnz(), row_ptr_.data(), stage_off,
-                   known_col_.data(), c_col, c_val, opt_.warp_sort_steps, opt_.dense_light_rows ? row_lo() : nullptr, row_hi());
+                   known_col_.data(), c_col, c_val, sort_flags(), opt_.dense_light_rows ? row_lo() : nullptr, row_hi());
         }
         for (int s = 0; s + 1 < nstreams; ++s) {
             bin_done_[s]->record(bin_streams_[s]->get());
@@ -1260,7 +1262,7 @@ private:
             const BinTable bt = bin_table(reinterpret_cast<const void*>(&hash_segments_kernel<P, V, I>), bn, has_values(P));
             launch(launch_name<P>("hash_segments_kernel"), &hash_segments_kernel<P, V, I>, n, bt.threads, static_cast<std::size_t>(bt.bytes), hs,
                    hb.bin_ids.data() + hb.bin_begin[bn], hb.segs.data(), bt.cap, v.col[0].data(), v.val[0].data(), v.col[1].data(), v.val[1].data(),
-                   hb.seg_nnz.data(), hb.seg_out.data(), known_col_.data(), c_col, c_val, opt_.warp_sort_steps);
+                   hb.seg_nnz.data(), hb.seg_out.data(), known_col_.data(), c_col, c_val, sort_flags());
         }
         const count_t nd = hb.bin_begin[nbins_ + 1] - hb.bin_begin[nbins_];
         if (nd > 0) {

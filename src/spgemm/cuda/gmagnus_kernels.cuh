@@ -918,6 +918,103 @@ __device__ __forceinline__ void bitonic_warp_steps(I* keys, V* vals, unsigned ru
     }
 }
 
+// sort_and_write's flags (GpuSpgemmOptions::warp_sort_steps, ::rank_sort).
+inline constexpr unsigned sort_warp_steps = 1u, sort_by_rank = 2u;
+
+// The smallest and largest of the group's values lo and hi (every member calls it; `words`: four per
+// warp of a block, the block's reduction goes through them; none for a warp). Barriers of G.
+template <class G>
+__device__ __forceinline__ void group_min_max(count_t& lo, count_t& hi, unsigned* words) {
+    constexpr unsigned all = 0xffffffffu;
+    const unsigned lane = G::rank() % warp_size;
+    for (unsigned o = warp_size / 2; o > 0; o /= 2) {
+        const count_t l = __shfl_sync(all, lo, static_cast<int>(lane ^ o)), h = __shfl_sync(all, hi, static_cast<int>(lane ^ o));
+        lo = l < lo ? l : lo;
+        hi = h > hi ? h : hi;
+    }
+    if (G::size() == warp_size) return;
+    const unsigned warp = G::rank() / warp_size, nwarps = G::size() / warp_size;
+    if (lane == 0) {  // as 32-bit halves (the words need no 8-byte alignment)
+        const auto ul = static_cast<std::uint64_t>(lo), uh = static_cast<std::uint64_t>(hi);
+        words[4 * warp] = static_cast<unsigned>(ul);
+        words[4 * warp + 1] = static_cast<unsigned>(ul >> 32);
+        words[4 * warp + 2] = static_cast<unsigned>(uh);
+        words[4 * warp + 3] = static_cast<unsigned>(uh >> 32);
+    }
+    G::sync();
+    for (unsigned w = 0; w < nwarps; ++w) {
+        const auto l = static_cast<count_t>(std::uint64_t{words[4 * w]} | std::uint64_t{words[4 * w + 1]} << 32);
+        const auto h = static_cast<count_t>(std::uint64_t{words[4 * w + 2]} | std::uint64_t{words[4 * w + 3]} << 32);
+        lo = l < lo ? l : lo;
+        hi = h > hi ? h : hi;
+    }
+    G::sync();  // the words may be reused
+}
+
+// Writes the compacted table's n entries (distinct keys in [0, n)) in key order by rank, where
+// rank_sort_windows allows (returns false, the table untouched, otherwise: the bitonic sort then).
+// Over the keys' span, a window of W columns at a time (W: 32 for each 4 bytes of the smaller of
+// the free key and value parts): each entry of the window sets its key's bit in a bitmap held in
+// the free key slots [n, cap); the group's scan of the words' popcounts (each member a run of
+// words) leaves each word's exclusive prefix in the free value slots; an entry's place is the
+// window's start, its word's prefix and the bits below its own, where it stores its column and
+// value (out of order within the row: a store an entry). Against the bitonic network's k(k+1)/2
+// passes over all 2^k elements, each window passes over the entries once. words: four per warp.
+template <class G, class V, class I>
+__device__ bool rank_write(I* keys, V* vals, count_t cap, unsigned n, count_t base, I* __restrict__ out_col, V* __restrict__ out_val, unsigned* words) {
+    using u32 = std::uint32_t;
+    count_t lo = std::numeric_limits<count_t>::max(), hi = std::numeric_limits<count_t>::min();
+    for (unsigned i = G::rank(); i < n; i += G::size()) {
+        const auto k = static_cast<count_t>(keys[i]);
+        lo = k < lo ? k : lo;
+        hi = k > hi ? k : hi;
+    }
+    group_min_max<G>(lo, hi, words);
+    const count_t windows = rank_sort_windows(hi - lo + 1, cap, n, static_cast<int>(sizeof(I)), static_cast<int>(sizeof(V)));
+    if (windows == 0) return false;
+    const auto nwords = static_cast<u32>(rank_sort_window_words(cap, n, static_cast<int>(sizeof(I)), static_cast<int>(sizeof(V))));
+    u32* bits = reinterpret_cast<u32*>(keys + n);
+    u32* prefix = reinterpret_cast<u32*>(vals + n);
+    u32 at = 0;  // the entries of the windows before
+    for (count_t w0 = lo; w0 <= hi; w0 += count_t{nwords} * 32) {
+        const auto used = static_cast<u32>(min_c(count_t{nwords}, (hi - w0) / 32 + 1));  // the window's words up to hi
+        for (u32 w = G::rank(); w < used; w += G::size()) bits[w] = 0u;
+        G::sync();
+        const count_t w1 = w0 + count_t{used} * 32;
+        for (unsigned i = G::rank(); i < n; i += G::size()) {
+            const auto k = static_cast<count_t>(keys[i]);
+            if (k >= w0 && k < w1) {
+                const auto d = static_cast<u32>(k - w0);
+                atomicOr(&bits[d >> 5], 1u << (d & 31));
+            }
+        }
+        G::sync();
+        const u32 per = (used + G::size() - 1) / G::size();
+        const auto b = static_cast<u32>(min_c(used, count_t{G::rank()} * per)), e = static_cast<u32>(min_c(used, count_t{b} + per));
+        u32 run = 0;
+        for (u32 w = b; w < e; ++w) run += static_cast<u32>(__popc(bits[w]));
+        u32 total = 0;
+        u32 before = G::exclusive_sum(run, words, total);
+        for (u32 w = b; w < e; ++w) {
+            prefix[w] = before;
+            before += static_cast<u32>(__popc(bits[w]));
+        }
+        G::sync();
+        for (unsigned i = G::rank(); i < n; i += G::size()) {
+            const auto k = static_cast<count_t>(keys[i]);
+            if (k >= w0 && k < w1) {
+                const auto d = static_cast<u32>(k - w0);
+                const u32 pos = at + prefix[d >> 5] + static_cast<u32>(__popc(bits[d >> 5] & ((1u << (d & 31)) - 1u)));
+                out_col[pos] = static_cast<I>(k + base);
+                out_val[pos] = vals[i];
+            }
+        }
+        at += total;
+        G::sync();  // the bitmap and prefixes read before the next window's
+    }
+    return true;
+}
+
 // Sorts the table's n entries (compacted first, so the bitonic network spans the next power of two
 // of n, not the whole table: the table is at most half full) and writes them with column base. The
 // steps with j < 32 pair elements of one warp's 32-element run: they go in registers with shuffles (bitonic_warp_steps: the first five sizes whole, then the last five steps
@@ -927,14 +1024,17 @@ __device__ __forceinline__ void bitonic_warp_steps(I* keys, V* vals, unsigned ru
 // the whole network in shared memory 91 steps and 92 barriers; a warp's row (at most 32 entries)
 // takes the network's steps with 2 warp barriers instead of one a step
 // (GmagnusMath.BitonicWarpStepsSort runs this schedule on the host).
-// warp_steps false (GpuSpgemmOptions::warp_sort_steps, for comparison on the GPU): every step in
-// shared memory.
+// Without sort_warp_steps in `sort` (GpuSpgemmOptions::warp_sort_steps, for comparison on the GPU):
+// every step in shared memory. With sort_by_rank (GpuSpgemmOptions::rank_sort): rank_write instead,
+// where the keys' span allows.
 template <class G, class V, class I>
 __device__ void sort_and_write(I* keys, V* vals, count_t cap, unsigned n, count_t base, I* __restrict__ out_col, V* __restrict__ out_val,
-                               unsigned* warp_counts, bool warp_steps) {
+                               unsigned* warp_counts, unsigned sort) {
     using U = std::make_unsigned_t<I>;
     if (n == 0) return;
     compact_table<G>(keys, vals, static_cast<unsigned>(cap), warp_counts);
+    if ((sort & sort_by_rank) != 0u && rank_write<G>(keys, vals, cap, n, base, out_col, out_val, warp_counts)) return;
+    const bool warp_steps = (sort & sort_warp_steps) != 0u;
     const auto len = static_cast<unsigned>(ceil_pow2(n));
     for (unsigned i = n + G::rank(); i < len; i += G::size()) keys[i] = I(-1);  // empty sorts last
     G::sync();
@@ -1186,7 +1286,7 @@ template <Phase P, class G, class V, class I>
 __device__ __forceinline__ void finish_light_row(I* keys, V* vals, count_t cap, count_t row, count_t x, unsigned n_unique, count_t* __restrict__ row_nnz,
                                                  const count_t* __restrict__ c_ptr, const count_t* __restrict__ stage_off,
                                                  const I* __restrict__ known_col, I* __restrict__ c_col, V* __restrict__ c_val, unsigned* warp_counts,
-                                                 bool warp_sort) {
+                                                 unsigned sort) {
     if constexpr (P == Phase::known) {
         const count_t out = c_ptr[row];
         write_known<G>(keys, vals, cap, known_col + out, c_ptr[row + 1] - out, 0, c_col + out, c_val + out);
@@ -1196,7 +1296,7 @@ __device__ __forceinline__ void finish_light_row(I* keys, V* vals, count_t cap, 
         }
         if constexpr (has_values(P)) {
             const count_t out = P == Phase::once ? stage_off[x] : c_ptr[row];
-            sort_and_write<G>(keys, vals, cap, n_unique, 0, c_col + out, c_val + out, warp_counts, warp_sort);
+            sort_and_write<G>(keys, vals, cap, n_unique, 0, c_col + out, c_val + out, warp_counts, sort);
         }
     }
 }
@@ -1383,7 +1483,7 @@ template <Phase P, class V, class I>
 static __global__ void __launch_bounds__(hash_max_threads, 1) hash_rows_kernel(const count_t* __restrict__ rows, count_t cap, const count_t* __restrict__ a_ptr, const I* __restrict__ a_col,
                                  const V* __restrict__ a_val, const count_t* __restrict__ b_ptr, const I* __restrict__ b_col, const V* __restrict__ b_val,
                                  count_t* __restrict__ row_nnz, const count_t* __restrict__ c_ptr, const count_t* __restrict__ stage_off,
-                                 const I* __restrict__ known_col, I* __restrict__ c_col, V* __restrict__ c_val, bool warp_sort,
+                                 const I* __restrict__ known_col, I* __restrict__ c_col, V* __restrict__ c_val, unsigned sort,
                                  const count_t* __restrict__ row_lo, const count_t* __restrict__ row_hi) {
     GIGASPARSE_DYNAMIC_SHARED(smem_raw);
     V* vals = reinterpret_cast<V*>(smem_raw);
@@ -1414,7 +1514,7 @@ static __global__ void __launch_bounds__(hash_max_threads, 1) hash_rows_kernel(c
                                   [&](const LightProduct<V, I>& x) { accumulate<P>(keys, vals, cap, x.col, x.val, &n_unique); });
     __syncthreads();
     finish_light_row<P, BlockGroup>(keys, vals, cap, row, blockIdx.x, n_unique, row_nnz, c_ptr, stage_off, known_col, c_col, c_val, warp_counts,
-                                    warp_sort);
+                                    sort);
 }
 
 // Wide dense rows (row_is_dense_wide): one block per row of the bin, accumulated densely in windows
@@ -1459,7 +1559,7 @@ static __global__ void __launch_bounds__(warp_rows_max_warps * warp_size, warp_r
     count_t nrows, const count_t* __restrict__ rows, count_t cap, count_t table_bytes, const count_t* __restrict__ a_ptr, const I* __restrict__ a_col,
     const V* __restrict__ a_val, const count_t* __restrict__ b_ptr, const I* __restrict__ b_col, const V* __restrict__ b_val,
     count_t* __restrict__ row_nnz, const count_t* __restrict__ c_ptr, const count_t* __restrict__ stage_off, const I* __restrict__ known_col,
-    I* __restrict__ c_col, V* __restrict__ c_val, bool warp_sort, const count_t* __restrict__ row_lo, const count_t* __restrict__ row_hi) {
+    I* __restrict__ c_col, V* __restrict__ c_val, unsigned sort, const count_t* __restrict__ row_lo, const count_t* __restrict__ row_hi) {
     GIGASPARSE_DYNAMIC_SHARED(smem_raw);
     __shared__ unsigned n_unique[warp_rows_max_warps];
     __shared__ unsigned warp_counts[compact_words_per_warp * warp_rows_max_warps];
@@ -1488,7 +1588,7 @@ static __global__ void __launch_bounds__(warp_rows_max_warps * warp_size, warp_r
                             [&](const LightProduct<V, I>& x) { accumulate<P>(keys, vals, cap, x.col, x.val, &n_unique[warp]); });
     __syncwarp();
     finish_light_row<P, WarpGroup>(keys, vals, cap, row, x, n_unique[warp], row_nnz, c_ptr, stage_off, known_col, c_col, c_val, &warp_counts[compact_words_per_warp * warp],
-                                   warp_sort);
+                                   sort);
 }
 
 // The numeric phase of light rows accumulated once (Phase::once): light row x's sorted entries move
@@ -1530,7 +1630,7 @@ static __global__ void __launch_bounds__(small_warps * warp_size, small_min_bloc
                                                                                    const V* __restrict__ a_val, const count_t* __restrict__ b_ptr,
                                                                                    const I* __restrict__ b_col, const V* __restrict__ b_val,
                                                                                    count_t* __restrict__ c_ptr, count_t* __restrict__ partials,
-                                                                                   I* __restrict__ c_col, V* __restrict__ c_val, bool warp_sort) {
+                                                                                   I* __restrict__ c_col, V* __restrict__ c_val, unsigned sort) {
     static_assert(P == Phase::symbolic || P == Phase::numeric, "a small product's phases");
     constexpr unsigned all = 0xffffffffu;
     GIGASPARSE_DYNAMIC_SHARED(smem_raw);
@@ -1582,7 +1682,7 @@ static __global__ void __launch_bounds__(small_warps * warp_size, small_min_bloc
             if constexpr (P == Phase::symbolic) long_row = bounded && n >= limit;
             if constexpr (P == Phase::numeric) {
                 const count_t out = c_ptr[row];
-                sort_and_write<WarpGroup>(keys, vals, cap, n, 0, c_col + out, c_val + out, &warp_counts[compact_words_per_warp * warp], warp_sort);
+                sort_and_write<WarpGroup>(keys, vals, cap, n, 0, c_col + out, c_val + out, &warp_counts[compact_words_per_warp * warp], sort);
             }
         }
         if constexpr (P == Phase::symbolic) {
@@ -1747,7 +1847,7 @@ template <Phase P, class V, class I>
 static __global__ void __launch_bounds__(hash_max_threads) hash_segments_kernel(const count_t* __restrict__ ids, const Segment* __restrict__ segs, count_t cap, const I* __restrict__ col0,
                                      const V* __restrict__ val0, const I* __restrict__ col1, const V* __restrict__ val1, count_t* __restrict__ seg_nnz,
                                      const count_t* __restrict__ seg_out, const I* __restrict__ known_col, I* __restrict__ c_col, V* __restrict__ c_val,
-                                     bool warp_sort) {
+                                     unsigned sort) {
     static_assert(P != Phase::once, "chunks are counted, then accumulated");
     GIGASPARSE_DYNAMIC_SHARED(smem_raw);
     V* vals = reinterpret_cast<V*>(smem_raw);
@@ -1774,7 +1874,7 @@ static __global__ void __launch_bounds__(hash_max_threads) hash_segments_kernel(
         const count_t out = seg_out[id];
         write_known<BlockGroup>(keys, vals, cap, known_col + out, seg_nnz[id], sg.base, c_col + out, c_val + out);
     } else {
-        sort_and_write<BlockGroup>(keys, vals, cap, n_unique, sg.base, c_col + seg_out[id], c_val + seg_out[id], warp_counts, warp_sort);
+        sort_and_write<BlockGroup>(keys, vals, cap, n_unique, sg.base, c_col + seg_out[id], c_val + seg_out[id], warp_counts, sort);
     }
 }
 

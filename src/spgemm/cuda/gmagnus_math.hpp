@@ -838,6 +838,23 @@ GIGASPARSE_HD constexpr count_t scan_order_to_storage(count_t v, count_t warps, 
 // the i with bit j clear (pair t of the step has low index bitonic_pair_low(t, j), so n/2 threads
 // each take one pair), ascending when (i & k_size) == 0.
 GIGASPARSE_HD constexpr count_t bitonic_pair_low(count_t t, count_t j) { return ((t & ~(j - 1)) << 1) | (t & (j - 1)); }
+// Output order by rank (GpuSpgemmOptions::rank_sort) for a compacted table of n of its cap slots:
+// the bitmap takes the free key slots [n, cap) and each of its words' exclusive prefix a word of the
+// free value slots, so a window covers 32 columns for each 4 bytes of the smaller free part; the
+// windows a span of `span` columns takes, or 0 where that is more than rank_sort_max_windows (or the
+// free part holds fewer than 32 words): the bitonic sort then. Each window costs a clear, an OR a
+// column, a scan of the window's words and a store an entry, and 6 barriers of the group.
+inline constexpr count_t rank_sort_max_windows = 8;
+GIGASPARSE_HD constexpr count_t rank_sort_window_words(count_t cap, count_t n, int col_bytes, int val_bytes) {
+    return (cap - n) * (col_bytes < val_bytes ? col_bytes : val_bytes) / 4;
+}
+GIGASPARSE_HD constexpr count_t rank_sort_windows(count_t span, count_t cap, count_t n, int col_bytes, int val_bytes) {
+    const count_t words = rank_sort_window_words(cap, n, col_bytes, val_bytes);
+    if (words < 32 || span < 1) return 0;
+    const count_t windows = ceil_div(span, words * 32);
+    return windows > rank_sort_max_windows ? 0 : windows;
+}
+
 GIGASPARSE_HD constexpr bool bitonic_ascending(count_t i, count_t k_size) { return (i & k_size) == 0; }
 // Two consecutive steps, j and j/2 (j >= 2), over quads: quad g of the n/4 is {i, i + j/2, i + j,
 // i + 3j/2} with i = bitonic_quad_low(g, j) (bits j and j/2 of i clear); step j pairs (i, i + j)
