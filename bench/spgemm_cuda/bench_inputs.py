@@ -1,5 +1,5 @@
 """bench/spgemm_cuda/bench_inputs.py: the GPU SpGEMM benchmark's products (bench_spgemm_cuda.cu) for the
-host-side models beside it (light_row_rounds.py, wide_dense_rows.py), as scipy CSR arrays.
+host-side models beside it (light_row_rounds.py, wide_dense_rows.py, rank_sort.py), as scipy CSR arrays.
 
 R-MAT: A with 4, 8, 16, 32 edges per row (seed 2000 + 100 scale + epr), B with 8 (seed 1000 + scale),
 from gigasparse.generate (PYTHONPATH=build/release/python). Shared: A² of the shared square real
