@@ -10,6 +10,7 @@ import argparse
 import csv
 import gzip
 import os
+import sys
 
 import numpy as np
 
@@ -38,9 +39,17 @@ def shared_squares(max_nnz=3_000_000):
             yield m["name"], a, a
 
 
-def model_args(doc, scales, more=None):
-    """The models' command line: --self-check, --set rmat|shared|both, --scales (default `scales`),
-    and what more(parser) adds."""
+def selected_products(args, dtype=np.float64):
+    """(name, A, B) of the products --set names: the R-MAT set at --scales, then the shared set."""
+    if args.set in ("rmat", "both"):
+        yield from rmat_products(args.scales, dtype)
+    if args.set in ("shared", "both"):
+        yield from shared_squares()
+
+
+def model_args(doc, scales, self_check, more=None):
+    """The models' command line: --self-check (runs self_check() and exits), --set rmat|shared|both,
+    --scales (default `scales`), and what more(parser) adds."""
     ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--self-check", action="store_true", help="check the counting on hand-worked cases and exit")
     ap.add_argument("--set", choices=["rmat", "shared", "both"], default="both")
@@ -48,5 +57,8 @@ def model_args(doc, scales, more=None):
     if more is not None:
         more(ap)
     args = ap.parse_args()
+    if args.self_check:
+        self_check()
+        sys.exit(0)
     args.scales = [int(x) for x in args.scales.split(",")]
     return args

@@ -96,10 +96,7 @@ def self_check():
 
 
 def main():
-    args = model_args(__doc__, "16,18")
-    if args.self_check:
-        self_check()
-        return 0
+    args = model_args(__doc__, "16,18", self_check)
     if args.set in ("rmat", "both"):
         ratios = [r for name, a, b in rmat_products(args.scales) if (r := report(name, a, b))]
         print(f"R-MAT: {geomean(ratios):.2f}x fewer rounds (geomean of {len(ratios)})")

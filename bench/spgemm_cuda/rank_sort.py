@@ -25,7 +25,7 @@ import sys
 
 import numpy as np
 
-from bench_inputs import model_args, rmat_products, shared_squares
+from bench_inputs import model_args, selected_products
 
 TAU = 8192
 COL_BYTES = 4
@@ -140,16 +140,8 @@ def self_check():
 
 
 def main():
-    args = model_args(__doc__, "15,16")
-    if args.self_check:
-        self_check()
-        return 0
-    products = []
-    if args.set in ("rmat", "both"):
-        products += list(rmat_products(args.scales, np.float32))
-    if args.set in ("shared", "both"):
-        products += list(shared_squares())
-    for name, a, b in products:
+    args = model_args(__doc__, "15,16", self_check)
+    for name, a, b in selected_products(args, np.float32):
         light, dense, counts, hashed, share = classify(a, b)
         ranked = sum(counts.values())
         by_windows = ", ".join(f"{c} in {w}" for w, c in sorted(counts.items())) or "-"

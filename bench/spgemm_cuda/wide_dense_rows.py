@@ -171,10 +171,7 @@ def main():
         ap.add_argument("--max-walk", type=int, default=MAX_WALK, help="most products walked (products times windows), or the floor of the adaptive cap")
         ap.add_argument("--sm-count", type=int, default=SM_COUNT, help="SMs the adaptive walk cap divides by (0: the fixed cap --max-walk)")
 
-    args = model_args(__doc__, "15,16", more)
-    if args.self_check:
-        self_check()
-        return 0
+    args = model_args(__doc__, "15,16", self_check, more)
     limit = max_dense_span(args.table_bytes)
     totals = {}
     if args.set in ("rmat", "both"):
