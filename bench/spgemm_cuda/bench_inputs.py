@@ -39,6 +39,13 @@ def shared_squares(max_nnz=3_000_000):
             yield m["name"], a, a
 
 
+def row_products(a, b):
+    """Each row of A·B's products (its A entries' B row lengths summed), int64; A and B CSR."""
+    blen = np.diff(b.indptr).astype(np.int64)
+    rows = np.repeat(np.arange(a.shape[0]), np.diff(a.indptr))
+    return np.bincount(rows, weights=blen[a.indices], minlength=a.shape[0]).astype(np.int64)
+
+
 def selected_products(args, dtype=np.float64):
     """(name, A, B) of the products --set names: the R-MAT set at --scales, then the shared set."""
     if args.set in ("rmat", "both"):

@@ -25,7 +25,8 @@ import sys
 
 import numpy as np
 
-from bench_inputs import model_args, selected_products
+from bench_inputs import model_args, row_products, selected_products
+from wide_dense_rows import dense_row_bytes
 
 TAU = 8192
 COL_BYTES = 4
@@ -44,11 +45,6 @@ def table_capacity(products, shrunk=SHRUNK):
     return cap
 
 
-def dense_row_bytes(span, val_bytes=VAL_BYTES):
-    """A bitmap of the span (16-byte aligned) and a value per column (dense_row_bytes, numeric)."""
-    return -(-(-(-span // 32) * 4) // 16) * 16 + span * val_bytes
-
-
 def rank_windows(span, cap, n, col_bytes=COL_BYTES, val_bytes=VAL_BYTES, max_windows=MAX_WINDOWS):
     """rank_sort_windows: the windows of the span, 0 where more than max_windows or fewer than 32 free words."""
     words = (cap - n) * min(col_bytes, val_bytes) // 4
@@ -60,9 +56,7 @@ def classify(a, b, tau=TAU, shrunk=SHRUNK, dense_light_rows=True):
     """(light rows, dense ones, {windows: hashed rows written by rank}, hashed rows, share of the hashed
     rows' entries written by rank) of C = A·B."""
     a, b = a.tocsr(), b.tocsr()
-    blen = np.diff(b.indptr).astype(np.int64)
-    rows = np.repeat(np.arange(a.shape[0]), np.diff(a.indptr))
-    products = np.bincount(rows, weights=blen[a.indices], minlength=a.shape[0]).astype(np.int64)
+    products = row_products(a, b)
     c = (a @ b).tocsr()
     c.sort_indices()
     n = np.diff(c.indptr).astype(np.int64)

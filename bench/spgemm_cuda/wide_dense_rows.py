@@ -29,7 +29,7 @@ import sys
 
 import numpy as np
 
-from bench_inputs import model_args, rmat_products, shared_squares
+from bench_inputs import model_args, rmat_products, row_products, shared_squares
 
 TAU = 8192
 BUDGET_BYTES = 227824 // 8 * 8  # dense_wide_capacity entries of 8 bytes (float values, int32 columns)
@@ -86,7 +86,7 @@ def classify(a, b, tau=TAU, limit=None, max_windows=MAX_WINDOWS, max_walk=MAX_WA
         lo[nonempty] = np.minimum.reduceat(b.indices, starts)
         hi[nonempty] = np.maximum.reduceat(b.indices, starts)
     rows = np.repeat(np.arange(a.shape[0]), np.diff(a.indptr))
-    products = np.bincount(rows, weights=blen[a.indices].astype(np.int64), minlength=a.shape[0]).astype(np.int64)
+    products = row_products(a, b)
     heavy = np.nonzero(products > tau)[0]
     ok = nonempty[a.indices]
     row_lo = np.full(a.shape[0], np.iinfo(np.int64).max)
