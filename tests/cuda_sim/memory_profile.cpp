@@ -2,8 +2,8 @@
 // This file is compiled with every load and store reported (GCC's kernel AddressSanitizer
 // instrumentation turned into calls of cuda_sim::record_access by memory_profile_hooks.cpp), so each
 // product below gives, per kernel, its warp requests to global memory and the 32-byte sectors they
-// touch (coalescing), and its requests to dynamic shared memory and their wavefronts (bank
-// conflicts) — what Nsight Compute's memory tables report on a GPU, here without one. Each case
+// touch (coalescing), and its requests to shared memory (dynamic, and __shared__ variables) and
+// their wavefronts (bank conflicts) — what Nsight Compute's memory tables report on a GPU, here without one. Each case
 // prints its table and checks the accesses the design claims coalesced or conflict-free.
 // Lanes are aligned as a converged warp issues their accesses (cuda_sim's cost_requests: a loop's
 // unconditional accesses anchor its conditional ones). Approximate where the GPU differs: g++'s
@@ -115,8 +115,10 @@ void print_sites(const std::map<std::string, std::map<const void*, cuda_sim::Sit
         std::sort(v.begin(), v.end(), [](const auto& x, const auto& y) { return x.second.counts.transactions > y.second.counts.transactions; });
         std::printf("  %s by site:\n", name.c_str());
         for (const auto& [site, a] : v) {
-            const char* kind = a.shared ? (a.store ? "shared store" : "shared load") : (a.store ? "global store" : "global load");
-            std::printf("    %-12s %9lld req %6.2f/req eff %4.2f  %s\n", kind, static_cast<long long>(a.counts.requests), per_request(a.counts),
+            const char* kind = a.static_shared ? (a.store ? "__shared__ store" : "__shared__ load")
+                                : a.shared       ? (a.store ? "shared store" : "shared load")
+                                                 : (a.store ? "global store" : "global load");
+            std::printf("    %-16s %9lld req %6.2f/req eff %4.2f  %s\n", kind, static_cast<long long>(a.counts.requests), per_request(a.counts),
                         efficiency(a.counts, a.shared), where(site).c_str());
         }
     }
@@ -154,6 +156,18 @@ __global__ void banks_kernel(float* out) {
     out[t] = f[t] + float(d[t]);
 }
 
+// A __shared__ array (a static variable, not the dynamic buffer): two conflict-free stores, a
+// broadcast load (an index the compiler cannot fold: g++'s instrumentation skips a constant index
+// it proves in bounds), a 2-way conflicted load (words 2t: lanes t and t + 16 share a bank).
+__global__ void static_banks_kernel(float* out) {
+    __shared__ float s[64];
+    const unsigned t = threadIdx.x;
+    s[t] = float(t);
+    s[t + 32] = float(t);
+    __syncthreads();
+    out[t] = s[t / 32] + s[2 * t];
+}
+
 // A conditional store in a loop: half the lanes store in each iteration, lane l in iterations of
 // its parity. A warp issues it once an iteration (8 requests of 16 lanes, 4 sectors each); pairing
 // each lane's i-th store instead would join iterations 0 and 1, 2 and 3, ... (4 requests of 8 sectors).
@@ -187,6 +201,7 @@ TEST(MemoryProfile, CountsKnownPatterns) {
     run("strided", strided_kernel, n / 256, 256, 0, static_cast<const float*>(in), out, n);
     run("banks", banks_kernel, 1, 32, 32 * 32 * 4 + 32 * 8, out);
     run("divergent", divergent_kernel, 1, 32, 0, static_cast<const float*>(in), out);
+    run("static banks", static_banks_kernel, 1, 32, 0, out);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     cuda_sim::set_memory_profile(false);
     const auto p = cuda_sim::memory_profile();
@@ -211,6 +226,12 @@ TEST(MemoryProfile, CountsKnownPatterns) {
     EXPECT_EQ(banks.shared_load.requests, 3);
     EXPECT_EQ(banks.shared_load.transactions, 1 + 1 + 2);
     EXPECT_EQ(banks.global_store.transactions, 4);
+    const auto& sbanks = kernel(p, "static banks");  // __shared__ variables count as shared memory
+    EXPECT_EQ(sbanks.shared_store.requests, 2);
+    EXPECT_EQ(sbanks.shared_store.transactions, 2);
+    EXPECT_EQ(sbanks.shared_load.requests, 2);
+    EXPECT_EQ(sbanks.shared_load.transactions, 1 + 2);
+    EXPECT_EQ(sbanks.shared_load.ideal, 1 + 1);
     const auto& divergent = kernel(p, "divergent");
     EXPECT_EQ(divergent.global_load.requests, 8);
     EXPECT_EQ(divergent.global_load.transactions, 8 * 4);

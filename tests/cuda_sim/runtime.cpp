@@ -2,6 +2,7 @@
 // (see cuda_sim/runtime.hpp for what is simulated and what is checked).
 #include "cuda_sim/runtime.hpp"
 
+#include <link.h>
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -375,8 +376,8 @@ struct ProfileBlock {
     struct Access {
         const void* site;
         std::uint32_t epoch;
-        bool shared, store;
-        const unsigned char* base;  // the allocation's start (shared: the block's dynamic shared memory)
+        bool shared, store, static_shared;
+        const unsigned char* base;  // the allocation's start (shared: the block's dynamic shared memory, or its __shared__ variables' storage)
         std::uint64_t offset;
         std::uint32_t bytes;
     };
@@ -496,6 +497,7 @@ void cost_requests(const ProfileBlock& b) {
                 SiteAccesses& site = (*profile_state().running_sites)[key.site];
                 site.shared = shared;
                 site.store = store;
+                site.static_shared = acc.front()->static_shared;
                 units.clear();
                 bytes.clear();
                 for (const ProfileBlock::Access* a : acc) {
@@ -537,6 +539,8 @@ struct BlockRun {
     unsigned char* smem = nullptr;
     std::size_t smem_bytes = 0;
     ProfileBlock* profile = nullptr;  // set_memory_profile(true): this block's requests
+    const unsigned char* static_smem = nullptr;  // profile: this thread's copy of the program's thread_locals (__shared__ variables)
+    std::size_t static_smem_bytes = 0;
     std::vector<std::uint64_t> warp_slots;
     std::string error;
     unsigned done = 0, at_block = 0, at_warp = 0;  // fibers in each waiting state
@@ -643,6 +647,25 @@ void resume(BlockRun& r, unsigned t) {
     asan_finish(fake, nullptr, nullptr);
 }
 
+// The calling OS thread's copy of the program's thread-local storage (its PT_TLS segment): in this
+// simulator the __shared__ variables of the kernels (#define __shared__ thread_local), which the
+// memory profile counts as shared memory. Empty when the program has none.
+std::pair<const unsigned char*, std::size_t> program_thread_locals() {
+    std::pair<const unsigned char*, std::size_t> r{nullptr, 0};
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, std::size_t, void* out) {
+            for (int i = 0; i < info->dlpi_phnum; ++i)
+                if (info->dlpi_phdr[i].p_type == PT_TLS && info->dlpi_tls_data) {
+                    *static_cast<std::pair<const unsigned char*, std::size_t>*>(out) = {static_cast<const unsigned char*>(info->dlpi_tls_data),
+                                                                                         info->dlpi_phdr[i].p_memsz};
+                    break;
+                }
+            return 1;  // the program is the first object
+        },
+        &r);
+    return r;
+}
+
 std::string block_name() {
     return "block (" + std::to_string(blockIdx.x) + "," + std::to_string(blockIdx.y) + "," + std::to_string(blockIdx.z) + ")";
 }
@@ -666,6 +689,9 @@ std::string run_block(unsigned nthreads, const std::function<void()>& body, unsi
         profile->stream.resize(nthreads);
         profile->epoch.assign(nthreads, 0);
         r.profile = profile.get();
+        static thread_local const auto tls = program_thread_locals();
+        r.static_smem = tls.first;
+        r.static_smem_bytes = tls.second;
     }
     r.warp_slots.assign(static_cast<std::size_t>((nthreads + 31) / 32) * 32, 0);
     r.sched_race = race::current();
@@ -937,16 +963,19 @@ void record_access(const void* p, std::size_t bytes, bool store, const void* sit
     if (q >= r->smem && q < r->smem + r->smem_bytes) {
         base = r->smem;
         shared = true;
+    } else if (q >= r->static_smem && q < r->static_smem + r->static_smem_bytes) {  // a __shared__ variable
+        base = r->static_smem;
+        shared = true;
     } else {
         inside = true;
         const auto* a = find_allocation(p);
         inside = false;
-        if (!a) return;  // the stack, __shared__ variables, kernel parameters
+        if (!a) return;  // the stack, kernel parameters
         base = a->first;
     }
     inside = true;
     ProfileBlock& b = *r->profile;
-    b.stream[r->current].push_back(ProfileBlock::Access{site, b.epoch[r->current], shared, store, base, static_cast<std::uint64_t>(q - base),
+    b.stream[r->current].push_back(ProfileBlock::Access{site, b.epoch[r->current], shared, store, base == r->static_smem, base, static_cast<std::uint64_t>(q - base),
                                                         static_cast<std::uint32_t>(bytes)});
     inside = false;
 }

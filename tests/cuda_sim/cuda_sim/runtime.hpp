@@ -264,8 +264,9 @@ std::int64_t race_reports();
 // loop's unconditional accesses anchor its conditional ones) — are one request; a global request costs the distinct 32-byte
 // sectors it touches (counted from the start of each allocation, which a GPU aligns to 256 bytes), a
 // shared one the wavefronts of its bank conflicts (the most distinct 4-byte words it touches in one
-// of the 32 banks). Only device allocations and dynamic shared memory are counted (not __shared__
-// variables, which are thread_local here, nor registers and the stack).
+// of the 32 banks). Device allocations and shared memory are counted — dynamic, and the __shared__
+// variables (thread_local here: the program's thread-local storage of the block's OS thread, its
+// banks counted from that storage's start) — not registers and the stack.
 struct AccessCounts {
     std::int64_t requests = 0;      // warp instructions
     std::int64_t transactions = 0;  // global: 32-byte sectors; shared: wavefronts
@@ -284,7 +285,7 @@ std::map<std::string, KernelAccesses> memory_profile();
 // The same by code site (the instrumented call's return address) within each kernel: which access
 // of the source takes the sectors or wavefronts.
 struct SiteAccesses {
-    bool shared = false, store = false;
+    bool shared = false, store = false, static_shared = false;  // static_shared: a __shared__ variable's
     AccessCounts counts;
 };
 std::map<std::string, std::map<const void*, SiteAccesses>> memory_profile_sites();
