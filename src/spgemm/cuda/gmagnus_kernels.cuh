@@ -831,10 +831,15 @@ inline constexpr int compact_words_per_warp = 4;
 // warps' counts a thread). Any cap (a power of two or 3/4 of one: hash_table_capacity); slots past
 // it read as empty. counts: compact_words_per_warp words per warp of the group in shared memory.
 // Table indices are 32-bit (a table fits shared memory): fewer registers in the loops.
+// A warp's table (WarpGroup) needs no counts in shared memory: each slot of the round's count is the
+// popcount of its ballot, the same in every lane — a round takes its ballots, one warp barrier and
+// the stores (cuda_sim_memory_profile: the small product's one-warp rows stored and loaded 126 K
+// count requests each, a quarter of small_rows_kernel's shared loads, and shuffled the counts).
 template <class G, class V, class I>
 __device__ void compact_table(I* keys, V* vals, unsigned cap, unsigned* counts) {
     constexpr int K = compact_unroll<V, I>;
     static_assert(K <= compact_words_per_warp, "a count per slot of a round and warp");
+    constexpr bool one_warp = std::is_same_v<G, WarpGroup>;
     constexpr unsigned all = 0xffffffffu;
     const unsigned lane = G::rank() % warp_size, warp = G::rank() / warp_size, nwarps = G::size() / warp_size;
     const unsigned ncounts = K * nwarps;
@@ -854,34 +859,50 @@ __device__ void compact_table(I* keys, V* vals, unsigned cap, unsigned* counts) 
                 v[u] = vals[i];
             }
             ballot[u] = __ballot_sync(all, k[u] != I(-1));
-            if (lane == 0) counts[u * nwarps + warp] = static_cast<unsigned>(__popc(ballot[u]));
+            if constexpr (!one_warp)
+                if (lane == 0) counts[u * nwarps + warp] = static_cast<unsigned>(__popc(ballot[u]));
         }
-        G::sync();
-        unsigned c[compact_words_per_warp], run = 0;
-        GIGASPARSE_UNROLL
-        for (int j = 0; j < compact_words_per_warp; ++j) {
-            const unsigned f = compact_words_per_warp * lane + j;
-            c[j] = f < ncounts ? counts[f] : 0u;
-            run += c[j];
-        }
-        const unsigned incl = warp_inclusive_sum(run);
-        const unsigned total = __shfl_sync(all, incl, warp_size - 1);
-        G::sync();  // every count read before the next round's, every slot before the writes
-        GIGASPARSE_UNROLL
-        for (int u = 0; u < K; ++u) {
-            const unsigned f = u * nwarps + warp, j = f % compact_words_per_warp;  // warp-uniform
-            unsigned mine = incl - run;  // lane f / 4's sum of the counts before f
+        if constexpr (one_warp) {
+            (void)counts;
+            (void)ncounts;
+            __syncwarp();  // every slot of the round read before the writes
             GIGASPARSE_UNROLL
-            for (unsigned jj = 0; jj < compact_words_per_warp; ++jj)
-                if (jj < j) mine += c[jj];
-            const unsigned before = __shfl_sync(all, mine, static_cast<int>(f / compact_words_per_warp));
-            if (k[u] != I(-1)) {
-                const unsigned pos = base + before + static_cast<unsigned>(__popc(ballot[u] & lower));
-                keys[pos] = k[u];
-                vals[pos] = v[u];
+            for (int u = 0; u < K; ++u) {
+                if (k[u] != I(-1)) {
+                    const unsigned pos = base + static_cast<unsigned>(__popc(ballot[u] & lower));
+                    keys[pos] = k[u];
+                    vals[pos] = v[u];
+                }
+                base += static_cast<unsigned>(__popc(ballot[u]));
             }
+        } else {
+            G::sync();
+            unsigned c[compact_words_per_warp], run = 0;
+            GIGASPARSE_UNROLL
+            for (int j = 0; j < compact_words_per_warp; ++j) {
+                const unsigned f = compact_words_per_warp * lane + j;
+                c[j] = f < ncounts ? counts[f] : 0u;
+                run += c[j];
+            }
+            const unsigned incl = warp_inclusive_sum(run);
+            const unsigned total = __shfl_sync(all, incl, warp_size - 1);
+            G::sync();  // every count read before the next round's, every slot before the writes
+            GIGASPARSE_UNROLL
+            for (int u = 0; u < K; ++u) {
+                const unsigned f = u * nwarps + warp, j = f % compact_words_per_warp;  // warp-uniform
+                unsigned mine = incl - run;  // lane f / 4's sum of the counts before f
+                GIGASPARSE_UNROLL
+                for (unsigned jj = 0; jj < compact_words_per_warp; ++jj)
+                    if (jj < j) mine += c[jj];
+                const unsigned before = __shfl_sync(all, mine, static_cast<int>(f / compact_words_per_warp));
+                if (k[u] != I(-1)) {
+                    const unsigned pos = base + before + static_cast<unsigned>(__popc(ballot[u] & lower));
+                    keys[pos] = k[u];
+                    vals[pos] = v[u];
+                }
+            }
+            base += total;
         }
-        base += total;
     }
     G::sync();
 }
