@@ -694,8 +694,8 @@ TEST(GmagnusMath, OuterProductOwnerMapMatchesThePaperMapping) {
     }
 }
 
-// nth_set_bit (the sparse batches of dense_accumulate's write): every set bit of random words, of
-// full and single-bit words, found in order.
+// rank_sort_windows: the windows a compacted table's free slots give rank_write, or 0 (the bitonic
+// sort) past rank_sort_max_windows or under 32 free words.
 TEST(GmagnusMath, RankSortWindows) {
     // a table of 2048 slots holding 1126 entries, float values and int32 columns: 922 free slots,
     // 922 words, windows of 29504 columns
@@ -742,6 +742,8 @@ TEST(GmagnusMath, DenseWriteSelects) {
     EXPECT_FALSE(gm::dense_write_selects(1024, 32));  // full words
 }
 
+// nth_set_bit (the sparse batches of dense_accumulate's write): every set bit of random words, of
+// full and single-bit words, found in order.
 TEST(GmagnusMath, NthSetBit) {
     std::mt19937_64 rng(5);
     for (int trial = 0; trial < 20000; ++trial) {

@@ -838,6 +838,22 @@ GIGASPARSE_HD constexpr count_t scan_order_to_storage(count_t v, count_t warps, 
 // the i with bit j clear (pair t of the step has low index bitonic_pair_low(t, j), so n/2 threads
 // each take one pair), ascending when (i & k_size) == 0.
 GIGASPARSE_HD constexpr count_t bitonic_pair_low(count_t t, count_t j) { return ((t & ~(j - 1)) << 1) | (t & (j - 1)); }
+GIGASPARSE_HD constexpr bool bitonic_ascending(count_t i, count_t k_size) { return (i & k_size) == 0; }
+// Two consecutive steps, j and j/2 (j >= 2), over quads: quad g of the n/4 is {i, i + j/2, i + j,
+// i + 3j/2} with i = bitonic_quad_low(g, j) (bits j and j/2 of i clear); step j pairs (i, i + j)
+// and (i + j/2, i + 3j/2), then step j/2 pairs (i, i + j/2) and (i + j, i + 3j/2), all four in
+// i's direction (the size k_size > j, so one bit above them). A thread a quad: one barrier for
+// the two steps.
+GIGASPARSE_HD constexpr count_t bitonic_quad_low(count_t g, count_t j) { return bitonic_pair_low(bitonic_pair_low(g, j / 2), j); }
+// The same step taken by each element alone: element i, holding `mine`, takes its partner's (i ^ j)
+// key when the pair is out of order — the lower index of an ascending pair keeps the smaller key,
+// of a descending pair the larger. The warp stages of sort_and_write (j < 32) run this way, the
+// partner's key and value from a shuffle.
+template <class U>
+GIGASPARSE_HD constexpr bool bitonic_takes_partner(count_t i, count_t j, count_t k_size, U mine, U partner) {
+    return ((i & j) == 0) == bitonic_ascending(i, k_size) ? partner < mine : partner > mine;
+}
+
 // Output order by rank (GpuSpgemmOptions::rank_sort) for a compacted table of n of its cap slots:
 // the bitmap takes the free key slots [n, cap) and each of its words' exclusive prefix a word of the
 // free value slots, so a window covers 32 columns for each 4 bytes of the smaller free part; the
@@ -853,22 +869,6 @@ GIGASPARSE_HD constexpr count_t rank_sort_windows(count_t span, count_t cap, cou
     if (words < 32 || span < 1) return 0;
     const count_t windows = ceil_div(span, words * 32);
     return windows > rank_sort_max_windows ? 0 : windows;
-}
-
-GIGASPARSE_HD constexpr bool bitonic_ascending(count_t i, count_t k_size) { return (i & k_size) == 0; }
-// Two consecutive steps, j and j/2 (j >= 2), over quads: quad g of the n/4 is {i, i + j/2, i + j,
-// i + 3j/2} with i = bitonic_quad_low(g, j) (bits j and j/2 of i clear); step j pairs (i, i + j)
-// and (i + j/2, i + 3j/2), then step j/2 pairs (i, i + j/2) and (i + j, i + 3j/2), all four in
-// i's direction (the size k_size > j, so one bit above them). A thread a quad: one barrier for
-// the two steps.
-GIGASPARSE_HD constexpr count_t bitonic_quad_low(count_t g, count_t j) { return bitonic_pair_low(bitonic_pair_low(g, j / 2), j); }
-// The same step taken by each element alone: element i, holding `mine`, takes its partner's (i ^ j)
-// key when the pair is out of order — the lower index of an ascending pair keeps the smaller key,
-// of a descending pair the larger. The warp stages of sort_and_write (j < 32) run this way, the
-// partner's key and value from a shuffle.
-template <class U>
-GIGASPARSE_HD constexpr bool bitonic_takes_partner(count_t i, count_t j, count_t k_size, U mine, U partner) {
-    return ((i & j) == 0) == bitonic_ascending(i, k_size) ? partner < mine : partner > mine;
 }
 
 }  // namespace gmagnus
