@@ -441,6 +441,25 @@ TEST(GmagnusMath, HashTablesShrinkOnlyForMoreRowsInFlight) {
                 }
 }
 
+// clear_table (gmagnus_kernels.cuh) stores 16 bytes at a time from the table's values and from its
+// keys at vals + cap, and the warp kernels' tables start at multiples of their bytes: every
+// capacity a kernel gets is a multiple of 4 entries, so each start is 16-byte aligned.
+TEST(GmagnusMath, TableCapacitiesAlign16) {
+    constexpr count_t sm = 233472, reserved = 1024, stat = 5264;
+    for (const gm::ElementSizes sz : {gm::ElementSizes{4, 4, 8, 4}, gm::ElementSizes{8, 8, 8, 4}, gm::ElementSizes{4, 8, 8, 4}, gm::ElementSizes{8, 4, 8, 4}})
+        for (bool values : {false, true}) {
+            const auto aligned = [&](count_t cap) {
+                return cap % 4 == 0 && (cap * sz.val) % 16 == 0 && gm::hash_smem_bytes(cap, sz, values) % 16 == 0;
+            };
+            for (int regs : {0, 32, 45, 64})
+                for (int bin = 0; bin <= 26; ++bin)  // a 2^31-byte budget's bins
+                    ASSERT_TRUE(aligned(gm::hash_table_capacity(bin, sz, values, stat, regs, sm, reserved))) << bin;
+            const count_t region = gm::small_region_entries(sz);
+            ASSERT_TRUE(aligned(region));
+            for (count_t p = 0; p <= 2 * region; ++p) ASSERT_TRUE(aligned(gm::small_row_capacity(p, region))) << p;
+        }
+}
+
 // Which light-row bins take a warp per row: the one-warp tables always; larger ones up to the
 // capacity of rows of GpuSpgemmOptions::warp_row_products when the bin holds a block of rows for every SM.
 TEST(GmagnusMath, LightBinsTakeWarps) {

@@ -1270,7 +1270,7 @@ private:
             // consecutive chunks a block (dense_chunks_per_block), for the two blocks an SM of its launch bound
             const count_t per = dense_chunks_per_block(nd, 2 * static_cast<count_t>(sm_count_));
             launch(launch_name<P>("dense_segments_kernel"), &dense_segments_kernel<dense_block, P, V, I>, ceil_div(nd, per), dense_block, shmem, hs, nd,
-                   per, static_cast<count_t>(shmem / 4), hb.bin_ids.data() + hb.bin_begin[nbins_], hb.segs.data(), v.col[0].data(), v.val[0].data(), v.col[1].data(), v.val[1].data(),
+                   per, static_cast<count_t>(shmem), hb.bin_ids.data() + hb.bin_begin[nbins_], hb.segs.data(), v.col[0].data(), v.val[0].data(), v.col[1].data(), v.val[1].data(),
                    hb.seg_nnz.data(), hb.seg_out.data(), known_col_.data(), c_col, c_val);
         }
         if (P == Phase::symbolic && hb.nsegs > 0) {

@@ -281,23 +281,22 @@ GIGASPARSE_HD constexpr int chunk_span_log2(const Params& p, int levels_done) {
     return r < 0 ? 0 : r;
 }
 
-// Dynamic shared memory of the dense accumulator over 2^span_log2 columns: the bitmap (32-bit
-// words, padded to 16 bytes), then the values (numeric phase only).
-GIGASPARSE_HD constexpr count_t dense_smem_bytes(int span_log2, const ElementSizes& s, bool numeric) {
-    const count_t span = count_t(1) << span_log2;
-    return ceil_div(ceil_div(span, 32) * 4, 16) * 16 + (numeric ? span * s.val : 0);
-}
 // Dynamic shared memory of a hash table of `capacity` entries: keys, plus values when numeric.
 GIGASPARSE_HD constexpr count_t hash_smem_bytes(count_t capacity, const ElementSizes& s, bool numeric) {
     return capacity * (s.col + (numeric ? s.val : 0));
 }
-// A light row whose products' columns span `span` columns accumulates densely in its hash table's
-// shared memory — a bitmap of the span (16-byte aligned), then a value per column when numeric —
-// when that fits the table's bytes: no hashing, compaction or sort, its entries read in order
-// from the bitmap (dense_light_row). Float values with int32 columns: spans up to 1.94 times the
-// table's entries (numeric), 32 times (symbolic: keys only in the table, a bit a column).
+// The dense accumulator over `span` columns: a bitmap (32-bit words, padded to 16 bytes), then a
+// value per column (numeric phase only). A light row whose products' columns span `span` columns
+// accumulates densely in its hash table's shared memory when that fits the table's bytes: no
+// hashing, compaction or sort, its entries read in order from the bitmap (dense_light_row). Float
+// values with int32 columns: spans up to 1.94 times the table's entries (numeric), 32 times
+// (symbolic: keys only in the table, a bit a column).
 GIGASPARSE_HD constexpr count_t dense_row_bytes(count_t span, count_t val_bytes, bool numeric) {
     return ceil_div(ceil_div(span, 32) * 4, 16) * 16 + (numeric ? span * val_bytes : 0);
+}
+// A chunk of 2^span_log2 columns accumulated densely (dense_segments_kernel): the same layout.
+GIGASPARSE_HD constexpr count_t dense_smem_bytes(int span_log2, const ElementSizes& s, bool numeric) {
+    return dense_row_bytes(count_t(1) << span_log2, s.val, numeric);
 }
 GIGASPARSE_HD constexpr bool light_row_is_dense(count_t span, count_t table_bytes, count_t val_bytes, bool numeric) {
     return span > 0 && dense_row_bytes(span, val_bytes, numeric) <= table_bytes;
