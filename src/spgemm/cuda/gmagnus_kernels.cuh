@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -839,6 +840,19 @@ __device__ __forceinline__ void clear_table(I* keys, V* vals, count_t cap) {
     fill_shared<G>(keys, cap * static_cast<count_t>(sizeof(I)), ~0u);
 }
 
+// K consecutive elements from p (16-byte aligned shared memory; K·sizeof(T) a multiple of 16) into
+// out, in 16-byte loads.
+template <int K, class T>
+__device__ __forceinline__ void load_run16(const T* p, T (&out)[K]) {
+    static_assert(K * sizeof(T) % 16 == 0, "whole 16-byte words");
+    const auto* q = reinterpret_cast<const uint4*>(p);
+    GIGASPARSE_UNROLL
+    for (int j = 0; j < static_cast<int>(K * sizeof(T) / 16); ++j) {
+        const uint4 w = q[j];
+        memcpy(reinterpret_cast<unsigned char*>(out) + 16 * j, &w, 16);
+    }
+}
+
 // Slots of the table each thread reads in one round of compact_table (2 with 64-bit indices and
 // double values: registers), and the words of shared memory it needs for each warp of the group.
 template <class V, class I>
@@ -846,14 +860,16 @@ inline constexpr int compact_unroll = sizeof(V) + sizeof(I) > 12 ? 2 : 4;
 inline constexpr int compact_words_per_warp = 4;
 
 // Moves the n occupied entries of the table to its front (in any order: they are sorted next), in
-// place, in rounds of compact_unroll slots a thread (slots r + u·G::size() + rank): each warp
-// ballots its occupied slots, the counts of every (slot u, warp) — in that order, which is the
-// slots' — are summed by a shuffle scan in every warp (lane l takes counts 4l to 4l + 3), and
-// they give every entry its position. A position never exceeds the slot it came from, which, like
-// every slot of the round, was read before the round's barrier. Two barriers a round: for a table
-// of 16384 entries on 1024 threads, 8 where a slot a thread and round took 32 (and a loop over all
-// warps' counts a thread). Any cap (a power of two or 3/4 of one: hash_table_capacity); slots past
-// it read as empty. counts: compact_words_per_warp words per warp of the group in shared memory.
+// place, in rounds of K = compact_unroll consecutive slots a thread (slots r + K·rank + u, read in
+// 16-byte loads: a quarter of the load instructions of a slot a load, the same wavefronts), each
+// warp ballots its occupied slots, the counts of every (slot u, warp) are summed by a shuffle scan
+// in every warp (lane l takes counts 4l to 4l + 3), and they give every entry its position, in
+// (u, warp, lane) order. A round's positions stay below the round's end (base, the entries of the
+// earlier rounds, is at most r), so every slot they overwrite was read before the round's
+// barrier. Two barriers a round: for a table of 16384 entries on 1024 threads, 8 where a slot a
+// thread and round took 32 (and a loop over all warps' counts a thread). cap a multiple of 4
+// (TableCapacitiesAlign16: a thread's slots all in the table or all past it, which read as empty).
+// counts: compact_words_per_warp words per warp of the group in shared memory.
 // Table indices are 32-bit (a table fits shared memory): fewer registers in the loops.
 // A warp's table (WarpGroup) needs no counts in shared memory: each slot of the round's count is the
 // popcount of its ballot, the same in every lane — a round takes its ballots, one warp barrier and
@@ -873,15 +889,18 @@ __device__ void compact_table(I* keys, V* vals, unsigned cap, unsigned* counts) 
         I k[K];
         V v[K];
         unsigned ballot[K];
+        if (const unsigned i0 = r + K * G::rank(); i0 < cap) {
+            load_run16<K>(keys + i0, k);
+            load_run16<K>(vals + i0, v);
+        } else {
+            GIGASPARSE_UNROLL
+            for (int u = 0; u < K; ++u) {
+                k[u] = I(-1);
+                v[u] = V(0);
+            }
+        }
         GIGASPARSE_UNROLL
         for (int u = 0; u < K; ++u) {
-            const unsigned i = r + u * G::size() + G::rank();
-            k[u] = I(-1);
-            v[u] = V(0);
-            if (i < cap) {
-                k[u] = keys[i];
-                v[u] = vals[i];
-            }
             ballot[u] = __ballot_sync(all, k[u] != I(-1));
             if constexpr (!one_warp)
                 if (lane == 0) counts[u * nwarps + warp] = static_cast<unsigned>(__popc(ballot[u]));

@@ -77,17 +77,20 @@ struct dim3 {
     unsigned x, y, z;
     constexpr dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
 };
-// CUDA's 16-byte vector type (a kernel's 128-bit loads and stores). Assigned as one 16-byte copy,
+// CUDA's 16-byte vector type (a kernel's 128-bit loads and stores). Copied as one 16-byte block,
 // which g++ makes one 16-byte access (the memory profile counts one request, as nvcc's STS.128/
 // LDS.128), where the members' copy made four 4-byte ones.
 struct alignas(16) uint4 {
     unsigned x, y, z, w;
+    uint4() = default;
+    constexpr uint4(unsigned x_, unsigned y_, unsigned z_, unsigned w_) : x(x_), y(y_), z(z_), w(w_) {}
+    uint4(const uint4& o) { __builtin_memcpy(this, &o, sizeof(uint4)); }
     uint4& operator=(const uint4& o) {
         __builtin_memcpy(this, &o, sizeof(uint4));
         return *this;
     }
 };
-inline constexpr uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return uint4{x, y, z, w}; }
+inline constexpr uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return uint4(x, y, z, w); }
 inline thread_local dim3 threadIdx{0, 0, 0};
 inline thread_local dim3 blockIdx{0, 0, 0};
 inline thread_local dim3 blockDim{1, 1, 1};
