@@ -9,7 +9,7 @@ with more products than its warp's table has entries (small_row_capacity: the po
 its products, at least 32, at most the region of small_region_entries: 1024 entries for float
 values and int32 columns, 512 with a double or a 64-bit column), at least small_row_limit distinct
 columns (the table's size less 32). A long row whose columns span more than 8 numeric windows
-(small_long_window: 7940 columns for float values, 4032 for double; small_long_max_windows) sends
+(small_long_window: 7936 columns for float values, 4032 for double; small_long_max_windows) sends
 the product back to the binned path (GpuSpgemmStats::small_rows_back). For each product it prints
 the rows, entries, products, the longest row's products, the rows that take a block
 (GpuSpgemmStats::small_long_rows) and the path, then the count:
@@ -33,7 +33,7 @@ MAX_NNZ = 1 << 17
 MAX_ROW_PRODUCTS = 4096
 WARP = 32
 MAX_WINDOWS = 8
-WINDOW = {1024: 7940, 512: 4032}  # small_long_window's numeric windows for each region
+WINDOW = {1024: 7936, 512: 4032}  # small_long_window's numeric windows for each region
 
 
 def row_capacity(products, region):
@@ -83,7 +83,7 @@ def self_check():
     ok &= row_capacity(0, 1024) == 32 and row_capacity(17, 1024) == 64 and row_capacity(300, 1024) == 1024
     # one_long_row of SmallProductLimits: row 0 over all of B (k rows of `per` entries over ncols columns)
     for k, per, ncols, region, n_long, back in ((1000, 2, 500, 1024, 0, 0), (1000, 2, 1500, 1024, 1, 0), (4096, 1, 100, 1024, 0, 0),
-                                                (4097, 1, 100, 1024, 1, 0), (3970, 16, 63520, 1024, 1, 0), (3971, 16, 63521, 1024, 1, 1),
+                                                (4097, 1, 100, 1024, 1, 0), (3968, 16, 63488, 1024, 1, 0), (3969, 16, 63489, 1024, 1, 1),
                                                 (600, 2, 490, 512, 1, 0), (2017, 16, 32257, 512, 1, 1)):
         rows = [0] * k + [1]
         cols = list(range(k)) + [0]

@@ -12,7 +12,7 @@ the SMs' average share do not hold the rest back), at most 2^31 (--sm-count 0: 2
 cap before 2026-12-06's second change). The windows: B's columns when a bitmap and values of them fit the budget, else B's
 columns in the fewest equal windows that do. Defaults: float values and int32 columns on the
 H200's budget (s_LM = 227824 bytes: 232448 opt-in less the kernels' largest static shared memory,
-4624 bytes; tau = 8192: windows of up to 55228 columns). --table-bytes 131072 --max-windows 1
+4624 bytes; tau = 8192: windows of up to 55200 columns). --table-bytes 131072 --max-windows 1
 --max-walk 131072 --sm-count 0 counts with the limit before 2026-12-06 (one window of the largest
 hash table, 2^17 products). For each product with heavy rows it prints the heavy rows, how many of them are
 wide dense rows (and in how many windows), the share of the heavy products they hold, and whether
@@ -41,8 +41,10 @@ SM_COUNT = 132
 
 
 def dense_row_bytes(span, val_bytes=VAL_BYTES):
-    """A bitmap of the span (16-byte aligned) and a value per column (dense_row_bytes, numeric)."""
-    return -(-(-(-span // 32) * 4) // 16) * 16 + span * val_bytes
+    """A bitmap of the span (16-byte aligned) and a value slot per column of whole 32-column groups
+    (dense_row_bytes, numeric)."""
+    groups = -(-span // 32)
+    return -(-(groups * 4) // 16) * 16 + groups * 32 * val_bytes
 
 
 def max_dense_span(table_bytes=BUDGET_BYTES, val_bytes=VAL_BYTES):
@@ -126,16 +128,16 @@ def brute_force(a, b, tau, limit, max_windows, max_walk, sm_count=0):
 
 def self_check():
     import scipy.sparse as sp
-    assert max_dense_span() == 55228
-    assert max_dense_span(16384 * 8) == 31772  # the largest hash table's bytes (the limit before)
-    assert max_dense_span(1024 * 12, 8) == 1512  # double values, int32 columns, a 1024-entry table
-    assert window_width(32768, 55228) == 32768 and window_width(65536, 55228) == 32768
-    assert window_width(131072, 55228) == 43691 and window_width(262144, 55228) == 52429
+    assert max_dense_span() == 55200
+    assert max_dense_span(16384 * 8) == 31744  # the largest hash table's bytes (the limit before)
+    assert max_dense_span(1024 * 12, 8) == 1504  # double values, int32 columns, a 1024-entry table
+    assert window_width(32768, 55200) == 32768 and window_width(65536, 55200) == 32768
+    assert window_width(131072, 55200) == 43691 and window_width(262144, 55200) == 52429
     # a band of 25 entries a row: up to 625 products a row over up to 49 columns; rows 11 to n - 12
     # have more than 512 products (row 11: 13 + ... + 24 + 12 x 25 = 522)
     n = 300
     band = sp.diags([np.ones(n - abs(k)) for k in range(-12, 13)], list(range(-12, 13)), format="csr")
-    assert classify(band, band, tau=512, limit=1512)[:3] == (n - 22, {1: n - 22}, 1.0)
+    assert classify(band, band, tau=512, limit=1504)[:3] == (n - 22, {1: n - 22}, 1.0)
     # windows of 30 columns (300 in 10): every span (36-49 columns) takes 2
     assert classify(band, band, tau=512, limit=30, max_windows=1)[1] == {}
     assert classify(band, band, tau=512, limit=30)[1] == {2: n - 22}

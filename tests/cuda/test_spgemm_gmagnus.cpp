@@ -939,7 +939,7 @@ TEST(CudaSpgemm, UnsortedRowsWithDuplicates) {
 // The small-product path's limits. A row of more than small_max_row_products (4096) products, or
 // one of more products than its warp's table has entries (1024 for float values and int32 indices,
 // 512 for double and int64) whose columns reach the table's limit (32 short of its size), takes a
-// block (small_long_rows_kernel: dense over its span, in windows of 7940 columns for float, 4032 for
+// block (small_long_rows_kernel: dense over its span, in windows of 7936 columns for float, 4032 for
 // double; GpuSpgemmStats::small_long_rows); a row of many products over fewer columns stays with
 // its warp (its inserts bounded). A long row whose span takes more than 8 windows sends the product
 // to the binned path (GpuSpgemmStats::small_rows_back). The same product either way, from one call
@@ -967,7 +967,7 @@ TEST(CudaSpgemm, SmallProductLimits) {
     namespace gm = gs::cuda::gmagnus;
     ASSERT_EQ(gm::small_max_row_products, 4096);
     ASSERT_EQ(gm::small_long_max_windows, 8);
-    ASSERT_EQ(gm::small_long_window({4, 4}, true), 7940);
+    ASSERT_EQ(gm::small_long_window({4, 4}, true), 7936);
     ASSERT_EQ(gm::small_long_window({8, 8}, true), 4032);
     for (const SmallCase& c : {SmallCase{1000, 2, 500, 0, false, "2000 products over 500 columns"},
                                SmallCase{1000, 2, 1500, 1, false, "2000 products over 1500 columns: a block"},
@@ -975,8 +975,8 @@ TEST(CudaSpgemm, SmallProductLimits) {
                                SmallCase{4097, 1, 100, 1, false, "4097 products: a block"},
                                SmallCase{300, 3, 900, 0, false, "900 products over 900 columns (a table of 1024)"},
                                SmallCase{2000, 10, 20000, 1, false, "20000 products over 20000 columns: a block, 3 windows"},
-                               SmallCase{3970, 16, 63520, 1, false, "a span of 63520 columns: 8 windows"},
-                               SmallCase{3971, 16, 63521, 1, true, "a span of 63521 columns: 9 windows, binned"}})
+                               SmallCase{3968, 16, 63488, 1, false, "a span of 63488 columns: 8 windows"},
+                               SmallCase{3969, 16, 63489, 1, true, "a span of 63489 columns: 9 windows, binned"}})
         expect_small_case<float, std::int32_t>(c);
     for (const SmallCase& c : {SmallCase{600, 2, 400, 0, false, "double, int64: 1200 products over 400 columns"},
                                SmallCase{600, 2, 490, 1, false, "double, int64: 1200 products over 490 columns (a limit of 480): a block"},
@@ -1663,7 +1663,7 @@ TEST(CudaSpgemm, SimulatedTightDeviceCutsTheBatchesBesideC) {
 }
 
 // A small product with long rows (GpuSpgemmStats::small_long_rows): one_long_row's row 0, 10000
-// products over 10000 columns, takes a block in two numeric windows (float: 7940 columns), beside two warps'
+// products over 10000 columns, takes a block in two numeric windows (float: 7936 columns), beside two warps'
 // rows. Over the path without long rows: one more read of the counts (their list), the block's
 // allocation of the rows and spans, the long rows' launch and a second scan in the symbolic phase,
 // one launch in the numeric. A plan's numeric phases launch it again.

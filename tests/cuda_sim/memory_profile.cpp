@@ -25,11 +25,14 @@
 
 #include <gigasparse/core/convert.hpp>
 #include <gigasparse/cuda/spgemm.hpp>
+#include <gigasparse/cuda/spgemm_plan.hpp>
 #include <gigasparse/reference/kernels.hpp>
 
 #include "cuda/gpu_test_support.hpp"
 #include "cuda_sim/runtime.hpp"
+#include "spgemm/cuda/device_matrix.cuh"
 #include "spgemm/cuda/gmagnus_dispatch.cuh"
+#include "spgemm/cuda/plan.cuh"
 #include "spgemm_cuda_host/power_law.hpp"
 #include "utils/test_utils.hpp"
 
@@ -270,6 +273,9 @@ TEST(MemoryProfile, HeavyPath) {
     // heavy chunks written from their bitmaps: only occupied words, sparse batches 32 entries a
     // store (0.59 of the stores' sector bytes used; 0.25 when every word with entries took a store)
     EXPECT_GE(efficiency(kernel(p, "dense_segments_kernel").global_store, false), 0.5);
+    // the chunks' value slots (dense_slot) spread R-MAT's columns over the banks: 1.47 wavefronts a
+    // shared load, 1.96 with a column's value at its own offset
+    EXPECT_LE(per_request(kernel(p, "dense_segments_kernel").shared_load), 1.7);
     const auto& unstage = kernel(p, "unstage_rows_kernel");  // a warp a row: contiguous copies
     EXPECT_GE(efficiency(unstage.global_load, false), 0.7);
     EXPECT_GE(efficiency(unstage.global_store, false), 0.7);
@@ -289,6 +295,52 @@ TEST(MemoryProfile, LightRows) {
     const auto& scan = kernel(p, "small_scan_kernel (inclusive)");  // the setup's scans (as small_finish_kernel's)
     EXPECT_GE(efficiency(scan.global_load, false), 0.8);
     EXPECT_GE(efficiency(scan.global_store, false), 0.8);
+}
+
+// A plan's later numeric phases (Phase::known, GpuSpgemmOptions::keep_c_pattern): the light rows'
+// product and the heavy path's, each profiled in its second numeric phase, after the first kept C's
+// columns. Light rows and hash chunks fill their tables with the known columns and only add;
+// dense chunks and dense rows read their values at the known columns.
+TEST(MemoryProfile, PlanKnownColumns) {
+    struct Case {
+        const char* title;
+        gs::Csr<float, std::int32_t> a, b;
+        GpuSpgemmOptions o;
+    };
+    GpuSpgemmOptions light, heavy;
+    light.small_products = heavy.small_products = false;
+    heavy.heavy_threshold = 256;
+    heavy.dense_wide_rows = false;
+    Case cases[] = {{"plan, second numeric phase: R-MAT 2^12 (8 a row) squared, binned", gs::test::rmat_like<float, std::int32_t>(12, 12, 8.0, 11),
+                     gs::test::rmat_like<float, std::int32_t>(12, 12, 8.0, 11), light},
+                    {"plan, second numeric phase: the heavy path's product", gs::test::rmat_like<float, std::int32_t>(12, 12, 8.0, 11),
+                     gs::test::rmat_like<float, std::int32_t>(12, 18, 8.0, 12), heavy}};
+    bool dense_chunks = false;
+    for (auto& [title, a, b, o] : cases) {
+        const SimulatedRunChecks checks;
+        {
+            gs::cuda::GpuSpgemmPlan<float, std::int32_t> plan(o);
+            plan.symbolic(a.view(), b.view());
+            (void)plan.numeric(a.view(), b.view());  // the first keeps C's columns
+            for (auto& v : a.values) v = 1.5f - v;  // new values
+            cuda_sim::set_memory_profile(true);
+            const auto c = plan.numeric(a.view(), b.view());
+            cuda_sim::set_memory_profile(false);
+            EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(a.view(), b.view()).view(), c.view(), 1e-4)) << title;
+            EXPECT_GT(plan.stats().known_pattern_bytes, 0) << title;
+        }
+        checks.expect_clean(title);
+        const auto p = cuda_sim::memory_profile();
+        print(title, p);
+        if (p.count("dense_segments_kernel (known)")) {  // the known columns' reads by slot (dense_slot): 3.77 wavefronts, 6.71 without
+            dense_chunks = true;
+            EXPECT_LE(per_request(kernel(p, "dense_segments_kernel (known)").shared_load), 4.5);
+        }
+        for (const auto& [name, k] : p)  // no pattern work: only the known kernels accumulate
+            EXPECT_TRUE((name.find("hash") == std::string::npos && name.find("dense") == std::string::npos) || name.find("(known)") != std::string::npos)
+                << title << ": " << name;
+    }
+    EXPECT_TRUE(dense_chunks) << "the heavy path's plan accumulates dense chunks";
 }
 
 // A small product with long rows (the small-product path): a band of 4000 rows (17 a row) with

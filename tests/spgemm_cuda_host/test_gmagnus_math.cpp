@@ -5,6 +5,7 @@
 #include <bit>
 #include <cstdint>
 #include <random>
+#include <set>
 #include <vector>
 
 #include "spgemm/cuda/gmagnus_math.hpp"
@@ -214,15 +215,16 @@ TEST(GmagnusMath, WarpRowsPerBlock) {
 // the hash kernels' block sizes it gives: float values, int32 columns (8 bytes an entry), 45
 // registers, 5264 bytes of static shared memory (hash_rows_kernel's walk), as ptxas reports them.
 // A light row accumulates densely when a bitmap of its span (16-byte aligned) and, numeric, a value
-// per column fit its hash table's bytes.
+// per column (whole groups of 32 columns: dense_slot) fit its hash table's bytes.
 TEST(GmagnusMath, DenseLightRowsFitTheirTable) {
     const gm::ElementSizes f{4, 4, 8, 4};  // int32 columns, float values
     const gm::count_t cap = 4096, numeric_table = gm::hash_smem_bytes(cap, f, true), symbolic_table = gm::hash_smem_bytes(cap, f, false);
     EXPECT_EQ(numeric_table, 32768);
-    EXPECT_EQ(gm::dense_row_bytes(1, 4, true), 16 + 4);
-    EXPECT_EQ(gm::dense_row_bytes(7940, 4, true), 1008 + 31760);  // 249 words -> 996 bytes -> 1008
-    EXPECT_TRUE(gm::light_row_is_dense(7940, numeric_table, 4, true));     // 1.94 times the entries
-    EXPECT_FALSE(gm::light_row_is_dense(7941, numeric_table, 4, true));
+    EXPECT_EQ(gm::dense_row_bytes(1, 4, true), 16 + 32 * 4);
+    EXPECT_EQ(gm::dense_row_bytes(7936, 4, true), 992 + 31744);          // 248 words
+    EXPECT_EQ(gm::dense_row_bytes(7937, 4, true), 1008 + 249 * 32 * 4);  // 249 words -> 996 bytes -> 1008, 249 groups
+    EXPECT_TRUE(gm::light_row_is_dense(7936, numeric_table, 4, true));     // 1.94 times the entries
+    EXPECT_FALSE(gm::light_row_is_dense(7937, numeric_table, 4, true));
     EXPECT_TRUE(gm::light_row_is_dense(32 * cap, symbolic_table, 4, false));  // a bit a column
     EXPECT_FALSE(gm::light_row_is_dense(32 * cap + 1, symbolic_table, 4, false));
     EXPECT_FALSE(gm::light_row_is_dense(0, numeric_table, 4, true)) << "no span: no products";
@@ -231,9 +233,35 @@ TEST(GmagnusMath, DenseLightRowsFitTheirTable) {
     EXPECT_FALSE(gm::light_row_is_dense(8065, gm::hash_smem_bytes(cap, d, true), 8, true));
 }
 
+// dense_slot: a permutation of each 32-column group onto its own slots (dense_row_bytes gives a
+// last partial group all 32); a warp's 32 aligned consecutive columns take 32 banks, and so do 32
+// columns 32 apart (one bank before) and groups repeating the same few low-bit patterns (R-MAT's
+// favoured columns).
+TEST(GmagnusMath, DenseSlotsSpreadBanks) {
+    for (std::uint32_t span : {1u, 31u, 32u, 33u, 95u, 1024u, 1055u, 7936u, 56320u}) {
+        const std::uint32_t slots = (span + 31) / 32 * 32;
+        ASSERT_EQ(gm::dense_row_bytes(span, 4, true) - gm::dense_row_bytes(span, 4, false), slots * 4) << span;
+        std::vector<char> hit(slots, 0);
+        for (std::uint32_t c = 0; c < slots; ++c) {
+            const std::uint32_t s = gm::dense_slot(c);
+            ASSERT_EQ(s / 32, c / 32) << "stays in its group: span " << span << ", column " << c;
+            ASSERT_FALSE(hit[s]) << "span " << span << ", slot " << s;
+            hit[s] = 1;
+        }
+    }
+    const auto banks = [](auto column) {
+        std::set<std::uint32_t> b;
+        for (std::uint32_t lane = 0; lane < 32; ++lane) b.insert(gm::dense_slot(column(lane)) % 32);
+        return b.size();
+    };
+    EXPECT_EQ(banks([](std::uint32_t l) { return 64 * 32 + l; }), 32u) << "an aligned word's columns";
+    EXPECT_EQ(banks([](std::uint32_t l) { return 7 + 32 * l; }), 32u) << "columns 32 apart: one bank without the slots";
+    EXPECT_EQ(banks([](std::uint32_t l) { return 32 * (l >> 3) + 4 * (l & 7); }), 32u) << "4 groups of 8 columns 4 apart: 4-way without";
+}
+
 // Wide dense rows (row_is_dense_wide, row_key, dense_wide_window): above τ, in at most 4 windows
 // of B's columns that fit the budget (227 KiB, float and int32: 29056 entries of 8 bytes, a span of
-// 56348 columns; the largest hash table, 16384 entries, held 31772), with at most the walk cap of
+// 56320 columns, 1760 groups of 32; the largest hash table, 16384 entries, held 31744), with at most the walk cap of
 // products walked (products times windows: 2^19, or an adaptive cap above it). A launch's windows (the narrower of its phase's window and the
 // widest span among its rows) fit its bytes, and no row takes more windows than the setup counted.
 TEST(GmagnusMath, DenseWideRowsFitTheBudgetInWindows) {
@@ -241,16 +269,17 @@ TEST(GmagnusMath, DenseWideRowsFitTheBudgetInWindows) {
     ASSERT_EQ(p.hash_capacity, 16384);
     ASSERT_EQ(p.tau, 8192);
     ASSERT_EQ(gm::dense_wide_capacity(p), 227 * 1024 / 8);
-    EXPECT_EQ(gm::dense_span_limit(227 * 1024, 4, true), 56348);
-    EXPECT_EQ(gm::dense_row_bytes(56348, 4, true), 227 * 1024);
+    EXPECT_EQ(gm::dense_span_limit(227 * 1024, 4, true), 56320);
+    EXPECT_EQ(gm::dense_row_bytes(56320, 4, true), 1760 * 4 + 56320 * 4);  // 128 bytes short of the budget
+    EXPECT_GT(gm::dense_row_bytes(56321, 4, true), 227 * 1024);            // a bitmap word and a group more
     EXPECT_EQ(gm::dense_span_limit(227 * 1024 / 2, 4, false), 227 * 1024 / 2 * 8) << "a bit a column";
-    EXPECT_EQ(gm::dense_span_limit(15, 4, true), 0) << "not one column: the bitmap takes 16 bytes";
-    EXPECT_EQ(gm::dense_span_limit(20, 4, true), 1);
+    EXPECT_EQ(gm::dense_span_limit(143, 4, true), 0) << "not one group: 16 bytes of bitmap and 32 slots";
+    EXPECT_EQ(gm::dense_span_limit(144, 4, true), 32);
     // windows: B's columns when they fit, else the fewest equal windows that do
     EXPECT_EQ(gm::dense_wide_window(p, 1, true), 1);
     EXPECT_EQ(gm::dense_wide_window(p, 32768, true), 32768) << "R-MAT 15: one window";
-    EXPECT_EQ(gm::dense_wide_window(p, 56348, true), 56348);
-    EXPECT_EQ(gm::dense_wide_window(p, 56349, true), 28175);
+    EXPECT_EQ(gm::dense_wide_window(p, 56320, true), 56320);
+    EXPECT_EQ(gm::dense_wide_window(p, 56321, true), 28161);
     EXPECT_EQ(gm::dense_wide_window(p, 65536, true), 32768) << "R-MAT 16: two";
     EXPECT_EQ(gm::dense_wide_window(p, 131072, true), 43691) << "R-MAT 17: three";
     EXPECT_EQ(gm::dense_wide_window(p, 262144, true), 52429) << "R-MAT 18: five";
@@ -374,7 +403,7 @@ TEST(GmagnusMath, DenseWideLaunchTakesItsWindow) {
         return gm::dense_wide_launch(p, window, values, rows, stat, 45, sm, reserved, 132, fit);
     };
     // hangGlider_2: 1647 columns, one wide dense row
-    EXPECT_EQ(launch(1647, true, 1, true).bytes, 208 + 1647 * 4);
+    EXPECT_EQ(launch(1647, true, 1, true).bytes, 208 + 52 * 32 * 4);  // 52 groups of 32 columns
     EXPECT_EQ(launch(1647, true, 1, true).threads, 1024);
     EXPECT_EQ(launch(1647, false, 1, true).bytes, 208) << "the count needs the bitmap only";
     // enough rows for 10 of 128 threads on each of 132 SMs (registers: 1280 threads)
@@ -382,14 +411,14 @@ TEST(GmagnusMath, DenseWideLaunchTakesItsWindow) {
     EXPECT_EQ(launch(1647, true, 1320, true).threads, 128);
     EXPECT_EQ(launch(1647, true, 1320, false).threads, 1024) << "fit_hash_blocks off: the widest";
     // MIT8: 6440 columns, 3065 wide dense rows: 5 of 256 an SM (shared memory 26576 + 5264 bytes a row)
-    EXPECT_EQ(launch(6440, true, 3065, true).bytes, 816 + 6440 * 4);
+    EXPECT_EQ(launch(6440, true, 3065, true).bytes, 816 + 202 * 32 * 4);  // 202 groups
     EXPECT_EQ(launch(6440, true, 3065, true).threads, 256);
     // R-MAT 15 (one window of 32768 columns) and 16 (two): a bitmap of 4 KiB and 128 KiB of values, one row an SM
     EXPECT_EQ(launch(gm::dense_wide_window(p, 32768, true), true, 4565, true).bytes, 4096 + 32768 * 4);
     EXPECT_EQ(launch(gm::dense_wide_window(p, 65536, true), true, 10049, true).bytes, 4096 + 32768 * 4);
     EXPECT_EQ(launch(gm::dense_wide_window(p, 65536, true), true, 10049, true).threads, 1024);
-    // the budget's widest window: the whole budget
-    EXPECT_EQ(launch(gm::dense_wide_window(p, 56348, true), true, 1, true).bytes, 227 * 1024);
+    // the budget's widest window: the whole budget but the 128 bytes short of a group
+    EXPECT_EQ(launch(gm::dense_wide_window(p, 56320, true), true, 1, true).bytes, 227 * 1024 - 128);
 }
 
 TEST(GmagnusMath, HashBlockThreadsKeepTheMostThreadsResident) {
@@ -1045,7 +1074,7 @@ TEST(GmagnusMath, SmallProductTables) {
     // their windows in the 32 KB of a small_rows_kernel block: bitmap and values (numeric), bitmap
     // alone (symbolic); at most 8 numeric windows, else the product goes to the binned path
     EXPECT_EQ(gm::small_long_bytes, gm::small_warps * gm::small_region_bytes);
-    for (const auto& [sizes, window] : {std::pair{gm::ElementSizes{4, 4}, count_t(7940)}, std::pair{gm::ElementSizes{8, 8}, count_t(4032)},
+    for (const auto& [sizes, window] : {std::pair{gm::ElementSizes{4, 4}, count_t(7936)}, std::pair{gm::ElementSizes{8, 8}, count_t(4032)},
                                        std::pair{gm::ElementSizes{4, 8}, count_t(4032)}}) {
         const count_t w = gm::small_long_window(sizes, true);
         EXPECT_EQ(w, window);

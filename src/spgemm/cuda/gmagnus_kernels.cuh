@@ -1420,7 +1420,8 @@ __device__ __forceinline__ void finish_light_row(I* keys, V* vals, count_t cap, 
 
 // Dense accumulation by group G (a block, or a warp of hash_rows_warp_kernel) in shared memory
 // `smem`: a bitmap of `span` columns from lo (16-byte aligned), then, with values, a value per
-// column (dense_row_bytes). walk(use) gives the products, which set their column's bit and add to
+// column (dense_row_bytes; column c's at dense_slot, which spreads columns 32 apart over the
+// banks). walk(use) gives the products, which set their column's bit and add to
 // its value; then symbolic and once write the count of bits to *count (a window of a wide dense
 // row, Window: return it instead), numeric and once write the entries in column order at out (each
 // warp a run of bitmap words, placed by the group's scan of their popcounts, a word's entries a
@@ -1442,13 +1443,13 @@ __device__ count_t dense_accumulate(unsigned char* smem, count_t lo, count_t spa
     V* acc = reinterpret_cast<V*>(smem + (words * 4 + 15) / 16 * 16);
     if constexpr (!Reuse) {
         if constexpr (P != Phase::known) fill_shared<G>(bitmap, (words * 4 + 15) / 16 * 16, 0u);  // (with the padding before acc)
-        if constexpr (has_values(P)) fill_shared<G>(acc, cols * static_cast<count_t>(sizeof(V)), 0u);
+        if constexpr (has_values(P)) fill_shared<G>(acc, words * 32 * static_cast<count_t>(sizeof(V)), 0u);  // (every slot of the last group)
     }
     G::sync();  // (Reuse: the caller's clear, or the previous chunk's zeroing, before the products)
     walk([&](const LightProduct<V, I>& p) {
         const auto c = static_cast<u32>(static_cast<count_t>(p.col) - lo);
         if constexpr (P != Phase::known) atomicOr(&bitmap[c >> 5], 1u << (c & 31));
-        if constexpr (has_values(P)) atomicAdd(&acc[c], p.val);
+        if constexpr (has_values(P)) atomicAdd(&acc[dense_slot(c)], p.val);
     });
     G::sync();
     if constexpr (P == Phase::known) {
@@ -1459,8 +1460,9 @@ __device__ count_t dense_accumulate(unsigned char* smem, count_t lo, count_t spa
                 if (c < 0 || c >= span) continue;  // another window's (dense_light_row)
             }
             c_col[out + i] = cc;
-            c_val[out + i] = acc[static_cast<u32>(c)];
-            if (Reuse && zero_behind) acc[static_cast<u32>(c)] = V(0);  // (known columns are distinct)
+            const u32 slot = dense_slot(static_cast<u32>(c));
+            c_val[out + i] = acc[slot];
+            if (Reuse && zero_behind) acc[slot] = V(0);  // (known columns are distinct)
         }
         return 0;
     } else {
@@ -1515,8 +1517,9 @@ __device__ count_t dense_accumulate(unsigned char* smem, count_t lo, count_t spa
                             if (j < batch) {
                                 const u32 c = ((w0 + k) << 5) + nth_set_bit(kb, j - (kin - static_cast<u32>(__popc(kb))));
                                 c_col[out + at + j] = static_cast<I>(lo + c);
-                                c_val[out + at + j] = acc[c];
-                                if (Reuse && zero_behind) acc[c] = V(0);
+                                const u32 slot = dense_slot(c);
+                                c_val[out + at + j] = acc[slot];
+                                if (Reuse && zero_behind) acc[slot] = V(0);
                             }
                         }
                         at += batch;
@@ -1530,8 +1533,9 @@ __device__ count_t dense_accumulate(unsigned char* smem, count_t lo, count_t spa
                         if ((b >> lane) & 1u) {
                             const u32 c = (w << 5) + lane, pos = at + static_cast<u32>(__popc(b & below));
                             c_col[out + pos] = static_cast<I>(lo + c);
-                            c_val[out + pos] = acc[c];
-                            if (Reuse && zero_behind) acc[c] = V(0);
+                            const u32 slot = dense_slot(c);
+                            c_val[out + pos] = acc[slot];
+                            if (Reuse && zero_behind) acc[slot] = V(0);
                         }
                         at += static_cast<u32>(__popc(b));
                     }

@@ -286,14 +286,24 @@ GIGASPARSE_HD constexpr count_t hash_smem_bytes(count_t capacity, const ElementS
     return capacity * (s.col + (numeric ? s.val : 0));
 }
 // The dense accumulator over `span` columns: a bitmap (32-bit words, padded to 16 bytes), then a
-// value per column (numeric phase only). A light row whose products' columns span `span` columns
-// accumulates densely in its hash table's shared memory when that fits the table's bytes: no
-// hashing, compaction or sort, its entries read in order from the bitmap (dense_light_row). Float
-// values with int32 columns: spans up to 1.94 times the table's entries (numeric), 32 times
-// (symbolic: keys only in the table, a bit a column).
+// value slot per column of whole 32-column groups (numeric phase only; dense_slot). A light row
+// whose products' columns span `span` columns accumulates densely in its hash table's shared memory
+// when that fits the table's bytes: no hashing, compaction or sort, its entries read in order from
+// the bitmap (dense_light_row). Float values with int32 columns: spans up to 1.94 times the table's
+// entries (numeric), 32 times (symbolic: keys only in the table, a bit a column).
 GIGASPARSE_HD constexpr count_t dense_row_bytes(count_t span, count_t val_bytes, bool numeric) {
-    return ceil_div(ceil_div(span, 32) * 4, 16) * 16 + (numeric ? span * val_bytes : 0);
+    const count_t groups = ceil_div(span, 32);
+    return ceil_div(groups * 4, 16) * 16 + (numeric ? groups * 32 * val_bytes : 0);
 }
+// The value slot of column c (from the span's first) in the dense accumulator: c with its bank
+// (c mod 32) XORed with its 32-column group's index mod 32, a permutation of each group (of the
+// slots dense_row_bytes gives a last partial group too). A warp's 32 consecutive aligned columns
+// (the dense write's word) still take 32 banks, while columns 32 apart, which shared a bank, now
+// take different ones: R-MAT's columns favour a few low-bit patterns (cuda_sim_memory_profile,
+// heavy path: the dense chunks' shared loads 1.96 -> 1.47 wavefronts a request, their known-column
+// reads 6.71 -> 3.77). A run of consecutive columns across a group boundary can meet one 2-way
+// conflict (the band's long rows: 1.07 -> 1.10).
+GIGASPARSE_HD constexpr std::uint32_t dense_slot(std::uint32_t c) { return c ^ ((c >> 5) & 31u); }
 // A chunk of 2^span_log2 columns accumulated densely (dense_segments_kernel): the same layout.
 GIGASPARSE_HD constexpr count_t dense_smem_bytes(int span_log2, const ElementSizes& s, bool numeric) {
     return dense_row_bytes(count_t(1) << span_log2, s.val, numeric);
@@ -623,7 +633,7 @@ GIGASPARSE_HD constexpr AccumKind accum_kind(count_t products, int span_log2, co
 // (GpuSpgemmOptions::dense_wide_rows), instead of taking the heavy path: a bitmap and a value per
 // column of a window of its span in the budget s_LM (dense_wide_capacity entries of a column and a
 // value), one walk over its products per window, windows in column order (so the row comes out
-// sorted). The windows are dense_wide_window columns wide: the budget's widest span (55228 columns
+// sorted). The windows are dense_wide_window columns wide: the budget's widest span (55200 columns
 // for float values and int32 indices on the H200's s_LM of 227824 bytes; dense_span_limit) when B
 // has no more columns, otherwise B's columns in equal windows (R-MAT 16: 2 of 32768, 17: 3 of
 // 43691). A row qualifies with at most Params::wide_max_windows windows (dense_wide_max_windows,
@@ -680,8 +690,8 @@ GIGASPARSE_HD constexpr count_t dense_span_limit(count_t bytes, count_t val_byte
 // A small product's long row (small_row_is_long): one block of small_long_threads, its products
 // accumulated densely in windows of small_long_window columns of its span in small_long_bytes of
 // shared memory (the four warps' regions of a small_rows_kernel block), one walk over its products
-// a window. Float values: 7940 columns a numeric window, double 4032; a symbolic count's bitmap
-// 262144. A row whose span takes more than small_long_max_windows numeric windows (63520 columns
+// a window. Float values: 7936 columns a numeric window, double 4032; a symbolic count's bitmap
+// 262144. A row whose span takes more than small_long_max_windows numeric windows (63488 columns
 // for float, 32256 for double) sends the product to the binned path (small_long_row_fits).
 inline constexpr int small_long_threads = 256;
 inline constexpr count_t small_long_bytes = small_warps * small_region_bytes;
