@@ -862,14 +862,14 @@ inline constexpr int compact_words_per_warp = 4;
 // Moves the n occupied entries of the table to its front (in any order: they are sorted next), in
 // place, in rounds of K = compact_unroll consecutive slots a thread (slots r + K·rank + u, read in
 // 16-byte loads: a quarter of the load instructions of a slot a load, the same wavefronts), each
-// warp ballots its occupied slots, the counts of every (slot u, warp) are summed by a shuffle scan
-// in every warp (lane l takes counts 4l to 4l + 3), and they give every entry its position, in
-// (u, warp, lane) order. A round's positions stay below the round's end (base, the entries of the
+// warp ballots its occupied slots, lane 0 stores the warp's counts of its K slots in one 16-byte
+// word, lane l of every warp loads warp l's and the warps' sums are scanned by shuffles, which
+// gives every entry its position, in (warp, u, lane) order. A round's positions stay below the round's end (base, the entries of the
 // earlier rounds, is at most r), so every slot they overwrite was read before the round's
 // barrier. Two barriers a round: for a table of 16384 entries on 1024 threads, 8 where a slot a
 // thread and round took 32 (and a loop over all warps' counts a thread). cap a multiple of 4
 // (TableCapacitiesAlign16: a thread's slots all in the table or all past it, which read as empty).
-// counts: compact_words_per_warp words per warp of the group in shared memory.
+// counts: compact_words_per_warp words per warp of the group in shared memory, 16-byte aligned.
 // Table indices are 32-bit (a table fits shared memory): fewer registers in the loops.
 // A warp's table (WarpGroup) needs no counts in shared memory: each slot of the round's count is the
 // popcount of its ballot, the same in every lane — a round takes its ballots, one warp barrier and
@@ -878,11 +878,10 @@ inline constexpr int compact_words_per_warp = 4;
 template <class G, class V, class I>
 __device__ void compact_table(I* keys, V* vals, unsigned cap, unsigned* counts) {
     constexpr int K = compact_unroll<V, I>;
-    static_assert(K <= compact_words_per_warp, "a count per slot of a round and warp");
+    static_assert(K <= compact_words_per_warp && compact_words_per_warp == 4, "a round's counts of a warp: one 16-byte word");
     constexpr bool one_warp = std::is_same_v<G, WarpGroup>;
     constexpr unsigned all = 0xffffffffu;
     const unsigned lane = G::rank() % warp_size, warp = G::rank() / warp_size, nwarps = G::size() / warp_size;
-    const unsigned ncounts = K * nwarps;
     const unsigned lower = (1u << lane) - 1u;
     unsigned base = 0;
     for (unsigned r = 0; r < cap; r += K * G::size()) {
@@ -900,14 +899,18 @@ __device__ void compact_table(I* keys, V* vals, unsigned cap, unsigned* counts) 
             }
         }
         GIGASPARSE_UNROLL
-        for (int u = 0; u < K; ++u) {
-            ballot[u] = __ballot_sync(all, k[u] != I(-1));
-            if constexpr (!one_warp)
-                if (lane == 0) counts[u * nwarps + warp] = static_cast<unsigned>(__popc(ballot[u]));
+        for (int u = 0; u < K; ++u) ballot[u] = __ballot_sync(all, k[u] != I(-1));
+        if constexpr (!one_warp) {
+            if (lane == 0) {  // the warp's counts, one 16-byte store at its compact_words_per_warp words
+                unsigned w[compact_words_per_warp] = {};
+                GIGASPARSE_UNROLL
+                for (int u = 0; u < K; ++u) w[u] = static_cast<unsigned>(__popc(ballot[u]));
+                *reinterpret_cast<uint4*>(counts + compact_words_per_warp * warp) = make_uint4(w[0], w[1], w[2], w[3]);
+            }
         }
         if constexpr (one_warp) {
             (void)counts;
-            (void)ncounts;
+            (void)nwarps;
             __syncwarp();  // every slot of the round read before the writes
             GIGASPARSE_UNROLL
             for (int u = 0; u < K; ++u) {
@@ -920,24 +923,18 @@ __device__ void compact_table(I* keys, V* vals, unsigned cap, unsigned* counts) 
             }
         } else {
             G::sync();
-            unsigned c[compact_words_per_warp], run = 0;
-            GIGASPARSE_UNROLL
-            for (int j = 0; j < compact_words_per_warp; ++j) {
-                const unsigned f = compact_words_per_warp * lane + j;
-                c[j] = f < ncounts ? counts[f] : 0u;
-                run += c[j];
-            }
+            // lane l: warp l's counts (one 16-byte load), their sum, and the warps' scan of the sums
+            uint4 c = make_uint4(0u, 0u, 0u, 0u);
+            if (lane < nwarps) c = *reinterpret_cast<const uint4*>(counts + compact_words_per_warp * lane);
+            const unsigned cw[compact_words_per_warp] = {c.x, c.y, c.z, c.w}, run = c.x + c.y + c.z + c.w;
             const unsigned incl = warp_inclusive_sum(run);
             const unsigned total = __shfl_sync(all, incl, warp_size - 1);
             G::sync();  // every count read before the next round's, every slot before the writes
+            unsigned mine = incl - run;  // lane l: the entries of the warps before l, then of warp l's slots before u
             GIGASPARSE_UNROLL
             for (int u = 0; u < K; ++u) {
-                const unsigned f = u * nwarps + warp, j = f % compact_words_per_warp;  // warp-uniform
-                unsigned mine = incl - run;  // lane f / 4's sum of the counts before f
-                GIGASPARSE_UNROLL
-                for (unsigned jj = 0; jj < compact_words_per_warp; ++jj)
-                    if (jj < j) mine += c[jj];
-                const unsigned before = __shfl_sync(all, mine, static_cast<int>(f / compact_words_per_warp));
+                const unsigned before = __shfl_sync(all, mine, static_cast<int>(warp));
+                mine += cw[u];
                 if (k[u] != I(-1)) {
                     const unsigned pos = base + before + static_cast<unsigned>(__popc(ballot[u] & lower));
                     keys[pos] = k[u];
@@ -1608,7 +1605,7 @@ static __global__ void __launch_bounds__(hash_max_threads, 1) hash_rows_kernel(c
     V* vals = reinterpret_cast<V*>(smem_raw);
     I* keys = reinterpret_cast<I*>(has_values(P) ? smem_raw + cap * sizeof(V) : smem_raw);
     __shared__ unsigned n_unique;
-    __shared__ unsigned warp_counts[compact_words_per_warp * 32];
+    __align__(16) __shared__ unsigned warp_counts[compact_words_per_warp * 32];
     __shared__ BlockWalk<V> walk;
     const count_t row = rows[blockIdx.x];
     if (count_t lo = 0, span = 0; dense_row<P, V, I>(row_lo, row_hi, row, cap, lo, span)) {
@@ -1646,7 +1643,7 @@ static __global__ void __launch_bounds__(hash_max_threads, 1) dense_wide_rows_ke
                                        I* __restrict__ c_col, V* __restrict__ c_val, const count_t* __restrict__ row_lo,
                                        const count_t* __restrict__ row_hi) {
     GIGASPARSE_DYNAMIC_SHARED(smem_raw);
-    __shared__ unsigned warp_counts[compact_words_per_warp * 32];
+    __align__(16) __shared__ unsigned warp_counts[compact_words_per_warp * 32];
     __shared__ BlockWalk<V> walk;
     BlockWalk<V>& w = walk;  // (named outside the lambda: g++ builds of the simulator take __shared__ as thread_local)
     const count_t row = rows[blockIdx.x];
@@ -1678,7 +1675,7 @@ static __global__ void __launch_bounds__(warp_rows_max_warps * warp_size, warp_r
     I* __restrict__ c_col, V* __restrict__ c_val, unsigned sort, const count_t* __restrict__ row_lo, const count_t* __restrict__ row_hi) {
     GIGASPARSE_DYNAMIC_SHARED(smem_raw);
     __shared__ unsigned n_unique[warp_rows_max_warps];
-    __shared__ unsigned warp_counts[compact_words_per_warp * warp_rows_max_warps];
+    __align__(16) __shared__ unsigned warp_counts[compact_words_per_warp * warp_rows_max_warps];
     const unsigned warp = threadIdx.x / warp_size, lane = threadIdx.x % warp_size;
     const count_t x = blockIdx.x * static_cast<count_t>(blockDim.x / warp_size) + warp;
     if (x >= nrows) return;  // the whole warp: no block barrier follows
@@ -1748,7 +1745,7 @@ static __global__ void __launch_bounds__(small_warps * warp_size, small_min_bloc
     constexpr unsigned all = 0xffffffffu;
     GIGASPARSE_DYNAMIC_SHARED(smem_raw);
     __shared__ unsigned n_unique[small_warps];
-    __shared__ unsigned warp_counts[compact_words_per_warp * small_warps];
+    __align__(16) __shared__ unsigned warp_counts[compact_words_per_warp * small_warps];
     __shared__ count_t block_sums[2];  // symbolic: the block's products and long rows
     const unsigned warp = threadIdx.x / warp_size, lane = threadIdx.x % warp_size;
     const count_t row = blockIdx.x * static_cast<count_t>(small_warps) + warp;
@@ -1893,7 +1890,7 @@ static __global__ void __launch_bounds__(small_long_threads, small_long_min_bloc
                                                                                     count_t* __restrict__ back, I* __restrict__ c_col, V* __restrict__ c_val) {
     static_assert(P == Phase::symbolic || P == Phase::numeric, "a small product's phases");
     GIGASPARSE_DYNAMIC_SHARED(smem_raw);
-    __shared__ unsigned warp_counts[compact_words_per_warp * 32];
+    __align__(16) __shared__ unsigned warp_counts[compact_words_per_warp * 32];
     __shared__ BlockWalk<V> walk;
     __shared__ ull span_lo, span_hi;
     BlockWalk<V>& w = walk;  // (named outside the lambdas: g++ builds of the simulator take __shared__ as thread_local)
@@ -1963,7 +1960,7 @@ static __global__ void __launch_bounds__(hash_max_threads) hash_segments_kernel(
     V* vals = reinterpret_cast<V*>(smem_raw);
     I* keys = reinterpret_cast<I*>(has_values(P) ? smem_raw + cap * sizeof(V) : smem_raw);
     __shared__ unsigned n_unique;
-    __shared__ unsigned warp_counts[compact_words_per_warp * 32];
+    __align__(16) __shared__ unsigned warp_counts[compact_words_per_warp * 32];
     const count_t id = ids[blockIdx.x];
     const Segment sg = segs[id];
     const I* col = sg.buffer == 0 ? col0 : col1;
