@@ -1055,6 +1055,16 @@ TEST(GmagnusMath, SmallProductTables) {
         if (!gm::small_row_bounded(p, cap)) ASSERT_GE(cap, p) << "every product's column fits, p = " << p;
         else ASSERT_EQ(cap, region);
     }
+    // the numeric phase's table, sized by the row's distinct columns: every kept row's columns fit,
+    // never more than the products' table
+    for (count_t p = 1; p <= gm::small_max_row_products; p += (p < 2048 ? 1 : 7))
+        for (count_t d = 1; d <= std::min(p, region); d += (d < 64 ? 1 : 13)) {
+            if (gm::small_row_is_long(p, d, region)) continue;
+            const count_t cap = gm::small_row_capacity(d, region);
+            ASSERT_GE(cap, d) << p << " products, " << d << " columns";
+            ASSERT_LE(cap, gm::small_row_capacity(p, region));
+        }
+    EXPECT_EQ(gm::small_row_capacity(33, region), 128) << "the profile's band: 289 products over 33 columns";
     EXPECT_FALSE(gm::small_row_bounded(1024, 1024));
     EXPECT_TRUE(gm::small_row_bounded(1025, 1024));
     // a bounded row: lanes pass the check while fewer than the limit are in, each adds at most one

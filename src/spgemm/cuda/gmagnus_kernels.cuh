@@ -1581,6 +1581,15 @@ __device__ __forceinline__ void dense_light_row(unsigned char* smem, count_t lo,
     }
 }
 
+// The entries of a light row's hash table in phase P, in a launch of `cap`-entry tables (sized by
+// the bin's products; its keys stay at vals + cap): numeric and known know the row's length (C's
+// row) and take table_capacity_for it, the symbolic count and the one pass all of cap.
+template <Phase P>
+__device__ __forceinline__ count_t known_table_capacity(count_t cap, const count_t* __restrict__ c_ptr, count_t row) {
+    if constexpr (P == Phase::numeric || P == Phase::known) return table_capacity_for(c_ptr[row + 1] - c_ptr[row], cap);
+    return cap;
+}
+
 // Whether light row `row` of phase P accumulates densely in a table of cap entries
 // (GpuSpgemmOptions::dense_light_rows: row_lo non-null), and its first column and span.
 template <Phase P, class V, class I>
@@ -1616,6 +1625,7 @@ static __global__ void __launch_bounds__(hash_max_threads, 1) hash_rows_kernel(c
                                                     c_val, warp_counts);
         return;
     }
+    cap = known_table_capacity<P>(cap, c_ptr, row);
     clear_table<P, BlockGroup>(keys, vals, cap);
     if (threadIdx.x == 0) n_unique = 0;
     if constexpr (P == Phase::known) {
@@ -1690,6 +1700,7 @@ static __global__ void __launch_bounds__(warp_rows_max_warps * warp_size, warp_r
         dense_light_row<P, WarpGroup, false, V, I>(table, lo, span, span, row, x, products, row_nnz, c_ptr, stage_off, known_col, c_col, c_val, nullptr);
         return;
     }
+    cap = known_table_capacity<P>(cap, c_ptr, row);
     clear_table<P, WarpGroup>(keys, vals, cap);
     if (lane == 0) n_unique[warp] = 0;
     __syncwarp();
@@ -1761,9 +1772,13 @@ static __global__ void __launch_bounds__(small_warps * warp_size, small_min_bloc
             products += b_ptr[k + 1] - b_ptr[k];
         }
         products = __shfl_sync(all, warp_sum(products), 0);  // (the sum is lane 0's)
-        const count_t cap = small_row_capacity(products, region);
+        count_t cap = small_row_capacity(products, region);
         bool long_row = products > max_products;
-        if constexpr (P == Phase::numeric) long_row = small_row_is_long(products, c_ptr[row + 1] - c_ptr[row], region, max_products);
+        if constexpr (P == Phase::numeric) {  // the row's length is known: a table for its columns
+            const count_t distinct = c_ptr[row + 1] - c_ptr[row];
+            long_row = small_row_is_long(products, distinct, region, max_products);
+            cap = small_row_capacity(distinct, region);
+        }
         unsigned n = 0;
         if (products > 0 && !long_row) {
             unsigned char* table = smem_raw + warp * region_bytes;

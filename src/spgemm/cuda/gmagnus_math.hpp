@@ -514,11 +514,19 @@ GIGASPARSE_HD constexpr bool small_product_eligible(count_t m, count_t nnz_a, co
 // Table entries of each warp's region: the power of two of keys and values that fits
 // small_region_bytes (1024 for float values and int32 indices, 512 with a 64-bit one).
 GIGASPARSE_HD constexpr count_t small_region_entries(const ElementSizes& s) { return floor_pow2(small_region_bytes / (s.col + s.val)); }
-// The table of a row of `products` products: the power of two of twice them (at most half full),
-// at least a warp's 32 entries (the sort's runs), at most the region.
-GIGASPARSE_HD constexpr count_t small_row_capacity(count_t products, count_t region) {
-    return min_c(region, ceil_pow2(max_c(2 * products, count_t(warp_size))));
-}
+// A hash table for n keys: the power of two of twice them (at most half full), at least a warp's 32
+// entries (the sort's runs), at most `limit` (a multiple of 4: GmagnusMath.TableCapacitiesAlign16).
+// Phases that know a row's or chunk's distinct columns (numeric after a count, and known) size its
+// table by them within the launch's capacity, which the products sized: the clear, compaction and
+// sort then cost a fraction of the products' table where products repeat columns (the profile's
+// band, 17 a row squared: 289 products over 33 columns, 128 entries instead of 1024;
+// cuda_sim_memory_profile's small product: small_rows_kernel's shared loads 175 K -> 119 K, stores
+// 451 K -> 238 K requests).
+GIGASPARSE_HD constexpr count_t table_capacity_for(count_t n, count_t limit) { return min_c(limit, ceil_pow2(max_c(2 * n, count_t(warp_size)))); }
+// The table of a small product's row of `products` products (the symbolic count), or, in the
+// numeric phase, of its known length: table_capacity_for within the warp's region. Every row the
+// numeric phase keeps (not small_row_is_long) fits its length's table (GmagnusMath.SmallProductTables).
+GIGASPARSE_HD constexpr count_t small_row_capacity(count_t products, count_t region) { return table_capacity_for(products, region); }
 // A row of more products than its table's entries may hold more distinct columns than fit: its
 // inserts stop once the table holds small_row_limit(cap) columns, and a row that reaches it goes
 // back to the binned path. At most 32 lanes pass the check before their inserts land: the table
