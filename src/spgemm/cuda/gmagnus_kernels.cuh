@@ -864,9 +864,9 @@ inline constexpr int compact_words_per_warp = 4;
 // 16-byte loads: a quarter of the load instructions of a slot a load, the same wavefronts), each
 // warp ballots its occupied slots, lane 0 stores the warp's counts of its K slots in one 16-byte
 // word, lane l of every warp loads warp l's and the warps' sums are scanned by shuffles, which
-// gives every entry its position, in (warp, u, lane) order. A round's positions stay below the round's end (base, the entries of the
-// earlier rounds, is at most r), so every slot they overwrite was read before the round's
-// barrier. Two barriers a round: for a table of 16384 entries on 1024 threads, 8 where a slot a
+// gives every entry its position, in (warp, u, lane) order. A round's positions stay below the
+// round's end (base, the entries of the earlier rounds, is at most r), so every slot they
+// overwrite was read before the round's barrier. Two barriers a round: for a table of 16384 entries on 1024 threads, 8 where a slot a
 // thread and round took 32 (and a loop over all warps' counts a thread). cap a multiple of 4
 // (TableCapacitiesAlign16: a thread's slots all in the table or all past it, which read as empty).
 // counts: compact_words_per_warp words per warp of the group in shared memory, 16-byte aligned.
@@ -900,14 +900,6 @@ __device__ void compact_table(I* keys, V* vals, unsigned cap, unsigned* counts) 
         }
         GIGASPARSE_UNROLL
         for (int u = 0; u < K; ++u) ballot[u] = __ballot_sync(all, k[u] != I(-1));
-        if constexpr (!one_warp) {
-            if (lane == 0) {  // the warp's counts, one 16-byte store at its compact_words_per_warp words
-                unsigned w[compact_words_per_warp] = {};
-                GIGASPARSE_UNROLL
-                for (int u = 0; u < K; ++u) w[u] = static_cast<unsigned>(__popc(ballot[u]));
-                *reinterpret_cast<uint4*>(counts + compact_words_per_warp * warp) = make_uint4(w[0], w[1], w[2], w[3]);
-            }
-        }
         if constexpr (one_warp) {
             (void)counts;
             (void)nwarps;
@@ -922,11 +914,17 @@ __device__ void compact_table(I* keys, V* vals, unsigned cap, unsigned* counts) 
                 base += static_cast<unsigned>(__popc(ballot[u]));
             }
         } else {
+            if (lane == 0) {  // the warp's counts, one 16-byte store at its compact_words_per_warp words
+                unsigned w[compact_words_per_warp] = {};
+                GIGASPARSE_UNROLL
+                for (int u = 0; u < K; ++u) w[u] = static_cast<unsigned>(__popc(ballot[u]));
+                *reinterpret_cast<uint4*>(counts + compact_words_per_warp * warp) = make_uint4(w[0], w[1], w[2], w[3]);
+            }
             G::sync();
             // lane l: warp l's counts (one 16-byte load), their sum, and the warps' scan of the sums
-            uint4 c = make_uint4(0u, 0u, 0u, 0u);
-            if (lane < nwarps) c = *reinterpret_cast<const uint4*>(counts + compact_words_per_warp * lane);
-            const unsigned cw[compact_words_per_warp] = {c.x, c.y, c.z, c.w}, run = c.x + c.y + c.z + c.w;
+            unsigned cw[compact_words_per_warp] = {};
+            if (lane < nwarps) load_run16<compact_words_per_warp>(counts + compact_words_per_warp * lane, cw);
+            const unsigned run = cw[0] + cw[1] + cw[2] + cw[3];
             const unsigned incl = warp_inclusive_sum(run);
             const unsigned total = __shfl_sync(all, incl, warp_size - 1);
             G::sync();  // every count read before the next round's, every slot before the writes
@@ -1436,10 +1434,11 @@ __device__ count_t dense_accumulate(unsigned char* smem, count_t lo, count_t spa
     static_assert(!(Reuse && Window), "a window's values stay for the next window's known columns");
     using u32 = std::uint32_t;  // a span fits shared memory's bits: 32-bit offsets (registers: the warp kernel spilled with 64)
     const auto cols = static_cast<u32>(span), words = (cols + 31) / 32;
+    const u32 bitmap_bytes = (words * 4 + 15) / 16 * 16;  // (with the padding before acc)
     auto* bitmap = reinterpret_cast<u32*>(smem);
-    V* acc = reinterpret_cast<V*>(smem + (words * 4 + 15) / 16 * 16);
+    V* acc = reinterpret_cast<V*>(smem + bitmap_bytes);
     if constexpr (!Reuse) {
-        if constexpr (P != Phase::known) fill_shared<G>(bitmap, (words * 4 + 15) / 16 * 16, 0u);  // (with the padding before acc)
+        if constexpr (P != Phase::known) fill_shared<G>(bitmap, bitmap_bytes, 0u);
         if constexpr (has_values(P)) fill_shared<G>(acc, words * 32 * static_cast<count_t>(sizeof(V)), 0u);  // (every slot of the last group)
     }
     G::sync();  // (Reuse: the caller's clear, or the previous chunk's zeroing, before the products)
