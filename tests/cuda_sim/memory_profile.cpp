@@ -61,6 +61,8 @@ std::map<std::string, cuda_sim::KernelAccesses> profile(const gs::Csr<V, I>& a, 
 // of one float takes a whole sector, 0.125); shared, the fewest wavefronts the bytes needed over
 // those taken (1: free of bank conflicts).
 double per_request(const cuda_sim::AccessCounts& c) { return c.requests ? double(c.transactions) / double(c.requests) : 0.0; }
+// Lanes on one word a shared atomic request (the GPU serializes them, a pass a lane).
+double same_word(const cuda_sim::AccessCounts& c) { return c.requests ? double(c.same_word) / double(c.requests) : 0.0; }
 double efficiency(const cuda_sim::AccessCounts& c, bool shared) {
     if (!c.transactions) return 1.0;
     return shared ? double(c.ideal) / double(c.transactions) : double(c.bytes) / (32.0 * double(c.transactions));
@@ -70,17 +72,19 @@ void print_sites(const std::map<std::string, std::map<const void*, cuda_sim::Sit
 
 void print(const std::string& title, const std::map<std::string, cuda_sim::KernelAccesses>& p) {
     std::printf("\n%s\n", title.c_str());
-    std::printf("%-34s %6s | %9s %5s %5s | %9s %5s %5s | %9s %5s %5s | %9s %5s %5s\n", "kernel", "blocks", "gld req", "sec/r", "eff", "gst req",
-                "sec/r", "eff", "sld req", "wf/r", "eff", "sst req", "wf/r", "eff");
+    std::printf("%-34s %6s | %9s %5s %5s | %9s %5s %5s | %9s %5s %5s | %9s %5s %5s | %9s %5s\n", "kernel", "blocks", "gld req", "sec/r", "eff", "gst req",
+                "sec/r", "eff", "sld req", "wf/r", "eff", "sst req", "wf/r", "eff", "atom req", "same");
     for (const auto& [name, k] : p) {
         std::printf("%-34s %6lld", name.c_str(), static_cast<long long>(k.blocks));
         int i = 0;
         for (const auto* c : {&k.global_load, &k.global_store, &k.shared_load, &k.shared_store})
             std::printf(" | %9lld %5.2f %5.2f", static_cast<long long>(c->requests), per_request(*c), efficiency(*c, i++ >= 2));
-        std::printf("\n");
+        std::printf(" | %9lld %5.2f\n", static_cast<long long>(k.shared_atomic.requests), same_word(k.shared_atomic));
     }
     std::printf("(sec/r: 32-byte sectors a warp request; wf/r: shared-memory wavefronts a request; eff: global, the bytes asked for over\n"
-                " the sectors' bytes; shared, the fewest wavefronts those bytes need over those taken — 1 is coalesced or conflict-free)\n");
+                " the sectors' bytes; shared, the fewest wavefronts those bytes need over those taken — 1 is coalesced or conflict-free;\n"
+                " atom req: the shared requests made by atomics (also counted as loads or stores); same: their most lanes on one word,\n"
+                " a request's serialized passes on the GPU)\n");
     print_sites(cuda_sim::memory_profile_sites());
 }
 
@@ -118,11 +122,11 @@ void print_sites(const std::map<std::string, std::map<const void*, cuda_sim::Sit
         std::sort(v.begin(), v.end(), [](const auto& x, const auto& y) { return x.second.counts.transactions > y.second.counts.transactions; });
         std::printf("  %s by site:\n", name.c_str());
         for (const auto& [site, a] : v) {
-            const char* kind = a.static_shared ? (a.store ? "__shared__ store" : "__shared__ load")
-                                : a.shared       ? (a.store ? "shared store" : "shared load")
-                                                 : (a.store ? "global store" : "global load");
-            std::printf("    %-16s %9lld req %6.2f/req eff %4.2f  %s\n", kind, static_cast<long long>(a.counts.requests), per_request(a.counts),
-                        efficiency(a.counts, a.shared), where(site).c_str());
+            const char* kind = a.static_shared ? (a.atomic ? "__shared__ atomic" : a.store ? "__shared__ store" : "__shared__ load")
+                                : a.shared       ? (a.atomic ? "shared atomic" : a.store ? "shared store" : "shared load")
+                                                 : (a.atomic ? "global atomic" : a.store ? "global store" : "global load");
+            std::printf("    %-17s %9lld req %6.2f/req eff %4.2f same word %5.2f  %s\n", kind, static_cast<long long>(a.counts.requests), per_request(a.counts),
+                        efficiency(a.counts, a.shared), same_word(a.counts), where(site).c_str());
         }
     }
     std::fflush(stdout);
@@ -182,6 +186,18 @@ __global__ void divergent_kernel(const float* in, float* out) {
     }
 }
 
+// Shared atomics: every lane on one word (32 passes on the GPU), then each on its own.
+__global__ void atomics_kernel(unsigned* out) {
+    __shared__ unsigned s[32];
+    const unsigned t = threadIdx.x;
+    s[t] = 0;
+    __syncthreads();
+    atomicAdd(&s[t / 32], 1u);
+    atomicAdd(&s[t], 1u);
+    __syncthreads();
+    out[t] = s[t];
+}
+
 template <class... P, class... A>
 void run(const char* name, void (*k)(P...), unsigned grid, unsigned block, std::size_t smem, A... args) {
     cudaLaunchConfig_t cfg{};
@@ -205,6 +221,7 @@ TEST(MemoryProfile, CountsKnownPatterns) {
     run("banks", banks_kernel, 1, 32, 32 * 32 * 4 + 32 * 8, out);
     run("divergent", divergent_kernel, 1, 32, 0, static_cast<const float*>(in), out);
     run("static banks", static_banks_kernel, 1, 32, 0, out);
+    run("atomics", atomics_kernel, 1, 32, 0, reinterpret_cast<unsigned*>(out));
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
     cuda_sim::set_memory_profile(false);
     const auto p = cuda_sim::memory_profile();
@@ -235,6 +252,10 @@ TEST(MemoryProfile, CountsKnownPatterns) {
     EXPECT_EQ(sbanks.shared_load.requests, 2);
     EXPECT_EQ(sbanks.shared_load.transactions, 1 + 2);
     EXPECT_EQ(sbanks.shared_load.ideal, 1 + 1);
+    const auto& atomics = kernel(p, "atomics");  // 32 lanes on one word, then on 32 words
+    EXPECT_EQ(atomics.shared_atomic.requests, 2);
+    EXPECT_EQ(atomics.shared_atomic.same_word, 32 + 1);
+    EXPECT_EQ(atomics.shared_store.requests, 1 + 2);  // (the zeroing store, and the atomics)
     const auto& divergent = kernel(p, "divergent");
     EXPECT_EQ(divergent.global_load.requests, 8);
     EXPECT_EQ(divergent.global_load.transactions, 8 * 4);

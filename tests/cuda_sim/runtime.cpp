@@ -376,7 +376,7 @@ struct ProfileBlock {
     struct Access {
         const void* site;
         std::uint32_t epoch;
-        bool shared, store, static_shared;
+        bool shared, store, static_shared, atomic;
         const unsigned char* base;  // the allocation's start (shared: the block's dynamic shared memory, or its __shared__ variables' storage)
         std::uint64_t offset;
         std::uint32_t bytes;
@@ -430,7 +430,7 @@ void cost_requests(const ProfileBlock& b) {
         return l;
     };
     std::vector<std::pair<const void*, std::uint32_t>> since;          // executions of each site since the anchor
-    std::vector<std::pair<const unsigned char*, std::uint64_t>> units, bytes;
+    std::vector<std::pair<const unsigned char*, std::uint64_t>> units, bytes, words;
     std::unordered_map<unsigned, unsigned> per_bank;
     const std::size_t nthreads = b.stream.size();
     for (std::size_t w0 = 0; w0 < nthreads; w0 += 32) {
@@ -498,12 +498,21 @@ void cost_requests(const ProfileBlock& b) {
                 site.shared = shared;
                 site.store = store;
                 site.static_shared = acc.front()->static_shared;
+                site.atomic = acc.front()->atomic;
                 units.clear();
                 bytes.clear();
+                words.clear();
                 for (const ProfileBlock::Access* a : acc) {
                     const std::uint64_t unit = shared ? 4 : 32;
                     for (std::uint64_t u = a->offset / unit; u <= (a->offset + a->bytes - 1) / unit; ++u) units.emplace_back(a->base, u);
                     for (std::uint64_t x = a->offset; x < a->offset + a->bytes; ++x) bytes.emplace_back(a->base, x);
+                    words.emplace_back(a->base, a->offset / 4);
+                }
+                std::sort(words.begin(), words.end());
+                std::int64_t same_word = 0;
+                for (std::size_t x = 0, y = 0; x < words.size(); x = y) {
+                    while (y < words.size() && words[y] == words[x]) ++y;
+                    same_word = std::max<std::int64_t>(same_word, static_cast<std::int64_t>(y - x));
                 }
                 std::sort(units.begin(), units.end());
                 units.erase(std::unique(units.begin(), units.end()), units.end());
@@ -525,6 +534,7 @@ void cost_requests(const ProfileBlock& b) {
                 t.bytes += distinct;
                 t.transactions += taken;
                 t.ideal += ideal;
+                t.same_word += same_word;
             }
         }
     }
@@ -539,6 +549,7 @@ struct BlockRun {
     unsigned char* smem = nullptr;
     std::size_t smem_bytes = 0;
     ProfileBlock* profile = nullptr;  // set_memory_profile(true): this block's requests
+    bool in_atomic = false;           // profile: the running thread is inside an atomic (atomic_scope)
     const unsigned char* static_smem = nullptr;  // profile: this thread's copy of the program's thread_locals (__shared__ variables)
     std::size_t static_smem_bytes = 0;
     std::vector<std::uint64_t> warp_slots;
@@ -942,17 +953,24 @@ std::map<std::string, KernelAccesses> memory_profile() {
         k.launches = run.first;
         k.blocks = run.second;
         for (const auto& [at, a] : profile_state().sites[name]) {
-            AccessCounts& c = a.shared ? (a.store ? k.shared_store : k.shared_load) : (a.store ? k.global_store : k.global_load);
-            c.requests += a.counts.requests;
-            c.transactions += a.counts.transactions;
-            c.bytes += a.counts.bytes;
-            c.lanes += a.counts.lanes;
-            c.ideal += a.counts.ideal;
+            for (AccessCounts* c : {a.shared ? (a.store ? &k.shared_store : &k.shared_load) : (a.store ? &k.global_store : &k.global_load),
+                                    a.atomic && a.shared ? &k.shared_atomic : nullptr}) {
+                if (!c) continue;
+                c->requests += a.counts.requests;
+                c->transactions += a.counts.transactions;
+                c->bytes += a.counts.bytes;
+                c->lanes += a.counts.lanes;
+                c->ideal += a.counts.ideal;
+                c->same_word += a.counts.same_word;
+            }
         }
     }
     return out;
 }
 std::map<std::string, std::map<const void*, SiteAccesses>> memory_profile_sites() { return profile_state().sites; }
+void atomic_scope(bool enter) {
+    if (tl_run) tl_run->in_atomic = enter;
+}
 void record_access(const void* p, std::size_t bytes, bool store, const void* site) {
     static thread_local bool inside = false;  // the containers below may be the instrumented copies
     BlockRun* r = tl_run;
@@ -975,7 +993,7 @@ void record_access(const void* p, std::size_t bytes, bool store, const void* sit
     }
     inside = true;
     ProfileBlock& b = *r->profile;
-    b.stream[r->current].push_back(ProfileBlock::Access{site, b.epoch[r->current], shared, store, base == r->static_smem, base, static_cast<std::uint64_t>(q - base),
+    b.stream[r->current].push_back(ProfileBlock::Access{site, b.epoch[r->current], shared, store, base == r->static_smem, r->in_atomic, base, static_cast<std::uint64_t>(q - base),
                                                         static_cast<std::uint32_t>(bytes)});
     inside = false;
 }

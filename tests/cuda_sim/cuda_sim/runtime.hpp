@@ -287,10 +287,13 @@ struct AccessCounts {
     std::int64_t bytes = 0;         // distinct bytes the lanes asked for (a broadcast counts once)
     std::int64_t lanes = 0;         // lane accesses
     std::int64_t ideal = 0;         // the fewest transactions those bytes need, request by request: 32 (global) or 128 (shared) bytes each
+    std::int64_t same_word = 0;     // the most lanes of a request on one 4-byte word, summed over requests: an atomic's serialized
+                                    // passes (the GPU's shared atomics take a pass per lane on one address; a load broadcasts)
 };
 struct KernelAccesses {
     std::int64_t launches = 0, blocks = 0;
     AccessCounts global_load, global_store, shared_load, shared_store;
+    AccessCounts shared_atomic;  // the shared atomics among those (their same_word: serialized passes)
 };
 // Starts (on) or stops counting; starting clears what was counted.
 void set_memory_profile(bool on);
@@ -300,12 +303,22 @@ std::map<std::string, KernelAccesses> memory_profile();
 // of the source takes the sectors or wavefronts.
 struct SiteAccesses {
     bool shared = false, store = false, static_shared = false;  // static_shared: a __shared__ variable's
+    bool atomic = false;                                         // accesses made by an atomic (atomic_scope)
     AccessCounts counts;
 };
 std::map<std::string, std::map<const void*, SiteAccesses>> memory_profile_sites();
 // From the instrumented code: `bytes` at p read or written by the code at `site`. Ignored outside a
 // kernel and when the profile is off.
 void record_access(const void* p, std::size_t bytes, bool store, const void* site);
+
+// Atomics mark their accesses (enter, then leave): the profile's shared_atomic.
+void atomic_scope(bool enter);
+struct AtomicScope {
+    AtomicScope() { atomic_scope(true); }
+    ~AtomicScope() { atomic_scope(false); }
+    AtomicScope(const AtomicScope&) = delete;
+    AtomicScope& operator=(const AtomicScope&) = delete;
+};
 
 unsigned char* dynamic_shared();
 void block_barrier();
@@ -472,11 +485,13 @@ inline unsigned __ballot_sync(unsigned mask, int pred) {
 
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 inline int __ffs(int x) { return __builtin_ffs(x); }
+inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(static_cast<unsigned>(x)); }
 
 // Relaxed atomics, as on the GPU: under ThreadSanitizer (racecheck build) they are atomics and
 // order nothing, so only a barrier, a kernel boundary or stream order publishes plain writes.
 template <class T>
 inline T sim_atomic_add(T* p, T v) {
+    const cuda_sim::AtomicScope scope;
     return std::atomic_ref<T>(*p).fetch_add(v, std::memory_order_relaxed);
 }
 inline unsigned atomicAdd(unsigned* p, unsigned v) { return sim_atomic_add(p, v); }
@@ -485,14 +500,19 @@ inline float atomicAdd(float* p, float v) { return sim_atomic_add(p, v); }
 inline double atomicAdd(double* p, double v) { return sim_atomic_add(p, v); }
 template <class T>
 inline T sim_atomic_cas(T* p, T expected, T desired) {
+    const cuda_sim::AtomicScope scope;
     std::atomic_ref<T>(*p).compare_exchange_strong(expected, desired, std::memory_order_relaxed);
     return expected;  // the old value either way
 }
 inline unsigned atomicCAS(unsigned* p, unsigned e, unsigned d) { return sim_atomic_cas(p, e, d); }
 inline unsigned long long atomicCAS(unsigned long long* p, unsigned long long e, unsigned long long d) { return sim_atomic_cas(p, e, d); }
-inline unsigned atomicOr(unsigned* p, unsigned v) { return std::atomic_ref<unsigned>(*p).fetch_or(v, std::memory_order_relaxed); }
+inline unsigned atomicOr(unsigned* p, unsigned v) {
+    const cuda_sim::AtomicScope scope;
+    return std::atomic_ref<unsigned>(*p).fetch_or(v, std::memory_order_relaxed);
+}
 // The old value; *p becomes min(*p, v).
 inline unsigned long long atomicMin(unsigned long long* p, unsigned long long v) {
+    const cuda_sim::AtomicScope scope;
     std::atomic_ref<unsigned long long> a(*p);
     unsigned long long old = a.load(std::memory_order_relaxed);
     while (v < old && !a.compare_exchange_weak(old, v, std::memory_order_relaxed)) {
@@ -501,6 +521,7 @@ inline unsigned long long atomicMin(unsigned long long* p, unsigned long long v)
 }
 // The old value; *p becomes max(*p, v).
 inline unsigned long long atomicMax(unsigned long long* p, unsigned long long v) {
+    const cuda_sim::AtomicScope scope;
     std::atomic_ref<unsigned long long> a(*p);
     unsigned long long old = a.load(std::memory_order_relaxed);
     while (v > old && !a.compare_exchange_weak(old, v, std::memory_order_relaxed)) {
