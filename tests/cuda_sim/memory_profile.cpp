@@ -291,6 +291,11 @@ TEST(MemoryProfile, HeavyPath) {
     EXPECT_GT(split.blocks, 0);
     EXPECT_GE(efficiency(split.global_load, false), 0.95);
     EXPECT_GE(efficiency(split.global_store, false), 0.9);
+    // a warp's consecutive elements mostly share a (row, chunk) slot: one atomic a run of them
+    // (warp_run_add), where the lanes' own atomics put 24.7 of 32 on one word, in the histogram
+    // kernel's and the multisplit kernel's counting and permute alike
+    EXPECT_LE(same_word(split.shared_atomic), 1.5);
+    EXPECT_LE(same_word(kernel(p, "histogram_kernel").shared_atomic), 1.5);
     // heavy chunks written from their bitmaps: only occupied words, sparse batches 32 entries a
     // store (0.59 of the stores' sector bytes used; 0.25 when every word with entries took a store)
     EXPECT_GE(efficiency(kernel(p, "dense_segments_kernel").global_store, false), 0.5);

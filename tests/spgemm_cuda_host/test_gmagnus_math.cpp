@@ -811,6 +811,29 @@ TEST(GmagnusMath, NthSetBit) {
     }
 }
 
+// lane_run (warp_run_add's runs of equal slots): from the run heads of a warp, every lane's run
+// is the lanes from the last head at or before it to the next head (or the warp's end), checked
+// against a walk over the lanes for random heads, one run, and a run a lane.
+TEST(GmagnusMath, LaneRunsFromHeads) {
+    std::mt19937_64 rng(11);
+    for (int trial = 0; trial < 20000; ++trial) {
+        std::uint32_t heads = static_cast<std::uint32_t>(rng());
+        if (trial % 3 == 1) heads &= static_cast<std::uint32_t>(rng()) & static_cast<std::uint32_t>(rng());  // longer runs
+        if (trial == 0) heads = 0;
+        if (trial == 1) heads = 0xffffffffu;
+        if (trial == 2) heads = 0x80000000u;
+        heads |= 1u;  // lane 0 starts a run
+        for (unsigned lane = 0; lane < 32; ++lane) {
+            unsigned start = lane, end = lane + 1;
+            while (!((heads >> start) & 1u)) --start;
+            while (end < 32 && !((heads >> end) & 1u)) ++end;
+            const gm::LaneRun r = gm::lane_run(heads, lane);
+            ASSERT_EQ(r.start, start) << std::hex << heads << std::dec << " lane " << lane;
+            ASSERT_EQ(r.end, end) << std::hex << heads << std::dec << " lane " << lane;
+        }
+    }
+}
+
 // The owner map's run a thread: a warp's lanes touch halfwords `run` apart; runs of 4j halfwords put
 // two or more lanes in one bank (12 on the H200's 12288 elements over 1024 threads), runs of 1, 2
 // and 4j + 2 none; outer_owner_run widens the run by at most 3 to the cheapest.

@@ -332,6 +332,56 @@ __device__ __forceinline__ void for_each_element(Range R, count_t stride, Load l
     }
 }
 
+// for_each_element for whole warps, each element with a slot: every lane runs each round,
+// slot_of(i, x) for its valid elements (~0u past R.end), then use(i, x, slot, valid) for all, so a
+// round's warp collectives in use see all 32 lanes and follow the slots' divergent work (the rows'
+// cursors) instead of sitting between them, where ptxas spilled (8-byte stack frames in the
+// 256-thread histogram kernel); the valid lanes of a round are a prefix of the warp (consecutive
+// lanes, consecutive elements). blockDim.x: whole warps.
+template <int UNROLL, class Load, class SlotOf, class Use>
+__device__ __forceinline__ void for_each_element_slot(Range R, count_t stride, Load load, SlotOf slot_of, Use use) {
+    using T = decltype(load(count_t{}));
+    const auto lane = static_cast<count_t>(threadIdx.x % warp_size);
+    for (count_t base = R.begin + threadIdx.x - lane; base < R.end; base += UNROLL * stride) {  // (the warp's lane 0: uniform)
+        T x[UNROLL];
+        GIGASPARSE_UNROLL
+        for (int u = 0; u < UNROLL; ++u) {
+            const count_t i = base + lane + u * stride;
+            x[u] = i < R.end ? load(i) : T{};
+        }
+        unsigned slot[UNROLL];
+        GIGASPARSE_UNROLL
+        for (int u = 0; u < UNROLL; ++u) {
+            const count_t i = base + lane + u * stride;
+            slot[u] = i < R.end ? slot_of(i, x[u]) : ~0u;
+        }
+        GIGASPARSE_UNROLL
+        for (int u = 0; u < UNROLL; ++u) {
+            const count_t i = base + lane + u * stride;
+            use(x[u], slot[u], i < R.end);
+        }
+    }
+}
+
+// hist[slot] += 1 for each valid lane of the warp (all 32 call it), one atomic a run of
+// consecutive lanes with the same slot, by its first lane: a GPU's shared atomics on one word
+// serialize, a pass a lane, and the multisplit's consecutive elements mostly share their (row,
+// chunk) slot — 24.7 lanes of 32 on one word a request on cuda_sim_memory_profile's heavy path,
+// in the histogram and the permute alike. With WANT, returns the lane's position: the count before
+// its run's atomic plus its rank in the run (runs of one slot in a round take their ranges in the
+// atomics' order, as the lanes' atomics did). Invalid lanes (a suffix) pass slot ~0u.
+template <bool WANT>
+__device__ __forceinline__ unsigned warp_run_add(unsigned* hist, unsigned slot, bool valid) {
+    constexpr unsigned all = 0xffffffffu;
+    const unsigned lane = threadIdx.x % warp_size;
+    const unsigned prev = __shfl_up_sync(all, slot, 1);
+    const LaneRun run = lane_run(__ballot_sync(all, lane == 0 || slot != prev), lane);
+    unsigned base = 0;
+    if (valid && lane == run.start) base = atomicAdd(&hist[slot], run.end - run.start);
+    if constexpr (WANT) base = __shfl_sync(all, base, static_cast<int>(run.start)) + (lane - run.start);
+    return base;
+}
+
 // ------------------------------------------------------------------ outer product (Alg. 4)
 // Block g owns flattened elements group_range(g). Its first and one-past-last Ã entries are found
 // for every block at once before the outer product (two binary searches over the slices a block;
@@ -572,10 +622,12 @@ __device__ __forceinline__ count_t block_histogram(const LevelArgs& L, Range R, 
     if (counted) return r0;
     const int warp = threadIdx.x / warp_size;
     RowCursor rows(in_ptr, r0);
-    for_each_element<multisplit_unroll<THREADS, I>>(R, THREADS, [&](count_t i) { return in_col[i]; }, [&](count_t i, I col) {
-        const count_t c = chunk_of(static_cast<count_t>(col), L.sub_log2);
-        atomicAdd(&hist[warp_slot(warp, local_slot(rows.row_of(i) - r0, c, L.chunks_log2), slots)], 1u);
-    });
+    for_each_element_slot<multisplit_unroll<THREADS, I>>(
+        R, THREADS, [&](count_t i) { return in_col[i]; },
+        [&](count_t i, I col) {
+            return static_cast<unsigned>(warp_slot(warp, local_slot(rows.row_of(i) - r0, chunk_of(static_cast<count_t>(col), L.sub_log2), L.chunks_log2), slots));
+        },
+        [&](I, unsigned slot, bool valid) { warp_run_add<false>(hist, slot, valid); });
     __syncthreads();
     return r0;
 }
@@ -650,12 +702,18 @@ static __global__ void __launch_bounds__(THREADS, 1) multisplit_kernel(LevelArgs
         V val;
     };
     RowCursor rows(in_ptr, r0);
-    for_each_element<multisplit_unroll<THREADS, I, V>>(R, THREADS, [&](count_t i) { return Element{in_col[i], in_val[i]}; }, [&](count_t i, Element e) {
-        const count_t c = chunk_of(static_cast<count_t>(e.col), L.sub_log2);
-        const unsigned d = atomicAdd(&hist[warp_slot(warp, local_slot(rows.row_of(i) - r0, c, L.chunks_log2), slots)], 1u);
-        col_buf[d] = e.col;
-        val_buf[d] = e.val;
-    });
+    for_each_element_slot<multisplit_unroll<THREADS, I, V>>(
+        R, THREADS, [&](count_t i) { return Element{in_col[i], in_val[i]}; },
+        [&](count_t i, const Element& e) {
+            return static_cast<unsigned>(warp_slot(warp, local_slot(rows.row_of(i) - r0, chunk_of(static_cast<count_t>(e.col), L.sub_log2), L.chunks_log2), slots));
+        },
+        [&](const Element& e, unsigned slot, bool valid) {
+            const unsigned d = warp_run_add<true>(hist, slot, valid);
+            if (valid) {
+                col_buf[d] = e.col;
+                val_buf[d] = e.val;
+            }
+        });
     __syncthreads();
     // coalesced writes: buffer position j keeps the row of input element R.begin + j; after the
     // permute, the counter of (slot s-1, last warp) holds the start of slot s

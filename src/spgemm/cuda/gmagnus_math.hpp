@@ -53,6 +53,19 @@ GIGASPARSE_HD inline unsigned popcount32(std::uint32_t x) {
     return static_cast<unsigned>(__builtin_popcount(x));
 #endif
 }
+// A warp's runs of lanes (warp_run_add): `heads` has bit l set where lane l starts a run (bit 0
+// always); lane `lane`'s run is lanes [start, end).
+struct LaneRun {
+    unsigned start, end;
+};
+GIGASPARSE_HD inline LaneRun lane_run(std::uint32_t heads, unsigned lane) {
+    const std::uint32_t upto = 0xffffffffu >> (31u - lane), after = heads & ~upto;  // lanes 0..lane; heads above lane
+#if defined(__CUDA_ARCH__)
+    return {31u - static_cast<unsigned>(__clz(static_cast<int>(heads & upto))), after ? static_cast<unsigned>(__ffs(static_cast<int>(after)) - 1) : 32u};
+#else
+    return {31u - static_cast<unsigned>(__builtin_clz(heads & upto)), after ? static_cast<unsigned>(__builtin_ctz(after)) : 32u};
+#endif
+}
 // The position of the r-th set bit of `bits` (from 0; r < popcount32(bits)): five halvings of the
 // window, each keeping the half that holds it.
 GIGASPARSE_HD inline unsigned nth_set_bit(std::uint32_t bits, unsigned r) {
