@@ -146,6 +146,7 @@ void destroy(void* c) { __tsan_destroy_fiber(c); }
 void to(void* c) { __tsan_switch_to_fiber(c, __tsan_switch_to_fiber_no_sync); }
 void release(const void* a) { __tsan_release(const_cast<void*>(a)); }
 void acquire(const void* a) { __tsan_acquire(const_cast<void*>(a)); }
+void ignore(bool begin) { begin ? __tsan_ignore_thread_begin() : __tsan_ignore_thread_end(); }
 void* create_stream_context() {
     void* here = current();
     void* c = create();
@@ -169,6 +170,7 @@ void destroy(void*) {}
 void to(void*) {}
 void release(const void*) {}
 void acquire(const void*) {}
+void ignore(bool) {}
 void* create_stream_context() { return nullptr; }
 void destroy_stream_context(void*) {}
 #endif
@@ -552,11 +554,16 @@ struct BlockRun {
     bool in_atomic = false;           // profile: the running thread is inside an atomic (atomic_scope)
     const unsigned char* static_smem = nullptr;  // profile: this thread's copy of the program's thread_locals (__shared__ variables)
     std::size_t static_smem_bytes = 0;
-    std::vector<std::uint64_t> warp_slots;
+    std::vector<unsigned> round;  // the order of a round: every runnable thread runs once (until it waits or exits)
+    std::size_t at = 0;           // the running thread's position in round
+    std::vector<std::uint64_t> warp_slots;    // what each lane published at its warp collective (warp_exchange)
+    std::vector<std::uint64_t> warp_results;  // each warp's slots as its last release found them
     std::string error;
     unsigned done = 0, at_block = 0, at_warp = 0;  // fibers in each waiting state
     const void* sched_bottom = nullptr;  // the scheduler's stack, for AddressSanitizer's fiber switches
     std::size_t sched_size = 0;
+    const void* from_bottom = nullptr;  // the stack a fiber started from
+    std::size_t from_size = 0;
     void* sched_race = nullptr;  // racecheck: the block's (scheduler's) context
     std::deque<char> syncs;      // racecheck: a fresh address for each barrier and for the block's end
     const char* end = nullptr;   // racecheck: where each thread releases when it ends (syncs.front())
@@ -607,7 +614,13 @@ void asan_finish(void* fake, const void** bottom, std::size_t* size) {
 
 [[noreturn]] void fiber_entry() {
     BlockRun* r = tl_run;
-    asan_finish(nullptr, &r->sched_bottom, &r->sched_size);
+    // (the stack it came from into the block's fields, not locals: their redzones would stay
+    // poisoned in the frame this function never leaves, where the next block's prepare writes)
+    asan_finish(nullptr, &r->from_bottom, &r->from_size);
+    if (!r->sched_bottom) {  // the block's first fiber is started by the scheduler
+        r->sched_bottom = r->from_bottom;
+        r->sched_size = r->from_size;
+    }
     try {
         (*r->body)();
     } catch (const FiberAbort&) {
@@ -634,22 +647,41 @@ void prepare(Fiber& f) {
     f.sp = sp;
 }
 
-// From device code: back to the scheduler until released.
-void yield(FiberState why) {
+// From device code: waits until released. The fiber hands over to the next runnable fiber of the
+// round's order itself (one switch a thread and barrier, where going through the scheduler took
+// two), or to the scheduler at the round's end.
+[[gnu::always_inline]] inline void yield(FiberState why) {
     BlockRun* r = tl_run;
-    Fiber& f = (*r->fibers)[r->current];
+    std::vector<Fiber>& fibers = *r->fibers;
+    Fiber& f = fibers[r->current];
     f.state = why;
     (why == FiberState::warp_barrier ? r->at_warp : r->at_block) += 1;
     void* fake = nullptr;
-    race::to(r->sched_race);
-    asan_start(&fake, r->sched_bottom, r->sched_size);
-    gigasparse_cuda_sim_switch(&f.sp, r->sched_sp);
-    asan_finish(fake, &r->sched_bottom, &r->sched_size);
+    std::size_t p = r->at + 1;
+    while (p < r->round.size() && fibers[r->round[p]].state != FiberState::runnable) ++p;
+    r->at = p;
+    if (p < r->round.size()) {
+        const unsigned t = r->round[p];
+        Fiber& next = fibers[t];
+        r->current = t;
+        set_thread_index(t);
+        race::to(next.race);
+        asan_start(&fake, next.stack, fiber_stack_bytes);
+        gigasparse_cuda_sim_switch(&f.sp, next.sp);
+    } else {
+        race::to(r->sched_race);
+        asan_start(&fake, r->sched_bottom, r->sched_size);
+        gigasparse_cuda_sim_switch(&f.sp, r->sched_sp);
+    }
+    asan_finish(fake, nullptr, nullptr);
 }
 
-void resume(BlockRun& r, unsigned t) {
+// From the scheduler: runs thread t (round position at) and the runnable threads after it in the
+// round, until one hands back.
+void resume(BlockRun& r, unsigned t, std::size_t at) {
     Fiber& f = (*r.fibers)[t];
     r.current = t;
+    r.at = at;
     set_thread_index(t);
     void* fake = nullptr;
     race::to(f.race);
@@ -705,6 +737,7 @@ std::string run_block(unsigned nthreads, const std::function<void()>& body, unsi
         r.static_smem_bytes = tls.second;
     }
     r.warp_slots.assign(static_cast<std::size_t>((nthreads + 31) / 32) * 32, 0);
+    r.warp_results = r.warp_slots;
     r.sched_race = race::current();
     r.end = &r.syncs.emplace_back();
     for (unsigned t = 0; t < nthreads; ++t) {
@@ -729,15 +762,18 @@ std::string run_block(unsigned nthreads, const std::function<void()>& body, unsi
     }
     BlockRun* saved = tl_run;
     tl_run = &r;
-    std::vector<unsigned> order(nthreads);
-    for (unsigned t = 0; t < nthreads; ++t) order[t] = S().cfg.order == Order::reverse ? nthreads - 1 - t : t;
+    std::vector<unsigned>& order = r.round;
+    order.resize(nthreads);
+    const Order how = S().cfg.order;
+    for (unsigned t = 0; t < nthreads; ++t) order[t] = how == Order::reverse ? nthreads - 1 - t : t;
     std::string err;
     while (true) {
-        if (S().cfg.order == Order::random) std::shuffle(order.begin(), order.end(), rng);
-        for (unsigned t : order)
-            if (fibers[t].state == FiberState::runnable) {
-                resume(r, t);
+        if (how == Order::random) std::shuffle(order.begin(), order.end(), rng);
+        for (std::size_t p = 0; p < nthreads; ++p)
+            if (fibers[order[p]].state == FiberState::runnable) {
+                resume(r, order[p], p);  // the fibers run on from there
                 if (!r.error.empty()) break;
+                p = r.at;  // where the last of them handed back
             }
         if (!r.error.empty()) break;  // read after the block's end below (a thread wrote it)
         const unsigned done = r.done, at_block = r.at_block, at_warp = r.at_warp;
@@ -767,14 +803,24 @@ std::string run_block(unsigned nthreads, const std::function<void()>& body, unsi
                 break;
             }
             if ((waiting & mask) == mask) {
-                std::vector<unsigned> who;
+                // what the lanes published, for warp_exchange: each released lane reads it when the
+                // next round resumes it, before this warp's next release (after that round)
+                // (the simulator's bookkeeping, not the kernel's accesses: hidden from racecheck, whose
+                // memmove interceptor would see the copy)
+                race::ignore(true);
+                std::copy_n(r.warp_slots.begin() + w0, lanes, r.warp_results.begin() + w0);
+                race::ignore(false);
                 for (unsigned l = 0; l < lanes; ++l)
                     if (waiting & (1u << l)) {
                         fibers[w0 + l].state = FiberState::runnable;
                         --r.at_warp;
-                        who.push_back(w0 + l);
                     }
-                r.order(who);
+                if (race::on) {
+                    std::vector<unsigned> who;
+                    for (unsigned l = 0; l < lanes; ++l)
+                        if (waiting & (1u << l)) who.push_back(w0 + l);
+                    r.order(who);
+                }
                 released = true;
             }
         }
@@ -1010,16 +1056,21 @@ void block_barrier() {
     if (tl_run->profile) ++tl_run->profile->epoch[tl_run->current];
     yield(FiberState::block_barrier);
 }
-void warp_barrier(unsigned mask) {
+namespace {
+[[gnu::always_inline]] inline void warp_wait(unsigned mask) {
     if (!tl_run) fail_host("warp collective outside a kernel");
     ++S().st.warp_collectives;
     if (tl_run->profile) ++tl_run->profile->epoch[tl_run->current];
     (*tl_run->fibers)[tl_run->current].warp_mask = mask;
     yield(FiberState::warp_barrier);
 }
-std::uint64_t* warp_exchange_slots() {
+}  // namespace
+void warp_barrier(unsigned mask) { warp_wait(mask); }
+const std::uint64_t* warp_exchange(unsigned mask, std::uint64_t mine) {
     if (!tl_run) fail_host("warp collective outside a kernel");
-    return tl_run->warp_slots.data() + tl_run->current / 32 * 32;
+    tl_run->warp_slots[tl_run->current] = mine;
+    warp_wait(mask);
+    return tl_run->warp_results.data() + tl_run->current / 32 * 32;  // (current: this thread again)
 }
 
 bool is_device_pointer(const void* p) { return p == nullptr || find_allocation(p, true) != nullptr; }

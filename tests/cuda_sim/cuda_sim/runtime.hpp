@@ -232,6 +232,7 @@ struct Config {
 };
 
 struct Stats {
+    // barriers: __syncthreads released; warp_collectives: a lane's shuffle, ballot or __syncwarp, each
     std::int64_t launches = 0, blocks = 0, threads = 0, barriers = 0, warp_collectives = 0;
     std::int64_t device_bytes_live = 0, device_bytes_peak = 0, allocations_live = 0;  // allocations (cudaMalloc and pools)
     std::int64_t pool_bytes_reserved = 0;  // device capacity the pools hold (allocated from them or cached)
@@ -323,7 +324,11 @@ struct AtomicScope {
 unsigned char* dynamic_shared();
 void block_barrier();
 void warp_barrier(unsigned mask);
-std::uint64_t* warp_exchange_slots();  // 32 slots of the calling thread's warp
+// A warp collective's exchange: the calling lane publishes `mine`, waits for the lanes of mask (one
+// warp barrier) and gets the 32 values its warp's lanes had published, as the barrier's release
+// found them (the scheduler copies them then, and every released lane reads them before its warp's
+// next release: no second barrier before the slots are reused).
+const std::uint64_t* warp_exchange(unsigned mask, std::uint64_t mine);
 [[noreturn]] void fail(const std::string& what);  // from device code: fails the running kernel
 void opaque_use(const void* p);                    // the compiler cannot drop what computed *p
 [[noreturn]] void fail_host(const std::string& what);
@@ -437,18 +442,15 @@ namespace cuda_sim {
 template <class T, class Src>
 T warp_shuffle(unsigned mask, T v, int width, Src src) {
     static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 8, "a warp shuffle of a type over 8 bytes");
-    std::uint64_t* slots = warp_exchange_slots();
     const unsigned linear = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
     const int lane = static_cast<int>(linear % warpSize);
     std::uint64_t bits = 0;
     std::memcpy(&bits, &v, sizeof(T));
-    slots[lane] = bits;
-    warp_barrier(mask);
+    const std::uint64_t* got = warp_exchange(mask, bits);
     const int seg = lane / width * width;
     const int from = src(lane, seg);
     T r = v;
-    if (from >= seg && from < seg + width) std::memcpy(&r, &slots[from], sizeof(T));
-    warp_barrier(mask);  // every lane has read before the slots are reused
+    if (from >= seg && from < seg + width) std::memcpy(&r, &got[from], sizeof(T));
     return r;
 }
 }  // namespace cuda_sim
@@ -472,14 +474,10 @@ inline void __syncwarp(unsigned mask = 0xffffffffu) { cuda_sim::warp_barrier(mas
 
 // Bit l set when lane l (named in mask) passed a nonzero predicate.
 inline unsigned __ballot_sync(unsigned mask, int pred) {
-    std::uint64_t* slots = cuda_sim::warp_exchange_slots();
-    const unsigned linear = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-    slots[linear % warpSize] = pred != 0;
-    cuda_sim::warp_barrier(mask);
+    const std::uint64_t* got = cuda_sim::warp_exchange(mask, pred != 0);
     unsigned r = 0;
     for (unsigned l = 0; l < static_cast<unsigned>(warpSize); ++l)
-        if (((mask >> l) & 1u) && slots[l]) r |= 1u << l;
-    cuda_sim::warp_barrier(mask);  // every lane has read before the slots are reused
+        if (((mask >> l) & 1u) && got[l]) r |= 1u << l;
     return r;
 }
 
