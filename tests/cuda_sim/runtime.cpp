@@ -778,51 +778,60 @@ std::string run_block(unsigned nthreads, const std::function<void()>& body, unsi
         if (!r.error.empty()) break;  // read after the block's end below (a thread wrote it)
         const unsigned done = r.done, at_block = r.at_block, at_warp = r.at_warp;
         if (done == nthreads) break;
-        // warp collectives: every lane named by the masks has arrived
+        // warp collectives: the lanes waiting with one mask are released when they are all the lanes it
+        // names (CUDA: every lane named executes the same collective with the same mask). Lanes of
+        // two branches, each its own mask, pass their own collectives; a lane at a whole-warp
+        // collective waits for the lanes still at their branch's (its mask names them, theirs
+        // differs), where merging the masks had released it with their values.
         bool released = false;
         for (unsigned w0 = 0; at_warp > 0 && w0 < nthreads; w0 += 32) {
             const unsigned lanes = std::min(32u, nthreads - w0);
-            unsigned waiting = 0, mask = 0, exited = 0;
+            unsigned waiting = 0, exited = 0;
             for (unsigned l = 0; l < lanes; ++l) {
-                const Fiber& f = fibers[w0 + l];
-                if (f.state == FiberState::warp_barrier) {
-                    waiting |= 1u << l;
-                    mask |= f.warp_mask;
-                } else if (f.state == FiberState::done) {
-                    exited |= 1u << l;
-                }
+                const FiberState st = fibers[w0 + l].state;
+                if (st == FiberState::warp_barrier) waiting |= 1u << l;
+                else if (st == FiberState::done) exited |= 1u << l;
             }
-            if (!waiting) continue;
             const unsigned in_block = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
-            if (mask & ~in_block) {
-                err = "warp collective with mask " + std::to_string(mask) + " names lanes beyond the block's " + std::to_string(nthreads) + " threads";
-                break;
-            }
-            if (mask & exited) {
-                err = "warp collective (mask " + std::to_string(mask) + ") waits for lanes that have exited";
-                break;
-            }
-            if ((waiting & mask) == mask) {
+            bool copied = false;
+            for (unsigned rest = waiting; rest != 0 && err.empty();) {
+                const unsigned l0 = static_cast<unsigned>(__builtin_ctz(rest));
+                const unsigned mask = fibers[w0 + l0].warp_mask;
+                unsigned group = 0;  // the lanes waiting with this mask
+                for (unsigned l = l0; l < lanes; ++l)
+                    if (((rest >> l) & 1u) && fibers[w0 + l].warp_mask == mask) group |= 1u << l;
+                rest &= ~group;
+                if (mask & ~in_block)
+                    err = "warp collective with mask " + std::to_string(mask) + " names lanes beyond the block's " + std::to_string(nthreads) + " threads";
+                else if (!((mask >> l0) & 1u))
+                    err = "warp collective with mask " + std::to_string(mask) + " called by lane " + std::to_string(l0) + ", which it does not name";
+                else if (mask & exited)
+                    err = "warp collective (mask " + std::to_string(mask) + ") waits for lanes that have exited";
+                if (!err.empty() || group != mask) continue;
                 // what the lanes published, for warp_exchange: each released lane reads it when the
-                // next round resumes it, before this warp's next release (after that round)
-                // (the simulator's bookkeeping, not the kernel's accesses: hidden from racecheck, whose
-                // memmove interceptor would see the copy)
-                race::ignore(true);
-                std::copy_n(r.warp_slots.begin() + w0, lanes, r.warp_results.begin() + w0);
-                race::ignore(false);
+                // next round resumes it, before this warp's next release (after that round); one copy
+                // serves every group of the warp this scan releases. (The simulator's bookkeeping, not the kernel's accesses: hidden from racecheck,
+                // whose memmove interceptor would see the copy.)
+                if (!copied) {
+                    race::ignore(true);
+                    std::copy_n(r.warp_slots.begin() + w0, lanes, r.warp_results.begin() + w0);
+                    race::ignore(false);
+                    copied = true;
+                }
                 for (unsigned l = 0; l < lanes; ++l)
-                    if (waiting & (1u << l)) {
+                    if (group & (1u << l)) {
                         fibers[w0 + l].state = FiberState::runnable;
                         --r.at_warp;
                     }
                 if (race::on) {
                     std::vector<unsigned> who;
                     for (unsigned l = 0; l < lanes; ++l)
-                        if (waiting & (1u << l)) who.push_back(w0 + l);
+                        if (group & (1u << l)) who.push_back(w0 + l);
                     r.order(who);
                 }
                 released = true;
             }
+            if (!err.empty()) break;
         }
         if (!err.empty()) break;
         if (released) continue;

@@ -143,6 +143,31 @@ __global__ void ballot_kernel(const int* in, unsigned* ballots, int* ranks) {
     ranks[t] = pass ? __popc(b & ((1u << (threadIdx.x % 32)) - 1)) : -1;
 }
 
+// Two branches of each warp, each with its own mask and number of collectives: lanes 0-15 scan
+// their values (four __shfl_up_sync, width 16), lanes 16-31 take one ballot; then the whole warp
+// reverses its values (a full-mask __shfl_sync, which waits for the first branch's lanes).
+__global__ void branch_collectives_kernel(const int* in, int* scan, unsigned* ballots, int* reversed) {
+    const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+    const int lane = static_cast<int>(threadIdx.x % 32);
+    int v = in[t];
+    if (lane < 16) {
+        for (int o = 1; o < 16; o *= 2) {
+            const int u = __shfl_up_sync(0x0000ffffu, v, o, 16);
+            if (lane >= o) v += u;
+        }
+        scan[t] = v;
+    } else {
+        const unsigned b = __ballot_sync(0xffff0000u, in[t] % 2 == 0);
+        if (lane == 16) ballots[t / 32] = b;
+    }
+    reversed[t] = __shfl_sync(0xffffffffu, in[t], 31 - lane);
+}
+
+// Lane 0 syncs with a mask that names lane 1 only.
+__global__ void foreign_mask_kernel() {
+    if (threadIdx.x == 0) __syncwarp(0x2u);
+}
+
 __global__ void copy_kernel(const int* in, int* out, int n) {
     const int t = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
     if (t < n) out[t] = in[t];
@@ -298,6 +323,49 @@ TEST_F(CudaSim, ShuffleUpAndIndexedShuffles) {
     cudaFree(scan);
     cudaFree(reversed);
     cudaFree(seg3);
+}
+
+TEST_F(CudaSim, CollectivesOfDivergentBranchesWaitForTheirOwnLanes) {
+    std::vector<int> h(128);
+    for (int i = 0; i < 128; ++i) h[i] = (i * 37) % 101;
+    int* in = device<int>(128);
+    int* scan = device<int>(128);
+    unsigned* ballots = device<unsigned>(4);
+    int* reversed = device<int>(128);
+    ASSERT_EQ(cudaMemcpy(in, h.data(), 128 * sizeof(int), cudaMemcpyHostToDevice), cudaSuccess);
+    for (const cuda_sim::Order order : {cuda_sim::Order::forward, cuda_sim::Order::reverse, cuda_sim::Order::random}) {
+        cuda_sim::config().order = order;
+        ASSERT_EQ(run(&branch_collectives_kernel, 2, 64, 0, nullptr, in, scan, ballots, reversed), cudaSuccess);
+        const auto sc = to_host(scan, 128), rv = to_host(reversed, 128);
+        const auto b = to_host(ballots, 4);
+        for (int w = 0; w < 4; ++w) {
+            unsigned expect = 0;
+            int sum = 0;
+            for (int l = 0; l < 32; ++l) {
+                const int t = 32 * w + l;
+                if (l < 16) {
+                    sum += h[t];
+                    EXPECT_EQ(sc[t], sum) << "thread " << t;
+                } else if (h[t] % 2 == 0) {
+                    expect |= 1u << l;
+                }
+                EXPECT_EQ(rv[t], h[32 * w + 31 - l]) << "thread " << t << ": released before the other branch's lanes arrived";
+            }
+            EXPECT_EQ(b[w], expect) << "warp " << w;
+        }
+    }
+    cudaFree(in);
+    cudaFree(scan);
+    cudaFree(ballots);
+    cudaFree(reversed);
+}
+
+TEST_F(CudaSim, CollectiveWhoseMaskLeavesOutItsCallerFailsTheKernel) {
+    const cudaStream_t s = stream();
+    ASSERT_EQ(run(&foreign_mask_kernel, 1, 32, 0, s), cudaSuccess);  // launches are asynchronous
+    EXPECT_EQ(cudaStreamSynchronize(s), cudaErrorLaunchFailure);
+    EXPECT_NE(cuda_sim::last_error_detail().find("called by lane 0, which it does not name"), std::string::npos) << cuda_sim::last_error_detail();
+    cuda_sim::reset();
 }
 
 TEST_F(CudaSim, BallotCollectsEachWarpsPredicates) {
