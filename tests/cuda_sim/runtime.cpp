@@ -809,9 +809,10 @@ std::string run_block(unsigned nthreads, const std::function<void()>& body, unsi
                     err = "warp collective (mask " + std::to_string(mask) + ") waits for lanes that have exited";
                 if (!err.empty() || group != mask) continue;
                 // what the lanes published, for warp_exchange: each released lane reads it when the
-                // next round resumes it, before this warp's next release (after that round); one copy
-                // serves every group of the warp this scan releases. (The simulator's bookkeeping, not the kernel's accesses: hidden from racecheck,
-                // whose memmove interceptor would see the copy.)
+                // next round resumes it, before this warp's next release (after that round); one
+                // copy serves every group of the warp this scan releases. (The simulator's
+                // bookkeeping, not the kernel's accesses: hidden from racecheck, whose memmove
+                // interceptor would see the copy.)
                 if (!copied) {
                     race::ignore(true);
                     std::copy_n(r.warp_slots.begin() + w0, lanes, r.warp_results.begin() + w0);

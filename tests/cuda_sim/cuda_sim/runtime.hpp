@@ -25,8 +25,9 @@
 //     reached by every thread, a warp collective whose mask leaves out its caller or names exited
 //     lanes (lanes waiting with one mask pass together when they are all the lanes it names: two
 //     branches' collectives are their own, a whole-warp one waits for every branch), kernel or CUB
-//     arguments that are not device pointers, cudaFree of a buffer that queued work still uses. A failed kernel makes a sticky cudaErrorLaunchFailure as
-//     on a GPU; cuda_sim::last_error_detail() says which check, in which kernel, block and thread.
+//     arguments that are not device pointers, cudaFree of a buffer that queued work still uses. A
+//     failed kernel makes a sticky cudaErrorLaunchFailure as on a GPU; cuda_sim::last_error_detail()
+//     says which check, in which kernel, block and thread.
 // Racecheck (the same sources built with -fsanitize=thread, target gigasparse_cuda_sim_racecheck):
 //     ThreadSanitizer is told CUDA's happens-before order, so it reports what compute-sanitizer's
 //     racecheck would and more: two threads of a block touching the same word between barriers
