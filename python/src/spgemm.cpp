@@ -63,6 +63,7 @@ SpgemmOptions make_options(const std::string& backend, const nb::dict& kwargs) {
         else if (k == "one_pass_light_rows") o.gpu.one_pass_light_rows = v != 0;
         else if (k == "light_stage_budget_bytes") o.gpu.light_stage_budget_bytes = v;
         else if (k == "keep_c_pattern") o.gpu.keep_c_pattern = v != 0;
+        else if (k == "light_product_map") o.gpu.light_product_map = v != 0;
         else if (k == "warp_sort_steps") o.gpu.warp_sort_steps = v != 0;
         else if (k == "rank_sort") o.gpu.rank_sort = v != 0;
         else if (k == "dense_light_rows") o.gpu.dense_light_rows = v != 0;
@@ -132,6 +133,7 @@ nb::dict stats_dict(const SpgemmStats& s) {
         gpu["device_bytes_peak"] = g.device_bytes_peak;
         gpu["light_stage_bytes"] = g.light_stage_bytes;
         gpu["known_pattern_bytes"] = g.known_pattern_bytes;
+        gpu["product_map_bytes"] = g.product_map_bytes;
         gpu["upload_ms"] = g.upload_ms;
         gpu["setup_ms"] = g.setup_ms;
         gpu["csc_ms"] = g.csc_ms;

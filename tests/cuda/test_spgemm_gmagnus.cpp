@@ -331,13 +331,16 @@ TEST(CudaSpgemm, PlanNumericWithNewValues) {
     SKIP_WITHOUT_GPU();
     auto a = gs::test::rmat_like<double, std::int32_t>(8, 16, 12, 61);
     auto b = gs::test::rmat_like<double, std::int32_t>(16, 16, 3, 62);
-    for (const std::int64_t inter : {std::int64_t{0}, std::int64_t{1} << 15}) {
-        SCOPED_TRACE(inter == 0 ? "one batch" : "batches");
+    // (one batch, the product map), (batches, the map), (one batch, no map: the light rows' known tables)
+    for (const auto& [inter, map] : {std::pair{std::int64_t{0}, true}, std::pair{std::int64_t{1} << 15, true}, std::pair{std::int64_t{0}, false}}) {
+        SCOPED_TRACE(std::string(inter == 0 ? "one batch" : "batches") + (map ? ", product map" : ", no product map"));
 #ifdef GIGASPARSE_CUDA_SIM
         cuda_sim::reset();
 #endif
         {
-            gs::cuda::GpuSpgemmPlan<double, std::int32_t> plan(budget(4096, inter));
+            GpuSpgemmOptions o = budget(4096, inter);
+            o.light_product_map = map;
+            gs::cuda::GpuSpgemmPlan<double, std::int32_t> plan(o);
             EXPECT_FALSE(plan.has_symbolic());
             EXPECT_THROW(plan.numeric(a.view(), b.view()), gs::PhaseError);
             plan.symbolic(a.view(), b.view());
@@ -361,6 +364,13 @@ TEST(CudaSpgemm, PlanNumericWithNewValues) {
                 const GpuSpgemmStats& st = plan.stats();
                 EXPECT_GT(st.numeric_ms, 0);
                 EXPECT_EQ(st.known_pattern_bytes, plan.nnz() * 4) << "C's columns kept for the later numeric phases";
+                // the product map: a word per light product of the hash bins, an offset per such row
+                if (map) {
+                    EXPECT_GT(st.product_map_bytes, 0);
+                    EXPECT_LE(st.product_map_bytes, (st.products - st.heavy_products) * 2 + st.light_rows * 8);
+                } else {
+                    EXPECT_EQ(st.product_map_bytes, 0);
+                }
                 EXPECT_EQ(st.symbolic_ms, sym.symbolic_ms) << "the symbolic phase's figures stay";
                 EXPECT_EQ(st.levels_run, sym.levels_run);
                 EXPECT_NEAR(st.total_ms, st.setup_ms + st.symbolic_ms + st.numeric_ms, 1e-6 * st.total_ms + 1e-6);
@@ -374,8 +384,14 @@ TEST(CudaSpgemm, PlanNumericWithNewValues) {
                 };
                 for (const char* k : {"row_products_kernel", "histogram_kernel", "heavy_entries_kernel", "csc_gather_kernel", "segment_bin_keys_kernel",
                                       "segment_keys_kernel", "segment_offsets_kernel", "level_order_kernel", "row_classes_kernel",
-                                      "small_scan_kernel (inclusive)", "small_scan_kernel (exclusive)"})
+                                      "small_scan_kernel (inclusive)"})
                     EXPECT_EQ(launched(k), 0) << k << " ran in the numeric phase";
+                // the first numeric phase scans the map's row offsets and builds it; the later ones use it
+                EXPECT_EQ(launched("small_scan_kernel (exclusive)"), map && round == 0 ? 1 : 0);
+                const int built = launched("product_map_kernel") + launched("product_map_warp_kernel");
+                const int mapped = launched("mapped_rows_kernel") + launched("mapped_rows_warp_kernel");
+                EXPECT_EQ(built > 0, map && round == 0) << built << " product map launches";
+                EXPECT_EQ(mapped > 0, map && round > 0) << mapped << " mapped light-row launches";
                 for (const char* k : {"gather_values_kernel", "outer_product_kernel", "multisplit_kernel"})
                     EXPECT_GT(launched(k), 0) << k << " did not run in the numeric phase";
                 const auto ops = [&](const char* call) {
@@ -386,13 +402,18 @@ TEST(CudaSpgemm, PlanNumericWithNewValues) {
                 // level's); no copy per batch or level (the cursors were copies of the row starts)
                 EXPECT_EQ(ops("cudaMemsetAsync"), sym.batches);
                 EXPECT_LE(ops("cudaMemcpyAsync"), 6) << "A's and B's values, C's row offsets, the download; " << sym.batches << " batches";
-                // the first numeric phase hashes and sorts and keeps C's columns; the later ones fill their tables with them
+                // the first numeric phase hashes and sorts and keeps C's columns; the later ones fill their
+                // tables with them (the light rows: without the product map)
                 for (const char* k : {"hash_rows_kernel", "hash_rows_warp_kernel", "hash_segments_kernel", "dense_segments_kernel"}) {
                     const std::string known = std::string(k) + " (known)";
-                    if (std::string(k) != "dense_segments_kernel") {
+                    const bool light = std::string(k) != "hash_segments_kernel" && std::string(k) != "dense_segments_kernel";
+                    if (std::string(k) != "dense_segments_kernel" && !(light && map && round > 0)) {
                         EXPECT_GT(launched(round == 0 ? k : known.c_str()), 0) << (round == 0 ? k : known) << " did not run in numeric phase " << round;
                     }
                     EXPECT_EQ(launched(round == 0 ? known.c_str() : k), 0) << (round == 0 ? known : k) << " ran in numeric phase " << round;
+                    if (light && map && round > 0) {
+                        EXPECT_EQ(launched(known.c_str()), 0) << known << " ran beside the product map";
+                    }
                 }
                 EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess) << cuda_sim::last_error_detail();
 #endif
@@ -656,6 +677,7 @@ TEST(CudaSpgemm, RacecheckSmallProducts) {
         GpuSpgemmOptions one = o;
         one.intermediate_budget_bytes = 0;
         one.rank_sort = true;  // and the hash tables' output by rank (RankSortWritesInOrder)
+        one.light_product_map = false;  // the light rows' known tables (the plan above: the product map)
         expect_matches(a, b, one, "one batch, one SM, by rank");
         const auto runs = cuda_sim::stats();
         EXPECT_LT(runs.kernel_blocks.at("dense_segments_kernel"), 2 * 71 / 4) << "runs of dense chunks";
@@ -667,6 +689,7 @@ TEST(CudaSpgemm, RacecheckSmallProducts) {
             const auto c = plan.numeric(a2.view(), b.view());
             EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(a2.view(), b.view()).view(), c.view(), 1e-10)) << "one SM, plan, numeric phase " << round;
         }
+        for (const auto& [name, n] : cuda_sim::stats().kernels) kernels_run.insert(name);  // (the known tables' light rows)
         cuda_sim::config() = cuda_sim::default_config();
     }
 #endif
@@ -677,7 +700,13 @@ TEST(CudaSpgemm, RacecheckSmallProducts) {
         // in one pass, then in a plan's phases (the second numeric phase on the kept columns)
         const auto band = gs::test::banded<double, std::int32_t>(120, 16, 55);
         expect_matches(band, band, {}, "dense light rows");  // and the small-product path
-        expect_square_plan(band, binned(), 2, "dense light rows, plan");
+        GpuSpgemmOptions tables = binned();  // the later numeric phases' dense rows in their known tables
+        tables.light_product_map = false;
+        expect_square_plan(band, tables, 2, "dense light rows, plan");
+        expect_square_plan(band, binned(), 2, "dense light rows, plan, product map");  // blocks of the product map
+#ifdef GIGASPARSE_CUDA_SIM
+        for (const auto& [name, n] : cuda_sim::stats().kernels) kernels_run.insert(name);  // the plans' (not a gpu_spgemm call)
+#endif
         expect_square_plan(band, {}, 2, "small product, plan");
         GpuSpgemmOptions ranked = binned();  // hashed rows of short spans written by rank: warps, then blocks
         ranked.dense_light_rows = false;
@@ -738,7 +767,8 @@ TEST(CudaSpgemm, RacecheckSmallProducts) {
 #ifdef GIGASPARSE_CUDA_SIM
     for (const char* k : {"col_range_kernel", "row_products_kernel", "row_classes_kernel", "hash_rows_kernel", "hash_rows_warp_kernel", "hash_rows_kernel (once)",
                           "hash_rows_warp_kernel (once)", "dense_wide_rows_kernel", "dense_wide_rows_kernel (once)", "dense_wide_rows_kernel (known)",
-                          "unstage_rows_kernel", "hash_rows_kernel (known)", "hash_rows_warp_kernel (known)",
+                          "unstage_rows_kernel", "hash_rows_kernel (known)", "hash_rows_warp_kernel (known)", "product_map_kernel",
+                          "product_map_warp_kernel", "mapped_rows_kernel", "mapped_rows_warp_kernel",
                           "hash_segments_kernel (known)", "dense_segments_kernel (known)", "gather_kernel",
                           "row_lengths_kernel", "heavy_entries_kernel", "csc_colptr_kernel", "csc_gather_kernel", "gather_values_kernel", "slice_sizes_kernel", "level_split_kernel",
                           "outer_product_kernel", "make_segments_kernel", "histogram_kernel", "split_flags_kernel", "level_order_kernel",
@@ -905,9 +935,12 @@ TEST(CudaSpgemm, WarpPerLongerLightRow) {
     EXPECT_GE(warp_row_launches(" (once)"), short_only + 3);
     const auto af = gs::test::rmat_like<float, std::int32_t>(10, 10, 8, 63);
     expect_matches(af, af, binned(), "float, int32");
-    // a plan: symbolic, numeric, then numeric on the kept columns (the known phase)
+    // a plan: symbolic, numeric, then numeric on the kept columns (the known phase; its light rows
+    // in the known tables, not the product map)
     auto ap = a;
-    gs::cuda::GpuSpgemmPlan<double, std::int32_t> plan(binned());
+    GpuSpgemmOptions tables = binned();
+    tables.light_product_map = false;
+    gs::cuda::GpuSpgemmPlan<double, std::int32_t> plan(tables);
     plan.symbolic(ap.view(), ap.view());
     for (int round = 0; round < 2; ++round) {
         new_values(ap, round);
@@ -1430,6 +1463,7 @@ GpuSpgemmOptions random_options(std::mt19937_64& rng, int elem_bytes, std::strin
     o.one_pass_light_rows = coin();
     o.light_stage_budget_bytes = pick({0, 0, 2048});
     o.keep_c_pattern = coin();
+    o.light_product_map = coin();
     o.warp_sort_steps = coin();
     o.time_phases = coin();
     o.dense_wide_windows = static_cast<int>(pick({0, 0, 1, 2, 8}));
@@ -1443,7 +1477,7 @@ GpuSpgemmOptions random_options(std::mt19937_64& rng, int elem_bytes, std::strin
            " tau " + std::to_string(o.heavy_threshold) + " warp " + std::to_string(o.warp_light_rows) + "/" + std::to_string(o.warp_row_products) +
            " dense " + std::to_string(o.dense_light_rows) + "/" + std::to_string(o.dense_wide_rows) + " streams " + std::to_string(o.light_streams) + " fit " + std::to_string(o.fit_hash_blocks) +
            " once " + std::to_string(o.one_pass_light_rows) + "/" + std::to_string(o.light_stage_budget_bytes) + " keep " +
-           std::to_string(o.keep_c_pattern) + " warp_sort " + std::to_string(o.warp_sort_steps) + " timed " + std::to_string(o.time_phases) +
+           std::to_string(o.keep_c_pattern) + "/" + std::to_string(o.light_product_map) + " warp_sort " + std::to_string(o.warp_sort_steps) + " timed " + std::to_string(o.time_phases) +
            " windows " + std::to_string(o.dense_wide_windows) + " walk " + std::to_string(o.dense_wide_walk) + "/" +
            std::to_string(o.dense_wide_walk_adaptive) + " small " + std::to_string(o.small_products) + "/" + std::to_string(o.small_row_products) +
            " rank " + std::to_string(o.rank_sort);
@@ -1800,13 +1834,17 @@ TEST(CudaSpgemm, SimulatedShrunkHashTables) {
     two.one_pass_light_rows = false;
     expect_matches(a, b, two, "shrunk tables, two passes");
     {
-        gs::cuda::GpuSpgemmPlan<double, std::int32_t> plan;
+        gs::cuda::GpuSpgemmPlan<double, std::int32_t> plan(binned());  // (a small product's plan rehashes)
         plan.symbolic(a.view(), b.view());
         for (int round = 0; round < 2; ++round) {
             new_values(a, round);
             const auto c = plan.numeric(a.view(), b.view());
             EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(a.view(), b.view()).view(), c.view(), 1e-10)) << "round " << round;
         }
+        // rows of some 1500 products: the product map's block per row (tables of 4096 entries)
+        EXPECT_GT(plan.stats().product_map_bytes, 0);
+        const auto& launched = cuda_sim::stats().kernels;
+        for (const char* k : {"product_map_kernel", "mapped_rows_kernel"}) EXPECT_TRUE(launched.count(k) > 0) << k << " did not run";
     }
     cuda_sim::config() = cuda_sim::default_config();
 }

@@ -328,8 +328,10 @@ TEST(MemoryProfile, LightRows) {
 
 // A plan's later numeric phases (Phase::known, GpuSpgemmOptions::keep_c_pattern): the light rows'
 // product and the heavy path's, each profiled in its second numeric phase, after the first kept C's
-// columns. Light rows and hash chunks fill their tables with the known columns and only add;
-// dense chunks and dense rows read their values at the known columns.
+// columns. Light rows of hash bins add each product at its place in C's row (the product map; a
+// third case without it: their tables filled with the known columns), hash chunks fill their
+// tables with the known columns and only add; dense chunks and dense rows read their values at the
+// known columns.
 TEST(MemoryProfile, PlanKnownColumns) {
     struct Case {
         const char* title;
@@ -340,11 +342,17 @@ TEST(MemoryProfile, PlanKnownColumns) {
     light.small_products = heavy.small_products = false;
     heavy.heavy_threshold = 256;
     heavy.dense_wide_rows = false;
+    GpuSpgemmOptions tables = light;  // the light rows' known tables instead of the product map
+    tables.light_product_map = false;
     Case cases[] = {{"plan, second numeric phase: R-MAT 2^12 (8 a row) squared, binned", gs::test::rmat_like<float, std::int32_t>(12, 12, 8.0, 11),
                      gs::test::rmat_like<float, std::int32_t>(12, 12, 8.0, 11), light},
+                    {"plan, second numeric phase without the product map: R-MAT 2^12 (8 a row) squared, binned",
+                     gs::test::rmat_like<float, std::int32_t>(12, 12, 8.0, 11), gs::test::rmat_like<float, std::int32_t>(12, 12, 8.0, 11), tables},
                     {"plan, second numeric phase: the heavy path's product", gs::test::rmat_like<float, std::int32_t>(12, 12, 8.0, 11),
                      gs::test::rmat_like<float, std::int32_t>(12, 18, 8.0, 12), heavy}};
     bool dense_chunks = false;
+    // the light rows' shared-memory requests (loads, stores), by the product map and by the known tables
+    std::int64_t light_shared[2][2] = {};
     for (auto& [title, a, b, o] : cases) {
         const SimulatedRunChecks checks;
         {
@@ -365,11 +373,27 @@ TEST(MemoryProfile, PlanKnownColumns) {
             dense_chunks = true;
             EXPECT_LE(per_request(kernel(p, "dense_segments_kernel (known)").shared_load), 4.5);
         }
-        for (const auto& [name, k] : p)  // no pattern work: only the known kernels accumulate
+        for (const auto& [name, k] : p) {  // no pattern work: only the known kernels and the mapped light rows accumulate
             EXPECT_TRUE((name.find("hash") == std::string::npos && name.find("dense") == std::string::npos) || name.find("(known)") != std::string::npos)
                 << title << ": " << name;
+            EXPECT_EQ(name.find("product_map"), std::string::npos) << title << ": the map is built once, by the first numeric phase";
+            const int by = name.rfind("mapped_rows", 0) == 0 ? 0 : name.rfind("hash_rows", 0) == 0 ? 1 : -1;
+            if (by >= 0 && o.light_product_map == (by == 0)) {
+                light_shared[by][0] += k.shared_load.requests;
+                light_shared[by][1] += k.shared_store.requests;
+            }
+        }
     }
     EXPECT_TRUE(dense_chunks) << "the heavy path's plan accumulates dense chunks";
+    // the same light rows through the map: no table to fill with the known columns (stores a quarter
+    // of the tables': 19 K and 77 K requests), no probes; the walk's searches, the same in both, are
+    // most of the loads (544 K and 586 K)
+    std::printf("light rows' shared requests, product map / known tables: loads %lld / %lld, stores %lld / %lld\n",
+                static_cast<long long>(light_shared[0][0]), static_cast<long long>(light_shared[1][0]), static_cast<long long>(light_shared[0][1]),
+                static_cast<long long>(light_shared[1][1]));
+    EXPECT_GT(light_shared[0][0], 0);
+    EXPECT_LT(light_shared[0][0], light_shared[1][0]);
+    EXPECT_LT(light_shared[0][1] * 4, light_shared[1][1]);
 }
 
 // A small product with long rows (the small-product path): a band of 4000 rows (17 a row) with

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <set>
 #include <vector>
@@ -447,6 +448,40 @@ TEST(GmagnusMath, HashBlockThreadsKeepTheMostThreadsResident) {
 // A bin's table shrinks to 3/4 of its entries only where that keeps more rows in flight an SM
 // (float/int32 on the H200, 45 registers): 16384 entries -> 12288 (one row an SM -> two), 8192 -> 6144
 // (2 -> 4); 4096 and below keep theirs (registers decide, or too small to shrink); never fewer rows.
+// The product map (mapped_rows_kernel): every light row of a hash bin fits its shared memory — its
+// C row (at most half the bin's entries, hash_bin) in columns or values — and its ranks fit a map
+// word on the H200's budget for every element size; a warp per row up to mapped_warp_products,
+// else a block of about 4 products a thread.
+TEST(GmagnusMath, ProductMapRowsFitTheirLaunch) {
+    for (const gm::ElementSizes s : {gm::ElementSizes{4, 4, 8, 4}, gm::ElementSizes{4, 8, 8, 4}, gm::ElementSizes{8, 4, 8, 4}, gm::ElementSizes{8, 8, 8, 4}}) {
+        const gm::Params p = gm::make_params(count_t(1) << 20, 227824, s);
+        EXPECT_TRUE(gm::product_map_fits(p));
+        for (int bn = 0; bn < gm::hash_bin_count(p); ++bn) {
+            const count_t cap = gm::hash_bin_capacity(bn);
+            const count_t most = cap / 2;  // a row's products, so its C row's entries
+            EXPECT_EQ(gm::hash_bin(most), bn);
+            EXPECT_EQ(gm::map_row_bytes(cap, s) % 16, 0);
+            EXPECT_GE(gm::map_row_bytes(cap, s), most * std::max(s.col, s.val));
+            EXPECT_LE(most - 1, count_t(std::numeric_limits<gm::map_word>::max()));
+            if (gm::mapped_rows_take_warps(cap)) {
+                EXPECT_LE(most, gm::mapped_warp_products);
+                EXPECT_LE(gm::mapped_warps_per_block * gm::map_row_bytes(cap, s), 48 * 1024) << "within the default dynamic shared memory";
+            } else {
+                const int t = gm::mapped_block_threads(cap);
+                EXPECT_EQ(t & (t - 1), 0);
+                EXPECT_GE(t, 64);
+                EXPECT_LE(t, 1024);
+                EXPECT_TRUE(most <= 4 * count_t(t) || t == 1024) << "about 4 products a thread below the largest block";
+                EXPECT_LE(gm::map_row_bytes(cap, s), p.smem_bytes);
+            }
+        }
+    }
+    // a budget whose largest table's rows would rank past a map word: no map
+    const gm::Params big = gm::make_params(count_t(1) << 20, count_t(1) << 21, gm::ElementSizes{4, 4, 8, 4});
+    EXPECT_FALSE(gm::product_map_fits(big));
+    EXPECT_EQ(gm::product_map_bytes(3, 100), 3 * 8 + 100 * 2);
+}
+
 TEST(GmagnusMath, HashTablesShrinkOnlyForMoreRowsInFlight) {
     constexpr count_t sm = 233472, reserved = 1024, stat = 5264;
     const gm::ElementSizes s{4, 4, 8, 4};

@@ -95,6 +95,13 @@ struct GpuSpgemmOptions {
     // counting, compaction or sort; the dense chunks need no bitmap). false: every numeric phase
     // hashes and sorts. Not used by a one-call product.
     bool keep_c_pattern = true;
+    // With keep_c_pattern, the light rows of the hash bins take a product map in the later numeric
+    // phases: the first numeric phase records, for each of their products, the position of its
+    // column in C's row (2 bytes a product and 8 a row on the device, while that takes at most a fifth
+    // of the free memory after C's columns), and each later phase adds every product's value at its
+    // position in a dense shared-memory row — no hashing, B's columns not read — and writes the row
+    // in C's order. false: those rows take the hash tables filled with C's columns (for comparison).
+    bool light_product_map = true;
     // The hash accumulators' bitonic sort: the steps that pair elements of one warp's 32 in registers
     // with shuffles and only the others in shared memory (true), or every step in shared memory with
     // a barrier each (false; for comparison on the GPU).
@@ -144,6 +151,7 @@ struct GpuSpgemmStats {
     std::int64_t device_bytes_peak = 0;  // bytes held by the computation (inputs and output included)
     std::int64_t light_stage_bytes = 0;  // the light rows' staging when they ran in one pass (0: two passes)
     std::int64_t known_pattern_bytes = 0;  // C's columns a plan keeps for its later numeric phases (0: none)
+    std::int64_t product_map_bytes = 0;    // the light rows' product map a plan keeps (light_product_map; 0: none)
     // Device times (CUDA events on the heavy stream; host work between enqueues shows as the gaps
     // it leaves): setup + symbolic + numeric = total. setup starts before the device's parameters are
     // queried; symbolic ends with its read of nnz(C); csc, outer and multisplit are parts of

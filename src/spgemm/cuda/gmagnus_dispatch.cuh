@@ -375,6 +375,7 @@ public:
         if (staged) stage_ = LightStage<V, I>{};  // freed on the heavy stream, after the light stream's reads
         if (keep_pattern_ && !known) keep_pattern(c.col_idx.data());
         st_.known_pattern_bytes = known_col_.bytes();
+        st_.product_map_bytes = map_off_.bytes() + map_.bytes();
         Event end;
         if (nnz_ < 0) {
             read_counts(timer.on ? &end : nullptr);  // the end of the product too
@@ -415,6 +416,8 @@ private:
         kept_.reset();
         stage_ = LightStage<V, I>{};
         known_col_ = DeviceBuffer<I>{};
+        map_off_ = DeviceBuffer<count_t>{};
+        map_ = DeviceBuffer<map_word>{};
         keep_pattern_ = !keep_values && opt_.keep_c_pattern;
         one_product_ = keep_values;
         st_ = GpuSpgemmStats{};
@@ -571,12 +574,14 @@ private:
                 reinterpret_cast<const void*>(&dense_wide_rows_kernel<Phase::symbolic, V, I>),
                 reinterpret_cast<const void*>(&dense_wide_rows_kernel<Phase::numeric, V, I>),
                 reinterpret_cast<const void*>(&dense_wide_rows_kernel<Phase::once, V, I>),
-                reinterpret_cast<const void*>(&dense_wide_rows_kernel<Phase::known, V, I>)};
+                reinterpret_cast<const void*>(&dense_wide_rows_kernel<Phase::known, V, I>),
+                reinterpret_cast<const void*>(&mapped_rows_kernel<true, V, I>),
+                reinterpret_cast<const void*>(&mapped_rows_kernel<false, V, I>)};
     }
 
     // The kernels' attributes (cudaFuncGetAttributes) and the dynamic shared memory they are allowed
     // (cudaFuncSetAttribute), per device and multisplit block size, queried and set once a process:
-    // 21 kernels, so 42 runtime calls a product on the host, between the product's first event and
+    // 23 kernels, so 46 runtime calls a product on the host, between the product's first event and
     // its first launch, where a small product's whole device time is some 150 µs.
     struct KernelTable {
         std::vector<std::pair<const void*, cudaFuncAttributes>> attrs;
@@ -673,7 +678,8 @@ private:
         heavy_entries_ = t[nbins_ + 5];
         st_.heavy_rows = nheavy_;
         st_.wide_dense_rows = t[nbins_];
-        wide_span_ = t[nbins_ + 6];
+        map_products_ = st_.products - st_.heavy_products - t[nbins_ + 6];  // the hash bins' light rows' (product map)
+        wide_span_ = t[nbins_ + 7];
         st_.wide_walk_cap = wide ? dense_wide_walk_cap(p_, t[ntally], walk_total != nullptr ? sm_count_ : 0) : 0;
         st_.light_rows = m_ - nheavy_;
     }
@@ -733,21 +739,65 @@ private:
     }
 
     // A plan's first numeric phase keeps C's columns (heavy stream, after both streams wrote them)
-    // for the later ones (Phase::known), when they take at most a fifth of the available memory;
-    // otherwise every numeric phase hashes and sorts, and the chunks' lengths are freed.
+    // for the later ones (Phase::known), when they take at most a fifth of the available memory,
+    // and builds the light rows' product map (build_product_map); otherwise every numeric phase
+    // hashes and sorts, and the chunks' lengths are freed.
     void keep_pattern(const I* c_col) {
         const cudaStream_t hs = heavy_.get();
         const std::int64_t bytes = nnz_ * static_cast<count_t>(sizeof(I));
-        if (nnz_ > 0 && bytes <= available_bytes() / 5) {
+        const std::int64_t available = nnz_ > 0 ? available_bytes() : 0;
+        if (nnz_ > 0 && bytes <= available / 5) {
             try {
                 known_col_.allocate(nnz_, at(hs));
                 check(cudaMemcpyAsync(known_col_.data(), c_col, static_cast<std::size_t>(bytes), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
+                build_product_map(available - bytes);
                 return;
             } catch (const OutOfMemory&) {
             }
         }
         keep_pattern_ = false;
         for (HeavyBatch& hb : batches_) hb.seg_nnz.allocate(0, at(hs));
+    }
+
+    // The product map of the light rows in hash bins (GpuSpgemmOptions::light_product_map; heavy
+    // stream, after C's kept columns): each row's first word (the exclusive scan of their products
+    // in row_order()), then the words, built by the mapped kernels' build launches, when the map
+    // takes at most a fifth of `available` bytes and its ranks fit a map word (product_map_fits).
+    // Without it the later numeric phases take Phase::known for those rows too.
+    void build_product_map(std::int64_t available) {
+        const count_t n = light_begin_[nbins_];
+        if (!opt_.light_product_map || n == 0 || map_products_ <= 0 || !product_map_fits(p_) || product_map_bytes(n, map_products_) > available / 5) return;
+        const cudaStream_t hs = heavy_.get();
+        try {
+            map_off_.allocate(n, at(hs));
+            map_.allocate(map_products_, at(hs));
+            DeviceBuffer<count_t> gathered(n > small_scan_max ? n : 0, at(hs));  // freed in stream order
+            scan(row_products(), map_off_.data(), n, false, row_order(), gathered.data());
+        } catch (const OutOfMemory&) {
+            map_off_ = DeviceBuffer<count_t>{};
+            map_ = DeviceBuffer<map_word>{};
+            return;
+        }
+        for (int bn = 0; bn < nbins_; ++bn)
+            if (light_begin_[bn + 1] > light_begin_[bn]) mapped_rows<true>(bn, hs, nullptr, nullptr);
+    }
+
+    // The light rows of hash bin bn through the product map (Build: its words from C's kept columns;
+    // otherwise C's values of those rows, with their columns), on stream s.
+    template <bool Build>
+    void mapped_rows(int bn, cudaStream_t s, I* c_col, V* c_val) {
+        const count_t first = light_begin_[bn], n = light_begin_[bn + 1] - first, cap = hash_bin_capacity(bn);
+        const count_t bytes = map_row_bytes(cap, p_.sizes);
+        if (mapped_rows_take_warps(cap)) {
+            launch(Build ? "product_map_warp_kernel" : "mapped_rows_warp_kernel", &mapped_rows_warp_kernel<Build, V, I>, grid_for(n, mapped_warps_per_block),
+                   mapped_warps_per_block * warp_size, static_cast<std::size_t>(mapped_warps_per_block * bytes), s, n, row_order() + first,
+                   map_off_.data() + first, bytes, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx, b_.values, row_ptr_.data(),
+                   known_col_.data(), map_.data(), c_col, c_val);
+        } else {
+            launch(Build ? "product_map_kernel" : "mapped_rows_kernel", &mapped_rows_kernel<Build, V, I>, n, mapped_block_threads(cap), static_cast<std::size_t>(bytes), s, row_order() + first,
+                   map_off_.data() + first, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx, b_.values, row_ptr_.data(), known_col_.data(),
+                   map_.data(), c_col, c_val);
+        }
     }
 
     // The numeric phase of light rows staged by the symbolic phase: moved into C (light stream).
@@ -937,6 +987,10 @@ private:
             const count_t* rows = row_order() + light_begin_[bn];
             const count_t* stage_off = P == Phase::once ? stage_.off + light_begin_[bn] : nullptr;
             const bool wide = bn == nbins_;  // the wide dense rows: always a block a row
+            if (P == Phase::known && !wide && map_.size() > 0) {
+                mapped_rows<false>(bn, bs, c_col, c_val);
+                continue;
+            }
             const int per_block = warp_rows_per_block(cap, p_.sizes, has_values(P), p_.smem_bytes);
             if (!wide && opt_.warp_light_rows && light_bin_takes_warps(cap, n, warp_capacity_, per_block, sm_count_)) {  // a warp per row, several rows per block
                 const count_t table = hash_smem_bytes(cap, p_.sizes, has_values(P));
@@ -1361,6 +1415,9 @@ private:
     std::unique_ptr<HeavyValues<V, I>> kept_;  // one batch's intermediate, from symbolic(keep_values)
     LightStage<V, I> stage_;                   // the light rows' output, from symbolic(keep_values) in one pass
     DeviceBuffer<I> known_col_;                // C's columns, kept by a plan's first numeric phase for Phase::known
+    DeviceBuffer<count_t> map_off_;            // the product map (build_product_map): each hash-bin light row's first word,
+    DeviceBuffer<map_word> map_;               // and each product's rank in its C row
+    count_t map_products_ = 0;                 // the hash bins' light rows' products (the setup's tallies)
     count_t c_reserve_ = 0;                    // bytes of C set aside from the automatic budgets (symbolic()'s second pass)
     bool keep_pattern_ = false;                // a plan (symbolic without keep_values) with GpuSpgemmOptions::keep_c_pattern
     bool one_product_ = false;                 // symbolic(keep_values): one numeric phase follows

@@ -169,8 +169,8 @@ __device__ __forceinline__ void warp_tally(count_t* s, count_t v) {
 // columns its products span, null without wide dense rows, which take windows of `window` columns
 // and walk at most dense_wide_walk_cap(p, *walk_total, sm_count) products: walk_total null, the
 // fixed Params::wide_max_walk) and ids[r] = r. Tallies (row_tally_count(nbins) counters): rows per key, then the products of all
-// rows, the heavy rows' products, the heavy rows' entries of A and the widest span of a wide dense
-// row. One sort by key and one read of the tallies give the light rows' bins, the heavy rows (last,
+// rows, the heavy rows' products, the heavy rows' entries of A, the wide dense rows' products and
+// the widest span of a wide dense row. One sort by key and one read of the tallies give the light rows' bins, the heavy rows (last,
 // in order), the batch sizes and the wide dense rows' launch.
 // row_nnz[r] = 0 (the light rows write their counts, the heavy rows' chunks add theirs: one memset less).
 static __global__ void row_classes_kernel(count_t m, const count_t* __restrict__ products, const count_t* __restrict__ a_ptr,
@@ -182,7 +182,7 @@ static __global__ void row_classes_kernel(count_t m, const count_t* __restrict__
     clear_tallies(s, nt);
     const count_t walk_cap = dense_wide_walk_cap(p, walk_total != nullptr ? *walk_total : 0, walk_total != nullptr ? sm_count : 0);
     const count_t r = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
-    count_t pr = 0, heavy_pr = 0, heavy_ent = 0, wide_span = 0;
+    count_t pr = 0, heavy_pr = 0, heavy_ent = 0, wide_pr = 0, wide_span = 0;
     if (r < m) {
         pr = products[r];
         const count_t span = row_lo != nullptr && pr > 0 ? row_hi[r] - row_lo[r] + 1 : 0;
@@ -195,11 +195,15 @@ static __global__ void row_classes_kernel(count_t m, const count_t* __restrict__
             heavy_pr = pr;
             heavy_ent = a_ptr[r + 1] - a_ptr[r];
         }
-        if (key == static_cast<unsigned>(nbins)) wide_span = span;
+        if (key == static_cast<unsigned>(nbins)) {
+            wide_pr = pr;
+            wide_span = span;
+        }
     }
     warp_tally(&s[nbins + 3], pr);
     warp_tally(&s[nbins + 4], heavy_pr);
     warp_tally(&s[nbins + 5], heavy_ent);
+    warp_tally(&s[nbins + 6], wide_pr);
     wide_span = warp_reduce(wide_span, [](count_t x, count_t y) { return max_c(x, y); });
     if (threadIdx.x % warp_size == 0 && wide_span != 0) atomic_max_count(&s[nt - 1], wide_span);
     flush_tallies(s, nt - 1, tallies);  // the sums; then the widest span
@@ -1274,9 +1278,20 @@ __device__ __forceinline__ auto intermediate_load(const I* __restrict__ col, con
     return [col, val](count_t i) { return LightProduct<V, I>{col[i], has_values(P) ? val[i] : V(0)}; };
 }
 
+// A walk's load: load(q, av) for B entry q and A value av, or load(q, av, idx) when it takes the
+// product's index in its row too — the products in A's entry order, each B row's in its order,
+// whatever lane or thread takes them (the product map's position: mapped_rows_kernel).
+template <class Load, class V>
+inline constexpr bool load_takes_index = std::is_invocable_v<Load&, count_t, V, std::uint32_t>;
+template <class Load, class V>
+__device__ __forceinline__ auto walk_load(Load& load, count_t q, V av, [[maybe_unused]] std::uint32_t idx) {
+    if constexpr (load_takes_index<Load, V>) return load(q, av, idx);
+    else return load(q, av);
+}
+
 // The products of a light row of A — A entries [a_begin, a_end) times their rows of B — over the
-// lanes of one warp, each product once: load(q, av) for B entry q and A value av, then use(x) on
-// what it returned. The warp takes 32 A entries at a time (one per lane) and loads their B row
+// lanes of one warp, each product once: load(q, av) for B entry q and A value av (walk_load: with
+// its index in the row when load takes one), then use(x) on what it returned. The warp takes 32 A entries at a time (one per lane) and loads their B row
 // starts and lengths at once (no dependent round of loads per entry). Then the cheaper of two
 // walks, in rounds of 32 products: entry by entry (the lanes over one B row: a round per 32
 // entries of each row), or over the entries' products flattened (each lane takes every 32nd),
@@ -1294,11 +1309,12 @@ struct NoStop {
 template <Phase P, class V, class I, class Load, class Use, class Stop = NoStop>
 __device__ __forceinline__ void for_each_row_product(count_t a_begin, count_t a_end, const I* __restrict__ a_col, const V* __restrict__ a_val,
                                                      const count_t* __restrict__ b_ptr, Load load, Use use, Stop stop = {}) {
-    using T = decltype(load(count_t{}, V{}));
+    using T = decltype(walk_load(load, count_t{}, V{}, 0u));
     using u32 = std::uint32_t;  // a light row holds at most τ products: 32-bit counts (fewer registers)
     constexpr unsigned all = 0xffffffffu;
     const u32 lane = threadIdx.x % warp_size;
-    for (count_t j0 = a_begin; j0 < a_end; j0 += warp_size) {
+    u32 base = 0, total = 0;  // the products of the earlier groups of 32 entries (walk_load's index), and this group's
+    for (count_t j0 = a_begin; j0 < a_end; j0 += warp_size, base += total) {
         const count_t j = j0 + lane;
         count_t start = 0;
         u32 len = 0;
@@ -1317,7 +1333,8 @@ __device__ __forceinline__ void for_each_row_product(count_t a_begin, count_t a_
                 rounds += u;
             }
         }
-        const u32 total = __shfl_sync(all, incl, warp_size - 1), total_rounds = __shfl_sync(all, rounds, warp_size - 1);
+        total = __shfl_sync(all, incl, warp_size - 1);
+        const u32 total_rounds = __shfl_sync(all, rounds, warp_size - 1);
         const u32 flat_rounds = (total + warp_size - 1) / warp_size;
         const bool by_entry = total_rounds <= flat_rounds;
         const u32 nrounds = by_entry ? total_rounds : flat_rounds;
@@ -1341,8 +1358,11 @@ __device__ __forceinline__ void for_each_row_product(count_t a_begin, count_t a_
                 const count_t e_start = __shfl_sync(all, start, e);
                 const V e_av = has_values(P) ? __shfl_sync(all, av, e) : V(0);
                 const u32 off = by_entry ? (r - e_first) * warp_size + lane : item - e_first;
+                // the entry's first product in the row (walk_load's index): flat, its first is that
+                u32 e_before = 0;
+                if constexpr (load_takes_index<Load, V>) e_before = base + (by_entry ? __shfl_sync(all, incl - len, e) : e_first);
                 ok[u] = r < nrounds && off < e_len;
-                if (ok[u]) x[u] = load(e_start + off, e_av);
+                if (ok[u]) x[u] = walk_load(load, e_start + off, e_av, e_before + off);
             }
             GIGASPARSE_UNROLL
             for (int u = 0; u < walk_unroll<V, I>; ++u)
@@ -1351,8 +1371,8 @@ __device__ __forceinline__ void for_each_row_product(count_t a_begin, count_t a_
     }
 }
 
-// The products of a light row over all threads of a block: load(q, av) for B entry q and A value av,
-// then use(x) on what it returned (walk_unroll products a thread with their loads in flight).
+// The products of a light row over all threads of a block: load(q, av) for B entry q and A value av
+// (walk_load: with its index in the row when load takes one), then use(x) on what it returned (walk_unroll products a thread with their loads in flight).
 // The row's A entries go in chunks of block_walk_entries: thread t loads entry t's B row start, length
 // and A value into shared memory, warp 0 turns the lengths into inclusive sums, and every thread takes
 // the chunk's products t, t + blockDim.x, ... (consecutive threads, consecutive B entries: coalesced),
@@ -1375,9 +1395,10 @@ struct BlockWalk {
 template <Phase P, class V, class I, class Load, class Use>
 __device__ __forceinline__ void for_each_row_product_block(count_t a_begin, count_t a_end, const I* __restrict__ a_col, const V* __restrict__ a_val,
                                                            const count_t* __restrict__ b_ptr, BlockWalk<V>& w, Load load, Use use) {
-    using T = decltype(load(count_t{}, V{}));
+    using T = decltype(walk_load(load, count_t{}, V{}, 0u));
     constexpr unsigned all = 0xffffffffu;
     constexpr int per_lane = block_walk_entries / warp_size;
+    std::uint32_t base = 0;  // the products of the earlier chunks (walk_load's index)
     for (count_t c0 = a_begin; c0 < a_end; c0 += block_walk_entries) {
         const int n = static_cast<int>(min_c(a_end - c0, block_walk_entries));
         __syncthreads();  // the previous chunk's readers are done
@@ -1442,13 +1463,14 @@ __device__ __forceinline__ void for_each_row_product_block(count_t a_begin, coun
                         e_start = w.start[lo];
                         if constexpr (has_values(P)) e_av = w.av[lo];
                     }
-                    x[u] = load(e_start + static_cast<count_t>(p - e_first), e_av);
+                    x[u] = walk_load(load, e_start + static_cast<count_t>(p - e_first), e_av, base + p);
                 }
             }
             GIGASPARSE_UNROLL
             for (int u = 0; u < walk_unroll<V, I>; ++u)
                 if (p0 + u * blockDim.x < total) use(x[u]);
         }
+        base += total;
     }
 }
 
@@ -1802,6 +1824,98 @@ static __global__ void unstage_rows_kernel(count_t n, const count_t* __restrict_
         c_col[to + i] = s_col[from + i];
         c_val[to + i] = s_val[from + i];
     }
+}
+
+// ------------------------------------------------------------------ product map
+// A plan's later numeric phases of the light rows in hash bins (GpuSpgemmOptions::light_product_map):
+// map_off[x] the first map word of light row x of the launch (rows[x]), map[map_off[x] + i] the rank
+// in C's row of the row's product i (walk_load's index; map_word, product_map_fits). Build (once,
+// after the plan's first numeric phase kept C's columns): the row's known columns into shared
+// memory, and each product's column found there by binary search. Accumulate (every later numeric
+// phase): the row's values zeroed in shared memory in C's order, each product added at its rank,
+// and the row written with its known columns — no keys, probes, compaction or sort, and B's
+// columns are not read: B's value, A's value and 2 bytes of map a product. Group G: a block or a
+// warp; products(load, use) walks the row.
+template <bool Build, class G, class V, class I, class Products>
+__device__ __forceinline__ void mapped_row(unsigned char* smem, count_t row, count_t first, Products products, const I* __restrict__ b_col,
+                                           const V* __restrict__ b_val, const count_t* __restrict__ c_ptr, const I* __restrict__ known_col,
+                                           map_word* __restrict__ map, I* __restrict__ c_col, V* __restrict__ c_val) {
+    const count_t out = c_ptr[row];
+    const auto len = static_cast<std::uint32_t>(c_ptr[row + 1] - out);
+    if constexpr (Build) {
+        I* cols = reinterpret_cast<I*>(smem);
+        for (std::uint32_t i = G::rank(); i < len; i += G::size()) cols[i] = known_col[out + i];
+        G::sync();
+        struct Found {
+            I col;
+            std::uint32_t idx;
+        };
+        products([b_col](count_t q, V, std::uint32_t idx) { return Found{b_col[q], idx}; },
+                 [&](const Found& f) {
+                     std::uint32_t lo = 0, n = len;  // C's row holds the column: the first entry not below it
+                     while (n > 0) {
+                         const std::uint32_t half = n / 2;
+                         if (cols[lo + half] < f.col) {
+                             lo += half + 1;
+                             n -= half + 1;
+                         } else {
+                             n = half;
+                         }
+                     }
+                     map[first + f.idx] = static_cast<map_word>(lo);
+                 });
+    } else {
+        V* acc = reinterpret_cast<V*>(smem);
+        fill_shared<G>(acc, ceil_div(len * static_cast<count_t>(sizeof(V)), 4) * 4, 0u);
+        G::sync();
+        struct Mapped {
+            std::uint32_t slot;
+            V val;
+        };
+        products([b_val, map, first](count_t q, V av, std::uint32_t idx) { return Mapped{map[first + idx], av * b_val[q]}; },
+                 [acc](const Mapped& x) { atomicAdd(&acc[x.slot], x.val); });
+        G::sync();
+        for (std::uint32_t i = G::rank(); i < len; i += G::size()) {
+            c_col[out + i] = known_col[out + i];
+            c_val[out + i] = acc[i];
+        }
+    }
+}
+
+// A block per row (rows of bins above mapped_warp_products products; mapped_block_threads threads,
+// map_row_bytes of dynamic shared memory). Launch bounds with a minimum of blocks, as the hash
+// kernels': with the block size alone ptxas spilled the double kernels (cuda_kernel_resources).
+template <bool Build, class V, class I>
+static __global__ void __launch_bounds__(hash_max_threads, 1) mapped_rows_kernel(const count_t* __restrict__ rows, const count_t* __restrict__ map_off,
+                                                                            const count_t* __restrict__ a_ptr, const I* __restrict__ a_col,
+                                                                            const V* __restrict__ a_val, const count_t* __restrict__ b_ptr,
+                                                                            const I* __restrict__ b_col, const V* __restrict__ b_val,
+                                                                            const count_t* __restrict__ c_ptr, const I* __restrict__ known_col,
+                                                                            map_word* __restrict__ map, I* __restrict__ c_col, V* __restrict__ c_val) {
+    GIGASPARSE_DYNAMIC_SHARED(smem_raw);
+    __shared__ BlockWalk<V> walk;
+    BlockWalk<V>& w = walk;  // (named outside the lambda: g++ builds of the simulator take __shared__ as thread_local)
+    const count_t row = rows[blockIdx.x];
+    constexpr Phase P = Build ? Phase::symbolic : Phase::numeric;  // the walk loads A's values to accumulate
+    const auto products = [&](auto load, auto use) { for_each_row_product_block<P>(a_ptr[row], a_ptr[row + 1], a_col, a_val, b_ptr, w, load, use); };
+    mapped_row<Build, BlockGroup>(smem_raw, row, map_off[blockIdx.x], products, b_col, b_val, c_ptr, known_col, map, c_col, c_val);
+}
+
+// A warp per row, mapped_warps_per_block rows a block, row_bytes of dynamic shared memory each
+// (rows of bins up to mapped_warp_products products).
+template <bool Build, class V, class I>
+static __global__ void __launch_bounds__(mapped_warps_per_block * warp_size, warp_rows_min_blocks) mapped_rows_warp_kernel(
+    count_t nrows, const count_t* __restrict__ rows, const count_t* __restrict__ map_off, count_t row_bytes, const count_t* __restrict__ a_ptr,
+    const I* __restrict__ a_col, const V* __restrict__ a_val, const count_t* __restrict__ b_ptr, const I* __restrict__ b_col, const V* __restrict__ b_val,
+    const count_t* __restrict__ c_ptr, const I* __restrict__ known_col, map_word* __restrict__ map, I* __restrict__ c_col, V* __restrict__ c_val) {
+    GIGASPARSE_DYNAMIC_SHARED(smem_raw);
+    const unsigned warp = threadIdx.x / warp_size;
+    const count_t x = blockIdx.x * static_cast<count_t>(blockDim.x / warp_size) + warp;
+    if (x >= nrows) return;  // the whole warp: no block barrier follows
+    const count_t row = rows[x];
+    constexpr Phase P = Build ? Phase::symbolic : Phase::numeric;
+    const auto products = [&](auto load, auto use) { for_each_row_product<P>(a_ptr[row], a_ptr[row + 1], a_col, a_val, b_ptr, load, use); };
+    mapped_row<Build, WarpGroup>(smem_raw + warp * row_bytes, row, map_off[x], products, b_col, b_val, c_ptr, known_col, map, c_col, c_val);
 }
 
 // ------------------------------------------------------------------ small products

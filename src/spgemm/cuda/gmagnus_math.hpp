@@ -334,6 +334,34 @@ GIGASPARSE_HD constexpr int warp_rows_per_block(count_t capacity, const ElementS
     return static_cast<int>(fit < 1 ? 1 : (fit > warp_rows_max_warps ? warp_rows_max_warps : fit));
 }
 
+// The product map of a plan's light rows (mapped_rows_kernel): for each product of a light row of
+// a hash bin, in the row's product order (A's entries in order, each B row's in order), the rank of
+// its column in C's row, a 16-bit word — a light row has at most τ products, so at most τ columns:
+// the map is kept only while the largest hash table's rows fit (product_map_fits; every GPU's
+// shared memory so far: τ 8192 on the H200). A row of hash bin `capacity` (at most capacity / 2
+// products: hash_bin) takes capacity / 2 columns or values of shared memory (map_row_bytes, in
+// 16-byte multiples): its known columns while the map is built, its values while a numeric phase
+// accumulates. Rows of at most mapped_warp_products products take a warp each (mapped_warps_per_block
+// a block), the others a block of mapped_block_threads (about 4 products a thread: one round of the
+// walk's loads in flight).
+using map_word = std::uint16_t;
+inline constexpr count_t map_row_limit = count_t(1) << 16;  // the C row lengths a map word ranks
+inline constexpr count_t mapped_warp_products = 256;
+inline constexpr int mapped_warps_per_block = 8;
+GIGASPARSE_HD constexpr bool product_map_fits(const Params& p) { return p.hash_capacity / 2 <= map_row_limit; }
+GIGASPARSE_HD constexpr count_t map_row_bytes(count_t capacity, const ElementSizes& s) {
+    return ceil_div(capacity / 2 * max_c(count_t(s.col), count_t(s.val)), count_t(16)) * 16;
+}
+GIGASPARSE_HD constexpr bool mapped_rows_take_warps(count_t capacity) { return capacity / 2 <= mapped_warp_products; }
+GIGASPARSE_HD constexpr int mapped_block_threads(count_t capacity) {
+    const count_t t = capacity / 8;
+    return static_cast<int>(t < 64 ? 64 : (t > 1024 ? 1024 : t));
+}
+// Bytes of the map of `products` products of `rows` light rows (each row's offset, then the words).
+GIGASPARSE_HD constexpr count_t product_map_bytes(count_t rows, count_t products) {
+    return rows * count_t(sizeof(count_t)) + products * count_t(sizeof(map_word));
+}
+
 // True when the parameters are usable: the smallest hash bin (32 entries) fits, every kernel's
 // dynamic shared memory fits the budget (the launch would fail otherwise), and every multisplit
 // level fits at least one round of threads.
@@ -476,10 +504,10 @@ GIGASPARSE_HD constexpr count_t hash_bin_capacity(int bin) { return count_t(1) <
 GIGASPARSE_HD constexpr int hash_bin_count(const Params& p) { return floor_log2(p.hash_capacity) - min_hash_log2 + 1; }
 // Counters of the setup's row classes (row_classes_kernel): rows per key (row_key: nbins hash bins,
 // the wide dense rows, rows without products, heavy rows), then all products, the heavy rows'
-// products and their A entries, and the widest span of a wide dense row (a maximum, the others are
-// sums); at most max_tallies per block (shared memory). A 2^31-byte budget gives 27 bins.
+// products and their A entries, the wide dense rows' products, and the widest span of a wide dense
+// row (a maximum, the others are sums); at most max_tallies per block (shared memory). A 2^31-byte budget gives 27 bins.
 inline constexpr int max_tallies = 64;
-GIGASPARSE_HD constexpr int row_tally_count(int nbins) { return nbins + 7; }
+GIGASPARSE_HD constexpr int row_tally_count(int nbins) { return nbins + 8; }
 // Threads of a block for a hash bin: half the table (a bitonic-sort step pairs two entries per thread),
 // between one warp and 1024.
 GIGASPARSE_HD constexpr int hash_bin_threads(int bin) {
