@@ -30,8 +30,9 @@ struct Result {
     double ours_phases_ms = -1;                           // that run's host time (the phase events' records included)
     double wall_s = 0;                                    // the whole case (every run, checks included)
     // numeric reuse (patterns fixed, values on the device): GpuSpgemmPlan::numeric vs
-    // cusparseSpGEMMreuse_compute, host clock
-    double ours_reuse_ms = -1, cusparse_reuse_ms = -1;
+    // cusparseSpGEMMreuse_compute, host clock; and the plan without the light rows' product map
+    // (GpuSpgemmOptions::light_product_map = false: their known tables)
+    double ours_reuse_ms = -1, cusparse_reuse_ms = -1, ours_reuse_tables_ms = -1;
     std::string cusparse_best = "failed", ours_status = "ok", check = "n/a", cusparse_failures, reuse_check = "n/a";
     cuda::GpuSpgemmStats st;
 };
@@ -149,7 +150,7 @@ inline void write_outputs(const Context& cx, const std::vector<Result>& results,
            << json_escape(r.ours_status) << "\", \"gigasparse_device_ms\": " << r.ours_device_ms << ", \"gigasparse_phases_ms\": " << r.ours_phases_ms << ", \"cusparse_ms\": " << r.cusparse_ms
            << ", \"cusparse_device_ms\": " << r.cusparse_device_ms << ", \"cusparse_best\": \"" << r.cusparse_best
            << "\", \"cusparse_check\": \"" << json_escape(r.check) << "\", \"cusparse_failures\": \"" << json_escape(r.cusparse_failures)
-           << "\", \"gigasparse_reuse_ms\": " << r.ours_reuse_ms << ", \"cusparse_reuse_ms\": " << r.cusparse_reuse_ms << ", \"reuse_check\": \""
+           << "\", \"gigasparse_reuse_ms\": " << r.ours_reuse_ms << ", \"gigasparse_reuse_tables_ms\": " << r.ours_reuse_tables_ms << ", \"cusparse_reuse_ms\": " << r.cusparse_reuse_ms << ", \"reuse_check\": \""
            << json_escape(r.reuse_check) << "\", \"wall_s\": " << r.wall_s << ", \"heavy_rows\": " << st.heavy_rows << ", \"wide_dense_rows\": " << st.wide_dense_rows << ", \"wide_walk_cap\": " << st.wide_walk_cap << ", \"small_product\": " << (st.small_product ? "true" : "false") << ", \"small_long_rows\": " << st.small_long_rows << ", \"small_rows_back\": " << st.small_rows_back << ", \"heavy_products\": " << st.heavy_products
            << ", \"tau\": " << st.tau << ", \"nlevels\": " << st.nlevels << ", \"levels\": " << st.levels_run << ", \"batches\": " << st.batches << ", \"replanned\": " << (st.replanned ? "true" : "false")
            << ", \"device_bytes_peak\": " << st.device_bytes_peak << ", \"light_stage_bytes\": " << st.light_stage_bytes << ", \"phases_ms\": {\"setup\": " << st.setup_ms << ", \"csc\": " << st.csc_ms << ", \"outer\": " << st.outer_ms
@@ -164,13 +165,14 @@ inline void write_outputs(const Context& cx, const std::vector<Result>& results,
     t << "gigasparse gMAGNUS vs cuSPARSE (float/int32) on " << cx.device << ", driver " << cx.driver << ", copy bandwidth " << cx.bw * 1e-9 << " GB/s"
       << (finished ? "" : " [PARTIAL: run still going or stopped]") << "\n";
     t << "times: ms by the host's clock from the call to the device's end, best of " << cx.repeats << " after a warm-up, device-resident inputs and output; ours_dev: the same run by CUDA events (setup to the end of numeric); phases (CUDA events): setup, then symb and numer, which contain csc (CSR->CSC of heavy rows), outer, msplit (phase) and, on their own stream, light (light rows); "
-         "symb, numer; reuse_ms / cs_reuse: numeric phase alone with the pattern planned and the values on the device (GpuSpgemmPlan::numeric / cusparseSpGEMMreuse_compute); op_bw / ms_bw: outer-product / multisplit-kernel DRAM bytes over time, as a fraction of the copy bandwidth\n";
-    std::snprintf(buf, sizeof buf, "%-22s %10s %10s %10s %9s %8s %-9s %9s %9s %6s %6s %6s %6s %6s %6s %6s %5s %5s %3s  %s\n", "case", "ours_ms", "ours_dev", "cusp_ms", "speedup",
-                  "best", "check", "reuse_ms", "cs_reuse", "setup", "csc", "outer", "msplit", "light", "symb", "numer", "op_bw", "ms_bw", "lvl", "status");
+         "symb, numer; reuse_ms / cs_reuse: numeric phase alone with the pattern planned and the values on the device (GpuSpgemmPlan::numeric / cusparseSpGEMMreuse_compute; reuse_tbl: ours without the light rows' product map); op_bw / ms_bw: outer-product / multisplit-kernel DRAM bytes over time, as a fraction of the copy bandwidth\n";
+    std::snprintf(buf, sizeof buf, "%-22s %10s %10s %10s %9s %8s %-9s %9s %9s %9s %6s %6s %6s %6s %6s %6s %6s %5s %5s %3s  %s\n", "case", "ours_ms", "ours_dev", "cusp_ms", "speedup",
+                  "best", "check", "reuse_ms", "reuse_tbl", "cs_reuse", "setup", "csc", "outer", "msplit", "light", "symb", "numer", "op_bw", "ms_bw", "lvl", "status");
     t << buf;
     double lg[2] = {0, 0}, lg_ours[2] = {0, 0};
     int cnt[2] = {0, 0}, cnt_ours[2] = {0, 0}, ours_fail_only[2] = {0, 0}, mismatches = 0, cnt_reuse = 0, reuse_mismatches = 0, reuse_failures = 0;
-    double lg_reuse = 0;
+    double lg_reuse = 0, lg_map = 0;
+    int cnt_map = 0;
     for (const Result& r : results) {
         const auto& st = r.st;
         const double sp = r.ours_ms > 0 && r.cusparse_ms > 0 ? r.cusparse_ms / r.ours_ms : 0;
@@ -191,11 +193,15 @@ inline void write_outputs(const Context& cx, const std::vector<Result>& results,
             lg_reuse += std::log(r.cusparse_reuse_ms / r.ours_reuse_ms);
             ++cnt_reuse;
         }
+        if (r.ours_reuse_ms > 0 && r.ours_reuse_tables_ms > 0) {
+            lg_map += std::log(r.ours_reuse_tables_ms / r.ours_reuse_ms);
+            ++cnt_map;
+        }
         if (plan_failed(r.reuse_check)) ++reuse_failures;  // the plan threw (out of memory, say): no output to compare
         else if (r.reuse_check != "match" && !unchecked(r.reuse_check)) ++reuse_mismatches;
-        std::snprintf(buf, sizeof buf, "%-22s %10.3f %10.3f %10.3f %9.2f %8s %-9s %9.3f %9.3f %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f %5.2f %5.2f %3d  %s\n",
+        std::snprintf(buf, sizeof buf, "%-22s %10.3f %10.3f %10.3f %9.2f %8s %-9s %9.3f %9.3f %9.3f %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f %6.2f %5.2f %5.2f %3d  %s\n",
                       r.name.substr(0, 22).c_str(), r.ours_ms, r.ours_device_ms, r.cusparse_ms, sp, r.cusparse_best.c_str(), r.check.substr(0, 9).c_str(), r.ours_reuse_ms,
-                      r.cusparse_reuse_ms, st.setup_ms, st.csc_ms, st.outer_ms, st.multisplit_ms, st.light_ms,
+                      r.ours_reuse_tables_ms, r.cusparse_reuse_ms, st.setup_ms, st.csc_ms, st.outer_ms, st.multisplit_ms, st.light_ms,
                       st.symbolic_ms, st.numeric_ms, outer_frac, ms_frac, st.levels_run, r.ours_status.substr(0, 60).c_str());
         t << buf;
     }
@@ -211,6 +217,9 @@ inline void write_outputs(const Context& cx, const std::vector<Result>& results,
     }
     std::snprintf(buf, sizeof buf, "geomean numeric-reuse speedup (cusparseSpGEMMreuse_compute / GpuSpgemmPlan::numeric) %.3f over %d cases\n",
                   cnt_reuse ? std::exp(lg_reuse / cnt_reuse) : 0.0, cnt_reuse);
+    t << buf;
+    std::snprintf(buf, sizeof buf, "geomean numeric-reuse speedup of the light rows' product map (reuse_tbl / reuse_ms) %.3f over %d cases\n",
+                  cnt_map ? std::exp(lg_map / cnt_map) : 0.0, cnt_map);
     t << buf;
     t << "outputs differing from cuSPARSE: " << mismatches << "; plan outputs differing from the one-call product: " << reuse_mismatches
       << "; plans that failed where the one-call product succeeded: " << reuse_failures << "\n";

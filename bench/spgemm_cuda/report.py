@@ -46,6 +46,12 @@ def reuse_speedup(c):
     return c["cusparse_reuse_ms"] / c["gigasparse_reuse_ms"] if ok(c["cusparse_reuse_ms"]) and ok(c["gigasparse_reuse_ms"]) else None
 
 
+def map_speedup(c):
+    """The plan's numeric phase with the light rows' product map over without it (runs before 2026-12-07 have no such field)."""
+    t = c.get("gigasparse_reuse_tables_ms", -1)
+    return t / c["gigasparse_reuse_ms"] if ok(t) and ok(c["gigasparse_reuse_ms"]) else None
+
+
 def rmat_scale(c):
     m = re.match(r"rmat(\d+)_", c["name"])
     return int(m.group(1)) if m and c["set"] == "rmat" else None
@@ -193,8 +199,11 @@ def render(runs, names, title):
         p("| " + " | ".join(cell(x) for x in t) + " |")
     rs = [reuse_speedup(c) for c in cases if reuse_speedup(c)]
     p("")
+    ms = [map_speedup(c) for c in cases if map_speedup(c)]
     p(f"Numeric reuse (pattern planned, values on the device): `GpuSpgemmPlan::numeric` against `cusparseSpGEMMreuse_compute`, "
-      f"geomean {fmt(geomean(rs), '{:.2f}×')} over {len(rs)} cases.\n")
+      f"geomean {fmt(geomean(rs), '{:.2f}×')} over {len(rs)} cases" +
+      (f"; the light rows' product map against their known tables (`light_product_map = false`), geomean "
+       f"{fmt(geomean(ms), '{:.2f}×')} over {len(ms)} cases" if ms else "") + ".\n")
     p("## Products\n")
     p("| case | rows | nnz(A) | products | nnz(C) | gigasparse ms | cuSPARSE ms | best | × | device ms (ours / cuSPARSE) | check "
       "| reuse ms (ours / cuSPARSE) | reuse × | levels | batches | peak MiB | status |")
@@ -337,6 +346,8 @@ def self_test(writer):
         expect("| min 0.80, median 0.80 over 1 cases | ≥ 0.70 | met |" in md, "outer-product bandwidth 0.80 at scale 18")
         expect("| min 0.60, median 0.60 over 1 cases | ≥ 0.50 | met |" in md, "multisplit bandwidth 0.60 at scale 18")
         expect("geomean 2.00× over 3 cases" in md, "numeric reuse geomean 2.0 (0.8 / 0.4) over the 3 cases both ran")
+        expect("known tables (`light_product_map = false`), geomean 1.50× over 3 cases" in md, "the product map's geomean 1.5 (0.6 / 0.4)")
+        expect(re.search(r"product map \(reuse_tbl / reuse_ms\) 1\.500 over 3 cases", summary) is not None, "the writer's product-map geomean")
         expect("| b.json | multisplit 512 threads" in md and "| 4 | 2.000 |" in md, "the variant table: time ratio 2 on 4 common cases")
         expect("| rmat16_a8_b8 | 65536 | 524288 | 10485760 | 5242880 | 1.000 | 2.000 | ALG1 | 2.00 | 0.900 / 1.900 | columns differ in row 3 |" in md,
                "the products row of rmat16_a8_b8")

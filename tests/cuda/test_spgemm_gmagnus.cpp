@@ -1814,6 +1814,51 @@ TEST(CudaSpgemm, SimulatedKernelAttributesOncePerProcess) {
 // 100 KiB of shared memory a block (the simulator has no register limit, so its thread slots decide
 // elsewhere), an SM holds two of the 3072-entry tables where it held one of 4096
 // (hash_table_capacity); in one pass, two passes and a plan's numeric phases on C's kept columns.
+// A plan keeps C's columns while they take at most a fifth of the free device memory, and the light
+// rows' product map while it takes at most a fifth of what is left after them: on a device sized
+// between the two, the later numeric phases take the light rows' known tables, with the same
+// product; on the default device, the map.
+TEST(CudaSpgemm, SimulatedPlanWithoutRoomForTheProductMap) {
+    auto a = gs::test::rmat_like<double, std::int32_t>(11, 11, 8, 91);
+    const auto run = [&](const char* what) {
+        cuda_sim::reset();
+        gs::cuda::GpuSpgemmPlan<double, std::int32_t> plan(binned());
+        plan.symbolic(a.view(), a.view());
+        std::int64_t live_after_first = 0;
+        for (int round = 0; round < 3; ++round) {
+            new_values(a, round);
+            const auto c = plan.numeric(a.view(), a.view());
+            EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(a.view(), a.view()).view(), c.view(), 1e-10)) << what << ", round " << round;
+            if (round == 0) live_after_first = cuda_sim::stats().device_bytes_live;
+        }
+        const auto& k = cuda_sim::stats().kernels;
+        const bool mapped = k.count("mapped_rows_kernel") + k.count("mapped_rows_warp_kernel") > 0;
+        const bool tables = k.count("hash_rows_kernel (known)") + k.count("hash_rows_warp_kernel (known)") > 0;
+        EXPECT_NE(mapped, tables) << what << ": the light rows take the map or their known tables";
+        EXPECT_EQ(mapped, plan.stats().product_map_bytes > 0) << what;
+        return std::tuple{plan.stats(), live_after_first, plan.nnz()};
+    };
+    cuda_sim::config() = cuda_sim::default_config();
+    const auto [ample, live, nnz] = run("default device");
+    const std::int64_t map = ample.product_map_bytes, known = ample.known_pattern_bytes;
+    ASSERT_GT(map, 0);
+    ASSERT_EQ(known, nnz * 4);
+    ASSERT_GT(5 * map + known, 5 * known) << "a device between the two budgets exists";
+    // what the device held when the first numeric phase measured the free memory for C's columns:
+    // the plan (less the columns and the map, allocated after) and C (its columns and values, and
+    // its row offsets); free memory then halfway between the two budgets' needs
+    const std::int64_t held = live - map - known + nnz * 12 + (a.nrows + 1) * 8;
+    cuda_sim::config().device_memory = static_cast<std::size_t>(held + (5 * known + 5 * map + known) / 2);
+    const auto [tight, tight_live, tight_nnz] = run("a device with room for C's columns, not the map");
+    EXPECT_EQ(tight.known_pattern_bytes, known);
+    EXPECT_EQ(tight.product_map_bytes, 0);
+    (void)tight_live;
+    (void)tight_nnz;
+    EXPECT_EQ(live_allocations(), 0);
+    cuda_sim::config() = cuda_sim::default_config();
+    cuda_sim::reset();
+}
+
 TEST(CudaSpgemm, SimulatedShrunkHashTables) {
     namespace gm = gs::cuda::gmagnus;
     using gm::count_t;

@@ -746,14 +746,19 @@ private:
         const cudaStream_t hs = heavy_.get();
         const std::int64_t bytes = nnz_ * static_cast<count_t>(sizeof(I));
         const std::int64_t available = nnz_ > 0 ? available_bytes() : 0;
+        bool kept = false;
         if (nnz_ > 0 && bytes <= available / 5) {
             try {
                 known_col_.allocate(nnz_, at(hs));
                 check(cudaMemcpyAsync(known_col_.data(), c_col, static_cast<std::size_t>(bytes), cudaMemcpyDeviceToDevice, hs), "cudaMemcpyAsync D2D");
-                build_product_map(available - bytes);
-                return;
+                kept = true;
             } catch (const OutOfMemory&) {
+                known_col_ = DeviceBuffer<I>{};
             }
+        }
+        if (kept) {
+            build_product_map(available - bytes);  // (without it, when its memory is lacking)
+            return;
         }
         keep_pattern_ = false;
         for (HeavyBatch& hb : batches_) hb.seg_nnz.allocate(0, at(hs));
