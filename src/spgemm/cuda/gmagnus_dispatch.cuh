@@ -757,7 +757,7 @@ private:
             }
         }
         if (kept) {
-            build_product_map(available - bytes);  // (without it, when its memory is lacking)
+            build_product_map(available - bytes);  // where its budget allows
             return;
         }
         keep_pattern_ = false;
@@ -794,13 +794,13 @@ private:
         const count_t first = light_begin_[bn], n = light_begin_[bn + 1] - first, cap = hash_bin_capacity(bn);
         const count_t bytes = map_row_bytes(cap, p_.sizes);
         if (mapped_rows_take_warps(cap)) {
-            launch(Build ? "product_map_warp_kernel" : "mapped_rows_warp_kernel", &mapped_rows_warp_kernel<Build, V, I>, grid_for(n, mapped_warps_per_block),
-                   mapped_warps_per_block * warp_size, static_cast<std::size_t>(mapped_warps_per_block * bytes), s, n, row_order() + first,
+            launch(Build ? "product_map_warp_kernel" : "mapped_rows_warp_kernel", &mapped_rows_warp_kernel<Build, V, I>,
+                   grid_for(n, mapped_warps_per_block), mapped_warps_per_block * warp_size, static_cast<std::size_t>(mapped_warps_per_block * bytes), s, n, row_order() + first,
                    map_off_.data() + first, bytes, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx, b_.values, row_ptr_.data(),
                    known_col_.data(), map_.data(), c_col, c_val);
         } else {
-            launch(Build ? "product_map_kernel" : "mapped_rows_kernel", &mapped_rows_kernel<Build, V, I>, n, mapped_block_threads(cap), static_cast<std::size_t>(bytes), s, row_order() + first,
-                   map_off_.data() + first, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx, b_.values, row_ptr_.data(), known_col_.data(),
+            launch(Build ? "product_map_kernel" : "mapped_rows_kernel", &mapped_rows_kernel<Build, V, I>, n, mapped_block_threads(cap),
+                   static_cast<std::size_t>(bytes), s, row_order() + first, map_off_.data() + first, a_.row_ptr, a_.col_idx, a_.values, b_.row_ptr, b_.col_idx, b_.values, row_ptr_.data(), known_col_.data(),
                    map_.data(), c_col, c_val);
         }
     }

@@ -168,10 +168,11 @@ __device__ __forceinline__ void warp_tally(count_t* s, count_t v) {
 // `nbins`, nbins + 1 for a row without products, nbins + 2 for a heavy row; row_lo and row_hi, the
 // columns its products span, null without wide dense rows, which take windows of `window` columns
 // and walk at most dense_wide_walk_cap(p, *walk_total, sm_count) products: walk_total null, the
-// fixed Params::wide_max_walk) and ids[r] = r. Tallies (row_tally_count(nbins) counters): rows per key, then the products of all
-// rows, the heavy rows' products, the heavy rows' entries of A, the wide dense rows' products and
-// the widest span of a wide dense row. One sort by key and one read of the tallies give the light rows' bins, the heavy rows (last,
-// in order), the batch sizes and the wide dense rows' launch.
+// fixed Params::wide_max_walk) and ids[r] = r. Tallies (row_tally_count(nbins) counters): rows per
+// key, then the products of all rows, the heavy rows' products, the heavy rows' entries of A, the
+// wide dense rows' products and the widest span of a wide dense row. One sort by key and one read of
+// the tallies give the light rows' bins, the heavy rows (last, in order), the batch sizes, the wide
+// dense rows' launch and the product map's size.
 // row_nnz[r] = 0 (the light rows write their counts, the heavy rows' chunks add theirs: one memset less).
 static __global__ void row_classes_kernel(count_t m, const count_t* __restrict__ products, const count_t* __restrict__ a_ptr,
                                           const count_t* __restrict__ row_lo, const count_t* __restrict__ row_hi, Params p, int nbins,
@@ -1291,8 +1292,9 @@ __device__ __forceinline__ auto walk_load(Load& load, count_t q, V av, [[maybe_u
 
 // The products of a light row of A — A entries [a_begin, a_end) times their rows of B — over the
 // lanes of one warp, each product once: load(q, av) for B entry q and A value av (walk_load: with
-// its index in the row when load takes one), then use(x) on what it returned. The warp takes 32 A entries at a time (one per lane) and loads their B row
-// starts and lengths at once (no dependent round of loads per entry). Then the cheaper of two
+// its index in the row when load takes one), then use(x) on what it returned. The warp takes 32 A
+// entries at a time (one per lane) and loads their B row starts and lengths at once (no dependent
+// round of loads per entry). Then the cheaper of two
 // walks, in rounds of 32 products: entry by entry (the lanes over one B row: a round per 32
 // entries of each row), or over the entries' products flattened (each lane takes every 32nd),
 // which keeps the lanes busy when B's rows are short — with 8 entries per B row, entry by entry
@@ -1313,7 +1315,7 @@ __device__ __forceinline__ void for_each_row_product(count_t a_begin, count_t a_
     using u32 = std::uint32_t;  // a light row holds at most τ products: 32-bit counts (fewer registers)
     constexpr unsigned all = 0xffffffffu;
     const u32 lane = threadIdx.x % warp_size;
-    u32 base = 0, total = 0;  // the products of the earlier groups of 32 entries (walk_load's index), and this group's
+    u32 base = 0, total = 0;  // the products of the earlier groups of 32 entries (walk_load's index); this group's
     for (count_t j0 = a_begin; j0 < a_end; j0 += warp_size, base += total) {
         const count_t j = j0 + lane;
         count_t start = 0;
@@ -1372,7 +1374,8 @@ __device__ __forceinline__ void for_each_row_product(count_t a_begin, count_t a_
 }
 
 // The products of a light row over all threads of a block: load(q, av) for B entry q and A value av
-// (walk_load: with its index in the row when load takes one), then use(x) on what it returned (walk_unroll products a thread with their loads in flight).
+// (walk_load: with its index in the row when load takes one), then use(x) on what it returned
+// (walk_unroll products a thread with their loads in flight).
 // The row's A entries go in chunks of block_walk_entries: thread t loads entry t's B row start, length
 // and A value into shared memory, warp 0 turns the lengths into inclusive sums, and every thread takes
 // the chunk's products t, t + blockDim.x, ... (consecutive threads, consecutive B entries: coalesced),
@@ -1866,7 +1869,7 @@ __device__ __forceinline__ void mapped_row(unsigned char* smem, count_t row, cou
                  });
     } else {
         V* acc = reinterpret_cast<V*>(smem);
-        fill_shared<G>(acc, ceil_div(len * static_cast<count_t>(sizeof(V)), 4) * 4, 0u);
+        fill_shared<G>(acc, len * static_cast<count_t>(sizeof(V)), 0u);  // (a multiple of 4 bytes)
         G::sync();
         struct Mapped {
             std::uint32_t slot;
