@@ -1985,12 +1985,15 @@ static __global__ void __launch_bounds__(small_warps * warp_size, small_min_bloc
             const auto limit = static_cast<unsigned>(small_row_limit(cap));
             unsigned* count = &n_unique[warp];  // (named outside the lambdas: g++ builds of the simulator take __shared__ as thread_local)
             const auto insert = [&](const LightProduct<V, I>& x) {
-                if (bounded && atomicAdd(count, 0u) >= limit) return;  // an atomic read: the lanes' inserts race with it
+                // the count read while the lanes' inserts add to it: a relaxed read, one broadcast
+                // (an atomic add of 0 was one ATOMS.ADD a lane on one word, serialized); at most one
+                // insert a lane follows a read below the limit, so the table never fills
+                if (bounded && shared_load_relaxed(count) >= limit) return;
                 hash_insert<P>(keys, vals, cap, x.col, x.val, count);
             };
             if constexpr (P == Phase::symbolic)  // a bounded row is long once its columns reach the limit: the rest of its walk is not needed
                 for_each_row_product<P>(a0, a1, a_col, a_val, b_ptr, light_product_load<P>(b_col, b_val), insert,
-                                        [&] { return bounded && atomicAdd(count, 0u) >= limit; });  // (after a warp barrier: every lane reads the same count)
+                                        [&] { return bounded && shared_load_relaxed(count) >= limit; });  // (after a warp barrier: every lane reads the same count)
             else
                 for_each_row_product<P>(a0, a1, a_col, a_val, b_ptr, light_product_load<P>(b_col, b_val), insert);
             __syncwarp();
