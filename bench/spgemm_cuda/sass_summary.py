@@ -98,7 +98,7 @@ def parse(text):
 def kernel_key(pretty):
     """('hash_rows_kernel', 'Phase 2, float, int') from a demangled gigasparse kernel (any of its CUDA
     namespaces), else None (CUB's)."""
-    m = re.match(r"void gigasparse::cuda::(?:[A-Za-z_0-9]+::)*([A-Za-z_0-9]+)(?:<(.*)>)?\(", pretty)
+    m = re.match(r"(?:void )?gigasparse::cuda::(?:[A-Za-z_0-9]+::)*([A-Za-z_0-9]+)(?:<(.*)>)?\(", pretty)  # (no return type: not a template)
     if not m:
         return None
     args = re.sub(r"\(gigasparse::[A-Za-z_0-9:]*::Phase\)", "Phase ", m.group(2) or "")
@@ -194,6 +194,8 @@ def self_test():
     expect(kernel_key("void gigasparse::cuda::gpu::gmagnus::hash_rows_kernel<(gigasparse::cuda::gpu::gmagnus::Phase)2, float, int>(long const*)")
            == ("hash_rows_kernel", "Phase 2, float, int"), "the kernel's name and template")
     expect(kernel_key("void cub::DeviceScanKernel<int>(int)") is None, "CUB's kernels are not gigasparse's")
+    expect(kernel_key("gigasparse::cuda::gpu::gmagnus::row_classes_kernel(long, long const*)") == ("row_classes_kernel", ""),
+           "a kernel that is not a template (demangled without its return type)")
     for f_ in failures:
         print("sass_summary self-test: " + f_, file=sys.stderr)
     print(f"sass_summary self-test: {len(failures)} failures", file=sys.stderr)

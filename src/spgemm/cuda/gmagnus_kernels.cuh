@@ -158,6 +158,17 @@ __device__ __forceinline__ void flush_tallies(const count_t* s, int n, count_t* 
     for (int k = threadIdx.x; k < n; k += blockDim.x)
         if (s[k] != 0) atomic_add_count(&global[k], s[k]);
 }
+// A block's count of items per key (at most 2^32 - 1 a block): 32-bit shared counters, whose add is
+// one ATOMS.ADD, where a count_t's is a compare-and-swap loop in which every lane on a busy key
+// retries (SASS, cuda_kernel_sass). clear_keyed before clear_tallies' barrier; move_keyed after the
+// block's last add, before flush_tallies.
+__device__ __forceinline__ void clear_keyed(unsigned* keyed, int n) {
+    for (int k = threadIdx.x; k < n; k += blockDim.x) keyed[k] = 0;
+}
+__device__ __forceinline__ void move_keyed(const unsigned* keyed, int n, count_t* s) {
+    __syncthreads();
+    for (int k = threadIdx.x; k < n; k += blockDim.x) s[k] = keyed[k];
+}
 // Adds v into *s once per warp (every lane of the warp calls it).
 __device__ __forceinline__ void warp_tally(count_t* s, count_t v) {
     v = warp_sum(v);
@@ -179,7 +190,9 @@ static __global__ void row_classes_kernel(count_t m, const count_t* __restrict__
                                           count_t window, const count_t* __restrict__ walk_total, int sm_count, unsigned* __restrict__ keys,
                                           count_t* __restrict__ ids, count_t* __restrict__ tallies, count_t* __restrict__ row_nnz) {
     __shared__ count_t s[max_tallies];
+    __shared__ unsigned rows_by_key[max_tallies];
     const int nt = row_tally_count(nbins);
+    clear_keyed(rows_by_key, nbins + 3);
     clear_tallies(s, nt);
     const count_t walk_cap = dense_wide_walk_cap(p, walk_total != nullptr ? *walk_total : 0, walk_total != nullptr ? sm_count : 0);
     const count_t r = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
@@ -191,7 +204,7 @@ static __global__ void row_classes_kernel(count_t m, const count_t* __restrict__
         keys[r] = key;
         ids[r] = r;
         row_nnz[r] = 0;
-        atomic_add_count(&s[key], 1);
+        atomicAdd(&rows_by_key[key], 1u);
         if (key == static_cast<unsigned>(nbins + 2)) {
             heavy_pr = pr;
             heavy_ent = a_ptr[r + 1] - a_ptr[r];
@@ -207,6 +220,7 @@ static __global__ void row_classes_kernel(count_t m, const count_t* __restrict__
     warp_tally(&s[nbins + 6], wide_pr);
     wide_span = warp_reduce(wide_span, [](count_t x, count_t y) { return max_c(x, y); });
     if (threadIdx.x % warp_size == 0 && wide_span != 0) atomic_max_count(&s[nt - 1], wide_span);
+    move_keyed(rows_by_key, nbins + 3, s);
     flush_tallies(s, nt - 1, tallies);  // the sums; then the widest span
     if (threadIdx.x == 0 && s[nt - 1] != 0) atomic_max_count(&tallies[nt - 1], s[nt - 1]);
 }
@@ -217,6 +231,8 @@ static __global__ void row_classes_kernel(count_t m, const count_t* __restrict__
 static __global__ void segment_bin_keys_kernel(count_t n, const Segment* __restrict__ segs, Params p, int nbins, unsigned* __restrict__ keys,
                                         count_t* __restrict__ ids, count_t* __restrict__ bin_counts, count_t* __restrict__ seg_nnz) {
     __shared__ count_t s[max_tallies];
+    __shared__ unsigned segs_by_key[max_tallies];
+    clear_keyed(segs_by_key, nbins + 2);
     clear_tallies(s, nbins + 2);
     const count_t t = blockIdx.x * static_cast<count_t>(blockDim.x) + threadIdx.x;
     if (t < n) {
@@ -228,8 +244,9 @@ static __global__ void segment_bin_keys_kernel(count_t n, const Segment* __restr
         keys[t] = key;
         ids[t] = t;
         seg_nnz[t] = 0;
-        atomic_add_count(&s[key], 1);
+        atomicAdd(&segs_by_key[key], 1u);
     }
+    move_keyed(segs_by_key, nbins + 2, s);
     flush_tallies(s, nbins + 2, bin_counts);
 }
 
