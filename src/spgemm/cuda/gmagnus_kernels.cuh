@@ -158,9 +158,9 @@ __device__ __forceinline__ void flush_tallies(const count_t* s, int n, count_t* 
     for (int k = threadIdx.x; k < n; k += blockDim.x)
         if (s[k] != 0) atomic_add_count(&global[k], s[k]);
 }
-// A block's count of items per key (at most 2^32 - 1 a block): 32-bit shared counters, whose add is
-// one ATOMS.ADD, where a count_t's is a compare-and-swap loop in which every lane on a busy key
-// retries (SASS, cuda_kernel_sass). clear_keyed before clear_tallies' barrier; move_keyed after the
+// A block's count of items per key (at most 2^32 - 1 a block): 32-bit shared counters, whose add
+// of 1 is one instruction for the warp (ATOMS.POPC.INC), where a count_t's is a compare-and-swap
+// loop in which every lane on a busy key retries (SASS, cuda_kernel_sass). clear_keyed before clear_tallies' barrier; move_keyed after the
 // block's last add, before flush_tallies.
 __device__ __forceinline__ void clear_keyed(unsigned* keyed, int n) {
     for (int k = threadIdx.x; k < n; k += blockDim.x) keyed[k] = 0;
