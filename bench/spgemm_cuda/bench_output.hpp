@@ -134,6 +134,7 @@ inline void write_outputs(const Context& cx, const std::vector<Result>& results,
        << ", \"one_pass_light_rows\": " << (cx.gpu.one_pass_light_rows ? "true" : "false")
        << ", \"warp_sort_steps\": " << (cx.gpu.warp_sort_steps ? "true" : "false")
        << ", \"rank_sort\": " << (cx.gpu.rank_sort ? "true" : "false")
+       << ", \"packed_tables\": " << (cx.gpu.packed_tables ? "true" : "false")
        << ", \"dense_light_rows\": " << (cx.gpu.dense_light_rows ? "true" : "false")
        << ", \"dense_wide_rows\": " << (cx.gpu.dense_wide_rows && cx.gpu.dense_light_rows ? "true" : "false")
        << ", \"dense_wide_windows\": " << cx.gpu.dense_wide_windows << ", \"dense_wide_walk\": " << cx.gpu.dense_wide_walk

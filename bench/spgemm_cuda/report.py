@@ -92,6 +92,9 @@ def options_of(run):
     # runs before rank_sort existed: every hash table sorted
     if run.get("rank_sort", False):
         sort = "hash tables written by rank where their span allows, else " + sort
+    # runs before packed_tables existed: keys and values in two arrays
+    if run.get("packed_tables", False):
+        sort = "float hash tables of packed (column, value) words, " + sort
     # runs before dense_light_rows existed: every light row hashed
     if run.get("dense_light_rows", False):
         sort = "light rows of short spans dense, " + sort
@@ -118,7 +121,7 @@ def options_key(run):
             run.get("one_pass_light_rows", False), run.get("warp_sort_steps", False), run.get("heavy_threshold", 0), run.get("dense_light_rows", False),
             run.get("dense_wide_rows", False), run.get("dense_wide_windows", 0) or 4, run.get("dense_wide_walk", 0) or 2 ** 19,
             run.get("dense_wide_walk_adaptive", False), run.get("small_products", False), run.get("small_row_products", 0) or 4096,
-            run.get("rank_sort", False))
+            run.get("rank_sort", False), run.get("packed_tables", False))
 
 
 def merge(runs, names):

@@ -46,7 +46,7 @@ def spgemm(a: Any, b: Any, backend: str = "auto", *, return_stats: bool = False,
     dense_l2_factor, window_max_fill, spa_max_cols, spa_threshold, ... (SpgemmOptions); for "cuda":
     device, shared_memory_bytes, intermediate_budget_bytes, multisplit_threads, outer_threads,
     warp_light_rows, warp_row_products, light_streams, fit_hash_blocks, resident_blocks, one_pass_light_rows, light_stage_budget_bytes, keep_c_pattern,
-    light_product_map, warp_sort_steps, rank_sort, dense_light_rows, dense_wide_rows, dense_wide_windows, dense_wide_walk, dense_wide_walk_adaptive, heavy_threshold, time_phases, small_products,
+    light_product_map, warp_sort_steps, rank_sort, packed_tables, dense_light_rows, dense_wide_rows, dense_wide_windows, dense_wide_walk, dense_wide_walk_adaptive, heavy_threshold, time_phases, small_products,
     small_row_products (GpuSpgemmOptions).
     With return_stats=True returns (C, stats) where stats is a dict (times per phase, products,
     row categories, accumulators used, chunk sizes, workspace and plan bytes, whether the product

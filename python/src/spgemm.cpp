@@ -66,6 +66,7 @@ SpgemmOptions make_options(const std::string& backend, const nb::dict& kwargs) {
         else if (k == "light_product_map") o.gpu.light_product_map = v != 0;
         else if (k == "warp_sort_steps") o.gpu.warp_sort_steps = v != 0;
         else if (k == "rank_sort") o.gpu.rank_sort = v != 0;
+        else if (k == "packed_tables") o.gpu.packed_tables = v != 0;
         else if (k == "dense_light_rows") o.gpu.dense_light_rows = v != 0;
         else if (k == "dense_wide_rows") o.gpu.dense_wide_rows = v != 0;
         else if (k == "dense_wide_windows") o.gpu.dense_wide_windows = static_cast<int>(v);

@@ -187,7 +187,7 @@ def test_empty_and_nan():
 def test_cuda_backend_or_not_supported(dtype):
     a = gs.generate.rmat(10, 8, seed=2, dtype=dtype)
     b = rand(1024, 300, 0.01, dtype, 6)
-    tuning = dict(time_phases=0, dense_light_rows=0, dense_wide_rows=0, warp_sort_steps=0, rank_sort=1, heavy_threshold=64,
+    tuning = dict(time_phases=0, dense_light_rows=0, dense_wide_rows=0, warp_sort_steps=0, rank_sort=1, packed_tables=0, heavy_threshold=64,
                   dense_wide_windows=2, dense_wide_walk=1 << 20, dense_wide_walk_adaptive=0, small_products=0,
                   small_row_products=1024)  # known keywords
     if gs.cuda_device_count() == 0:

@@ -562,6 +562,74 @@ TEST(CudaSpgemm, RankSortWritesInOrder) {
     expect_ranked(ha, hb, heavy, "heavy rows' chunks");
 }
 
+// GpuSpgemmOptions::packed_tables: float values with int32 columns hash into tables of 64-bit
+// (column, value) words, which the compaction, the bitonic sort and the output by rank read. Each
+// product with split tables, then packed, against the reference: light rows of a block and of a
+// warp (one pass, two passes, by rank), rows over 40000 columns, the light chunks of heavy rows (at
+// 4 KiB of shared memory), a small product's rows, and a plan. On the simulator only the packed run
+// makes 64-bit compare-and-swaps (the packed inserts: a run that never packed fails), and double
+// values ignore the option.
+TEST(CudaSpgemm, PackedTablesMatchSplitTables) {
+    SKIP_WITHOUT_GPU();
+    const auto expect_packed = [](const auto& a, const auto& b, GpuSpgemmOptions o, const std::string& what) {
+        constexpr bool packs = std::is_same_v<std::decay_t<decltype(a.values[0])>, float>;
+        o.packed_tables = false;
+#ifdef GIGASPARSE_CUDA_SIM
+        cuda_sim::reset();
+#endif
+        const auto split = expect_matches(a, b, o, what + ", split tables");
+#ifdef GIGASPARSE_CUDA_SIM
+        EXPECT_EQ(cuda_sim::stats().atomic_cas64, 0) << what << ", split tables";
+#endif
+        for (const bool rank : {false, true})
+            for (const bool one_pass : {true, false}) {
+                o.packed_tables = true;
+                o.rank_sort = rank;
+                o.one_pass_light_rows = one_pass;
+                const std::string how = what + (rank ? ", by rank" : ", sorted") + (one_pass ? ", one pass" : ", two passes");
+#ifdef GIGASPARSE_CUDA_SIM
+                cuda_sim::reset();
+#endif
+                const auto packed = expect_matches(a, b, o, how);
+                EXPECT_EQ(packed.nnz_c, split.nnz_c) << how;
+#ifdef GIGASPARSE_CUDA_SIM
+                if (packs) {
+                    EXPECT_GT(cuda_sim::stats().atomic_cas64, 0) << how << ": no table was packed";
+                } else {
+                    EXPECT_EQ(cuda_sim::stats().atomic_cas64, 0) << how << ": double values packed";
+                }
+#else
+                (void)packs;
+#endif
+            }
+        o.rank_sort = false;
+        o.one_pass_light_rows = true;
+        expect_product_and_plan(a, b, o, what + ", packed");
+    };
+    GpuSpgemmOptions hashed = binned();
+    hashed.dense_light_rows = false;  // (short spans would accumulate densely)
+    const auto band = gs::test::banded<float, std::int32_t>(600, 12, 81);
+    expect_packed(band, band, hashed, "band, warp rows");
+    GpuSpgemmOptions blocks = hashed;
+    blocks.warp_light_rows = false;
+    expect_packed(band, band, blocks, "band, block rows");
+    const auto ra = gs::test::random_csr<float, std::int32_t>(300, 400, 12, 82, 0.3);
+    const auto rb = gs::test::random_csr<float, std::int32_t>(400, 40000, 20, 83, 0.2);
+    expect_packed(ra, rb, hashed, "rows over 40000 columns");
+    const auto ha = gs::test::rmat_like<float, std::int32_t>(8, 16, 12, 84);
+    const auto hb = gs::test::rmat_like<float, std::int32_t>(16, 16, 3, 85);
+    GpuSpgemmOptions heavy = budget(4096);
+    heavy.dense_light_rows = false;
+    expect_packed(ha, hb, heavy, "heavy rows' chunks");
+    GpuSpgemmOptions small;  // the small-product path's rows (and, in expect_matches, the binned path)
+    small.dense_light_rows = false;
+    const auto sa = gs::test::random_csr<float, std::int32_t>(500, 700, 10, 86, 0.2);
+    const auto sb = gs::test::random_csr<float, std::int32_t>(700, 3000, 12, 87, 0.2);
+    expect_packed(sa, sb, small, "small product");
+    const auto dband = gs::test::banded<double, std::int32_t>(300, 12, 88);
+    expect_packed(dband, dband, hashed, "band, double");
+}
+
 #ifdef GIGASPARSE_CUDA_SIM
 // A block of dense_segments_kernel takes a run of consecutive dense chunks (dense_chunks_per_block:
 // its shared memory cleared once, each chunk's entries and bitmap words zeroed behind it for the
@@ -1472,6 +1540,7 @@ GpuSpgemmOptions random_options(std::mt19937_64& rng, int elem_bytes, std::strin
     o.small_products = rng() % 4 == 0;  // (most of these products are small enough: the binned path's knobs need it off)
     o.small_row_products = pick({0, 0, 32, 100, 1024});
     o.rank_sort = coin();
+    o.packed_tables = coin();
     text = "smem " + std::to_string(o.shared_memory_bytes) + " inter " + std::to_string(o.intermediate_budget_bytes) + " ms " +
            std::to_string(o.multisplit_threads) + " outer " + std::to_string(o.outer_threads) + " resident " + std::to_string(o.resident_blocks) +
            " tau " + std::to_string(o.heavy_threshold) + " warp " + std::to_string(o.warp_light_rows) + "/" + std::to_string(o.warp_row_products) +
@@ -1480,7 +1549,7 @@ GpuSpgemmOptions random_options(std::mt19937_64& rng, int elem_bytes, std::strin
            std::to_string(o.keep_c_pattern) + "/" + std::to_string(o.light_product_map) + " warp_sort " + std::to_string(o.warp_sort_steps) + " timed " + std::to_string(o.time_phases) +
            " windows " + std::to_string(o.dense_wide_windows) + " walk " + std::to_string(o.dense_wide_walk) + "/" +
            std::to_string(o.dense_wide_walk_adaptive) + " small " + std::to_string(o.small_products) + "/" + std::to_string(o.small_row_products) +
-           " rank " + std::to_string(o.rank_sort);
+           " rank " + std::to_string(o.rank_sort) + " packed " + std::to_string(o.packed_tables);
     return o;
 }
 

@@ -326,6 +326,41 @@ TEST(MemoryProfile, LightRows) {
     EXPECT_GE(efficiency(scan.global_store, false), 0.8);
 }
 
+// The light rows hashed (no dense rows), their tables split (keys and values) and packed (a 64-bit
+// (column, value) word a slot, GpuSpgemmOptions::packed_tables): the hash kernels' shared-memory
+// requests. The simulator counts a float atomicAdd as one atomic access; on the GPU it is a
+// compare-and-swap loop (a load and a CAS), so the split inserts cost more there than counted here.
+TEST(MemoryProfile, PackedTables) {
+    const auto a = gs::test::rmat_like<float, std::int32_t>(12, 12, 8.0, 11);
+    GpuSpgemmOptions o;
+    o.small_products = false;
+    o.dense_light_rows = false;
+    struct Requests {
+        std::int64_t load = 0, store = 0, atomic = 0;
+    } r[2];
+    for (const bool packed : {false, true}) {
+        o.packed_tables = packed;
+        GpuSpgemmStats st;
+        const auto p = profile(a, a, o, &st);
+        for (const auto& [name, k] : p)
+            if (name.rfind("hash_rows", 0) == 0) {
+                r[packed].load += k.shared_load.requests;
+                r[packed].store += k.shared_store.requests;
+                r[packed].atomic += k.shared_atomic.requests;
+            }
+        print(packed ? "light rows hashed, packed tables: R-MAT 2^12 (8 a row) squared, binned" : "light rows hashed, split tables: R-MAT 2^12 (8 a row) squared, binned", p);
+    }
+    std::printf("hashed light rows' shared requests, split / packed tables: loads %lld / %lld, stores %lld / %lld, atomics %lld / %lld\n",
+                static_cast<long long>(r[0].load), static_cast<long long>(r[1].load), static_cast<long long>(r[0].store),
+                static_cast<long long>(r[1].store), static_cast<long long>(r[0].atomic), static_cast<long long>(r[1].atomic));
+    ASSERT_GT(r[0].atomic, 0);
+    // a product: the key's CAS and the value's add (split), one CAS for a new column and two for a
+    // held one (packed); the compaction and the sort load and store one word an entry, not two
+    EXPECT_LT(r[1].atomic, r[0].atomic);
+    EXPECT_LT(r[1].load, r[0].load);
+    EXPECT_LT(r[1].store, r[0].store);
+}
+
 // A plan's later numeric phases (Phase::known, GpuSpgemmOptions::keep_c_pattern): the light rows'
 // product and the heavy path's, each profiled in its second numeric phase, after the first kept C's
 // columns. Light rows of hash bins add each product at its place in C's row (the product map; a

@@ -964,6 +964,7 @@ void fill_garbage(void* p, std::size_t n) {
 // ---------------------------------------------------------------- control
 Config& config() { return S().cfg; }
 Stats stats() { return S().st; }
+void count_atomic_cas64() { ++S().st.atomic_cas64; }
 void drain() { execute_all(); }
 void clear_function_attributes() { S().max_dynamic_smem.clear(); }
 void reset() {

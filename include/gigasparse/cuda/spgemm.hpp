@@ -111,6 +111,14 @@ struct GpuSpgemmOptions {
     // table's free slots, a window of columns at a time; each entry's place is the bits before its
     // own, and it is stored there. Tables whose span takes more than 8 windows sort as before.
     bool rank_sort = false;
+    // Float values with 32-bit columns: the hash accumulators' tables hold each entry as one 64-bit
+    // word, its column in the high half and its value's bits in the low half (true), where they
+    // hold keys and values in two arrays (false; double values and 64-bit columns always do). A
+    // product takes one compare-and-swap of the word for a new column and two for one the table
+    // holds, where a float add on shared memory is itself a compare-and-swap loop after the key's;
+    // the compaction and the sort move one 8-byte word an entry instead of a key and a value. The
+    // same shared memory and capacity; a plan's known tables stay split.
+    bool packed_tables = true;
     // GpuSpgemmStats' phase times (CUDA events: some 10 to 40 records a product, host work that much
     // of a small product's time is made of). false: no events but those that order the streams (the
     // times stay 0). A one-call product given no GpuSpgemmStats never records them.

@@ -691,8 +691,10 @@ private:
     count_t* row_products() const { return rows_.data(); }
     count_t* row_nnz() const { return rows_.data() + m_; }
     count_t* row_order() const { return rows_.data() + 2 * m_; }
-    // sort_and_write's flags (GpuSpgemmOptions::warp_sort_steps, ::rank_sort)
-    unsigned sort_flags() const { return (opt_.warp_sort_steps ? sort_warp_steps : 0u) | (opt_.rank_sort ? sort_by_rank : 0u); }
+    // the hash tables' flags (GpuSpgemmOptions::warp_sort_steps, ::rank_sort, ::packed_tables)
+    unsigned sort_flags() const {
+        return (opt_.warp_sort_steps ? sort_warp_steps : 0u) | (opt_.rank_sort ? sort_by_rank : 0u) | (opt_.packed_tables ? table_packed : 0u);
+    }
     count_t* row_lo() const { return rows_.data() + 3 * m_; }  // the columns each row's products span (dense_light_rows)
     count_t* row_hi() const { return rows_.data() + 4 * m_; }
     count_t* traffic() const { return rows_.data() + 5 * m_; }

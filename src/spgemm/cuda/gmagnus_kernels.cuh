@@ -842,6 +842,73 @@ __device__ __forceinline__ void accumulate(I* keys, V* vals, count_t cap, I key,
     else hash_insert<P>(keys, vals, cap, key, v, n_unique);
 }
 
+// Packed tables (GpuSpgemmOptions::packed_tables; float values with 32-bit columns, in the phases
+// that insert values: numeric and once): one 64-bit word a slot, the column in its high half and the
+// value's bits in its low half, in the bytes a slot's key and value take (same capacity and shared
+// memory). Empty: every bit set (no column is I(-1)). A float atomicAdd on shared memory is a
+// compare-and-swap loop (SASS: ATOMS.CAST.SPIN on sm_80/90/100), so a split slot costs the key's CAS
+// and the value's load and CAS; a packed slot one CAS for a new column and two for a column it holds.
+// The compaction and the sort then move one 8-byte word an entry where they moved a key and a value
+// (half the shared loads and stores of the bitonic steps; the same bytes), and its order is the
+// columns' (distinct columns in the high half). The table functions below take either layout: keys
+// and vals, or the words as keys and NoValue as vals (never read).
+struct NoValue {};
+using packed_word = unsigned long long;
+inline constexpr packed_word packed_empty = ~packed_word{0};
+template <class TV>
+inline constexpr bool table_has_values = !std::is_same_v<TV, NoValue>;
+template <Phase P, class V, class I>
+inline constexpr bool table_packs = has_values(P) && P != Phase::known && std::is_same_v<V, float> && sizeof(I) == 4;
+__device__ __forceinline__ packed_word pack_entry(std::uint32_t key, float v) {
+    std::uint32_t bits;
+    memcpy(&bits, &v, sizeof(bits));
+    return packed_word{key} << 32 | bits;
+}
+__device__ __forceinline__ float packed_value(packed_word w) {
+    const auto bits = static_cast<std::uint32_t>(w);
+    float v;
+    memcpy(&v, &bits, sizeof(v));
+    return v;
+}
+// An entry's column (without the chunk's base) and value, from slot i of either layout.
+template <class K>
+__device__ __forceinline__ count_t table_col(K k) {
+    if constexpr (std::is_same_v<K, packed_word>) return static_cast<count_t>(k >> 32);
+    else return static_cast<count_t>(k);
+}
+template <class V, class K, class TV>
+__device__ __forceinline__ V table_val(const K* keys, const TV* vals, unsigned i) {
+    if constexpr (table_has_values<TV>) return vals[i];
+    else return static_cast<V>(packed_value(keys[i]));
+}
+
+// A product into a packed table: a CAS of the empty word to (key, v) takes a new column; where the
+// slot holds the key, a CAS of the word it returned to the word with the sum (again while another
+// lane's add changed it); other columns probe on. Every access is an atomicCAS (racecheck-clean).
+template <Phase P, class I>
+__device__ __forceinline__ void hash_insert(packed_word* words, NoValue*, count_t cap, I key, float v, unsigned* n_unique) {
+    static_assert(sizeof(I) == 4 && has_values(P), "packed tables: 32-bit columns, with values");
+    const auto k = static_cast<std::uint32_t>(key);
+    std::uint32_t s = hash_slot(static_cast<count_t>(key), cap);
+    while (true) {
+        packed_word w = atomicCAS(&words[s], packed_empty, pack_entry(k, v));
+        if (w == packed_empty) {
+            atomicAdd(n_unique, 1u);
+            return;
+        }
+        while (static_cast<std::uint32_t>(w >> 32) == k) {
+            const packed_word seen = w;
+            w = atomicCAS(&words[s], seen, pack_entry(k, packed_value(seen) + v));
+            if (w == seen) return;
+        }
+        s = next_probe(s, cap);
+    }
+}
+template <Phase P, class I>
+__device__ __forceinline__ void accumulate(packed_word* words, NoValue* none, count_t cap, I key, float v, unsigned* n_unique) {
+    hash_insert<P>(words, none, cap, key, v, n_unique);
+}
+
 // Inclusive sum of x over the lanes of the warp up to this one (every lane calls it).
 __device__ __forceinline__ unsigned warp_inclusive_sum(unsigned x) {
     const unsigned lane = threadIdx.x % warp_size;
@@ -929,6 +996,10 @@ __device__ __forceinline__ void clear_table(I* keys, V* vals, count_t cap) {
     if constexpr (has_values(P)) fill_shared<G>(vals, cap * static_cast<count_t>(sizeof(V)), 0u);
     fill_shared<G>(keys, cap * static_cast<count_t>(sizeof(I)), ~0u);
 }
+template <Phase P, class G>
+__device__ __forceinline__ void clear_table(packed_word* words, NoValue*, count_t cap) {
+    fill_shared<G>(words, cap * static_cast<count_t>(sizeof(packed_word)), ~0u);  // packed_empty
+}
 
 // K consecutive elements from p (16-byte aligned shared memory; K·sizeof(T) a multiple of 16) into
 // out, in 16-byte loads.
@@ -946,7 +1017,7 @@ __device__ __forceinline__ void load_run16(const T* p, T (&out)[K]) {
 // Slots of the table each thread reads in one round of compact_table (2 with 64-bit indices and
 // double values: registers), and the words of shared memory it needs for each warp of the group.
 template <class V, class I>
-inline constexpr int compact_unroll = sizeof(V) + sizeof(I) > 12 ? 2 : 4;
+inline constexpr int compact_unroll = (table_has_values<V> ? sizeof(V) : 0) + sizeof(I) > 12 ? 2 : 4;
 inline constexpr int compact_words_per_warp = 4;
 
 // Moves the n occupied entries of the table to its front (in any order: they are sorted next), in
@@ -980,12 +1051,12 @@ __device__ void compact_table(I* keys, V* vals, unsigned cap, unsigned* counts) 
         unsigned ballot[K];
         if (const unsigned i0 = r + K * G::rank(); i0 < cap) {
             load_run16<K>(keys + i0, k);
-            load_run16<K>(vals + i0, v);
+            if constexpr (table_has_values<V>) load_run16<K>(vals + i0, v);
         } else {
             GIGASPARSE_UNROLL
             for (int u = 0; u < K; ++u) {
                 k[u] = I(-1);
-                v[u] = V(0);
+                v[u] = V{};
             }
         }
         GIGASPARSE_UNROLL
@@ -999,7 +1070,7 @@ __device__ void compact_table(I* keys, V* vals, unsigned cap, unsigned* counts) 
                 if (k[u] != I(-1)) {
                     const unsigned pos = base + static_cast<unsigned>(__popc(ballot[u] & lower));
                     keys[pos] = k[u];
-                    vals[pos] = v[u];
+                    if constexpr (table_has_values<V>) vals[pos] = v[u];
                 }
                 base += static_cast<unsigned>(__popc(ballot[u]));
             }
@@ -1026,7 +1097,7 @@ __device__ void compact_table(I* keys, V* vals, unsigned cap, unsigned* counts) 
                 if (k[u] != I(-1)) {
                     const unsigned pos = base + before + static_cast<unsigned>(__popc(ballot[u] & lower));
                     keys[pos] = k[u];
-                    vals[pos] = v[u];
+                    if constexpr (table_has_values<V>) vals[pos] = v[u];
                 }
             }
             base += total;
@@ -1073,23 +1144,26 @@ __device__ __forceinline__ void bitonic_warp_steps(I* keys, V* vals, unsigned ru
     for (unsigned i = G::rank(); i < run; i += G::size()) {  // whole warps: run and G::size() are multiples of 32
         const unsigned lane = i % warp_size;
         I key = keys[i];
-        V val = vals[i];
+        V val{};
+        if constexpr (table_has_values<V>) val = vals[i];
         for (unsigned k = k_first; k <= k_last; k <<= 1)
             for (unsigned j = (k >> 1) < warp_size ? (k >> 1) : warp_size / 2; j > 0; j >>= 1) {
                 const I pk = __shfl_sync(all, key, static_cast<int>(lane ^ j));
-                const V pv = __shfl_sync(all, val, static_cast<int>(lane ^ j));
+                V pv{};
+                if constexpr (table_has_values<V>) pv = __shfl_sync(all, val, static_cast<int>(lane ^ j));
                 if (bitonic_takes_partner(i, j, k, static_cast<U>(key), static_cast<U>(pk))) {
                     key = pk;
                     val = pv;
                 }
             }
         keys[i] = key;
-        vals[i] = val;
+        if constexpr (table_has_values<V>) vals[i] = val;
     }
 }
 
-// sort_and_write's flags (GpuSpgemmOptions::warp_sort_steps, ::rank_sort).
-inline constexpr unsigned sort_warp_steps = 1u, sort_by_rank = 2u;
+// The hash tables' flags (GpuSpgemmOptions::warp_sort_steps, ::rank_sort: sort_and_write's;
+// ::packed_tables: the kernels' choice of layout where table_packs).
+inline constexpr unsigned sort_warp_steps = 1u, sort_by_rank = 2u, table_packed = 4u;
 
 // The smallest and largest of the group's values lo and hi (every member calls it; `words`: four per
 // warp of a block, the block's reduction goes through them; none for a warp). Barriers of G.
@@ -1135,21 +1209,27 @@ __device__ __forceinline__ void group_min_max(count_t& lo, count_t& hi, unsigned
 // window's start, its word's prefix and the bits below its own, where it stores its column and
 // value (out of order within the row: a store an entry). Against the bitonic network's k(k+1)/2
 // passes over all 2^k elements, each window passes over the entries once. words: four per warp.
-template <class G, class V, class I>
-__device__ bool rank_write(I* keys, V* vals, count_t cap, unsigned n, count_t base, I* __restrict__ out_col, V* __restrict__ out_val, unsigned* words) {
+// A packed table's free words [n, cap) hold the bitmap in their first half, the prefixes in their
+// second: the windows of a split table of 4-byte columns and values.
+template <class G, class K, class TV, class V, class I>
+__device__ bool rank_write(K* keys, TV* vals, count_t cap, unsigned n, count_t base, I* __restrict__ out_col, V* __restrict__ out_val, unsigned* words) {
     using u32 = std::uint32_t;
+    constexpr bool packed = !table_has_values<TV>;
+    constexpr int key_bytes = packed ? 4 : static_cast<int>(sizeof(K)), val_bytes = packed ? 4 : static_cast<int>(sizeof(TV));
     count_t lo = std::numeric_limits<count_t>::max(), hi = std::numeric_limits<count_t>::min();
     for (unsigned i = G::rank(); i < n; i += G::size()) {
-        const auto k = static_cast<count_t>(keys[i]);
+        const count_t k = table_col(keys[i]);
         lo = k < lo ? k : lo;
         hi = k > hi ? k : hi;
     }
     group_min_max<G>(lo, hi, words);
-    const count_t windows = rank_sort_windows(hi - lo + 1, cap, n, static_cast<int>(sizeof(I)), static_cast<int>(sizeof(V)));
+    const count_t windows = rank_sort_windows(hi - lo + 1, cap, n, key_bytes, val_bytes);
     if (windows == 0) return false;
-    const auto nwords = static_cast<u32>(rank_sort_window_words(cap, n, static_cast<int>(sizeof(I)), static_cast<int>(sizeof(V))));
+    const auto nwords = static_cast<u32>(rank_sort_window_words(cap, n, key_bytes, val_bytes));
     u32* bits = reinterpret_cast<u32*>(keys + n);
-    u32* prefix = reinterpret_cast<u32*>(vals + n);
+    u32* prefix = nullptr;
+    if constexpr (packed) prefix = bits + (cap - n);
+    else prefix = reinterpret_cast<u32*>(vals + n);
     u32 at = 0;  // the entries of the windows before
     for (count_t w0 = lo; w0 <= hi; w0 += count_t{nwords} * 32) {
         const auto used = static_cast<u32>(min_c(count_t{nwords}, (hi - w0) / 32 + 1));  // the window's words up to hi
@@ -1157,7 +1237,7 @@ __device__ bool rank_write(I* keys, V* vals, count_t cap, unsigned n, count_t ba
         G::sync();
         const count_t w1 = w0 + count_t{used} * 32;
         for (unsigned i = G::rank(); i < n; i += G::size()) {
-            const auto k = static_cast<count_t>(keys[i]);
+            const count_t k = table_col(keys[i]);
             if (k >= w0 && k < w1) {
                 const auto d = static_cast<u32>(k - w0);
                 atomicOr(&bits[d >> 5], 1u << (d & 31));
@@ -1176,12 +1256,12 @@ __device__ bool rank_write(I* keys, V* vals, count_t cap, unsigned n, count_t ba
         }
         G::sync();
         for (unsigned i = G::rank(); i < n; i += G::size()) {
-            const auto k = static_cast<count_t>(keys[i]);
+            const count_t k = table_col(keys[i]);
             if (k >= w0 && k < w1) {
                 const auto d = static_cast<u32>(k - w0);
                 const u32 pos = at + prefix[d >> 5] + static_cast<u32>(__popc(bits[d >> 5] & ((1u << (d & 31)) - 1u)));
                 out_col[pos] = static_cast<I>(k + base);
-                out_val[pos] = vals[i];
+                out_val[pos] = table_val<V>(keys, vals, i);
             }
         }
         at += total;
@@ -1201,29 +1281,30 @@ __device__ bool rank_write(I* keys, V* vals, count_t cap, unsigned n, count_t ba
 // (GmagnusMath.BitonicWarpStepsSort runs this schedule on the host).
 // Without sort_warp_steps in `sort` (GpuSpgemmOptions::warp_sort_steps, for comparison on the GPU):
 // every step in shared memory. With sort_by_rank (GpuSpgemmOptions::rank_sort): rank_write instead,
-// where the keys' span allows.
-template <class G, class V, class I>
-__device__ void sort_and_write(I* keys, V* vals, count_t cap, unsigned n, count_t base, I* __restrict__ out_col, V* __restrict__ out_val,
+// where the keys' span allows. Either layout (a packed table: K the words, TV NoValue).
+template <class G, class K, class TV, class V, class I>
+__device__ void sort_and_write(K* keys, TV* vals, count_t cap, unsigned n, count_t base, I* __restrict__ out_col, V* __restrict__ out_val,
                                unsigned* warp_counts, unsigned sort) {
-    using U = std::make_unsigned_t<I>;
+    using U = std::make_unsigned_t<K>;
+    constexpr bool with_vals = table_has_values<TV>;
     if (n == 0) return;
     compact_table<G>(keys, vals, static_cast<unsigned>(cap), warp_counts);
     if ((sort & sort_by_rank) != 0u && rank_write<G>(keys, vals, cap, n, base, out_col, out_val, warp_counts)) return;
     const bool warp_steps = (sort & sort_warp_steps) != 0u;
     const auto len = static_cast<unsigned>(ceil_pow2(n));
-    for (unsigned i = n + G::rank(); i < len; i += G::size()) keys[i] = I(-1);  // empty sorts last
+    for (unsigned i = n + G::rank(); i < len; i += G::size()) keys[i] = K(-1);  // empty sorts last
     G::sync();
     if (warp_steps) {  // the sizes up to 32 over whole 32-element runs (tables have at least 32 entries)
         bitonic_warp_steps<G>(keys, vals, len < warp_size ? warp_size : len, 2, len < warp_size ? len : warp_size);
         G::sync();
     }
     const unsigned smem_j = warp_steps ? warp_size : 1;  // the steps with j >= smem_j go through shared memory
-    const auto order = [](I& ka, V& va, I& kb, V& vb, bool ascending) {
+    const auto order = [](K& ka, TV& va, K& kb, TV& vb, bool ascending) {
         if ((static_cast<U>(ka) > static_cast<U>(kb)) == ascending) {
-            const I tk = ka;
+            const K tk = ka;
             ka = kb;
             kb = tk;
-            const V tv = va;
+            const TV tv = va;
             va = vb;
             vb = tv;
         }
@@ -1234,8 +1315,14 @@ __device__ void sort_and_write(I* keys, V* vals, count_t cap, unsigned n, count_
             const unsigned h = j >> 1;
             for (unsigned g = G::rank(); g < len / 4; g += G::size()) {
                 const auto i = static_cast<unsigned>(bitonic_quad_low(g, j));
-                I k0 = keys[i], k1 = keys[i + h], k2 = keys[i + j], k3 = keys[i + j + h];
-                V v0 = vals[i], v1 = vals[i + h], v2 = vals[i + j], v3 = vals[i + j + h];
+                K k0 = keys[i], k1 = keys[i + h], k2 = keys[i + j], k3 = keys[i + j + h];
+                TV v0{}, v1{}, v2{}, v3{};
+                if constexpr (with_vals) {
+                    v0 = vals[i];
+                    v1 = vals[i + h];
+                    v2 = vals[i + j];
+                    v3 = vals[i + j + h];
+                }
                 const bool ascending = bitonic_ascending(i, k);
                 order(k0, v0, k2, v2, ascending);
                 order(k1, v1, k3, v3, ascending);
@@ -1245,10 +1332,12 @@ __device__ void sort_and_write(I* keys, V* vals, count_t cap, unsigned n, count_
                 keys[i + h] = k1;
                 keys[i + j] = k2;
                 keys[i + j + h] = k3;
-                vals[i] = v0;
-                vals[i + h] = v1;
-                vals[i + j] = v2;
-                vals[i + j + h] = v3;
+                if constexpr (with_vals) {
+                    vals[i] = v0;
+                    vals[i + h] = v1;
+                    vals[i + j] = v2;
+                    vals[i + j + h] = v3;
+                }
             }
             G::sync();
         }
@@ -1256,7 +1345,12 @@ __device__ void sort_and_write(I* keys, V* vals, count_t cap, unsigned n, count_
             for (unsigned t = G::rank(); t < len / 2; t += G::size()) {
                 const auto i = static_cast<unsigned>(bitonic_pair_low(t, j));
                 const unsigned q = i + j;
-                order(keys[i], vals[i], keys[q], vals[q], bitonic_ascending(i, k));
+                if constexpr (with_vals) {
+                    order(keys[i], vals[i], keys[q], vals[q], bitonic_ascending(i, k));
+                } else {
+                    TV none{};
+                    order(keys[i], none, keys[q], none, bitonic_ascending(i, k));
+                }
             }
             G::sync();
         }
@@ -1266,8 +1360,8 @@ __device__ void sort_and_write(I* keys, V* vals, count_t cap, unsigned n, count_
         }
     }
     for (unsigned i = G::rank(); i < n; i += G::size()) {
-        out_col[i] = static_cast<I>(static_cast<count_t>(keys[i]) + base);
-        out_val[i] = vals[i];
+        out_col[i] = static_cast<I>(table_col(keys[i]) + base);
+        out_val[i] = table_val<V>(keys, vals, i);
     }
 }
 
@@ -1504,8 +1598,8 @@ inline constexpr int hash_max_threads = 1024;  // hash_bin_threads() never excee
 // The end of a light row in phase P, once its products are in the table (and a barrier of G):
 // known, the row written in its known columns' order; symbolic and once, its count; numeric and
 // once, its sorted entries at C's row (numeric) or at its staging offset stage_off[x] (once).
-template <Phase P, class G, class V, class I>
-__device__ __forceinline__ void finish_light_row(I* keys, V* vals, count_t cap, count_t row, count_t x, unsigned n_unique, count_t* __restrict__ row_nnz,
+template <Phase P, class G, class K, class TV, class V, class I>
+__device__ __forceinline__ void finish_light_row(K* keys, TV* vals, count_t cap, count_t row, count_t x, unsigned n_unique, count_t* __restrict__ row_nnz,
                                                  const count_t* __restrict__ c_ptr, const count_t* __restrict__ stage_off,
                                                  const I* __restrict__ known_col, I* __restrict__ c_col, V* __restrict__ c_val, unsigned* warp_counts,
                                                  unsigned sort) {
@@ -1745,18 +1839,26 @@ static __global__ void __launch_bounds__(hash_max_threads, 1) hash_rows_kernel(c
         return;
     }
     cap = known_table_capacity<P>(cap, c_ptr, row);
-    clear_table<P, BlockGroup>(keys, vals, cap);
-    if (threadIdx.x == 0) n_unique = 0;
-    if constexpr (P == Phase::known) {
+    unsigned* count = &n_unique;
+    BlockWalk<V>& w = walk;
+    const auto hashed = [&](auto* tkeys, auto* tvals) {  // split keys and values, or packed words
+        clear_table<P, BlockGroup>(tkeys, tvals, cap);
+        if (threadIdx.x == 0) *count = 0;
+        if constexpr (P == Phase::known) {
+            __syncthreads();
+            fill_known<BlockGroup>(tkeys, cap, known_col + c_ptr[row], c_ptr[row + 1] - c_ptr[row], 0);
+        }
+        // (the walk's first barrier orders these writes before any insert)
+        for_each_row_product_block<P>(a_ptr[row], a_ptr[row + 1], a_col, a_val, b_ptr, w, light_product_load<P>(b_col, b_val),
+                                      [&](const LightProduct<V, I>& x) { accumulate<P>(tkeys, tvals, cap, x.col, x.val, count); });
         __syncthreads();
-        fill_known<BlockGroup>(keys, cap, known_col + c_ptr[row], c_ptr[row + 1] - c_ptr[row], 0);
+        finish_light_row<P, BlockGroup>(tkeys, tvals, cap, row, blockIdx.x, *count, row_nnz, c_ptr, stage_off, known_col, c_col, c_val, warp_counts,
+                                        sort);
+    };
+    if constexpr (table_packs<P, V, I>) {
+        if ((sort & table_packed) != 0u) return hashed(reinterpret_cast<packed_word*>(smem_raw), static_cast<NoValue*>(nullptr));
     }
-    // (the walk's first barrier orders these writes before any insert)
-    for_each_row_product_block<P>(a_ptr[row], a_ptr[row + 1], a_col, a_val, b_ptr, walk, light_product_load<P>(b_col, b_val),
-                                  [&](const LightProduct<V, I>& x) { accumulate<P>(keys, vals, cap, x.col, x.val, &n_unique); });
-    __syncthreads();
-    finish_light_row<P, BlockGroup>(keys, vals, cap, row, blockIdx.x, n_unique, row_nnz, c_ptr, stage_off, known_col, c_col, c_val, warp_counts,
-                                    sort);
+    hashed(keys, vals);
 }
 
 // Wide dense rows (row_is_dense_wide): one block per row of the bin, accumulated densely in windows
@@ -1820,15 +1922,22 @@ static __global__ void __launch_bounds__(warp_rows_max_warps * warp_size, warp_r
         return;
     }
     cap = known_table_capacity<P>(cap, c_ptr, row);
-    clear_table<P, WarpGroup>(keys, vals, cap);
-    if (lane == 0) n_unique[warp] = 0;
-    __syncwarp();
-    if constexpr (P == Phase::known) fill_known<WarpGroup>(keys, cap, known_col + c_ptr[row], c_ptr[row + 1] - c_ptr[row], 0);
-    for_each_row_product<P>(a_ptr[row], a_ptr[row + 1], a_col, a_val, b_ptr, light_product_load<P>(b_col, b_val),
-                            [&](const LightProduct<V, I>& x) { accumulate<P>(keys, vals, cap, x.col, x.val, &n_unique[warp]); });
-    __syncwarp();
-    finish_light_row<P, WarpGroup>(keys, vals, cap, row, x, n_unique[warp], row_nnz, c_ptr, stage_off, known_col, c_col, c_val, &warp_counts[compact_words_per_warp * warp],
-                                   sort);
+    unsigned* count = &n_unique[warp];
+    unsigned* counts = &warp_counts[compact_words_per_warp * warp];
+    const auto hashed = [&](auto* tkeys, auto* tvals) {  // split keys and values, or packed words
+        clear_table<P, WarpGroup>(tkeys, tvals, cap);
+        if (lane == 0) *count = 0;
+        __syncwarp();
+        if constexpr (P == Phase::known) fill_known<WarpGroup>(tkeys, cap, known_col + c_ptr[row], c_ptr[row + 1] - c_ptr[row], 0);
+        for_each_row_product<P>(a_ptr[row], a_ptr[row + 1], a_col, a_val, b_ptr, light_product_load<P>(b_col, b_val),
+                                [&](const LightProduct<V, I>& x) { accumulate<P>(tkeys, tvals, cap, x.col, x.val, count); });
+        __syncwarp();
+        finish_light_row<P, WarpGroup>(tkeys, tvals, cap, row, x, *count, row_nnz, c_ptr, stage_off, known_col, c_col, c_val, counts, sort);
+    };
+    if constexpr (table_packs<P, V, I>) {
+        if ((sort & table_packed) != 0u) return hashed(reinterpret_cast<packed_word*>(table), static_cast<NoValue*>(nullptr));
+    }
+    hashed(keys, vals);
 }
 
 // The numeric phase of light rows accumulated once (Phase::once): light row x's sorted entries move
@@ -1995,31 +2104,40 @@ static __global__ void __launch_bounds__(small_warps * warp_size, small_min_bloc
             unsigned char* table = smem_raw + warp * region_bytes;
             V* vals = reinterpret_cast<V*>(table);
             I* keys = reinterpret_cast<I*>(has_values(P) ? table + cap * sizeof(V) : table);
-            clear_table<P, WarpGroup>(keys, vals, cap);
-            if (lane == 0) n_unique[warp] = 0;
-            __syncwarp();
             const bool bounded = P == Phase::symbolic && small_row_bounded(products, cap);
             const auto limit = static_cast<unsigned>(small_row_limit(cap));
             unsigned* count = &n_unique[warp];  // (named outside the lambdas: g++ builds of the simulator take __shared__ as thread_local)
-            const auto insert = [&](const LightProduct<V, I>& x) {
-                // the count read while the lanes' inserts add to it: a relaxed read, one broadcast
-                // (an atomic add of 0 was one ATOMS.ADD a lane on one word, serialized); at most one
-                // insert a lane follows a read below the limit, so the table never fills
-                if (bounded && shared_load_relaxed(count) >= limit) return;
-                hash_insert<P>(keys, vals, cap, x.col, x.val, count);
+            unsigned* counts = &warp_counts[compact_words_per_warp * warp];
+            const auto hashed = [&](auto* tkeys, auto* tvals) {  // split keys and values, or packed words (numeric)
+                clear_table<P, WarpGroup>(tkeys, tvals, cap);
+                if (lane == 0) *count = 0;
+                __syncwarp();
+                const auto insert = [&](const LightProduct<V, I>& x) {
+                    // the count read while the lanes' inserts add to it: a relaxed read, one broadcast
+                    // (an atomic add of 0 was one ATOMS.ADD a lane on one word, serialized); at most one
+                    // insert a lane follows a read below the limit, so the table never fills
+                    if (bounded && shared_load_relaxed(count) >= limit) return;
+                    hash_insert<P>(tkeys, tvals, cap, x.col, x.val, count);
+                };
+                if constexpr (P == Phase::symbolic)  // a bounded row is long once its columns reach the limit: the rest of its walk is not needed
+                    for_each_row_product<P>(a0, a1, a_col, a_val, b_ptr, light_product_load<P>(b_col, b_val), insert,
+                                            [&] { return bounded && shared_load_relaxed(count) >= limit; });  // (after a warp barrier: every lane reads the same count)
+                else
+                    for_each_row_product<P>(a0, a1, a_col, a_val, b_ptr, light_product_load<P>(b_col, b_val), insert);
+                __syncwarp();
+                n = *count;
+                if constexpr (P == Phase::symbolic) long_row = bounded && n >= limit;
+                if constexpr (P == Phase::numeric) {
+                    const count_t out = c_ptr[row];
+                    sort_and_write<WarpGroup>(tkeys, tvals, cap, n, 0, c_col + out, c_val + out, counts, sort);
+                }
             };
-            if constexpr (P == Phase::symbolic)  // a bounded row is long once its columns reach the limit: the rest of its walk is not needed
-                for_each_row_product<P>(a0, a1, a_col, a_val, b_ptr, light_product_load<P>(b_col, b_val), insert,
-                                        [&] { return bounded && shared_load_relaxed(count) >= limit; });  // (after a warp barrier: every lane reads the same count)
-            else
-                for_each_row_product<P>(a0, a1, a_col, a_val, b_ptr, light_product_load<P>(b_col, b_val), insert);
-            __syncwarp();
-            n = n_unique[warp];
-            if constexpr (P == Phase::symbolic) long_row = bounded && n >= limit;
-            if constexpr (P == Phase::numeric) {
-                const count_t out = c_ptr[row];
-                sort_and_write<WarpGroup>(keys, vals, cap, n, 0, c_col + out, c_val + out, &warp_counts[compact_words_per_warp * warp], sort);
+            bool packed = false;
+            if constexpr (table_packs<P, V, I>) {
+                packed = (sort & table_packed) != 0u;
+                if (packed) hashed(reinterpret_cast<packed_word*>(table), static_cast<NoValue*>(nullptr));
             }
+            if (!packed) hashed(keys, vals);
         }
         if constexpr (P == Phase::symbolic) {
             if (lane == 0) {
@@ -2194,21 +2312,28 @@ static __global__ void __launch_bounds__(hash_max_threads) hash_segments_kernel(
     const Segment sg = segs[id];
     const I* col = sg.buffer == 0 ? col0 : col1;
     const V* val = sg.buffer == 0 ? val0 : val1;
-    clear_table<P, BlockGroup>(keys, vals, cap);
-    if (threadIdx.x == 0) n_unique = 0;
-    __syncthreads();
-    if constexpr (P == Phase::known) fill_known<BlockGroup>(keys, cap, known_col + seg_out[id], seg_nnz[id], sg.base);
-    for_each_element<segment_unroll>(Range{sg.begin, sg.end}, blockDim.x, intermediate_load<P>(col, val),
-                                     [&](count_t, const LightProduct<V, I>& x) { accumulate<P>(keys, vals, cap, x.col, x.val, &n_unique); });
-    __syncthreads();
-    if constexpr (P == Phase::symbolic) {
-        if (threadIdx.x == 0) seg_nnz[id] = n_unique;
-    } else if constexpr (P == Phase::known) {
-        const count_t out = seg_out[id];
-        write_known<BlockGroup>(keys, vals, cap, known_col + out, seg_nnz[id], sg.base, c_col + out, c_val + out);
-    } else {
-        sort_and_write<BlockGroup>(keys, vals, cap, n_unique, sg.base, c_col + seg_out[id], c_val + seg_out[id], warp_counts, sort);
+    unsigned* count = &n_unique;
+    const auto hashed = [&](auto* tkeys, auto* tvals) {  // split keys and values, or packed words (numeric)
+        clear_table<P, BlockGroup>(tkeys, tvals, cap);
+        if (threadIdx.x == 0) *count = 0;
+        __syncthreads();
+        if constexpr (P == Phase::known) fill_known<BlockGroup>(tkeys, cap, known_col + seg_out[id], seg_nnz[id], sg.base);
+        for_each_element<segment_unroll>(Range{sg.begin, sg.end}, blockDim.x, intermediate_load<P>(col, val),
+                                         [&](count_t, const LightProduct<V, I>& x) { accumulate<P>(tkeys, tvals, cap, x.col, x.val, count); });
+        __syncthreads();
+        if constexpr (P == Phase::symbolic) {
+            if (threadIdx.x == 0) seg_nnz[id] = *count;
+        } else if constexpr (P == Phase::known) {
+            const count_t out = seg_out[id];
+            write_known<BlockGroup>(tkeys, tvals, cap, known_col + out, seg_nnz[id], sg.base, c_col + out, c_val + out);
+        } else {
+            sort_and_write<BlockGroup>(tkeys, tvals, cap, *count, sg.base, c_col + seg_out[id], c_val + seg_out[id], warp_counts, sort);
+        }
+    };
+    if constexpr (table_packs<P, V, I>) {
+        if ((sort & table_packed) != 0u) return hashed(reinterpret_cast<packed_word*>(smem_raw), static_cast<NoValue*>(nullptr));
     }
+    hashed(keys, vals);
 }
 
 // Heavy chunks: dense accumulator over the chunk's span + bitmap (dense_accumulate): the count to

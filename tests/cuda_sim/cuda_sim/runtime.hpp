@@ -243,6 +243,7 @@ struct Stats {
     std::int64_t host_waits = 0;  // the host waiting for the device: cudaStreamSynchronize, cudaDeviceSynchronize, cudaMemcpy
     std::int64_t captures = 0, graph_launches = 0;  // cudaStreamEndCapture that made a graph; cudaGraphLaunch
     std::int64_t func_attribute_calls = 0;          // cudaFuncGetAttributes and cudaFuncSetAttribute
+    std::int64_t atomic_cas64 = 0;                  // a lane's 64-bit atomicCAS (packed hash tables, 64-bit keys)
     // Operations put on a stream (outside a capture): launches, copies, memsets, stream-ordered
     // allocations and frees, event records and waits — each costs a small product host and device
     // time — by call ("launch" for kernels).
@@ -317,6 +318,7 @@ void record_access(const void* p, std::size_t bytes, bool store, const void* sit
 
 // Atomics mark their accesses (enter, then leave): the profile's shared_atomic.
 void atomic_scope(bool enter);
+void count_atomic_cas64();  // Stats::atomic_cas64
 struct AtomicScope {
     AtomicScope() { atomic_scope(true); }
     ~AtomicScope() { atomic_scope(false); }
@@ -506,7 +508,10 @@ inline T sim_atomic_cas(T* p, T expected, T desired) {
     return expected;  // the old value either way
 }
 inline unsigned atomicCAS(unsigned* p, unsigned e, unsigned d) { return sim_atomic_cas(p, e, d); }
-inline unsigned long long atomicCAS(unsigned long long* p, unsigned long long e, unsigned long long d) { return sim_atomic_cas(p, e, d); }
+inline unsigned long long atomicCAS(unsigned long long* p, unsigned long long e, unsigned long long d) {
+    cuda_sim::count_atomic_cas64();
+    return sim_atomic_cas(p, e, d);
+}
 inline unsigned atomicOr(unsigned* p, unsigned v) {
     const cuda_sim::AtomicScope scope;
     return std::atomic_ref<unsigned>(*p).fetch_or(v, std::memory_order_relaxed);
