@@ -21,6 +21,9 @@ what the design relies on holds:
     up to 32 lanes);
   * the product map's numeric kernels (mapped_rows_kernel, mapped_rows_warp_kernel) make no global
     atomics and no compare-and-swap on keys: a product is one shared add;
+  * the hash kernels that insert values (numeric and one-pass phases) hold the packed tables' insert,
+    a 64-bit compare-and-swap (ATOMS.CAS.64), for float values with int32 columns, and none for
+    double values with int32 columns (GpuSpgemmOptions::packed_tables applies to float only);
   * every gigasparse kernel was found for every architecture the objects hold.
 """
 import argparse
@@ -33,6 +36,7 @@ import sys
 
 CLASSES = [
     ("atoms_cas_loop", re.compile(r"^ATOMS\.CAST\.SPIN")),
+    ("atoms_cas64", re.compile(r"^ATOMS\.CAS\.64")),
     ("atoms_cas", re.compile(r"^ATOMS\.CAS(\.|$)")),
     ("atoms_popc_inc", re.compile(r"^ATOMS\.POPC\.INC")),
     ("atoms_add", re.compile(r"^ATOMS\.ADD")),
@@ -145,6 +149,11 @@ def check(rows):
         if counting:
             if counts["atoms_popc_inc"] == 0:
                 failures.append(f"{where}: the new keys' count is not one ATOMS.POPC.INC a warp")
+        inserting = kernel in HASH_COUNTING and phase is not None and phase.group(1) in ("1", "2")
+        if inserting and args.endswith("float, int") and counts["atoms_cas64"] == 0:
+            failures.append(f"{where}: no packed insert (ATOMS.CAS.64) in a float hash kernel")
+        if inserting and args.endswith("double, int") and counts["atoms_cas64"] > 0:
+            failures.append(f"{where}: a 64-bit CAS in a double hash kernel with int32 columns")
         if kernel in ("mapped_rows_kernel", "mapped_rows_warp_kernel") and args.startswith("false"):
             if counts["global_atomic"] > 0 or counts["atoms_cas"] > 0:
                 failures.append(f"{where}: global atomics or key CAS in the product map's numeric kernel")
@@ -173,24 +182,31 @@ def self_test():
         /*0040*/                   REDG.E.ADD.F32.FTZ.RN.STRONG.GPU desc[UR4][R2.64], R5 ;
 		Function : k2
         /*0000*/                   SHFL.UP PT, R3, R2, 0x1, RZ ;
+        /*0010*/                   ATOMS.CAS.64 R4, [R15], R6, R8 ;
 """
     f = parse(listing)
     k1, k2 = f[("sm_90", "k1")], f[("sm_90", "k2")]
     failures = []
     expect = lambda cond, what: None if cond else failures.append(what)
     expect(k1["instructions"] == 5 and k1["lds"] == 1 and k1["atoms_popc_inc"] == 1 and k1["atoms_cas_loop"] == 1, "k1's classes")
-    expect(k1["atoms_cas"] == 1 and k1["global_atomic"] == 1 and k2["shfl"] == 1 and k2["instructions"] == 1, "k1's CAS and RED, k2's shuffle")
+    expect(k1["atoms_cas"] == 1 and k1["global_atomic"] == 1 and k2["shfl"] == 1 and k2["instructions"] == 2, "k1's CAS and RED, k2's shuffle")
+    expect(k2["atoms_cas64"] == 1 and k2["atoms_cas"] == 0, "k2's 64-bit CAS")
     c = lambda **kw: collections.Counter(kw)
-    good = [("o", "sm_90", "hash_rows_kernel", "Phase 2, float, int", c(atoms_popc_inc=1)),
+    good = [("o", "sm_90", "hash_rows_kernel", "Phase 2, float, int", c(atoms_popc_inc=1, atoms_cas64=2)),
+            ("o", "sm_90", "hash_rows_kernel", "Phase 2, double, int", c(atoms_popc_inc=1, atoms_cas=2)),
             ("o", "sm_90", "mapped_rows_kernel", "false, float, int", c(atoms_cas_loop=4))]
     expect(check(good) == [], "a good build passes")
     bad = [("o", "sm_90", "hash_rows_kernel", "Phase 0, float, int", c()), ("o", "sm_80", "hash_rows_kernel", "Phase 0, float, int", c(atoms_popc_inc=1)),
            ("o", "sm_90", "mapped_rows_kernel", "false, float, int", c(atoms_cas_loop=4, global_atomic=1)),
-           ("o", "sm_90", "mapped_rows_warp_kernel", "false, float, int", c(atoms_cas_loop=1))]
+           ("o", "sm_90", "mapped_rows_warp_kernel", "false, float, int", c(atoms_cas_loop=1)),
+           ("o", "sm_90", "hash_segments_kernel", "Phase 1, float, int", c(atoms_cas=2)),
+           ("o", "sm_90", "small_rows_kernel", "Phase 1, double, int", c(atoms_cas64=1))]
     got = check(bad)
     expect(any("ATOMS.POPC.INC" in g for g in got), "a count without ATOMS.POPC.INC fails")
     expect(any("global atomics" in g for g in got), "the map's numeric kernel with a global atomic fails")
     expect(any("missing for ['sm_80']" in g for g in got), "a kernel absent for one architecture fails")
+    expect(any("no packed insert" in g for g in got), "a float hash kernel without the packed insert fails")
+    expect(any("double hash kernel" in g for g in got), "a double hash kernel with a 64-bit CAS fails")
     expect(kernel_key("void gigasparse::cuda::gpu::gmagnus::hash_rows_kernel<(gigasparse::cuda::gpu::gmagnus::Phase)2, float, int>(long const*)")
            == ("hash_rows_kernel", "Phase 2, float, int"), "the kernel's name and template")
     expect(kernel_key("void cub::DeviceScanKernel<int>(int)") is None, "CUB's kernels are not gigasparse's")
