@@ -515,6 +515,30 @@ TEST(CudaSpgemm, PlanWithDeviceMatrices) {
     EXPECT_TRUE(gs::test::csr_near(gs::reference::spgemm(sq.view(), sq.view()).view(), plan.numeric(ds, ds).download().view(), 1e-10));
 }
 
+// Every light row hashed: no row accumulates densely (short spans would).
+GpuSpgemmOptions hashed_tables() {
+    GpuSpgemmOptions o = binned();
+    o.dense_light_rows = false;
+    return o;
+}
+
+// check(a, b, options, what) on the products of the hash tables' tests, values of type V and int32
+// columns, from `seed`: a band (short spans, rows of a warp), rows over 40000 columns (wide spans),
+// and heavy rows' light chunks (hash_segments_kernel) at 4 KiB of shared memory.
+template <class V, class Check>
+void hashed_table_products(std::uint64_t seed, Check check) {
+    const auto band = gs::test::banded<V, std::int32_t>(600, 12, seed);
+    check(band, band, hashed_tables(), "band");
+    const auto ra = gs::test::random_csr<V, std::int32_t>(300, 400, 12, seed + 1, 0.3);
+    const auto rb = gs::test::random_csr<V, std::int32_t>(400, 40000, 20, seed + 2, 0.2);
+    check(ra, rb, hashed_tables(), "rows over 40000 columns");
+    const auto ha = gs::test::rmat_like<V, std::int32_t>(8, 16, 12, seed + 4);
+    const auto hb = gs::test::rmat_like<V, std::int32_t>(16, 16, 3, seed + 5);
+    GpuSpgemmOptions heavy = budget(4096);
+    heavy.dense_light_rows = false;
+    check(ha, hb, heavy, "heavy rows' chunks");
+}
+
 // GpuSpgemmOptions::rank_sort: the hash accumulators write their entries in column order by rank
 // (a bitmap over their span in the table's free slots, a window of columns at a time) instead of
 // the bitonic sort, where the span takes at most rank_sort_max_windows windows. Hashed rows of
@@ -545,21 +569,9 @@ TEST(CudaSpgemm, RankSortWritesInOrder) {
         o.warp_light_rows = false;
         expect_matches(a, b, o, what + ", by rank, a block a row");
     };
-    GpuSpgemmOptions hashed = binned();
-    hashed.dense_light_rows = false;  // (short spans would accumulate densely)
-    const auto band = gs::test::banded<double, std::int32_t>(600, 12, 71);
-    expect_ranked(band, band, hashed, "band");
-    const auto ra = gs::test::random_csr<double, std::int32_t>(300, 400, 12, 72, 0.3);
-    const auto rb = gs::test::random_csr<double, std::int32_t>(400, 40000, 20, 73, 0.2);
-    expect_ranked(ra, rb, hashed, "rows over 40000 columns");
+    hashed_table_products<double>(71, expect_ranked);
     const auto fband = gs::test::banded<float, std::int64_t>(500, 20, 74);
-    expect_ranked(fband, fband, hashed, "band, float, int64");
-    // heavy rows: their light chunks hashed and ranked (hash_segments_kernel), at 4 KiB of shared memory
-    const auto ha = gs::test::rmat_like<double, std::int32_t>(8, 16, 12, 75);
-    const auto hb = gs::test::rmat_like<double, std::int32_t>(16, 16, 3, 76);
-    GpuSpgemmOptions heavy = budget(4096);
-    heavy.dense_light_rows = false;
-    expect_ranked(ha, hb, heavy, "heavy rows' chunks");
+    expect_ranked(fband, fband, hashed_tables(), "band, float, int64");
 }
 
 // GpuSpgemmOptions::packed_tables: float values with int32 columns hash into tables of 64-bit
@@ -606,28 +618,18 @@ TEST(CudaSpgemm, PackedTablesMatchSplitTables) {
         o.one_pass_light_rows = true;
         expect_product_and_plan(a, b, o, what + ", packed");
     };
-    GpuSpgemmOptions hashed = binned();
-    hashed.dense_light_rows = false;  // (short spans would accumulate densely)
-    const auto band = gs::test::banded<float, std::int32_t>(600, 12, 81);
-    expect_packed(band, band, hashed, "band, warp rows");
-    GpuSpgemmOptions blocks = hashed;
+    hashed_table_products<float>(81, expect_packed);
+    GpuSpgemmOptions blocks = hashed_tables();
     blocks.warp_light_rows = false;
+    const auto band = gs::test::banded<float, std::int32_t>(600, 12, 81);
     expect_packed(band, band, blocks, "band, block rows");
-    const auto ra = gs::test::random_csr<float, std::int32_t>(300, 400, 12, 82, 0.3);
-    const auto rb = gs::test::random_csr<float, std::int32_t>(400, 40000, 20, 83, 0.2);
-    expect_packed(ra, rb, hashed, "rows over 40000 columns");
-    const auto ha = gs::test::rmat_like<float, std::int32_t>(8, 16, 12, 84);
-    const auto hb = gs::test::rmat_like<float, std::int32_t>(16, 16, 3, 85);
-    GpuSpgemmOptions heavy = budget(4096);
-    heavy.dense_light_rows = false;
-    expect_packed(ha, hb, heavy, "heavy rows' chunks");
     GpuSpgemmOptions small;  // the small-product path's rows (and, in expect_matches, the binned path)
     small.dense_light_rows = false;
     const auto sa = gs::test::random_csr<float, std::int32_t>(500, 700, 10, 86, 0.2);
     const auto sb = gs::test::random_csr<float, std::int32_t>(700, 3000, 12, 87, 0.2);
     expect_packed(sa, sb, small, "small product");
     const auto dband = gs::test::banded<double, std::int32_t>(300, 12, 88);
-    expect_packed(dband, dband, hashed, "band, double");
+    expect_packed(dband, dband, hashed_tables(), "band, double");
 }
 
 #ifdef GIGASPARSE_CUDA_SIM
