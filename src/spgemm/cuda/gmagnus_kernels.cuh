@@ -876,6 +876,14 @@ __device__ __forceinline__ count_t table_col(K k) {
     if constexpr (std::is_same_v<K, packed_word>) return static_cast<count_t>(k >> 32);
     else return static_cast<count_t>(k);
 }
+// What the sort compares: a split table's key as unsigned (empty, I(-1), last), a packed word's high
+// half — its column, distinct within a table (the empty padding all ones, last): one 32-bit compare
+// where the whole word took two.
+template <class K>
+__device__ __forceinline__ auto sort_key(K k) {
+    if constexpr (std::is_same_v<K, packed_word>) return static_cast<std::uint32_t>(k >> 32);
+    else return static_cast<std::make_unsigned_t<K>>(k);
+}
 template <class V, class K, class TV>
 __device__ __forceinline__ V table_val(const K* keys, const TV* vals, unsigned i) {
     if constexpr (table_has_values<TV>) return vals[i];
@@ -1139,7 +1147,6 @@ __device__ void write_known(const I* keys, const V* vals, count_t cap, const I* 
 // themselves: whatever the table holds there is never mixed in.
 template <class G, class V, class I>
 __device__ __forceinline__ void bitonic_warp_steps(I* keys, V* vals, unsigned run, unsigned k_first, unsigned k_last) {
-    using U = std::make_unsigned_t<I>;
     constexpr unsigned all = 0xffffffffu;
     for (unsigned i = G::rank(); i < run; i += G::size()) {  // whole warps: run and G::size() are multiples of 32
         const unsigned lane = i % warp_size;
@@ -1151,7 +1158,7 @@ __device__ __forceinline__ void bitonic_warp_steps(I* keys, V* vals, unsigned ru
                 const I pk = __shfl_sync(all, key, static_cast<int>(lane ^ j));
                 V pv{};
                 if constexpr (table_has_values<V>) pv = __shfl_sync(all, val, static_cast<int>(lane ^ j));
-                if (bitonic_takes_partner(i, j, k, static_cast<U>(key), static_cast<U>(pk))) {
+                if (bitonic_takes_partner(i, j, k, sort_key(key), sort_key(pk))) {
                     key = pk;
                     val = pv;
                 }
@@ -1285,7 +1292,6 @@ __device__ bool rank_write(K* keys, TV* vals, count_t cap, unsigned n, count_t b
 template <class G, class K, class TV, class V, class I>
 __device__ void sort_and_write(K* keys, TV* vals, count_t cap, unsigned n, count_t base, I* __restrict__ out_col, V* __restrict__ out_val,
                                unsigned* warp_counts, unsigned sort) {
-    using U = std::make_unsigned_t<K>;
     constexpr bool with_vals = table_has_values<TV>;
     if (n == 0) return;
     compact_table<G>(keys, vals, static_cast<unsigned>(cap), warp_counts);
@@ -1300,7 +1306,7 @@ __device__ void sort_and_write(K* keys, TV* vals, count_t cap, unsigned n, count
     }
     const unsigned smem_j = warp_steps ? warp_size : 1;  // the steps with j >= smem_j go through shared memory
     const auto order = [](K& ka, TV& va, K& kb, TV& vb, bool ascending) {
-        if ((static_cast<U>(ka) > static_cast<U>(kb)) == ascending) {
+        if ((sort_key(ka) > sort_key(kb)) == ascending) {
             const K tk = ka;
             ka = kb;
             kb = tk;
