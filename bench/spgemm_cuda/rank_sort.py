@@ -8,9 +8,10 @@ int32 columns the tables of 16384 and 8192 entries shrink to 12288 and 6144, has
 With dense_light_rows (the default) a row whose products' column span fits its table's bytes as a
 bitmap and a value per column (light_row_is_dense) accumulates densely and needs no sort. The others
 are hashed; after compaction their n distinct columns (nnz of the row of C) are written by rank when
-rank_sort_windows (src/spgemm/cuda/gmagnus_math.hpp) allows: the table's free part, cap - n slots,
-holds 32 columns of the bitmap for each 4 bytes of the smaller of the free key and value parts, and
-the row's span may take at most 8 such windows. For each product it prints the light rows, the dense
+rank_sort_windows (src/spgemm/cuda/gmagnus_math.hpp) allows: the table's free part, cap - n slots of
+8 bytes (packed tables: float values, int32 columns), holds the inverse map (2 bytes an entry), then
+for each 32 columns of a window a bitmap word and its prefix (8 bytes), and the row's span may take
+at most 8 such windows. For each product it prints the light rows, the dense
 ones, the hashed ones written by rank (and by how many windows), and the share of the hashed rows'
 entries that skip the bitonic sort:
 
@@ -45,9 +46,14 @@ def table_capacity(products, shrunk=SHRUNK):
     return cap
 
 
-def rank_windows(span, cap, n, col_bytes=COL_BYTES, val_bytes=VAL_BYTES, max_windows=MAX_WINDOWS):
-    """rank_sort_windows: the windows of the span, 0 where more than max_windows or fewer than 32 free words."""
-    words = (cap - n) * min(col_bytes, val_bytes) // 4
+def window_words(cap, n):
+    """rank_sort_window_words of a packed table: the bitmap words a window takes beside the inverse map."""
+    return np.maximum((8 * (cap - n) - 2 * n) // 8, 0)
+
+
+def rank_windows(span, cap, n, max_windows=MAX_WINDOWS):
+    """rank_sort_windows: the windows of the span, 0 where more than max_windows or fewer than 32 words."""
+    words = window_words(cap, n)
     w = -(-span // np.maximum(words * 32, 1))
     return np.where((words >= 32) & (span >= 1) & (w <= max_windows), w, 0)
 
@@ -97,7 +103,10 @@ def brute_force(a, b, tau=TAU, shrunk=SHRUNK, dense_light_rows=True):
             continue
         nhashed += 1
         hashed_entries += distinct
-        words = (cap - distinct) * min(COL_BYTES, VAL_BYTES) // 4
+        free_bytes = (cap - distinct) * (COL_BYTES + VAL_BYTES)
+        words = 0
+        while 8 * (words + 1) + 2 * distinct <= free_bytes:  # bitmap word and prefix, beside the map
+            words += 1
         if words < 32:
             continue
         windows = (span + words * 32 - 1) // (words * 32)
@@ -111,11 +120,12 @@ def self_check():
     import scipy.sparse as sp
     assert list(table_capacity(np.array([1, 16, 17, 4096, 4097, 8192]))) == [32, 32, 64, 6144, 12288, 12288]
     assert list(table_capacity(np.array([4096]), {})) == [8192]
-    # the host test's table (GmagnusMath.RankSortWindows): 2048 slots, 1126 entries, windows of 29504 columns
-    assert list(rank_windows(np.array([29504, 29505, 8 * 29504, 8 * 29504 + 1]), 2048, 1126)) == [1, 2, 8, 0]
-    assert list(rank_windows(np.array([1, 1]), 64, np.array([33, 32]))) == [0, 1]  # fewer than 32 free words
+    # the host test's table (GmagnusMath.RankSortWindows): 2048 slots, 1126 entries, windows of 20480 columns
+    assert list(rank_windows(np.array([20480, 20481, 8 * 20480, 8 * 20480 + 1]), 2048, 1126)) == [1, 2, 8, 0]
+    assert list(rank_windows(np.array([1, 1]), 64, np.array([26, 25]))) == [0, 1]  # fewer than 32 words
+    assert window_words(64, 60) == 0
     # one row: 100 products over columns 0, 1000, ..., 99000 (distinct): a table of 256 (200 wanted),
-    # 156 free words, windows of 4992 columns: 20 windows, sorted; over columns 0..99 (span 100):
+    # 156 free words, 25 of them the map, windows of 131 * 32 = 4192 columns: 24 windows, sorted; over columns 0..99 (span 100):
     # dense (4 words + 100 values = 416 bytes <= 2048), or with dense_light_rows off one window
     a = sp.csr_array((np.ones(100), (np.zeros(100, int), np.arange(100))), shape=(1, 100))
     wide = sp.csr_array((np.ones(100), (np.arange(100), np.arange(100) * 1000)), shape=(100, 100000))

@@ -361,6 +361,57 @@ TEST(MemoryProfile, PackedTables) {
     EXPECT_LT(r[1].store, r[0].store);
 }
 
+// The light rows hashed (no dense rows), their tables sorted by the bitonic network and written by
+// rank (GpuSpgemmOptions::rank_sort, the default): the same product, the hash kernels' shared
+// requests and global stores, and the product's block barriers and warp collectives (lanes'
+// shuffles, most of them the sort's warp steps). The output by rank passes over the entries twice a
+// window where the network passes k(k+1)/2 times over 2^k: fewer shared loads, barriers and
+// shuffles; more shared stores (each window's bitmap cleared, its bits, prefixes and inverse map
+// stored: 584 K against the network's 431 K requests here); its global stores leave through the
+// inverse map in the row's order, as coalesced as the sorted write (each entry stored from its
+// table slot took 26 sectors a request, 4.6 sorted).
+TEST(MemoryProfile, RankSort) {
+    const auto a = gs::test::rmat_like<float, std::int32_t>(12, 12, 8.0, 11);
+    GpuSpgemmOptions o;
+    o.small_products = false;
+    o.dense_light_rows = false;
+    struct Counts {
+        std::int64_t load = 0, store = 0, gst = 0, gst_sectors = 0, barriers = 0, collectives = 0;
+    } r[2];
+    for (const bool rank : {false, true}) {
+        o.rank_sort = rank;
+        GpuSpgemmStats st;
+        cuda_sim::reset();
+        const auto p = profile(a, a, o, &st);
+        const cuda_sim::Stats s = cuda_sim::stats();
+        r[rank].barriers = s.barriers;
+        r[rank].collectives = s.warp_collectives;
+        for (const auto& [name, k] : p)
+            if (name.rfind("hash_rows", 0) == 0) {
+                r[rank].load += k.shared_load.requests;
+                r[rank].store += k.shared_store.requests;
+                r[rank].gst += k.global_store.requests;
+                r[rank].gst_sectors += k.global_store.transactions;
+            }
+        print(rank ? "light rows hashed, written by rank: R-MAT 2^12 (8 a row) squared, binned"
+                   : "light rows hashed, sorted: R-MAT 2^12 (8 a row) squared, binned",
+              p);
+    }
+    const auto per = [](std::int64_t x, std::int64_t n) { return n ? double(x) / double(n) : 0.0; };
+    std::printf("hashed light rows, sorted / by rank: shared loads %lld / %lld, shared stores %lld / %lld, global stores %lld / %lld "
+                "(%.2f / %.2f sectors a request); the product's block barriers %lld / %lld, warp collectives (lanes) %lld / %lld\n",
+                static_cast<long long>(r[0].load), static_cast<long long>(r[1].load), static_cast<long long>(r[0].store),
+                static_cast<long long>(r[1].store), static_cast<long long>(r[0].gst), static_cast<long long>(r[1].gst),
+                per(r[0].gst_sectors, r[0].gst), per(r[1].gst_sectors, r[1].gst), static_cast<long long>(r[0].barriers),
+                static_cast<long long>(r[1].barriers), static_cast<long long>(r[0].collectives), static_cast<long long>(r[1].collectives));
+    ASSERT_GT(r[0].load, 0);
+    EXPECT_LT(r[1].load, r[0].load);
+    EXPECT_LT(r[1].barriers, r[0].barriers);
+    ASSERT_GT(r[1].gst, 0);
+    EXPECT_LE(per(r[1].gst_sectors, r[1].gst), 1.1 * per(r[0].gst_sectors, r[0].gst));
+    EXPECT_LT(r[1].collectives, r[0].collectives);
+}
+
 // A plan's later numeric phases (Phase::known, GpuSpgemmOptions::keep_c_pattern): the light rows'
 // product and the heavy path's, each profiled in its second numeric phase, after the first kept C's
 // columns. Light rows of hash bins add each product at its place in C's row (the product map; a

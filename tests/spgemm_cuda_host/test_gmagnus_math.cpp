@@ -777,26 +777,36 @@ TEST(GmagnusMath, OuterProductOwnerMapMatchesThePaperMapping) {
     }
 }
 
-// rank_sort_windows: the windows a compacted table's free slots give rank_write, or 0 (the bitonic
-// sort) past rank_sort_max_windows or under 32 free words.
+// rank_sort_windows: the windows a compacted table's free slots give rank_write — a bitmap word and
+// its prefix (4 bytes each) for 32 columns, beside the inverse map's 2 bytes an entry — or 0 (the
+// bitonic sort) past rank_sort_max_windows, under 32 words, or past the map's 16-bit indices.
 TEST(GmagnusMath, RankSortWindows) {
-    // a table of 2048 slots holding 1126 entries, float values and int32 columns: 922 free slots,
-    // 922 words, windows of 29504 columns
-    EXPECT_EQ(gm::rank_sort_window_words(2048, 1126, 4, 4), 922);
-    EXPECT_EQ(gm::rank_sort_windows(1, 2048, 1126, 4, 4), 1);
-    EXPECT_EQ(gm::rank_sort_windows(29504, 2048, 1126, 4, 4), 1);
-    EXPECT_EQ(gm::rank_sort_windows(29505, 2048, 1126, 4, 4), 2);
-    EXPECT_EQ(gm::rank_sort_windows(8 * 29504, 2048, 1126, 4, 4), 8);
-    EXPECT_EQ(gm::rank_sort_windows(8 * 29504 + 1, 2048, 1126, 4, 4), 0);  // R-MAT 18's 2^18 columns: 9 windows, sorted
-    // the smaller of the free key and value parts: int64 columns with float values, double with int32
-    EXPECT_EQ(gm::rank_sort_window_words(2048, 1126, 8, 4), 922);
-    EXPECT_EQ(gm::rank_sort_window_words(2048, 1126, 4, 8), 922);
-    EXPECT_EQ(gm::rank_sort_window_words(2048, 1126, 8, 8), 2 * 922);
-    // fewer than 32 free words: never
-    EXPECT_EQ(gm::rank_sort_windows(1, 64, 33, 4, 4), 0);
-    EXPECT_EQ(gm::rank_sort_windows(1, 64, 32, 4, 4), 1);
-    EXPECT_EQ(gm::rank_sort_windows(0, 64, 0, 4, 4), 0);
-    EXPECT_EQ(gm::rank_sort_windows(count_t(1) << 40, 16384, 100, 8, 8), 0);  // int64 columns over a huge span
+    // a packed table (float values, int32 columns) of 2048 slots holding 1126 entries: 922 free
+    // 8-byte words, 2252 bytes of them the map, 640 words of bitmap and prefixes: windows of 20480 columns
+    EXPECT_EQ(gm::rank_sort_window_words(2048, 1126, 4, 4, true), 640);
+    EXPECT_EQ(gm::rank_sort_windows(1, 2048, 1126, 4, 4, true), 1);
+    EXPECT_EQ(gm::rank_sort_windows(20480, 2048, 1126, 4, 4, true), 1);
+    EXPECT_EQ(gm::rank_sort_windows(20481, 2048, 1126, 4, 4, true), 2);
+    EXPECT_EQ(gm::rank_sort_windows(8 * 20480, 2048, 1126, 4, 4, true), 8);
+    EXPECT_EQ(gm::rank_sort_windows(8 * 20480 + 1, 2048, 1126, 4, 4, true), 0);  // R-MAT 18's 2^18 columns: 13 windows, sorted
+    // split tables: the bitmap in the free key slots, the prefixes in the free value slots, the map
+    // after the larger part (the values when equal): float and int32 split lose half the prefixes'
+    // 3688 bytes to it; int64 columns with float values, double with int32, both 8 bytes
+    EXPECT_EQ(gm::rank_sort_window_words(2048, 1126, 4, 4, false), (3688 - 2252) / 4);
+    EXPECT_EQ(gm::rank_sort_window_words(2048, 1126, 8, 4, false), 922);
+    EXPECT_EQ(gm::rank_sort_window_words(2048, 1126, 4, 8, false), 922);
+    EXPECT_EQ(gm::rank_sort_window_words(2048, 1126, 8, 8, false), (7376 - 2252) / 4);
+    // fewer than 32 words: never (a packed table of 64 slots: 26 entries leave 31 words, 25 leave 32)
+    EXPECT_EQ(gm::rank_sort_window_words(64, 26, 4, 4, true), 31);
+    EXPECT_EQ(gm::rank_sort_windows(1, 64, 26, 4, 4, true), 0);
+    EXPECT_EQ(gm::rank_sort_windows(1, 64, 25, 4, 4, true), 1);
+    EXPECT_EQ(gm::rank_sort_windows(0, 64, 0, 4, 4, true), 0);
+    EXPECT_EQ(gm::rank_sort_window_words(64, 60, 4, 4, true), 0);  // the map alone overfills the free words: none, not negative
+    EXPECT_EQ(gm::rank_sort_window_words(64, 60, 4, 4, false), 0);
+    EXPECT_EQ(gm::rank_sort_windows(count_t(1) << 40, 16384, 100, 8, 8, false), 0);  // int64 columns over a huge span
+    // more entries than the map's 16-bit indices: sorted, however wide the windows
+    EXPECT_EQ(gm::rank_sort_windows(1, count_t(1) << 18, gm::rank_sort_max_entries, 8, 8, false), 1);
+    EXPECT_EQ(gm::rank_sort_windows(1, count_t(1) << 18, gm::rank_sort_max_entries + 1, 8, 8, false), 0);
 }
 
 TEST(GmagnusMath, DenseChunksPerBlock) {

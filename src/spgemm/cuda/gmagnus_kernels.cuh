@@ -1209,18 +1209,20 @@ __device__ __forceinline__ void group_min_max(count_t& lo, count_t& hi, unsigned
 
 // Writes the compacted table's n entries (distinct keys in [0, n)) in key order by rank, where
 // rank_sort_windows allows (returns false, the table untouched, otherwise: the bitonic sort then).
-// Over the keys' span, a window of W columns at a time (W: 32 for each 4 bytes of the smaller of
-// the free key and value parts): each entry of the window sets its key's bit in a bitmap held in
-// the free key slots [n, cap); the group's scan of the words' popcounts (each member a run of
-// words) leaves each word's exclusive prefix in the free value slots; an entry's place is the
-// window's start, its word's prefix and the bits below its own, where it stores its column and
-// value (out of order within the row: a store an entry). Against the bitonic network's k(k+1)/2
-// passes over all 2^k elements, each window passes over the entries once. words: four per warp.
-// A packed table's free words [n, cap) hold the bitmap in their first half, the prefixes in their
-// second: the windows of a split table of 4-byte columns and values.
+// Over the keys' span, a window of W columns at a time (W: 32 a bitmap word, rank_sort_window_words
+// of them in the free slots [n, cap)): each entry of the window sets its key's bit in the bitmap;
+// the group's scan of the words' popcounts (each member a run of words) leaves each word's
+// exclusive prefix; an entry's place is its word's prefix and the bits below its own, where it
+// leaves its index in the inverse map; then the group reads the map in order and stores the
+// entries at the window's start in C's row, consecutive members consecutive places (coalesced;
+// storing each entry at its place from where it sits in the table took a sector an entry: 26
+// sectors a warp's store request where the sorted write takes 4.6, cuda_sim_memory_profile's
+// RankSort). Against the bitonic network's k(k+1)/2 passes over all 2^k elements, each window
+// passes over the entries twice and the map once. words: four per warp.
 template <class G, class K, class TV, class V, class I>
 __device__ bool rank_write(K* keys, TV* vals, count_t cap, unsigned n, count_t base, I* __restrict__ out_col, V* __restrict__ out_val, unsigned* words) {
     using u32 = std::uint32_t;
+    using u16 = std::uint16_t;
     constexpr bool packed = !table_has_values<TV>;
     constexpr int key_bytes = packed ? 4 : static_cast<int>(sizeof(K)), val_bytes = packed ? 4 : static_cast<int>(sizeof(TV));
     count_t lo = std::numeric_limits<count_t>::max(), hi = std::numeric_limits<count_t>::min();
@@ -1230,13 +1232,19 @@ __device__ bool rank_write(K* keys, TV* vals, count_t cap, unsigned n, count_t b
         hi = k > hi ? k : hi;
     }
     group_min_max<G>(lo, hi, words);
-    const count_t windows = rank_sort_windows(hi - lo + 1, cap, n, key_bytes, val_bytes);
+    const count_t windows = rank_sort_windows(hi - lo + 1, cap, n, key_bytes, val_bytes, packed);
     if (windows == 0) return false;
-    const auto nwords = static_cast<u32>(rank_sort_window_words(cap, n, key_bytes, val_bytes));
-    u32* bits = reinterpret_cast<u32*>(keys + n);
+    const auto nwords = static_cast<u32>(rank_sort_window_words(cap, n, key_bytes, val_bytes, packed));
+    u32* bits = reinterpret_cast<u32*>(keys + n);  // the layout of rank_sort_window_words
     u32* prefix = nullptr;
-    if constexpr (packed) prefix = bits + (cap - n);
-    else prefix = reinterpret_cast<u32*>(vals + n);
+    u16* map = nullptr;
+    if constexpr (packed) {
+        prefix = bits + nwords;
+        map = reinterpret_cast<u16*>(prefix + nwords);
+    } else {
+        prefix = reinterpret_cast<u32*>(vals + n);
+        map = reinterpret_cast<u16*>(val_bytes >= key_bytes ? prefix + nwords : bits + nwords);
+    }
     u32 at = 0;  // the entries of the windows before
     for (count_t w0 = lo; w0 <= hi; w0 += count_t{nwords} * 32) {
         const auto used = static_cast<u32>(min_c(count_t{nwords}, (hi - w0) / 32 + 1));  // the window's words up to hi
@@ -1266,13 +1274,17 @@ __device__ bool rank_write(K* keys, TV* vals, count_t cap, unsigned n, count_t b
             const count_t k = table_col(keys[i]);
             if (k >= w0 && k < w1) {
                 const auto d = static_cast<u32>(k - w0);
-                const u32 pos = at + prefix[d >> 5] + static_cast<u32>(__popc(bits[d >> 5] & ((1u << (d & 31)) - 1u)));
-                out_col[pos] = static_cast<I>(k + base);
-                out_val[pos] = table_val<V>(keys, vals, i);
+                map[prefix[d >> 5] + static_cast<u32>(__popc(bits[d >> 5] & ((1u << (d & 31)) - 1u)))] = static_cast<u16>(i);
             }
         }
+        G::sync();  // (the next window's clear and bits come after this window's last read of them, above)
+        for (u32 p = G::rank(); p < total; p += G::size()) {
+            const unsigned i = map[p];
+            out_col[at + p] = static_cast<I>(table_col(keys[i]) + base);
+            out_val[at + p] = table_val<V>(keys, vals, i);
+        }
         at += total;
-        G::sync();  // the bitmap and prefixes read before the next window's
+        // the map is read before the next window's stores into it: the barriers of its clear, bits and scan come between
     }
     return true;
 }

@@ -912,19 +912,30 @@ GIGASPARSE_HD constexpr bool bitonic_takes_partner(count_t i, count_t j, count_t
     return ((i & j) == 0) == bitonic_ascending(i, k_size) ? partner < mine : partner > mine;
 }
 
-// Output order by rank (GpuSpgemmOptions::rank_sort) for a compacted table of n of its cap slots:
-// the bitmap takes the free key slots [n, cap) and each of its words' exclusive prefix a word of the
-// free value slots, so a window covers 32 columns for each 4 bytes of the smaller free part; the
-// windows a span of `span` columns takes, or 0 where that is more than rank_sort_max_windows (or the
-// free part holds fewer than 32 words): the bitonic sort then. Each window costs a clear, an OR a
-// column, a scan of the window's words and a store an entry, and 6 barriers of the group.
+// Output order by rank (GpuSpgemmOptions::rank_sort) for a compacted table of n of its cap slots.
+// The free slots [n, cap) hold a window's bitmap (32 columns a 4-byte word), each bitmap word's
+// exclusive prefix (4 bytes) and the inverse map (a 16-bit entry index for each of the window's
+// places in the row, n of them), so that the entries leave in the row's order, coalesced: a split
+// table keeps the bitmap in its free key slots and the prefixes in its free value slots, the map
+// after whichever is larger (the value part when equal); a packed table's free words (8 bytes) hold
+// the three one after another. rank_sort_window_words: the bitmap words a window takes (0 if none
+// fit); rank_sort_windows: the windows a span of `span` columns takes, or 0 where that is more than
+// rank_sort_max_windows, the window has fewer than 32 words, or the table more entries than the
+// map's 16 bits index: the bitonic sort then. Each window costs a clear, an OR a column, a scan of
+// the window's words, a map store and a coalesced store an entry, and 6 barriers of the group.
 inline constexpr count_t rank_sort_max_windows = 8;
-GIGASPARSE_HD constexpr count_t rank_sort_window_words(count_t cap, count_t n, int col_bytes, int val_bytes) {
-    return (cap - n) * (col_bytes < val_bytes ? col_bytes : val_bytes) / 4;
+inline constexpr count_t rank_sort_max_entries = 65536;  // the inverse map's 16-bit indices
+GIGASPARSE_HD constexpr count_t rank_sort_window_words(count_t cap, count_t n, int col_bytes, int val_bytes, bool packed) {
+    const count_t free = cap - n, map = 2 * n, key_part = col_bytes * free, val_part = val_bytes * free;
+    count_t words = 0;
+    if (packed) words = (8 * free - map) / 8;  // bitmap, prefixes, map
+    else if (val_bytes >= col_bytes) words = min_c(key_part / 4, (val_part - map) / 4);
+    else words = min_c((key_part - map) / 4, val_part / 4);
+    return words > 0 ? words : 0;
 }
-GIGASPARSE_HD constexpr count_t rank_sort_windows(count_t span, count_t cap, count_t n, int col_bytes, int val_bytes) {
-    const count_t words = rank_sort_window_words(cap, n, col_bytes, val_bytes);
-    if (words < 32 || span < 1) return 0;
+GIGASPARSE_HD constexpr count_t rank_sort_windows(count_t span, count_t cap, count_t n, int col_bytes, int val_bytes, bool packed) {
+    const count_t words = rank_sort_window_words(cap, n, col_bytes, val_bytes, packed);
+    if (words < 32 || span < 1 || n > rank_sort_max_entries) return 0;
     const count_t windows = ceil_div(span, words * 32);
     return windows > rank_sort_max_windows ? 0 : windows;
 }
