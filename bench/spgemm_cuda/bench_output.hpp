@@ -42,7 +42,7 @@ struct Context {
     int driver = 0, repeats = 0, skipped = 0;
     double bw = 0, time_budget = 0;
     bool gigasparse_only = false;  // --gigasparse-only: no cuSPARSE, no numeric reuse, no checks (the sweeps of scripts/device-check)
-    cuda::GpuSpgemmOptions gpu;  // --multisplit-threads, --outer-threads (0: defaults), --block-light-rows, --warp-row-products, --light-streams, --wide-hash-blocks, --two-pass-light-rows, --smem-sort, --rank-sort, --hashed-light-rows, --resident-blocks, --heavy-threshold, --no-dense-wide-rows, --dense-wide-windows, --dense-wide-walk, --fixed-dense-wide-walk, --no-small-products
+    cuda::GpuSpgemmOptions gpu;  // --multisplit-threads, --outer-threads (0: defaults), --block-light-rows, --warp-row-products, --light-streams, --wide-hash-blocks, --two-pass-light-rows, --smem-sort, --bitonic-sort, --hashed-light-rows, --resident-blocks, --heavy-threshold, --no-dense-wide-rows, --dense-wide-windows, --dense-wide-walk, --fixed-dense-wide-walk, --no-small-products
 };
 
 inline std::string json_escape(const std::string& s) {

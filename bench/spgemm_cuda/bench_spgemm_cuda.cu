@@ -1,6 +1,6 @@
 // bench/spgemm_cuda/bench_spgemm_cuda.cu: gMAGNUS vs cuSPARSE SpGEMM (best of ALG1/ALG2/ALG3) on R-MAT and A² of the shared matrices.
 //
-// Usage: bench_spgemm_cuda OUTDIR [--scales LO HI] [--big-from S] [--repeats N] [--max-nnz N] [--time-budget SECONDS] [--multisplit-threads 256|512|1024] [--outer-threads N] [--block-light-rows] [--warp-row-products N] [--light-streams N] [--wide-hash-blocks] [--two-pass-light-rows] [--smem-sort] [--rank-sort] [--split-tables] [--hashed-light-rows] [--resident-blocks N] [--heavy-threshold N] [--no-dense-wide-rows] [--dense-wide-windows N] [--dense-wide-walk N] [--fixed-dense-wide-walk] [--no-small-products] [--small-row-products N] [--epr N] [--gigasparse-only]
+// Usage: bench_spgemm_cuda OUTDIR [--scales LO HI] [--big-from S] [--repeats N] [--max-nnz N] [--time-budget SECONDS] [--multisplit-threads 256|512|1024] [--outer-threads N] [--block-light-rows] [--warp-row-products N] [--light-streams N] [--wide-hash-blocks] [--two-pass-light-rows] [--smem-sort] [--bitonic-sort] [--split-tables] [--hashed-light-rows] [--resident-blocks N] [--heavy-threshold N] [--no-dense-wide-rows] [--dense-wide-windows N] [--dense-wide-walk N] [--fixed-dense-wide-walk] [--no-small-products] [--small-row-products N] [--epr N] [--gigasparse-only]
 // Cases not started within the time budget are listed as skipped; the outputs are rewritten after
 // every case. Shared matrices come from $GIGASPARSE_MATRIX_DIR, else the configured directory.
 // Writes OUTDIR/spgemm_cuda.json and OUTDIR/spgemm_cuda_summary.txt and prints the summary table.
@@ -465,7 +465,7 @@ struct CaseSpec {
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: %s OUTDIR [--scales LO HI] [--big-from S] [--repeats N] [--max-nnz N] [--time-budget SECONDS] [--multisplit-threads 256|512|1024] [--outer-threads N] [--block-light-rows] [--warp-row-products N] [--light-streams N] [--wide-hash-blocks] [--two-pass-light-rows] [--smem-sort] [--rank-sort] [--split-tables] [--hashed-light-rows] [--resident-blocks N] [--heavy-threshold N] [--no-dense-wide-rows] [--dense-wide-windows N] [--dense-wide-walk N] [--fixed-dense-wide-walk] [--no-small-products] [--small-row-products N] [--epr N] [--gigasparse-only]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s OUTDIR [--scales LO HI] [--big-from S] [--repeats N] [--max-nnz N] [--time-budget SECONDS] [--multisplit-threads 256|512|1024] [--outer-threads N] [--block-light-rows] [--warp-row-products N] [--light-streams N] [--wide-hash-blocks] [--two-pass-light-rows] [--smem-sort] [--bitonic-sort] [--split-tables] [--hashed-light-rows] [--resident-blocks N] [--heavy-threshold N] [--no-dense-wide-rows] [--dense-wide-windows N] [--dense-wide-walk N] [--fixed-dense-wide-walk] [--no-small-products] [--small-row-products N] [--epr N] [--gigasparse-only]\n", argv[0]);
         return 2;
     }
     Context cx;
@@ -509,8 +509,8 @@ int main(int argc, char** argv) {
             cx.gpu.warp_light_rows = false;
         } else if (a == "--two-pass-light-rows") {
             cx.gpu.one_pass_light_rows = false;
-        } else if (a == "--rank-sort") {
-            cx.gpu.rank_sort = true;
+        } else if (a == "--bitonic-sort") {
+            cx.gpu.rank_sort = false;
         } else if (a == "--split-tables") {
             cx.gpu.packed_tables = false;
         } else if (a == "--smem-sort") {

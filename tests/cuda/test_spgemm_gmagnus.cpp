@@ -715,6 +715,7 @@ TEST(CudaSpgemm, RacecheckSmallProducts) {
     GpuSpgemmOptions o = budget(4096, 1 << 13);
     o.multisplit_threads = 256;
     o.outer_threads = 64;
+    o.rank_sort = false;  // the hash tables sorted here, written by rank below
     const auto a = gs::test::rmat_like<double, std::int32_t>(6, 12, 8, 51);
     const auto b = gs::test::rmat_like<double, std::int32_t>(12, 12, 3, 52);
     const auto st = expect_matches(a, b, o, "heavy and light rows, two levels, batches");
@@ -907,9 +908,11 @@ TEST(CudaSpgemm, BlockSizeOptions) {
         o.one_pass_light_rows = false;
         expect_matches(light, light, o, std::to_string(streams) + " light streams, two passes");
     }
-    // the bitonic sort with every step in shared memory: the same product, in one and two passes and from a plan
+    // the bitonic sort with every step in shared memory (every table sorted, none written by rank):
+    // the same product, in one and two passes
     GpuSpgemmOptions smem_sort = budget(4096);
     smem_sort.warp_sort_steps = false;
+    smem_sort.rank_sort = false;
     expect_matches(a, b, smem_sort, "sort steps in shared memory");
     smem_sort.one_pass_light_rows = false;
     expect_matches(a, b, smem_sort, "sort steps in shared memory, two passes");
@@ -994,7 +997,8 @@ TEST(CudaSpgemm, WarpPerLongerLightRow) {
     expect_matches(a, a, o, "two passes");
     EXPECT_EQ(warp_row_launches(""), 2 * longer);  // counted, then accumulated
     o.warp_sort_steps = false;
-    expect_matches(a, a, o, "two passes, every sort step in shared memory");
+    o.rank_sort = false;
+    expect_matches(a, a, o, "two passes, every table sorted, every sort step in shared memory");
     o = budget(16384);  // a smaller budget: fewer tables a block, some rows heavy
     expect_matches(a, a, o, "a smaller budget");
     o.warp_row_products = 100000;  // every light bin on warps, up to the budget's largest table
