@@ -544,7 +544,8 @@ void hashed_table_products(std::uint64_t seed, Check check) {
 // the bitonic sort, where the span takes at most rank_sort_max_windows windows. Hashed rows of
 // short spans (a band: one window; block and warp rows), rows spanning 40000 columns (more windows
 // than that in the small tables: the bitonic sort; up to 8 in the larger), float with int64 columns,
-// and the light chunks of heavy rows; one and two passes and a plan, against the reference.
+// and the light chunks of heavy rows; one and two passes and a plan, against the reference; and with
+// dense light rows on, where the hashed rows take their keys' bounds from the setup's column spans.
 TEST(CudaSpgemm, RankSortWritesInOrder) {
     SKIP_WITHOUT_GPU();
     const auto expect_ranked = [](const auto& a, const auto& b, GpuSpgemmOptions o, const std::string& what) {
@@ -564,8 +565,13 @@ TEST(CudaSpgemm, RankSortWritesInOrder) {
         EXPECT_NE(cuda_sim::stats().barriers + cuda_sim::stats().warp_collectives, sorted_barriers) << what << ": no table was ranked";
 #endif
         expect_product_and_plan(a, b, o, what + ", by rank");
+        GpuSpgemmOptions spans = o;  // the hashed rows' key bounds from the setup's spans (dense rows of short spans beside them)
+        spans.dense_light_rows = true;
+        expect_matches(a, b, spans, what + ", by rank, spans from the setup");
         o.one_pass_light_rows = false;
         expect_matches(a, b, o, what + ", by rank, two passes");
+        spans.one_pass_light_rows = false;
+        expect_matches(a, b, spans, what + ", by rank, spans from the setup, two passes");
         o.warp_light_rows = false;
         expect_matches(a, b, o, what + ", by rank, a block a row");
     };

@@ -1218,20 +1218,28 @@ __device__ __forceinline__ void group_min_max(count_t& lo, count_t& hi, unsigned
 // storing each entry at its place from where it sits in the table took a sector an entry: 26
 // sectors a warp's store request where the sorted write takes 4.6, cuda_sim_memory_profile's
 // RankSort). Against the bitonic network's k(k+1)/2 passes over all 2^k elements, each window
-// passes over the entries twice and the map once. words: four per warp.
+// passes over the entries twice and the map once. words: four per warp. [span_lo, span_hi]: the
+// keys' smallest and largest when the caller knows them (a light row's products' columns, from the
+// setup: no pass over the entries and no group reduction here), else span_hi < span_lo; of the
+// column type (two registers with 32-bit columns).
 template <class G, class K, class TV, class V, class I>
-__device__ bool rank_write(K* keys, TV* vals, count_t cap, unsigned n, count_t base, I* __restrict__ out_col, V* __restrict__ out_val, unsigned* words) {
+__device__ bool rank_write(K* keys, TV* vals, count_t cap, unsigned n, count_t base, I* __restrict__ out_col, V* __restrict__ out_val, unsigned* words,
+                           I span_lo, I span_hi) {
     using u32 = std::uint32_t;
     using u16 = std::uint16_t;
     constexpr bool packed = !table_has_values<TV>;
     constexpr int key_bytes = packed ? 4 : static_cast<int>(sizeof(K)), val_bytes = packed ? 4 : static_cast<int>(sizeof(TV));
-    count_t lo = std::numeric_limits<count_t>::max(), hi = std::numeric_limits<count_t>::min();
-    for (unsigned i = G::rank(); i < n; i += G::size()) {
-        const count_t k = table_col(keys[i]);
-        lo = k < lo ? k : lo;
-        hi = k > hi ? k : hi;
+    count_t lo = static_cast<count_t>(span_lo), hi = static_cast<count_t>(span_hi);
+    if (span_hi < span_lo) {
+        lo = std::numeric_limits<count_t>::max();
+        hi = std::numeric_limits<count_t>::min();
+        for (unsigned i = G::rank(); i < n; i += G::size()) {
+            const count_t k = table_col(keys[i]);
+            lo = k < lo ? k : lo;
+            hi = k > hi ? k : hi;
+        }
+        group_min_max<G>(lo, hi, words);
     }
-    group_min_max<G>(lo, hi, words);
     const count_t windows = rank_sort_windows(hi - lo + 1, cap, n, key_bytes, val_bytes, packed);
     if (windows == 0) return false;
     const auto nwords = static_cast<u32>(rank_sort_window_words(cap, n, key_bytes, val_bytes, packed));
@@ -1300,14 +1308,15 @@ __device__ bool rank_write(K* keys, TV* vals, count_t cap, unsigned n, count_t b
 // (GmagnusMath.BitonicWarpStepsSort runs this schedule on the host).
 // Without sort_warp_steps in `sort` (GpuSpgemmOptions::warp_sort_steps, for comparison on the GPU):
 // every step in shared memory. With sort_by_rank (GpuSpgemmOptions::rank_sort): rank_write instead,
-// where the keys' span allows. Either layout (a packed table: K the words, TV NoValue).
+// where the keys' span allows ([span_lo, span_hi]: the keys' bounds when known, rank_write's).
+// Either layout (a packed table: K the words, TV NoValue).
 template <class G, class K, class TV, class V, class I>
 __device__ void sort_and_write(K* keys, TV* vals, count_t cap, unsigned n, count_t base, I* __restrict__ out_col, V* __restrict__ out_val,
-                               unsigned* warp_counts, unsigned sort) {
+                               unsigned* warp_counts, unsigned sort, I span_lo = I(0), I span_hi = I(-1)) {
     constexpr bool with_vals = table_has_values<TV>;
     if (n == 0) return;
     compact_table<G>(keys, vals, static_cast<unsigned>(cap), warp_counts);
-    if ((sort & sort_by_rank) != 0u && rank_write<G>(keys, vals, cap, n, base, out_col, out_val, warp_counts)) return;
+    if ((sort & sort_by_rank) != 0u && rank_write<G>(keys, vals, cap, n, base, out_col, out_val, warp_counts, span_lo, span_hi)) return;
     const bool warp_steps = (sort & sort_warp_steps) != 0u;
     const auto len = static_cast<unsigned>(ceil_pow2(n));
     for (unsigned i = n + G::rank(); i < len; i += G::size()) keys[i] = K(-1);  // empty sorts last
@@ -1620,7 +1629,7 @@ template <Phase P, class G, class K, class TV, class V, class I>
 __device__ __forceinline__ void finish_light_row(K* keys, TV* vals, count_t cap, count_t row, count_t x, unsigned n_unique, count_t* __restrict__ row_nnz,
                                                  const count_t* __restrict__ c_ptr, const count_t* __restrict__ stage_off,
                                                  const I* __restrict__ known_col, I* __restrict__ c_col, V* __restrict__ c_val, unsigned* warp_counts,
-                                                 unsigned sort) {
+                                                 unsigned sort, const count_t* __restrict__ row_lo, const count_t* __restrict__ row_hi) {
     if constexpr (P == Phase::known) {
         const count_t out = c_ptr[row];
         write_known<G>(keys, vals, cap, known_col + out, c_ptr[row + 1] - out, 0, c_col + out, c_val + out);
@@ -1630,7 +1639,9 @@ __device__ __forceinline__ void finish_light_row(K* keys, TV* vals, count_t cap,
         }
         if constexpr (has_values(P)) {
             const count_t out = P == Phase::once ? stage_off[x] : c_ptr[row];
-            sort_and_write<G>(keys, vals, cap, n_unique, 0, c_col + out, c_val + out, warp_counts, sort);
+            // the row's products' columns span [row_lo, row_hi] (the setup's, with dense_light_rows): its keys' bounds
+            sort_and_write<G>(keys, vals, cap, n_unique, 0, c_col + out, c_val + out, warp_counts, sort,
+                              static_cast<I>(row_lo != nullptr ? row_lo[row] : 0), static_cast<I>(row_lo != nullptr ? row_hi[row] : -1));
         }
     }
 }
@@ -1871,7 +1882,7 @@ static __global__ void __launch_bounds__(hash_max_threads, 1) hash_rows_kernel(c
                                       [&](const LightProduct<V, I>& x) { accumulate<P>(tkeys, tvals, cap, x.col, x.val, count); });
         __syncthreads();
         finish_light_row<P, BlockGroup>(tkeys, tvals, cap, row, blockIdx.x, *count, row_nnz, c_ptr, stage_off, known_col, c_col, c_val, warp_counts,
-                                        sort);
+                                        sort, row_lo, row_hi);
     };
     if constexpr (table_packs<P, V, I>) {
         if ((sort & table_packed) != 0u) return hashed(reinterpret_cast<packed_word*>(smem_raw), static_cast<NoValue*>(nullptr));
@@ -1950,7 +1961,10 @@ static __global__ void __launch_bounds__(warp_rows_max_warps * warp_size, warp_r
         for_each_row_product<P>(a_ptr[row], a_ptr[row + 1], a_col, a_val, b_ptr, light_product_load<P>(b_col, b_val),
                                 [&](const LightProduct<V, I>& x) { accumulate<P>(tkeys, tvals, cap, x.col, x.val, count); });
         __syncwarp();
-        finish_light_row<P, WarpGroup>(tkeys, tvals, cap, row, x, *count, row_nnz, c_ptr, stage_off, known_col, c_col, c_val, counts, sort);
+        // (no span from the setup: its bounds held across the compaction made the double/int32
+        // numeric and one-pass builds spill on sm_90, and a warp's reduction takes no block barrier)
+        finish_light_row<P, WarpGroup>(tkeys, tvals, cap, row, x, *count, row_nnz, c_ptr, stage_off, known_col, c_col, c_val, counts, sort, nullptr,
+                                       nullptr);
     };
     if constexpr (table_packs<P, V, I>) {
         if ((sort & table_packed) != 0u) return hashed(reinterpret_cast<packed_word*>(table), static_cast<NoValue*>(nullptr));
