@@ -326,15 +326,21 @@ TEST(MemoryProfile, LightRows) {
     EXPECT_GE(efficiency(scan.global_store, false), 0.8);
 }
 
+// The binned path with every light row hashed (no dense rows): the table-layout profiles' options.
+GpuSpgemmOptions hashed_light_rows() {
+    GpuSpgemmOptions o;
+    o.small_products = false;
+    o.dense_light_rows = false;
+    return o;
+}
+
 // The light rows hashed (no dense rows), their tables split (keys and values) and packed (a 64-bit
 // (column, value) word a slot, GpuSpgemmOptions::packed_tables): the hash kernels' shared-memory
 // requests. The simulator counts a float atomicAdd as one atomic access; on the GPU it is a
 // compare-and-swap loop (a load and a CAS), so the split inserts cost more there than counted here.
 TEST(MemoryProfile, PackedTables) {
     const auto a = gs::test::rmat_like<float, std::int32_t>(12, 12, 8.0, 11);
-    GpuSpgemmOptions o;
-    o.small_products = false;
-    o.dense_light_rows = false;
+    GpuSpgemmOptions o = hashed_light_rows();
     struct Requests {
         std::int64_t load = 0, store = 0, atomic = 0;
     } r[2];
@@ -372,9 +378,7 @@ TEST(MemoryProfile, PackedTables) {
 // table slot took 26 sectors a request, 4.6 sorted).
 TEST(MemoryProfile, RankSort) {
     const auto a = gs::test::rmat_like<float, std::int32_t>(12, 12, 8.0, 11);
-    GpuSpgemmOptions o;
-    o.small_products = false;
-    o.dense_light_rows = false;
+    GpuSpgemmOptions o = hashed_light_rows();
     struct Counts {
         std::int64_t load = 0, store = 0, gst = 0, gst_sectors = 0, barriers = 0, collectives = 0;
     } r[2];
