@@ -108,10 +108,10 @@ struct GpuSpgemmOptions {
     bool warp_sort_steps = true;
     // The hash accumulators' output order by rank instead of the bitonic sort (true): the distinct
     // columns' bits set in a bitmap over their span, in the table's free slots, a window of columns at
-    // a time; each entry's place is the bits before its own, and it is stored there (a pass over the
-    // entries a window, where the network passes k(k+1)/2 times over 2^k; the stores out of order
-    // within the row). Tables whose span takes more than 8 windows sort. false: every table sorted
-    // (for comparison on the GPU).
+    // a time; each entry's place is the bits before its own, where it leaves its index in an inverse
+    // map that the group then reads in order, storing the row coalesced (two passes over the entries
+    // a window, where the network passes k(k+1)/2 times over 2^k). Tables whose span takes more than
+    // 8 windows sort. false: every table sorted (for comparison on the GPU).
     bool rank_sort = true;
     // Float values with 32-bit columns: the hash accumulators' tables hold each entry as one 64-bit
     // word, its column in the high half and its value's bits in the low half (true), where they
